@@ -1,0 +1,371 @@
+//! Approvals (F-05 … F-07): a call that needs the user publishes a [`PendingApproval`] and waits
+//! for a [`Decision`] delivered through the [`ApprovalHub`].
+//!
+//! The hub is app-wide so a decision can be routed by id alone, but every id is bound to its
+//! chat: a decision sent for another chat's approval, an unknown id, or an approval that was
+//! cancelled is refused with an error and changes nothing.
+
+use crate::ids::{ApprovalId, ChatId};
+use crate::policy::{CallStatus, ExecutionPolicy};
+use crate::rules::RuleScope;
+use crate::tools::ApprovalPreview;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use thiserror::Error;
+use tokio::sync::oneshot;
+
+/// How many cancelled ids are remembered (to say "cancelled" rather than "unknown").
+const CANCELLED_MEMORY: usize = 4096;
+
+/// Which stage asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalKind {
+    Execution,
+    Result,
+}
+
+/// What the user is asked about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ApprovalRequest {
+    /// May this call run? (F-05)
+    #[serde(rename_all = "camelCase")]
+    Execution {
+        /// The full resolved arguments, exactly what would run.
+        arguments: Value,
+        /// A diff or command preview, when the tool offers one.
+        preview: Option<ApprovalPreview>,
+        /// The policy that asked.
+        policy: ExecutionPolicy,
+        /// Why the user is asked, in plain words.
+        reason: String,
+        /// A rule pattern the tool suggests for "always allow" (e.g. `git status *`).
+        suggested_pattern: Option<String>,
+    },
+    /// May the model see this result? (F-06)
+    #[serde(rename_all = "camelCase")]
+    Result {
+        /// Exactly the text the model would receive.
+        text_for_model: String,
+        /// The full formatted output.
+        full_output: String,
+        status: CallStatus,
+    },
+}
+
+impl ApprovalRequest {
+    pub fn kind(&self) -> ApprovalKind {
+        match self {
+            Self::Execution { .. } => ApprovalKind::Execution,
+            Self::Result { .. } => ApprovalKind::Result,
+        }
+    }
+}
+
+/// An approval waiting for the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApproval {
+    pub id: ApprovalId,
+    pub chat: ChatId,
+    /// The chat's call number.
+    pub seq: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub group: String,
+    pub request: ApprovalRequest,
+    pub created_at: i64,
+}
+
+/// The user's answer to an execution approval (F-05).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ExecutionDecision {
+    AllowOnce,
+    /// Allow, and remember it for identical calls in this chat (an ask-once record).
+    AllowForChat,
+    /// Allow, and create a rule.
+    AlwaysAllow { scope: RuleScopeChoice, pattern: Option<String> },
+    /// Run these arguments instead (re-validated; what runs is what is recorded).
+    EditAndAllow { arguments: Value },
+    Deny { reason: Option<String> },
+    /// Deny and end the turn.
+    DenyAndStop { reason: Option<String> },
+}
+
+/// The scope the user picks for an "always allow" rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleScopeChoice {
+    ThisChat,
+    AllChats,
+}
+
+impl RuleScopeChoice {
+    pub fn to_scope(self, chat: ChatId) -> RuleScope {
+        match self {
+            Self::ThisChat => RuleScope::Chat { chat },
+            Self::AllChats => RuleScope::Global,
+        }
+    }
+}
+
+/// The user's answer to a result approval (F-06).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ResultDecision {
+    Approve,
+    EditAndApprove { text: String },
+    Reject { reason: Option<String> },
+}
+
+/// Any decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "decision", rename_all = "camelCase")]
+pub enum Decision {
+    Execution(ExecutionDecision),
+    Result(ResultDecision),
+}
+
+impl Decision {
+    pub fn kind(&self) -> ApprovalKind {
+        match self {
+            Self::Execution(_) => ApprovalKind::Execution,
+            Self::Result(_) => ApprovalKind::Result,
+        }
+    }
+
+    /// A short stable label for records and the log.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Execution(d) => d.label(),
+            Self::Result(d) => d.label(),
+        }
+    }
+}
+
+impl ExecutionDecision {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::AllowOnce => "allow_once",
+            Self::AllowForChat => "allow_for_chat",
+            Self::AlwaysAllow { .. } => "always_allow",
+            Self::EditAndAllow { .. } => "edit_and_allow",
+            Self::Deny { .. } => "deny",
+            Self::DenyAndStop { .. } => "deny_and_stop",
+        }
+    }
+}
+
+impl ResultDecision {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::EditAndApprove { .. } => "edit_and_approve",
+            Self::Reject { .. } => "reject",
+        }
+    }
+}
+
+/// Why a decision was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ApprovalError {
+    #[error("no approval with id {0} is waiting")]
+    Unknown(ApprovalId),
+    #[error("approval {0} belongs to another chat")]
+    Foreign(ApprovalId),
+    #[error("approval {0} was cancelled")]
+    Cancelled(ApprovalId),
+    #[error("approval {id} asks about {expected:?}, but a {got:?} decision was sent")]
+    WrongKind { id: ApprovalId, expected: ApprovalKind, got: ApprovalKind },
+    #[error("the edited arguments are invalid: {0}")]
+    InvalidEdit(String),
+}
+
+struct Slot {
+    approval: PendingApproval,
+    reply: oneshot::Sender<Decision>,
+}
+
+#[derive(Default)]
+struct HubInner {
+    pending: HashMap<ApprovalId, Slot>,
+    cancelled: HashSet<ApprovalId>,
+    cancelled_order: VecDeque<ApprovalId>,
+}
+
+/// Every pending approval of the app.
+#[derive(Default)]
+pub struct ApprovalHub {
+    inner: Mutex<HubInner>,
+}
+
+impl ApprovalHub {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers an approval; the receiver yields the decision.
+    pub fn register(&self, approval: PendingApproval) -> oneshot::Receiver<Decision> {
+        let (reply, rx) = oneshot::channel();
+        self.inner
+            .lock()
+            .pending
+            .insert(approval.id.clone(), Slot { approval, reply });
+        rx
+    }
+
+    /// The waiting approval `id` of `chat`, checked for ownership.
+    pub fn get(&self, chat: ChatId, id: &ApprovalId) -> Result<PendingApproval, ApprovalError> {
+        let inner = self.inner.lock();
+        match inner.pending.get(id) {
+            Some(slot) if slot.approval.chat == chat => Ok(slot.approval.clone()),
+            Some(_) => Err(ApprovalError::Foreign(id.clone())),
+            None if inner.cancelled.contains(id) => Err(ApprovalError::Cancelled(id.clone())),
+            None => Err(ApprovalError::Unknown(id.clone())),
+        }
+    }
+
+    /// Delivers a decision for `chat`'s approval `id`.
+    pub fn resolve(&self, chat: ChatId, id: &ApprovalId, decision: Decision) -> Result<(), ApprovalError> {
+        let mut inner = self.inner.lock();
+        let expected = match inner.pending.get(id) {
+            Some(slot) if slot.approval.chat != chat => return Err(ApprovalError::Foreign(id.clone())),
+            Some(slot) => slot.approval.request.kind(),
+            None if inner.cancelled.contains(id) => return Err(ApprovalError::Cancelled(id.clone())),
+            None => return Err(ApprovalError::Unknown(id.clone())),
+        };
+        if expected != decision.kind() {
+            return Err(ApprovalError::WrongKind {
+                id: id.clone(),
+                expected,
+                got: decision.kind(),
+            });
+        }
+        let Some(slot) = inner.pending.remove(id) else {
+            return Err(ApprovalError::Unknown(id.clone()));
+        };
+        slot.reply
+            .send(decision)
+            .map_err(|_| ApprovalError::Cancelled(id.clone()))
+    }
+
+    /// Withdraws an approval (the call was cancelled); later decisions for it are refused.
+    pub fn cancel(&self, id: &ApprovalId) {
+        let mut inner = self.inner.lock();
+        if inner.pending.remove(id).is_some() {
+            inner.cancelled.insert(id.clone());
+            inner.cancelled_order.push_back(id.clone());
+            if inner.cancelled_order.len() > CANCELLED_MEMORY {
+                if let Some(old) = inner.cancelled_order.pop_front() {
+                    inner.cancelled.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// The approvals waiting in `chat`, oldest first.
+    pub fn pending_in(&self, chat: ChatId) -> Vec<PendingApproval> {
+        let inner = self.inner.lock();
+        let mut out: Vec<PendingApproval> = inner
+            .pending
+            .values()
+            .filter(|s| s.approval.chat == chat)
+            .map(|s| s.approval.clone())
+            .collect();
+        out.sort_by_key(|a| (a.created_at, a.seq));
+        out
+    }
+
+    /// How many approvals wait in each chat (for sidebar badges).
+    pub fn waiting_counts(&self) -> HashMap<ChatId, usize> {
+        let mut counts = HashMap::new();
+        for slot in self.inner.lock().pending.values() {
+            *counts.entry(slot.approval.chat).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn approval(chat: i64, kind: ApprovalKind) -> PendingApproval {
+        let request = match kind {
+            ApprovalKind::Execution => ApprovalRequest::Execution {
+                arguments: json!({}),
+                preview: None,
+                policy: ExecutionPolicy::AskAlways,
+                reason: "test".into(),
+                suggested_pattern: None,
+            },
+            ApprovalKind::Result => ApprovalRequest::Result {
+                text_for_model: "t".into(),
+                full_output: "t".into(),
+                status: CallStatus::Success,
+            },
+        };
+        PendingApproval {
+            id: ApprovalId::random(),
+            chat: ChatId(chat),
+            seq: 1,
+            call_id: "c".into(),
+            tool: "t".into(),
+            group: "g".into(),
+            request,
+            created_at: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn decisions_reach_their_waiter_once() {
+        let hub = ApprovalHub::new();
+        let a = approval(1, ApprovalKind::Execution);
+        let rx = hub.register(a.clone());
+        assert_eq!(hub.pending_in(ChatId(1)).len(), 1);
+        assert_eq!(hub.waiting_counts().get(&ChatId(1)), Some(&1));
+        hub.resolve(ChatId(1), &a.id, Decision::Execution(ExecutionDecision::AllowOnce)).unwrap();
+        assert_eq!(rx.await.unwrap(), Decision::Execution(ExecutionDecision::AllowOnce));
+        assert_eq!(
+            hub.resolve(ChatId(1), &a.id, Decision::Execution(ExecutionDecision::AllowOnce)),
+            Err(ApprovalError::Unknown(a.id.clone()))
+        );
+    }
+
+    #[test]
+    fn foreign_unknown_cancelled_and_wrong_kind_are_refused() {
+        let hub = ApprovalHub::new();
+        let a = approval(1, ApprovalKind::Execution);
+        let _rx = hub.register(a.clone());
+        let allow = Decision::Execution(ExecutionDecision::AllowOnce);
+        assert_eq!(hub.resolve(ChatId(2), &a.id, allow.clone()), Err(ApprovalError::Foreign(a.id.clone())));
+        assert!(matches!(
+            hub.resolve(ChatId(1), &a.id, Decision::Result(ResultDecision::Approve)),
+            Err(ApprovalError::WrongKind { .. })
+        ));
+        let unknown = ApprovalId::random();
+        assert_eq!(hub.resolve(ChatId(1), &unknown, allow.clone()), Err(ApprovalError::Unknown(unknown)));
+        hub.cancel(&a.id);
+        assert_eq!(hub.resolve(ChatId(1), &a.id, allow), Err(ApprovalError::Cancelled(a.id.clone())));
+        assert!(hub.pending_in(ChatId(1)).is_empty());
+    }
+
+    #[test]
+    fn decisions_serialise_for_the_ui() {
+        let d = Decision::Execution(ExecutionDecision::AlwaysAllow {
+            scope: RuleScopeChoice::ThisChat,
+            pattern: Some("git *".into()),
+        });
+        let s = serde_json::to_value(&d).unwrap();
+        assert_eq!(
+            s,
+            json!({"kind": "execution", "decision": {"type": "alwaysAllow", "scope": "thisChat", "pattern": "git *"}})
+        );
+        assert_eq!(serde_json::from_value::<Decision>(s).unwrap(), d);
+    }
+}

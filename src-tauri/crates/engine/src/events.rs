@@ -1,0 +1,89 @@
+//! Events for every stage of a call (F-17, F-52), through one subscriber interface.
+//!
+//! The UI turns these into the live tool-chain log and the inline approval cards; what the UI
+//! shows is what the store records, so reopening a chat shows the same timeline.
+
+use crate::approvals::{Decision, PendingApproval};
+use crate::ids::{ApprovalId, ChatId};
+use crate::policy::{CallStatus, DecidedBy};
+use serde::{Deserialize, Serialize};
+
+/// Which stream a tool's live output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+    Log,
+}
+
+/// How an approval ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ApprovalOutcome {
+    Decided { decision: Decision },
+    Cancelled,
+}
+
+/// The end of a call, as the log shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallSummary {
+    pub tool: Option<String>,
+    pub status: CallStatus,
+    pub decision: Option<String>,
+    pub decided_by: DecidedBy,
+    pub duration_ms: u64,
+    /// A one-line preview of the result.
+    pub preview: String,
+    /// The text the model received.
+    pub content: String,
+    pub truncated: bool,
+    pub result_var: Option<String>,
+    pub args_var: Option<String>,
+}
+
+/// One event of a call's life.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ToolEvent {
+    /// The call arrived, before anything was checked.
+    #[serde(rename_all = "camelCase")]
+    BeforeCall { chat: ChatId, seq: u64, call_id: String, requested_name: String, raw_args: String },
+    /// The user is asked (an inline card appears).
+    #[serde(rename_all = "camelCase")]
+    ApprovalRequested { approval: PendingApproval },
+    /// The question was answered or withdrawn.
+    #[serde(rename_all = "camelCase")]
+    ApprovalResolved { chat: ChatId, seq: u64, id: ApprovalId, outcome: ApprovalOutcome },
+    /// The tool starts running.
+    #[serde(rename_all = "camelCase")]
+    Started { chat: ChatId, seq: u64, tool: String, args: String },
+    /// Live output from a running tool.
+    #[serde(rename_all = "camelCase")]
+    OutputDelta { chat: ChatId, seq: u64, stream: OutputStream, text: String },
+    /// The call ended.
+    #[serde(rename_all = "camelCase")]
+    Finished { chat: ChatId, seq: u64, summary: CallSummary },
+}
+
+/// Receives events. Called on the executing task: implementations must not block.
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: ToolEvent);
+}
+
+/// Discards events (benchmarks, headless use).
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&self, _event: ToolEvent) {}
+}
+
+/// Forwards events into a Tokio channel.
+pub struct ChannelSink(pub tokio::sync::mpsc::UnboundedSender<ToolEvent>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: ToolEvent) {
+        let _ = self.0.send(event);
+    }
+}

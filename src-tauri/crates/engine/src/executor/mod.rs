@@ -1,0 +1,382 @@
+//! The [`ToolExecutor`]: one per open chat (SPEC §1). It holds the chat's enabled view of the
+//! registry, its ask-once records, its variables and its pending approvals, and runs every call
+//! through the pipeline of SPEC §3 (see [`pipeline`]).
+
+mod permission;
+mod pipeline;
+mod prompt;
+
+pub use pipeline::{CallOrigin, ToolCallRequest, ToolCallResult};
+
+use crate::approvals::{ApprovalError, ApprovalHub, Decision, ExecutionDecision, PendingApproval};
+use crate::events::EventSink;
+use crate::ids::{ApprovalId, ChatId};
+use crate::policy::{ExecutionPolicy, ResultPolicy};
+use crate::rules::RuleBook;
+use crate::settings::{ChatToolOverrides, SharedSettings};
+use crate::store::{ApprovalRecordRow, Store, StoreError};
+use crate::tools::{RegisteredTool, Registry, ToolSpec};
+use crate::vars::{VarKind, VarLimits, VarStore};
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// The name of the variable tools' group, present whenever any other group is enabled (F-40).
+pub const VARS_GROUP: &str = "vars";
+
+/// Errors opening or configuring an executor.
+#[derive(Debug, Error)]
+pub enum ExecutorError {
+    #[error("chat {0} does not exist")]
+    NoSuchChat(ChatId),
+    #[error("no tool group is called \"{0}\"")]
+    NoSuchGroup(String),
+    #[error("no tool is called \"{0}\"")]
+    NoSuchTool(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What every executor of the app shares.
+#[derive(Clone)]
+pub struct ExecutorDeps {
+    pub registry: Arc<Registry>,
+    pub store: Store,
+    pub hub: Arc<ApprovalHub>,
+    pub rules: Arc<RuleBook>,
+    pub settings: SharedSettings,
+    pub sink: Arc<dyn EventSink>,
+}
+
+/// A tool definition as sent to a provider (F-20).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// A tool as the settings and per-chat popover show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolView {
+    pub name: String,
+    pub description: String,
+    pub enabled: bool,
+    pub execution_policy: ExecutionPolicy,
+    pub result_policy: ResultPolicy,
+    pub read_only: bool,
+    pub timeout_ms: u64,
+}
+
+/// A group as the settings and per-chat popover show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupView {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub enabled: bool,
+    pub tools: Vec<ToolView>,
+}
+
+/// One chat's gate.
+pub struct ToolExecutor {
+    chat: ChatId,
+    deps: ExecutorDeps,
+    registry: RwLock<Arc<Registry>>,
+    overrides: RwLock<ChatToolOverrides>,
+    workspace: RwLock<Option<PathBuf>>,
+    /// Ask-once records: (tool, args hash) → allowed.
+    records: Mutex<HashMap<(String, String), bool>>,
+    vars: Arc<VarStore>,
+    seq: AtomicU64,
+}
+
+impl ToolExecutor {
+    /// Opens the executor of `chat`: loads its overrides, workspace, records and variables, and
+    /// installs the tool groups' rule variables.
+    pub async fn open(chat: ChatId, deps: ExecutorDeps) -> Result<Arc<Self>, ExecutorError> {
+        let row = deps.store.chat(chat).await?.ok_or(ExecutorError::NoSuchChat(chat))?;
+        let records = deps
+            .store
+            .approval_records(chat)
+            .await?
+            .into_iter()
+            .map(|r| ((r.tool, r.args_hash), r.allowed))
+            .collect();
+        let limits = {
+            let s = deps.settings.read();
+            VarLimits { max_count: s.var_max_count, max_bytes: s.var_max_bytes }
+        };
+        let vars = Arc::new(VarStore::load(chat, deps.store.clone(), limits).await?);
+        let seq = deps.store.last_call_seq(chat).await?;
+        let exec = Self {
+            chat,
+            registry: RwLock::new(Arc::clone(&deps.registry)),
+            overrides: RwLock::new(row.tool_overrides),
+            workspace: RwLock::new(row.workspace.map(PathBuf::from)),
+            records: Mutex::new(records),
+            vars,
+            seq: AtomicU64::new(seq),
+            deps,
+        };
+        exec.install_rule_variables();
+        Ok(Arc::new(exec))
+    }
+
+    fn install_rule_variables(&self) {
+        let registry = self.registry();
+        for group in registry.groups() {
+            for rule in &group.skill_rules {
+                let name = group.rule_var_name(rule);
+                if let Err(e) = self.vars.set(&name, Arc::from(rule.prompt.as_str()), VarKind::Rule) {
+                    tracing::warn!("rule variable {name} not installed: {e}");
+                }
+            }
+        }
+    }
+
+    /// The chat this executor belongs to.
+    pub fn chat(&self) -> ChatId {
+        self.chat
+    }
+
+    /// The chat's variables.
+    pub fn vars(&self) -> &Arc<VarStore> {
+        &self.vars
+    }
+
+    /// The registry in use.
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read())
+    }
+
+    /// Swaps in a new registry (e.g. after an MCP server was added) and installs its rules.
+    pub fn set_registry(&self, registry: Arc<Registry>) {
+        *self.registry.write() = registry;
+        self.install_rule_variables();
+    }
+
+    /// The chat's workspace folder.
+    pub fn workspace(&self) -> Option<PathBuf> {
+        self.workspace.read().clone()
+    }
+
+    /// Sets the chat's workspace folder (persisted).
+    pub async fn set_workspace(&self, workspace: Option<PathBuf>) -> Result<(), ExecutorError> {
+        let text = workspace.as_ref().map(|p| p.to_string_lossy().into_owned());
+        self.deps.store.set_chat_workspace(self.chat, text).await?;
+        *self.workspace.write() = workspace;
+        Ok(())
+    }
+
+    fn group_enabled_in(&self, registry: &Registry, name: &str) -> bool {
+        if name == VARS_GROUP {
+            return registry
+                .groups()
+                .iter()
+                .any(|g| g.name != VARS_GROUP && self.group_enabled_in(registry, &g.name));
+        }
+        let Some(group) = registry.group(name) else { return false };
+        if let Some(on) = self.overrides.read().groups.get(name) {
+            return *on;
+        }
+        if let Some(on) = self.deps.settings.read().groups.get(name) {
+            return *on;
+        }
+        group.enabled_by_default
+    }
+
+    /// Whether a group is enabled in this chat (chat override, else settings, else default).
+    pub fn is_group_enabled(&self, name: &str) -> bool {
+        self.group_enabled_in(&self.registry(), name)
+    }
+
+    fn tool_toggled_on(&self, name: &str) -> bool {
+        if let Some(on) = self.overrides.read().tools.get(name) {
+            return *on;
+        }
+        self.deps
+            .settings
+            .read()
+            .tool(name)
+            .and_then(|o| o.enabled)
+            .unwrap_or(true)
+    }
+
+    /// The effective execution policy of a tool (F-01): the user's override, else the default.
+    pub fn execution_policy(&self, spec: &ToolSpec) -> ExecutionPolicy {
+        self.deps
+            .settings
+            .read()
+            .execution_policy(&spec.name)
+            .unwrap_or(spec.execution_policy)
+    }
+
+    /// The effective result policy of a tool (F-02).
+    pub fn result_policy(&self, spec: &ToolSpec) -> ResultPolicy {
+        self.deps
+            .settings
+            .read()
+            .result_policy(&spec.name)
+            .unwrap_or(spec.result_policy)
+    }
+
+    /// Whether the model may see and call the tool: its group is enabled, it is toggled on, and
+    /// its policy is not `deny`.
+    fn visible(&self, registry: &Registry, tool: &RegisteredTool) -> bool {
+        self.group_enabled_in(registry, &tool.group)
+            && self.tool_toggled_on(&tool.tool.spec().name)
+            && self.execution_policy(tool.tool.spec()) != ExecutionPolicy::Deny
+    }
+
+    /// The names of the tools the model may call, in registry order.
+    pub fn enabled_tool_names(&self) -> Vec<String> {
+        let registry = self.registry();
+        registry
+            .groups()
+            .iter()
+            .flat_map(|g| g.tools.iter())
+            .filter_map(|t| registry.tool(&t.spec().name))
+            .filter(|t| self.visible(&registry, t))
+            .map(|t| t.tool.spec().name.clone())
+            .collect()
+    }
+
+    /// The tool definitions for the next request (denied and disabled tools are left out).
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        let registry = self.registry();
+        self.enabled_tool_names()
+            .into_iter()
+            .filter_map(|name| registry.tool(&name))
+            .map(|t| {
+                let spec = t.tool.spec();
+                let mut description = spec.description.clone();
+                if let Some(ret) = &spec.declared_return {
+                    description.push_str(&format!("\nReturns: {}", ret.type_name));
+                    if let Some(note) = &ret.note {
+                        description.push_str(&format!(" — {note}"));
+                    }
+                }
+                ToolDefinition {
+                    name: spec.name.clone(),
+                    description,
+                    parameters: t.parameters.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Sets this chat's own toggle for a group (`None` clears it). Persisted.
+    pub async fn set_group_enabled(&self, group: &str, enabled: Option<bool>) -> Result<(), ExecutorError> {
+        if self.registry().group(group).is_none() {
+            return Err(ExecutorError::NoSuchGroup(group.to_string()));
+        }
+        let snapshot = {
+            let mut o = self.overrides.write();
+            match enabled {
+                Some(on) => o.groups.insert(group.to_string(), on),
+                None => o.groups.remove(group),
+            };
+            o.clone()
+        };
+        self.deps.store.set_chat_tool_overrides(self.chat, &snapshot).await?;
+        Ok(())
+    }
+
+    /// Sets this chat's own toggle for a tool (`None` clears it). Persisted.
+    pub async fn set_tool_enabled(&self, tool: &str, enabled: Option<bool>) -> Result<(), ExecutorError> {
+        if self.registry().tool(tool).is_none() {
+            return Err(ExecutorError::NoSuchTool(tool.to_string()));
+        }
+        let snapshot = {
+            let mut o = self.overrides.write();
+            match enabled {
+                Some(on) => o.tools.insert(tool.to_string(), on),
+                None => o.tools.remove(tool),
+            };
+            o.clone()
+        };
+        self.deps.store.set_chat_tool_overrides(self.chat, &snapshot).await?;
+        Ok(())
+    }
+
+    /// Every group with its tools as this chat sees them.
+    pub fn group_views(&self) -> Vec<GroupView> {
+        let registry = self.registry();
+        let settings = self.deps.settings.read().clone();
+        registry
+            .groups()
+            .iter()
+            .map(|g| GroupView {
+                name: g.name.clone(),
+                title: g.title.clone(),
+                description: g.description.clone(),
+                enabled: self.group_enabled_in(&registry, &g.name),
+                tools: g
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        let spec = t.spec();
+                        ToolView {
+                            name: spec.name.clone(),
+                            description: spec.description.clone(),
+                            enabled: self.tool_toggled_on(&spec.name),
+                            execution_policy: settings.execution_policy(&spec.name).unwrap_or(spec.execution_policy),
+                            result_policy: settings.result_policy(&spec.name).unwrap_or(spec.result_policy),
+                            read_only: spec.read_only,
+                            timeout_ms: u64::try_from(
+                                settings.timeout(&spec.name).unwrap_or(spec.timeout).as_millis(),
+                            )
+                            .unwrap_or(u64::MAX),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Delivers the user's decision for one of this chat's approvals. Edited arguments are
+    /// checked here, so an invalid edit is refused and the approval keeps waiting.
+    pub fn decide(&self, id: &ApprovalId, decision: Decision) -> Result<(), ApprovalError> {
+        let pending = self.deps.hub.get(self.chat, id)?;
+        if let Decision::Execution(ExecutionDecision::EditAndAllow { arguments }) = &decision {
+            self.check_edited_arguments(&pending.tool, arguments)
+                .map_err(ApprovalError::InvalidEdit)?;
+        }
+        self.deps.hub.resolve(self.chat, id, decision)
+    }
+
+    /// The approvals waiting in this chat.
+    pub fn pending(&self) -> Vec<PendingApproval> {
+        self.deps.hub.pending_in(self.chat)
+    }
+
+    /// This chat's ask-once records.
+    pub async fn records(&self) -> Result<Vec<ApprovalRecordRow>, ExecutorError> {
+        Ok(self.deps.store.approval_records(self.chat).await?)
+    }
+
+    /// Revokes an ask-once record; returns whether it existed.
+    pub async fn revoke_record(&self, tool: &str, args_hash: &str) -> Result<bool, ExecutorError> {
+        let existed = self
+            .deps
+            .store
+            .delete_approval_record(self.chat, tool.to_string(), args_hash.to_string())
+            .await?;
+        self.records.lock().remove(&(tool.to_string(), args_hash.to_string()));
+        Ok(existed)
+    }
+
+    /// The next call number (for tests and the UI's expectations).
+    pub fn last_seq(&self) -> u64 {
+        self.seq.load(Ordering::SeqCst)
+    }
+}

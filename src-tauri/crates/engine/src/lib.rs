@@ -1,0 +1,36 @@
+//! Tollgate's engine: everything between "the model asked for a tool" and "the model got its
+//! answer", with the user's gate in the middle.
+//!
+//! The engine has no Tauri dependency so that every behaviour can be tested headless. The app
+//! crate wires it to a window; the chat loop (providers, rounds) drives it per turn.
+//!
+//! Main entry points:
+//! - [`executor::ToolExecutor`]: one per chat; runs the pipeline of SPEC §3 for each call.
+//! - [`tools`]: the [`tools::Tool`] trait, [`tools::ToolGroup`]s and the [`tools::Registry`].
+//! - [`approvals`]: pending approvals and the decisions of SPEC F-05/F-06.
+//! - [`vars`]: the per-chat variable store, `$VAR_REF{{…}}` resolution and truncation.
+//! - [`store`]: the SQLite database (one connection owner thread, versioned migrations).
+
+pub mod approvals;
+pub mod canonical;
+pub mod events;
+pub mod executor;
+pub mod ids;
+pub mod names;
+pub mod parse;
+pub mod policy;
+pub mod rules;
+pub mod settings;
+pub mod store;
+pub mod tools;
+pub mod vars;
+
+pub use approvals::{
+    ApprovalError, ApprovalHub, ApprovalKind, Decision, ExecutionDecision, PendingApproval,
+    ResultDecision,
+};
+pub use events::{EventSink, ToolEvent};
+pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};
+pub use ids::{ApprovalId, ChatId};
+pub use policy::{CallStatus, DecidedBy, ExecutionPolicy, ResultPolicy};
+pub use store::Store;

@@ -1,0 +1,382 @@
+//! Rules (F-04): persisted allow / ask / deny decisions for a tool, optionally narrowed by a
+//! pattern over a tool-specific subject, for one chat or globally.
+//!
+//! Matching is deliberately conservative: a command rule never stretches across `&&`, `;`, `|`,
+//! `$(…)` or backticks (an *allow* only matches a simple command; a *deny* or *ask* matches if any
+//! part matches), and among matching rules the most specific wins, deny before ask before allow.
+
+use crate::ids::ChatId;
+use crate::store::{RuleRow, Store, StoreError, StoreResult};
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAction {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl RuleAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "allow" => Some(Self::Allow),
+            "ask" => Some(Self::Ask),
+            "deny" => Some(Self::Deny),
+            _ => None,
+        }
+    }
+
+    /// Precedence at equal specificity: deny, then ask, then allow.
+    fn rank(self) -> u8 {
+        match self {
+            Self::Deny => 2,
+            Self::Ask => 1,
+            Self::Allow => 0,
+        }
+    }
+}
+
+/// Where a rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum RuleScope {
+    /// Only in this chat.
+    Chat { chat: ChatId },
+    /// In every chat.
+    Global,
+}
+
+/// A rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    pub id: i64,
+    pub tool: String,
+    pub pattern: Option<String>,
+    pub action: RuleAction,
+    pub scope: RuleScope,
+    pub created_at: i64,
+}
+
+/// What a tool's rules match against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "camelCase")]
+pub enum RuleSubject {
+    /// A shell command line: patterns match by command prefix.
+    Command(String),
+    /// A path relative to the workspace: patterns are globs.
+    Path(String),
+    /// The canonical JSON of the arguments: patterns are wildcards.
+    Args(String),
+}
+
+impl Rule {
+    fn from_row(row: RuleRow) -> StoreResult<Self> {
+        let action = RuleAction::parse(&row.action)
+            .ok_or_else(|| StoreError::Invalid(format!("rule {} has an unknown action \"{}\"", row.id, row.action)))?;
+        Ok(Self {
+            id: row.id,
+            tool: row.tool,
+            pattern: row.pattern,
+            action,
+            scope: row.chat.map_or(RuleScope::Global, |chat| RuleScope::Chat { chat }),
+            created_at: row.created_at,
+        })
+    }
+
+    fn applies_in(&self, chat: ChatId) -> bool {
+        match self.scope {
+            RuleScope::Global => true,
+            RuleScope::Chat { chat: c } => c == chat,
+        }
+    }
+
+    /// Whether the rule matches `subject`.
+    pub fn matches(&self, subject: &RuleSubject) -> bool {
+        let Some(pattern) = self.pattern.as_deref() else {
+            return true;
+        };
+        match subject {
+            RuleSubject::Command(cmd) => command_matches(pattern, cmd, self.action),
+            RuleSubject::Path(path) => path_matches(pattern, path),
+            RuleSubject::Args(args) => wildcard(pattern, args),
+        }
+    }
+
+    /// Specificity: a pattern beats none; more literal characters beat fewer.
+    fn specificity(&self) -> (u8, usize) {
+        match &self.pattern {
+            None => (0, 0),
+            Some(p) => (1, p.chars().filter(|c| !matches!(c, '*' | '?')).count()),
+        }
+    }
+
+    /// The rule in plain words, for approval reasons and the settings list.
+    pub fn describe(&self) -> String {
+        let what = match &self.pattern {
+            Some(p) => format!("{} matching \"{p}\"", self.tool),
+            None => format!("every {} call", self.tool),
+        };
+        let scope = match self.scope {
+            RuleScope::Global => "in every chat",
+            RuleScope::Chat { .. } => "in this chat",
+        };
+        format!("{} {what} {scope}", capitalise(self.action.as_str()))
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// `*` matches any run of chars, `?` one char; everything else literally.
+pub fn wildcard(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// Splits a command line at `&&`, `||`, `;`, `|`, `&` and newlines. Returns `None` when the
+/// command contains a substitution (`$(`, backticks, `<(`, `>(`), which no allow may cover.
+/// Quotes are not interpreted: that can only make an allow match less and a deny match more.
+pub fn command_segments(cmd: &str) -> (Vec<&str>, bool) {
+    let has_substitution = ["$(", "`", "<(", ">("].iter().any(|s| cmd.contains(s));
+    let segments = cmd
+        .split(['&', '|', ';', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    (segments, has_substitution)
+}
+
+/// A command pattern: `git status *` matches `git status` and `git status -s`; a pattern without
+/// a trailing ` *` matches the command exactly.
+fn prefix_matches(pattern: &str, segment: &str) -> bool {
+    let pattern = pattern.trim();
+    if let Some(prefix) = pattern.strip_suffix(" *") {
+        if wildcard(prefix, segment) {
+            return true;
+        }
+    }
+    wildcard(pattern, segment)
+}
+
+fn command_matches(pattern: &str, cmd: &str, action: RuleAction) -> bool {
+    let (segments, has_substitution) = command_segments(cmd);
+    match action {
+        RuleAction::Allow => {
+            !has_substitution && segments.len() == 1 && segments.iter().all(|s| prefix_matches(pattern, s))
+        }
+        RuleAction::Ask | RuleAction::Deny => {
+            segments.iter().any(|s| prefix_matches(pattern, s)) || prefix_matches(pattern, cmd.trim())
+        }
+    }
+}
+
+fn path_matches(pattern: &str, path: &str) -> bool {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher().is_match(path))
+        .unwrap_or(false)
+}
+
+/// Every rule, shared by all executors; changes are written through to the store.
+pub struct RuleBook {
+    store: Store,
+    rules: RwLock<Vec<Rule>>,
+}
+
+impl RuleBook {
+    /// Loads every rule from the store.
+    pub async fn load(store: Store) -> StoreResult<Self> {
+        let rows = store.rules().await?;
+        let rules = rows.into_iter().map(Rule::from_row).collect::<StoreResult<Vec<_>>>()?;
+        Ok(Self {
+            store,
+            rules: RwLock::new(rules),
+        })
+    }
+
+    /// Adds a rule (persisted before it takes effect).
+    pub async fn add(
+        &self,
+        tool: &str,
+        pattern: Option<String>,
+        action: RuleAction,
+        scope: RuleScope,
+    ) -> StoreResult<Rule> {
+        let chat = match scope {
+            RuleScope::Chat { chat } => Some(chat),
+            RuleScope::Global => None,
+        };
+        let pattern = pattern.filter(|p| !p.trim().is_empty());
+        let row = self
+            .store
+            .insert_rule(tool.to_string(), pattern, action.as_str().to_string(), chat)
+            .await?;
+        let rule = Rule::from_row(row)?;
+        self.rules.write().push(rule.clone());
+        Ok(rule)
+    }
+
+    /// Revokes a rule; returns whether it existed.
+    pub async fn remove(&self, id: i64) -> StoreResult<bool> {
+        let existed = self.store.delete_rule(id).await?;
+        self.rules.write().retain(|r| r.id != id);
+        Ok(existed)
+    }
+
+    /// Every rule.
+    pub fn list(&self) -> Vec<Rule> {
+        self.rules.read().clone()
+    }
+
+    /// The rule that decides a call of `tool` in `chat` with `subject`, if any.
+    pub fn evaluate(&self, chat: ChatId, tool: &str, subject: &RuleSubject) -> Option<Rule> {
+        let rules = self.rules.read();
+        rules
+            .iter()
+            .filter(|r| r.tool == tool && r.applies_in(chat) && r.matches(subject))
+            .max_by_key(|r| {
+                (
+                    r.specificity(),
+                    r.action.rank(),
+                    matches!(r.scope, RuleScope::Chat { .. }),
+                )
+            })
+            .cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(pattern: Option<&str>, action: RuleAction) -> Rule {
+        Rule {
+            id: 0,
+            tool: "shell".into(),
+            pattern: pattern.map(str::to_string),
+            action,
+            scope: RuleScope::Global,
+            created_at: 0,
+        }
+    }
+
+    fn cmd(s: &str) -> RuleSubject {
+        RuleSubject::Command(s.into())
+    }
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard("a*c", "abbbc"));
+        assert!(wildcard("a?c", "abc"));
+        assert!(!wildcard("a?c", "abbc"));
+        assert!(wildcard("*", ""));
+        assert!(wildcard("{\"path\":\"src/*\"}", "{\"path\":\"src/main.rs\"}"));
+        assert!(!wildcard("abc", "abcd"));
+    }
+
+    #[test]
+    fn command_prefix_rules_never_stretch_across_operators() {
+        let allow = rule(Some("git status *"), RuleAction::Allow);
+        assert!(allow.matches(&cmd("git status")));
+        assert!(allow.matches(&cmd("git status -s")));
+        assert!(!allow.matches(&cmd("git statusx")));
+        assert!(!allow.matches(&cmd("git push")));
+        for sneaky in [
+            "git status && rm -rf ~",
+            "git status; rm -rf ~",
+            "git status | sh",
+            "git status $(rm -rf ~)",
+            "git status `rm -rf ~`",
+            "git status\nrm -rf ~",
+            "git status & rm x",
+            "git status || rm x",
+        ] {
+            assert!(!allow.matches(&cmd(sneaky)), "{sneaky}");
+        }
+        let deny = rule(Some("rm *"), RuleAction::Deny);
+        assert!(deny.matches(&cmd("ls && rm -rf x")));
+        assert!(deny.matches(&cmd("rm x")));
+        assert!(!deny.matches(&cmd("ls")));
+    }
+
+    #[test]
+    fn path_globs_respect_separators() {
+        let r = Rule { pattern: Some("src/*.rs".into()), ..rule(None, RuleAction::Allow) };
+        assert!(r.matches(&RuleSubject::Path("src/main.rs".into())));
+        assert!(!r.matches(&RuleSubject::Path("src/a/b.rs".into())));
+        let r = Rule { pattern: Some("src/**".into()), ..r };
+        assert!(r.matches(&RuleSubject::Path("src/a/b.rs".into())));
+        assert!(!r.matches(&RuleSubject::Path("../src/a".into())));
+    }
+
+    #[tokio::test]
+    async fn most_specific_wins_and_deny_beats_allow_at_a_tie() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(Default::default()).await.unwrap().id;
+        let other = store.create_chat(Default::default()).await.unwrap().id;
+        let book = RuleBook::load(store.clone()).await.unwrap();
+        book.add("shell", None, RuleAction::Deny, RuleScope::Global).await.unwrap();
+        book.add("shell", Some("git *".into()), RuleAction::Allow, RuleScope::Global).await.unwrap();
+        book.add("shell", Some("git push *".into()), RuleAction::Ask, RuleScope::Chat { chat }).await.unwrap();
+        let eval = |c, s: &str| book.evaluate(c, "shell", &cmd(s)).map(|r| r.action);
+        assert_eq!(eval(chat, "git log"), Some(RuleAction::Allow));
+        assert_eq!(eval(chat, "git push origin"), Some(RuleAction::Ask));
+        assert_eq!(eval(other, "git push origin"), Some(RuleAction::Allow), "chat rule stays in its chat");
+        assert_eq!(eval(chat, "ls"), Some(RuleAction::Deny));
+        assert_eq!(book.evaluate(chat, "read_file", &cmd("x")), None);
+
+        let tie = book.add("shell", Some("git *".into()), RuleAction::Deny, RuleScope::Global).await.unwrap();
+        assert_eq!(eval(chat, "git log"), Some(RuleAction::Deny));
+        assert!(book.remove(tie.id).await.unwrap());
+        assert_eq!(eval(chat, "git log"), Some(RuleAction::Allow));
+
+        // Rules survive a reload.
+        let again = RuleBook::load(store).await.unwrap();
+        assert_eq!(again.list().len(), 3);
+        assert_eq!(again.evaluate(chat, "shell", &cmd("git push x")).map(|r| r.action), Some(RuleAction::Ask));
+    }
+
+    #[test]
+    fn descriptions_are_plain_words() {
+        let r = rule(Some("git status *"), RuleAction::Allow);
+        assert_eq!(r.describe(), "Allow shell matching \"git status *\" in every chat");
+        let r = Rule { scope: RuleScope::Chat { chat: ChatId(1) }, ..rule(None, RuleAction::Deny) };
+        assert_eq!(r.describe(), "Deny every shell call in this chat");
+    }
+}

@@ -1,0 +1,114 @@
+//! The user's tool settings (F-53): group and tool toggles, policy overrides, timeouts, limits.
+//!
+//! Settings are app-wide and shared by every open executor through [`SharedSettings`], so a change
+//! in the settings screen applies to the next call in every chat. A chat may override group and
+//! tool toggles for itself ([`ChatToolOverrides`], F-54).
+
+use crate::policy::{ExecutionPolicy, ResultPolicy};
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The settings key under which [`ToolSettings`] are stored.
+pub const TOOL_SETTINGS_KEY: &str = "tools";
+/// F-16: the global default output limit, in chars.
+pub const DEFAULT_OUTPUT_LIMIT: usize = 8_000;
+
+/// The user's overrides for one tool. `None` keeps the tool's own default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolOverride {
+    pub enabled: Option<bool>,
+    pub execution_policy: Option<ExecutionPolicy>,
+    pub result_policy: Option<ResultPolicy>,
+    pub timeout_ms: Option<u64>,
+    pub output_limit: Option<usize>,
+}
+
+/// App-wide tool settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolSettings {
+    /// Output limit for tools without their own (F-16).
+    pub default_output_limit: usize,
+    /// Group toggles; a group not listed uses its own default.
+    pub groups: BTreeMap<String, bool>,
+    /// Per-tool overrides.
+    pub tools: BTreeMap<String, ToolOverride>,
+    /// Per-chat variable store bounds (LRU).
+    pub var_max_count: usize,
+    pub var_max_bytes: usize,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        Self {
+            default_output_limit: DEFAULT_OUTPUT_LIMIT,
+            groups: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            var_max_count: 1_000,
+            var_max_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+impl ToolSettings {
+    /// The override for `tool`, if the user set any.
+    pub fn tool(&self, tool: &str) -> Option<&ToolOverride> {
+        self.tools.get(tool)
+    }
+
+    /// The user's execution policy for `tool`, if overridden.
+    pub fn execution_policy(&self, tool: &str) -> Option<ExecutionPolicy> {
+        self.tool(tool).and_then(|o| o.execution_policy)
+    }
+
+    /// The user's result policy for `tool`, if overridden.
+    pub fn result_policy(&self, tool: &str) -> Option<ResultPolicy> {
+        self.tool(tool).and_then(|o| o.result_policy)
+    }
+
+    /// The user's timeout for `tool`, if overridden.
+    pub fn timeout(&self, tool: &str) -> Option<Duration> {
+        self.tool(tool).and_then(|o| o.timeout_ms).map(Duration::from_millis)
+    }
+
+    /// The user's output limit for `tool`, if overridden.
+    pub fn output_limit(&self, tool: &str) -> Option<usize> {
+        self.tool(tool).and_then(|o| o.output_limit)
+    }
+
+    /// Mutable access to a tool's override, created on first use.
+    pub fn tool_mut(&mut self, tool: &str) -> &mut ToolOverride {
+        self.tools.entry(tool.to_string()).or_default()
+    }
+}
+
+/// Settings shared by every executor. Read briefly; never hold the lock across an `.await`.
+pub type SharedSettings = Arc<RwLock<ToolSettings>>;
+
+/// A chat's own group and tool toggles, layered over the app-wide settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatToolOverrides {
+    pub groups: BTreeMap<String, bool>,
+    pub tools: BTreeMap<String, bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_deserialise_with_defaults_for_missing_fields() {
+        let s: ToolSettings =
+            serde_json::from_str(r#"{"tools":{"shell":{"executionPolicy":"deny","timeoutMs":500}}}"#).unwrap();
+        assert_eq!(s.default_output_limit, DEFAULT_OUTPUT_LIMIT);
+        assert_eq!(s.execution_policy("shell"), Some(ExecutionPolicy::Deny));
+        assert_eq!(s.timeout("shell"), Some(Duration::from_millis(500)));
+        assert_eq!(s.result_policy("shell"), None);
+        assert_eq!(s.execution_policy("other"), None);
+    }
+}

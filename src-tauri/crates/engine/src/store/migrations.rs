@@ -1,0 +1,169 @@
+//! Versioned schema migrations (rusqlite_migration, tracked in `user_version`).
+//!
+//! Migrations are append-only: a released migration is never edited, a change is a new entry.
+
+use super::StoreResult;
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+const V1: &str = r#"
+CREATE TABLE providers (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    base_url      TEXT NOT NULL DEFAULT '',
+    default_model TEXT NOT NULL DEFAULT '',
+    has_key       INTEGER NOT NULL DEFAULT 0,
+    created_at    INTEGER NOT NULL
+);
+
+CREATE TABLE chats (
+    id             INTEGER PRIMARY KEY,
+    title          TEXT NOT NULL DEFAULT '',
+    provider_id    INTEGER REFERENCES providers(id) ON DELETE SET NULL,
+    model          TEXT NOT NULL DEFAULT '',
+    system_prompt  TEXT NOT NULL DEFAULT '',
+    workspace      TEXT,
+    tool_overrides TEXT NOT NULL DEFAULT '{}',
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+);
+CREATE INDEX chats_updated ON chats(updated_at DESC);
+
+CREATE TABLE messages (
+    id         INTEGER PRIMARY KEY,
+    chat_id    INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    role       TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+    content    TEXT NOT NULL DEFAULT '',
+    status     TEXT NOT NULL DEFAULT 'complete',
+    payload    TEXT,
+    usage      TEXT,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX messages_chat ON messages(chat_id, id);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='id');
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_au AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE TABLE tool_calls (
+    id             INTEGER PRIMARY KEY,
+    chat_id        INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    message_id     INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+    round          INTEGER NOT NULL DEFAULT 0,
+    seq            INTEGER NOT NULL,
+    call_id        TEXT NOT NULL,
+    requested_name TEXT NOT NULL,
+    tool           TEXT,
+    group_name     TEXT,
+    raw_args       TEXT NOT NULL,
+    resolved_args  TEXT,
+    policy         TEXT,
+    decision       TEXT,
+    decided_by     TEXT NOT NULL DEFAULT 'none',
+    status         TEXT NOT NULL,
+    result_text    TEXT,
+    is_error       INTEGER NOT NULL DEFAULT 0,
+    truncated      INTEGER NOT NULL DEFAULT 0,
+    result_var     TEXT,
+    args_var       TEXT,
+    started_at     INTEGER NOT NULL,
+    ended_at       INTEGER,
+    duration_ms    INTEGER,
+    UNIQUE (chat_id, seq)
+);
+CREATE INDEX tool_calls_message ON tool_calls(message_id);
+
+CREATE TABLE approval_records (
+    chat_id    INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    tool       TEXT NOT NULL,
+    args_hash  TEXT NOT NULL,
+    args       TEXT NOT NULL,
+    allowed    INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, tool, args_hash)
+);
+
+CREATE TABLE rules (
+    id         INTEGER PRIMARY KEY,
+    tool       TEXT NOT NULL,
+    pattern    TEXT,
+    action     TEXT NOT NULL CHECK (action IN ('allow', 'ask', 'deny')),
+    chat_id    INTEGER REFERENCES chats(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL
+);
+
+CREATE TABLE variables (
+    chat_id    INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    name       TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    last_used  INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, name)
+);
+
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE mcp_servers (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    config     TEXT NOT NULL,
+    enabled    INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+);
+"#;
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1)])
+}
+
+/// Brings the schema to the latest version.
+pub fn migrate(conn: &mut Connection) -> StoreResult<()> {
+    migrations().to_latest(conn)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid_and_idempotent() {
+        migrations().validate().unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, 1);
+    }
+
+    #[test]
+    fn full_text_search_follows_message_edits() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO chats(id, created_at, updated_at) VALUES (1, 0, 0);
+             INSERT INTO messages(id, chat_id, role, content, created_at) VALUES (1, 1, 'user', 'hello gatekeeper', 0);
+             UPDATE messages SET content = 'goodbye porter' WHERE id = 1;",
+        )
+        .unwrap();
+        let count = |q: &str| -> i64 {
+            conn.query_row("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?1", [q], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(count("gatekeeper"), 0);
+        assert_eq!(count("porter"), 1);
+    }
+}

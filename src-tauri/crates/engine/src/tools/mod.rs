@@ -1,0 +1,288 @@
+//! Tools and tool groups (SPEC §1).
+//!
+//! A [`Tool`] declares what it is ([`ToolSpec`]) and how to run; everything around the run —
+//! validation, permission, truncation, recording — is the executor's job, so a tool stays small.
+
+pub mod basic;
+mod expr;
+mod group;
+mod registry;
+mod validation;
+pub mod vars_tools;
+
+pub use group::{RulePrompt, SkillRule, ToolGroup};
+pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
+
+use crate::events::{EventSink, OutputStream, ToolEvent};
+use crate::ids::ChatId;
+use crate::policy::{ExecutionPolicy, ResultPolicy};
+use crate::rules::RuleSubject;
+use crate::vars::VarStore;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// A tool's default timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The return type a tool declares to the model (shown in its description).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeclaredReturn {
+    pub type_name: String,
+    pub note: Option<String>,
+}
+
+/// What a tool is: its identity, schema and defaults.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments (an object schema).
+    pub parameters: Value,
+    pub execution_policy: ExecutionPolicy,
+    pub result_policy: ResultPolicy,
+    /// Safe to run in parallel with other read-only calls; no side effects.
+    pub read_only: bool,
+    pub timeout: Duration,
+    /// Output limit in chars; `None` uses the global default.
+    pub output_limit: Option<usize>,
+    pub declared_return: Option<DeclaredReturn>,
+    /// Whether the full result is stored as a variable. Off for the variable tools themselves
+    /// (their output *is* variable content).
+    pub stores_result: bool,
+}
+
+impl ToolSpec {
+    /// A spec with cautious defaults: `ask-always`, no result review, not read-only, 60 s.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            execution_policy: ExecutionPolicy::AskAlways,
+            result_policy: ResultPolicy::Never,
+            read_only: false,
+            timeout: DEFAULT_TIMEOUT,
+            output_limit: None,
+            declared_return: None,
+            stores_result: true,
+        }
+    }
+
+    pub fn policy(mut self, policy: ExecutionPolicy) -> Self {
+        self.execution_policy = policy;
+        self
+    }
+
+    pub fn result_policy(mut self, policy: ResultPolicy) -> Self {
+        self.result_policy = policy;
+        self
+    }
+
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn output_limit(mut self, chars: usize) -> Self {
+        self.output_limit = Some(chars);
+        self
+    }
+
+    pub fn returns(mut self, type_name: impl Into<String>, note: Option<&str>) -> Self {
+        self.declared_return = Some(DeclaredReturn {
+            type_name: type_name.into(),
+            note: note.map(str::to_string),
+        });
+        self
+    }
+
+    pub fn without_result_variable(mut self) -> Self {
+        self.stores_result = false;
+        self
+    }
+}
+
+/// What kind of failure a tool reports; decides the suggestion the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolErrorKind {
+    NotFound,
+    InvalidInput,
+    PermissionDenied,
+    Io,
+    Unavailable,
+    Other,
+}
+
+/// A tool's runtime failure (F-13). The executor turns it into an error result for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub kind: ToolErrorKind,
+    pub message: String,
+    pub suggestion: Option<String>,
+}
+
+impl ToolError {
+    pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            suggestion: None,
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ToolErrorKind::InvalidInput, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ToolErrorKind::NotFound, message)
+    }
+
+    pub fn other(message: impl Into<String>) -> Self {
+        Self::new(ToolErrorKind::Other, message)
+    }
+
+    /// Replaces the default suggestion of this error's kind.
+    pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
+        self.suggestion = Some(suggestion.into());
+        self
+    }
+
+    /// The suggestion shown to the model: the tool's own, else the default for the kind.
+    pub fn suggestion_text(&self) -> Option<&str> {
+        self.suggestion.as_deref().or(match self.kind {
+            ToolErrorKind::NotFound => Some("Check the name or path; list what exists first."),
+            ToolErrorKind::InvalidInput => Some("Fix the arguments and call the tool again."),
+            ToolErrorKind::PermissionDenied => {
+                Some("This is outside what the tool may touch; stay inside the workspace.")
+            }
+            ToolErrorKind::Io => Some("Check the path and permissions, then retry."),
+            ToolErrorKind::Unavailable => Some("The service is unavailable; retry later or ask the user."),
+            ToolErrorKind::Other => None,
+        })
+    }
+}
+
+/// A preview shown on the approval card beside the arguments (F-05).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ApprovalPreview {
+    /// A unified diff of a file edit.
+    Diff { path: String, diff: String },
+    /// The shell command that would run, and where.
+    Command { command: String, cwd: String },
+}
+
+/// What a running tool may use.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub chat: ChatId,
+    /// The chat's call number of this call (`c<seq>`).
+    pub seq: u64,
+    /// The provider's id of this call.
+    pub call_id: String,
+    /// The chat's workspace folder, if one is set.
+    pub workspace: Option<PathBuf>,
+    /// Cancelled on Stop, on timeout, or when the turn ends: long tools must watch it.
+    pub cancel: CancellationToken,
+    /// The chat's variables (used by the variable tools).
+    pub vars: Arc<VarStore>,
+    pub(crate) sink: Arc<dyn EventSink>,
+}
+
+impl ToolContext {
+    /// Streams output into the tool-chain log while the tool runs (F-43).
+    pub fn emit_output(&self, stream: OutputStream, text: impl Into<String>) {
+        self.sink.emit(ToolEvent::OutputDelta {
+            chat: self.chat,
+            seq: self.seq,
+            stream,
+            text: text.into(),
+        });
+    }
+}
+
+/// A tool the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// What the tool is.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool with validated, resolved arguments (without the `limit` argument).
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError>;
+
+    /// Turns the tool's data into text for the model; `None` uses the default (strings as-is,
+    /// other JSON pretty-printed).
+    fn format_for_llm(&self, _data: &Value, _args: &Value) -> Option<String> {
+        None
+    }
+
+    /// Custom truncation; `None` uses head + tail truncation.
+    fn truncate_for_llm(&self, _text: &str, _args: &Value, _limit: usize, _var: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// A one-line form of the arguments for the tool-chain log.
+    fn compress_args(&self, _args: &Value) -> Option<String> {
+        None
+    }
+
+    /// A one-line form of the result for the tool-chain log.
+    fn compress_result(&self, _text: &str) -> Option<String> {
+        None
+    }
+
+    /// What rules match against (F-04). The default is the canonical JSON of the arguments.
+    fn rule_subject(&self, args: &Value) -> RuleSubject {
+        RuleSubject::Args(crate::canonical::canonical_json(args))
+    }
+
+    /// A preview for the approval card (a diff, a command).
+    fn approval_preview(&self, _args: &Value, _workspace: Option<&std::path::Path>) -> Option<ApprovalPreview> {
+        None
+    }
+}
+
+/// The default formatting of F-15: strings as-is, other JSON pretty-printed.
+pub fn default_format(data: &Value) -> String {
+    match data {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn default_format_keeps_strings_and_pretty_prints_json() {
+        assert_eq!(default_format(&json!("plain\ntext")), "plain\ntext");
+        assert_eq!(default_format(&json!({"a": 1})), "{\n  \"a\": 1\n}");
+        assert_eq!(default_format(&json!(3)), "3");
+    }
+
+    #[test]
+    fn errors_carry_kind_suggestions_unless_overridden() {
+        let e = ToolError::not_found("no such file: a.txt");
+        assert!(e.suggestion_text().unwrap().contains("Check the name or path"));
+        let e = e.with_suggestion("Try list_dir.");
+        assert_eq!(e.suggestion_text(), Some("Try list_dir."));
+        assert_eq!(ToolError::other("x").suggestion_text(), None);
+    }
+}
