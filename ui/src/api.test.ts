@@ -7,7 +7,7 @@ afterEach(() => {
 
 describe("listToolGroups", () => {
   it("invokes list_tool_groups without arguments and returns its result", async () => {
-    const result = [{ name: "basic", title: "Basic", description: "", enabledByDefault: true, tools: [] }];
+    const result = [{ name: "basic", title: "Basic", description: "", enabled: true, tools: [] }];
     const invoke = vi.fn().mockResolvedValue(result);
     window.__TAURI_INTERNALS__ = { invoke };
 

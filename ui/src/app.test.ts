@@ -6,7 +6,7 @@ const group: ToolGroupInfo = {
   name: "vars",
   title: "Variables",
   description: "Store values between calls.",
-  enabledByDefault: true,
+  enabled: true,
   tools: [{ name: "var_get", description: "Read a variable.", executionPolicy: "auto", resultPolicy: "never", readOnly: true }],
 };
 

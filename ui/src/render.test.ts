@@ -7,7 +7,7 @@ const groups: ToolGroupInfo[] = [
     name: "files",
     title: "Files",
     description: "Read and edit files in the workspace folder.",
-    enabledByDefault: true,
+    enabled: true,
     tools: [
       { name: "read_file", description: "Read a file.", executionPolicy: "auto", resultPolicy: "never", readOnly: true },
       { name: "write_file", description: "Write a file.", executionPolicy: "ask-once", resultPolicy: "on-error", readOnly: false },
@@ -17,7 +17,7 @@ const groups: ToolGroupInfo[] = [
     name: "shell",
     title: "Shell",
     description: "Run commands.",
-    enabledByDefault: false,
+    enabled: false,
     tools: [
       { name: "run", description: "Run a command.", executionPolicy: "ask-always", resultPolicy: "always", readOnly: false },
       { name: "sudo", description: "Run as root.", executionPolicy: "deny", resultPolicy: "always", readOnly: false },
@@ -48,11 +48,11 @@ describe("renderToolGroups", () => {
     const [files, shell] = [...cards];
     expect(files?.querySelector("h2")?.textContent).toBe("Files");
     expect(files?.querySelector(".card-description")?.textContent).toBe("Read and edit files in the workspace folder.");
-    expect(files?.querySelector(".badge")?.textContent).toBe("Enabled by default");
+    expect(files?.querySelector(".badge")?.textContent).toBe("On in new chats");
     expect(files?.querySelector(".badge")?.classList.contains("badge--on")).toBe(true);
 
     expect(shell?.querySelector("h2")?.textContent).toBe("Shell");
-    expect(shell?.querySelector(".badge")?.textContent).toBe("Off by default");
+    expect(shell?.querySelector(".badge")?.textContent).toBe("Off in new chats");
     expect(shell?.querySelector(".badge")?.classList.contains("badge--off")).toBe(true);
 
     expect(container.querySelector(".summary")?.textContent).toBe("2 groups · 4 tools");
@@ -104,7 +104,7 @@ describe("renderToolGroups", () => {
         name: "evil<b>",
         title: `<script>alert(1)</script>`,
         description: hostile,
-        enabledByDefault: true,
+        enabled: true,
         tools: [
           {
             name: "<svg onload=alert(1)>",
@@ -131,7 +131,7 @@ describe("renderToolGroups", () => {
         name: "g",
         title: "G",
         description: "",
-        enabledByDefault: false,
+        enabled: false,
         tools: [
           // A newer backend could send a value this UI does not know yet.
           { name: "t", description: "", executionPolicy: "later" as never, resultPolicy: "never", readOnly: false },

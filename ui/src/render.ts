@@ -176,8 +176,8 @@ function groupCard(group: ToolGroupInfo): HTMLElement {
         el("code", { className: "card-name", text: group.name }),
       ]),
       el("span", {
-        className: group.enabledByDefault ? "badge badge--on" : "badge badge--off",
-        text: group.enabledByDefault ? "Enabled by default" : "Off by default",
+        className: group.enabled ? "badge badge--on" : "badge badge--off",
+        text: group.enabled ? "On in new chats" : "Off in new chats",
       }),
     ]),
     group.description && el("p", { className: "card-description", text: group.description }),

@@ -19,6 +19,6 @@ export interface ToolGroupInfo {
   name: string;
   title: string;
   description: string;
-  enabledByDefault: boolean;
+  enabled: boolean;
   tools: ToolInfo[];
 }

@@ -1,1 +1,206 @@
-fn main(){}
+//! Speed targets of the engine issue:
+//! - pipeline overhead of an `auto` no-op call, including validation, the variable store and the
+//!   SQLite record (the store's queued writes are flushed inside every measured sample);
+//! - truncating a 10 MB result and storing it as a variable;
+//! - resolving a 1 MB argument that holds 100 `$VAR_REF`s.
+#![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
+
+use async_trait::async_trait;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use tollgate_engine::events::NullSink;
+use tollgate_engine::executor::ExecutorDeps;
+use tollgate_engine::parse::RawArguments;
+use tollgate_engine::policy::ExecutionPolicy;
+use tollgate_engine::rules::RuleBook;
+use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
+use tollgate_engine::vars::reference::resolve_value;
+use tollgate_engine::vars::truncate::truncate_head_tail;
+use tollgate_engine::vars::{VarKind, VarLimits, VarStore};
+use tollgate_engine::{ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolExecutor};
+
+struct Noop(ToolSpec);
+
+#[async_trait]
+impl Tool for Noop {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    async fn execute(&self, args: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
+        Ok(args.get("text").cloned().unwrap_or(Value::Null))
+    }
+}
+
+struct Big(ToolSpec, Arc<str>);
+
+#[async_trait]
+impl Tool for Big {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    async fn execute(&self, _args: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
+        Ok(Value::String(self.1.to_string()))
+    }
+}
+
+fn ten_mb_text() -> String {
+    let line = "The quick brown fox jumps over the lazy dog — 0123456789 äöü\n";
+    line.repeat(10 * 1024 * 1024 / line.len() + 1)
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    store: Store,
+    exec: Arc<ToolExecutor>,
+}
+
+async fn setup() -> Setup {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_in(dir.path()).expect("store");
+    let chat = store
+        .create_chat(Default::default())
+        .await
+        .expect("chat")
+        .id;
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
+    let mut registry = Registry::with_builtins().expect("builtins");
+    registry
+        .register_group(
+            ToolGroup::new("bench", "Bench", "")
+                .enabled_by_default(true)
+                .tool(Noop(
+                    ToolSpec::new("noop", "No-op.", schema.clone()).policy(ExecutionPolicy::Auto),
+                ))
+                .tool(Big(
+                    ToolSpec::new("big", "10 MB.", json!({"type": "object"}))
+                        .policy(ExecutionPolicy::Auto),
+                    Arc::from(ten_mb_text()),
+                )),
+        )
+        .expect("group");
+    let deps = ExecutorDeps {
+        registry: Arc::new(registry),
+        store: store.clone(),
+        hub: Arc::new(ApprovalHub::new()),
+        rules: Arc::new(RuleBook::load(store.clone()).await.expect("rules")),
+        settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
+        sink: Arc::new(NullSink),
+    };
+    let exec = ToolExecutor::open(chat, deps).await.expect("executor");
+    Setup {
+        _dir: dir,
+        store,
+        exec,
+    }
+}
+
+fn pipeline(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let s = rt.block_on(setup());
+    let cancel = CancellationToken::new();
+    let mut group = c.benchmark_group("pipeline");
+    group.measurement_time(Duration::from_secs(8));
+    group.bench_function("auto_noop_call_with_sqlite_record", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for i in 0..iters {
+                    let req = ToolCallRequest {
+                        call_id: format!("call_{i}"),
+                        name: "noop".into(),
+                        arguments: RawArguments::Text(r#"{"text":"hello"}"#.into()),
+                    };
+                    black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
+                }
+                s.store.flush().await.expect("flush");
+                start.elapsed()
+            })
+        })
+    });
+    group.sample_size(20);
+    group.bench_function("call_returning_10mb_with_sqlite_record", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for i in 0..iters {
+                    let req = ToolCallRequest {
+                        call_id: format!("big_{i}"),
+                        name: "big".into(),
+                        arguments: RawArguments::Text("{}".into()),
+                    };
+                    black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
+                }
+                s.store.flush().await.expect("flush");
+                start.elapsed()
+            })
+        })
+    });
+    group.finish();
+}
+
+fn truncation(c: &mut Criterion) {
+    let text = ten_mb_text();
+    let vars = VarStore::in_memory(
+        ChatId(1),
+        VarLimits {
+            max_count: 1000,
+            max_bytes: 1 << 30,
+        },
+    );
+    let mut group = c.benchmark_group("truncate");
+    group.sample_size(30);
+    group.bench_function("10mb_truncate_and_store_variable", |b| {
+        b.iter_batched(
+            || text.clone(),
+            |full| {
+                let shown = truncate_head_tail(&full, 8_000, Some("big_c1_result"));
+                vars.set("big_c1_result", Arc::from(full), VarKind::ToolResult)
+                    .expect("stored");
+                black_box(shown)
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+fn references(c: &mut Criterion) {
+    let vars = VarStore::in_memory(
+        ChatId(1),
+        VarLimits {
+            max_count: 1000,
+            max_bytes: 1 << 30,
+        },
+    );
+    for i in 0..100 {
+        vars.set(
+            &format!("v{i}"),
+            Arc::from(format!("value number {i} ").repeat(8)),
+            VarKind::User,
+        )
+        .expect("var");
+    }
+    let filler = "x".repeat(10 * 1024);
+    let mut arg = String::new();
+    for i in 0..100 {
+        arg.push_str(&filler);
+        if i % 2 == 0 {
+            arg.push_str(&format!("$VAR_REF{{{{v{i}}}}}"));
+        } else {
+            arg.push_str(&format!("$VAR_REF{{{{v{i}:3:20}}}}"));
+        }
+    }
+    assert!(arg.len() >= 1_000_000);
+    let args = json!({ "text": arg });
+    c.bench_function("resolve/1mb_argument_100_refs", |b| {
+        b.iter(|| black_box(resolve_value(black_box(&args), &vars).expect("resolves")))
+    });
+}
+
+criterion_group!(benches, pipeline, truncation, references);
+criterion_main!(benches);

@@ -88,12 +88,21 @@ pub enum ExecutionDecision {
     /// Allow, and remember it for identical calls in this chat (an ask-once record).
     AllowForChat,
     /// Allow, and create a rule.
-    AlwaysAllow { scope: RuleScopeChoice, pattern: Option<String> },
+    AlwaysAllow {
+        scope: RuleScopeChoice,
+        pattern: Option<String>,
+    },
     /// Run these arguments instead (re-validated; what runs is what is recorded).
-    EditAndAllow { arguments: Value },
-    Deny { reason: Option<String> },
+    EditAndAllow {
+        arguments: Value,
+    },
+    Deny {
+        reason: Option<String>,
+    },
     /// Deny and end the turn.
-    DenyAndStop { reason: Option<String> },
+    DenyAndStop {
+        reason: Option<String>,
+    },
 }
 
 /// The scope the user picks for an "always allow" rule.
@@ -180,7 +189,11 @@ pub enum ApprovalError {
     #[error("approval {0} was cancelled")]
     Cancelled(ApprovalId),
     #[error("approval {id} asks about {expected:?}, but a {got:?} decision was sent")]
-    WrongKind { id: ApprovalId, expected: ApprovalKind, got: ApprovalKind },
+    WrongKind {
+        id: ApprovalId,
+        expected: ApprovalKind,
+        got: ApprovalKind,
+    },
     #[error("the edited arguments are invalid: {0}")]
     InvalidEdit(String),
 }
@@ -230,12 +243,21 @@ impl ApprovalHub {
     }
 
     /// Delivers a decision for `chat`'s approval `id`.
-    pub fn resolve(&self, chat: ChatId, id: &ApprovalId, decision: Decision) -> Result<(), ApprovalError> {
+    pub fn resolve(
+        &self,
+        chat: ChatId,
+        id: &ApprovalId,
+        decision: Decision,
+    ) -> Result<(), ApprovalError> {
         let mut inner = self.inner.lock();
         let expected = match inner.pending.get(id) {
-            Some(slot) if slot.approval.chat != chat => return Err(ApprovalError::Foreign(id.clone())),
+            Some(slot) if slot.approval.chat != chat => {
+                return Err(ApprovalError::Foreign(id.clone()))
+            }
             Some(slot) => slot.approval.request.kind(),
-            None if inner.cancelled.contains(id) => return Err(ApprovalError::Cancelled(id.clone())),
+            None if inner.cancelled.contains(id) => {
+                return Err(ApprovalError::Cancelled(id.clone()))
+            }
             None => return Err(ApprovalError::Unknown(id.clone())),
         };
         if expected != decision.kind() {
@@ -329,10 +351,22 @@ mod tests {
         let rx = hub.register(a.clone());
         assert_eq!(hub.pending_in(ChatId(1)).len(), 1);
         assert_eq!(hub.waiting_counts().get(&ChatId(1)), Some(&1));
-        hub.resolve(ChatId(1), &a.id, Decision::Execution(ExecutionDecision::AllowOnce)).unwrap();
-        assert_eq!(rx.await.unwrap(), Decision::Execution(ExecutionDecision::AllowOnce));
+        hub.resolve(
+            ChatId(1),
+            &a.id,
+            Decision::Execution(ExecutionDecision::AllowOnce),
+        )
+        .unwrap();
         assert_eq!(
-            hub.resolve(ChatId(1), &a.id, Decision::Execution(ExecutionDecision::AllowOnce)),
+            rx.await.unwrap(),
+            Decision::Execution(ExecutionDecision::AllowOnce)
+        );
+        assert_eq!(
+            hub.resolve(
+                ChatId(1),
+                &a.id,
+                Decision::Execution(ExecutionDecision::AllowOnce)
+            ),
             Err(ApprovalError::Unknown(a.id.clone()))
         );
     }
@@ -343,15 +377,24 @@ mod tests {
         let a = approval(1, ApprovalKind::Execution);
         let _rx = hub.register(a.clone());
         let allow = Decision::Execution(ExecutionDecision::AllowOnce);
-        assert_eq!(hub.resolve(ChatId(2), &a.id, allow.clone()), Err(ApprovalError::Foreign(a.id.clone())));
+        assert_eq!(
+            hub.resolve(ChatId(2), &a.id, allow.clone()),
+            Err(ApprovalError::Foreign(a.id.clone()))
+        );
         assert!(matches!(
             hub.resolve(ChatId(1), &a.id, Decision::Result(ResultDecision::Approve)),
             Err(ApprovalError::WrongKind { .. })
         ));
         let unknown = ApprovalId::random();
-        assert_eq!(hub.resolve(ChatId(1), &unknown, allow.clone()), Err(ApprovalError::Unknown(unknown)));
+        assert_eq!(
+            hub.resolve(ChatId(1), &unknown, allow.clone()),
+            Err(ApprovalError::Unknown(unknown))
+        );
         hub.cancel(&a.id);
-        assert_eq!(hub.resolve(ChatId(1), &a.id, allow), Err(ApprovalError::Cancelled(a.id.clone())));
+        assert_eq!(
+            hub.resolve(ChatId(1), &a.id, allow),
+            Err(ApprovalError::Cancelled(a.id.clone()))
+        );
         assert!(hub.pending_in(ChatId(1)).is_empty());
     }
 

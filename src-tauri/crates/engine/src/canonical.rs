@@ -72,7 +72,10 @@ mod tests {
     #[test]
     fn different_values_hash_differently() {
         assert_ne!(args_hash(&json!({"a": 1})), args_hash(&json!({"a": "1"})));
-        assert_ne!(args_hash(&json!({"a": [1, 2]})), args_hash(&json!({"a": [2, 1]})));
+        assert_ne!(
+            args_hash(&json!({"a": [1, 2]})),
+            args_hash(&json!({"a": [2, 1]}))
+        );
         assert_eq!(args_hash(&json!({})).len(), 64);
     }
 }

@@ -49,22 +49,47 @@ pub struct CallSummary {
 pub enum ToolEvent {
     /// The call arrived, before anything was checked.
     #[serde(rename_all = "camelCase")]
-    BeforeCall { chat: ChatId, seq: u64, call_id: String, requested_name: String, raw_args: String },
+    BeforeCall {
+        chat: ChatId,
+        seq: u64,
+        call_id: String,
+        requested_name: String,
+        raw_args: String,
+    },
     /// The user is asked (an inline card appears).
     #[serde(rename_all = "camelCase")]
     ApprovalRequested { approval: PendingApproval },
     /// The question was answered or withdrawn.
     #[serde(rename_all = "camelCase")]
-    ApprovalResolved { chat: ChatId, seq: u64, id: ApprovalId, outcome: ApprovalOutcome },
+    ApprovalResolved {
+        chat: ChatId,
+        seq: u64,
+        id: ApprovalId,
+        outcome: ApprovalOutcome,
+    },
     /// The tool starts running.
     #[serde(rename_all = "camelCase")]
-    Started { chat: ChatId, seq: u64, tool: String, args: String },
+    Started {
+        chat: ChatId,
+        seq: u64,
+        tool: String,
+        args: String,
+    },
     /// Live output from a running tool.
     #[serde(rename_all = "camelCase")]
-    OutputDelta { chat: ChatId, seq: u64, stream: OutputStream, text: String },
+    OutputDelta {
+        chat: ChatId,
+        seq: u64,
+        stream: OutputStream,
+        text: String,
+    },
     /// The call ended.
     #[serde(rename_all = "camelCase")]
-    Finished { chat: ChatId, seq: u64, summary: CallSummary },
+    Finished {
+        chat: ChatId,
+        seq: u64,
+        summary: CallSummary,
+    },
 }
 
 /// Receives events. Called on the executing task: implementations must not block.

@@ -75,11 +75,26 @@ mod tests {
 
     #[test]
     fn exact_then_case_then_separator_repair() {
-        assert_eq!(repair_name("read_file", NAMES), NameMatch::Exact("read_file".into()));
-        assert_eq!(repair_name("READ_FILE", NAMES), NameMatch::Repaired("read_file".into()));
-        assert_eq!(repair_name("readvar", NAMES), NameMatch::Repaired("ReadVar".into()));
-        assert_eq!(repair_name("list_dir", NAMES), NameMatch::Repaired("list-dir".into()));
-        assert_eq!(repair_name("ReadFile", NAMES), NameMatch::Repaired("read_file".into()));
+        assert_eq!(
+            repair_name("read_file", NAMES),
+            NameMatch::Exact("read_file".into())
+        );
+        assert_eq!(
+            repair_name("READ_FILE", NAMES),
+            NameMatch::Repaired("read_file".into())
+        );
+        assert_eq!(
+            repair_name("readvar", NAMES),
+            NameMatch::Repaired("ReadVar".into())
+        );
+        assert_eq!(
+            repair_name("list_dir", NAMES),
+            NameMatch::Repaired("list-dir".into())
+        );
+        assert_eq!(
+            repair_name("ReadFile", NAMES),
+            NameMatch::Repaired("read_file".into())
+        );
         assert_eq!(repair_name("delete_file", NAMES), NameMatch::Unknown);
     }
 

@@ -134,7 +134,10 @@ mod tests {
             CallStatus::TimedOut,
         ] {
             assert_eq!(CallStatus::parse(s.as_str()), Some(s));
-            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.as_str()));
+            assert_eq!(
+                serde_json::to_string(&s).unwrap(),
+                format!("\"{}\"", s.as_str())
+            );
         }
         assert_eq!(ResultPolicy::parse("on-error"), Some(ResultPolicy::OnError));
         assert_eq!(DecidedBy::parse("record"), Some(DecidedBy::Record));

@@ -83,14 +83,20 @@ pub enum RuleSubject {
 
 impl Rule {
     fn from_row(row: RuleRow) -> StoreResult<Self> {
-        let action = RuleAction::parse(&row.action)
-            .ok_or_else(|| StoreError::Invalid(format!("rule {} has an unknown action \"{}\"", row.id, row.action)))?;
+        let action = RuleAction::parse(&row.action).ok_or_else(|| {
+            StoreError::Invalid(format!(
+                "rule {} has an unknown action \"{}\"",
+                row.id, row.action
+            ))
+        })?;
         Ok(Self {
             id: row.id,
             tool: row.tool,
             pattern: row.pattern,
             action,
-            scope: row.chat.map_or(RuleScope::Global, |chat| RuleScope::Chat { chat }),
+            scope: row
+                .chat
+                .map_or(RuleScope::Global, |chat| RuleScope::Chat { chat }),
             created_at: row.created_at,
         })
     }
@@ -196,10 +202,13 @@ fn command_matches(pattern: &str, cmd: &str, action: RuleAction) -> bool {
     let (segments, has_substitution) = command_segments(cmd);
     match action {
         RuleAction::Allow => {
-            !has_substitution && segments.len() == 1 && segments.iter().all(|s| prefix_matches(pattern, s))
+            !has_substitution
+                && segments.len() == 1
+                && segments.iter().all(|s| prefix_matches(pattern, s))
         }
         RuleAction::Ask | RuleAction::Deny => {
-            segments.iter().any(|s| prefix_matches(pattern, s)) || prefix_matches(pattern, cmd.trim())
+            segments.iter().any(|s| prefix_matches(pattern, s))
+                || prefix_matches(pattern, cmd.trim())
         }
     }
 }
@@ -222,7 +231,10 @@ impl RuleBook {
     /// Loads every rule from the store.
     pub async fn load(store: Store) -> StoreResult<Self> {
         let rows = store.rules().await?;
-        let rules = rows.into_iter().map(Rule::from_row).collect::<StoreResult<Vec<_>>>()?;
+        let rules = rows
+            .into_iter()
+            .map(Rule::from_row)
+            .collect::<StoreResult<Vec<_>>>()?;
         Ok(Self {
             store,
             rules: RwLock::new(rules),
@@ -305,7 +317,10 @@ mod tests {
         assert!(wildcard("a?c", "abc"));
         assert!(!wildcard("a?c", "abbc"));
         assert!(wildcard("*", ""));
-        assert!(wildcard("{\"path\":\"src/*\"}", "{\"path\":\"src/main.rs\"}"));
+        assert!(wildcard(
+            "{\"path\":\"src/*\"}",
+            "{\"path\":\"src/main.rs\"}"
+        ));
         assert!(!wildcard("abc", "abcd"));
     }
 
@@ -336,10 +351,16 @@ mod tests {
 
     #[test]
     fn path_globs_respect_separators() {
-        let r = Rule { pattern: Some("src/*.rs".into()), ..rule(None, RuleAction::Allow) };
+        let r = Rule {
+            pattern: Some("src/*.rs".into()),
+            ..rule(None, RuleAction::Allow)
+        };
         assert!(r.matches(&RuleSubject::Path("src/main.rs".into())));
         assert!(!r.matches(&RuleSubject::Path("src/a/b.rs".into())));
-        let r = Rule { pattern: Some("src/**".into()), ..r };
+        let r = Rule {
+            pattern: Some("src/**".into()),
+            ..r
+        };
         assert!(r.matches(&RuleSubject::Path("src/a/b.rs".into())));
         assert!(!r.matches(&RuleSubject::Path("../src/a".into())));
     }
@@ -351,17 +372,45 @@ mod tests {
         let chat = store.create_chat(Default::default()).await.unwrap().id;
         let other = store.create_chat(Default::default()).await.unwrap().id;
         let book = RuleBook::load(store.clone()).await.unwrap();
-        book.add("shell", None, RuleAction::Deny, RuleScope::Global).await.unwrap();
-        book.add("shell", Some("git *".into()), RuleAction::Allow, RuleScope::Global).await.unwrap();
-        book.add("shell", Some("git push *".into()), RuleAction::Ask, RuleScope::Chat { chat }).await.unwrap();
+        book.add("shell", None, RuleAction::Deny, RuleScope::Global)
+            .await
+            .unwrap();
+        book.add(
+            "shell",
+            Some("git *".into()),
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+        book.add(
+            "shell",
+            Some("git push *".into()),
+            RuleAction::Ask,
+            RuleScope::Chat { chat },
+        )
+        .await
+        .unwrap();
         let eval = |c, s: &str| book.evaluate(c, "shell", &cmd(s)).map(|r| r.action);
         assert_eq!(eval(chat, "git log"), Some(RuleAction::Allow));
         assert_eq!(eval(chat, "git push origin"), Some(RuleAction::Ask));
-        assert_eq!(eval(other, "git push origin"), Some(RuleAction::Allow), "chat rule stays in its chat");
+        assert_eq!(
+            eval(other, "git push origin"),
+            Some(RuleAction::Allow),
+            "chat rule stays in its chat"
+        );
         assert_eq!(eval(chat, "ls"), Some(RuleAction::Deny));
         assert_eq!(book.evaluate(chat, "read_file", &cmd("x")), None);
 
-        let tie = book.add("shell", Some("git *".into()), RuleAction::Deny, RuleScope::Global).await.unwrap();
+        let tie = book
+            .add(
+                "shell",
+                Some("git *".into()),
+                RuleAction::Deny,
+                RuleScope::Global,
+            )
+            .await
+            .unwrap();
         assert_eq!(eval(chat, "git log"), Some(RuleAction::Deny));
         assert!(book.remove(tie.id).await.unwrap());
         assert_eq!(eval(chat, "git log"), Some(RuleAction::Allow));
@@ -369,14 +418,25 @@ mod tests {
         // Rules survive a reload.
         let again = RuleBook::load(store).await.unwrap();
         assert_eq!(again.list().len(), 3);
-        assert_eq!(again.evaluate(chat, "shell", &cmd("git push x")).map(|r| r.action), Some(RuleAction::Ask));
+        assert_eq!(
+            again
+                .evaluate(chat, "shell", &cmd("git push x"))
+                .map(|r| r.action),
+            Some(RuleAction::Ask)
+        );
     }
 
     #[test]
     fn descriptions_are_plain_words() {
         let r = rule(Some("git status *"), RuleAction::Allow);
-        assert_eq!(r.describe(), "Allow shell matching \"git status *\" in every chat");
-        let r = Rule { scope: RuleScope::Chat { chat: ChatId(1) }, ..rule(None, RuleAction::Deny) };
+        assert_eq!(
+            r.describe(),
+            "Allow shell matching \"git status *\" in every chat"
+        );
+        let r = Rule {
+            scope: RuleScope::Chat { chat: ChatId(1) },
+            ..rule(None, RuleAction::Deny)
+        };
         assert_eq!(r.describe(), "Deny every shell call in this chat");
     }
 }

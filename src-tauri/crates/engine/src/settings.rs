@@ -72,7 +72,9 @@ impl ToolSettings {
 
     /// The user's timeout for `tool`, if overridden.
     pub fn timeout(&self, tool: &str) -> Option<Duration> {
-        self.tool(tool).and_then(|o| o.timeout_ms).map(Duration::from_millis)
+        self.tool(tool)
+            .and_then(|o| o.timeout_ms)
+            .map(Duration::from_millis)
     }
 
     /// The user's output limit for `tool`, if overridden.
@@ -103,8 +105,10 @@ mod tests {
 
     #[test]
     fn settings_deserialise_with_defaults_for_missing_fields() {
-        let s: ToolSettings =
-            serde_json::from_str(r#"{"tools":{"shell":{"executionPolicy":"deny","timeoutMs":500}}}"#).unwrap();
+        let s: ToolSettings = serde_json::from_str(
+            r#"{"tools":{"shell":{"executionPolicy":"deny","timeoutMs":500}}}"#,
+        )
+        .unwrap();
         assert_eq!(s.default_output_limit, DEFAULT_OUTPUT_LIMIT);
         assert_eq!(s.execution_policy("shell"), Some(ExecutionPolicy::Deny));
         assert_eq!(s.timeout("shell"), Some(Duration::from_millis(500)));

@@ -1,22 +1,28 @@
 //! Execution approvals (F-03 … F-05, F-07): every decision, ask-once records, rules, and the
 //! refusal of decisions that do not belong.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 mod common;
 
 use common::*;
 use serde_json::json;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 use tollgate_engine::approvals::{ApprovalError, ApprovalRequest, RuleScopeChoice};
 use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
 use tollgate_engine::rules::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
-use tokio_util::sync::CancellationToken;
 
 fn exec_decision(d: ExecutionDecision) -> Decision {
     Decision::Execution(d)
 }
 
-async fn ask_and_decide(h: &Harness, exec: &Arc<ToolExecutor>, req: tollgate_engine::ToolCallRequest, d: ExecutionDecision) -> tollgate_engine::ToolCallResult {
+async fn ask_and_decide(
+    h: &Harness,
+    exec: &Arc<ToolExecutor>,
+    req: tollgate_engine::ToolCallRequest,
+    d: ExecutionDecision,
+) -> tollgate_engine::ToolCallResult {
     let task = spawn(exec, req);
     let pending = h.next_approval().await;
     exec.decide(&pending.id, exec_decision(d)).unwrap();
@@ -33,19 +39,34 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     assert_eq!(pending.tool, "write_thing");
     assert_eq!(pending.group, "test");
     assert_eq!(pending.id.as_str().len(), 32);
-    let ApprovalRequest::Execution { arguments, policy, reason, .. } = &pending.request else { panic!() };
+    let ApprovalRequest::Execution {
+        arguments,
+        policy,
+        reason,
+        ..
+    } = &pending.request
+    else {
+        panic!()
+    };
     assert_eq!(arguments, &json!({"text": "a"}));
     assert_eq!(*policy, ExecutionPolicy::AskAlways);
     assert!(reason.contains("asks before every call"), "{reason}");
     assert!(h.ran().is_empty(), "nothing runs before the decision");
     assert_eq!(exec.pending().len(), 1);
-    exec.decide(&pending.id, exec_decision(ExecutionDecision::AllowOnce)).unwrap();
+    exec.decide(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
+        .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
     assert_eq!(h.ran(), vec![json!({"text": "a"})]);
 
     // The same call asks again.
-    let r = ask_and_decide(&h, &exec, call("write_thing", json!({"text": "a"})), ExecutionDecision::AllowOnce).await;
+    let r = ask_and_decide(
+        &h,
+        &exec,
+        call("write_thing", json!({"text": "a"})),
+        ExecutionDecision::AllowOnce,
+    )
+    .await;
     assert_eq!(r.status, CallStatus::Success);
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
@@ -58,14 +79,30 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     let h = Harness::new().await;
     let exec = h.chat().await;
     let chat = exec.chat();
-    let r = ask_and_decide(&h, &exec, call("write_thing", json!({"text": "same"})), ExecutionDecision::AllowForChat).await;
+    let r = ask_and_decide(
+        &h,
+        &exec,
+        call("write_thing", json!({"text": "same"})),
+        ExecutionDecision::AllowForChat,
+    )
+    .await;
     assert_eq!(r.status, CallStatus::Success);
     let r = run(&exec, call("write_thing", json!({"text": "same"}))).await;
-    assert_eq!(r.status, CallStatus::Success, "identical call runs without asking");
+    assert_eq!(
+        r.status,
+        CallStatus::Success,
+        "identical call runs without asking"
+    );
     assert!(h.no_approval_waiting().await);
 
     // Different arguments ask again; deny it.
-    let r = ask_and_decide(&h, &exec, call("write_thing", json!({"text": "other"})), ExecutionDecision::Deny { reason: None }).await;
+    let r = ask_and_decide(
+        &h,
+        &exec,
+        call("write_thing", json!({"text": "other"})),
+        ExecutionDecision::Deny { reason: None },
+    )
+    .await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
 
     // Another chat is not covered.
@@ -73,7 +110,12 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     let task = spawn(&other, call("write_thing", json!({"text": "same"})));
     let p = h.next_approval().await;
     assert_eq!(p.chat, other.chat());
-    other.decide(&p.id, exec_decision(ExecutionDecision::Deny { reason: None })).unwrap();
+    other
+        .decide(
+            &p.id,
+            exec_decision(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     task.await.unwrap();
 
     let records = exec.records().await.unwrap();
@@ -88,14 +130,19 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(chat).await.unwrap();
     assert_eq!(rows.last().unwrap().decided_by, "record");
-    assert_eq!(r.seq as usize, rows.len(), "call numbers continue after a restart");
+    assert_eq!(
+        r.seq as usize,
+        rows.len(),
+        "call numbers continue after a restart"
+    );
 
     // Revoking the record makes the call ask again.
     let hash = exec.records().await.unwrap()[0].args_hash.clone();
     assert!(exec.revoke_record("write_thing", &hash).await.unwrap());
     let task = spawn(&exec, call("write_thing", json!({"text": "same"})));
     let p = h.next_approval().await;
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce)).unwrap();
+    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+        .unwrap();
     task.await.unwrap();
 }
 
@@ -103,12 +150,29 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
 async fn ask_once_remembers_a_denial() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    let r = ask_and_decide(&h, &exec, call("read_thing", json!({"text": "x"})), ExecutionDecision::Deny { reason: Some("not that file".into()) }).await;
+    let r = ask_and_decide(
+        &h,
+        &exec,
+        call("read_thing", json!({"text": "x"})),
+        ExecutionDecision::Deny {
+            reason: Some("not that file".into()),
+        },
+    )
+    .await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
-    assert!(r.content.contains("The user denied this call. Reason: not that file"), "{}", r.content);
+    assert!(
+        r.content
+            .contains("The user denied this call. Reason: not that file"),
+        "{}",
+        r.content
+    );
     let r = run(&exec, call("read_thing", json!({"text": "x"}))).await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
-    assert!(r.content.contains("denied this exact call earlier"), "{}", r.content);
+    assert!(
+        r.content.contains("denied this exact call earlier"),
+        "{}",
+        r.content
+    );
     assert!(h.ran().is_empty());
     // Key order does not matter: same canonical arguments.
     let records = exec.records().await.unwrap();
@@ -122,18 +186,36 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     let exec = h.chat().await;
     let task = spawn(&exec, call("run", json!({"command": "git status -s"})));
     let p = h.next_approval().await;
-    let ApprovalRequest::Execution { suggested_pattern, .. } = &p.request else { panic!() };
+    let ApprovalRequest::Execution {
+        suggested_pattern, ..
+    } = &p.request
+    else {
+        panic!()
+    };
     assert_eq!(suggested_pattern.as_deref(), Some("git status *"));
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AlwaysAllow { scope: RuleScopeChoice::ThisChat, pattern: suggested_pattern.clone() }))
-        .unwrap();
+    exec.decide(
+        &p.id,
+        exec_decision(ExecutionDecision::AlwaysAllow {
+            scope: RuleScopeChoice::ThisChat,
+            pattern: suggested_pattern.clone(),
+        }),
+    )
+    .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 
     let r = run(&exec, call("run", json!({"command": "git status"}))).await;
     assert_eq!(r.status, CallStatus::Success, "covered by the rule");
     // The rule never stretches across an operator.
-    let task = spawn(&exec, call("run", json!({"command": "git status && rm -rf ~"})));
+    let task = spawn(
+        &exec,
+        call("run", json!({"command": "git status && rm -rf ~"})),
+    );
     let p = h.next_approval().await;
-    exec.decide(&p.id, exec_decision(ExecutionDecision::Deny { reason: None })).unwrap();
+    exec.decide(
+        &p.id,
+        exec_decision(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
 
     // Scope: this chat only.
@@ -141,34 +223,79 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     let task = spawn(&other, call("run", json!({"command": "git status"})));
     let p = h.next_approval().await;
     other
-        .decide(&p.id, exec_decision(ExecutionDecision::AlwaysAllow { scope: RuleScopeChoice::AllChats, pattern: Some("git log *".into()) }))
+        .decide(
+            &p.id,
+            exec_decision(ExecutionDecision::AlwaysAllow {
+                scope: RuleScopeChoice::AllChats,
+                pattern: Some("git log *".into()),
+            }),
+        )
         .unwrap();
     task.await.unwrap();
     let third = h.chat().await;
-    assert_eq!(run(&third, call("run", json!({"command": "git log --oneline"}))).await.status, CallStatus::Success);
+    assert_eq!(
+        run(&third, call("run", json!({"command": "git log --oneline"})))
+            .await
+            .status,
+        CallStatus::Success
+    );
     let rules = h.deps.rules.list();
     assert_eq!(rules.len(), 2);
     assert_eq!(rules[0].scope, RuleScope::Chat { chat: exec.chat() });
     assert_eq!(rules[1].scope, RuleScope::Global);
     h.store.flush().await.unwrap();
-    assert_eq!(h.store.chat_calls(third.chat()).await.unwrap()[0].decided_by, "rule");
+    assert_eq!(
+        h.store.chat_calls(third.chat()).await.unwrap()[0].decided_by,
+        "rule"
+    );
 }
 
 #[tokio::test]
 async fn deny_rules_beat_auto_and_ask_rules_make_auto_tools_ask() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    h.deps.rules.add("echo", Some("{\"text\":\"secret*\"}".into()), RuleAction::Deny, RuleScope::Global).await.unwrap();
-    h.deps.rules.add("lines", None, RuleAction::Ask, RuleScope::Chat { chat: exec.chat() }).await.unwrap();
+    h.deps
+        .rules
+        .add(
+            "echo",
+            Some("{\"text\":\"secret*\"}".into()),
+            RuleAction::Deny,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+    h.deps
+        .rules
+        .add(
+            "lines",
+            None,
+            RuleAction::Ask,
+            RuleScope::Chat { chat: exec.chat() },
+        )
+        .await
+        .unwrap();
     let r = run(&exec, call("echo", json!({"text": "secret stuff"}))).await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
-    assert!(r.content.contains("A rule set by the user denies this call"), "{}", r.content);
-    assert_eq!(run(&exec, call("echo", json!({"text": "public"}))).await.status, CallStatus::Success);
+    assert!(
+        r.content
+            .contains("A rule set by the user denies this call"),
+        "{}",
+        r.content
+    );
+    assert_eq!(
+        run(&exec, call("echo", json!({"text": "public"})))
+            .await
+            .status,
+        CallStatus::Success
+    );
     let task = spawn(&exec, call("lines", json!({"n": 2})));
     let p = h.next_approval().await;
-    let ApprovalRequest::Execution { reason, .. } = &p.request else { panic!() };
+    let ApprovalRequest::Execution { reason, .. } = &p.request else {
+        panic!()
+    };
     assert!(reason.starts_with("A rule asks for approval"), "{reason}");
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce)).unwrap();
+    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }
 
@@ -179,10 +306,26 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
     let task = spawn(&exec, call("write_thing", json!({"text": "original"})));
     let p = h.next_approval().await;
     // An invalid edit is refused and the approval keeps waiting.
-    let err = exec.decide(&p.id, exec_decision(ExecutionDecision::EditAndAllow { arguments: json!({"text": 1}) })).unwrap_err();
-    assert!(matches!(&err, ApprovalError::InvalidEdit(m) if m.contains("/text: 1 is not of type \"string\"")), "{err}");
+    let err = exec
+        .decide(
+            &p.id,
+            exec_decision(ExecutionDecision::EditAndAllow {
+                arguments: json!({"text": 1}),
+            }),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, ApprovalError::InvalidEdit(m) if m.contains("/text: 1 is not of type \"string\"")),
+        "{err}"
+    );
     assert_eq!(exec.pending().len(), 1);
-    exec.decide(&p.id, exec_decision(ExecutionDecision::EditAndAllow { arguments: json!({"text": "edited"}) })).unwrap();
+    exec.decide(
+        &p.id,
+        exec_decision(ExecutionDecision::EditAndAllow {
+            arguments: json!({"text": "edited"}),
+        }),
+    )
+    .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
     assert_eq!(r.content, "did edited");
@@ -191,17 +334,32 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
     let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
     assert_eq!(row.resolved_args.as_deref(), Some(r#"{"text":"edited"}"#));
     assert_eq!(row.decision.as_deref(), Some("edit_and_allow"));
-    assert_eq!(exec.vars().peek("write_thing_c1_args").as_deref(), Some("{\n  \"text\": \"edited\"\n}"));
+    assert_eq!(
+        exec.vars().peek("write_thing_c1_args").as_deref(),
+        Some("{\n  \"text\": \"edited\"\n}")
+    );
 }
 
 #[tokio::test]
 async fn deny_and_stop_ends_the_turn() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    let r = ask_and_decide(&h, &exec, call("write_thing", json!({"text": "x"})), ExecutionDecision::DenyAndStop { reason: Some("enough".into()) }).await;
+    let r = ask_and_decide(
+        &h,
+        &exec,
+        call("write_thing", json!({"text": "x"})),
+        ExecutionDecision::DenyAndStop {
+            reason: Some("enough".into()),
+        },
+    )
+    .await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
     assert!(r.stop_turn);
-    assert!(r.content.contains("stopped the turn. Reason: enough"), "{}", r.content);
+    assert!(
+        r.content.contains("stopped the turn. Reason: enough"),
+        "{}",
+        r.content
+    );
     assert!(h.ran().is_empty());
 }
 
@@ -214,24 +372,50 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
     let task = {
         let a = a.clone();
         let cancel = cancel.clone();
-        tokio::spawn(async move { a.execute(call("write_thing", json!({"text": "x"})), CallOrigin::default(), &cancel).await })
+        tokio::spawn(async move {
+            a.execute(
+                call("write_thing", json!({"text": "x"})),
+                CallOrigin::default(),
+                &cancel,
+            )
+            .await
+        })
     };
     let p = h.next_approval().await;
     let allow = exec_decision(ExecutionDecision::AllowOnce);
-    assert_eq!(b.decide(&p.id, allow.clone()), Err(ApprovalError::Foreign(p.id.clone())));
+    assert_eq!(
+        b.decide(&p.id, allow.clone()),
+        Err(ApprovalError::Foreign(p.id.clone()))
+    );
     assert!(matches!(
-        a.decide(&p.id, Decision::Result(tollgate_engine::ResultDecision::Approve)),
+        a.decide(
+            &p.id,
+            Decision::Result(tollgate_engine::ResultDecision::Approve)
+        ),
         Err(ApprovalError::WrongKind { .. })
     ));
     let unknown = tollgate_engine::ApprovalId::from_string("00000000000000000000000000000000");
-    assert_eq!(a.decide(&unknown, allow.clone()), Err(ApprovalError::Unknown(unknown.clone())));
+    assert_eq!(
+        a.decide(&unknown, allow.clone()),
+        Err(ApprovalError::Unknown(unknown.clone()))
+    );
 
     cancel.cancel();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Cancelled);
-    assert!(r.content.contains("cancelled before the user decided"), "{}", r.content);
-    assert_eq!(a.decide(&p.id, allow), Err(ApprovalError::Cancelled(p.id.clone())));
-    assert!(h.ran().is_empty(), "no ask-policy tool runs without a decision");
+    assert!(
+        r.content.contains("cancelled before the user decided"),
+        "{}",
+        r.content
+    );
+    assert_eq!(
+        a.decide(&p.id, allow),
+        Err(ApprovalError::Cancelled(p.id.clone()))
+    );
+    assert!(
+        h.ran().is_empty(),
+        "no ask-policy tool runs without a decision"
+    );
     assert!(a.pending().is_empty());
 }
 
@@ -239,14 +423,30 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
 async fn the_doom_loop_check_makes_even_auto_tools_ask() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    let origin = CallOrigin { force_ask: Some("The same call was made 3 times in a row".into()), ..Default::default() };
+    let origin = CallOrigin {
+        force_ask: Some("The same call was made 3 times in a row".into()),
+        ..Default::default()
+    };
     let task = {
         let exec = exec.clone();
-        tokio::spawn(async move { exec.execute(call("echo", json!({"text": "again"})), origin, &CancellationToken::new()).await })
+        tokio::spawn(async move {
+            exec.execute(
+                call("echo", json!({"text": "again"})),
+                origin,
+                &CancellationToken::new(),
+            )
+            .await
+        })
     };
     let p = h.next_approval().await;
-    let ApprovalRequest::Execution { reason, .. } = &p.request else { panic!() };
-    assert!(reason.starts_with("The same call was made 3 times in a row"), "{reason}");
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce)).unwrap();
+    let ApprovalRequest::Execution { reason, .. } = &p.request else {
+        panic!()
+    };
+    assert!(
+        reason.starts_with("The same call was made 3 times in a row"),
+        "{reason}"
+    );
+    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }

@@ -1,4 +1,5 @@
 //! Failures that must not hurt: timeouts, Stop, panicking tools, and a crash mid-call.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 mod common;
 
@@ -6,10 +7,10 @@ use common::*;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use tollgate_engine::policy::CallStatus;
 use tollgate_engine::store::{CallStart, Store};
 use tollgate_engine::{CallOrigin, ChatId};
-use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
 async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
@@ -17,11 +18,21 @@ async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
     let exec = h.chat().await;
     let r = run(&exec, call("sleeps", json!({"ms": 60_000}))).await;
     assert_eq!(r.status, CallStatus::TimedOut);
-    assert!(r.content.contains("did not finish within 0.3 s"), "{}", r.content);
+    assert!(
+        r.content.contains("did not finish within 0.3 s"),
+        "{}",
+        r.content
+    );
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(h.cancelled_seen.load(Ordering::SeqCst), "the tool's cancellation token fired");
+    assert!(
+        h.cancelled_seen.load(Ordering::SeqCst),
+        "the tool's cancellation token fired"
+    );
     h.store.flush().await.unwrap();
-    assert_eq!(h.store.chat_calls(exec.chat()).await.unwrap()[0].status, "timed_out");
+    assert_eq!(
+        h.store.chat_calls(exec.chat()).await.unwrap()[0].status,
+        "timed_out"
+    );
 }
 
 #[tokio::test]
@@ -38,18 +49,26 @@ async fn the_user_timeout_override_applies() {
 async fn stop_cancels_a_running_tool() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    let mut settings = h.deps.settings.write();
-    settings.tool_mut("sleeps").timeout_ms = Some(60_000);
-    drop(settings);
+    h.deps.settings.write().tool_mut("sleeps").timeout_ms = Some(60_000);
     let cancel = CancellationToken::new();
     let task = {
         let exec = exec.clone();
         let cancel = cancel.clone();
-        tokio::spawn(async move { exec.execute(call("sleeps", json!({"ms": 60_000})), CallOrigin::default(), &cancel).await })
+        tokio::spawn(async move {
+            exec.execute(
+                call("sleeps", json!({"ms": 60_000})),
+                CallOrigin::default(),
+                &cancel,
+            )
+            .await
+        })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
     cancel.cancel();
-    let r = tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(r.status, CallStatus::Cancelled);
     assert!(r.content.contains("stopped by the user"), "{}", r.content);
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -62,9 +81,18 @@ async fn a_panicking_tool_becomes_an_error_result() {
     let exec = h.chat().await;
     let r = run(&exec, call("panics", json!({}))).await;
     assert_eq!(r.status, CallStatus::Error);
-    assert!(r.content.contains("crashed: tool bug: value missing"), "{}", r.content);
+    assert!(
+        r.content.contains("crashed: tool bug: value missing"),
+        "{}",
+        r.content
+    );
     // The executor keeps working.
-    assert_eq!(run(&exec, call("echo", json!({"text": "still here"}))).await.content, "still here");
+    assert_eq!(
+        run(&exec, call("echo", json!({"text": "still here"})))
+            .await
+            .content,
+        "still here"
+    );
 }
 
 #[tokio::test]
@@ -91,13 +119,20 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
     let rows = store.chat_calls(chat).await.unwrap();
     assert_eq!(rows[0].status, "cancelled");
     assert!(rows[0].is_error);
-    assert!(rows[0].result_text.as_deref().unwrap().contains("Interrupted"));
+    assert!(rows[0]
+        .result_text
+        .as_deref()
+        .unwrap()
+        .contains("Interrupted"));
 }
 
 #[tokio::test]
 async fn opening_an_executor_for_a_missing_chat_is_an_error() {
     let h = Harness::new().await;
-    let err = tollgate_engine::ToolExecutor::open(ChatId(999), h.deps.clone()).await.err().unwrap();
+    let err = tollgate_engine::ToolExecutor::open(ChatId(999), h.deps.clone())
+        .await
+        .err()
+        .unwrap();
     assert_eq!(err.to_string(), "chat 999 does not exist");
 }
 
@@ -120,7 +155,17 @@ async fn every_failure_has_content_a_row_and_an_event() {
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
     let statuses: Vec<&str> = rows.iter().map(|r| r.status.as_str()).collect();
-    assert_eq!(statuses, ["invalid_args", "not_found", "invalid_args", "invalid_args", "error", "timed_out"]);
+    assert_eq!(
+        statuses,
+        [
+            "invalid_args",
+            "not_found",
+            "invalid_args",
+            "invalid_args",
+            "error",
+            "timed_out"
+        ]
+    );
     let finished = h
         .sink
         .events

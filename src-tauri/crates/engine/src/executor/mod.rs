@@ -13,7 +13,7 @@ use crate::events::EventSink;
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
 use crate::rules::RuleBook;
-use crate::settings::{ChatToolOverrides, SharedSettings};
+use crate::settings::{ChatToolOverrides, SharedSettings, ToolSettings};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
 use crate::tools::{RegisteredTool, Registry, ToolSpec};
 use crate::vars::{VarKind, VarLimits, VarStore};
@@ -103,7 +103,11 @@ impl ToolExecutor {
     /// Opens the executor of `chat`: loads its overrides, workspace, records and variables, and
     /// installs the tool groups' rule variables.
     pub async fn open(chat: ChatId, deps: ExecutorDeps) -> Result<Arc<Self>, ExecutorError> {
-        let row = deps.store.chat(chat).await?.ok_or(ExecutorError::NoSuchChat(chat))?;
+        let row = deps
+            .store
+            .chat(chat)
+            .await?
+            .ok_or(ExecutorError::NoSuchChat(chat))?;
         let records = deps
             .store
             .approval_records(chat)
@@ -113,7 +117,10 @@ impl ToolExecutor {
             .collect();
         let limits = {
             let s = deps.settings.read();
-            VarLimits { max_count: s.var_max_count, max_bytes: s.var_max_bytes }
+            VarLimits {
+                max_count: s.var_max_count,
+                max_bytes: s.var_max_bytes,
+            }
         };
         let vars = Arc::new(VarStore::load(chat, deps.store.clone(), limits).await?);
         let seq = deps.store.last_call_seq(chat).await?;
@@ -136,7 +143,10 @@ impl ToolExecutor {
         for group in registry.groups() {
             for rule in &group.skill_rules {
                 let name = group.rule_var_name(rule);
-                if let Err(e) = self.vars.set(&name, Arc::from(rule.prompt.as_str()), VarKind::Rule) {
+                if let Err(e) = self
+                    .vars
+                    .set(&name, Arc::from(rule.prompt.as_str()), VarKind::Rule)
+                {
                     tracing::warn!("rule variable {name} not installed: {e}");
                 }
             }
@@ -178,20 +188,12 @@ impl ToolExecutor {
     }
 
     fn group_enabled_in(&self, registry: &Registry, name: &str) -> bool {
-        if name == VARS_GROUP {
-            return registry
-                .groups()
-                .iter()
-                .any(|g| g.name != VARS_GROUP && self.group_enabled_in(registry, &g.name));
-        }
-        let Some(group) = registry.group(name) else { return false };
-        if let Some(on) = self.overrides.read().groups.get(name) {
-            return *on;
-        }
-        if let Some(on) = self.deps.settings.read().groups.get(name) {
-            return *on;
-        }
-        group.enabled_by_default
+        group_enabled(
+            registry,
+            &self.deps.settings.read(),
+            &self.overrides.read(),
+            name,
+        )
     }
 
     /// Whether a group is enabled in this chat (chat override, else settings, else default).
@@ -200,15 +202,7 @@ impl ToolExecutor {
     }
 
     fn tool_toggled_on(&self, name: &str) -> bool {
-        if let Some(on) = self.overrides.read().tools.get(name) {
-            return *on;
-        }
-        self.deps
-            .settings
-            .read()
-            .tool(name)
-            .and_then(|o| o.enabled)
-            .unwrap_or(true)
+        tool_toggled_on(&self.deps.settings.read(), &self.overrides.read(), name)
     }
 
     /// The effective execution policy of a tool (F-01): the user's override, else the default.
@@ -275,7 +269,11 @@ impl ToolExecutor {
     }
 
     /// Sets this chat's own toggle for a group (`None` clears it). Persisted.
-    pub async fn set_group_enabled(&self, group: &str, enabled: Option<bool>) -> Result<(), ExecutorError> {
+    pub async fn set_group_enabled(
+        &self,
+        group: &str,
+        enabled: Option<bool>,
+    ) -> Result<(), ExecutorError> {
         if self.registry().group(group).is_none() {
             return Err(ExecutorError::NoSuchGroup(group.to_string()));
         }
@@ -287,12 +285,19 @@ impl ToolExecutor {
             };
             o.clone()
         };
-        self.deps.store.set_chat_tool_overrides(self.chat, &snapshot).await?;
+        self.deps
+            .store
+            .set_chat_tool_overrides(self.chat, &snapshot)
+            .await?;
         Ok(())
     }
 
     /// Sets this chat's own toggle for a tool (`None` clears it). Persisted.
-    pub async fn set_tool_enabled(&self, tool: &str, enabled: Option<bool>) -> Result<(), ExecutorError> {
+    pub async fn set_tool_enabled(
+        &self,
+        tool: &str,
+        enabled: Option<bool>,
+    ) -> Result<(), ExecutorError> {
         if self.registry().tool(tool).is_none() {
             return Err(ExecutorError::NoSuchTool(tool.to_string()));
         }
@@ -304,43 +309,20 @@ impl ToolExecutor {
             };
             o.clone()
         };
-        self.deps.store.set_chat_tool_overrides(self.chat, &snapshot).await?;
+        self.deps
+            .store
+            .set_chat_tool_overrides(self.chat, &snapshot)
+            .await?;
         Ok(())
     }
 
     /// Every group with its tools as this chat sees them.
     pub fn group_views(&self) -> Vec<GroupView> {
-        let registry = self.registry();
-        let settings = self.deps.settings.read().clone();
-        registry
-            .groups()
-            .iter()
-            .map(|g| GroupView {
-                name: g.name.clone(),
-                title: g.title.clone(),
-                description: g.description.clone(),
-                enabled: self.group_enabled_in(&registry, &g.name),
-                tools: g
-                    .tools
-                    .iter()
-                    .map(|t| {
-                        let spec = t.spec();
-                        ToolView {
-                            name: spec.name.clone(),
-                            description: spec.description.clone(),
-                            enabled: self.tool_toggled_on(&spec.name),
-                            execution_policy: settings.execution_policy(&spec.name).unwrap_or(spec.execution_policy),
-                            result_policy: settings.result_policy(&spec.name).unwrap_or(spec.result_policy),
-                            read_only: spec.read_only,
-                            timeout_ms: u64::try_from(
-                                settings.timeout(&spec.name).unwrap_or(spec.timeout).as_millis(),
-                            )
-                            .unwrap_or(u64::MAX),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect()
+        group_views(
+            &self.registry(),
+            &self.deps.settings.read(),
+            &self.overrides.read(),
+        )
     }
 
     /// Delivers the user's decision for one of this chat's approvals. Edited arguments are
@@ -371,7 +353,9 @@ impl ToolExecutor {
             .store
             .delete_approval_record(self.chat, tool.to_string(), args_hash.to_string())
             .await?;
-        self.records.lock().remove(&(tool.to_string(), args_hash.to_string()));
+        self.records
+            .lock()
+            .remove(&(tool.to_string(), args_hash.to_string()));
         Ok(existed)
     }
 
@@ -379,4 +363,82 @@ impl ToolExecutor {
     pub fn last_seq(&self) -> u64 {
         self.seq.load(Ordering::SeqCst)
     }
+}
+
+/// Whether a group is on: the chat's toggle, else the app setting, else the group's default.
+/// `vars` is on whenever any other group is (F-40).
+pub fn group_enabled(
+    registry: &Registry,
+    settings: &ToolSettings,
+    overrides: &ChatToolOverrides,
+    name: &str,
+) -> bool {
+    if name == VARS_GROUP {
+        return registry.groups().iter().any(|g| {
+            g.name != VARS_GROUP && group_enabled(registry, settings, overrides, &g.name)
+        });
+    }
+    let Some(group) = registry.group(name) else {
+        return false;
+    };
+    overrides
+        .groups
+        .get(name)
+        .or_else(|| settings.groups.get(name))
+        .copied()
+        .unwrap_or(group.enabled_by_default)
+}
+
+/// Whether a tool is toggled on: the chat's toggle, else the app setting, else on.
+pub fn tool_toggled_on(settings: &ToolSettings, overrides: &ChatToolOverrides, name: &str) -> bool {
+    overrides
+        .tools
+        .get(name)
+        .copied()
+        .or_else(|| settings.tool(name).and_then(|o| o.enabled))
+        .unwrap_or(true)
+}
+
+/// Every group with its tools, as seen with `overrides` (empty for the app-wide settings view).
+pub fn group_views(
+    registry: &Registry,
+    settings: &ToolSettings,
+    overrides: &ChatToolOverrides,
+) -> Vec<GroupView> {
+    registry
+        .groups()
+        .iter()
+        .map(|g| GroupView {
+            name: g.name.clone(),
+            title: g.title.clone(),
+            description: g.description.clone(),
+            enabled: group_enabled(registry, settings, overrides, &g.name),
+            tools: g
+                .tools
+                .iter()
+                .map(|t| {
+                    let spec = t.spec();
+                    ToolView {
+                        name: spec.name.clone(),
+                        description: spec.description.clone(),
+                        enabled: tool_toggled_on(settings, overrides, &spec.name),
+                        execution_policy: settings
+                            .execution_policy(&spec.name)
+                            .unwrap_or(spec.execution_policy),
+                        result_policy: settings
+                            .result_policy(&spec.name)
+                            .unwrap_or(spec.result_policy),
+                        read_only: spec.read_only,
+                        timeout_ms: u64::try_from(
+                            settings
+                                .timeout(&spec.name)
+                                .unwrap_or(spec.timeout)
+                                .as_millis(),
+                        )
+                        .unwrap_or(u64::MAX),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
 }

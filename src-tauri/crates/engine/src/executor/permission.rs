@@ -45,7 +45,10 @@ pub(super) fn verdict(
         return match rule.action {
             RuleAction::Deny => Verdict::Deny {
                 by: DecidedBy::Rule,
-                message: format!("A rule set by the user denies this call ({}).", rule.describe()),
+                message: format!(
+                    "A rule set by the user denies this call ({}).",
+                    rule.describe()
+                ),
             },
             RuleAction::Allow => allow(DecidedBy::Rule, "a rule"),
             RuleAction::Ask => Verdict::Ask {
@@ -113,12 +116,18 @@ fn denied_message(reason: Option<String>, stop: bool) -> String {
 
 impl ToolExecutor {
     /// Re-resolves and re-validates arguments edited by the user.
-    pub(super) fn check_edited_arguments(&self, tool: &str, edited: &Value) -> Result<Value, String> {
+    pub(super) fn check_edited_arguments(
+        &self,
+        tool: &str,
+        edited: &Value,
+    ) -> Result<Value, String> {
         if !edited.is_object() {
             return Err("the arguments must be a JSON object".into());
         }
         let registry = self.registry();
-        let entry = registry.tool(tool).ok_or_else(|| format!("the tool \"{tool}\" no longer exists"))?;
+        let entry = registry
+            .tool(tool)
+            .ok_or_else(|| format!("the tool \"{tool}\" no longer exists"))?;
         let resolved = resolve_value(edited, &*self.vars)
             .map_err(|e| e.to_string())?
             .unwrap_or_else(|| edited.clone());
@@ -137,7 +146,9 @@ impl ToolExecutor {
         };
         match self.deps.store.put_approval_record(row).await {
             Ok(()) => {
-                self.records.lock().insert((tool.to_string(), hash.to_string()), allowed);
+                self.records
+                    .lock()
+                    .insert((tool.to_string(), hash.to_string()), allowed);
             }
             Err(e) => tracing::error!("ask-once record for {tool} not saved: {e}"),
         }
@@ -163,9 +174,11 @@ impl ToolExecutor {
         let subject = entry.tool.rule_subject(&args);
         let rule = self.deps.rules.evaluate(self.chat, name, &subject);
         let record = match policy {
-            ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => {
-                self.records.lock().get(&(name.to_string(), hash.clone())).copied()
-            }
+            ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => self
+                .records
+                .lock()
+                .get(&(name.to_string(), hash.clone()))
+                .copied(),
             ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
         };
         let reason = match verdict(policy, rule.as_ref(), record, origin.force_ask.as_deref()) {
@@ -186,7 +199,9 @@ impl ToolExecutor {
         };
 
         let request = ApprovalRequest::Execution {
-            preview: entry.tool.approval_preview(&args, self.workspace().as_deref()),
+            preview: entry
+                .tool
+                .approval_preview(&args, self.workspace().as_deref()),
             arguments: args.clone(),
             policy,
             reason,
@@ -268,32 +283,95 @@ mod tests {
     #[test]
     fn the_decision_order_is_policy_rule_record_policy() {
         use ExecutionPolicy::*;
-        assert!(matches!(verdict(Deny, Some(&rule(RuleAction::Allow)), Some(true), None), Verdict::Deny { by: DecidedBy::Policy, .. }));
-        assert!(matches!(verdict(AskAlways, Some(&rule(RuleAction::Allow)), Some(false), None), Verdict::Allow { by: DecidedBy::Rule }));
-        assert!(matches!(verdict(Auto, Some(&rule(RuleAction::Deny)), None, None), Verdict::Deny { by: DecidedBy::Rule, .. }));
-        assert!(matches!(verdict(Auto, Some(&rule(RuleAction::Ask)), None, None), Verdict::Ask { .. }));
-        assert!(matches!(verdict(AskOnce, None, Some(true), None), Verdict::Allow { by: DecidedBy::Record }));
-        assert!(matches!(verdict(AskOnce, None, Some(false), None), Verdict::Deny { by: DecidedBy::Record, .. }));
-        assert!(matches!(verdict(Auto, None, None, None), Verdict::Allow { by: DecidedBy::Auto }));
-        assert!(matches!(verdict(AskOnce, None, None, None), Verdict::Ask { .. }));
-        assert!(matches!(verdict(AskAlways, None, None, None), Verdict::Ask { .. }));
+        assert!(matches!(
+            verdict(Deny, Some(&rule(RuleAction::Allow)), Some(true), None),
+            Verdict::Deny {
+                by: DecidedBy::Policy,
+                ..
+            }
+        ));
+        assert!(matches!(
+            verdict(AskAlways, Some(&rule(RuleAction::Allow)), Some(false), None),
+            Verdict::Allow {
+                by: DecidedBy::Rule
+            }
+        ));
+        assert!(matches!(
+            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None),
+            Verdict::Deny {
+                by: DecidedBy::Rule,
+                ..
+            }
+        ));
+        assert!(matches!(
+            verdict(Auto, Some(&rule(RuleAction::Ask)), None, None),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            verdict(AskOnce, None, Some(true), None),
+            Verdict::Allow {
+                by: DecidedBy::Record
+            }
+        ));
+        assert!(matches!(
+            verdict(AskOnce, None, Some(false), None),
+            Verdict::Deny {
+                by: DecidedBy::Record,
+                ..
+            }
+        ));
+        assert!(matches!(
+            verdict(Auto, None, None, None),
+            Verdict::Allow {
+                by: DecidedBy::Auto
+            }
+        ));
+        assert!(matches!(
+            verdict(AskOnce, None, None, None),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            verdict(AskAlways, None, None, None),
+            Verdict::Ask { .. }
+        ));
     }
 
     #[test]
     fn force_ask_turns_every_allow_into_a_question_but_keeps_denials() {
         use ExecutionPolicy::*;
         let why = Some("Same call 3 times in a row");
-        assert!(matches!(verdict(Auto, None, None, why), Verdict::Ask { .. }));
-        assert!(matches!(verdict(AskOnce, None, Some(true), why), Verdict::Ask { .. }));
-        assert!(matches!(verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why), Verdict::Ask { .. }));
-        assert!(matches!(verdict(Auto, Some(&rule(RuleAction::Deny)), None, why), Verdict::Deny { .. }));
+        assert!(matches!(
+            verdict(Auto, None, None, why),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            verdict(AskOnce, None, Some(true), why),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why),
+            Verdict::Ask { .. }
+        ));
+        assert!(matches!(
+            verdict(Auto, Some(&rule(RuleAction::Deny)), None, why),
+            Verdict::Deny { .. }
+        ));
     }
 
     #[test]
     fn rule_suggestions_follow_the_subject() {
-        assert_eq!(suggest_pattern(&RuleSubject::Command("git status -s".into())), Some("git status *".into()));
-        assert_eq!(suggest_pattern(&RuleSubject::Command("ls && rm x".into())), None);
-        assert_eq!(suggest_pattern(&RuleSubject::Path("src/a.rs".into())), Some("src/a.rs".into()));
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Command("git status -s".into())),
+            Some("git status *".into())
+        );
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Command("ls && rm x".into())),
+            None
+        );
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Path("src/a.rs".into())),
+            Some("src/a.rs".into())
+        );
         assert_eq!(suggest_pattern(&RuleSubject::Args("{}".into())), None);
     }
 }

@@ -127,7 +127,12 @@ fn seconds(d: Duration) -> String {
 
 impl ToolExecutor {
     /// Runs one call through the whole pipeline. Never fails: every failure is a result.
-    pub async fn execute(&self, req: ToolCallRequest, origin: CallOrigin, cancel: &CancellationToken) -> ToolCallResult {
+    pub async fn execute(
+        &self,
+        req: ToolCallRequest,
+        origin: CallOrigin,
+        cancel: &CancellationToken,
+    ) -> ToolCallResult {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
         let started = Instant::now();
         let started_at = now_ms();
@@ -151,9 +156,14 @@ impl ToolExecutor {
         });
 
         let mut trace = Trace::default();
-        let mut outcome = self.run_stages(&req, seq, &origin, cancel, &mut trace).await;
+        let mut outcome = self
+            .run_stages(&req, seq, &origin, cancel, &mut trace)
+            .await;
         if outcome.content.trim().is_empty() {
-            outcome.content = format!("The call ended with status {} and no message.", outcome.status);
+            outcome.content = format!(
+                "The call ended with status {} and no message.",
+                outcome.status
+            );
         }
 
         let duration = started.elapsed();
@@ -191,10 +201,9 @@ impl ToolExecutor {
                 decision,
                 decided_by,
                 duration_ms,
-                preview: outcome
-                    .preview
-                    .take()
-                    .unwrap_or_else(|| preview(outcome.content.lines().next().unwrap_or_default(), 160)),
+                preview: outcome.preview.take().unwrap_or_else(|| {
+                    preview(outcome.content.lines().next().unwrap_or_default(), 160)
+                }),
                 content: outcome.content.clone(),
                 truncated: outcome.truncated,
                 result_var: outcome.result_var.clone(),
@@ -229,7 +238,10 @@ impl ToolExecutor {
             Err(e) => {
                 return Outcome::fail(
                     CallStatus::InvalidArgs,
-                    format!("Could not read the arguments of the call to \"{}\". {e}", req.name),
+                    format!(
+                        "Could not read the arguments of the call to \"{}\". {e}",
+                        req.name
+                    ),
                 )
             }
         };
@@ -262,7 +274,9 @@ impl ToolExecutor {
             Err(e) => {
                 return Outcome::fail(
                     CallStatus::InvalidArgs,
-                    format!("Could not resolve a variable reference in the arguments of \"{name}\": {e}"),
+                    format!(
+                    "Could not resolve a variable reference in the arguments of \"{name}\": {e}"
+                ),
                 )
             }
         };
@@ -274,7 +288,10 @@ impl ToolExecutor {
         }
 
         // Permission.
-        let (args, approved_hash) = match self.permission(entry, args, seq, &req.call_id, origin, cancel, trace).await {
+        let (args, approved_hash) = match self
+            .permission(entry, args, seq, &req.call_id, origin, cancel, trace)
+            .await
+        {
             Ok(ok) => ok,
             Err(outcome) => return outcome,
         };
@@ -293,7 +310,10 @@ impl ToolExecutor {
         // Format.
         let (status, formatted) = match data {
             Ok(data) => {
-                let text = entry.tool.format_for_llm(&data, &args).unwrap_or_else(|| default_format(&data));
+                let text = entry
+                    .tool
+                    .format_for_llm(&data, &args)
+                    .unwrap_or_else(|| default_format(&data));
                 let text = if text.trim().is_empty() {
                     format!("The tool \"{name}\" finished successfully and returned no output.")
                 } else {
@@ -301,7 +321,10 @@ impl ToolExecutor {
                 };
                 (CallStatus::Success, text)
             }
-            Err(ExecFailure { status: CallStatus::Error, message }) => (CallStatus::Error, message),
+            Err(ExecFailure {
+                status: CallStatus::Error,
+                message,
+            }) => (CallStatus::Error, message),
             Err(ExecFailure { status, message }) => return Outcome::fail(status, message),
         };
 
@@ -309,7 +332,8 @@ impl ToolExecutor {
         let limit = self.output_limit(entry, &args);
         let result_var = spec.stores_result.then(|| format!("{name}_c{seq}_result"));
         let args_var = spec.stores_result.then(|| format!("{name}_c{seq}_args"));
-        let (mut shown, mut truncated) = self.shorten(entry, &formatted, &args, limit, result_var.as_deref());
+        let (mut shown, mut truncated) =
+            self.shorten(entry, &formatted, &args, limit, result_var.as_deref());
 
         // Result approval.
         let mut stored = formatted;
@@ -321,7 +345,9 @@ impl ToolExecutor {
             };
             let approval = self.pending_approval(entry, seq, &req.call_id, request);
             match self.wait_for_decision(approval, cancel).await {
-                Some(Decision::Result(ResultDecision::Approve)) => trace.result_decision = Some("approve"),
+                Some(Decision::Result(ResultDecision::Approve)) => {
+                    trace.result_decision = Some("approve")
+                }
                 Some(Decision::Result(ResultDecision::EditAndApprove { text })) => {
                     trace.result_decision = Some("edit_and_approve");
                     shown = text.clone();
@@ -330,14 +356,19 @@ impl ToolExecutor {
                 }
                 Some(Decision::Result(ResultDecision::Reject { reason })) => {
                     trace.result_decision = Some("reject");
-                    let mut msg = "The user withheld the result of this call; its output is not available.".to_string();
+                    let mut msg =
+                        "The user withheld the result of this call; its output is not available."
+                            .to_string();
                     if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
                         msg.push_str(&format!(" Reason: {r}"));
                     }
                     return Outcome::fail(CallStatus::ResultRejected, msg);
                 }
                 Some(Decision::Execution(_)) | None => {
-                    return Outcome::fail(CallStatus::Cancelled, "The call was cancelled while its result waited for review.")
+                    return Outcome::fail(
+                        CallStatus::Cancelled,
+                        "The call was cancelled while its result waited for review.",
+                    )
                 }
             }
         }
@@ -348,8 +379,12 @@ impl ToolExecutor {
             let full: Arc<str> = Arc::from(stored);
             match self.vars.set(rv, Arc::clone(&full), VarKind::ToolResult) {
                 Ok(()) => {
-                    let pretty = serde_json::to_string_pretty(&args).unwrap_or_else(|_| args.to_string());
-                    let args_ok = self.vars.set(av, Arc::from(pretty), VarKind::ToolArgs).is_ok();
+                    let pretty =
+                        serde_json::to_string_pretty(&args).unwrap_or_else(|_| args.to_string());
+                    let args_ok = self
+                        .vars
+                        .set(av, Arc::from(pretty), VarKind::ToolArgs)
+                        .is_ok();
                     stored_vars = (Some(rv.clone()), args_ok.then(|| av.clone()));
                 }
                 Err(e) => {
@@ -373,7 +408,11 @@ impl ToolExecutor {
         }
     }
 
-    fn resolve_tool<'r>(&self, registry: &'r crate::tools::Registry, requested: &str) -> Result<&'r RegisteredTool, Outcome> {
+    fn resolve_tool<'r>(
+        &self,
+        registry: &'r crate::tools::Registry,
+        requested: &str,
+    ) -> Result<&'r RegisteredTool, Outcome> {
         let enabled = self.enabled_tool_names();
         let found = match repair_name(requested, enabled.iter().map(String::as_str)) {
             NameMatch::Exact(n) | NameMatch::Repaired(n) => registry.tool(&n),
@@ -383,9 +422,12 @@ impl ToolExecutor {
             return Ok(entry);
         }
         // Known but denied by policy: say so rather than "unknown".
-        if let NameMatch::Exact(n) | NameMatch::Repaired(n) = repair_name(requested, registry.tool_names()) {
+        if let NameMatch::Exact(n) | NameMatch::Repaired(n) =
+            repair_name(requested, registry.tool_names())
+        {
             if let Some(entry) = registry.tool(&n) {
-                if self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny {
+                if self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny
+                {
                     return Ok(entry);
                 }
                 return Err(Outcome::fail(
@@ -401,11 +443,21 @@ impl ToolExecutor {
         let hint = if closest.is_empty() {
             String::new()
         } else {
-            format!(" Did you mean {}?", closest.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(" or "))
+            format!(
+                " Did you mean {}?",
+                closest
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
         };
         Err(Outcome::fail(
             CallStatus::NotFound,
-            format!("There is no tool called \"{requested}\".{hint} Enabled tools: {}.", list_or_none(&enabled)),
+            format!(
+                "There is no tool called \"{requested}\".{hint} Enabled tools: {}.",
+                list_or_none(&enabled)
+            ),
         ))
     }
 
@@ -422,7 +474,14 @@ impl ToolExecutor {
             .unwrap_or(settings.default_output_limit)
     }
 
-    fn shorten(&self, entry: &RegisteredTool, text: &str, args: &Value, limit: usize, var: Option<&str>) -> (String, bool) {
+    fn shorten(
+        &self,
+        entry: &RegisteredTool,
+        text: &str,
+        args: &Value,
+        limit: usize,
+        var: Option<&str>,
+    ) -> (String, bool) {
         if limit == 0 || text.len() <= limit {
             return (text.to_string(), false);
         }
@@ -444,7 +503,12 @@ impl ToolExecutor {
     ) -> Result<Value, ExecFailure> {
         let spec = entry.tool.spec();
         let name = &spec.name;
-        let timeout = self.deps.settings.read().timeout(name).unwrap_or(spec.timeout);
+        let timeout = self
+            .deps
+            .settings
+            .read()
+            .timeout(name)
+            .unwrap_or(spec.timeout);
         let token = cancel.child_token();
         let mut exec_args = args.clone();
         if let Value::Object(map) = &mut exec_args {
@@ -529,11 +593,17 @@ impl ToolExecutor {
     }
 
     /// Publishes `approval` and waits for the user's decision, or `None` if cancelled.
-    pub(super) async fn wait_for_decision(&self, approval: PendingApproval, cancel: &CancellationToken) -> Option<Decision> {
+    pub(super) async fn wait_for_decision(
+        &self,
+        approval: PendingApproval,
+        cancel: &CancellationToken,
+    ) -> Option<Decision> {
         let id = approval.id.clone();
         let seq = approval.seq;
         let rx = self.deps.hub.register(approval.clone());
-        self.deps.sink.emit(ToolEvent::ApprovalRequested { approval });
+        self.deps
+            .sink
+            .emit(ToolEvent::ApprovalRequested { approval });
         let decision = tokio::select! {
             d = rx => d.ok(),
             () = cancel.cancelled() => None,
@@ -546,7 +616,9 @@ impl ToolExecutor {
             seq,
             id,
             outcome: match &decision {
-                Some(d) => ApprovalOutcome::Decided { decision: d.clone() },
+                Some(d) => ApprovalOutcome::Decided {
+                    decision: d.clone(),
+                },
                 None => ApprovalOutcome::Cancelled,
             },
         });

@@ -45,9 +45,17 @@ impl ToolExecutor {
                 }
             }
             for rule in group.skill_rules.iter().filter(|r| r.always_load) {
-                out.push_str(&format!("\n### Rule: {}\n{}\n", rule.name, rule.prompt.trim()));
+                out.push_str(&format!(
+                    "\n### Rule: {}\n{}\n",
+                    rule.name,
+                    rule.prompt.trim()
+                ));
             }
-            let on_demand: Vec<_> = group.skill_rules.iter().filter(|r| !r.always_load).collect();
+            let on_demand: Vec<_> = group
+                .skill_rules
+                .iter()
+                .filter(|r| !r.always_load)
+                .collect();
             if !on_demand.is_empty() {
                 out.push_str("\nRules to read when they apply:\n\n| Rule | When | What | Read with |\n|---|---|---|---|\n");
                 for rule in on_demand {

@@ -39,9 +39,17 @@ impl RawArguments {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ArgumentsError {
     #[error("Invalid JSON in the arguments: {message} (line {line}, column {column}).\nReceived (first {QUOTE_CHARS} chars): {received}")]
-    Json { message: String, line: usize, column: usize, received: String },
+    Json {
+        message: String,
+        line: usize,
+        column: usize,
+        received: String,
+    },
     #[error("The arguments must be a JSON object, but {found} was received: {received}")]
-    NotAnObject { found: &'static str, received: String },
+    NotAnObject {
+        found: &'static str,
+        received: String,
+    },
     #[error("{error}\nReceived (first {QUOTE_CHARS} chars): {received}")]
     Unreadable { error: String, received: String },
 }
@@ -112,27 +120,59 @@ mod tests {
 
     #[test]
     fn valid_and_empty_arguments() {
-        assert_eq!(parse_arguments(&RawArguments::Text(r#"{"a":1}"#.into())).unwrap(), json!({"a": 1}));
-        assert_eq!(parse_arguments(&RawArguments::Text("  ".into())).unwrap(), json!({}));
-        assert_eq!(parse_arguments(&RawArguments::Json(json!({"b": 2}))).unwrap(), json!({"b": 2}));
-        assert_eq!(parse_arguments(&RawArguments::Json(Value::Null)).unwrap(), json!({}));
+        assert_eq!(
+            parse_arguments(&RawArguments::Text(r#"{"a":1}"#.into())).unwrap(),
+            json!({"a": 1})
+        );
+        assert_eq!(
+            parse_arguments(&RawArguments::Text("  ".into())).unwrap(),
+            json!({})
+        );
+        assert_eq!(
+            parse_arguments(&RawArguments::Json(json!({"b": 2}))).unwrap(),
+            json!({"b": 2})
+        );
+        assert_eq!(
+            parse_arguments(&RawArguments::Json(Value::Null)).unwrap(),
+            json!({})
+        );
     }
 
     #[test]
     fn invalid_json_quotes_message_position_and_input() {
         let raw = format!("{{\"path\": \"a.txt\", {}", "x".repeat(1000));
         let err = parse_arguments(&RawArguments::Text(raw)).unwrap_err();
-        let ArgumentsError::Json { line, column, received, .. } = &err else { panic!("{err:?}") };
+        let ArgumentsError::Json {
+            line,
+            column,
+            received,
+            ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
         assert_eq!(*line, 1);
         assert_eq!(*column, 19);
-        assert_eq!(received.chars().count(), QUOTE_CHARS + 1, "500 chars and an ellipsis");
+        assert_eq!(
+            received.chars().count(),
+            QUOTE_CHARS + 1,
+            "500 chars and an ellipsis"
+        );
         let msg = err.to_string();
-        assert!(msg.starts_with("Invalid JSON in the arguments: key must be a string (line 1, column 19)."), "{msg}");
+        assert!(
+            msg.starts_with(
+                "Invalid JSON in the arguments: key must be a string (line 1, column 19)."
+            ),
+            "{msg}"
+        );
     }
 
     #[test]
     fn non_objects_are_refused() {
         let err = parse_arguments(&RawArguments::Text("[1,2]".into())).unwrap_err();
-        assert_eq!(err.to_string(), "The arguments must be a JSON object, but an array was received: [1,2]");
+        assert_eq!(
+            err.to_string(),
+            "The arguments must be a JSON object, but an array was received: [1,2]"
+        );
     }
 }

@@ -72,9 +72,17 @@ fn envelope_to_call(inner: &str) -> TextCall {
 
 /// Best effort: the value of `"name": "…"` in broken JSON, so the error names the tool.
 fn guess_name(s: &str) -> String {
-    let Some(i) = s.find("\"name\"") else { return String::new() };
-    let rest = s[i + 6..].trim_start().strip_prefix(':').unwrap_or_default().trim_start();
-    let Some(rest) = rest.strip_prefix('"') else { return String::new() };
+    let Some(i) = s.find("\"name\"") else {
+        return String::new();
+    };
+    let rest = s[i + 6..]
+        .trim_start()
+        .strip_prefix(':')
+        .unwrap_or_default()
+        .trim_start();
+    let Some(rest) = rest.strip_prefix('"') else {
+        return String::new();
+    };
     rest.split('"').next().unwrap_or_default().to_string()
 }
 
@@ -179,12 +187,17 @@ fn parse_call_line(line: &str) -> Option<(&str, Kwargs)> {
     let open = line.find('(')?;
     let name = &line[..open];
     let ident = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !name.starts_with(|c: char| c.is_ascii_digit());
     if !ident || !line.ends_with(')') {
         return None;
     }
-    let mut p = KwParser { s: line, i: open + 1 };
+    let mut p = KwParser {
+        s: line,
+        i: open + 1,
+    };
     let args = p.kwargs().and_then(|map| {
         if p.i == line.len() {
             Ok(map)
@@ -227,16 +240,24 @@ impl KwParser<'_> {
         loop {
             self.ws();
             let start = self.i;
-            while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            while self
+                .peek()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
                 self.bump();
             }
             let key = &self.s[start..self.i];
             if key.is_empty() {
-                return Err(format!("expected an argument name at char {}; use name=value", self.i));
+                return Err(format!(
+                    "expected an argument name at char {}; use name=value",
+                    self.i
+                ));
             }
             self.ws();
             if self.bump() != Some('=') {
-                return Err(format!("expected '=' after \"{key}\"; positional arguments are not supported"));
+                return Err(format!(
+                    "expected '=' after \"{key}\"; positional arguments are not supported"
+                ));
             }
             self.ws();
             let value = self.value()?;
@@ -263,7 +284,8 @@ impl KwParser<'_> {
                 self.string(q).map(Value::String)
             }
             Some('[' | '{') => {
-                let mut stream = serde_json::Deserializer::from_str(&self.s[self.i..]).into_iter::<Value>();
+                let mut stream =
+                    serde_json::Deserializer::from_str(&self.s[self.i..]).into_iter::<Value>();
                 match stream.next() {
                     Some(Ok(v)) => {
                         self.i += stream.byte_offset();
@@ -275,7 +297,9 @@ impl KwParser<'_> {
             }
             _ => {
                 let start = self.i;
-                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_')) {
+                while self.peek().is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_')
+                }) {
                     self.bump();
                 }
                 let word = &self.s[start..self.i];
@@ -283,7 +307,8 @@ impl KwParser<'_> {
                     "true" | "True" => Ok(Value::Bool(true)),
                     "false" | "False" => Ok(Value::Bool(false)),
                     "null" | "None" | "none" => Ok(Value::Null),
-                    _ => number(word).ok_or_else(|| format!("cannot read the value \"{word}\" at char {start}")),
+                    _ => number(word)
+                        .ok_or_else(|| format!("cannot read the value \"{word}\" at char {start}")),
                 }
             }
         }
@@ -344,16 +369,27 @@ mod tests {
         assert_eq!(p.text, "Let me look.");
         assert_eq!(p.calls.len(), 2);
         assert_eq!(p.calls[0].name, "read_file");
-        assert_eq!(p.calls[0].arguments, RawArguments::Json(json!({"path": "a.txt"})));
-        assert_eq!(p.calls[1].arguments, RawArguments::Text("{\"expr\":\"1+1\"}".into()));
+        assert_eq!(
+            p.calls[0].arguments,
+            RawArguments::Json(json!({"path": "a.txt"}))
+        );
+        assert_eq!(
+            p.calls[1].arguments,
+            RawArguments::Text("{\"expr\":\"1+1\"}".into())
+        );
     }
 
     #[test]
     fn broken_tagged_call_keeps_the_name_and_reports_the_error() {
-        let p = parse_text_calls("<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": }</tool_call>", &known);
+        let p = parse_text_calls(
+            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": }</tool_call>",
+            &known,
+        );
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "read_file");
-        let RawArguments::Invalid { error, .. } = &p.calls[0].arguments else { panic!() };
+        let RawArguments::Invalid { error, .. } = &p.calls[0].arguments else {
+            panic!()
+        };
         assert!(error.starts_with("Invalid JSON in <tool_call>"), "{error}");
     }
 
@@ -371,8 +407,14 @@ mod tests {
             &known,
         );
         assert_eq!(p.calls.len(), 1);
-        assert_eq!(p.calls[0].arguments, RawArguments::Json(json!({"expr": "2*3"})));
-        assert_eq!(p.text, "Example: {\"name\": \"unknown\", \"arguments\": {}}");
+        assert_eq!(
+            p.calls[0].arguments,
+            RawArguments::Json(json!({"expr": "2*3"}))
+        );
+        assert_eq!(
+            p.text,
+            "Example: {\"name\": \"unknown\", \"arguments\": {}}"
+        );
     }
 
     #[test]
@@ -384,7 +426,9 @@ mod tests {
         assert_eq!(p.calls.len(), 1);
         assert_eq!(
             p.calls[0].arguments,
-            RawArguments::Json(json!({"path": "src/main.rs", "offset": 10, "all": true, "tags": ["a"], "ratio": 0.5, "note": "it's"}))
+            RawArguments::Json(
+                json!({"path": "src/main.rs", "offset": 10, "all": true, "tags": ["a"], "ratio": 0.5, "note": "it's"})
+            )
         );
         assert_eq!(p.text, "I will read it.\nThen answer.");
         let p = parse_text_calls("`now()`", &known);
@@ -394,8 +438,14 @@ mod tests {
     #[test]
     fn call_syntax_errors_and_prose_mentions() {
         let p = parse_text_calls("read_file(\"a.txt\")", &known);
-        let RawArguments::Invalid { error, .. } = &p.calls[0].arguments else { panic!() };
-        assert!(error.contains("positional arguments are not supported") || error.contains("expected an argument name"), "{error}");
+        let RawArguments::Invalid { error, .. } = &p.calls[0].arguments else {
+            panic!()
+        };
+        assert!(
+            error.contains("positional arguments are not supported")
+                || error.contains("expected an argument name"),
+            "{error}"
+        );
         let p = parse_text_calls("You can call read_file(path) to read a file.", &known);
         assert!(p.calls.is_empty());
         let p = parse_text_calls("print(x=1)", &known);

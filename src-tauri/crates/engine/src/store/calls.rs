@@ -174,7 +174,11 @@ impl Store {
     /// The highest call number used in a chat (0 if none).
     pub async fn last_call_seq(&self, chat: ChatId) -> StoreResult<u64> {
         self.call(move |c| {
-            Ok(c.query_row("SELECT COALESCE(MAX(seq), 0) FROM tool_calls WHERE chat_id = ?1", [chat.0], |r| r.get(0))?)
+            Ok(c.query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM tool_calls WHERE chat_id = ?1",
+                [chat.0],
+                |r| r.get(0),
+            )?)
         })
         .await
     }

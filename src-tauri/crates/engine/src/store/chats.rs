@@ -77,10 +77,14 @@ impl Store {
     /// The chat with `id`, if it exists.
     pub async fn chat(&self, id: ChatId) -> StoreResult<Option<ChatRow>> {
         self.call(move |c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM chats WHERE id = ?1"), [id.0], from_row)
-                .optional()?
-                .map(with_overrides)
-                .transpose()
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM chats WHERE id = ?1"),
+                [id.0],
+                from_row,
+            )
+            .optional()?
+            .map(with_overrides)
+            .transpose()
         })
         .await
     }
@@ -88,8 +92,12 @@ impl Store {
     /// Every chat, most recently updated first.
     pub async fn list_chats(&self) -> StoreResult<Vec<ChatRow>> {
         self.call(|c| {
-            let mut stmt = c.prepare(&format!("SELECT {COLUMNS} FROM chats ORDER BY updated_at DESC, id DESC"))?;
-            let rows = stmt.query_map([], from_row)?.collect::<Result<Vec<_>, _>>()?;
+            let mut stmt = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM chats ORDER BY updated_at DESC, id DESC"
+            ))?;
+            let rows = stmt
+                .query_map([], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
             rows.into_iter().map(with_overrides).collect()
         })
         .await
@@ -98,31 +106,51 @@ impl Store {
     /// Renames a chat.
     pub async fn rename_chat(&self, id: ChatId, title: String) -> StoreResult<()> {
         self.update_chat(id, move |c| {
-            c.execute("UPDATE chats SET title = ?2, updated_at = ?3 WHERE id = ?1", params![id.0, title, now_ms()])
+            c.execute(
+                "UPDATE chats SET title = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id.0, title, now_ms()],
+            )
         })
         .await
     }
 
     /// Sets (or clears) the chat's workspace folder.
-    pub async fn set_chat_workspace(&self, id: ChatId, workspace: Option<String>) -> StoreResult<()> {
+    pub async fn set_chat_workspace(
+        &self,
+        id: ChatId,
+        workspace: Option<String>,
+    ) -> StoreResult<()> {
         self.update_chat(id, move |c| {
-            c.execute("UPDATE chats SET workspace = ?2, updated_at = ?3 WHERE id = ?1", params![id.0, workspace, now_ms()])
+            c.execute(
+                "UPDATE chats SET workspace = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id.0, workspace, now_ms()],
+            )
         })
         .await
     }
 
     /// Stores the chat's own tool toggles (F-54).
-    pub async fn set_chat_tool_overrides(&self, id: ChatId, overrides: &ChatToolOverrides) -> StoreResult<()> {
+    pub async fn set_chat_tool_overrides(
+        &self,
+        id: ChatId,
+        overrides: &ChatToolOverrides,
+    ) -> StoreResult<()> {
         let json = serde_json::to_string(overrides)?;
         self.update_chat(id, move |c| {
-            c.execute("UPDATE chats SET tool_overrides = ?2 WHERE id = ?1", params![id.0, json])
+            c.execute(
+                "UPDATE chats SET tool_overrides = ?2 WHERE id = ?1",
+                params![id.0, json],
+            )
         })
         .await
     }
 
     /// Deletes a chat with its messages, calls, records, chat rules and variables.
     pub async fn delete_chat(&self, id: ChatId) -> StoreResult<()> {
-        self.update_chat(id, move |c| c.execute("DELETE FROM chats WHERE id = ?1", [id.0])).await
+        self.update_chat(id, move |c| {
+            c.execute("DELETE FROM chats WHERE id = ?1", [id.0])
+        })
+        .await
     }
 
     async fn update_chat<F>(&self, id: ChatId, f: F) -> StoreResult<()>
@@ -147,12 +175,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let a = store
-            .create_chat(NewChat { title: "first".into(), workspace: Some("/w".into()), ..Default::default() })
+            .create_chat(NewChat {
+                title: "first".into(),
+                workspace: Some("/w".into()),
+                ..Default::default()
+            })
             .await
             .unwrap();
-        let b = store.create_chat(NewChat { title: "second".into(), ..Default::default() }).await.unwrap();
+        let b = store
+            .create_chat(NewChat {
+                title: "second".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
         store
-            .call(move |c| Ok(c.execute("UPDATE chats SET updated_at = 0 WHERE id = ?1", [b.id.0])?))
+            .call(
+                move |c| Ok(c.execute("UPDATE chats SET updated_at = 0 WHERE id = ?1", [b.id.0])?),
+            )
             .await
             .unwrap();
         store.rename_chat(a.id, "renamed".into()).await.unwrap();

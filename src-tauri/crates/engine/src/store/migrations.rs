@@ -145,7 +145,9 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(version, 1);
     }
 
@@ -160,8 +162,12 @@ mod tests {
         )
         .unwrap();
         let count = |q: &str| -> i64 {
-            conn.query_row("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?1", [q], |r| r.get(0))
-                .unwrap()
+            conn.query_row(
+                "SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?1",
+                [q],
+                |r| r.get(0),
+            )
+            .unwrap()
         };
         assert_eq!(count("gatekeeper"), 0);
         assert_eq!(count("porter"), 1);

@@ -119,10 +119,14 @@ impl Store {
             source,
         };
         let mut conn = Connection::open(path).map_err(open_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(open_err)?;
         migrations::migrate(&mut conn)?;
         calls::recover_interrupted(&conn)?;
 
@@ -132,7 +136,9 @@ impl Store {
         std::thread::Builder::new()
             .name("tollgate-db".into())
             .spawn(move || run(conn, rx, &failed))
-            .map_err(|e| StoreError::Invalid(format!("could not start the database thread: {e}")))?;
+            .map_err(|e| {
+                StoreError::Invalid(format!("could not start the database thread: {e}"))
+            })?;
         Ok(Self {
             tx,
             path: Arc::new(path.to_path_buf()),
@@ -155,7 +161,9 @@ impl Store {
         let job: CallJob = Box::new(move |conn| {
             let _ = reply.send(f(conn));
         });
-        self.tx.send(Msg::Call(job)).map_err(|_| StoreError::Closed)?;
+        self.tx
+            .send(Msg::Call(job))
+            .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
@@ -170,7 +178,9 @@ impl Store {
         let job: CallJob = Box::new(move |conn| {
             let _ = reply.send(f(conn));
         });
-        self.tx.send(Msg::Call(job)).map_err(|_| StoreError::Closed)?;
+        self.tx
+            .send(Msg::Call(job))
+            .map_err(|_| StoreError::Closed)?;
         rx.recv().map_err(|_| StoreError::Closed)?
     }
 
@@ -274,8 +284,11 @@ mod tests {
         let store = Store::open_in(dir.path()).unwrap();
         for i in 0..1000 {
             store.write(move |c| {
-                c.execute("INSERT INTO settings(key, value) VALUES (?1, ?2)", (format!("k{i}"), "v"))
-                    .map(|_| ())
+                c.execute(
+                    "INSERT INTO settings(key, value) VALUES (?1, ?2)",
+                    (format!("k{i}"), "v"),
+                )
+                .map(|_| ())
             });
         }
         let n: i64 = store
@@ -290,9 +303,18 @@ mod tests {
     async fn a_failing_write_is_counted_and_does_not_sink_its_batch() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
-        store.write(|c| c.execute("INSERT INTO settings(key, value) VALUES ('a', '1')", []).map(|_| ()));
-        store.write(|c| c.execute("INSERT INTO no_such_table VALUES (1)", []).map(|_| ()));
-        store.write(|c| c.execute("INSERT INTO settings(key, value) VALUES ('b', '2')", []).map(|_| ()));
+        store.write(|c| {
+            c.execute("INSERT INTO settings(key, value) VALUES ('a', '1')", [])
+                .map(|_| ())
+        });
+        store.write(|c| {
+            c.execute("INSERT INTO no_such_table VALUES (1)", [])
+                .map(|_| ())
+        });
+        store.write(|c| {
+            c.execute("INSERT INTO settings(key, value) VALUES ('b', '2')", [])
+                .map(|_| ())
+        });
         store.flush().await.unwrap();
         assert_eq!(store.failed_writes(), 1);
         let n: i64 = store
@@ -324,7 +346,9 @@ mod tests {
         }
         let store = Store::open_in(dir.path()).unwrap();
         let v: String = store
-            .call_blocking(|c| Ok(c.query_row("SELECT value FROM settings WHERE key='x'", [], |r| r.get(0))?))
+            .call_blocking(|c| {
+                Ok(c.query_row("SELECT value FROM settings WHERE key='x'", [], |r| r.get(0))?)
+            })
             .unwrap();
         assert_eq!(v, "y");
     }
@@ -334,6 +358,9 @@ mod tests {
         let def = PathBuf::from("/default/place");
         assert_eq!(choose_data_dir(None, def.clone()), def);
         assert_eq!(choose_data_dir(Some("".into()), def.clone()), def);
-        assert_eq!(choose_data_dir(Some("/tmp/x".into()), def), PathBuf::from("/tmp/x"));
+        assert_eq!(
+            choose_data_dir(Some("/tmp/x".into()), def),
+            PathBuf::from("/tmp/x")
+        );
     }
 }

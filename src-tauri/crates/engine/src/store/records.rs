@@ -69,7 +69,12 @@ impl Store {
     }
 
     /// Deletes one record; returns whether it existed.
-    pub async fn delete_approval_record(&self, chat: ChatId, tool: String, args_hash: String) -> StoreResult<bool> {
+    pub async fn delete_approval_record(
+        &self,
+        chat: ChatId,
+        tool: String,
+        args_hash: String,
+    ) -> StoreResult<bool> {
         self.call(move |c| {
             Ok(c.execute(
                 "DELETE FROM approval_records WHERE chat_id = ?1 AND tool = ?2 AND args_hash = ?3",
@@ -82,8 +87,9 @@ impl Store {
     /// Every rule: global ones and those of every chat.
     pub async fn rules(&self) -> StoreResult<Vec<RuleRow>> {
         self.call(|c| {
-            let mut stmt =
-                c.prepare_cached("SELECT id, tool, pattern, action, chat_id, created_at FROM rules ORDER BY id")?;
+            let mut stmt = c.prepare_cached(
+                "SELECT id, tool, pattern, action, chat_id, created_at FROM rules ORDER BY id",
+            )?;
             let rows = stmt
                 .query_map([], |r| {
                     Ok(RuleRow {
@@ -122,6 +128,7 @@ impl Store {
 
     /// Deletes a rule; returns whether it existed.
     pub async fn delete_rule(&self, id: i64) -> StoreResult<bool> {
-        self.call(move |c| Ok(c.execute("DELETE FROM rules WHERE id = ?1", [id])? > 0)).await
+        self.call(move |c| Ok(c.execute("DELETE FROM rules WHERE id = ?1", [id])? > 0))
+            .await
     }
 }

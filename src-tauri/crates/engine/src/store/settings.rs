@@ -6,12 +6,19 @@ use serde::{de::DeserializeOwned, Serialize};
 
 impl Store {
     /// The setting stored under `key`, if any.
-    pub async fn setting<T: DeserializeOwned + Send + 'static>(&self, key: &str) -> StoreResult<Option<T>> {
+    pub async fn setting<T: DeserializeOwned + Send + 'static>(
+        &self,
+        key: &str,
+    ) -> StoreResult<Option<T>> {
         let key = key.to_string();
         let raw: Option<String> = self
             .call(move |c| {
-                Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))
-                    .optional()?)
+                Ok(
+                    c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                        r.get(0)
+                    })
+                    .optional()?,
+                )
             })
             .await?;
         Ok(raw.map(|s| serde_json::from_str(&s)).transpose()?)
@@ -47,7 +54,10 @@ mod tests {
         assert_eq!(store.setting::<u32>("n").await.unwrap(), Some(8));
         let m: BTreeMap<String, bool> = [("a".to_string(), true)].into();
         store.set_setting("m", &m).await.unwrap();
-        assert_eq!(store.setting::<BTreeMap<String, bool>>("m").await.unwrap(), Some(m));
+        assert_eq!(
+            store.setting::<BTreeMap<String, bool>>("m").await.unwrap(),
+            Some(m)
+        );
         store.set_setting("bad", &"text").await.unwrap();
         assert!(store.setting::<u32>("bad").await.is_err());
     }

@@ -38,7 +38,14 @@ impl Store {
     }
 
     /// Queues an insert or replacement of a variable.
-    pub fn put_variable(&self, chat: ChatId, name: String, kind: &'static str, value: Arc<str>, last_used: i64) {
+    pub fn put_variable(
+        &self,
+        chat: ChatId,
+        name: String,
+        kind: &'static str,
+        value: Arc<str>,
+        last_used: i64,
+    ) {
         self.write(move |c| {
             c.prepare_cached(
                 "INSERT INTO variables(chat_id, name, kind, value, last_used, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -52,16 +59,19 @@ impl Store {
     /// Queues an update of a variable's last use (its LRU position).
     pub fn touch_variable(&self, chat: ChatId, name: String, last_used: i64) {
         self.write(move |c| {
-            c.prepare_cached("UPDATE variables SET last_used = ?3 WHERE chat_id = ?1 AND name = ?2")?
-                .execute(params![chat.0, name, last_used])
-                .map(|_| ())
+            c.prepare_cached(
+                "UPDATE variables SET last_used = ?3 WHERE chat_id = ?1 AND name = ?2",
+            )?
+            .execute(params![chat.0, name, last_used])
+            .map(|_| ())
         });
     }
 
     /// Queues the deletion of variables.
     pub fn delete_variables(&self, chat: ChatId, names: Vec<String>) {
         self.write(move |c| {
-            let mut stmt = c.prepare_cached("DELETE FROM variables WHERE chat_id = ?1 AND name = ?2")?;
+            let mut stmt =
+                c.prepare_cached("DELETE FROM variables WHERE chat_id = ?1 AND name = ?2")?;
             for name in names {
                 stmt.execute(params![chat.0, name])?;
             }

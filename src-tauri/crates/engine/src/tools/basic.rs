@@ -45,16 +45,29 @@ impl Tool for CurrentTime {
         let text = match args.get("timezone").and_then(Value::as_str) {
             Some(tz) => {
                 let zone: chrono_tz::Tz = tz.parse().map_err(|_| {
-                    ToolError::invalid(format!("unknown time zone \"{tz}\""))
-                        .with_suggestion("Use an IANA name such as \"America/New_York\" or \"Asia/Shanghai\".")
+                    ToolError::invalid(format!("unknown time zone \"{tz}\"")).with_suggestion(
+                        "Use an IANA name such as \"America/New_York\" or \"Asia/Shanghai\".",
+                    )
                 })?;
                 let t = now.with_timezone(&zone);
-                format!("{} ({}, {}, UTC{})", t.to_rfc3339(), t.format("%A"), zone.name(), t.format("%:z"))
+                format!(
+                    "{} ({}, {}, UTC{})",
+                    t.to_rfc3339(),
+                    t.format("%A"),
+                    zone.name(),
+                    t.format("%:z")
+                )
             }
             None => {
                 let t = now.with_timezone(&Local);
                 let zone = iana_time_zone_name().unwrap_or_else(|| "local time".to_string());
-                format!("{} ({}, {}, UTC{})", t.to_rfc3339(), t.format("%A"), zone, t.format("%:z"))
+                format!(
+                    "{} ({}, {}, UTC{})",
+                    t.to_rfc3339(),
+                    t.format("%A"),
+                    zone,
+                    t.format("%:z")
+                )
             }
         };
         Ok(Value::String(text))
@@ -105,11 +118,14 @@ impl Tool for Calculate {
             .get("expression")
             .and_then(Value::as_str)
             .ok_or_else(|| ToolError::invalid("\"expression\" is required"))?;
-        let v = evaluate(expr).map_err(|e| ToolError::invalid(format!("cannot evaluate \"{expr}\": {e}")))?;
+        let v = evaluate(expr)
+            .map_err(|e| ToolError::invalid(format!("cannot evaluate \"{expr}\": {e}")))?;
         Ok(Value::String(format_number(v)))
     }
 
     fn compress_args(&self, args: &Value) -> Option<String> {
-        args.get("expression").and_then(Value::as_str).map(str::to_string)
+        args.get("expression")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 }

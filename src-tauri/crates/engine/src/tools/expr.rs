@@ -29,17 +29,27 @@ struct Parser {
 
 /// Evaluates `src`.
 pub fn evaluate(src: &str) -> Result<f64, ExprError> {
-    let mut p = Parser { chars: src.chars().collect(), pos: 0, depth: 0 };
+    let mut p = Parser {
+        chars: src.chars().collect(),
+        pos: 0,
+        depth: 0,
+    };
     let v = p.expr()?;
     p.ws();
     if p.pos < p.chars.len() {
         return Err(p.err(format!("unexpected \"{}\"", p.chars[p.pos])));
     }
     if v.is_nan() {
-        return Err(ExprError { message: "the result is not a number".into(), at: 0 });
+        return Err(ExprError {
+            message: "the result is not a number".into(),
+            at: 0,
+        });
     }
     if v.is_infinite() {
-        return Err(ExprError { message: "the result is infinite".into(), at: 0 });
+        return Err(ExprError {
+            message: "the result is infinite".into(),
+            at: 0,
+        });
     }
     Ok(v)
 }
@@ -60,7 +70,10 @@ pub fn format_number(v: f64) -> String {
 
 impl Parser {
     fn err(&self, message: impl Into<String>) -> ExprError {
-        ExprError { message: message.into(), at: self.pos }
+        ExprError {
+            message: message.into(),
+            at: self.pos,
+        }
     }
 
     fn ws(&mut self) {
@@ -120,7 +133,10 @@ impl Parser {
                     let at = self.pos;
                     let d = self.unary()?;
                     if d == 0.0 {
-                        return Err(ExprError { message: "division by zero".into(), at });
+                        return Err(ExprError {
+                            message: "division by zero".into(),
+                            at,
+                        });
                     }
                     v /= d;
                 }
@@ -129,7 +145,10 @@ impl Parser {
                     let at = self.pos;
                     let d = self.unary()?;
                     if d == 0.0 {
-                        return Err(ExprError { message: "modulo by zero".into(), at });
+                        return Err(ExprError {
+                            message: "modulo by zero".into(),
+                            at,
+                        });
                     }
                     v %= d;
                 }
@@ -199,7 +218,9 @@ impl Parser {
 
     fn number(&mut self) -> Result<f64, ExprError> {
         let start = self.pos;
-        while self.pos < self.chars.len() && (self.chars[self.pos].is_ascii_digit() || matches!(self.chars[self.pos], '.' | '_')) {
+        while self.pos < self.chars.len()
+            && (self.chars[self.pos].is_ascii_digit() || matches!(self.chars[self.pos], '.' | '_'))
+        {
             self.pos += 1;
         }
         if self.pos < self.chars.len() && matches!(self.chars[self.pos], 'e' | 'E') {
@@ -216,23 +237,36 @@ impl Parser {
                 self.pos = save;
             }
         }
-        let text: String = self.chars[start..self.pos].iter().filter(|c| **c != '_').collect();
-        text.parse::<f64>()
-            .map_err(|_| ExprError { message: format!("\"{text}\" is not a number"), at: start })
+        let text: String = self.chars[start..self.pos]
+            .iter()
+            .filter(|c| **c != '_')
+            .collect();
+        text.parse::<f64>().map_err(|_| ExprError {
+            message: format!("\"{text}\" is not a number"),
+            at: start,
+        })
     }
 
     fn ident(&mut self) -> Result<f64, ExprError> {
         let start = self.pos;
-        while self.pos < self.chars.len() && (self.chars[self.pos].is_alphanumeric() || self.chars[self.pos] == '_') {
+        while self.pos < self.chars.len()
+            && (self.chars[self.pos].is_alphanumeric() || self.chars[self.pos] == '_')
+        {
             self.pos += 1;
         }
-        let name: String = self.chars[start..self.pos].iter().collect::<String>().to_lowercase();
+        let name: String = self.chars[start..self.pos]
+            .iter()
+            .collect::<String>()
+            .to_lowercase();
         if !self.eat('(') {
             return match name.as_str() {
                 "pi" => Ok(std::f64::consts::PI),
                 "e" => Ok(std::f64::consts::E),
                 "tau" => Ok(std::f64::consts::TAU),
-                _ => Err(ExprError { message: format!("unknown name \"{name}\""), at: start }),
+                _ => Err(ExprError {
+                    message: format!("unknown name \"{name}\""),
+                    at: start,
+                }),
             };
         }
         let mut args = Vec::new();
@@ -333,19 +367,31 @@ mod tests {
         assert_eq!(ev("sqrt(16) + abs(-2)"), 6.0);
         assert!((ev("sin(pi / 2)") - 1.0).abs() < 1e-12);
         assert_eq!(ev("max(1, 5, 3)"), 5.0);
-        assert_eq!(ev("round(3.14159, 2)"), 3.14);
+        assert_eq!(ev("round(2.71828, 2)"), 2.72);
         assert_eq!(ev("log(8, 2)"), 3.0);
     }
 
     #[test]
     fn errors_are_messages_with_positions() {
         assert_eq!(evaluate("1 / 0").unwrap_err().message, "division by zero");
-        assert!(evaluate("2 +").unwrap_err().message.contains("ends too early"));
-        assert!(evaluate("foo(1)").unwrap_err().message.contains("unknown function"));
+        assert!(evaluate("2 +")
+            .unwrap_err()
+            .message
+            .contains("ends too early"));
+        assert!(evaluate("foo(1)")
+            .unwrap_err()
+            .message
+            .contains("unknown function"));
         assert!(evaluate("(1 + 2").unwrap_err().message.contains("missing"));
         assert!(evaluate("1 2").unwrap_err().message.contains("unexpected"));
-        assert!(evaluate("sqrt(-1)").unwrap_err().message.contains("not a number"));
-        assert!(evaluate(&"(".repeat(10_000)).unwrap_err().message.contains("nests too deeply"));
+        assert!(evaluate("sqrt(-1)")
+            .unwrap_err()
+            .message
+            .contains("not a number"));
+        assert!(evaluate(&"(".repeat(10_000))
+            .unwrap_err()
+            .message
+            .contains("nests too deeply"));
         assert!(evaluate("171!").is_err());
     }
 

@@ -4,11 +4,14 @@ use super::Tool;
 use std::fmt;
 use std::sync::Arc;
 
+/// Builds a rule prompt from the names of a group's enabled tools.
+pub type RulePromptFn = Arc<dyn Fn(&[&str]) -> String + Send + Sync>;
+
 /// A group's rule prompt: fixed text, or text built from the names of its enabled tools.
 #[derive(Clone)]
 pub enum RulePrompt {
     Text(String),
-    Dynamic(Arc<dyn Fn(&[&str]) -> String + Send + Sync>),
+    Dynamic(RulePromptFn),
 }
 
 impl RulePrompt {
@@ -57,7 +60,11 @@ pub struct ToolGroup {
 }
 
 impl ToolGroup {
-    pub fn new(name: impl Into<String>, title: impl Into<String>, description: impl Into<String>) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        title: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
         Self {
             name: name.into(),
             title: title.into(),
@@ -99,7 +106,14 @@ impl fmt::Debug for ToolGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolGroup")
             .field("name", &self.name)
-            .field("tools", &self.tools.iter().map(|t| t.spec().name.clone()).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|t| t.spec().name.clone())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -10,7 +10,7 @@ mod registry;
 mod validation;
 pub mod vars_tools;
 
-pub use group::{RulePrompt, SkillRule, ToolGroup};
+pub use group::{RulePrompt, RulePromptFn, SkillRule, ToolGroup};
 pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
 
 use crate::events::{EventSink, OutputStream, ToolEvent};
@@ -170,7 +170,9 @@ impl ToolError {
                 Some("This is outside what the tool may touch; stay inside the workspace.")
             }
             ToolErrorKind::Io => Some("Check the path and permissions, then retry."),
-            ToolErrorKind::Unavailable => Some("The service is unavailable; retry later or ask the user."),
+            ToolErrorKind::Unavailable => {
+                Some("The service is unavailable; retry later or ask the user.")
+            }
             ToolErrorKind::Other => None,
         })
     }
@@ -231,7 +233,13 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Custom truncation; `None` uses head + tail truncation.
-    fn truncate_for_llm(&self, _text: &str, _args: &Value, _limit: usize, _var: Option<&str>) -> Option<String> {
+    fn truncate_for_llm(
+        &self,
+        _text: &str,
+        _args: &Value,
+        _limit: usize,
+        _var: Option<&str>,
+    ) -> Option<String> {
         None
     }
 
@@ -251,7 +259,11 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// A preview for the approval card (a diff, a command).
-    fn approval_preview(&self, _args: &Value, _workspace: Option<&std::path::Path>) -> Option<ApprovalPreview> {
+    fn approval_preview(
+        &self,
+        _args: &Value,
+        _workspace: Option<&std::path::Path>,
+    ) -> Option<ApprovalPreview> {
         None
     }
 }
@@ -280,7 +292,10 @@ mod tests {
     #[test]
     fn errors_carry_kind_suggestions_unless_overridden() {
         let e = ToolError::not_found("no such file: a.txt");
-        assert!(e.suggestion_text().unwrap().contains("Check the name or path"));
+        assert!(e
+            .suggestion_text()
+            .unwrap()
+            .contains("Check the name or path"));
         let e = e.with_suggestion("Try list_dir.");
         assert_eq!(e.suggestion_text(), Some("Try list_dir."));
         assert_eq!(ToolError::other("x").suggestion_text(), None);

@@ -16,7 +16,11 @@ pub const LIMIT_ARG: &str = "limit";
 #[derive(Debug, Error)]
 pub enum RegistryError {
     #[error("tool \"{tool}\" is registered twice (groups \"{first}\" and \"{second}\")")]
-    Duplicate { tool: String, first: String, second: String },
+    Duplicate {
+        tool: String,
+        first: String,
+        second: String,
+    },
     #[error("group \"{0}\" is registered twice")]
     DuplicateGroup(String),
     #[error("tool \"{tool}\" has an invalid parameter schema: {message}")]
@@ -44,7 +48,9 @@ pub struct Registry {
 fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// Adds the `limit` property to an object schema.
@@ -97,7 +103,10 @@ impl Registry {
                     second: group.name.clone(),
                 });
             }
-            if compiled.iter().any(|t: &RegisteredTool| t.tool.spec().name == spec.name) {
+            if compiled
+                .iter()
+                .any(|t: &RegisteredTool| t.tool.spec().name == spec.name)
+            {
                 return Err(RegistryError::Duplicate {
                     tool: spec.name.clone(),
                     first: group.name.clone(),
@@ -105,10 +114,11 @@ impl Registry {
                 });
             }
             let parameters = with_limit_arg(&spec.parameters);
-            let validator = validation::compile(&parameters).map_err(|message| RegistryError::Schema {
-                tool: spec.name.clone(),
-                message,
-            })?;
+            let validator =
+                validation::compile(&parameters).map_err(|message| RegistryError::Schema {
+                    tool: spec.name.clone(),
+                    message,
+                })?;
             compiled.push(RegisteredTool {
                 tool: Arc::clone(tool),
                 group: group.name.clone(),
@@ -201,6 +211,9 @@ mod tests {
         .unwrap();
         let t = r.tool("t").unwrap();
         assert_eq!(t.parameters["properties"]["limit"]["type"], "integer");
-        assert!(t.validator.validate("t", &json!({"p": "x", "limit": 10})).is_ok());
+        assert!(t
+            .validator
+            .validate("t", &json!({"p": "x", "limit": 10}))
+            .is_ok());
     }
 }

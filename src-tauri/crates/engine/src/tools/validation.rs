@@ -18,7 +18,10 @@ pub(crate) fn compile(schema: &Value) -> Result<ArgsValidator, String> {
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    Ok(ArgsValidator { validator, properties })
+    Ok(ArgsValidator {
+        validator,
+        properties,
+    })
 }
 
 impl ArgsValidator {
@@ -30,19 +33,29 @@ impl ArgsValidator {
         let mut lines = Vec::new();
         for error in self.validator.iter_errors(args) {
             let path = error.instance_path().as_str().to_string();
-            let shown = if path.is_empty() { "/".to_string() } else { path.clone() };
+            let shown = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path.clone()
+            };
             match error.kind() {
                 jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                     for prop in unexpected {
                         let hint = if path.is_empty() {
-                            crate::names::closest_names(prop, self.properties.iter().map(String::as_str), 1)
-                                .first()
-                                .map(|n| format!("; did you mean \"{n}\"?"))
-                                .unwrap_or_default()
+                            crate::names::closest_names(
+                                prop,
+                                self.properties.iter().map(String::as_str),
+                                1,
+                            )
+                            .first()
+                            .map(|n| format!("; did you mean \"{n}\"?"))
+                            .unwrap_or_default()
                         } else {
                             String::new()
                         };
-                        lines.push(format!("- {path}/{prop}: unknown property \"{prop}\"{hint}"));
+                        lines.push(format!(
+                            "- {path}/{prop}: unknown property \"{prop}\"{hint}"
+                        ));
                     }
                 }
                 _ => lines.push(format!("- {shown}: {error}")),
@@ -78,14 +91,23 @@ mod tests {
 
     #[test]
     fn errors_name_paths_types_and_received_args() {
-        let err = v().validate("read_file", &json!({"path": 123})).unwrap_err();
-        assert!(err.starts_with("Validation failed for tool \"read_file\":\n- /path: 123 is not of type \"string\""), "{err}");
+        let err = v()
+            .validate("read_file", &json!({"path": 123}))
+            .unwrap_err();
+        assert!(
+            err.starts_with(
+                "Validation failed for tool \"read_file\":\n- /path: 123 is not of type \"string\""
+            ),
+            "{err}"
+        );
         assert!(err.contains("Received arguments: {\"path\":123}"), "{err}");
     }
 
     #[test]
     fn all_errors_are_listed() {
-        let err = v().validate("t", &json!({"offset": -1, "opts": {"deep": "yes"}})).unwrap_err();
+        let err = v()
+            .validate("t", &json!({"offset": -1, "opts": {"deep": "yes"}}))
+            .unwrap_err();
         assert!(err.contains("\"path\" is a required property"), "{err}");
         assert!(err.contains("- /offset: "), "{err}");
         assert!(err.contains("- /opts/deep: "), "{err}");
@@ -93,9 +115,19 @@ mod tests {
 
     #[test]
     fn unknown_properties_get_suggestions() {
-        let err = v().validate("t", &json!({"pth": "a", "path": "b"})).unwrap_err();
-        assert!(err.contains("- /pth: unknown property \"pth\"; did you mean \"path\"?"), "{err}");
-        let err = v().validate("t", &json!({"path": "b", "opts": {"dep": true}})).unwrap_err();
-        assert!(err.contains("- /opts/dep: unknown property \"dep\""), "{err}");
+        let err = v()
+            .validate("t", &json!({"pth": "a", "path": "b"}))
+            .unwrap_err();
+        assert!(
+            err.contains("- /pth: unknown property \"pth\"; did you mean \"path\"?"),
+            "{err}"
+        );
+        let err = v()
+            .validate("t", &json!({"path": "b", "opts": {"dep": true}}))
+            .unwrap_err();
+        assert!(
+            err.contains("- /opts/dep: unknown property \"dep\""),
+            "{err}"
+        );
     }
 }

@@ -36,7 +36,9 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolError> {
 }
 
 fn usize_arg(args: &Value, key: &str) -> Option<usize> {
-    args.get(key).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok())
+    args.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
 }
 
 pub struct ListVars(ToolSpec);
@@ -63,7 +65,10 @@ impl Tool for ListVars {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let prefix = args.get("prefix").and_then(Value::as_str).unwrap_or_default();
+        let prefix = args
+            .get("prefix")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let rows: Vec<String> = ctx
             .vars
             .list()
@@ -74,7 +79,10 @@ impl Tool for ListVars {
         if rows.is_empty() {
             return Ok(json!("No variables."));
         }
-        Ok(Value::String(format!("name\tkind\tlength\n{}", rows.join("\n"))))
+        Ok(Value::String(format!(
+            "name\tkind\tlength\n{}",
+            rows.join("\n")
+        )))
     }
 }
 
@@ -108,15 +116,23 @@ impl Tool for ReadVar {
         let Some(value) = ctx.vars.get(name) else {
             let names: Vec<String> = ctx.vars.list().into_iter().map(|v| v.name).collect();
             let close = crate::names::closest_names(name, names.iter().map(String::as_str), 3);
-            let hint = if close.is_empty() { String::new() } else { format!(" Closest: {}.", close.join(", ")) };
-            return Err(ToolError::not_found(format!("no variable \"{name}\".{hint}"))
-                .with_suggestion("Use ListVars to see the variables that exist."));
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!(" Closest: {}.", close.join(", "))
+            };
+            return Err(
+                ToolError::not_found(format!("no variable \"{name}\".{hint}"))
+                    .with_suggestion("Use ListVars to see the variables that exist."),
+            );
         };
         let start = usize_arg(&args, "start").unwrap_or(0);
         let length = usize_arg(&args, "length").unwrap_or(READ_DEFAULT_LENGTH);
         let total = value.chars().count();
         if start > total {
-            return Err(ToolError::invalid(format!("start {start} is past the end; \"{name}\" has {total} chars")));
+            return Err(ToolError::invalid(format!(
+                "start {start} is past the end; \"{name}\" has {total} chars"
+            )));
         }
         let slice: String = value.chars().skip(start).take(length).collect();
         let end = start + slice.chars().count();
@@ -128,7 +144,9 @@ impl Tool for ReadVar {
         } else {
             String::new()
         };
-        Ok(Value::String(format!("[chars {start}–{end} of {total}]{more}\n{slice}")))
+        Ok(Value::String(format!(
+            "[chars {start}–{end} of {total}]{more}\n{slice}"
+        )))
     }
 }
 
@@ -160,11 +178,17 @@ impl Tool for WriteVar {
         ctx.vars
             .set(name, Arc::from(value), VarKind::User)
             .map_err(|e| match e {
-                VarError::Protected(_) => ToolError::new(super::ToolErrorKind::PermissionDenied, e.to_string())
-                    .with_suggestion("Choose another name; names starting with Rule/ are reserved."),
+                VarError::Protected(_) => {
+                    ToolError::new(super::ToolErrorKind::PermissionDenied, e.to_string())
+                        .with_suggestion(
+                            "Choose another name; names starting with Rule/ are reserved.",
+                        )
+                }
                 other => ToolError::invalid(other.to_string()),
             })?;
-        Ok(Value::String(format!("Stored {chars} chars in \"{name}\".")))
+        Ok(Value::String(format!(
+            "Stored {chars} chars in \"{name}\"."
+        )))
     }
 }
 
@@ -192,7 +216,12 @@ impl Tool for RemoveVars {
         let names: Vec<String> = args
             .get("names")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
         let lines: Vec<String> = ctx
             .vars

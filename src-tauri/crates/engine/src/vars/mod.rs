@@ -63,8 +63,14 @@ pub enum VarError {
     Protected(String),
     #[error("variable names must be non-empty and contain no spaces, braces or colons: \"{0}\"")]
     BadName(String),
-    #[error("\"{name}\" has {chars} chars, more than the variable store holds ({max_bytes} bytes)")]
-    TooLarge { name: String, chars: usize, max_bytes: usize },
+    #[error(
+        "\"{name}\" has {chars} chars, more than the variable store holds ({max_bytes} bytes)"
+    )]
+    TooLarge {
+        name: String,
+        chars: usize,
+        max_bytes: usize,
+    },
 }
 
 /// A variable's description for `ListVars` and the UI.
@@ -111,7 +117,9 @@ pub struct VarStore {
 /// Whether `name` can be used as a variable name (so that `$VAR_REF{{name}}` parses).
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
-        && !name.chars().any(|c| c.is_whitespace() || matches!(c, '{' | '}' | ':'))
+        && !name
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '{' | '}' | ':'))
 }
 
 impl VarStore {
@@ -168,7 +176,13 @@ impl VarStore {
         drop(inner);
         if let Some(store) = &self.store {
             if kind != VarKind::Rule {
-                store.put_variable(self.chat, name.to_string(), kind.as_str(), value, tick_ms(tick));
+                store.put_variable(
+                    self.chat,
+                    name.to_string(),
+                    kind.as_str(),
+                    value,
+                    tick_ms(tick),
+                );
             }
             if !evicted.is_empty() {
                 store.delete_variables(self.chat, evicted);
@@ -177,7 +191,14 @@ impl VarStore {
         Ok(())
     }
 
-    fn insert_locked(&self, inner: &mut Inner, name: String, value: Arc<str>, kind: VarKind, tick: Option<u64>) -> u64 {
+    fn insert_locked(
+        &self,
+        inner: &mut Inner,
+        name: String,
+        value: Arc<str>,
+        kind: VarKind,
+        tick: Option<u64>,
+    ) -> u64 {
         let tick = tick.unwrap_or_else(|| {
             inner.tick += 1;
             inner.tick
@@ -200,11 +221,27 @@ impl VarStore {
             inner.bytes += value.len();
             inner.count += 1;
             let chars = value.chars().count();
-            inner.map.insert(name, Entry { value, kind, chars, tick: t });
+            inner.map.insert(
+                name,
+                Entry {
+                    value,
+                    kind,
+                    chars,
+                    tick: t,
+                },
+            );
             return t;
         }
         let chars = value.chars().count();
-        inner.map.insert(name, Entry { value, kind, chars, tick });
+        inner.map.insert(
+            name,
+            Entry {
+                value,
+                kind,
+                chars,
+                tick,
+            },
+        );
         tick
     }
 
@@ -248,7 +285,11 @@ impl VarStore {
 
     /// The value of `name` without changing its LRU position (for the UI).
     pub fn peek(&self, name: &str) -> Option<Arc<str>> {
-        self.inner.lock().map.get(name).map(|e| Arc::clone(&e.value))
+        self.inner
+            .lock()
+            .map
+            .get(name)
+            .map(|e| Arc::clone(&e.value))
     }
 
     /// Removes variables. Each name gets its own outcome: removed, absent, or protected.
@@ -322,7 +363,10 @@ mod tests {
     use super::*;
 
     fn limits(max_count: usize, max_bytes: usize) -> VarLimits {
-        VarLimits { max_count, max_bytes }
+        VarLimits {
+            max_count,
+            max_bytes,
+        }
     }
 
     #[test]
@@ -340,21 +384,32 @@ mod tests {
     #[test]
     fn byte_bound_evicts_and_rules_are_exempt() {
         let v = VarStore::in_memory(ChatId(1), limits(100, 10));
-        v.set("Rule/g/r", Arc::from("a long rule text well over ten bytes"), VarKind::Rule).unwrap();
+        v.set(
+            "Rule/g/r",
+            Arc::from("a long rule text well over ten bytes"),
+            VarKind::Rule,
+        )
+        .unwrap();
         v.set("x", Arc::from("123456"), VarKind::User).unwrap();
         v.set("y", Arc::from("123456"), VarKind::User).unwrap();
         assert!(v.peek("x").is_none());
         assert!(v.peek("y").is_some());
         assert!(v.peek("Rule/g/r").is_some());
         assert_eq!(v.usage(), (1, 6));
-        assert!(matches!(v.set("z", Arc::from("12345678901"), VarKind::User), Err(VarError::TooLarge { .. })));
+        assert!(matches!(
+            v.set("z", Arc::from("12345678901"), VarKind::User),
+            Err(VarError::TooLarge { .. })
+        ));
     }
 
     #[test]
     fn rules_cannot_be_overwritten_or_removed() {
         let v = VarStore::in_memory(ChatId(1), limits(10, 1000));
         v.set("Rule/g/r", Arc::from("rule"), VarKind::Rule).unwrap();
-        assert_eq!(v.set("Rule/g/r", Arc::from("x"), VarKind::User), Err(VarError::Protected("Rule/g/r".into())));
+        assert_eq!(
+            v.set("Rule/g/r", Arc::from("x"), VarKind::User),
+            Err(VarError::Protected("Rule/g/r".into()))
+        );
         v.set("u", Arc::from("x"), VarKind::User).unwrap();
         let out = v.remove(&["Rule/g/r".into(), "u".into(), "nope".into()]);
         assert!(matches!(out[0].1, Err(VarError::Protected(_))));
@@ -367,7 +422,13 @@ mod tests {
     fn names_that_would_break_references_are_refused() {
         let v = VarStore::in_memory(ChatId(1), limits(10, 1000));
         for bad in ["", "a b", "a:b", "a}}", "{x"] {
-            assert!(matches!(v.set(bad, Arc::from("x"), VarKind::User), Err(VarError::BadName(_))), "{bad}");
+            assert!(
+                matches!(
+                    v.set(bad, Arc::from("x"), VarKind::User),
+                    Err(VarError::BadName(_))
+                ),
+                "{bad}"
+            );
         }
     }
 
@@ -377,7 +438,9 @@ mod tests {
         let store = Store::open_in(dir.path()).unwrap();
         let chat = store.create_chat(Default::default()).await.unwrap().id;
         {
-            let v = VarStore::load(chat, store.clone(), limits(3, 1 << 20)).await.unwrap();
+            let v = VarStore::load(chat, store.clone(), limits(3, 1 << 20))
+                .await
+                .unwrap();
             v.set("a", Arc::from("A"), VarKind::User).unwrap();
             v.set("b", Arc::from("B"), VarKind::ToolResult).unwrap();
             v.set("c", Arc::from("C"), VarKind::ToolArgs).unwrap();
@@ -387,9 +450,15 @@ mod tests {
             v.set("Rule/g/r", Arc::from("R"), VarKind::Rule).unwrap();
             store.flush().await.unwrap();
         }
-        let v = VarStore::load(chat, store.clone(), limits(3, 1 << 20)).await.unwrap();
+        let v = VarStore::load(chat, store.clone(), limits(3, 1 << 20))
+            .await
+            .unwrap();
         let names: Vec<String> = v.list().into_iter().map(|i| i.name).collect();
-        assert_eq!(names, ["a", "c"], "b was evicted, gone removed, rules not persisted");
+        assert_eq!(
+            names,
+            ["a", "c"],
+            "b was evicted, gone removed, rules not persisted"
+        );
         assert_eq!(v.peek("c").as_deref(), Some("C"));
         v.set("d", Arc::from("D"), VarKind::User).unwrap();
         v.set("e", Arc::from("E"), VarKind::User).unwrap();

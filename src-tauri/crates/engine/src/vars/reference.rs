@@ -87,7 +87,9 @@ fn parse_body(body: &str) -> Result<RefSpec<'_>, RefError> {
                 slice: Some((start, length)),
             })
         }
-        _ => Err(bad("expected $VAR_REF{{name}} or $VAR_REF{{name:start:length}}")),
+        _ => Err(bad(
+            "expected $VAR_REF{{name}} or $VAR_REF{{name:start:length}}",
+        )),
     }
 }
 
@@ -100,8 +102,16 @@ fn is_reference_body(body: &str) -> bool {
 }
 
 /// Takes `length` chars starting at char `start`.
-fn slice_chars<'a>(value: &'a str, start: usize, length: usize, body: &str) -> Result<&'a str, RefError> {
-    let mut indices = value.char_indices().map(|(i, _)| i).chain(std::iter::once(value.len()));
+fn slice_chars<'a>(
+    value: &'a str,
+    start: usize,
+    length: usize,
+    body: &str,
+) -> Result<&'a str, RefError> {
+    let mut indices = value
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(value.len()));
     let from = indices.nth(start).ok_or_else(|| RefError::BadSlice {
         reference: body.to_string(),
         reason: format!(
@@ -124,7 +134,11 @@ struct Resolver<'l> {
 }
 
 impl Resolver<'_> {
-    fn expand<'a>(&mut self, input: &'a str, stack: &mut Vec<String>) -> Result<Cow<'a, str>, RefError> {
+    fn expand<'a>(
+        &mut self,
+        input: &'a str,
+        stack: &mut Vec<String>,
+    ) -> Result<Cow<'a, str>, RefError> {
         let Some(first) = self.finder.find(input.as_bytes()) else {
             return Ok(Cow::Borrowed(input));
         };
@@ -160,7 +174,12 @@ impl Resolver<'_> {
         Ok(Cow::Owned(out))
     }
 
-    fn value_of(&mut self, spec: &RefSpec<'_>, body: &str, stack: &mut Vec<String>) -> Result<String, RefError> {
+    fn value_of(
+        &mut self,
+        spec: &RefSpec<'_>,
+        body: &str,
+        stack: &mut Vec<String>,
+    ) -> Result<String, RefError> {
         if stack.iter().any(|n| n == spec.name) {
             let mut chain = stack.clone();
             chain.push(spec.name.to_string());
@@ -175,7 +194,11 @@ impl Resolver<'_> {
             let names = self.lookup.all_names();
             return Err(RefError::Missing {
                 name: spec.name.to_string(),
-                closest: crate::names::closest_names(spec.name, names.iter().map(String::as_str), 3),
+                closest: crate::names::closest_names(
+                    spec.name,
+                    names.iter().map(String::as_str),
+                    3,
+                ),
             });
         };
         let part = match spec.slice {
@@ -230,7 +253,9 @@ fn resolve_in(value: &Value, resolver: &mut Resolver<'_>) -> Result<Option<Value
             let mut changed: Option<serde_json::Map<String, Value>> = None;
             for (key, item) in map {
                 if let Some(new) = resolve_in(item, resolver)? {
-                    changed.get_or_insert_with(|| map.clone()).insert(key.clone(), new);
+                    changed
+                        .get_or_insert_with(|| map.clone())
+                        .insert(key.clone(), new);
                 }
             }
             Ok(changed.map(Value::Object))
@@ -277,7 +302,10 @@ mod tests {
     #[test]
     fn plain_text_is_borrowed() {
         let v = vars(&[]);
-        assert!(matches!(resolve_str("no refs", &v), Ok(Cow::Borrowed("no refs"))));
+        assert!(matches!(
+            resolve_str("no refs", &v),
+            Ok(Cow::Borrowed("no refs"))
+        ));
     }
 
     #[test]
@@ -287,8 +315,14 @@ mod tests {
         assert_eq!(resolve_str("$VAR_REF{{a:6:5}}!", &v).unwrap(), "world!");
         assert_eq!(resolve_str("$VAR_REF{{a:6:100}}", &v).unwrap(), "world");
         assert_eq!(resolve_str("$VAR_REF{{a:11:3}}", &v).unwrap(), "");
-        assert_eq!(resolve_str("$VAR_REF{{Rule/files/edit}}", &v).unwrap(), "RULE");
-        assert_eq!(resolve_str("x$VAR_REF{{a:0:5}}y$VAR_REF{{a:0:1}}", &v).unwrap(), "xhelloyh");
+        assert_eq!(
+            resolve_str("$VAR_REF{{Rule/files/edit}}", &v).unwrap(),
+            "RULE"
+        );
+        assert_eq!(
+            resolve_str("x$VAR_REF{{a:0:5}}y$VAR_REF{{a:0:1}}", &v).unwrap(),
+            "xhelloyh"
+        );
     }
 
     #[test]
@@ -315,7 +349,10 @@ mod tests {
         );
         assert!(err.to_string().contains("a → b → a"));
         let selfref = vars(&[("s", "x$VAR_REF{{s}}")]);
-        assert!(matches!(resolve_str("$VAR_REF{{s}}", &selfref), Err(RefError::Cycle { .. })));
+        assert!(matches!(
+            resolve_str("$VAR_REF{{s}}", &selfref),
+            Err(RefError::Cycle { .. })
+        ));
     }
 
     #[test]
@@ -329,20 +366,38 @@ mod tests {
         let v = vars(&[("read_file_c7_result", "x"), ("other", "y")]);
         let err = resolve_str("$VAR_REF{{read_file_c8_result}}", &v).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("\"read_file_c8_result\" does not exist"), "{msg}");
+        assert!(
+            msg.contains("\"read_file_c8_result\" does not exist"),
+            "{msg}"
+        );
         assert!(msg.contains("\"read_file_c7_result\""), "{msg}");
     }
 
     #[test]
     fn bad_slices_are_errors_and_non_references_are_literal() {
         let v = vars(&[("a", "abc")]);
-        assert!(matches!(resolve_str("$VAR_REF{{a:x:1}}", &v), Err(RefError::BadSlice { .. })));
-        assert!(matches!(resolve_str("$VAR_REF{{a:1}}", &v), Err(RefError::BadSlice { .. })));
-        assert!(matches!(resolve_str("$VAR_REF{{a:9:1}}", &v), Err(RefError::BadSlice { .. })));
+        assert!(matches!(
+            resolve_str("$VAR_REF{{a:x:1}}", &v),
+            Err(RefError::BadSlice { .. })
+        ));
+        assert!(matches!(
+            resolve_str("$VAR_REF{{a:1}}", &v),
+            Err(RefError::BadSlice { .. })
+        ));
+        assert!(matches!(
+            resolve_str("$VAR_REF{{a:9:1}}", &v),
+            Err(RefError::BadSlice { .. })
+        ));
         // Unclosed or not a name: left as typed.
         assert_eq!(resolve_str("$VAR_REF{{a", &v).unwrap(), "$VAR_REF{{a");
-        assert_eq!(resolve_str("$VAR_REF{{a b}}", &v).unwrap(), "$VAR_REF{{a b}}");
-        assert_eq!(resolve_str("$VAR_REF{{}} $VAR_REF{{a}}", &v).unwrap(), "$VAR_REF{{}} abc");
+        assert_eq!(
+            resolve_str("$VAR_REF{{a b}}", &v).unwrap(),
+            "$VAR_REF{{a b}}"
+        );
+        assert_eq!(
+            resolve_str("$VAR_REF{{}} $VAR_REF{{a}}", &v).unwrap(),
+            "$VAR_REF{{}} abc"
+        );
     }
 
     #[test]
@@ -351,8 +406,14 @@ mod tests {
         for i in 1..40 {
             pairs.push((format!("v{i}"), format!("$VAR_REF{{{{v{}}}}}", i - 1)));
         }
-        let v = Map(pairs.into_iter().map(|(k, val)| (k, Arc::from(val))).collect());
-        assert!(matches!(resolve_str("$VAR_REF{{v39}}", &v), Err(RefError::TooDeep { .. })));
+        let v = Map(pairs
+            .into_iter()
+            .map(|(k, val)| (k, Arc::from(val)))
+            .collect());
+        assert!(matches!(
+            resolve_str("$VAR_REF{{v39}}", &v),
+            Err(RefError::TooDeep { .. })
+        ));
         assert_eq!(resolve_str("$VAR_REF{{v20}}", &v).unwrap(), "x");
     }
 
@@ -360,10 +421,19 @@ mod tests {
     fn exponential_expansion_is_bounded() {
         let mut pairs = vec![("v0".to_string(), "x".repeat(4096))];
         for i in 1..12 {
-            pairs.push((format!("v{i}"), format!("$VAR_REF{{{{v{}}}}}", i - 1).repeat(8)));
+            pairs.push((
+                format!("v{i}"),
+                format!("$VAR_REF{{{{v{}}}}}", i - 1).repeat(8),
+            ));
         }
-        let v = Map(pairs.into_iter().map(|(k, val)| (k, Arc::from(val))).collect());
-        assert_eq!(resolve_str("$VAR_REF{{v11}}", &v).unwrap_err(), RefError::TooLarge);
+        let v = Map(pairs
+            .into_iter()
+            .map(|(k, val)| (k, Arc::from(val)))
+            .collect());
+        assert_eq!(
+            resolve_str("$VAR_REF{{v11}}", &v).unwrap_err(),
+            RefError::TooLarge
+        );
     }
 
     #[test]
@@ -371,7 +441,10 @@ mod tests {
         let v = vars(&[("a", "A")]);
         let args = json!({"path": "$VAR_REF{{a}}", "list": ["x", "$VAR_REF{{a}}"], "n": 1, "$VAR_REF{{a}}": "k"});
         let got = resolve_value(&args, &v).unwrap().unwrap();
-        assert_eq!(got, json!({"path": "A", "list": ["x", "A"], "n": 1, "$VAR_REF{{a}}": "k"}));
+        assert_eq!(
+            got,
+            json!({"path": "A", "list": ["x", "A"], "n": 1, "$VAR_REF{{a}}": "k"})
+        );
         assert!(resolve_value(&json!({"p": "plain"}), &v).unwrap().is_none());
         assert!(contains_reference(&args));
         assert!(!contains_reference(&json!({"p": ["plain"]})));

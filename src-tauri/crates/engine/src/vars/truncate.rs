@@ -106,10 +106,7 @@ fn byte_offset_of_char(text: &str, n: usize) -> usize {
 
 /// Byte offset where the last `n` chars begin.
 fn byte_offset_from_end(text: &str, n: usize) -> usize {
-    text.char_indices()
-        .rev()
-        .nth(n - 1)
-        .map_or(0, |(i, _)| i)
+    text.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
 /// Moves the head's end back to just after a newline if that loses at most a fifth of the head.
@@ -158,7 +155,9 @@ mod tests {
         let text: String = (0..2000).map(|i| format!("line {i}\n")).collect();
         let t = truncate_head_tail(&text, 300, Some("read_file_c7_result"));
         assert!(t.truncated);
-        assert!(t.text.contains("chars omitted — full text in $VAR_REF{{read_file_c7_result}}"));
+        assert!(t
+            .text
+            .contains("chars omitted — full text in $VAR_REF{{read_file_c7_result}}"));
         assert!(t.text.contains(&group_thousands(t.omitted_chars)));
         assert!(t.text.contains(&format!("start={}", t.head_chars)));
         assert!(t.text.starts_with("line 0\n"));

@@ -1,5 +1,6 @@
 //! Shared set-up for the engine's integration tests: a real SQLite file in a temp dir, the real
 //! registry with the built-in groups plus small test tools, and an event sink the tests read.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 #![allow(dead_code)]
 
 use async_trait::async_trait;
@@ -9,6 +10,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use tollgate_engine::approvals::PendingApproval;
 use tollgate_engine::events::{EventSink, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
@@ -18,10 +20,12 @@ use tollgate_engine::settings::{SharedSettings, ToolSettings};
 use tollgate_engine::tools::{
     Registry, RulePrompt, SkillRule, Tool, ToolContext, ToolError, ToolGroup, ToolSpec,
 };
-use tollgate_engine::{ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolCallResult, ToolExecutor};
-use tokio_util::sync::CancellationToken;
+use tollgate_engine::{
+    ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolCallResult, ToolExecutor,
+};
 
-type Handler = Arc<dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
+type Handler =
+    Arc<dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
 
 /// A tool whose behaviour is a closure.
 pub struct FnTool {
@@ -36,7 +40,11 @@ impl FnTool {
         F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
-        Self { spec, handler: Arc::new(move |a, c| Box::pin(f(a, c))), subject: None }
+        Self {
+            spec,
+            handler: Arc::new(move |a, c| Box::pin(f(a, c))),
+            subject: None,
+        }
     }
 
     pub fn subject(mut self, f: fn(&Value) -> RuleSubject) -> Self {
@@ -105,14 +113,19 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
             let ran = Arc::clone(&ran);
             async move {
                 ran.calls.lock().push(args.clone());
-                Ok(json!(format!("did {}", args["text"].as_str().unwrap_or_default())))
+                Ok(json!(format!(
+                    "did {}",
+                    args["text"].as_str().unwrap_or_default()
+                )))
             }
         }
     };
     let seen = Arc::clone(&cancelled_seen);
     ToolGroup::new("test", "Test tools", "Tools for the engine's tests.")
         .enabled_by_default(true)
-        .rule_prompt(RulePrompt::Dynamic(Arc::new(|tools: &[&str]| format!("Test tools available: {}.", tools.join(", ")))))
+        .rule_prompt(RulePrompt::Dynamic(Arc::new(|tools: &[&str]| {
+            format!("Test tools available: {}.", tools.join(", "))
+        })))
         .skill_rule(SkillRule {
             name: "inline".into(),
             desc: "always here".into(),
@@ -128,42 +141,82 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
             always_load: false,
         })
         .tool(FnTool::new(
-            ToolSpec::new("echo", "Echo text.", text_schema()).policy(Auto).read_only(),
+            ToolSpec::new("echo", "Echo text.", text_schema())
+                .policy(Auto)
+                .read_only(),
             |args, _| async move { Ok(args["text"].clone()) },
         ))
         .tool(FnTool::new(
-            ToolSpec::new("lines", "N lines.", obj_schema(json!({"n": {"type": "integer"}}), &["n"])).policy(Auto),
+            ToolSpec::new(
+                "lines",
+                "N lines.",
+                obj_schema(json!({"n": {"type": "integer"}}), &["n"]),
+            )
+            .policy(Auto),
             |args, _| async move {
                 let n = args["n"].as_u64().unwrap_or(0);
-                Ok(json!((0..n).map(|i| format!("line {i}\n")).collect::<String>()))
+                Ok(json!((0..n)
+                    .map(|i| format!("line {i}\n"))
+                    .collect::<String>()))
             },
         ))
-        .tool(FnTool::new(ToolSpec::new("write_thing", "Mutates.", text_schema()).policy(AskAlways), recorder(Arc::clone(&ran))))
-        .tool(FnTool::new(ToolSpec::new("read_thing", "Reads.", text_schema()).policy(AskOnce).read_only(), recorder(Arc::clone(&ran))))
+        .tool(FnTool::new(
+            ToolSpec::new("write_thing", "Mutates.", text_schema()).policy(AskAlways),
+            recorder(Arc::clone(&ran)),
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new("read_thing", "Reads.", text_schema())
+                .policy(AskOnce)
+                .read_only(),
+            recorder(Arc::clone(&ran)),
+        ))
         .tool(
             FnTool::new(
-                ToolSpec::new("run", "Runs a command.", obj_schema(json!({"command": {"type": "string"}}), &["command"])).policy(AskAlways),
+                ToolSpec::new(
+                    "run",
+                    "Runs a command.",
+                    obj_schema(json!({"command": {"type": "string"}}), &["command"]),
+                )
+                .policy(AskAlways),
                 recorder(Arc::clone(&ran)),
             )
-            .subject(|a| RuleSubject::Command(a["command"].as_str().unwrap_or_default().to_string())),
+            .subject(|a| {
+                RuleSubject::Command(a["command"].as_str().unwrap_or_default().to_string())
+            }),
         )
         .tool(FnTool::new(
-            ToolSpec::new("reviewed", "Result reviewed.", text_schema()).policy(Auto).result_policy(ResultPolicy::Always),
-            |args, _| async move { Ok(json!(format!("SECRET OUTPUT for {}", args["text"].as_str().unwrap_or_default()))) },
+            ToolSpec::new("reviewed", "Result reviewed.", text_schema())
+                .policy(Auto)
+                .result_policy(ResultPolicy::Always),
+            |args, _| async move {
+                Ok(json!(format!(
+                    "SECRET OUTPUT for {}",
+                    args["text"].as_str().unwrap_or_default()
+                )))
+            },
         ))
         .tool(FnTool::new(
-            ToolSpec::new("fails", "Fails.", obj_schema(json!({}), &[])).policy(Auto).result_policy(ResultPolicy::OnError),
+            ToolSpec::new("fails", "Fails.", obj_schema(json!({}), &[]))
+                .policy(Auto)
+                .result_policy(ResultPolicy::OnError),
             |_, _| async move { Err(ToolError::not_found("no such thing: x.txt")) },
         ))
-        .tool(FnTool::new(ToolSpec::new("panics", "Panics.", obj_schema(json!({}), &[])).policy(Auto), |_, _| async move {
-            let v: Option<u8> = None;
-            #[allow(clippy::unnecessary_literal_unwrap)]
-            Ok(json!(v.expect("tool bug: value missing")))
-        }))
         .tool(FnTool::new(
-            ToolSpec::new("sleeps", "Sleeps.", obj_schema(json!({"ms": {"type": "integer"}}), &["ms"]))
-                .policy(Auto)
-                .timeout(Duration::from_millis(300)),
+            ToolSpec::new("panics", "Panics.", obj_schema(json!({}), &[])).policy(Auto),
+            |_, _| async move {
+                let v: Option<u8> = None;
+                #[allow(clippy::unnecessary_literal_unwrap)]
+                Ok(json!(v.expect("tool bug: value missing")))
+            },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new(
+                "sleeps",
+                "Sleeps.",
+                obj_schema(json!({"ms": {"type": "integer"}}), &["ms"]),
+            )
+            .policy(Auto)
+            .timeout(Duration::from_millis(300)),
             move |args, ctx| {
                 let seen = Arc::clone(&seen);
                 async move {
@@ -197,9 +250,14 @@ impl Harness {
         let ran = Arc::new(Ran::default());
         let cancelled_seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let mut registry = Registry::with_builtins().unwrap();
-        registry.register_group(test_group(Arc::clone(&ran), Arc::clone(&cancelled_seen))).unwrap();
+        registry
+            .register_group(test_group(Arc::clone(&ran), Arc::clone(&cancelled_seen)))
+            .unwrap();
         let (tx, rx) = mpsc::unbounded_channel();
-        let sink = Arc::new(Sink { events: Mutex::new(Vec::new()), approvals: tx });
+        let sink = Arc::new(Sink {
+            events: Mutex::new(Vec::new()),
+            approvals: tx,
+        });
         let settings: SharedSettings = Arc::new(parking_lot::RwLock::new(settings));
         let deps = ExecutorDeps {
             registry: Arc::new(registry),
@@ -209,7 +267,15 @@ impl Harness {
             settings,
             sink: sink.clone(),
         };
-        Self { dir, store, deps, sink, approvals: tokio::sync::Mutex::new(rx), ran, cancelled_seen }
+        Self {
+            dir,
+            store,
+            deps,
+            sink,
+            approvals: tokio::sync::Mutex::new(rx),
+            ran,
+            cancelled_seen,
+        }
     }
 
     /// Closes this state and opens a fresh one on the same database (an app restart).
@@ -248,20 +314,35 @@ impl Harness {
 }
 
 pub fn call(name: &str, args: Value) -> ToolCallRequest {
-    ToolCallRequest { call_id: format!("call_{name}"), name: name.into(), arguments: RawArguments::Json(args) }
+    ToolCallRequest {
+        call_id: format!("call_{name}"),
+        name: name.into(),
+        arguments: RawArguments::Json(args),
+    }
 }
 
 pub fn call_text(name: &str, args: &str) -> ToolCallRequest {
-    ToolCallRequest { call_id: format!("call_{name}"), name: name.into(), arguments: RawArguments::Text(args.into()) }
+    ToolCallRequest {
+        call_id: format!("call_{name}"),
+        name: name.into(),
+        arguments: RawArguments::Text(args.into()),
+    }
 }
 
 /// Runs a call to completion (for calls that need no approval).
 pub async fn run(exec: &ToolExecutor, req: ToolCallRequest) -> ToolCallResult {
-    exec.execute(req, CallOrigin::default(), &CancellationToken::new()).await
+    exec.execute(req, CallOrigin::default(), &CancellationToken::new())
+        .await
 }
 
 /// Starts a call in the background (for calls that will wait for a decision).
-pub fn spawn(exec: &Arc<ToolExecutor>, req: ToolCallRequest) -> tokio::task::JoinHandle<ToolCallResult> {
+pub fn spawn(
+    exec: &Arc<ToolExecutor>,
+    req: ToolCallRequest,
+) -> tokio::task::JoinHandle<ToolCallResult> {
     let exec = Arc::clone(exec);
-    tokio::spawn(async move { exec.execute(req, CallOrigin::default(), &CancellationToken::new()).await })
+    tokio::spawn(async move {
+        exec.execute(req, CallOrigin::default(), &CancellationToken::new())
+            .await
+    })
 }

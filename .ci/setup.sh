@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what Tollgate needs to build, run and test, and builds the UI. Idempotent: every step
+# checks first and does nothing when its work is already done, so a second run takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# System packages (Debian 12). As root they are installed; otherwise we say what is missing.
+PACKAGES=(
+  build-essential pkg-config libssl-dev libdbus-1-dev libwebkit2gtk-4.1-dev
+  xvfb xauth xdotool imagemagick webkit2gtk-driver gnome-keyring dbus-x11 libsecret-tools
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    say "Installing system packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "Missing system packages: ${missing[*]}" >&2
+    echo "Install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# Toolchains. Neither can be fetched from here, so say clearly what is needed.
+if ! command -v cargo >/dev/null; then
+  echo "Rust is not installed: install it with rustup (stable, 1.85 or newer)." >&2
+  exit 1
+fi
+for component in clippy rustfmt; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    say "Adding the Rust component $component"
+    rustup component add "$component"
+  fi
+done
+if ! command -v node >/dev/null || ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'; then
+  echo "Node.js 20.19 or newer is needed for the UI build (found: $(node --version 2>/dev/null || echo none))." >&2
+  exit 1
+fi
+
+# UI dependencies: only when the lock file changed since the last install.
+if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  say "Installing UI packages (npm ci)"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# UI build: only when a source is newer than the last build.
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts ui/tsconfig.json -newer ui/dist/index.html -print -quit)" ]; then
+  say "Building the UI"
+  (cd ui && npm run --silent build)
+fi

@@ -1,0 +1,158 @@
+//! Harness for end-to-end tests: starts the real app binary with its own data folder on the
+//! current X display, finds its window, and takes screenshots of it.
+//!
+//! The tests run under `xvfb-run` (the README's test command does that); the app binary must be
+//! built first (`cargo build -p tollgate`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why the app could not be driven.
+#[derive(Debug, thiserror::Error)]
+pub enum E2eError {
+    #[error("no X display: run the end-to-end tests under xvfb-run (see README)")]
+    NoDisplay,
+    #[error("the app binary was not found at {0}; build it first with `cargo build -p tollgate`")]
+    NoBinary(PathBuf),
+    #[error("{what} failed: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Timeout(String),
+    #[error("the app exited early with {status}; stderr:\n{stderr}")]
+    Exited { status: String, stderr: String },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> E2eError {
+    let what = what.into();
+    move |source| E2eError::Io { what, source }
+}
+
+/// The app binary next to the test executable (`target/<profile>/tollgate`).
+pub fn app_binary() -> Result<PathBuf, E2eError> {
+    let exe = std::env::current_exe().map_err(io("locating the test binary"))?;
+    // target/<profile>/deps/<test> → target/<profile>/tollgate
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| E2eError::NoBinary(exe.clone()))?;
+    let bin = profile_dir.join(format!("tollgate{}", std::env::consts::EXE_SUFFIX));
+    if bin.exists() {
+        Ok(bin)
+    } else {
+        Err(E2eError::NoBinary(bin))
+    }
+}
+
+/// Where tests save screenshots: `target/e2e-screenshots/`.
+pub fn screenshot_dir() -> Result<PathBuf, E2eError> {
+    let bin = app_binary()?;
+    let target = bin
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| E2eError::NoBinary(bin.clone()))?;
+    let dir = target.join("e2e-screenshots");
+    std::fs::create_dir_all(&dir).map_err(io("creating the screenshot folder"))?;
+    Ok(dir)
+}
+
+/// A running app with its own data folder; killed on drop.
+pub struct App {
+    child: Child,
+    pub data_dir: tempfile::TempDir,
+    stderr_path: PathBuf,
+}
+
+impl App {
+    /// Starts the app on `$DISPLAY` with a fresh data folder.
+    pub fn launch() -> Result<Self, E2eError> {
+        if std::env::var_os("DISPLAY").is_none() {
+            return Err(E2eError::NoDisplay);
+        }
+        let bin = app_binary()?;
+        let data_dir = tempfile::tempdir().map_err(io("creating the data folder"))?;
+        let stderr_path = data_dir.path().join("app-stderr.log");
+        let stderr = std::fs::File::create(&stderr_path).map_err(io("creating the log file"))?;
+        let child = Command::new(&bin)
+            .env("TOLLGATE_DATA_DIR", data_dir.path())
+            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+            .env("TOLLGATE_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .map_err(io(format!("starting {}", bin.display())))?;
+        Ok(Self {
+            child,
+            data_dir,
+            stderr_path,
+        })
+    }
+
+    /// The app's log so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+
+    /// Fails if the app has exited.
+    pub fn check_alive(&mut self) -> Result<(), E2eError> {
+        match self
+            .child
+            .try_wait()
+            .map_err(io("checking the app process"))?
+        {
+            Some(status) => Err(E2eError::Exited {
+                status: status.to_string(),
+                stderr: self.stderr(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until a visible window titled exactly `title` exists; returns its X id.
+    pub fn wait_for_window(&mut self, title: &str, timeout: Duration) -> Result<String, E2eError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            self.check_alive()?;
+            let out = Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
+                .output()
+                .map_err(io("running xdotool (install the xdotool package)"))?;
+            let ids = String::from_utf8_lossy(&out.stdout);
+            if let Some(id) = ids.lines().next().filter(|l| !l.trim().is_empty()) {
+                return Ok(id.trim().to_string());
+            }
+            if Instant::now() > deadline {
+                return Err(E2eError::Timeout(format!(
+                    "no visible window \"{title}\" after {timeout:?}; app log:\n{}",
+                    self.stderr()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Saves a PNG of the whole screen to `target/e2e-screenshots/<name>.png`.
+    pub fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
+        let path = screenshot_dir()?.join(format!("{name}.png"));
+        let status = Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .status()
+            .map_err(io("running import (install the imagemagick package)"))?;
+        if !status.success() {
+            return Err(E2eError::Timeout(format!("import failed with {status}")));
+        }
+        Ok(path)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
