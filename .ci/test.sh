@@ -8,7 +8,6 @@ bash .ci/setup.sh
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
 
 say "Formatting (cargo fmt --check)"
 cargo fmt --all --check
@@ -19,15 +18,24 @@ say "UI type check and unit tests"
 say "Lints (clippy -D warnings)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-say "Rust unit and integration tests"
-cargo test --workspace --exclude tollgate-e2e --locked 2>&1 | tee -a "$LOG"
+# Tests that touch API keys use a real Secret Service: gnome-keyring in a private D-Bus session,
+# with its keyring files in a throwaway folder so a developer's own keyring is never touched.
+KEYRING_HOME=$(mktemp -d)
+trap 'rm -rf "$LOG" "$KEYRING_HOME"' EXIT
+with_keyring() {
+  XDG_DATA_HOME="$KEYRING_HOME" dbus-run-session -- sh -c \
+    'printf tollgate | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh "$@"
+}
+
+say "Rust unit and integration tests (keychain: gnome-keyring)"
+with_keyring cargo test --workspace --exclude tollgate-e2e --locked 2>&1 | tee -a "$LOG"
 
 say "Fuzz targets build"
 CARGO_TARGET_DIR=target/fuzz-check cargo check --locked --manifest-path src-tauri/crates/engine/fuzz/Cargo.toml
 
 say "End-to-end tests (the real app under Xvfb)"
 cargo build -p tollgate --locked
-xvfb-run -a -s "-screen 0 1280x860x24" dbus-run-session -- cargo test -p tollgate-e2e --locked 2>&1 | tee -a "$LOG"
+with_keyring xvfb-run -a -s "-screen 0 1280x860x24" cargo test -p tollgate-e2e --locked 2>&1 | tee -a "$LOG"
 say "All checks passed. Screenshots: target/e2e-screenshots/"
 # One closing line for the whole run: cargo's per-binary results plus vitest's total.
 sed 's/\x1b\[[0-9;]*m//g' "$LOG" | awk '

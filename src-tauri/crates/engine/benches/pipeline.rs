@@ -105,41 +105,39 @@ fn pipeline(c: &mut Criterion) {
     let cancel = CancellationToken::new();
     let mut group = c.benchmark_group("pipeline");
     group.measurement_time(Duration::from_secs(8));
-    group.bench_function("auto_noop_call_with_sqlite_record", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let start = Instant::now();
-                for i in 0..iters {
-                    let req = ToolCallRequest {
-                        call_id: format!("call_{i}"),
-                        name: "noop".into(),
-                        arguments: RawArguments::Text(r#"{"text":"hello"}"#.into()),
-                    };
-                    black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
-                }
-                s.store.flush().await.expect("flush");
-                start.elapsed()
-            })
-        })
-    });
+    let bench_calls =
+        |group: &mut criterion::BenchmarkGroup<'_, _>, id: &str, tool: &str, args: &str| {
+            group.bench_function(id, |b| {
+                b.iter_custom(|iters| {
+                    rt.block_on(async {
+                        let start = Instant::now();
+                        for i in 0..iters {
+                            let req = ToolCallRequest {
+                                call_id: format!("call_{i}"),
+                                name: tool.into(),
+                                arguments: RawArguments::Text(args.into()),
+                            };
+                            black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
+                        }
+                        s.store.flush().await.expect("flush");
+                        start.elapsed()
+                    })
+                })
+            });
+        };
+    bench_calls(
+        &mut group,
+        "auto_noop_call_with_sqlite_record",
+        "noop",
+        r#"{"text":"hello"}"#,
+    );
     group.sample_size(20);
-    group.bench_function("call_returning_10mb_with_sqlite_record", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let start = Instant::now();
-                for i in 0..iters {
-                    let req = ToolCallRequest {
-                        call_id: format!("big_{i}"),
-                        name: "big".into(),
-                        arguments: RawArguments::Text("{}".into()),
-                    };
-                    black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
-                }
-                s.store.flush().await.expect("flush");
-                start.elapsed()
-            })
-        })
-    });
+    bench_calls(
+        &mut group,
+        "call_returning_10mb_with_sqlite_record",
+        "big",
+        "{}",
+    );
     group.finish();
 }
 

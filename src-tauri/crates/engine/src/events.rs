@@ -90,6 +90,15 @@ pub enum ToolEvent {
         seq: u64,
         summary: CallSummary,
     },
+    /// The model asks the user a question (`ask_user`, F-24); the turn waits for the answer.
+    #[serde(rename_all = "camelCase")]
+    QuestionAsked {
+        chat: ChatId,
+        seq: u64,
+        id: ApprovalId,
+        question: String,
+        choices: Vec<String>,
+    },
 }
 
 /// Receives events. Called on the executing task: implementations must not block.
@@ -110,5 +119,70 @@ pub struct ChannelSink(pub tokio::sync::mpsc::UnboundedSender<ToolEvent>);
 impl EventSink for ChannelSink {
     fn emit(&self, event: ToolEvent) {
         let _ = self.0.send(event);
+    }
+}
+
+/// Routes each chat's events to the channel of the turn running in it, and everything else
+/// (events of chats without a running turn) to a fallback sink.
+///
+/// The executor's sink is fixed when it opens; a turn registers its channel for its duration.
+pub struct Router {
+    routes: parking_lot::RwLock<std::collections::HashMap<ChatId, std::sync::Arc<dyn EventSink>>>,
+    fallback: std::sync::Arc<dyn EventSink>,
+}
+
+impl Router {
+    pub fn new(fallback: std::sync::Arc<dyn EventSink>) -> Self {
+        Self {
+            routes: parking_lot::RwLock::new(std::collections::HashMap::new()),
+            fallback,
+        }
+    }
+
+    /// Sends `chat`'s events to `sink` until the guard is dropped.
+    pub fn route(
+        self: &std::sync::Arc<Self>,
+        chat: ChatId,
+        sink: std::sync::Arc<dyn EventSink>,
+    ) -> RouteGuard {
+        self.routes.write().insert(chat, sink);
+        RouteGuard {
+            router: std::sync::Arc::clone(self),
+            chat,
+        }
+    }
+}
+
+fn event_chat(event: &ToolEvent) -> ChatId {
+    match event {
+        ToolEvent::BeforeCall { chat, .. }
+        | ToolEvent::ApprovalResolved { chat, .. }
+        | ToolEvent::Started { chat, .. }
+        | ToolEvent::OutputDelta { chat, .. }
+        | ToolEvent::Finished { chat, .. }
+        | ToolEvent::QuestionAsked { chat, .. } => *chat,
+        ToolEvent::ApprovalRequested { approval } => approval.chat,
+    }
+}
+
+impl EventSink for Router {
+    fn emit(&self, event: ToolEvent) {
+        let target = self.routes.read().get(&event_chat(&event)).cloned();
+        match target {
+            Some(sink) => sink.emit(event),
+            None => self.fallback.emit(event),
+        }
+    }
+}
+
+/// Ends a route when dropped.
+pub struct RouteGuard {
+    router: std::sync::Arc<Router>,
+    chat: ChatId,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        self.router.routes.write().remove(&self.chat);
     }
 }

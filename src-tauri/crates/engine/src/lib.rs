@@ -13,13 +13,17 @@
 
 pub mod approvals;
 pub mod canonical;
+pub mod chat;
 pub mod events;
 pub mod executor;
 pub mod ids;
 pub mod names;
 pub mod parse;
 pub mod policy;
+pub mod providers;
+pub mod questions;
 pub mod rules;
+pub mod secrets;
 pub mod settings;
 pub mod store;
 pub mod tools;

@@ -47,6 +47,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::ApprovalRequested { .. } => "asked",
             ToolEvent::ApprovalResolved { .. } => "resolved",
             ToolEvent::OutputDelta { .. } => "output",
+            ToolEvent::QuestionAsked { .. } => "question",
         })
         .collect();
     assert_eq!(kinds, ["before", "started", "finished"]);
@@ -449,4 +450,40 @@ async fn read_var_pages_through_long_results() {
     assert!(r.content.contains("Closest: doc"), "{}", r.content);
     let r = run(&exec, call("ListVars", json!({}))).await;
     assert!(r.content.contains("doc\tuser\t10 chars"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn live_output_reaches_the_log_between_start_and_finish() {
+    use tollgate_engine::events::OutputStream;
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    let r = run(&exec, call("chatty", json!({}))).await;
+    assert_eq!(r.content, "done");
+    let events = h.sink.events.lock().clone();
+    let trail: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            ToolEvent::Started { tool, .. } => Some(format!("started {tool}")),
+            ToolEvent::OutputDelta {
+                stream, text, seq, ..
+            } => {
+                assert_eq!(*seq, r.seq);
+                Some(format!(
+                    "{}:{}",
+                    if *stream == OutputStream::Stdout {
+                        "out"
+                    } else {
+                        "err"
+                    },
+                    text.trim()
+                ))
+            }
+            ToolEvent::Finished { .. } => Some("finished".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        trail,
+        ["started chatty", "out:first", "err:warning", "finished"]
+    );
 }

@@ -5,8 +5,10 @@
 mod permission;
 mod pipeline;
 mod prompt;
+mod turnstile;
 
-pub use pipeline::{CallOrigin, ToolCallRequest, ToolCallResult};
+pub use pipeline::{CallOrigin, Preflight, ToolCallRequest, ToolCallResult};
+pub use turnstile::Turnstile;
 
 use crate::approvals::{ApprovalError, ApprovalHub, Decision, ExecutionDecision, PendingApproval};
 use crate::events::EventSink;
@@ -277,19 +279,8 @@ impl ToolExecutor {
         if self.registry().group(group).is_none() {
             return Err(ExecutorError::NoSuchGroup(group.to_string()));
         }
-        let snapshot = {
-            let mut o = self.overrides.write();
-            match enabled {
-                Some(on) => o.groups.insert(group.to_string(), on),
-                None => o.groups.remove(group),
-            };
-            o.clone()
-        };
-        self.deps
-            .store
-            .set_chat_tool_overrides(self.chat, &snapshot)
-            .await?;
-        Ok(())
+        self.update_overrides(|o| set_toggle(&mut o.groups, group, enabled))
+            .await
     }
 
     /// Sets this chat's own toggle for a tool (`None` clears it). Persisted.
@@ -301,12 +292,17 @@ impl ToolExecutor {
         if self.registry().tool(tool).is_none() {
             return Err(ExecutorError::NoSuchTool(tool.to_string()));
         }
+        self.update_overrides(|o| set_toggle(&mut o.tools, tool, enabled))
+            .await
+    }
+
+    async fn update_overrides(
+        &self,
+        change: impl FnOnce(&mut ChatToolOverrides),
+    ) -> Result<(), ExecutorError> {
         let snapshot = {
             let mut o = self.overrides.write();
-            match enabled {
-                Some(on) => o.tools.insert(tool.to_string(), on),
-                None => o.tools.remove(tool),
-            };
+            change(&mut o);
             o.clone()
         };
         self.deps
@@ -363,6 +359,17 @@ impl ToolExecutor {
     pub fn last_seq(&self) -> u64 {
         self.seq.load(Ordering::SeqCst)
     }
+}
+
+fn set_toggle(
+    map: &mut std::collections::BTreeMap<String, bool>,
+    name: &str,
+    enabled: Option<bool>,
+) {
+    match enabled {
+        Some(on) => map.insert(name.to_string(), on),
+        None => map.remove(name),
+    };
 }
 
 /// Whether a group is on: the chat's toggle, else the app setting, else the group's default.

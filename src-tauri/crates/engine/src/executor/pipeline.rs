@@ -45,6 +45,19 @@ pub struct CallOrigin {
     pub round: u32,
     /// Ask the user even if a policy, rule or record would allow (the doom-loop check, F-23).
     pub force_ask: Option<String>,
+    /// Run only after the calls before this one in its group are done (F-21).
+    #[serde(skip)]
+    pub turnstile: Option<super::Turnstile>,
+}
+
+/// What the permission stage is expected to do with a call, for scheduling (F-21). Computed
+/// without side effects; the pipeline still decides for real.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preflight {
+    /// The tool is read-only (safe to run beside other read-only calls).
+    pub read_only: bool,
+    /// The user will be asked (before running or about the result).
+    pub asks: bool,
 }
 
 /// What the model gets back (F-18 turns it into the provider's native form).
@@ -133,9 +146,32 @@ impl ToolExecutor {
         origin: CallOrigin,
         cancel: &CancellationToken,
     ) -> ToolCallResult {
+        let (seq, started) = self.begin_call(&req, &origin);
+        let mut trace = Trace::default();
+        let outcome = self
+            .run_stages(&req, seq, &origin, cancel, &mut trace)
+            .await;
+        if let Some(turnstile) = &origin.turnstile {
+            turnstile.done();
+        }
+        self.finish_call(req, seq, started, trace, outcome)
+    }
+
+    /// Records a call that will not run (e.g. past the round limit, F-22) and returns its result.
+    pub fn skip(&self, req: ToolCallRequest, origin: &CallOrigin, message: &str) -> ToolCallResult {
+        let (seq, started) = self.begin_call(&req, origin);
+        self.finish_call(
+            req,
+            seq,
+            started,
+            Trace::default(),
+            Outcome::fail(CallStatus::Cancelled, message),
+        )
+    }
+
+    /// Numbers the call, writes its starting row and announces it.
+    fn begin_call(&self, req: &ToolCallRequest, origin: &CallOrigin) -> (u64, Instant) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
-        let started = Instant::now();
-        let started_at = now_ms();
         let raw_args = req.arguments.raw_text();
         self.deps.store.record_call_start(CallStart {
             chat: self.chat,
@@ -145,7 +181,7 @@ impl ToolExecutor {
             call_id: req.call_id.clone(),
             requested_name: req.name.clone(),
             raw_args: raw_args.clone(),
-            started_at,
+            started_at: now_ms(),
         });
         self.deps.sink.emit(ToolEvent::BeforeCall {
             chat: self.chat,
@@ -154,20 +190,25 @@ impl ToolExecutor {
             requested_name: req.name.clone(),
             raw_args,
         });
+        (seq, Instant::now())
+    }
 
-        let mut trace = Trace::default();
-        let mut outcome = self
-            .run_stages(&req, seq, &origin, cancel, &mut trace)
-            .await;
+    /// Completes the call's row, announces the end and builds the result for the model.
+    fn finish_call(
+        &self,
+        req: ToolCallRequest,
+        seq: u64,
+        started: Instant,
+        trace: Trace,
+        mut outcome: Outcome,
+    ) -> ToolCallResult {
         if outcome.content.trim().is_empty() {
             outcome.content = format!(
                 "The call ended with status {} and no message.",
                 outcome.status
             );
         }
-
-        let duration = started.elapsed();
-        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let decided_by = trace.decided_by.unwrap_or(DecidedBy::None);
         let decision = match (trace.decision, trace.result_decision) {
             (Some(d), Some(r)) => Some(format!("{d}; result: {r}")),
@@ -304,7 +345,15 @@ impl ToolExecutor {
             );
         }
 
-        // Execute.
+        // Execute, in order when this call is part of an approval group.
+        if let Some(turnstile) = &origin.turnstile {
+            if !turnstile.wait_turn(cancel).await {
+                return Outcome::fail(
+                    CallStatus::Cancelled,
+                    "The call was stopped by the user before it ran.",
+                );
+            }
+        }
         let data = self.run_tool(entry, &args, seq, &req.call_id, cancel).await;
 
         // Format.
@@ -405,6 +454,41 @@ impl ToolExecutor {
             result_var: stored_vars.0,
             args_var: stored_vars.1,
             stop_turn: false,
+        }
+    }
+
+    /// Predicts, without side effects, whether a call is read-only and whether it will ask.
+    pub fn preflight(&self, req: &ToolCallRequest, force_ask: bool) -> Preflight {
+        let Ok(args) = parse_arguments(&req.arguments) else {
+            return Preflight {
+                read_only: true,
+                asks: false,
+            };
+        };
+        let registry = self.registry();
+        let Ok(entry) = self.resolve_tool(&registry, &req.name) else {
+            return Preflight {
+                read_only: true,
+                asks: false,
+            };
+        };
+        let spec = entry.tool.spec();
+        let policy = self.execution_policy(spec);
+        let hash = args_hash(&args);
+        let rule = self
+            .deps
+            .rules
+            .evaluate(self.chat, &spec.name, &entry.tool.rule_subject(&args));
+        let record = self.records.lock().get(&(spec.name.clone(), hash)).copied();
+        let force = force_ask.then_some("preflight");
+        let asks_first = matches!(
+            super::permission::verdict(policy, rule.as_ref(), record, force),
+            super::permission::Verdict::Ask { .. }
+        );
+        let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
+        Preflight {
+            read_only: spec.read_only,
+            asks: asks_first || reviews,
         }
     }
 

@@ -12,6 +12,7 @@
 
 mod calls;
 mod chats;
+mod messages;
 mod migrations;
 mod records;
 mod settings;
@@ -19,6 +20,7 @@ mod variables;
 
 pub use calls::{CallFinish, CallStart, RecordedCall};
 pub use chats::{ChatRow, NewChat};
+pub use messages::{MessageRow, MessageStatus, Role};
 pub use records::{ApprovalRecordRow, RuleRow};
 pub use variables::VariableRow;
 
@@ -129,6 +131,7 @@ impl Store {
             .map_err(open_err)?;
         migrations::migrate(&mut conn)?;
         calls::recover_interrupted(&conn)?;
+        messages::recover_interrupted(&conn)?;
 
         let (tx, rx) = mpsc::channel::<Msg>();
         let failed_writes = Arc::new(AtomicU64::new(0));

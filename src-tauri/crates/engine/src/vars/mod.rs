@@ -203,13 +203,7 @@ impl VarStore {
             inner.tick += 1;
             inner.tick
         });
-        if let Some(old) = inner.map.remove(&name) {
-            if old.kind != VarKind::Rule {
-                inner.order.remove(&old.tick);
-                inner.bytes -= old.value.len();
-                inner.count -= 1;
-            }
-        }
+        Self::detach_locked(inner, &name);
         if kind != VarKind::Rule {
             // Ticks loaded from the database may collide; keep the order map injective.
             let mut t = tick;
@@ -245,6 +239,17 @@ impl VarStore {
         tick
     }
 
+    /// Takes `name` out of the map and, unless it is a rule, out of the LRU accounting.
+    fn detach_locked(inner: &mut Inner, name: &str) -> Option<Entry> {
+        let old = inner.map.remove(name)?;
+        if old.kind != VarKind::Rule {
+            inner.order.remove(&old.tick);
+            inner.bytes -= old.value.len();
+            inner.count -= 1;
+        }
+        Some(old)
+    }
+
     fn evict_locked(&self, inner: &mut Inner, keep: &str) -> Vec<String> {
         let mut evicted = Vec::new();
         while inner.count > self.limits.max_count || inner.bytes > self.limits.max_bytes {
@@ -254,11 +259,8 @@ impl VarStore {
                 .find(|(_, n)| n.as_str() != keep)
                 .map(|(t, n)| (*t, n.clone()));
             let Some((tick, name)) = victim else { break };
-            inner.order.remove(&tick);
-            if let Some(old) = inner.map.remove(&name) {
-                inner.bytes -= old.value.len();
-                inner.count -= 1;
-            }
+            debug_assert_eq!(inner.map.get(&name).map(|e| e.tick), Some(tick));
+            Self::detach_locked(inner, &name);
             evicted.push(name);
         }
         evicted
@@ -302,11 +304,7 @@ impl VarStore {
                 None => Ok(false),
                 Some(VarKind::Rule) => Err(VarError::Protected(name.clone())),
                 Some(_) => {
-                    if let Some(old) = inner.map.remove(name) {
-                        inner.order.remove(&old.tick);
-                        inner.bytes -= old.value.len();
-                        inner.count -= 1;
-                    }
+                    Self::detach_locked(&mut inner, name);
                     removed.push(name.clone());
                     Ok(true)
                 }

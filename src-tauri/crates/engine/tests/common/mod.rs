@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::approvals::PendingApproval;
-use tollgate_engine::events::{EventSink, ToolEvent};
+use tollgate_engine::events::{EventSink, OutputStream, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::parse::RawArguments;
 use tollgate_engine::rules::{RuleBook, RuleSubject};
@@ -200,6 +200,14 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
                 .policy(Auto)
                 .result_policy(ResultPolicy::OnError),
             |_, _| async move { Err(ToolError::not_found("no such thing: x.txt")) },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new("chatty", "Streams output.", obj_schema(json!({}), &[])).policy(Auto),
+            |_, ctx| async move {
+                ctx.emit_output(OutputStream::Stdout, "first\n");
+                ctx.emit_output(OutputStream::Stderr, "warning\n");
+                Ok(json!("done"))
+            },
         ))
         .tool(FnTool::new(
             ToolSpec::new("panics", "Panics.", obj_schema(json!({}), &[])).policy(Auto),

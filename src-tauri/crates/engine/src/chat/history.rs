@@ -1,0 +1,179 @@
+//! The conversation as the provider sees it, rebuilt from the stored messages.
+//!
+//! Stored messages may be incomplete (a crash, a provider error): failed assistant attempts are
+//! left out so Retry regenerates them, and a tool call without results gets an explicit "not
+//! executed" result so every provider accepts the history.
+
+use crate::providers::{AssistantToolCall, ChatMessage, ToolResultMessage};
+use crate::store::{MessageRow, MessageStatus, Role};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The payload of an assistant message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AssistantPayload {
+    pub tool_calls: Vec<AssistantToolCall>,
+}
+
+/// The payload of a tool message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolPayload {
+    pub results: Vec<ToolResultMessage>,
+}
+
+/// The result given for a call whose result was never stored.
+pub const NOT_EXECUTED: &str = "Not executed: the turn ended before this call ran.";
+
+fn payload<T: serde::de::DeserializeOwned + Default>(v: &Option<Value>) -> T {
+    v.as_ref()
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// Rebuilds the provider-neutral history from stored messages.
+pub fn from_rows(rows: &[MessageRow]) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::with_capacity(rows.len());
+    for row in rows {
+        match row.role {
+            Role::User => out.push(ChatMessage::User {
+                content: row.content.clone(),
+            }),
+            Role::Assistant => {
+                let p: AssistantPayload = payload(&row.payload);
+                let failed = matches!(
+                    row.status,
+                    MessageStatus::Error | MessageStatus::Interrupted | MessageStatus::Streaming
+                );
+                if failed && p.tool_calls.is_empty() {
+                    continue;
+                }
+                if row.content.trim().is_empty() && p.tool_calls.is_empty() {
+                    continue;
+                }
+                out.push(ChatMessage::Assistant {
+                    content: row.content.clone(),
+                    tool_calls: p.tool_calls,
+                });
+            }
+            Role::Tool => {
+                let p: ToolPayload = payload(&row.payload);
+                out.push(ChatMessage::Tool { results: p.results });
+            }
+        }
+    }
+    repair(out)
+}
+
+/// Makes every assistant tool call be answered by exactly one result in the next message.
+fn repair(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut iter = messages.into_iter().peekable();
+    while let Some(m) = iter.next() {
+        match m {
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+            } if !tool_calls.is_empty() => {
+                let given: Vec<ToolResultMessage> = match iter.peek() {
+                    Some(ChatMessage::Tool { .. }) => match iter.next() {
+                        Some(ChatMessage::Tool { results }) => results,
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                let results = tool_calls
+                    .iter()
+                    .map(|c| {
+                        given
+                            .iter()
+                            .find(|r| r.call_id == c.id)
+                            .cloned()
+                            .unwrap_or_else(|| ToolResultMessage {
+                                call_id: c.id.clone(),
+                                name: c.name.clone(),
+                                content: NOT_EXECUTED.into(),
+                                is_error: true,
+                            })
+                    })
+                    .collect();
+                out.push(ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                });
+                out.push(ChatMessage::Tool { results });
+            }
+            // Results with no calls before them cannot be sent.
+            ChatMessage::Tool { .. } => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ChatId;
+    use serde_json::json;
+
+    fn row(role: Role, content: &str, status: MessageStatus, payload: Option<Value>) -> MessageRow {
+        MessageRow {
+            id: 0,
+            chat: ChatId(1),
+            role,
+            content: content.into(),
+            status,
+            payload,
+            usage: None,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn failed_attempts_are_dropped_and_missing_results_filled_in() {
+        let call = json!({"toolCalls": [{"id": "c1", "name": "t", "arguments": "{}"}, {"id": "c2", "name": "u", "arguments": "{}"}]});
+        let rows = vec![
+            row(Role::User, "q", MessageStatus::Complete, None),
+            row(Role::Assistant, "half", MessageStatus::Error, None),
+            row(
+                Role::Assistant,
+                "calling",
+                MessageStatus::Complete,
+                Some(call),
+            ),
+            row(
+                Role::Tool,
+                "",
+                MessageStatus::Complete,
+                Some(
+                    json!({"results": [{"callId": "c1", "name": "t", "content": "ok", "isError": false}]}),
+                ),
+            ),
+            row(
+                Role::Assistant,
+                "stopped answ",
+                MessageStatus::Stopped,
+                None,
+            ),
+            row(Role::User, "again", MessageStatus::Complete, None),
+        ];
+        let h = from_rows(&rows);
+        assert_eq!(h.len(), 5);
+        let ChatMessage::Tool { results } = &h[2] else {
+            panic!("{h:?}")
+        };
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0].content, "ok");
+        assert_eq!(results[1].content, NOT_EXECUTED);
+        assert!(results[1].is_error);
+        assert_eq!(
+            h[3],
+            ChatMessage::Assistant {
+                content: "stopped answ".into(),
+                tool_calls: vec![]
+            }
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! The chat loop (SPEC §4): one turn is request → streamed answer → tool calls through the gate →
+//! results back → next round, until the model answers without tools, the round limit is reached,
+//! the user stops, or the provider fails.
+//!
+//! The app drives a turn through [`start_turn`]: it receives [`ChatEvent`]s on a channel, sends
+//! decisions through the executor, answers to `ask_user` through the [`crate::questions::QuestionHub`],
+//! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
+
+pub mod history;
+pub mod retry;
+mod schedule;
+mod turn;
+
+pub use retry::RetryPolicy;
+
+use crate::events::{Router, ToolEvent};
+use crate::executor::ToolExecutor;
+use crate::ids::ChatId;
+use crate::providers::{FinishReason, Provider, Usage};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Limits and knobs of a turn (F-22, F-23 and the provider request).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TurnSettings {
+    /// Rounds with tools per turn; then one final answer without tools.
+    pub max_rounds: u32,
+    /// The same call this many times in a row asks the user (0 turns the check off).
+    pub doom_loop_threshold: u32,
+    /// Read-only calls run at most this many at once.
+    pub max_parallel: usize,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    pub retry: RetryPolicy,
+    /// How often streamed text is saved (F-61: a crash loses at most this much).
+    pub save_interval_ms: u64,
+}
+
+impl Default for TurnSettings {
+    fn default() -> Self {
+        Self {
+            max_rounds: 25,
+            doom_loop_threshold: 3,
+            max_parallel: 8,
+            max_tokens: 8_192,
+            temperature: None,
+            retry: RetryPolicy::default(),
+            save_interval_ms: 250,
+        }
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum TurnOutcome {
+    /// The model gave its answer.
+    Completed { usage: Usage },
+    /// The user pressed Stop, or chose "deny and stop"; what was produced is kept.
+    Stopped { usage: Usage },
+    /// The provider failed; `retryable` says whether Retry is likely to help.
+    #[serde(rename_all = "camelCase")]
+    Failed {
+        error: String,
+        retryable: bool,
+        usage: Usage,
+    },
+}
+
+/// What the UI hears during a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ChatEvent {
+    /// The user's message is saved (`None` for a Retry, which adds no message).
+    #[serde(rename_all = "camelCase")]
+    TurnStarted {
+        chat: ChatId,
+        user_message_id: Option<i64>,
+    },
+    /// A request goes out; its answer streams into `message_id`.
+    #[serde(rename_all = "camelCase")]
+    RoundStarted {
+        round: u32,
+        message_id: i64,
+    },
+    #[serde(rename_all = "camelCase")]
+    TextDelta {
+        message_id: i64,
+        text: String,
+    },
+    /// The model started writing a tool call.
+    #[serde(rename_all = "camelCase")]
+    ToolCallStarted {
+        message_id: i64,
+        index: u32,
+        id: String,
+        name: String,
+    },
+    /// A gate event of one of the round's calls.
+    Tool {
+        event: Box<ToolEvent>,
+    },
+    /// A request failed and will be tried again.
+    #[serde(rename_all = "camelCase")]
+    Retrying {
+        attempt: u32,
+        delay_ms: u64,
+        error: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    RoundFinished {
+        round: u32,
+        message_id: i64,
+        finish: FinishReason,
+        usage: Usage,
+    },
+    TurnFinished {
+        outcome: TurnOutcome,
+    },
+}
+
+/// What a turn starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnInput {
+    /// A new user message.
+    Message(String),
+    /// Answer again from the stored history (after an error).
+    Retry,
+}
+
+/// Everything a turn needs.
+#[derive(Clone)]
+pub struct Turn {
+    pub exec: Arc<ToolExecutor>,
+    pub provider: Arc<dyn Provider>,
+    pub store: Store,
+    /// The executor's event sink, so this turn can receive its chat's gate events.
+    pub router: Arc<Router>,
+    pub model: String,
+    /// The chat's own system prompt; the enabled groups' rules are added after it.
+    pub system_prompt: String,
+    pub settings: TurnSettings,
+}
+
+/// A running turn.
+pub struct TurnHandle {
+    pub events: mpsc::UnboundedReceiver<ChatEvent>,
+    cancel: CancellationToken,
+    task: tokio::task::JoinHandle<TurnOutcome>,
+}
+
+impl TurnHandle {
+    /// Stop (F-25): aborts the stream, cancels running tools and pending approvals.
+    pub fn stop(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A token that stops this turn, for holders other than the handle's owner.
+    pub fn stopper(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Waits for the turn to end.
+    pub async fn join(self) -> TurnOutcome {
+        self.task.await.unwrap_or_else(|e| TurnOutcome::Failed {
+            error: format!("the turn ended unexpectedly: {e}"),
+            retryable: true,
+            usage: Usage::default(),
+        })
+    }
+
+    /// Waits for the turn to end, collecting every event (tests and headless use).
+    pub async fn collect(mut self) -> (Vec<ChatEvent>, TurnOutcome) {
+        let mut events = Vec::new();
+        while let Some(e) = self.events.recv().await {
+            events.push(e);
+        }
+        (events, self.join().await)
+    }
+}
+
+/// Starts a turn on the Tokio runtime.
+pub fn start_turn(turn: Turn, input: TurnInput) -> TurnHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let task = tokio::spawn(async move { turn::run(turn, input, tx, token).await });
+    TurnHandle {
+        events: rx,
+        cancel,
+        task,
+    }
+}
+
+/// Saved streamed text at least this often.
+fn save_interval(settings: &TurnSettings) -> Duration {
+    Duration::from_millis(settings.save_interval_ms.max(10))
+}

@@ -1,0 +1,135 @@
+//! Running one round's calls (F-21, F-23): consecutive read-only calls that need nobody run in
+//! parallel (bounded); calls that wait for the user are asked together and run in order; other
+//! calls run one at a time. Results come back in the model's order.
+
+use crate::canonical::canonical_json;
+use crate::executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor, Turnstile};
+use crate::parse::{parse_arguments, RawArguments};
+use futures::stream::{self, StreamExt};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Counts identical consecutive calls across a turn (the doom-loop check, F-23).
+#[derive(Default)]
+pub(super) struct RepeatTracker {
+    last: Option<String>,
+    run: u32,
+}
+
+impl RepeatTracker {
+    /// Registers a call; returns how many times in a row it has now been made.
+    fn observe(&mut self, req: &ToolCallRequest) -> u32 {
+        let args = parse_arguments(&req.arguments)
+            .map(|v| canonical_json(&v))
+            .unwrap_or_else(|_| req.arguments.raw_text());
+        let key = format!("{}\u{0}{args}", req.name);
+        if self.last.as_deref() == Some(key.as_str()) {
+            self.run += 1;
+        } else {
+            self.last = Some(key);
+            self.run = 1;
+        }
+        self.run
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lane {
+    Parallel,
+    Ask,
+    Serial,
+}
+
+/// Runs `calls` and returns their results in the same order.
+pub(super) async fn run_calls(
+    exec: &Arc<ToolExecutor>,
+    calls: Vec<ToolCallRequest>,
+    base: CallOrigin,
+    repeats: &mut RepeatTracker,
+    threshold: u32,
+    max_parallel: usize,
+    cancel: &CancellationToken,
+) -> Vec<ToolCallResult> {
+    // Decide each call's lane and doom-loop flag, in order.
+    let planned: Vec<(ToolCallRequest, Lane, Option<String>)> = calls
+        .into_iter()
+        .map(|req| {
+            let run = repeats.observe(&req);
+            let force = (threshold > 0 && run >= threshold)
+                .then(|| format!("The model made this exact call {run} times in a row"));
+            let pre = exec.preflight(&req, force.is_some());
+            let lane = if pre.asks {
+                Lane::Ask
+            } else if pre.read_only {
+                Lane::Parallel
+            } else {
+                Lane::Serial
+            };
+            (req, lane, force)
+        })
+        .collect();
+
+    let mut results = Vec::with_capacity(planned.len());
+    let mut i = 0;
+    while i < planned.len() {
+        let lane = planned[i].1;
+        let mut j = i + 1;
+        if lane != Lane::Serial {
+            while j < planned.len() && planned[j].1 == lane {
+                j += 1;
+            }
+        }
+        let group: Vec<(ToolCallRequest, Option<String>)> = planned[i..j]
+            .iter()
+            .map(|(r, _, f)| (r.clone(), f.clone()))
+            .collect();
+        let origin = |force: Option<String>, turnstile: Option<Turnstile>| CallOrigin {
+            force_ask: force,
+            turnstile,
+            ..base.clone()
+        };
+        match lane {
+            Lane::Parallel => {
+                let outs: Vec<ToolCallResult> =
+                    stream::iter(group.into_iter().map(|(req, force)| {
+                        let exec = Arc::clone(exec);
+                        let origin = origin(force, None);
+                        async move { exec.execute(req, origin, cancel).await }
+                    }))
+                    .buffered(max_parallel.max(1))
+                    .collect()
+                    .await;
+                results.extend(outs);
+            }
+            Lane::Ask => {
+                // All cards appear together; the turnstile runs the calls in order.
+                let places = Turnstile::sequence(group.len());
+                let outs = futures::future::join_all(group.into_iter().zip(places).map(
+                    |((req, force), place)| {
+                        let exec = Arc::clone(exec);
+                        let origin = origin(force, Some(place));
+                        async move { exec.execute(req, origin, cancel).await }
+                    },
+                ))
+                .await;
+                results.extend(outs);
+            }
+            Lane::Serial => {
+                for (req, force) in group {
+                    results.push(exec.execute(req, origin(force, None), cancel).await);
+                }
+            }
+        }
+        i = j;
+    }
+    results
+}
+
+/// Builds the executor's request from an assistant tool call.
+pub(super) fn request(id: &str, name: &str, arguments: RawArguments) -> ToolCallRequest {
+    ToolCallRequest {
+        call_id: id.to_string(),
+        name: name.to_string(),
+        arguments,
+    }
+}

@@ -1,0 +1,394 @@
+//! One turn of the chat loop.
+
+use super::history::{self, AssistantPayload, ToolPayload};
+use super::schedule::{self, RepeatTracker};
+use super::{save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
+use crate::events::{EventSink, ToolEvent};
+use crate::executor::CallOrigin;
+use crate::names::{repair_name, NameMatch};
+use crate::parse::{parse_text_calls, RawArguments};
+use crate::providers::{
+    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
+    ToolResultMessage, Usage,
+};
+use crate::store::{MessageStatus, Role};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// What the model is told about calls past the round limit (F-22).
+pub const ROUND_LIMIT_REACHED: &str =
+    "Not executed: round limit reached. Answer with what you have.";
+const FINAL_ANSWER_NOTE: &str =
+    "You have used every tool round of this turn. Answer the user now with what you have; do not call tools.";
+
+/// Forwards the chat's gate events into the turn's channel.
+struct Forward(UnboundedSender<ChatEvent>);
+
+impl EventSink for Forward {
+    fn emit(&self, event: ToolEvent) {
+        let _ = self.0.send(ChatEvent::Tool {
+            event: Box::new(event),
+        });
+    }
+}
+
+pub(super) async fn run(
+    turn: Turn,
+    input: TurnInput,
+    tx: UnboundedSender<ChatEvent>,
+    cancel: CancellationToken,
+) -> TurnOutcome {
+    let _route = turn
+        .router
+        .route(turn.exec.chat(), Arc::new(Forward(tx.clone())));
+    let outcome = run_rounds(&turn, input, &tx, &cancel).await;
+    let _ = tx.send(ChatEvent::TurnFinished {
+        outcome: outcome.clone(),
+    });
+    outcome
+}
+
+fn failed(error: String, retryable: bool, usage: Usage) -> TurnOutcome {
+    TurnOutcome::Failed {
+        error,
+        retryable,
+        usage,
+    }
+}
+
+async fn run_rounds(
+    turn: &Turn,
+    input: TurnInput,
+    tx: &UnboundedSender<ChatEvent>,
+    cancel: &CancellationToken,
+) -> TurnOutcome {
+    let chat = turn.exec.chat();
+    let store = &turn.store;
+    let mut usage = Usage::default();
+
+    // F-61: the user's message is on disk before anything is sent.
+    let user_message_id = match input {
+        TurnInput::Message(text) => match store
+            .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
+            .await
+        {
+            Ok(id) => Some(id),
+            Err(e) => {
+                return failed(
+                    format!("your message could not be saved: {e}"),
+                    false,
+                    usage,
+                )
+            }
+        },
+        TurnInput::Retry => None,
+    };
+    let _ = tx.send(ChatEvent::TurnStarted {
+        chat,
+        user_message_id,
+    });
+    let mut messages = match store.chat_messages(chat).await {
+        Ok(rows) => history::from_rows(&rows),
+        Err(e) => {
+            return failed(
+                format!("the conversation could not be read: {e}"),
+                true,
+                usage,
+            )
+        }
+    };
+
+    let max_rounds = turn.settings.max_rounds.max(1);
+    let mut repeats = RepeatTracker::default();
+    let mut round = 0;
+    loop {
+        round += 1;
+        let tools_allowed = round <= max_rounds;
+        let request = build_request(turn, &messages, tools_allowed);
+        let message_id = match store
+            .insert_message(
+                chat,
+                Role::Assistant,
+                String::new(),
+                MessageStatus::Streaming,
+                None,
+            )
+            .await
+        {
+            Ok(id) => id,
+            Err(e) => return failed(format!("the answer could not be saved: {e}"), true, usage),
+        };
+        let _ = tx.send(ChatEvent::RoundStarted { round, message_id });
+
+        let mut completion = match stream_with_retries(turn, &request, message_id, tx, cancel).await
+        {
+            Ok(c) => c,
+            Err((error, partial)) => {
+                let stopped = matches!(error, ProviderError::Cancelled);
+                let status = if stopped {
+                    MessageStatus::Stopped
+                } else {
+                    MessageStatus::Error
+                };
+                if let Err(e) = store
+                    .finish_message(message_id, partial, status, None, None)
+                    .await
+                {
+                    tracing::error!("partial answer not saved: {e}");
+                }
+                return if stopped {
+                    TurnOutcome::Stopped { usage }
+                } else {
+                    let retryable = error.is_retryable()
+                        || matches!(
+                            error,
+                            ProviderError::Incomplete(_) | ProviderError::Malformed(_)
+                        );
+                    failed(error.to_string(), retryable, usage)
+                };
+            }
+        };
+        usage.add(completion.usage);
+        let raw_args = take_text_calls(turn, &mut completion, message_id, tools_allowed);
+
+        let payload = serde_json::to_value(AssistantPayload {
+            tool_calls: completion.tool_calls.clone(),
+        })
+        .ok();
+        let usage_json = serde_json::to_value(completion.usage).ok();
+        if let Err(e) = store
+            .finish_message(
+                message_id,
+                completion.text.clone(),
+                MessageStatus::Complete,
+                payload,
+                usage_json,
+            )
+            .await
+        {
+            return failed(format!("the answer could not be saved: {e}"), true, usage);
+        }
+        let _ = tx.send(ChatEvent::RoundFinished {
+            round,
+            message_id,
+            finish: completion.finish.clone(),
+            usage: completion.usage,
+        });
+        if completion.tool_calls.is_empty() {
+            return TurnOutcome::Completed { usage };
+        }
+
+        messages.push(ChatMessage::Assistant {
+            content: completion.text.clone(),
+            tool_calls: completion.tool_calls.clone(),
+        });
+        let origin = CallOrigin {
+            message_id: Some(message_id),
+            round,
+            ..Default::default()
+        };
+        let requests: Vec<_> = completion
+            .tool_calls
+            .iter()
+            .zip(raw_args)
+            .map(|(c, args)| schedule::request(&c.id, &c.name, args))
+            .collect();
+        let results = if tools_allowed {
+            schedule::run_calls(
+                &turn.exec,
+                requests,
+                origin,
+                &mut repeats,
+                turn.settings.doom_loop_threshold,
+                turn.settings.max_parallel,
+                cancel,
+            )
+            .await
+        } else {
+            requests
+                .into_iter()
+                .map(|r| turn.exec.skip(r, &origin, ROUND_LIMIT_REACHED))
+                .collect()
+        };
+        let stop_requested = results.iter().any(|r| r.stop_turn);
+        let results: Vec<ToolResultMessage> = completion
+            .tool_calls
+            .iter()
+            .zip(results)
+            .map(|(call, r)| ToolResultMessage {
+                call_id: call.id.clone(),
+                name: r.tool.unwrap_or_else(|| call.name.clone()),
+                content: r.content,
+                is_error: r.is_error,
+            })
+            .collect();
+        let payload = serde_json::to_value(ToolPayload {
+            results: results.clone(),
+        })
+        .ok();
+        if let Err(e) = store
+            .insert_message(
+                chat,
+                Role::Tool,
+                String::new(),
+                MessageStatus::Complete,
+                payload,
+            )
+            .await
+        {
+            return failed(
+                format!("the tool results could not be saved: {e}"),
+                true,
+                usage,
+            );
+        }
+        messages.push(ChatMessage::Tool { results });
+        if stop_requested || cancel.is_cancelled() {
+            return TurnOutcome::Stopped { usage };
+        }
+        if !tools_allowed {
+            // The model called tools even without any on offer; do not loop again.
+            return TurnOutcome::Completed { usage };
+        }
+    }
+}
+
+fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> ChatRequest {
+    let mut system = turn.system_prompt.trim().to_string();
+    let section = turn.exec.system_prompt_section();
+    for part in [
+        section.as_str(),
+        if tools_allowed { "" } else { FINAL_ANSWER_NOTE },
+    ] {
+        if !part.is_empty() {
+            if !system.is_empty() {
+                system.push_str("\n\n");
+            }
+            system.push_str(part);
+        }
+    }
+    ChatRequest {
+        model: turn.model.clone(),
+        system,
+        messages: messages.to_vec(),
+        tools: if tools_allowed {
+            turn.exec.definitions()
+        } else {
+            Vec::new()
+        },
+        max_tokens: turn.settings.max_tokens,
+        temperature: turn.settings.temperature,
+    }
+}
+
+/// Takes tool calls written as text (models without native tool calling, F-10) out of the answer.
+/// Returns every call's arguments as the executor should read them.
+fn take_text_calls(
+    turn: &Turn,
+    completion: &mut Completion,
+    message_id: i64,
+    tools_allowed: bool,
+) -> Vec<RawArguments> {
+    let mut raw: Vec<RawArguments> = completion
+        .tool_calls
+        .iter()
+        .map(|c| RawArguments::Text(c.arguments.clone()))
+        .collect();
+    if !completion.tool_calls.is_empty() || !tools_allowed {
+        return raw;
+    }
+    let known = turn.exec.enabled_tool_names();
+    let is_known = |name: &str| {
+        !matches!(
+            repair_name(name, known.iter().map(String::as_str)),
+            NameMatch::Unknown
+        )
+    };
+    let parsed = parse_text_calls(&completion.text, &is_known);
+    if parsed.calls.is_empty() {
+        return raw;
+    }
+    completion.text = parsed.text;
+    for (i, call) in parsed.calls.into_iter().enumerate() {
+        completion.tool_calls.push(AssistantToolCall {
+            id: format!("text_{message_id}_{i}"),
+            name: call.name,
+            arguments: call.arguments.raw_text(),
+        });
+        raw.push(call.arguments);
+    }
+    raw
+}
+
+/// Streams one completion, saving text as it arrives and retrying faults that allow it (F-26).
+/// On failure returns the error and the text that had arrived.
+async fn stream_with_retries(
+    turn: &Turn,
+    request: &ChatRequest,
+    message_id: i64,
+    tx: &UnboundedSender<ChatEvent>,
+    cancel: &CancellationToken,
+) -> Result<Completion, (ProviderError, String)> {
+    let interval = save_interval(&turn.settings);
+    let mut attempt = 0;
+    loop {
+        let mut text = String::new();
+        let mut emitted = false;
+        let result = {
+            let store = turn.store.clone();
+            let mut last_save = Instant::now();
+            let mut on_delta = |delta: StreamDelta| {
+                emitted = true;
+                match delta {
+                    StreamDelta::Text { text: piece } => {
+                        text.push_str(&piece);
+                        let _ = tx.send(ChatEvent::TextDelta {
+                            message_id,
+                            text: piece,
+                        });
+                        if last_save.elapsed() >= interval {
+                            store.save_streamed_text(message_id, text.clone());
+                            last_save = Instant::now();
+                        }
+                    }
+                    StreamDelta::ToolCallStart { index, id, name } => {
+                        let _ = tx.send(ChatEvent::ToolCallStarted {
+                            message_id,
+                            index,
+                            id,
+                            name,
+                        });
+                    }
+                    StreamDelta::ToolCallArgs { .. } => {}
+                }
+            };
+            turn.provider.complete(request, &mut on_delta, cancel).await
+        };
+        let error = match result {
+            Ok(completion) => return Ok(completion),
+            Err(_) if cancel.is_cancelled() => return Err((ProviderError::Cancelled, text)),
+            Err(e) => e,
+        };
+        attempt += 1;
+        // Once text was shown, a retry would repeat it: report instead and let the user retry.
+        let delay = if emitted {
+            None
+        } else {
+            turn.settings.retry.delay(attempt, &error)
+        };
+        let Some(delay) = delay else {
+            return Err((error, text));
+        };
+        let _ = tx.send(ChatEvent::Retrying {
+            attempt,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            error: error.to_string(),
+        });
+        tokio::select! {
+            () = cancel.cancelled() => return Err((ProviderError::Cancelled, text)),
+            () = tokio::time::sleep(delay) => {}
+        }
+    }
+}

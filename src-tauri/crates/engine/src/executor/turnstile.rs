@@ -1,0 +1,116 @@
+//! Ordered execution for calls that wait for approval (F-21): their approval cards are shown
+//! together, but they run strictly in the model's order, each after the one before has finished
+//! (or was denied).
+
+use parking_lot::Mutex;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Default)]
+struct Shared {
+    /// (the position whose turn it is, positions that finished out of order)
+    state: Mutex<(usize, BTreeSet<usize>)>,
+    notify: Notify,
+}
+
+/// One call's place in an ordered group.
+#[derive(Debug, Clone)]
+pub struct Turnstile {
+    shared: Arc<Shared>,
+    position: usize,
+}
+
+impl PartialEq for Turnstile {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared) && self.position == other.position
+    }
+}
+
+impl Eq for Turnstile {}
+
+impl Turnstile {
+    /// Places for `n` calls, in order.
+    pub fn sequence(n: usize) -> Vec<Turnstile> {
+        let shared = Arc::new(Shared::default());
+        (0..n)
+            .map(|position| Turnstile {
+                shared: Arc::clone(&shared),
+                position,
+            })
+            .collect()
+    }
+
+    /// Waits until every earlier call is done; `false` if cancelled first.
+    pub async fn wait_turn(&self, cancel: &CancellationToken) -> bool {
+        loop {
+            let notified = self.shared.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.shared.state.lock().0 >= self.position {
+                return true;
+            }
+            tokio::select! {
+                () = notified => {}
+                () = cancel.cancelled() => return false,
+            }
+        }
+    }
+
+    /// Marks this call done, letting the next one run.
+    pub fn done(&self) {
+        {
+            let mut state = self.shared.state.lock();
+            state.1.insert(self.position);
+            loop {
+                let next = state.0;
+                if !state.1.remove(&next) {
+                    break;
+                }
+                state.0 = next + 1;
+            }
+        }
+        self.shared.notify.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn later_places_wait_for_every_earlier_one() {
+        let places = Turnstile::sequence(3);
+        let cancel = CancellationToken::new();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for place in places.iter().rev().cloned() {
+            let order = Arc::clone(&order);
+            let cancel = cancel.clone();
+            tasks.push(tokio::spawn(async move {
+                assert!(place.wait_turn(&cancel).await);
+                order.lock().push(place.position);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                place.done();
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(*order.lock(), vec![0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn done_out_of_order_and_cancel() {
+        let places = Turnstile::sequence(3);
+        places[2].done(); // denied before its turn
+        places[0].done();
+        let cancel = CancellationToken::new();
+        assert!(places[1].wait_turn(&cancel).await);
+        let fresh = Turnstile::sequence(2);
+        cancel.cancel();
+        assert!(!fresh[1].wait_turn(&cancel).await);
+    }
+}

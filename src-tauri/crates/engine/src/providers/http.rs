@@ -1,0 +1,247 @@
+//! The HTTP side shared by the providers: one client (connect and read timeouts, proxies from
+//! the environment), endpoint URLs, SSE streaming with cancellation, and error mapping that
+//! keeps the server's message and its `Retry-After`.
+
+use super::sse::{SseEvent, SseParser};
+use super::ProviderError;
+use futures::StreamExt;
+use reqwest::header::{HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// How long connecting may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long the stream may stay silent (models can think for a while before the first token).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much of an error body is kept for the message.
+const ERROR_BODY_LIMIT: usize = 2_000;
+
+static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+
+/// The app's one HTTP client (reqwest reads `HTTP(S)_PROXY` / `NO_PROXY` from the environment).
+pub fn client() -> Result<reqwest::Client, ProviderError> {
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(CONNECT_TIMEOUT)
+                .read_timeout(READ_TIMEOUT)
+                .user_agent(concat!("Tollgate/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| ProviderError::Config(format!("the HTTP client could not be created: {e}")))
+}
+
+/// A provider endpoint: a base URL plus a path.
+#[derive(Debug, Clone)]
+pub struct Endpoint(reqwest::Url);
+
+impl Endpoint {
+    /// Joins `base` (e.g. `https://api.openai.com/v1`) and `path`; only http and https.
+    pub fn new(base: &str, path: &str) -> Result<Self, ProviderError> {
+        let base = base.trim().trim_end_matches('/');
+        let url = reqwest::Url::parse(&format!("{base}/{}", path.trim_start_matches('/')))
+            .map_err(|e| {
+                ProviderError::Config(format!("the base URL \"{base}\" is not valid: {e}"))
+            })?;
+        match url.scheme() {
+            "http" | "https" => Ok(Self(url)),
+            other => Err(ProviderError::Config(format!(
+                "the base URL must start with http:// or https://, not {other}://"
+            ))),
+        }
+    }
+
+    pub fn url(&self) -> reqwest::Url {
+        self.0.clone()
+    }
+}
+
+/// A header value that holds a secret: marked sensitive so it is never logged.
+pub fn secret_header(value: &str) -> Result<HeaderValue, ProviderError> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| {
+        ProviderError::Config("the API key contains characters that cannot be sent".into())
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+fn map_send_error(e: reqwest::Error) -> ProviderError {
+    if e.is_timeout() {
+        ProviderError::Timeout
+    } else {
+        ProviderError::Connect(without_url(&e))
+    }
+}
+
+/// reqwest's message without the URL (which may carry a query the user typed).
+fn without_url(e: &reqwest::Error) -> String {
+    let mut msg = e.to_string();
+    if let Some(url) = e.url() {
+        msg = msg.replace(url.as_str(), "the provider");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    msg
+}
+
+/// Parses `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+    {
+        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    }
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return Some(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = when
+        .signed_duration_since(chrono::Utc::now())
+        .to_std()
+        .unwrap_or(Duration::ZERO);
+    Some(wait)
+}
+
+/// Turns a non-success response into an error with the server's own message.
+async fn http_error(resp: reqwest::Response) -> ProviderError {
+    let status = resp.status().as_u16();
+    let retry_after = retry_after(resp.headers());
+    let body = resp.text().await.unwrap_or_default();
+    let message = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| {
+            let err = v.get("error").unwrap_or(&v);
+            err.get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| err.as_str().map(str::to_string))
+        })
+        .unwrap_or_else(|| {
+            let text = body.trim();
+            if text.is_empty() {
+                reqwest::StatusCode::from_u16(status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .unwrap_or("no details")
+                    .to_string()
+            } else {
+                crate::parse::preview(text, ERROR_BODY_LIMIT)
+            }
+        });
+    ProviderError::Http {
+        status,
+        message,
+        retry_after,
+    }
+}
+
+/// Sends `request` and feeds its SSE events to `on_event` until the stream ends or `on_event`
+/// returns `Ok(false)`. Whether the stream was complete is for the caller's assembler to judge.
+pub async fn stream_sse(
+    request: reqwest::RequestBuilder,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(SseEvent) -> Result<bool, ProviderError> + Send),
+) -> Result<(), ProviderError> {
+    let resp = tokio::select! {
+        () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+        r = request.header(reqwest::header::ACCEPT, "text/event-stream").send() => r.map_err(map_send_error)?,
+    };
+    if !resp.status().is_success() {
+        return Err(http_error(resp).await);
+    }
+    let mut parser = SseParser::new();
+    let mut body = resp.bytes_stream();
+    loop {
+        let next = tokio::select! {
+            () = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            n = body.next() => n,
+        };
+        let bytes = match next {
+            None => return Ok(()),
+            Some(Err(e)) if e.is_timeout() => return Err(ProviderError::Timeout),
+            Some(Err(e)) => {
+                return Err(ProviderError::Incomplete(format!(
+                    "the connection was lost: {}",
+                    without_url(&e)
+                )))
+            }
+            Some(Ok(bytes)) => bytes,
+        };
+        let mut outcome: Result<bool, ProviderError> = Ok(true);
+        parser.feed(&bytes, &mut |event| {
+            if matches!(outcome, Ok(true)) {
+                outcome = on_event(event);
+            }
+        });
+        match outcome {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Sends `request` and parses a JSON answer.
+pub async fn get_json(request: reqwest::RequestBuilder) -> Result<Value, ProviderError> {
+    let resp = request.send().await.map_err(map_send_error)?;
+    if !resp.status().is_success() {
+        return Err(http_error(resp).await);
+    }
+    resp.json::<Value>()
+        .await
+        .map_err(|e| ProviderError::Malformed(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderMap;
+
+    #[test]
+    fn endpoints_join_and_refuse_other_schemes() {
+        assert_eq!(
+            Endpoint::new("http://h:1/v1/", "/models")
+                .unwrap()
+                .url()
+                .as_str(),
+            "http://h:1/v1/models"
+        );
+        assert!(Endpoint::new("file:///etc", "x").is_err());
+        assert!(Endpoint::new("not a url", "x").is_err());
+    }
+
+    #[test]
+    fn retry_after_in_seconds_ms_and_dates() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
+        let mut h = HeaderMap::new();
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(
+            retry_after(&h),
+            Some(Duration::ZERO),
+            "a date in the past means now"
+        );
+    }
+
+    #[test]
+    fn secret_headers_are_sensitive() {
+        assert!(secret_header("Bearer sk-1").unwrap().is_sensitive());
+        assert!(secret_header("bad\nkey").is_err());
+    }
+}

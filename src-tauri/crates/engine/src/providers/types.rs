@@ -1,0 +1,186 @@
+//! Provider-neutral conversation types and the errors providers report.
+
+use crate::executor::ToolDefinition;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use thiserror::Error;
+
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    OpenAi,
+    Anthropic,
+    Demo,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Demo => "demo",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "openai" => Some(Self::OpenAi),
+            "anthropic" => Some(Self::Anthropic),
+            "demo" => Some(Self::Demo),
+            _ => None,
+        }
+    }
+}
+
+/// A tool call as the assistant made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model sent them: JSON text (possibly invalid).
+    pub arguments: String,
+}
+
+/// A tool result going back to the model (F-18).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    pub call_id: String,
+    pub name: String,
+    pub content: String,
+    pub is_error: bool,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum ChatMessage {
+    User {
+        content: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    Assistant {
+        content: String,
+        tool_calls: Vec<AssistantToolCall>,
+    },
+    /// The results of one round's calls, in the model's order.
+    Tool {
+        results: Vec<ToolResultMessage>,
+    },
+}
+
+/// What is sent for one completion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatRequest {
+    pub model: String,
+    pub system: String,
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolDefinition>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+}
+
+/// A fragment of a streamed completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum StreamDelta {
+    Text {
+        text: String,
+    },
+    ToolCallStart {
+        index: u32,
+        id: String,
+        name: String,
+    },
+    ToolCallArgs {
+        index: u32,
+        fragment: String,
+    },
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+    Other(String),
+}
+
+/// Token counts (F-27).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// One assembled completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    pub text: String,
+    pub tool_calls: Vec<AssistantToolCall>,
+    pub finish: FinishReason,
+    pub usage: Usage,
+}
+
+/// Why a completion failed. Messages are shown to the user as they are: they never contain a key.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProviderError {
+    #[error("the provider answered {status}: {message}")]
+    Http {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    #[error("could not reach the provider: {0}")]
+    Connect(String),
+    #[error("the provider did not answer in time")]
+    Timeout,
+    #[error("the response stream ended before the model finished ({0}); the answer is incomplete")]
+    Incomplete(String),
+    #[error("the provider sent a malformed chunk: {0}")]
+    Malformed(String),
+    #[error("the provider reported an error: {0}")]
+    Api(String),
+    #[error("stopped")]
+    Cancelled,
+    #[error("{0}")]
+    Config(String),
+}
+
+impl ProviderError {
+    /// Whether trying again may help (F-26): rate limits, server errors, connection failures.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Http { status, .. } => *status == 429 || *status == 408 || *status >= 500,
+            Self::Connect(_) | Self::Timeout => true,
+            Self::Incomplete(_)
+            | Self::Malformed(_)
+            | Self::Api(_)
+            | Self::Cancelled
+            | Self::Config(_) => false,
+        }
+    }
+
+    /// The wait the server asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Messages (F-61): the user's message is written before the request goes out, the assistant's
+//! text is saved in batches while it streams, and a message left streaming by a crash is marked
+//! as interrupted at the next start.
+
+use super::{now_ms, Store, StoreError, StoreResult};
+use crate::ids::ChatId;
+use rusqlite::{params, Connection, Row};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Tool => "tool",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "user" => Some(Self::User),
+            "assistant" => Some(Self::Assistant),
+            "tool" => Some(Self::Tool),
+            _ => None,
+        }
+    }
+}
+
+/// Where a message stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageStatus {
+    /// Text is still arriving.
+    Streaming,
+    Complete,
+    /// The user pressed Stop; the text is what had arrived.
+    Stopped,
+    /// The provider failed; the text is what had arrived.
+    Error,
+    /// The app stopped while the text was arriving.
+    Interrupted,
+}
+
+impl MessageStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Streaming => "streaming",
+            Self::Complete => "complete",
+            Self::Stopped => "stopped",
+            Self::Error => "error",
+            Self::Interrupted => "interrupted",
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "streaming" => Self::Streaming,
+            "stopped" => Self::Stopped,
+            "error" => Self::Error,
+            "interrupted" => Self::Interrupted,
+            _ => Self::Complete,
+        }
+    }
+}
+
+/// A message as stored. `payload` holds the tool calls (assistant) or results (tool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageRow {
+    pub id: i64,
+    pub chat: ChatId,
+    pub role: Role,
+    pub content: String,
+    pub status: MessageStatus,
+    pub payload: Option<Value>,
+    pub usage: Option<Value>,
+    pub created_at: i64,
+}
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<(MessageRow, String, Option<String>, Option<String>)> {
+    Ok((
+        MessageRow {
+            id: r.get(0)?,
+            chat: ChatId(r.get(1)?),
+            role: Role::User,
+            content: r.get(3)?,
+            status: MessageStatus::parse(&r.get::<_, String>(4)?),
+            payload: None,
+            usage: None,
+            created_at: r.get(7)?,
+        },
+        r.get(2)?,
+        r.get(5)?,
+        r.get(6)?,
+    ))
+}
+
+fn finish_row(
+    (mut m, role, payload, usage): (MessageRow, String, Option<String>, Option<String>),
+) -> StoreResult<MessageRow> {
+    m.role = Role::parse(&role).ok_or_else(|| {
+        StoreError::Invalid(format!("message {} has an unknown role \"{role}\"", m.id))
+    })?;
+    m.payload = payload.map(|p| serde_json::from_str(&p)).transpose()?;
+    m.usage = usage.map(|u| serde_json::from_str(&u)).transpose()?;
+    Ok(m)
+}
+
+/// Marks messages left streaming by a previous process as interrupted.
+pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE messages SET status = ?1 WHERE status = ?2",
+        params![
+            MessageStatus::Interrupted.as_str(),
+            MessageStatus::Streaming.as_str()
+        ],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Writes a message now (awaited: the caller needs its id, and a user message must be on disk
+    /// before the request is sent). Touches the chat's `updated_at`.
+    pub async fn insert_message(
+        &self,
+        chat: ChatId,
+        role: Role,
+        content: String,
+        status: MessageStatus,
+        payload: Option<Value>,
+    ) -> StoreResult<i64> {
+        let payload = payload.map(|p| p.to_string());
+        self.call(move |c| {
+            let now = now_ms();
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT INTO messages(chat_id, role, content, status, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![chat.0, role.as_str(), content, status.as_str(), payload, now],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.execute("UPDATE chats SET updated_at = ?2 WHERE id = ?1", params![chat.0, now])?;
+            tx.commit()?;
+            Ok(id)
+        })
+        .await
+    }
+
+    /// Queues an update of a streaming message's text (bounded batching is the caller's).
+    pub fn save_streamed_text(&self, id: i64, content: String) {
+        self.write(move |c| {
+            c.prepare_cached("UPDATE messages SET content = ?2 WHERE id = ?1")?
+                .execute(params![id, content])
+                .map(|_| ())
+        });
+    }
+
+    /// Completes a message: final text, status, payload and usage. Awaited.
+    pub async fn finish_message(
+        &self,
+        id: i64,
+        content: String,
+        status: MessageStatus,
+        payload: Option<Value>,
+        usage: Option<Value>,
+    ) -> StoreResult<()> {
+        let payload = payload.map(|p| p.to_string());
+        let usage = usage.map(|u| u.to_string());
+        self.call(move |c| {
+            c.execute(
+                "UPDATE messages SET content = ?2, status = ?3, payload = ?4, usage = ?5 WHERE id = ?1",
+                params![id, content, status.as_str(), payload, usage],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Every message of a chat, in order.
+    pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
+        self.call(move |c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT id, chat_id, role, content, status, payload, usage, created_at FROM messages WHERE chat_id = ?1 ORDER BY id",
+            )?;
+            let rows = stmt.query_map([chat.0], from_row)?.collect::<Result<Vec<_>, _>>()?;
+            rows.into_iter().map(finish_row).collect()
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn messages_round_trip_and_streaming_ones_are_recovered() {
+        let dir = tempfile::tempdir().unwrap();
+        let chat;
+        {
+            let store = Store::open_in(dir.path()).unwrap();
+            chat = store.create_chat(Default::default()).await.unwrap().id;
+            store
+                .insert_message(chat, Role::User, "hi".into(), MessageStatus::Complete, None)
+                .await
+                .unwrap();
+            let a = store
+                .insert_message(
+                    chat,
+                    Role::Assistant,
+                    String::new(),
+                    MessageStatus::Streaming,
+                    None,
+                )
+                .await
+                .unwrap();
+            store.save_streamed_text(a, "partial ans".into());
+            let done = store
+                .insert_message(
+                    chat,
+                    Role::Assistant,
+                    String::new(),
+                    MessageStatus::Streaming,
+                    None,
+                )
+                .await
+                .unwrap();
+            store
+                .finish_message(
+                    done,
+                    "full".into(),
+                    MessageStatus::Complete,
+                    Some(json!({"toolCalls": []})),
+                    Some(json!({"inputTokens": 1})),
+                )
+                .await
+                .unwrap();
+            store.flush().await.unwrap();
+        }
+        let store = Store::open_in(dir.path()).unwrap();
+        let msgs = store.chat_messages(chat).await.unwrap();
+        assert_eq!(msgs.len(), 3);
+        assert_eq!(msgs[0].role, Role::User);
+        assert_eq!(msgs[1].content, "partial ans");
+        assert_eq!(msgs[1].status, MessageStatus::Interrupted);
+        assert_eq!(msgs[2].status, MessageStatus::Complete);
+        assert_eq!(msgs[2].payload, Some(json!({"toolCalls": []})));
+    }
+}

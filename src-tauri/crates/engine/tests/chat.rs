@@ -1,0 +1,938 @@
+//! Whole turns of the chat loop (SPEC §4, §5) against a real local server that speaks the
+//! OpenAI and Anthropic streaming wire formats, with the real executor and a real SQLite file.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use async_trait::async_trait;
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tollgate_engine::chat::{
+    start_turn, ChatEvent, RetryPolicy, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings,
+};
+use tollgate_engine::events::{NullSink, Router, ToolEvent};
+use tollgate_engine::executor::ExecutorDeps;
+use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
+use tollgate_engine::providers::anthropic::AnthropicProvider;
+use tollgate_engine::providers::demo::DemoProvider;
+use tollgate_engine::providers::openai::OpenAiProvider;
+use tollgate_engine::providers::Provider;
+use tollgate_engine::questions::{self, QuestionHub};
+use tollgate_engine::rules::RuleBook;
+use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::store::{MessageStatus, Role};
+use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
+use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
+use tollgate_mock_llm::{anthropic, openai, MockLlm, Reply};
+
+/// A test tool: records when it ran; optionally sleeps.
+struct Probe {
+    spec: ToolSpec,
+    sleep: Duration,
+    log: Arc<Mutex<Vec<(String, Instant, Instant)>>>,
+}
+
+#[async_trait]
+impl Tool for Probe {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+        let start = Instant::now();
+        tokio::select! {
+            () = tokio::time::sleep(self.sleep) => {}
+            () = ctx.cancel.cancelled() => return Err(ToolError::other("cancelled")),
+        }
+        let label = format!(
+            "{}:{}",
+            self.spec.name,
+            args["text"].as_str().unwrap_or_default()
+        );
+        self.log.lock().push((label.clone(), start, Instant::now()));
+        Ok(json!(format!("{label} done")))
+    }
+}
+
+struct Env {
+    _dir: tempfile::TempDir,
+    store: Store,
+    exec: Arc<ToolExecutor>,
+    router: Arc<Router>,
+    mock: MockLlm,
+    questions: Arc<QuestionHub>,
+    log: Arc<Mutex<Vec<(String, Instant, Instant)>>>,
+    settings: TurnSettings,
+}
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false})
+}
+
+impl Env {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(Default::default()).await.unwrap().id;
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let questions = Arc::new(QuestionHub::new());
+        let probe = |name: &str, policy: ExecutionPolicy, read_only: bool, sleep_ms: u64| {
+            let mut spec = ToolSpec::new(name, format!("{name} tool"), schema()).policy(policy);
+            if read_only {
+                spec = spec.read_only();
+            }
+            Probe {
+                spec,
+                sleep: Duration::from_millis(sleep_ms),
+                log: Arc::clone(&log),
+            }
+        };
+        let mut registry = Registry::with_builtins().unwrap();
+        registry
+            .register_group(questions::group(Arc::clone(&questions)))
+            .unwrap();
+        registry
+            .register_group(
+                ToolGroup::new("test", "Test", "Test tools.")
+                    .enabled_by_default(true)
+                    .tool(probe("peek", ExecutionPolicy::Auto, true, 200))
+                    .tool(probe("echo", ExecutionPolicy::Auto, false, 0))
+                    .tool(probe("note", ExecutionPolicy::AskAlways, false, 20))
+                    .tool(probe("slow", ExecutionPolicy::Auto, false, 60_000)),
+            )
+            .unwrap();
+        let router = Arc::new(Router::new(Arc::new(NullSink)));
+        let deps = ExecutorDeps {
+            registry: Arc::new(registry),
+            store: store.clone(),
+            hub: Arc::new(ApprovalHub::new()),
+            rules: Arc::new(RuleBook::load(store.clone()).await.unwrap()),
+            settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
+            sink: router.clone(),
+        };
+        let exec = ToolExecutor::open(chat, deps).await.unwrap();
+        let settings = TurnSettings {
+            retry: RetryPolicy {
+                max_retries: 3,
+                base_delay_ms: 10,
+                max_delay_ms: 200,
+            },
+            save_interval_ms: 10,
+            ..Default::default()
+        };
+        Self {
+            _dir: dir,
+            store,
+            exec,
+            router,
+            mock: MockLlm::start().await.unwrap(),
+            questions,
+            log,
+            settings,
+        }
+    }
+
+    fn openai(&self) -> Arc<dyn Provider> {
+        Arc::new(OpenAiProvider {
+            base_url: format!("{}/v1", self.mock.url()),
+            api_key: "sk-test-openai".into(),
+        })
+    }
+
+    fn anthropic(&self) -> Arc<dyn Provider> {
+        Arc::new(AnthropicProvider {
+            base_url: self.mock.url(),
+            api_key: "sk-ant-test".into(),
+        })
+    }
+
+    fn start(&self, provider: Arc<dyn Provider>, text: &str) -> TurnHandle {
+        start_turn(self.turn(provider), TurnInput::Message(text.into()))
+    }
+
+    fn turn(&self, provider: Arc<dyn Provider>) -> Turn {
+        Turn {
+            exec: Arc::clone(&self.exec),
+            provider,
+            store: self.store.clone(),
+            router: Arc::clone(&self.router),
+            model: "mock-large".into(),
+            system_prompt: "You are a test assistant.".into(),
+            settings: self.settings.clone(),
+        }
+    }
+
+    async fn messages(&self) -> Vec<tollgate_engine::store::MessageRow> {
+        self.store.chat_messages(self.exec.chat()).await.unwrap()
+    }
+}
+
+async fn next_event(
+    events: &mut UnboundedReceiver<ChatEvent>,
+    what: &str,
+    pred: impl Fn(&ChatEvent) -> bool,
+) -> ChatEvent {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let e = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+            .unwrap_or_else(|| panic!("turn ended before {what}"));
+        if pred(&e) {
+            return e;
+        }
+    }
+}
+
+fn tool_event(e: &ChatEvent) -> Option<&ToolEvent> {
+    match e {
+        ChatEvent::Tool { event } => Some(event),
+        _ => None,
+    }
+}
+
+fn approval(e: &ChatEvent) -> Option<tollgate_engine::PendingApproval> {
+    match tool_event(e) {
+        Some(ToolEvent::ApprovalRequested { approval }) => Some(approval.clone()),
+        _ => None,
+    }
+}
+
+fn text_of(events: &[ChatEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| {
+            if let ChatEvent::TextDelta { text, .. } = e {
+                Some(text.as_str())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn openai_streams_an_answer_with_system_prompt_tools_key_and_usage() {
+    let env = Env::new().await;
+    env.mock.push(openai::text("Hello from the mock model."));
+    let (events, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert_eq!(text_of(&events), "Hello from the mock model.");
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e, ChatEvent::TextDelta { .. }))
+            .count()
+            > 3,
+        "streamed in pieces"
+    );
+    assert_eq!(
+        outcome,
+        TurnOutcome::Completed {
+            usage: tollgate_engine::providers::Usage {
+                input_tokens: 11,
+                output_tokens: 7
+            }
+        }
+    );
+
+    let req = &env.mock.requests()[0];
+    assert_eq!(req.path, "/v1/chat/completions");
+    assert_eq!(req.header("authorization"), Some("Bearer sk-test-openai"));
+    let body = &req.body;
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.starts_with("You are a test assistant.\n\n# Tools"),
+        "{system}"
+    );
+    assert!(system.contains("## Test (`test`)"));
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "hi"})
+    );
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"peek") && tools.contains(&"ask_user") && tools.contains(&"ReadVar"),
+        "{tools:?}"
+    );
+
+    let msgs = env.messages().await;
+    assert_eq!(msgs.len(), 2);
+    assert_eq!((msgs[0].role, msgs[0].content.as_str()), (Role::User, "hi"));
+    assert_eq!(
+        (msgs[1].role, msgs[1].status),
+        (Role::Assistant, MessageStatus::Complete)
+    );
+    assert_eq!(msgs[1].content, "Hello from the mock model.");
+    assert_eq!(
+        msgs[1].usage,
+        Some(json!({"inputTokens": 11, "outputTokens": 7}))
+    );
+}
+
+#[tokio::test]
+async fn openai_tool_round_trip_sends_results_back_natively() {
+    let env = Env::new().await;
+    env.mock.push(openai::calls(
+        "Let me compute.",
+        &[("call_1", "calculate", r#"{"expression": "6*7"}"#)],
+    ));
+    env.mock.push(openai::text("It is 42."));
+    let (_events, outcome) = env.start(env.openai(), "6 times 7?").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let second = &env.mock.bodies()[1];
+    let msgs = second["messages"].as_array().unwrap();
+    let assistant = &msgs[msgs.len() - 2];
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_1");
+    assert_eq!(
+        assistant["tool_calls"][0]["function"]["arguments"],
+        r#"{"expression": "6*7"}"#
+    );
+    assert_eq!(
+        msgs[msgs.len() - 1],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "42"})
+    );
+    let stored = env.messages().await;
+    let roles: Vec<Role> = stored.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls[0].message_id, Some(stored[1].id));
+    assert_eq!(calls[0].round, 1);
+}
+
+#[tokio::test]
+async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
+    let env = Env::new().await;
+    env.mock.push(anthropic::calls(
+        "Checking.",
+        &[
+            ("toolu_1", "calculate", r#"{"expression": "2+2"}"#),
+            ("toolu_2", "calculate", r#"{"expression": "1/0"}"#),
+        ],
+    ));
+    env.mock
+        .push(anthropic::text("Four, and the other failed."));
+    let (events, outcome) = env.start(env.anthropic(), "sums").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(text_of(&events).ends_with("Four, and the other failed."));
+    let reqs = env.mock.requests();
+    assert_eq!(reqs[0].path, "/v1/messages");
+    assert_eq!(reqs[0].header("x-api-key"), Some("sk-ant-test"));
+    assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
+    assert!(reqs[0].body["system"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are a test assistant."));
+    assert!(reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "calculate" && t["input_schema"].is_object()));
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let results = msgs.last().unwrap();
+    assert_eq!(results["role"], "user");
+    assert_eq!(
+        results["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "4", "is_error": false})
+    );
+    assert_eq!(results["content"][1]["is_error"], true);
+    assert!(results["content"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("division by zero"));
+}
+
+#[tokio::test]
+async fn read_only_calls_run_in_parallel_and_results_keep_the_models_order() {
+    let env = Env::new().await;
+    let calls: Vec<(String, String)> = (0..4)
+        .map(|i| (format!("c{i}"), format!(r#"{{"text": "{i}"}}"#)))
+        .collect();
+    let call_refs: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, a)| (id.as_str(), "peek", a.as_str()))
+        .collect();
+    env.mock.push(openai::calls("", &call_refs));
+    env.mock.push(openai::text("done"));
+    let started = Instant::now();
+    let (_e, outcome) = env
+        .start(env.openai(), "peek at four things")
+        .collect()
+        .await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    let log = env.log.lock().clone();
+    assert_eq!(log.len(), 4);
+    // All four were running at the same time (each sleeps 200 ms).
+    let latest_start = log.iter().map(|l| l.1).max().unwrap();
+    let earliest_end = log.iter().map(|l| l.2).min().unwrap();
+    assert!(latest_start < earliest_end, "the calls overlapped");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let msgs = env.mock.bodies()[1]["messages"].as_array().unwrap().clone();
+    let tool_ids: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(tool_ids, ["c0", "c1", "c2", "c3"]);
+    let contents: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contents,
+        ["peek:0 done", "peek:1 done", "peek:2 done", "peek:3 done"]
+    );
+}
+
+#[tokio::test]
+async fn calls_that_need_approval_are_asked_together_and_run_in_order() {
+    let env = Env::new().await;
+    env.mock.push(openai::calls(
+        "",
+        &[
+            ("n1", "note", r#"{"text": "first"}"#),
+            ("n2", "note", r#"{"text": "second"}"#),
+        ],
+    ));
+    env.mock.push(openai::text("noted"));
+    let mut handle = env.start(env.openai(), "take notes");
+    let a1 = approval(
+        &next_event(&mut handle.events, "first approval", |e| {
+            approval(e).is_some()
+        })
+        .await,
+    )
+    .unwrap();
+    let a2 = approval(
+        &next_event(&mut handle.events, "second approval", |e| {
+            approval(e).is_some()
+        })
+        .await,
+    )
+    .unwrap();
+    assert!(
+        env.log.lock().is_empty(),
+        "both cards are up before anything runs"
+    );
+    assert_eq!(env.exec.pending().len(), 2);
+    // Approve the second first: it still runs after the first.
+    env.exec
+        .decide(&a2.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(env.log.lock().is_empty(), "the second waits for the first");
+    env.exec
+        .decide(&a1.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .unwrap();
+    let outcome = handle.join().await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    let order: Vec<String> = env.log.lock().iter().map(|l| l.0.clone()).collect();
+    assert_eq!(order, ["note:first", "note:second"]);
+}
+
+#[tokio::test]
+async fn the_round_limit_ends_with_a_final_answer_without_tools() {
+    let mut env = Env::new().await;
+    env.settings.max_rounds = 2;
+    for i in 0..3 {
+        env.mock.push(openai::calls(
+            "",
+            &[(&format!("e{i}"), "echo", &format!(r#"{{"text": "{i}"}}"#))],
+        ));
+    }
+    let (_e, outcome) = env.start(env.openai(), "loop").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let bodies = env.mock.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[1]["tools"].is_array());
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "the final request offers no tools"
+    );
+    assert!(bodies[2]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Answer the user now"));
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[2].status, "cancelled");
+    assert!(calls[2]
+        .result_text
+        .as_deref()
+        .unwrap()
+        .contains("round limit reached"));
+    assert_eq!(env.log.lock().len(), 2, "only two rounds of calls ran");
+}
+
+#[tokio::test]
+async fn the_same_call_three_times_in_a_row_asks_even_for_an_auto_tool() {
+    let env = Env::new().await;
+    for i in 0..3 {
+        env.mock.push(openai::calls(
+            "",
+            &[(&format!("e{i}"), "echo", r#"{"text": "same"}"#)],
+        ));
+    }
+    env.mock.push(openai::text("ok, stopping"));
+    let mut handle = env.start(env.openai(), "go");
+    let a = approval(
+        &next_event(&mut handle.events, "doom-loop approval", |e| {
+            approval(e).is_some()
+        })
+        .await,
+    )
+    .unwrap();
+    let tollgate_engine::approvals::ApprovalRequest::Execution { reason, .. } = &a.request else {
+        panic!()
+    };
+    assert!(reason.contains("3 times in a row"), "{reason}");
+    assert_eq!(env.log.lock().len(), 2, "the first two ran without asking");
+    env.exec
+        .decide(
+            &a.id,
+            Decision::Execution(ExecutionDecision::Deny {
+                reason: Some("you are looping".into()),
+            }),
+        )
+        .unwrap();
+    assert!(matches!(handle.join().await, TurnOutcome::Completed { .. }));
+    let last = env.mock.bodies()[3]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .contains("Reason: you are looping"),
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn ask_user_pauses_the_turn_and_the_answer_is_the_result() {
+    let env = Env::new().await;
+    env.mock.push(openai::calls(
+        "",
+        &[(
+            "q1",
+            "ask_user",
+            r#"{"question": "Which color?", "choices": ["red", "blue"]}"#,
+        )],
+    ));
+    env.mock.push(openai::text("Blue it is."));
+    let mut handle = env.start(env.openai(), "paint it");
+    let asked = next_event(&mut handle.events, "question", |e| {
+        matches!(tool_event(e), Some(ToolEvent::QuestionAsked { .. }))
+    })
+    .await;
+    let Some(ToolEvent::QuestionAsked {
+        id,
+        question,
+        choices,
+        chat,
+        ..
+    }) = tool_event(&asked).cloned()
+    else {
+        panic!()
+    };
+    assert_eq!(question, "Which color?");
+    assert_eq!(choices, ["red", "blue"]);
+    assert!(
+        env.questions
+            .answer(tollgate_engine::ChatId(chat.0 + 100), &id, "x".into())
+            .is_err(),
+        "foreign chat refused"
+    );
+    env.questions.answer(chat, &id, "blue".into()).unwrap();
+    assert!(matches!(handle.join().await, TurnOutcome::Completed { .. }));
+    let last = env.mock.bodies()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "The user answered: blue");
+}
+
+#[tokio::test]
+async fn stop_mid_stream_keeps_the_partial_answer() {
+    let env = Env::new().await;
+    env.mock.push(
+        openai::text("one two three four five six seven eight nine ten")
+            .slow(Duration::from_millis(40)),
+    );
+    let mut handle = env.start(env.openai(), "count");
+    next_event(&mut handle.events, "some text", |e| {
+        matches!(e, ChatEvent::TextDelta { .. })
+    })
+    .await;
+    next_event(&mut handle.events, "more text", |e| {
+        matches!(e, ChatEvent::TextDelta { .. })
+    })
+    .await;
+    handle.stop();
+    let outcome = handle.join().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Stopped { .. }),
+        "{outcome:?}"
+    );
+    let msgs = env.messages().await;
+    let answer = &msgs[1];
+    assert_eq!(answer.status, MessageStatus::Stopped);
+    assert!(answer.content.starts_with("one "), "{:?}", answer.content);
+    assert!(answer.content.len() < "one two three four five six seven eight nine ten".len());
+}
+
+#[tokio::test]
+async fn stop_while_waiting_for_approval_cancels_it() {
+    let env = Env::new().await;
+    env.mock
+        .push(openai::calls("", &[("n1", "note", r#"{"text": "x"}"#)]));
+    let mut handle = env.start(env.openai(), "note it");
+    let a = approval(&next_event(&mut handle.events, "approval", |e| approval(e).is_some()).await)
+        .unwrap();
+    handle.stop();
+    let (events, outcome) = handle.collect().await;
+    assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
+    assert!(events.iter().any(|e| matches!(
+        tool_event(e),
+        Some(ToolEvent::ApprovalResolved {
+            outcome: tollgate_engine::events::ApprovalOutcome::Cancelled,
+            ..
+        })
+    )));
+    assert!(env
+        .exec
+        .decide(&a.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .is_err());
+    assert!(env.log.lock().is_empty());
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls[0].status, CallStatus::Cancelled.as_str());
+}
+
+#[tokio::test]
+async fn stop_cancels_a_running_tool() {
+    let env = Env::new().await;
+    env.mock
+        .push(openai::calls("", &[("s1", "slow", r#"{"text": "x"}"#)]));
+    let mut handle = env.start(env.openai(), "slow");
+    next_event(&mut handle.events, "tool start", |e| {
+        matches!(tool_event(e), Some(ToolEvent::Started { .. }))
+    })
+    .await;
+    handle.stop();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), handle.join())
+        .await
+        .unwrap();
+    assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls[0].status, "cancelled");
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_after_the_servers_wait() {
+    let env = Env::new().await;
+    env.mock
+        .push(Reply::status(429, "slow down").header("retry-after-ms", "120"));
+    env.mock.push(Reply::status(503, "busy"));
+    env.mock.push(openai::text("finally"));
+    let (events, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let retries: Vec<(u32, u64, String)> = events
+        .iter()
+        .filter_map(|e| {
+            if let ChatEvent::Retrying {
+                attempt,
+                delay_ms,
+                error,
+            } = e
+            {
+                Some((*attempt, *delay_ms, error.clone()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(retries.len(), 2);
+    assert_eq!(
+        (retries[0].0, retries[0].1),
+        (1, 120),
+        "Retry-After honoured"
+    );
+    assert!(
+        retries[0].2.contains("429") && retries[0].2.contains("slow down"),
+        "{}",
+        retries[0].2
+    );
+    assert_eq!(
+        (retries[1].0, retries[1].1),
+        (2, 20),
+        "then exponential backoff"
+    );
+    assert_eq!(env.mock.bodies().len(), 3);
+}
+
+#[tokio::test]
+async fn client_errors_are_not_retried_and_say_what_the_server_said() {
+    let env = Env::new().await;
+    env.mock.push(Reply::status(401, "invalid api key"));
+    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+    let TurnOutcome::Failed {
+        error, retryable, ..
+    } = outcome
+    else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        error.contains("401") && error.contains("invalid api key"),
+        "{error}"
+    );
+    assert!(
+        !error.contains("sk-test-openai"),
+        "the key never appears in errors"
+    );
+    assert!(!retryable);
+    assert_eq!(env.mock.bodies().len(), 1);
+}
+
+#[tokio::test]
+async fn a_dropped_connection_after_text_is_an_error_not_a_short_answer() {
+    let env = Env::new().await;
+    env.mock
+        .push(openai::text("This answer will be cut off somewhere in the middle.").drop_after(5));
+    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+    let TurnOutcome::Failed {
+        error, retryable, ..
+    } = outcome
+    else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        error.contains("incomplete") || error.contains("connection"),
+        "{error}"
+    );
+    assert!(retryable);
+    assert_eq!(
+        env.mock.bodies().len(),
+        1,
+        "no silent retry once text was shown"
+    );
+    let msgs = env.messages().await;
+    assert_eq!(msgs[1].status, MessageStatus::Error);
+    assert!(!msgs[1].content.is_empty(), "the partial text is kept");
+
+    // Retry regenerates from the stored history, without the failed attempt.
+    env.mock.push(openai::text("A whole answer."));
+    let (events, outcome) = start_turn(env.turn(env.openai()), TurnInput::Retry)
+        .collect()
+        .await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?} {events:?} {:?}",
+        env.mock.bodies().len()
+    );
+    let body = &env.mock.bodies()[1];
+    assert_eq!(
+        body["messages"].as_array().unwrap().len(),
+        2,
+        "system + the user message only"
+    );
+}
+
+#[tokio::test]
+async fn a_drop_before_any_text_is_retried() {
+    let env = Env::new().await;
+    env.mock.push(openai::text("lost").drop_after(0));
+    env.mock.push(openai::text("second try"));
+    let (events, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, ChatEvent::Retrying { .. })));
+    assert_eq!(text_of(&events), "second try");
+}
+
+#[tokio::test]
+async fn streams_without_finish_events_fail_in_both_formats() {
+    let env = Env::new().await;
+    env.mock.push(openai::text("half").without_finish());
+    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert!(
+        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("incomplete")),
+        "{outcome:?}"
+    );
+    env.mock.push(anthropic::text("half").without_finish());
+    let (_e, outcome) = env.start(env.anthropic(), "hi").collect().await;
+    assert!(
+        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("message_stop")),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_chunk_is_an_error() {
+    let env = Env::new().await;
+    env.mock
+        .push(openai::text("some words here").malformed_at(2));
+    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert!(
+        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("malformed")),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn invalid_arguments_and_unknown_tools_go_back_to_the_model_and_the_turn_goes_on() {
+    let env = Env::new().await;
+    env.mock.push(openai::calls(
+        "",
+        &[
+            ("b1", "calculate", r#"{"expression": "#),
+            ("u1", "launch_rockets", "{}"),
+        ],
+    ));
+    env.mock.push(openai::text("Sorry, let me fix that."));
+    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    let msgs = env.mock.bodies()[1]["messages"].as_array().unwrap().clone();
+    let tool_msgs: Vec<&Value> = msgs.iter().filter(|m| m["role"] == "tool").collect();
+    let bad = tool_msgs[0]["content"].as_str().unwrap();
+    assert!(
+        bad.contains("Invalid JSON in the arguments") && bad.contains(r#"{"expression": "#),
+        "{bad}"
+    );
+    let unknown = tool_msgs[1]["content"].as_str().unwrap();
+    assert!(
+        unknown.contains("There is no tool called \"launch_rockets\"")
+            && unknown.contains("Enabled tools:"),
+        "{unknown}"
+    );
+}
+
+#[tokio::test]
+async fn a_very_long_answer_streams_and_is_saved_whole() {
+    let env = Env::new().await;
+    let long = "lorem ipsum dolor sit amet ".repeat(40_000);
+    env.mock.push(openai::text(&long));
+    let (events, outcome) = env.start(env.openai(), "write a lot").collect().await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    assert_eq!(text_of(&events).len(), long.len());
+    assert_eq!(env.messages().await[1].content, long);
+}
+
+#[tokio::test]
+async fn tool_calls_written_as_text_are_executed() {
+    let env = Env::new().await;
+    env.mock.push(openai::text("I'll calculate.\n<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"3*3\"}}</tool_call>"));
+    env.mock.push(openai::text("Nine."));
+    let (_e, outcome) = env.start(env.openai(), "3*3?").collect().await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    let msgs = env.messages().await;
+    assert_eq!(msgs[1].content, "I'll calculate.");
+    let last = env.mock.bodies()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "9");
+}
+
+#[tokio::test]
+async fn deny_and_stop_ends_the_turn() {
+    let env = Env::new().await;
+    env.mock
+        .push(openai::calls("", &[("n1", "note", r#"{"text": "x"}"#)]));
+    let mut handle = env.start(env.openai(), "note");
+    let a = approval(&next_event(&mut handle.events, "approval", |e| approval(e).is_some()).await)
+        .unwrap();
+    env.exec
+        .decide(
+            &a.id,
+            Decision::Execution(ExecutionDecision::DenyAndStop { reason: None }),
+        )
+        .unwrap();
+    assert!(matches!(handle.join().await, TurnOutcome::Stopped { .. }));
+    assert_eq!(env.mock.bodies().len(), 1, "no further request");
+}
+
+#[tokio::test]
+async fn text_is_saved_while_it_streams() {
+    let env = Env::new().await;
+    env.mock.push(
+        openai::text("streaming text that arrives slowly over time")
+            .slow(Duration::from_millis(30)),
+    );
+    let mut handle = env.start(env.openai(), "go");
+    next_event(
+        &mut handle.events,
+        "a few deltas",
+        |e| matches!(e, ChatEvent::TextDelta { text, .. } if text.contains("ar")),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    env.store.flush().await.unwrap();
+    let msgs = env.messages().await;
+    assert_eq!(msgs[0].content, "go", "the user message was saved first");
+    assert_eq!(msgs[1].status, MessageStatus::Streaming);
+    assert!(
+        !msgs[1].content.is_empty(),
+        "part of the answer is already on disk"
+    );
+    assert!(matches!(handle.join().await, TurnOutcome::Completed { .. }));
+}
+
+#[tokio::test]
+async fn models_are_listed_where_the_api_offers_them() {
+    let env = Env::new().await;
+    assert_eq!(
+        env.openai().models().await.unwrap(),
+        ["mock-large", "mock-small"]
+    );
+    assert_eq!(env.mock.requests()[0].path, "/v1/models");
+}
+
+#[tokio::test]
+async fn the_demo_provider_runs_a_whole_turn_through_the_gate() {
+    let env = Env::new().await;
+    let demo: Arc<dyn Provider> = Arc::new(DemoProvider {
+        word_delay: Duration::ZERO,
+    });
+    let (events, outcome) = env.start(demo, "what is 12 * 12?").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let text = text_of(&events);
+    assert!(text.contains("demo model"), "{text}");
+    assert!(text.contains("`calculate` → 144"), "{text}");
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls[0].tool.as_deref(), Some("calculate"));
+    assert_eq!(calls[0].status, "success");
+}

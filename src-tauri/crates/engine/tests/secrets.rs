@@ -1,0 +1,25 @@
+//! API keys in a real Secret Service (gnome-keyring under its own D-Bus session: the README's
+//! test command starts one). The key must come back from the keychain and appear nowhere else.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use tollgate_engine::secrets::{provider_account, Keychain};
+
+#[tokio::test]
+async fn keys_round_trip_through_the_real_keychain() {
+    let kc = Keychain::new(format!("app.tollgate.test.{}", std::process::id()));
+    let account = provider_account(7);
+    assert_eq!(kc.get(&account).await.unwrap(), None);
+    kc.set(&account, "sk-test-123").await.unwrap();
+    assert_eq!(
+        kc.get(&account).await.unwrap().as_deref(),
+        Some("sk-test-123")
+    );
+    kc.set(&account, "sk-test-456").await.unwrap();
+    assert_eq!(
+        kc.get(&account).await.unwrap().as_deref(),
+        Some("sk-test-456")
+    );
+    assert!(kc.delete(&account).await.unwrap());
+    assert!(!kc.delete(&account).await.unwrap());
+    assert_eq!(kc.get(&account).await.unwrap(), None);
+}

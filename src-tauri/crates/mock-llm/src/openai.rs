@@ -1,0 +1,67 @@
+//! OpenAI Chat Completions streaming, as the API sends it: one `data: {chunk}` frame per delta,
+//! tool-call arguments in fragments keyed by index, a finish chunk, a usage chunk, `data: [DONE]`.
+
+use crate::{pieces, Reply};
+use serde_json::{json, Value};
+
+fn frame(chunk: Value) -> String {
+    format!("data: {chunk}\n\n")
+}
+
+fn chunk(delta: Value, finish: Option<&str>) -> Value {
+    json!({
+        "id": "chatcmpl-mock",
+        "object": "chat.completion.chunk",
+        "created": 1_700_000_000,
+        "model": "mock-large",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]
+    })
+}
+
+/// A tool call to stream: id, name, arguments text (sent in fragments, possibly invalid JSON).
+pub type Call<'a> = (&'a str, &'a str, &'a str);
+
+/// Frames for text and tool calls.
+pub fn frames(text: &str, calls: &[Call<'_>]) -> Vec<String> {
+    let mut out = vec![frame(chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    ))];
+    for p in pieces(text, 4) {
+        out.push(frame(chunk(json!({"content": p}), None)));
+    }
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        out.push(frame(chunk(
+            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
+            None,
+        )));
+        for p in pieces(args, 7) {
+            out.push(frame(chunk(
+                json!({"tool_calls": [{"index": i, "function": {"arguments": p}}]}),
+                None,
+            )));
+        }
+    }
+    let finish = if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    out.push(frame(chunk(json!({}), Some(finish))));
+    out.push(frame(json!({
+        "id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "mock-large",
+        "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    })));
+    out.push("data: [DONE]\n\n".to_string());
+    out
+}
+
+/// A streamed text answer.
+pub fn text(text: &str) -> Reply {
+    Reply::sse(frames(text, &[]))
+}
+
+/// A streamed answer with tool calls (and optional text before them).
+pub fn calls(text: &str, calls: &[Call<'_>]) -> Reply {
+    Reply::sse(frames(text, calls))
+}
