@@ -4,6 +4,7 @@
 use parking_lot::RwLock;
 use std::path::Path;
 use std::sync::Arc;
+use tollgate_engine::questions::{self, QuestionHub};
 use tollgate_engine::rules::RuleBook;
 use tollgate_engine::settings::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use tollgate_engine::store::StoreError;
@@ -26,6 +27,8 @@ pub struct AppState {
     pub hub: Arc<ApprovalHub>,
     pub rules: Arc<RuleBook>,
     pub settings: SharedSettings,
+    /// Questions the model asked with `ask_user`, waiting for the user.
+    pub questions: Arc<QuestionHub>,
 }
 
 impl AppState {
@@ -34,9 +37,13 @@ impl AppState {
         let store = Store::open_in(data_dir)?;
         let settings: ToolSettings = store.setting(TOOL_SETTINGS_KEY).await?.unwrap_or_default();
         let rules = RuleBook::load(store.clone()).await?;
+        let questions = Arc::new(QuestionHub::new());
+        let mut registry = Registry::with_builtins()?;
+        registry.register_group(questions::group(Arc::clone(&questions)))?;
         Ok(Self {
-            registry: Arc::new(Registry::with_builtins()?),
+            registry: Arc::new(registry),
             hub: Arc::new(ApprovalHub::new()),
+            questions,
             rules: Arc::new(rules),
             settings: Arc::new(RwLock::new(settings)),
             store,

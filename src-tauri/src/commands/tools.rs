@@ -35,7 +35,7 @@ mod tests {
             .execution_policy = Some(ExecutionPolicy::AskAlways);
         let groups = catalog(&state);
         let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(names, ["vars", "basic"]);
+        assert_eq!(names, ["vars", "basic", "chat"]);
         assert!(
             groups.iter().all(|g| g.enabled),
             "basic is on by default, so vars is too"

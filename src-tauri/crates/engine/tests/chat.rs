@@ -323,9 +323,14 @@ async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
     env.mock
         .push(anthropic::text("Four, and the other failed."));
     let (events, outcome) = env.start(env.anthropic(), "sums").collect().await;
-    assert!(
-        matches!(outcome, TurnOutcome::Completed { .. }),
-        "{outcome:?}"
+    let usage = tollgate_engine::providers::Usage {
+        input_tokens: 42,
+        output_tokens: 18,
+    };
+    assert_eq!(
+        outcome,
+        TurnOutcome::Completed { usage },
+        "both rounds' usage, from message_start and message_delta"
     );
     assert!(text_of(&events).ends_with("Four, and the other failed."));
     let reqs = env.mock.requests();

@@ -6,6 +6,7 @@
 //! never a silently shortened answer (F-26).
 
 pub mod anthropic;
+pub mod config;
 pub mod demo;
 pub mod http;
 pub mod openai;

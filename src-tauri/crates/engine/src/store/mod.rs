@@ -14,6 +14,7 @@ mod calls;
 mod chats;
 mod messages;
 mod migrations;
+mod providers;
 mod records;
 mod settings;
 mod variables;
@@ -21,6 +22,7 @@ mod variables;
 pub use calls::{CallFinish, CallStart, RecordedCall};
 pub use chats::{ChatRow, NewChat};
 pub use messages::{MessageRow, MessageStatus, Role};
+pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};
 pub use variables::VariableRow;
 

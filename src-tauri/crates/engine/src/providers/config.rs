@@ -1,0 +1,125 @@
+//! From a stored configuration to a working provider: the key comes from the keychain (F-32),
+//! and with no real provider configured the offline Demo is used (F-33).
+
+use super::anthropic::AnthropicProvider;
+use super::demo::DemoProvider;
+use super::openai::OpenAiProvider;
+use super::{Provider, ProviderError, ProviderKind};
+use crate::secrets::{provider_account, Keychain, SecretError};
+use crate::store::{ProviderConfig, ProviderInput, Store, StoreError};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Where each kind of provider lives unless the user says otherwise.
+pub fn default_base_url(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::OpenAi => "https://api.openai.com/v1",
+        ProviderKind::Anthropic => "https://api.anthropic.com",
+        ProviderKind::Demo => "",
+    }
+}
+
+/// Why a provider could not be set up.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Provider(#[from] ProviderError),
+}
+
+/// Provider configurations with their keys in the keychain.
+#[derive(Clone)]
+pub struct Providers {
+    store: Store,
+    keychain: Keychain,
+}
+
+impl Providers {
+    pub fn new(store: Store, keychain: Keychain) -> Self {
+        Self { store, keychain }
+    }
+
+    /// Adds a provider; an empty base URL takes the kind's default.
+    pub async fn add(&self, mut input: ProviderInput) -> Result<ProviderConfig, ConfigError> {
+        if input.base_url.trim().is_empty() {
+            input.base_url = default_base_url(input.kind).to_string();
+        }
+        if input.kind != ProviderKind::Demo {
+            super::http::Endpoint::new(&input.base_url, "")?;
+        }
+        Ok(self.store.insert_provider(input).await?)
+    }
+
+    /// Saves a provider's key in the keychain (never in the database). An empty key removes it.
+    pub async fn save_key(&self, id: i64, key: &str) -> Result<(), ConfigError> {
+        let key = key.trim();
+        let account = provider_account(id);
+        if key.is_empty() {
+            self.keychain.delete(&account).await?;
+            self.store.set_provider_has_key(id, false).await?;
+            return Ok(());
+        }
+        self.keychain.set(&account, key).await?;
+        self.store.set_provider_has_key(id, true).await?;
+        Ok(())
+    }
+
+    /// Removes a provider and its key.
+    pub async fn remove(&self, id: i64) -> Result<bool, ConfigError> {
+        self.keychain.delete(&provider_account(id)).await?;
+        Ok(self.store.delete_provider(id).await?)
+    }
+
+    /// The provider a chat should use: its own if set, else the first configured, else the Demo.
+    pub async fn resolve(
+        &self,
+        chat_provider: Option<i64>,
+    ) -> Result<(Arc<dyn Provider>, String), ConfigError> {
+        let all = self.store.providers().await?;
+        let chosen = chat_provider
+            .and_then(|id| all.iter().find(|p| p.id == id))
+            .or_else(|| all.first());
+        match chosen {
+            None => Ok((
+                Arc::new(DemoProvider::default()),
+                super::demo::DEMO_MODEL.to_string(),
+            )),
+            Some(cfg) => Ok((self.build(cfg).await?, cfg.default_model.clone())),
+        }
+    }
+
+    /// A working provider for `cfg`, with its key from the keychain.
+    pub async fn build(&self, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, ConfigError> {
+        let key = if cfg.has_key {
+            self.keychain
+                .get(&provider_account(cfg.id))
+                .await?
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok(match cfg.kind {
+            ProviderKind::Demo => Arc::new(DemoProvider::default()),
+            ProviderKind::OpenAi => Arc::new(OpenAiProvider {
+                base_url: cfg.base_url.clone(),
+                api_key: key,
+            }),
+            ProviderKind::Anthropic => {
+                if key.is_empty() {
+                    return Err(ProviderError::Config(format!(
+                        "\"{}\" has no API key yet: add it in Settings → Providers.",
+                        cfg.name
+                    ))
+                    .into());
+                }
+                Arc::new(AnthropicProvider {
+                    base_url: cfg.base_url.clone(),
+                    api_key: key,
+                })
+            }
+        })
+    }
+}
