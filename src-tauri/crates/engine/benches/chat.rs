@@ -18,6 +18,7 @@ use tollgate_engine::providers::anthropic::AnthropicStream;
 use tollgate_engine::providers::openai::{OpenAiProvider, OpenAiStream};
 use tollgate_engine::providers::sse::SseParser;
 use tollgate_engine::providers::Provider;
+use tollgate_engine::providers::StreamAssembler;
 use tollgate_engine::rules::RuleBook;
 use tollgate_engine::settings::ToolSettings;
 use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
@@ -60,7 +61,7 @@ fn parse(c: &mut Criterion) {
     group.bench_function("openai_5mb", |b| {
         b.iter(|| {
             let mut parser = SseParser::new();
-            let mut stream = OpenAiStream::new();
+            let mut stream = OpenAiStream::default();
             let mut deltas = 0usize;
             let mut calls = 0usize;
             for piece in oa.chunks(16 * 1024) {
@@ -83,7 +84,7 @@ fn parse(c: &mut Criterion) {
     group.bench_function("anthropic_5mb", |b| {
         b.iter(|| {
             let mut parser = SseParser::new();
-            let mut stream = AnthropicStream::new();
+            let mut stream = AnthropicStream::default();
             let mut deltas = 0usize;
             let mut calls = 0usize;
             for piece in an.chunks(16 * 1024) {
@@ -202,58 +203,51 @@ fn turns(c: &mut Criterion) {
     let mut group = c.benchmark_group("turn");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
-    group.bench_function("50_rounds_auto_noop_tools", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let turn = env.turn().await;
-                    for i in 0..49 {
-                        env.mock.push(openai::calls(
-                            "",
-                            &[(&format!("c{i}"), "noop", &format!(r#"{{"n": {i}}}"#))],
-                        ));
-                    }
-                    env.mock.push(openai::text("done"));
-                    let start = Instant::now();
-                    let outcome = start_turn(turn, TurnInput::Message("go".into()))
-                        .join()
-                        .await;
-                    total += start.elapsed();
-                    assert!(
-                        matches!(outcome, TurnOutcome::Completed { .. }),
-                        "{outcome:?}"
-                    );
-                }
-                total
-            })
-        })
+    // Times whole turns; `script` queues the mock's replies for each one.
+    let bench_turns =
+        |group: &mut criterion::BenchmarkGroup<'_, _>, id: &str, script: &dyn Fn(&MockLlm)| {
+            group.bench_function(id, |b| {
+                b.iter_custom(|iters| {
+                    rt.block_on(async {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            let turn = env.turn().await;
+                            script(&env.mock);
+                            let start = Instant::now();
+                            let outcome = start_turn(turn, TurnInput::Message("go".into()))
+                                .join()
+                                .await;
+                            total += start.elapsed();
+                            assert!(
+                                matches!(outcome, TurnOutcome::Completed { .. }),
+                                "{outcome:?}"
+                            );
+                        }
+                        total
+                    })
+                })
+            });
+        };
+    bench_turns(&mut group, "50_rounds_auto_noop_tools", &|mock| {
+        for i in 0..49 {
+            mock.push(openai::calls(
+                "",
+                &[(&format!("c{i}"), "noop", &format!(r#"{{"n": {i}}}"#))],
+            ));
+        }
+        mock.push(openai::text("done"));
     });
-    group.bench_function("8_parallel_read_only_tools_sleeping_200ms", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let turn = env.turn().await;
-                    let ids: Vec<String> = (0..8).map(|i| format!("p{i}")).collect();
-                    let calls: Vec<(&str, &str, &str)> =
-                        ids.iter().map(|id| (id.as_str(), "nap", "{}")).collect();
-                    env.mock.push(openai::calls("", &calls));
-                    env.mock.push(openai::text("rested"));
-                    let start = Instant::now();
-                    let outcome = start_turn(turn, TurnInput::Message("nap".into()))
-                        .join()
-                        .await;
-                    total += start.elapsed();
-                    assert!(
-                        matches!(outcome, TurnOutcome::Completed { .. }),
-                        "{outcome:?}"
-                    );
-                }
-                total
-            })
-        })
-    });
+    bench_turns(
+        &mut group,
+        "8_parallel_read_only_tools_sleeping_200ms",
+        &|mock| {
+            let ids: Vec<String> = (0..8).map(|i| format!("p{i}")).collect();
+            let calls: Vec<(&str, &str, &str)> =
+                ids.iter().map(|id| (id.as_str(), "nap", "{}")).collect();
+            mock.push(openai::calls("", &calls));
+            mock.push(openai::text("rested"));
+        },
+    );
     group.finish();
 }
 

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use tollgate_engine::providers::anthropic::AnthropicStream;
 use tollgate_engine::providers::openai::OpenAiStream;
 use tollgate_engine::providers::sse::SseParser;
-use tollgate_engine::providers::{Completion, ProviderError};
+use tollgate_engine::providers::{Completion, ProviderError, StreamAssembler};
 use tollgate_mock_llm::{anthropic, openai};
 
 fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
@@ -22,9 +22,9 @@ fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     out
 }
 
-fn run_openai(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
+fn run<A: StreamAssembler>(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
     let mut parser = SseParser::new();
-    let mut stream = OpenAiStream::new();
+    let mut stream = A::default();
     let mut err = None;
     for p in pieces {
         parser.feed(p, &mut |ev| {
@@ -41,23 +41,12 @@ fn run_openai(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
     }
 }
 
+fn run_openai(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
+    run::<OpenAiStream>(pieces)
+}
+
 fn run_anthropic(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
-    let mut parser = SseParser::new();
-    let mut stream = AnthropicStream::new();
-    let mut err = None;
-    for p in pieces {
-        parser.feed(p, &mut |ev| {
-            if err.is_none() {
-                if let Err(e) = stream.on_data(&ev.data, &mut |_| {}) {
-                    err = Some(e);
-                }
-            }
-        });
-    }
-    match err {
-        Some(e) => Err(e),
-        None => stream.finish(),
-    }
+    run::<AnthropicStream>(pieces)
 }
 
 proptest! {

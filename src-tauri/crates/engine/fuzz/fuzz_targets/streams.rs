@@ -6,12 +6,13 @@ use libfuzzer_sys::fuzz_target;
 use tollgate_engine::providers::anthropic::AnthropicStream;
 use tollgate_engine::providers::openai::OpenAiStream;
 use tollgate_engine::providers::sse::SseParser;
+use tollgate_engine::providers::StreamAssembler;
 
 fuzz_target!(|data: &[u8]| {
     let (head, tail) = data.split_at(data.len() / 2);
     let mut parser = SseParser::new();
-    let mut openai = OpenAiStream::new();
-    let mut anthropic = AnthropicStream::new();
+    let mut openai = OpenAiStream::default();
+    let mut anthropic = AnthropicStream::default();
     for piece in [head, tail] {
         parser.feed(piece, &mut |ev| {
             let _ = openai.on_data(&ev.data, &mut |_| {});

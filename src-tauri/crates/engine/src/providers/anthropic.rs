@@ -4,7 +4,7 @@
 use super::http::{self, Endpoint};
 use super::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
-    ProviderKind, StreamDelta, Usage,
+    ProviderKind, StreamAssembler, StreamDelta, Usage,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -217,18 +217,14 @@ pub struct AnthropicStream {
     stopped: bool,
 }
 
-impl AnthropicStream {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
+impl StreamAssembler for AnthropicStream {
     /// Whether `message_stop` was seen.
-    pub fn is_done(&self) -> bool {
+    fn is_done(&self) -> bool {
         self.stopped
     }
 
     /// Handles one event's data (the `type` inside the data names the event).
-    pub fn on_data(
+    fn on_data(
         &mut self,
         data: &str,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
@@ -334,7 +330,7 @@ impl AnthropicStream {
     }
 
     /// The completion, or an error if `message_stop` never came.
-    pub fn finish(self) -> Result<Completion, ProviderError> {
+    fn finish(self) -> Result<Completion, ProviderError> {
         if !self.stopped {
             return Err(ProviderError::Incomplete(
                 "no message_stop event was received".into(),
@@ -386,29 +382,12 @@ impl Provider for AnthropicProvider {
             .post(endpoint.url())
             .headers(self.headers()?)
             .json(&request_body(request));
-        let mut stream = AnthropicStream::new();
-        http::stream_sse(builder, cancel, &mut |event| {
-            stream.on_data(&event.data, on_delta)?;
-            Ok(!stream.is_done())
-        })
-        .await?;
-        stream.finish()
+        http::complete_stream::<AnthropicStream>(builder, on_delta, cancel).await
     }
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
         let endpoint = Endpoint::new(&self.base_url, "v1/models")?;
-        let body =
-            http::get_json(http::client()?.get(endpoint.url()).headers(self.headers()?)).await?;
-        Ok(body
-            .get("data")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|m| m.get("id").and_then(Value::as_str))
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default())
+        http::list_model_ids(http::client()?.get(endpoint.url()).headers(self.headers()?)).await
     }
 }
 
@@ -430,7 +409,7 @@ mod tests {
     use crate::providers::ToolResultMessage;
 
     fn feed(events: &[&str]) -> (Result<Completion, ProviderError>, Vec<StreamDelta>) {
-        let mut s = AnthropicStream::new();
+        let mut s = AnthropicStream::default();
         let mut deltas = Vec::new();
         for e in events {
             if let Err(err) = s.on_data(e, &mut |d| deltas.push(d)) {

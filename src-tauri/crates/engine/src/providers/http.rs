@@ -3,7 +3,7 @@
 //! keeps the server's message and its `Retry-After`.
 
 use super::sse::{SseEvent, SseParser};
-use super::ProviderError;
+use super::{Completion, ProviderError, StreamAssembler, StreamDelta};
 use futures::StreamExt;
 use reqwest::header::{HeaderValue, RETRY_AFTER};
 use serde_json::Value;
@@ -189,6 +189,40 @@ pub async fn stream_sse(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Sends `request` and assembles its streamed answer with `A`.
+pub async fn complete_stream<A: StreamAssembler>(
+    request: reqwest::RequestBuilder,
+    on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    cancel: &CancellationToken,
+) -> Result<Completion, ProviderError> {
+    let mut assembler = A::default();
+    stream_sse(request, cancel, &mut |event| {
+        assembler.on_data(&event.data, on_delta)?;
+        Ok(!assembler.is_done())
+    })
+    .await?;
+    assembler.finish()
+}
+
+/// Sends a model-list request and returns the `data[].id` values, sorted.
+pub async fn list_model_ids(
+    request: reqwest::RequestBuilder,
+) -> Result<Vec<String>, ProviderError> {
+    let body = get_json(request).await?;
+    let mut ids: Vec<String> = body
+        .get("data")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    Ok(ids)
 }
 
 /// Sends `request` and parses a JSON answer.

@@ -18,6 +18,20 @@ pub use types::*;
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
+/// Assembles one completion from a provider's stream, event by event.
+pub trait StreamAssembler: Default + Send {
+    /// Handles one event's `data`, reporting fragments to `on_delta`.
+    fn on_data(
+        &mut self,
+        data: &str,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<(), ProviderError>;
+    /// Whether the stream said it is finished (nothing more will come).
+    fn is_done(&self) -> bool;
+    /// The completion, or an error if the stream never said it was finished.
+    fn finish(self) -> Result<Completion, ProviderError>;
+}
+
 /// A model provider.
 #[async_trait]
 pub trait Provider: Send + Sync {

@@ -7,7 +7,7 @@
 use super::http::{self, Endpoint};
 use super::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
-    ProviderKind, StreamDelta, Usage,
+    ProviderKind, StreamAssembler, StreamDelta, Usage,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -157,18 +157,14 @@ fn finish_reason(s: &str) -> FinishReason {
     }
 }
 
-impl OpenAiStream {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
+impl StreamAssembler for OpenAiStream {
     /// Whether `[DONE]` was seen.
-    pub fn is_done(&self) -> bool {
+    fn is_done(&self) -> bool {
         self.done
     }
 
     /// Handles one event's data.
-    pub fn on_data(
+    fn on_data(
         &mut self,
         data: &str,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
@@ -247,7 +243,7 @@ impl OpenAiStream {
     }
 
     /// The completion, or an error if the stream never said it was finished.
-    pub fn finish(self) -> Result<Completion, ProviderError> {
+    fn finish(self) -> Result<Completion, ProviderError> {
         let Some(finish) = self.finish else {
             return Err(ProviderError::Incomplete(
                 "no finish_reason was received".into(),
@@ -292,31 +288,12 @@ impl Provider for OpenAiProvider {
             .post(endpoint.url())
             .headers(self.headers()?)
             .json(&request_body(request));
-        let mut stream = OpenAiStream::new();
-        http::stream_sse(builder, cancel, &mut |event| {
-            stream.on_data(&event.data, on_delta)?;
-            Ok(!stream.is_done())
-        })
-        .await?;
-        stream.finish()
+        http::complete_stream::<OpenAiStream>(builder, on_delta, cancel).await
     }
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
         let endpoint = Endpoint::new(&self.base_url, "models")?;
-        let body =
-            http::get_json(http::client()?.get(endpoint.url()).headers(self.headers()?)).await?;
-        let mut ids: Vec<String> = body
-            .get("data")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|m| m.get("id").and_then(Value::as_str))
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        ids.sort();
-        Ok(ids)
+        http::list_model_ids(http::client()?.get(endpoint.url()).headers(self.headers()?)).await
     }
 }
 
@@ -339,7 +316,7 @@ mod tests {
     use crate::providers::ToolResultMessage;
 
     fn feed(chunks: &[&str]) -> (Result<Completion, ProviderError>, Vec<StreamDelta>) {
-        let mut s = OpenAiStream::new();
+        let mut s = OpenAiStream::default();
         let mut deltas = Vec::new();
         for c in chunks {
             if let Err(e) = s.on_data(c, &mut |d| deltas.push(d)) {

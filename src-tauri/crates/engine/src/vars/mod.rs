@@ -204,27 +204,16 @@ impl VarStore {
             inner.tick
         });
         Self::detach_locked(inner, &name);
+        let mut tick = tick;
         if kind != VarKind::Rule {
             // Ticks loaded from the database may collide; keep the order map injective.
-            let mut t = tick;
-            while inner.order.contains_key(&t) {
-                t += 1;
+            while inner.order.contains_key(&tick) {
+                tick += 1;
             }
-            inner.tick = inner.tick.max(t);
-            inner.order.insert(t, name.clone());
+            inner.tick = inner.tick.max(tick);
+            inner.order.insert(tick, name.clone());
             inner.bytes += value.len();
             inner.count += 1;
-            let chars = value.chars().count();
-            inner.map.insert(
-                name,
-                Entry {
-                    value,
-                    kind,
-                    chars,
-                    tick: t,
-                },
-            );
-            return t;
         }
         let chars = value.chars().count();
         inner.map.insert(
