@@ -1,19 +1,49 @@
 //! Tollgate's desktop app: thin glue between the engine and the window.
 //!
-//! Everything with behaviour lives in `tollgate-engine`; this crate opens the database in the
-//! app-data folder, builds the shared engine state and exposes it to the UI as Tauri commands.
+//! Everything with behaviour lives in `tollgate-engine`; this crate opens the engine on the
+//! app-data folder and exposes it to the UI as Tauri commands (one module per area), streaming a
+//! turn's events over a per-turn channel and app-wide notices as events.
 
 pub mod commands;
 pub mod state;
 
 use state::AppState;
-use tauri::Manager;
+use std::sync::Arc;
+use tauri::{Emitter, Manager, Runtime};
+use tollgate_engine::events::{EventSink, ToolEvent};
+use tollgate_engine::secrets::Keychain;
+use tollgate_engine::service::Tollgate;
+
+/// The event name of gate events from chats without a running turn in this window.
+pub const BACKGROUND_EVENT: &str = "gate-event";
 
 /// Errors that stop the app from starting.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("{0}")]
     Tauri(#[from] tauri::Error),
+}
+
+/// Sends background gate events to the window (badges for chats waiting on approval).
+struct EmitSink<R: Runtime>(tauri::AppHandle<R>);
+
+impl<R: Runtime> EventSink for EmitSink<R> {
+    fn emit(&self, event: ToolEvent) {
+        if let Err(e) = self.0.emit(BACKGROUND_EVENT, &event) {
+            tracing::warn!("a background event could not be sent: {e}");
+        }
+    }
+}
+
+/// Opens the engine for `handle` in `data_dir` and makes it the app's state.
+pub fn manage_state<R: Runtime>(
+    handle: &tauri::AppHandle<R>,
+    data_dir: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let sink = Arc::new(EmitSink(handle.clone()));
+    let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, Keychain::default(), sink))?;
+    handle.manage(AppState { app });
+    Ok(())
 }
 
 fn init_logging() {
@@ -33,12 +63,11 @@ pub fn run() -> Result<(), StartError> {
         .setup(|app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);
-            let state = tauri::async_runtime::block_on(AppState::open(&data_dir))?;
+            manage_state(app.handle(), &data_dir)?;
             tracing::info!("data folder: {}", data_dir.display());
-            app.manage(state);
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![commands::tools::list_tool_groups])
+        .invoke_handler(commands::handler())
         .run(tauri::generate_context!())?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a new chat starts with.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct NewChat {
     pub title: String,
     pub provider_id: Option<i64>,

@@ -16,6 +16,7 @@ mod messages;
 mod migrations;
 mod providers;
 mod records;
+mod search;
 mod settings;
 mod variables;
 
@@ -24,6 +25,7 @@ pub use chats::{ChatRow, NewChat};
 pub use messages::{MessageRow, MessageStatus, Role};
 pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};
+pub use search::{fts_query, SearchHit};
 pub use variables::VariableRow;
 
 use rusqlite::Connection;

@@ -25,8 +25,12 @@ pub struct ProviderConfig {
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInput {
     pub kind: ProviderKind,
+    #[serde(default)]
     pub name: String,
+    /// Empty means the kind's usual address.
+    #[serde(default)]
     pub base_url: String,
+    #[serde(default)]
     pub default_model: String,
 }
 

@@ -1,0 +1,126 @@
+//! Export a chat (F-55) as Markdown for reading and as JSON with every tool call for tools.
+
+use crate::chat::history::{AssistantPayload, ToolPayload};
+use crate::ids::ChatId;
+use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
+use serde_json::{json, Value};
+
+fn fence(text: &str, lang: &str) -> String {
+    // A fence longer than any run of backticks inside, so the content cannot close it.
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(longest.max(2) + 1);
+    format!("{ticks}{lang}\n{}\n{ticks}", text.trim_end())
+}
+
+fn pretty_args(raw: &str) -> String {
+    serde_json::from_str::<Value>(raw)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| raw.to_string())
+}
+
+fn call_markdown(call: &RecordedCall) -> String {
+    let tool = call.tool.as_deref().unwrap_or(&call.requested_name);
+    let mut head = format!("**Tool call** `{tool}` — {}", call.status);
+    if let Some(d) = &call.decision {
+        head.push_str(&format!(" ({d}, by {})", call.decided_by));
+    }
+    if let Some(ms) = call.duration_ms {
+        head.push_str(&format!(" · {ms} ms"));
+    }
+    let args = call.resolved_args.as_deref().unwrap_or(&call.raw_args);
+    format!(
+        "{head}\n\nArguments:\n\n{}\n\nResult:\n\n{}\n",
+        fence(&pretty_args(args), "json"),
+        fence(call.result_text.as_deref().unwrap_or(""), "")
+    )
+}
+
+/// The chat as Markdown: messages in order, each assistant turn followed by its tool calls.
+pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError> {
+    let (row, messages, calls) = load(store, chat).await?;
+    let title = if row.title.trim().is_empty() {
+        "Untitled chat"
+    } else {
+        row.title.trim()
+    };
+    let mut out = format!("# {title}\n\n");
+    if !row.model.is_empty() {
+        out.push_str(&format!("_Model: {}_\n\n", row.model));
+    }
+    for m in &messages {
+        match m.role {
+            Role::User => out.push_str(&format!("## You\n\n{}\n\n", m.content.trim())),
+            Role::Assistant => {
+                if !m.content.trim().is_empty() {
+                    let note = match m.status {
+                        MessageStatus::Stopped => " _(stopped)_",
+                        MessageStatus::Error => " _(failed)_",
+                        MessageStatus::Interrupted => " _(interrupted)_",
+                        MessageStatus::Complete | MessageStatus::Streaming => "",
+                    };
+                    out.push_str(&format!("## Assistant{note}\n\n{}\n\n", m.content.trim()));
+                }
+                for call in calls.iter().filter(|c| c.message_id == Some(m.id)) {
+                    out.push_str(&call_markdown(call));
+                    out.push('\n');
+                }
+            }
+            Role::Tool => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The chat as JSON: the chat, its messages (with tool calls and results) and every recorded call.
+pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
+    let (row, messages, calls) = load(store, chat).await?;
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            let mut v = json!({"id": m.id, "role": m.role, "content": m.content, "status": m.status, "createdAt": m.created_at});
+            match m.role {
+                Role::Assistant => {
+                    let p: AssistantPayload = m.payload.clone().and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
+                    v["toolCalls"] = json!(p.tool_calls);
+                    v["usage"] = m.usage.clone().unwrap_or(Value::Null);
+                }
+                Role::Tool => {
+                    let p: ToolPayload = m.payload.clone().and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
+                    v["results"] = json!(p.results);
+                }
+                Role::User => {}
+            }
+            v
+        })
+        .collect();
+    Ok(
+        json!({"format": "tollgate-chat", "version": 1, "chat": row, "messages": messages, "toolCalls": calls}),
+    )
+}
+
+async fn load(
+    store: &Store,
+    chat: ChatId,
+) -> Result<(ChatRow, Vec<crate::store::MessageRow>, Vec<RecordedCall>), StoreError> {
+    let row = store
+        .chat(chat)
+        .await?
+        .ok_or_else(|| StoreError::Invalid(format!("chat {chat} does not exist")))?;
+    Ok((
+        row,
+        store.chat_messages(chat).await?,
+        store.chat_calls(chat).await?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert_eq!(fence("a", "json"), "```json\na\n```");
+        assert_eq!(fence("x ```` y", ""), "`````\nx ```` y\n`````");
+    }
+}

@@ -1,0 +1,275 @@
+//! The app's engine in one place: the store, the registry, the approval and question hubs, the
+//! rules, the settings, the providers — and one [`ToolExecutor`] per chat, one running turn per
+//! chat. The desktop app's commands are thin calls into this.
+
+use crate::approvals::{ApprovalError, Decision, PendingApproval};
+use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings};
+use crate::events::{EventSink, Router};
+use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
+use crate::ids::{ApprovalId, ChatId};
+use crate::providers::config::{ConfigError, Providers};
+use crate::questions::{self, AnswerError, QuestionHub};
+use crate::rules::RuleBook;
+use crate::secrets::Keychain;
+use crate::settings::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
+use crate::store::{Store, StoreError};
+use crate::tools::{Registry, RegistryError};
+use crate::ApprovalHub;
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+/// The settings key of [`AppSettings`].
+pub const APP_SETTINGS_KEY: &str = "app";
+
+/// Light, dark, or follow the system.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// The UI's language.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Language {
+    #[default]
+    #[serde(rename = "en")]
+    English,
+    #[serde(rename = "zh-CN")]
+    SimplifiedChinese,
+}
+
+/// General settings (F-53).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AppSettings {
+    pub theme: Theme,
+    pub language: Language,
+    pub turn: TurnSettings,
+}
+
+/// Why an operation failed; the message is shown to the user.
+#[derive(Debug, Error)]
+pub enum ServiceError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Executor(#[from] ExecutorError),
+    #[error(transparent)]
+    Approval(#[from] ApprovalError),
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("a reply is already being written in this chat; wait for it or press Stop")]
+    Busy,
+}
+
+/// Everything the app runs on.
+pub struct Tollgate {
+    pub store: Store,
+    pub registry: Arc<Registry>,
+    pub hub: Arc<ApprovalHub>,
+    pub questions: Arc<QuestionHub>,
+    pub rules: Arc<RuleBook>,
+    pub settings: SharedSettings,
+    pub router: Arc<Router>,
+    pub providers: Providers,
+    app_settings: RwLock<AppSettings>,
+    executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
+    turns: Mutex<HashMap<ChatId, CancellationToken>>,
+}
+
+impl Tollgate {
+    /// Opens the database in `data_dir` and loads rules and settings. Gate events of chats with no
+    /// running turn go to `background` (e.g. a badge for a chat waiting on approval).
+    pub async fn open(
+        data_dir: &Path,
+        keychain: Keychain,
+        background: Arc<dyn EventSink>,
+    ) -> Result<Arc<Self>, ServiceError> {
+        let store = Store::open_in(data_dir)?;
+        let settings: ToolSettings = store.setting(TOOL_SETTINGS_KEY).await?.unwrap_or_default();
+        let app_settings: AppSettings = store.setting(APP_SETTINGS_KEY).await?.unwrap_or_default();
+        let questions = Arc::new(QuestionHub::new());
+        let mut registry = Registry::with_builtins()?;
+        registry.register_group(questions::group(Arc::clone(&questions)))?;
+        Ok(Arc::new(Self {
+            rules: Arc::new(RuleBook::load(store.clone()).await?),
+            providers: Providers::new(store.clone(), keychain),
+            registry: Arc::new(registry),
+            hub: Arc::new(ApprovalHub::new()),
+            questions,
+            settings: Arc::new(RwLock::new(settings)),
+            router: Arc::new(Router::new(background)),
+            app_settings: RwLock::new(app_settings),
+            executors: tokio::sync::Mutex::new(HashMap::new()),
+            turns: Mutex::new(HashMap::new()),
+            store,
+        }))
+    }
+
+    /// The chat's executor, opened on first use and shared afterwards (one per chat).
+    pub async fn executor(&self, chat: ChatId) -> Result<Arc<ToolExecutor>, ServiceError> {
+        let mut map = self.executors.lock().await;
+        if let Some(e) = map.get(&chat) {
+            return Ok(Arc::clone(e));
+        }
+        let deps = ExecutorDeps {
+            registry: Arc::clone(&self.registry),
+            store: self.store.clone(),
+            hub: Arc::clone(&self.hub),
+            rules: Arc::clone(&self.rules),
+            settings: Arc::clone(&self.settings),
+            sink: self.router.clone(),
+        };
+        let exec = ToolExecutor::open(chat, deps).await?;
+        map.insert(chat, Arc::clone(&exec));
+        Ok(exec)
+    }
+
+    /// Starts a turn in `chat`; its events go to `on_event` until `TurnFinished`. Refused while a
+    /// turn already runs in the chat.
+    pub async fn send(
+        self: &Arc<Self>,
+        chat: ChatId,
+        input: TurnInput,
+        on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
+    ) -> Result<(), ServiceError> {
+        if self.turns.lock().contains_key(&chat) {
+            return Err(ServiceError::Busy);
+        }
+        let row = self
+            .store
+            .chat(chat)
+            .await?
+            .ok_or(ExecutorError::NoSuchChat(chat))?;
+        let exec = self.executor(chat).await?;
+        let (provider, default_model) = self.providers.resolve(row.provider_id).await?;
+        let model = if row.model.trim().is_empty() {
+            default_model
+        } else {
+            row.model.clone()
+        };
+        let turn = Turn {
+            exec,
+            provider,
+            store: self.store.clone(),
+            router: Arc::clone(&self.router),
+            model,
+            system_prompt: row.system_prompt,
+            settings: self.app_settings.read().turn.clone(),
+        };
+        let mut handle = {
+            let mut turns = self.turns.lock();
+            if turns.contains_key(&chat) {
+                return Err(ServiceError::Busy);
+            }
+            let handle = start_turn(turn, input);
+            turns.insert(chat, handle.stopper());
+            handle
+        };
+        let this = Arc::clone(self);
+        tokio::spawn(async move {
+            while let Some(event) = handle.events.recv().await {
+                on_event(event);
+            }
+            let _ = handle.join().await;
+            this.turns.lock().remove(&chat);
+        });
+        Ok(())
+    }
+
+    /// Stop (F-25); returns whether a turn was running.
+    pub fn stop(&self, chat: ChatId) -> bool {
+        match self.turns.lock().get(&chat) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a turn runs in `chat`.
+    pub fn is_running(&self, chat: ChatId) -> bool {
+        self.turns.lock().contains_key(&chat)
+    }
+
+    /// Delivers a decision for one of `chat`'s approvals.
+    pub async fn decide(
+        &self,
+        chat: ChatId,
+        id: &ApprovalId,
+        decision: Decision,
+    ) -> Result<(), ServiceError> {
+        Ok(self.executor(chat).await?.decide(id, decision)?)
+    }
+
+    /// Answers an `ask_user` question of `chat`.
+    pub fn answer(
+        &self,
+        chat: ChatId,
+        id: &ApprovalId,
+        answer: String,
+    ) -> Result<(), ServiceError> {
+        Ok(self.questions.answer(chat, id, answer)?)
+    }
+
+    /// The approvals waiting in `chat`.
+    pub fn pending(&self, chat: ChatId) -> Vec<PendingApproval> {
+        self.hub.pending_in(chat)
+    }
+
+    /// How many approvals and questions wait in each chat (sidebar badges, F-07).
+    pub fn waiting(&self) -> HashMap<ChatId, usize> {
+        let mut counts = self.hub.waiting_counts();
+        for chat in self.turns.lock().keys() {
+            let q = self.questions.waiting_in(*chat);
+            if q > 0 {
+                *counts.entry(*chat).or_insert(0) += q;
+            }
+        }
+        counts
+    }
+
+    /// Deletes a chat: stops its turn and closes its executor first.
+    pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
+        self.stop(chat);
+        self.executors.lock().await.remove(&chat);
+        Ok(self.store.delete_chat(chat).await?)
+    }
+
+    /// The general settings.
+    pub fn app_settings(&self) -> AppSettings {
+        self.app_settings.read().clone()
+    }
+
+    /// Saves the general settings.
+    pub async fn set_app_settings(&self, settings: AppSettings) -> Result<(), ServiceError> {
+        self.store.set_setting(APP_SETTINGS_KEY, &settings).await?;
+        *self.app_settings.write() = settings;
+        Ok(())
+    }
+
+    /// The tool settings.
+    pub fn tool_settings(&self) -> ToolSettings {
+        self.settings.read().clone()
+    }
+
+    /// Saves the tool settings; every open chat sees them at its next call.
+    pub async fn set_tool_settings(&self, settings: ToolSettings) -> Result<(), ServiceError> {
+        self.store.set_setting(TOOL_SETTINGS_KEY, &settings).await?;
+        *self.settings.write() = settings;
+        Ok(())
+    }
+}

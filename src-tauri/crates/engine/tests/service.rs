@@ -1,0 +1,332 @@
+//! The app-level service: one executor per chat, one turn per chat, decisions and answers routed
+//! by chat, settings that persist, full-text search and export.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
+use tollgate_engine::events::{NullSink, ToolEvent};
+use tollgate_engine::policy::ExecutionPolicy;
+use tollgate_engine::providers::ProviderKind;
+use tollgate_engine::secrets::Keychain;
+use tollgate_engine::service::{AppSettings, Language, ServiceError, Theme, Tollgate};
+use tollgate_engine::store::{NewChat, ProviderInput};
+use tollgate_engine::{ChatId, Decision, ExecutionDecision};
+use tollgate_mock_llm::{openai, MockLlm};
+
+async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
+    Tollgate::open(
+        dir,
+        Keychain::new("app.tollgate.test.service"),
+        Arc::new(NullSink),
+    )
+    .await
+    .unwrap()
+}
+
+fn collector() -> (
+    Box<dyn Fn(ChatEvent) + Send + Sync>,
+    mpsc::UnboundedReceiver<ChatEvent>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (
+        Box::new(move |e| {
+            let _ = tx.send(e);
+        }),
+        rx,
+    )
+}
+
+async fn until_finished(
+    rx: &mut mpsc::UnboundedReceiver<ChatEvent>,
+) -> (Vec<ChatEvent>, TurnOutcome) {
+    let mut events = Vec::new();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let ChatEvent::TurnFinished { outcome } = &e {
+            return (events, outcome.clone());
+        }
+        events.push(e);
+    }
+}
+
+async fn with_mock(app: &Tollgate) -> MockLlm {
+    let mock = MockLlm::start().await.unwrap();
+    app.providers
+        .add(ProviderInput {
+            kind: ProviderKind::OpenAi,
+            name: "Mock".into(),
+            base_url: format!("{}/v1", mock.url()),
+            default_model: "mock-large".into(),
+        })
+        .await
+        .unwrap();
+    mock
+}
+
+#[tokio::test]
+async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    assert!(Arc::ptr_eq(
+        &app.executor(chat).await.unwrap(),
+        &app.executor(chat).await.unwrap()
+    ));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("what is 2 + 3?".into()), on_event)
+        .await
+        .unwrap();
+    let (events, outcome) = until_finished(&mut rx).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(events.iter().any(
+        |e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::Finished { .. }))
+    ));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!app.is_running(chat));
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert_eq!(calls[0].result_text.as_deref(), Some("5"));
+}
+
+#[tokio::test]
+async fn one_turn_per_chat_stop_and_waiting_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let mut s = app.tool_settings();
+    s.tool_mut("calculate").execution_policy = Some(ExecutionPolicy::AskAlways);
+    app.set_tool_settings(s).await.unwrap();
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
+
+    mock.push(openai::calls(
+        "",
+        &[("c1", "calculate", r#"{"expression": "1+1"}"#)],
+    ));
+    mock.push(openai::text("Two."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("1+1".into()), on_event)
+        .await
+        .unwrap();
+    let approval = loop {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let ChatEvent::Tool { event } = e {
+            if let ToolEvent::ApprovalRequested { approval } = *event {
+                break approval;
+            }
+        }
+    };
+    assert_eq!(app.waiting().get(&chat), Some(&1));
+    let (again, _rx2) = collector();
+    assert!(matches!(
+        app.send(chat, TurnInput::Message("x".into()), again).await,
+        Err(ServiceError::Busy)
+    ));
+    // A decision sent to the wrong chat is refused; the right one goes through.
+    assert!(app
+        .decide(
+            other,
+            &approval.id,
+            Decision::Execution(ExecutionDecision::AllowOnce)
+        )
+        .await
+        .is_err());
+    app.decide(
+        chat,
+        &approval.id,
+        Decision::Execution(ExecutionDecision::AllowOnce),
+    )
+    .await
+    .unwrap();
+    let (_e, outcome) = until_finished(&mut rx).await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    assert!(app.waiting().is_empty());
+
+    // Stop a slow answer, then the chat takes a new message.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    mock.push(openai::text("a b c d e f g h i j k l m n o p").slow(Duration::from_millis(50)));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("slow".into()), on_event)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert!(app.stop(chat));
+    let (_e, outcome) = until_finished(&mut rx).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Stopped { .. }),
+        "{outcome:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!app.stop(chat));
+}
+
+#[tokio::test]
+async fn settings_persist_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let app = open(dir.path()).await;
+        let mut general = AppSettings {
+            theme: Theme::Dark,
+            language: Language::SimplifiedChinese,
+            ..Default::default()
+        };
+        general.turn.max_rounds = 7;
+        app.set_app_settings(general).await.unwrap();
+        let mut tools = app.tool_settings();
+        tools.default_output_limit = 1234;
+        tools.groups.insert("basic".into(), false);
+        app.set_tool_settings(tools).await.unwrap();
+    }
+    let app = open(dir.path()).await;
+    let general = app.app_settings();
+    assert_eq!(
+        (general.theme, general.language, general.turn.max_rounds),
+        (Theme::Dark, Language::SimplifiedChinese, 7)
+    );
+    assert_eq!(app.tool_settings().default_output_limit, 1234);
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let names: Vec<String> = app
+        .executor(chat)
+        .await
+        .unwrap()
+        .definitions()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert!(!names.contains(&"calculate".to_string()), "{names:?}");
+    assert_eq!(serde_json::to_value(&general).unwrap()["language"], "zh-CN");
+}
+
+#[tokio::test]
+async fn search_finds_words_and_titles_and_survives_odd_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let a = app
+        .store
+        .create_chat(NewChat {
+            title: "Trip planning".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .id;
+    let b = app
+        .store
+        .create_chat(NewChat {
+            title: "Other".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .id;
+    use tollgate_engine::store::{MessageStatus, Role};
+    app.store
+        .insert_message(
+            b,
+            Role::User,
+            "the ferry to Helsinki leaves at noon".into(),
+            MessageStatus::Complete,
+            None,
+        )
+        .await
+        .unwrap();
+    let hits = app.store.search_chats("helsin").await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].chat, b);
+    assert!(
+        hits[0].snippet.contains("[Helsinki]"),
+        "{}",
+        hits[0].snippet
+    );
+    let hits = app.store.search_chats("trip").await.unwrap();
+    assert_eq!(hits[0].chat, a);
+    for odd in ["\"", "AND (", "NEAR(", "*", "100%", "a\"b OR", "   "] {
+        assert!(app.store.search_chats(odd).await.is_ok(), "{odd}");
+    }
+    assert!(app.store.search_chats("   ").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn export_has_messages_and_every_tool_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let chat = app
+        .store
+        .create_chat(NewChat {
+            title: "Sums".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .id;
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("what is 6 * 7?".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let md = tollgate_engine::export::markdown(&app.store, chat)
+        .await
+        .unwrap();
+    assert!(md.starts_with("# Sums\n"), "{md}");
+    assert!(md.contains("## You\n\nwhat is 6 * 7?"));
+    assert!(
+        md.contains("**Tool call** `calculate` — success (allow, by auto)"),
+        "{md}"
+    );
+    assert!(md.contains("\"expression\": \"6 * 7\""), "{md}");
+    assert!(md.contains("```\n42\n```"), "{md}");
+    let js = tollgate_engine::export::json(&app.store, chat)
+        .await
+        .unwrap();
+    assert_eq!(js["format"], "tollgate-chat");
+    assert_eq!(js["toolCalls"][0]["tool"], "calculate");
+    assert_eq!(js["toolCalls"][0]["resultText"], "42");
+    let roles: Vec<&str> = js["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(js["messages"][2]["results"][0]["content"], json!("42"));
+    assert!(app.store.chat(ChatId(999)).await.unwrap().is_none());
+    assert!(tollgate_engine::export::markdown(&app.store, ChatId(999))
+        .await
+        .is_err());
+}
+
+#[tokio::test]
+async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    mock.push(openai::text("x y z w v u t s r q").slow(Duration::from_millis(50)));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("go".into()), on_event)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    app.delete_chat(chat).await.unwrap();
+    let (_e, outcome) = until_finished(&mut rx).await;
+    assert!(
+        matches!(
+            outcome,
+            TurnOutcome::Stopped { .. } | TurnOutcome::Failed { .. }
+        ),
+        "{outcome:?}"
+    );
+    assert!(app.store.chat(chat).await.unwrap().is_none());
+    assert!(app.store.chat_messages(chat).await.unwrap().is_empty());
+}

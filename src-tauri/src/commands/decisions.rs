@@ -1,0 +1,49 @@
+//! Decisions on approvals (F-05, F-06) and answers to `ask_user` (F-24).
+
+use crate::state::{message, AppState};
+use std::collections::HashMap;
+use tauri::State;
+use tollgate_engine::{ApprovalId, ChatId, Decision, PendingApproval};
+
+#[tauri::command]
+pub async fn decide(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    id: String,
+    decision: Decision,
+) -> Result<(), String> {
+    state
+        .app
+        .decide(chat, &ApprovalId::from_string(id), decision)
+        .await
+        .map_err(message)
+}
+
+#[tauri::command]
+pub fn answer_question(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    id: String,
+    answer: String,
+) -> Result<(), String> {
+    state
+        .app
+        .answer(chat, &ApprovalId::from_string(id), answer)
+        .map_err(message)
+}
+
+#[tauri::command]
+pub fn pending_approvals(state: State<'_, AppState>, chat: ChatId) -> Vec<PendingApproval> {
+    state.app.pending(chat)
+}
+
+/// Approvals and questions waiting per chat, for the sidebar badges (F-07).
+#[tauri::command]
+pub fn waiting_counts(state: State<'_, AppState>) -> HashMap<i64, usize> {
+    state
+        .app
+        .waiting()
+        .into_iter()
+        .map(|(chat, n)| (chat.0, n))
+        .collect()
+}

@@ -1,0 +1,134 @@
+//! The command layer through Tauri's IPC (mock runtime): the argument names and JSON shapes the
+//! UI sends reach the engine, and failures come back as readable messages.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use serde_json::{json, Value};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+
+type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
+
+fn invoke(webview: &Window, cmd: &str, body: Value) -> Result<Value, Value> {
+    invoke_from(webview, "tauri://localhost", cmd, body)
+}
+
+fn invoke_from(webview: &Window, origin: &str, cmd: &str, body: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        webview,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: origin.parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(body),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|b| b.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn commands_reach_the_engine_with_the_uis_argument_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = mock_builder()
+        .invoke_handler(tollgate_app::commands::handler())
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    tollgate_app::manage_state(app.handle(), dir.path()).unwrap();
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+
+    let chat = invoke(&webview, "create_chat", json!({"chat": {"title": "First"}})).unwrap();
+    let id = chat["id"].as_i64().unwrap();
+    let chats = invoke(&webview, "list_chats", json!({})).unwrap();
+    assert_eq!(chats[0]["title"], "First");
+    invoke(
+        &webview,
+        "rename_chat",
+        json!({"chat": id, "title": "  Renamed  "}),
+    )
+    .unwrap();
+    assert_eq!(
+        invoke(&webview, "list_chats", json!({})).unwrap()[0]["title"],
+        "Renamed"
+    );
+
+    let groups = invoke(&webview, "chat_tool_groups", json!({"chat": id})).unwrap();
+    let names: Vec<&str> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["vars", "basic", "chat"]);
+    invoke(
+        &webview,
+        "set_chat_group_enabled",
+        json!({"chat": id, "group": "basic", "enabled": false}),
+    )
+    .unwrap();
+    let groups = invoke(&webview, "chat_tool_groups", json!({"chat": id})).unwrap();
+    assert_eq!(groups[1]["enabled"], false);
+    assert_eq!(
+        invoke(&webview, "list_tool_groups", json!({})).unwrap()[1]["enabled"],
+        true,
+        "app-wide view unchanged"
+    );
+
+    let settings = invoke(&webview, "get_settings", json!({})).unwrap();
+    assert_eq!(settings["app"]["theme"], "system");
+    assert_eq!(settings["tools"]["defaultOutputLimit"], 8000);
+    let mut app_settings = settings["app"].clone();
+    app_settings["theme"] = json!("dark");
+    invoke(
+        &webview,
+        "set_app_settings",
+        json!({"settings": app_settings}),
+    )
+    .unwrap();
+    assert_eq!(
+        invoke(&webview, "get_settings", json!({})).unwrap()["app"]["theme"],
+        "dark"
+    );
+
+    let err = invoke(&webview, "decide", json!({"chat": id, "id": "0123", "decision": {"kind": "execution", "decision": {"type": "allowOnce"}}})).unwrap_err();
+    assert_eq!(err, json!("no approval with id 0123 is waiting"));
+    let err = invoke(&webview, "rename_chat", json!({"chat": 999, "title": "x"})).unwrap_err();
+    assert_eq!(err, json!("chat 999 does not exist"));
+
+    let md = invoke(
+        &webview,
+        "export_chat",
+        json!({"chat": id, "format": "markdown"}),
+    )
+    .unwrap();
+    assert!(md.as_str().unwrap().starts_with("# Renamed"));
+    let history = invoke(&webview, "chat_history", json!({"chat": id})).unwrap();
+    assert_eq!(history["messages"], json!([]));
+    assert_eq!(history["running"], false);
+    assert_eq!(
+        invoke(&webview, "search_chats", json!({"query": "renam"})).unwrap()[0]["chat"],
+        id
+    );
+    assert_eq!(
+        invoke(&webview, "waiting_counts", json!({})).unwrap(),
+        json!({})
+    );
+    assert_eq!(
+        invoke(&webview, "list_rules", json!({})).unwrap(),
+        json!([])
+    );
+    assert_eq!(
+        invoke(&webview, "list_providers", json!({})).unwrap(),
+        json!([])
+    );
+    // Remote content can never reach the commands.
+    assert!(invoke_from(&webview, "https://evil.example", "list_chats", json!({})).is_err());
+    invoke(&webview, "delete_chat", json!({"chat": id})).unwrap();
+    assert_eq!(
+        invoke(&webview, "list_chats", json!({})).unwrap(),
+        json!([])
+    );
+}
