@@ -44,6 +44,12 @@ if ! command -v node >/dev/null || ! node -e 'const [a,b]=process.versions.node.
   exit 1
 fi
 
+# The WebDriver server the end-to-end tests drive the app window through.
+if ! command -v tauri-driver >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
+  say "Installing tauri-driver"
+  cargo install tauri-driver --version "^2" --locked --quiet
+fi
+
 # UI dependencies: only when the lock file changed since the last install.
 if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
   say "Installing UI packages (npm ci)"

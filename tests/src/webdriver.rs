@@ -1,0 +1,154 @@
+//! Driving the real app window through WebDriver: `tauri-driver` in front of WebKitWebDriver,
+//! with the app started on its own data folder.
+
+use crate::{app_binary, screenshot_dir, E2eError};
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// WebKitWebDriver from Debian's webkit2gtk-driver package.
+pub const NATIVE_DRIVER: &str = "/usr/bin/WebKitWebDriver";
+
+fn free_port() -> Result<u16, E2eError> {
+    let l = TcpListener::bind("127.0.0.1:0").map_err(|source| E2eError::Io {
+        what: "finding a free port".into(),
+        source,
+    })?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|source| E2eError::Io {
+            what: "finding a free port".into(),
+            source,
+        })
+}
+
+fn tauri_driver() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .map(|c| c.join("bin/tauri-driver"))
+        .filter(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("tauri-driver"))
+}
+
+/// A WebDriver session on a fresh app; the driver and app are stopped on drop.
+pub struct Session {
+    pub client: Client,
+    driver: Child,
+    pub data_dir: tempfile::TempDir,
+    /// How long the session took from request to a usable window.
+    pub startup: Duration,
+}
+
+impl Session {
+    /// Starts tauri-driver and the app with a fresh data folder (plus `env`).
+    pub async fn start(env: &[(&str, &str)]) -> Result<Self, E2eError> {
+        if std::env::var_os("DISPLAY").is_none() {
+            return Err(E2eError::NoDisplay);
+        }
+        let bin = app_binary()?;
+        let data_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
+            what: "creating the data folder".into(),
+            source,
+        })?;
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let mut cmd = Command::new(tauri_driver());
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+            "--native-driver",
+            NATIVE_DRIVER,
+        ])
+        .env("TOLLGATE_DATA_DIR", data_dir.path())
+        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let driver = cmd.spawn().map_err(|source| E2eError::Io {
+            what: "starting tauri-driver (cargo install tauri-driver --locked)".into(),
+            source,
+        })?;
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err(E2eError::Timeout(
+                    "tauri-driver did not start listening".into(),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({"application": bin}),
+        );
+        caps.insert("browserName".into(), serde_json::json!("wry"));
+        let started = Instant::now();
+        let client = ClientBuilder::rustls()
+            .map_err(|e| E2eError::Timeout(format!("WebDriver client: {e}")))?
+            .capabilities(caps)
+            .connect(&url)
+            .await
+            .map_err(|e| E2eError::Timeout(format!("could not open a WebDriver session: {e}")))?;
+        let startup = started.elapsed();
+        Ok(Self {
+            client,
+            driver,
+            data_dir,
+            startup,
+        })
+    }
+
+    /// Waits until `css` matches a displayed element and returns its text.
+    pub async fn wait_text(&self, css: &str, timeout: Duration) -> Result<String, E2eError> {
+        let el = self
+            .client
+            .wait()
+            .at_most(timeout)
+            .for_element(Locator::Css(css))
+            .await
+            .map_err(|e| {
+                E2eError::Timeout(format!("no element \"{css}\" within {timeout:?}: {e}"))
+            })?;
+        el.text()
+            .await
+            .map_err(|e| E2eError::Timeout(format!("reading \"{css}\": {e}")))
+    }
+
+    /// Saves a PNG of the window to `target/e2e-screenshots/<name>.png`.
+    pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
+        let png = self
+            .client
+            .screenshot()
+            .await
+            .map_err(|e| E2eError::Timeout(format!("screenshot: {e}")))?;
+        let path = screenshot_dir()?.join(format!("{name}.png"));
+        std::fs::write(&path, png).map_err(|source| E2eError::Io {
+            what: format!("writing {}", path.display()),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// Ends the session and stops the driver (and with it the app).
+    pub async fn close(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
