@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 // Tauri serves the built files from ui/dist; `tauri dev` expects the dev server on a fixed port.
 export default defineConfig({
   clearScreen: false,
+  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   server: {
     port: 1420,
     strictPort: true,
@@ -19,6 +20,6 @@ export default defineConfig({
   },
   test: {
     environment: "jsdom",
-    include: ["src/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
   },
 });

@@ -62,7 +62,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         .iter()
         .map(|g| g["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["vars", "basic", "chat"]);
+    assert_eq!(names, ["vars", "basic", "chat", "files"]);
     invoke(
         &webview,
         "set_chat_group_enabled",

@@ -139,17 +139,22 @@ impl App {
 
     /// Saves a PNG of the whole screen to `target/e2e-screenshots/<name>.png`.
     pub fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
-        let path = screenshot_dir()?.join(format!("{name}.png"));
-        let status = Command::new("import")
-            .args(["-window", "root"])
-            .arg(&path)
-            .status()
-            .map_err(io("running import (install the imagemagick package)"))?;
-        if !status.success() {
-            return Err(E2eError::Timeout(format!("import failed with {status}")));
-        }
-        Ok(path)
+        capture_screen(name)
     }
+}
+
+/// Saves a PNG of the X display (the real window's pixels) to `target/e2e-screenshots/<name>.png`.
+pub fn capture_screen(name: &str) -> Result<PathBuf, E2eError> {
+    let path = screenshot_dir()?.join(format!("{name}.png"));
+    let status = Command::new("import")
+        .args(["-window", "root"])
+        .arg(&path)
+        .status()
+        .map_err(io("running import (install the imagemagick package)"))?;
+    if !status.success() {
+        return Err(E2eError::Timeout(format!("import failed with {status}")));
+    }
+    Ok(path)
 }
 
 impl Drop for App {

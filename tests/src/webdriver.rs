@@ -1,7 +1,7 @@
 //! Driving the real app window through WebDriver: `tauri-driver` in front of WebKitWebDriver,
 //! with the app started on its own data folder.
 
-use crate::{app_binary, screenshot_dir, E2eError};
+use crate::{app_binary, capture_screen, E2eError};
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -123,19 +123,13 @@ impl Session {
             .map_err(|e| E2eError::Timeout(format!("reading \"{css}\": {e}")))
     }
 
-    /// Saves a PNG of the window to `target/e2e-screenshots/<name>.png`.
+    /// Saves a PNG of the window to `target/e2e-screenshots/<name>.png`. Taken from the X display:
+    /// WebKitWebDriver's own screenshot command can wait forever on some pages.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
-        let png = self
-            .client
-            .screenshot()
+        let name = name.to_string();
+        tokio::task::spawn_blocking(move || capture_screen(&name))
             .await
-            .map_err(|e| E2eError::Timeout(format!("screenshot: {e}")))?;
-        let path = screenshot_dir()?.join(format!("{name}.png"));
-        std::fs::write(&path, png).map_err(|source| E2eError::Io {
-            what: format!("writing {}", path.display()),
-            source,
-        })?;
-        Ok(path)
+            .map_err(|e| E2eError::Timeout(format!("screenshot task: {e}")))?
     }
 
     /// Ends the session and stops the driver (and with it the app).

@@ -1,18 +1,32 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BackendUnavailableError, listToolGroups } from "./api";
+import { BackendUnavailableError, decide, listToolGroups, sendMessage, setChatGroupEnabled } from "./api";
+import type { ChatEvent } from "./types";
 
 afterEach(() => {
   delete window.__TAURI_INTERNALS__;
 });
 
+function installMock(result: unknown = null) {
+  const callbacks = new Map<number, (m: unknown) => void>();
+  let next = 1;
+  const invoke = vi.fn().mockResolvedValue(result);
+  window.__TAURI_INTERNALS__ = {
+    invoke,
+    transformCallback: (cb: (m: unknown) => void) => {
+      const id = next++;
+      callbacks.set(id, cb);
+      return id;
+    },
+    unregisterCallback: (id: number) => callbacks.delete(id),
+  };
+  return { invoke, callbacks };
+}
+
 describe("listToolGroups", () => {
   it("invokes list_tool_groups without arguments and returns its result", async () => {
     const result = [{ name: "basic", title: "Basic", description: "", enabled: true, tools: [] }];
-    const invoke = vi.fn().mockResolvedValue(result);
-    window.__TAURI_INTERNALS__ = { invoke };
-
+    const { invoke } = installMock(result);
     await expect(listToolGroups()).resolves.toEqual(result);
-    expect(invoke).toHaveBeenCalledTimes(1);
     const [command, args] = invoke.mock.calls[0] ?? [];
     expect(command).toBe("list_tool_groups");
     expect(args ?? {}).toEqual({});
@@ -25,6 +39,28 @@ describe("listToolGroups", () => {
 
   it("fails with a clear error outside the Tauri app", async () => {
     await expect(listToolGroups()).rejects.toBeInstanceOf(BackendUnavailableError);
-    await expect(listToolGroups()).rejects.toThrow(/Tauri runtime is not present/);
+    await expect(sendMessage(1, "x", () => {})).rejects.toBeInstanceOf(BackendUnavailableError);
+  });
+});
+
+describe("commands", () => {
+  it("uses the backend's camelCase argument names", async () => {
+    const { invoke } = installMock();
+    await decide(4, "id-1", { kind: "execution", decision: { type: "deny", reason: null } });
+    expect(invoke).toHaveBeenCalledWith("decide", { chat: 4, id: "id-1", decision: { kind: "execution", decision: { type: "deny", reason: null } } }, undefined);
+    await setChatGroupEnabled(4, "shell", null);
+    expect(invoke).toHaveBeenLastCalledWith("set_chat_group_enabled", { chat: 4, group: "shell", enabled: null }, undefined);
+  });
+
+  it("send_message passes a channel whose messages reach the handler", async () => {
+    const { invoke, callbacks } = installMock();
+    const seen: ChatEvent[] = [];
+    await sendMessage(4, "hello", (e) => seen.push(e));
+    const [command, args] = invoke.mock.calls[0] ?? [];
+    expect(command).toBe("send_message");
+    expect(args).toMatchObject({ chat: 4, text: "hello" });
+    const channel = (args as { onEvent: { id: number } }).onEvent;
+    callbacks.get(channel.id)?.({ index: 0, message: { type: "textDelta", messageId: 1, text: "hi" } });
+    expect(seen).toEqual([{ type: "textDelta", messageId: 1, text: "hi" }]);
   });
 });

@@ -1,12 +1,31 @@
 /**
  * The one module that talks to the Tauri backend. Every `invoke` lives here.
  */
-import { invoke } from "@tauri-apps/api/core";
-import type { ToolGroupInfo } from "./types";
+import { Channel, invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import type {
+  ApprovalRecord,
+  AppSettings,
+  ChatEvent,
+  ChatHistory,
+  ChatId,
+  ChatRow,
+  Decision,
+  NewChat,
+  NewProvider,
+  PendingApproval,
+  Provider,
+  Rule,
+  SearchHit,
+  Settings,
+  ToolEvent,
+  ToolGroupInfo,
+  ToolSettings,
+} from "./types";
 
 declare global {
   interface Window {
-    __TAURI_INTERNALS__?: { invoke?: unknown };
+    __TAURI_INTERNALS__?: { invoke?: unknown; [key: string]: unknown };
   }
 }
 
@@ -18,14 +37,142 @@ export class BackendUnavailableError extends Error {
   }
 }
 
+function available(): boolean {
+  return typeof window !== "undefined" && typeof window.__TAURI_INTERNALS__?.invoke === "function";
+}
+
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
-  if (typeof window === "undefined" || typeof window.__TAURI_INTERNALS__?.invoke !== "function") {
-    throw new BackendUnavailableError();
-  }
+  if (!available()) throw new BackendUnavailableError();
   return invoke<T>(command, args);
 }
 
-/** All tool groups in the registry with their tools and default policies. */
+// ---- tools ----
+
+/** All tool groups in the registry with their tools and effective policies. */
 export function listToolGroups(): Promise<ToolGroupInfo[]> {
   return call<ToolGroupInfo[]>("list_tool_groups");
+}
+export function chatToolGroups(chat: ChatId): Promise<ToolGroupInfo[]> {
+  return call("chat_tool_groups", { chat });
+}
+export function setChatGroupEnabled(chat: ChatId, group: string, enabled: boolean | null): Promise<void> {
+  return call("set_chat_group_enabled", { chat, group, enabled });
+}
+export function setChatToolEnabled(chat: ChatId, tool: string, enabled: boolean | null): Promise<void> {
+  return call("set_chat_tool_enabled", { chat, tool, enabled });
+}
+
+// ---- chats ----
+
+export function listChats(): Promise<ChatRow[]> {
+  return call("list_chats");
+}
+export function createChat(chat: NewChat = {}): Promise<ChatRow> {
+  return call("create_chat", { chat });
+}
+export function renameChat(chat: ChatId, title: string): Promise<void> {
+  return call("rename_chat", { chat, title });
+}
+export function deleteChat(chat: ChatId): Promise<void> {
+  return call("delete_chat", { chat });
+}
+export function searchChats(query: string): Promise<SearchHit[]> {
+  return call("search_chats", { query });
+}
+export function setChatWorkspace(chat: ChatId, workspace: string | null): Promise<void> {
+  return call("set_chat_workspace", { chat, workspace });
+}
+export function chatHistory(chat: ChatId): Promise<ChatHistory> {
+  return call("chat_history", { chat });
+}
+export function exportChat(chat: ChatId, format: "markdown" | "json"): Promise<string> {
+  return call("export_chat", { chat, format });
+}
+
+// ---- turns ----
+
+function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
+  const ch = new Channel<ChatEvent>();
+  ch.onmessage = onEvent;
+  return ch;
+}
+
+/** Starts a turn with a new user message; events arrive on `onEvent` until `turnFinished`. */
+export function sendMessage(chat: ChatId, text: string, onEvent: (event: ChatEvent) => void): Promise<void> {
+  if (!available()) return Promise.reject(new BackendUnavailableError());
+  return call("send_message", { chat, text, onEvent: channel(onEvent) });
+}
+/** Runs the last turn again (after a failure). */
+export function retryTurn(chat: ChatId, onEvent: (event: ChatEvent) => void): Promise<void> {
+  if (!available()) return Promise.reject(new BackendUnavailableError());
+  return call("retry_turn", { chat, onEvent: channel(onEvent) });
+}
+export function stopTurn(chat: ChatId): Promise<boolean> {
+  return call("stop_turn", { chat });
+}
+
+// ---- approvals ----
+
+export function decide(chat: ChatId, id: string, decision: Decision): Promise<void> {
+  return call("decide", { chat, id, decision });
+}
+export function answerQuestion(chat: ChatId, id: string, answer: string): Promise<void> {
+  return call("answer_question", { chat, id, answer });
+}
+export function pendingApprovals(chat: ChatId): Promise<PendingApproval[]> {
+  return call("pending_approvals", { chat });
+}
+export async function waitingCounts(): Promise<Record<string, number>> {
+  return call("waiting_counts");
+}
+
+/** App-wide gate events from chats with no turn running in view. Resolves to an unsubscribe function. */
+export async function onGateEvent(handler: (event: ToolEvent) => void): Promise<() => void> {
+  if (!available()) return () => {};
+  return listen<ToolEvent>("gate-event", (e) => handler(e.payload));
+}
+
+// ---- settings ----
+
+export function getSettings(): Promise<Settings> {
+  return call("get_settings");
+}
+export function setAppSettings(settings: AppSettings): Promise<void> {
+  return call("set_app_settings", { settings });
+}
+export function setToolSettings(settings: ToolSettings): Promise<void> {
+  return call("set_tool_settings", { settings });
+}
+
+// ---- providers ----
+
+export function listProviders(): Promise<Provider[]> {
+  return call("list_providers");
+}
+export function addProvider(provider: NewProvider): Promise<Provider> {
+  return call("add_provider", { provider });
+}
+export function saveProviderKey(id: Provider["id"], key: string): Promise<void> {
+  return call("save_provider_key", { id, key });
+}
+export function removeProvider(id: Provider["id"]): Promise<void> {
+  return call("remove_provider", { id });
+}
+export function listModels(id: Provider["id"]): Promise<string[]> {
+  return call("list_models", { id });
+}
+
+// ---- rules and records ----
+
+export function listRules(): Promise<Rule[]> {
+  return call("list_rules");
+}
+export function revokeRule(id: Rule["id"]): Promise<void> {
+  return call("revoke_rule", { id });
+}
+export function listRecords(chat: ChatId): Promise<ApprovalRecord[]> {
+  return call("list_records", { chat });
+}
+export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<void> {
+  return call("revoke_record", { chat, tool, argsHash });
 }

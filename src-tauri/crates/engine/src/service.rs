@@ -103,6 +103,7 @@ impl Tollgate {
         let questions = Arc::new(QuestionHub::new());
         let mut registry = Registry::with_builtins()?;
         registry.register_group(questions::group(Arc::clone(&questions)))?;
+        registry.register_group(crate::tools::files::group())?;
         Ok(Arc::new(Self {
             rules: Arc::new(RuleBook::load(store.clone()).await?),
             providers: Providers::new(store.clone(), keychain),

@@ -190,10 +190,12 @@ impl ToolExecutor {
     }
 
     fn group_enabled_in(&self, registry: &Registry, name: &str) -> bool {
+        let has_workspace = self.workspace.read().is_some();
         group_enabled(
             registry,
             &self.deps.settings.read(),
             &self.overrides.read(),
+            has_workspace,
             name,
         )
     }
@@ -314,10 +316,12 @@ impl ToolExecutor {
 
     /// Every group with its tools as this chat sees them.
     pub fn group_views(&self) -> Vec<GroupView> {
+        let has_workspace = self.workspace.read().is_some();
         group_views(
             &self.registry(),
             &self.deps.settings.read(),
             &self.overrides.read(),
+            has_workspace,
         )
     }
 
@@ -373,21 +377,27 @@ fn set_toggle(
 }
 
 /// Whether a group is on: the chat's toggle, else the app setting, else the group's default.
-/// `vars` is on whenever any other group is (F-40).
+/// `vars` is on whenever any other group is (F-40); groups that need a workspace are off in a
+/// chat without one.
 pub fn group_enabled(
     registry: &Registry,
     settings: &ToolSettings,
     overrides: &ChatToolOverrides,
+    has_workspace: bool,
     name: &str,
 ) -> bool {
     if name == VARS_GROUP {
         return registry.groups().iter().any(|g| {
-            g.name != VARS_GROUP && group_enabled(registry, settings, overrides, &g.name)
+            g.name != VARS_GROUP
+                && group_enabled(registry, settings, overrides, has_workspace, &g.name)
         });
     }
     let Some(group) = registry.group(name) else {
         return false;
     };
+    if group.needs_workspace && !has_workspace {
+        return false;
+    }
     overrides
         .groups
         .get(name)
@@ -406,11 +416,13 @@ pub fn tool_toggled_on(settings: &ToolSettings, overrides: &ChatToolOverrides, n
         .unwrap_or(true)
 }
 
-/// Every group with its tools, as seen with `overrides` (empty for the app-wide settings view).
+/// Every group with its tools, as seen with `overrides` (empty for the app-wide settings view,
+/// which passes `has_workspace = true` to show the defaults).
 pub fn group_views(
     registry: &Registry,
     settings: &ToolSettings,
     overrides: &ChatToolOverrides,
+    has_workspace: bool,
 ) -> Vec<GroupView> {
     registry
         .groups()
@@ -419,7 +431,7 @@ pub fn group_views(
             name: g.name.clone(),
             title: g.title.clone(),
             description: g.description.clone(),
-            enabled: group_enabled(registry, settings, overrides, &g.name),
+            enabled: group_enabled(registry, settings, overrides, has_workspace, &g.name),
             tools: g
                 .tools
                 .iter()

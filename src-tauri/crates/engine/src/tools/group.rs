@@ -57,6 +57,8 @@ pub struct ToolGroup {
     pub enabled_by_default: bool,
     pub rule_prompt: Option<RulePrompt>,
     pub skill_rules: Vec<SkillRule>,
+    /// Offered only in chats that have a workspace folder (file and shell tools).
+    pub needs_workspace: bool,
 }
 
 impl ToolGroup {
@@ -73,7 +75,13 @@ impl ToolGroup {
             enabled_by_default: false,
             rule_prompt: None,
             skill_rules: Vec::new(),
+            needs_workspace: false,
         }
+    }
+
+    pub fn needs_workspace(mut self) -> Self {
+        self.needs_workspace = true;
+        self
     }
 
     pub fn tool(mut self, tool: impl super::Tool) -> Self {

@@ -5,6 +5,7 @@
 
 pub mod basic;
 mod expr;
+pub mod files;
 mod group;
 mod registry;
 mod validation;

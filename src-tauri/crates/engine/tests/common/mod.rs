@@ -261,6 +261,9 @@ impl Harness {
         registry
             .register_group(test_group(Arc::clone(&ran), Arc::clone(&cancelled_seen)))
             .unwrap();
+        registry
+            .register_group(tollgate_engine::tools::files::group())
+            .unwrap();
         let (tx, rx) = mpsc::unbounded_channel();
         let sink = Arc::new(Sink {
             events: Mutex::new(Vec::new()),

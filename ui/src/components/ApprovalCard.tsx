@@ -1,0 +1,410 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { executionKeyDecision, parseEditedArguments } from "../approvals";
+import { diffLines, errorMessage, prettyJson } from "../format";
+import { t } from "../i18n";
+import { Icon } from "./icons";
+import type { ChatId, Decision, ExecutionDecision, ExecutionRequest, PendingApproval, ResultDecision, ResultRequest } from "../types";
+
+interface Props {
+  approval: PendingApproval;
+  /** First in the queue: takes keyboard focus. */
+  active: boolean;
+  position: number;
+  total: number;
+  onDecided: (id: string) => void;
+}
+
+function isTextField(target: EventTarget | null): boolean {
+  return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "radio");
+}
+
+function useDecide(chat: ChatId, id: string, onDecided: (id: string) => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const send = async (decision: Decision) => {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.decide(chat, id, decision);
+      onDecided(id);
+    } catch (e) {
+      // An invalid edit is refused and the approval keeps waiting: show why on the card.
+      setError(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return { busy, error, send };
+}
+
+export function ApprovalCard(props: Props) {
+  return props.approval.request.kind === "execution" ? (
+    <ExecutionCard {...props} request={props.approval.request} />
+  ) : (
+    <ResultCard {...props} request={props.approval.request} />
+  );
+}
+
+function QueueTag({ position, total }: { position: number; total: number }) {
+  return total > 1 ? <span class="tag tag--wait">{t("approval.queued", { n: position, total })}</span> : null;
+}
+
+function Preview({ request }: { request: ExecutionRequest }) {
+  const p = request.preview;
+  if (!p) return null;
+  if (p.type === "command") {
+    return (
+      <div class="approval-preview">
+        <div class="section-label">
+          {t("approval.command")} <span class="muted">{t("approval.cwd", { cwd: p.cwd })}</span>
+        </div>
+        <pre class="code-pane code-pane--command">
+          <span class="prompt">$ </span>
+          {p.command}
+        </pre>
+      </div>
+    );
+  }
+  return (
+    <div class="approval-preview">
+      <div class="section-label">{t("approval.diff", { path: p.path })}</div>
+      <pre class="code-pane diff">
+        {diffLines(p.diff).map((l, i) => (
+          <span key={i} class={`diff-${l.kind}`}>
+            {l.text + "\n"}
+          </span>
+        ))}
+      </pre>
+    </div>
+  );
+}
+
+function ExecutionCard({ approval, request, active, position, total, onDecided }: Props & { request: ExecutionRequest }) {
+  const { busy, error, send } = useDecide(approval.chat, approval.id, onDecided);
+  const [reason, setReason] = useState("");
+  const [mode, setMode] = useState<"none" | "always" | "edit">("none");
+  const [scope, setScope] = useState<"thisChat" | "allChats">("thisChat");
+  const [pattern, setPattern] = useState(request.suggestedPattern ?? "");
+  const [argsText, setArgsText] = useState(() => prettyJson(request.arguments));
+  const [editError, setEditError] = useState<string | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!active || !root.current) return;
+    const focused = document.activeElement;
+    if (focused && isTextField(focused) && !root.current.contains(focused)) return;
+    root.current.focus({ preventScroll: false });
+  }, [active]);
+
+  const execution = (decision: ExecutionDecision) => void send({ kind: "execution", decision });
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement | null;
+    const decision = executionKeyDecision(e.key, {
+      inTextField: isTextField(target),
+      inReasonField: target?.dataset["role"] === "reason",
+      reason,
+      ctrl: e.ctrlKey || e.metaKey || e.altKey,
+    });
+    if (!decision) return;
+    e.preventDefault();
+    e.stopPropagation();
+    execution(decision);
+  };
+
+  const applyEdit = () => {
+    const parsed = parseEditedArguments(argsText);
+    if (!parsed.ok) {
+      setEditError(parsed.error);
+      return;
+    }
+    setEditError(null);
+    execution({ type: "editAndAllow", arguments: parsed.value });
+  };
+
+  const reasonValue = reason.trim() ? reason.trim() : null;
+
+  return (
+    <div
+      ref={root}
+      class={`approval-card${active ? " is-active" : ""}`}
+      tabIndex={0}
+      role="group"
+      aria-label={t("approval.title", { tool: approval.tool })}
+      data-approval={approval.id}
+      onKeyDown={onKeyDown}
+    >
+      <div class="approval-head">
+        <Icon name="gate" class="approval-icon" />
+        <strong>{t("approval.title", { tool: approval.tool })}</strong>
+        {approval.group ? <span class="tag">{t("approval.group", { group: approval.group })}</span> : null}
+        <span class="tag tag--policy">{t("approval.policy", { policy: request.policy })}</span>
+        <QueueTag position={position} total={total} />
+      </div>
+      {request.reason ? (
+        <p class="approval-reason">
+          <span class="muted">{t("approval.why")}: </span>
+          {request.reason}
+        </p>
+      ) : null}
+      <Preview request={request} />
+      <div class="section-label">{t("tool.args")}</div>
+      <pre class="code-pane">{prettyJson(request.arguments)}</pre>
+
+      {mode === "always" ? (
+        <div class="approval-panel">
+          <fieldset class="scope-choice">
+            <legend>{t("approval.scopeQuestion")}</legend>
+            <label>
+              <input type="radio" name={`scope-${approval.id}`} checked={scope === "thisChat"} onChange={() => setScope("thisChat")} />{" "}
+              {t("approval.scopeThisChat")}
+            </label>
+            <label>
+              <input type="radio" name={`scope-${approval.id}`} checked={scope === "allChats"} onChange={() => setScope("allChats")} />{" "}
+              {t("approval.scopeAllChats")}
+            </label>
+          </fieldset>
+          <label class="field">
+            <span>{t("approval.pattern")}</span>
+            <input class="mono" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} data-role="pattern" />
+            <small class="muted">{t("approval.patternHint")}</small>
+          </label>
+          <div class="row">
+            <button
+              type="button"
+              class="btn btn--primary"
+              disabled={busy}
+              onClick={() => execution({ type: "alwaysAllow", scope, pattern: pattern.trim() ? pattern.trim() : null })}
+            >
+              {t("approval.createRule")}
+            </button>
+            <button type="button" class="btn" onClick={() => setMode("none")}>
+              {t("common.cancel")}
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {mode === "edit" ? (
+        <div class="approval-panel">
+          <small class="muted">{t("approval.editHint")}</small>
+          <textarea
+            class="mono json-editor"
+            rows={Math.min(16, argsText.split("\n").length + 1)}
+            value={argsText}
+            spellcheck={false}
+            onInput={(e) => setArgsText(e.currentTarget.value)}
+            data-role="args"
+          />
+          {editError ? <p class="inline-error">{editError}</p> : null}
+          <div class="row">
+            <button type="button" class="btn btn--primary" disabled={busy} onClick={applyEdit}>
+              {t("approval.applyEdit")}
+            </button>
+            <button type="button" class="btn" onClick={() => setMode("none")}>
+              {t("common.cancel")}
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {error ? (
+        <p class="inline-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+
+      <div class="approval-actions">
+        <button type="button" class="btn btn--primary" disabled={busy} onClick={() => execution({ type: "allowOnce" })}>
+          {t("approval.allowOnce")} <kbd>Enter</kbd>
+        </button>
+        <button type="button" class="btn" disabled={busy} onClick={() => execution({ type: "allowForChat" })}>
+          {t("approval.allowForChat")} <kbd>A</kbd>
+        </button>
+        <button type="button" class={`btn${mode === "always" ? " is-pressed" : ""}`} disabled={busy} onClick={() => setMode(mode === "always" ? "none" : "always")}>
+          {t("approval.alwaysAllow")}
+        </button>
+        <button type="button" class={`btn${mode === "edit" ? " is-pressed" : ""}`} disabled={busy} onClick={() => setMode(mode === "edit" ? "none" : "edit")}>
+          {t("approval.edit")}
+        </button>
+      </div>
+      <div class="approval-actions approval-deny">
+        <input
+          class="reason-input"
+          placeholder={t("approval.reasonPlaceholder")}
+          value={reason}
+          onInput={(e) => setReason(e.currentTarget.value)}
+          data-role="reason"
+        />
+        <button type="button" class="btn btn--danger" disabled={busy} onClick={() => execution({ type: "deny", reason: reasonValue })}>
+          {t("approval.deny")} <kbd>Esc</kbd>
+        </button>
+        <button type="button" class="btn btn--danger-outline" disabled={busy} onClick={() => execution({ type: "denyAndStop", reason: reasonValue })}>
+          {t("approval.denyAndStop")}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function ResultCard({ approval, request, active, position, total, onDecided }: Props & { request: ResultRequest }) {
+  const { busy, error, send } = useDecide(approval.chat, approval.id, onDecided);
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(request.textForModel);
+  const [reason, setReason] = useState("");
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (active && root.current && !(document.activeElement && isTextField(document.activeElement))) root.current.focus();
+  }, [active]);
+
+  const result = (decision: ResultDecision) => void send({ kind: "result", decision });
+  const reasonValue = reason.trim() ? reason.trim() : null;
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement | null;
+    const inText = isTextField(target);
+    const inReason = target?.dataset["role"] === "reason";
+    if (e.key === "Escape" && (!inText || inReason)) {
+      e.preventDefault();
+      e.stopPropagation();
+      result({ type: "reject", reason: reasonValue });
+    } else if (e.key === "Enter" && !inText && !e.shiftKey) {
+      e.preventDefault();
+      result({ type: "approve" });
+    }
+  };
+
+  return (
+    <div
+      ref={root}
+      class={`approval-card approval-card--result${active ? " is-active" : ""}`}
+      tabIndex={0}
+      role="group"
+      aria-label={t("approval.resultTitle", { tool: approval.tool })}
+      data-approval={approval.id}
+      onKeyDown={onKeyDown}
+    >
+      <div class="approval-head">
+        <Icon name="gate" class="approval-icon" />
+        <strong>{t("approval.resultTitle", { tool: approval.tool })}</strong>
+        {approval.group ? <span class="tag">{t("approval.group", { group: approval.group })}</span> : null}
+        <span class="tag">{t("approval.status", { status: request.status })}</span>
+        <QueueTag position={position} total={total} />
+      </div>
+      <div class="section-label">{t("approval.textForModel")}</div>
+      {editing ? (
+        <textarea class="mono json-editor" rows={10} value={text} onInput={(e) => setText(e.currentTarget.value)} data-role="result" />
+      ) : (
+        <pre class="code-pane">{request.textForModel}</pre>
+      )}
+      {request.fullOutput !== request.textForModel ? (
+        <details class="full-output">
+          <summary>{t("approval.fullOutput")}</summary>
+          <pre class="code-pane">{request.fullOutput}</pre>
+        </details>
+      ) : null}
+      {error ? (
+        <p class="inline-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div class="approval-actions">
+        {editing ? (
+          <>
+            <button type="button" class="btn btn--primary" disabled={busy} onClick={() => result({ type: "editAndApprove", text })}>
+              {t("approval.applyResult")}
+            </button>
+            <button type="button" class="btn" onClick={() => setEditing(false)}>
+              {t("common.cancel")}
+            </button>
+          </>
+        ) : (
+          <>
+            <button type="button" class="btn btn--primary" disabled={busy} onClick={() => result({ type: "approve" })}>
+              {t("approval.approve")} <kbd>Enter</kbd>
+            </button>
+            <button type="button" class="btn" disabled={busy} onClick={() => setEditing(true)}>
+              {t("approval.editResult")}
+            </button>
+          </>
+        )}
+      </div>
+      <div class="approval-actions approval-deny">
+        <input
+          class="reason-input"
+          placeholder={t("approval.rejectPlaceholder")}
+          value={reason}
+          onInput={(e) => setReason(e.currentTarget.value)}
+          data-role="reason"
+        />
+        <button type="button" class="btn btn--danger" disabled={busy} onClick={() => result({ type: "reject", reason: reasonValue })}>
+          {t("approval.reject")} <kbd>Esc</kbd>
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** An ask_user question: choice buttons and a free-text answer. */
+export function QuestionCard({
+  chat,
+  id,
+  question,
+  choices,
+  onAnswered,
+}: {
+  chat: ChatId;
+  id: string;
+  question: string;
+  choices: string[];
+  onAnswered: (id: string) => void;
+}) {
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const answer = async (value: string) => {
+    if (busy || !value.trim()) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.answerQuestion(chat, id, value);
+      onAnswered(id);
+    } catch (e) {
+      setError(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="approval-card question-card is-active" data-question={id}>
+      <div class="approval-head">
+        <Icon name="question" class="approval-icon" />
+        <strong>{t("question.title")}</strong>
+      </div>
+      <p class="question-text">{question}</p>
+      {choices.length ? (
+        <div class="approval-actions">
+          {choices.map((c) => (
+            <button key={c} type="button" class="btn" disabled={busy} onClick={() => void answer(c)}>
+              {c}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      <form
+        class="approval-actions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void answer(text);
+        }}
+      >
+        <input class="reason-input" placeholder={t("question.placeholder")} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <button type="submit" class="btn btn--primary" disabled={busy || !text.trim()}>
+          {t("question.send")}
+        </button>
+      </form>
+      {error ? <p class="inline-error">{error}</p> : null}
+    </div>
+  );
+}

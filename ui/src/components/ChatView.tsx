@@ -1,0 +1,507 @@
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { errorMessage, formatDuration, formatTokens } from "../format";
+import { t } from "../i18n";
+import { renderMarkdown } from "../markdown";
+import * as session from "../session";
+import { callsFor, type ChatState, type TimelineMessage } from "../timeline";
+import type { ChatRow, PendingApproval, ToolGroupInfo } from "../types";
+import { ApprovalCard, QuestionCard } from "./ApprovalCard";
+import { useChatState, useDismiss } from "./hooks";
+import { Icon } from "./icons";
+import { ToolCard } from "./ToolCard";
+
+export function Markdown({ text }: { text: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  return (
+    <div
+      class="markdown"
+      // Sanitised by renderMarkdown (DOMPurify); raw HTML from the model is escaped.
+      dangerouslySetInnerHTML={{ __html: html }}
+      onClick={(e) => {
+        // Links would navigate the app window away; show the target instead.
+        if ((e.target as HTMLElement).closest("a")) e.preventDefault();
+      }}
+    />
+  );
+}
+
+interface Props {
+  chat: ChatRow;
+  showLog: boolean;
+  onToggleLog: () => void;
+  showDemoInvite: boolean;
+  onDismissInvite: () => void;
+  onOpenProviders: () => void;
+  onChatChanged: () => void;
+}
+
+export function ChatView(props: Props) {
+  const { chat } = props;
+  const state = useChatState(chat.id);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  useEffect(() => {
+    let cancelled = false;
+    setLoadError(null);
+    setLoading(true);
+    stick.current = true;
+    session
+      .loadChat(chat.id)
+      .catch((e: unknown) => {
+        if (!cancelled) setLoadError(errorMessage(e));
+      })
+      .finally(() => {
+        if (!cancelled) setLoading(false);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [chat.id]);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [state]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  };
+
+  const empty = !loading && !loadError && state.messages.length === 0;
+
+  return (
+    <section class="chat" aria-label={chat.title}>
+      <ChatHeader {...props} />
+      <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
+        <div class="timeline">
+          {props.showDemoInvite ? (
+            <div class="banner">
+              <span>{t("chat.demoBanner")}</span>
+              <button type="button" class="btn btn--primary btn--small" onClick={props.onOpenProviders}>
+                {t("chat.addProvider")}
+              </button>
+              <button type="button" class="btn btn--ghost btn--small" onClick={props.onDismissInvite}>
+                {t("chat.dismiss")}
+              </button>
+            </div>
+          ) : null}
+          {loading && state.messages.length === 0 ? (
+            <div class="state" role="status">
+              <span class="spinner" aria-hidden="true" /> {t("common.loading")}
+            </div>
+          ) : null}
+          {loadError ? (
+            <div class="state state--error" role="alert">
+              {t("chat.loadFailed", { message: loadError })}
+            </div>
+          ) : null}
+          {empty ? <EmptyChat chat={chat} /> : null}
+          <Timeline state={state} />
+        </div>
+      </div>
+      <Composer chat={chat} state={state} />
+    </section>
+  );
+}
+
+function EmptyChat({ chat }: { chat: ChatRow }) {
+  const suggestions = [t("chat.suggest1"), t("chat.suggest2"), t("chat.suggest3")];
+  return (
+    <div class="empty-chat">
+      <h2>{t("chat.emptyTitle")}</h2>
+      <p class="muted">{t("chat.emptyBody")}</p>
+      <div class="suggestions">
+        {suggestions.map((s) => (
+          <button key={s} type="button" class="suggestion" onClick={() => void session.send(chat.id, s).catch(() => {})}>
+            {s}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Timeline({ state }: { state: ChatState }) {
+  const placed = new Set<string>();
+  const total = state.approvals.length;
+  const queueIndex = new Map(state.approvals.map((a, i) => [a.id, i]));
+  const approvalCard = (a: PendingApproval) => {
+    placed.add(a.id);
+    const i = queueIndex.get(a.id) ?? 0;
+    return (
+      <ApprovalCard
+        key={a.id}
+        approval={a}
+        active={i === 0}
+        position={i + 1}
+        total={total}
+        onDecided={(id) => session.resolveLocally(state.chat, id)}
+      />
+    );
+  };
+  const questionCard = (q: ChatState["questions"][number]) => {
+    placed.add(q.id);
+    return (
+      <QuestionCard
+        key={q.id}
+        chat={state.chat}
+        id={q.id}
+        question={q.question}
+        choices={q.choices}
+        onAnswered={(id) => session.resolveLocally(state.chat, id)}
+      />
+    );
+  };
+  const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
+
+  const items = state.messages.map((m) => {
+    if (m.role === "user") {
+      return (
+        <div key={m.id} class="msg msg--user">
+          <div class="bubble">{m.content}</div>
+        </div>
+      );
+    }
+    const calls = callsFor(state, m.id);
+    return (
+      <div key={m.id} class="msg msg--assistant" data-message={m.id}>
+        {m.content ? <Markdown text={m.content} /> : null}
+        {m.status === "streaming" && !m.content && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
+        {calls.length ? (
+          <div class="tool-cards">
+            {calls.map((c) => (
+              <div key={c.seq}>
+                <ToolCard call={c} />
+                {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
+                {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
+              </div>
+            ))}
+          </div>
+        ) : null}
+        <MessageFooter message={m} />
+      </div>
+    );
+  });
+
+  const rest = [
+    ...state.approvals.filter((a) => !placed.has(a.id)).map(approvalCard),
+    ...state.questions.filter((q) => !placed.has(q.id)).map(questionCard),
+  ];
+
+  return (
+    <>
+      {items}
+      {rest.length ? <div class="msg msg--assistant">{rest}</div> : null}
+      {state.retrying ? (
+        <div class="notice notice--warn" role="status">
+          {t("chat.retrying", {
+            attempt: state.retrying.attempt,
+            delay: formatDuration(state.retrying.delayMs),
+            error: state.retrying.error,
+          })}
+        </div>
+      ) : null}
+      {state.running && (!lastAssistant || lastAssistant.status !== "streaming") && !rest.length ? (
+        <div class="msg msg--assistant">
+          <span class="typing" aria-label={t("chat.running")} />
+        </div>
+      ) : null}
+      {state.error && !state.running ? <TurnError state={state} /> : null}
+    </>
+  );
+}
+
+function TurnError({ state }: { state: ChatState }) {
+  const [busy, setBusy] = useState(false);
+  const error = state.error;
+  if (!error) return null;
+  return (
+    <div class="notice notice--error" role="alert">
+      <div>
+        <strong>{t("chat.failed")}</strong>
+        <div class="notice-detail">{error.message || t("chat.failedUnknown")}</div>
+      </div>
+      {error.retryable ? (
+        <button
+          type="button"
+          class="btn"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void session
+              .retry(state.chat)
+              .catch(() => {})
+              .finally(() => setBusy(false));
+          }}
+        >
+          ↻ {t("common.retry")}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function MessageFooter({ message }: { message: TimelineMessage }) {
+  const marks = [];
+  if (message.status === "stopped") marks.push(<span class="marker marker--stopped">■ {t("chat.stopped")}</span>);
+  if (message.status === "interrupted") marks.push(<span class="marker marker--stopped">⚠ {t("chat.interrupted")}</span>);
+  if (message.status === "error") marks.push(<span class="marker marker--error">✕ {t("chat.failed")}</span>);
+  if (!marks.length && !message.usage) return null;
+  return (
+    <div class="msg-footer">
+      {marks}
+      {message.usage ? (
+        <span class="usage" title="tokens">
+          {t("chat.usage", { input: formatTokens(message.usage.inputTokens), output: formatTokens(message.usage.outputTokens) })}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const running = state.running;
+
+  useEffect(() => {
+    if (!running) area.current?.focus();
+  }, [chat.id, running]);
+
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
+  }, [text]);
+
+  const submit = () => {
+    const value = (area.current?.value ?? text).trim();
+    if (!value || running) return;
+    setError(null);
+    setText("");
+    session.send(chat.id, value).catch((e: unknown) => {
+      setText(value);
+      setError(errorMessage(e));
+    });
+  };
+
+  return (
+    <div class="composer-wrap">
+      {error ? <p class="inline-error">{error}</p> : null}
+      {state.approvals.length > 0 ? (
+        <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p>
+      ) : null}
+      <div class={`composer${running ? " is-running" : ""}`}>
+        <textarea
+          ref={area}
+          id="composer"
+          rows={1}
+          value={text}
+          disabled={running}
+          placeholder={running ? t("chat.running") : t("chat.placeholder")}
+          onInput={(e) => setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              submit();
+            }
+          }}
+        />
+        {running ? (
+          <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id).catch(() => {})}>
+            ■ {t("chat.stop")}
+          </button>
+        ) : (
+          <button type="button" class="btn btn--primary" disabled={!text.trim()} onClick={submit}>
+            {t("chat.send")}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ChatHeader(props: Props) {
+  const { chat } = props;
+  return (
+    <header class="chat-header">
+      <div class="chat-title">
+        <h1>{chat.title || t("sidebar.untitled")}</h1>
+        {chat.model ? <span class="muted small">{chat.model}</span> : null}
+      </div>
+      <div class="chat-actions">
+        <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
+        <ToolsPopover chat={chat} />
+        <ExportMenu chat={chat} />
+        <button type="button" class={`btn btn--ghost${props.showLog ? " is-pressed" : ""}`} aria-pressed={props.showLog} title={t("chat.log")} onClick={props.onToggleLog}>
+          <Icon name="log" /> <span class="btn-label">{t("chat.log")}</span>
+        </button>
+      </div>
+    </header>
+  );
+}
+
+function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
+  const [value, setValue] = useState(chat.workspace ?? "");
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setValue(chat.workspace ?? ""), [chat.id, chat.workspace]);
+  const commit = () => {
+    const next = value.trim() ? value.trim() : null;
+    if (next === (chat.workspace ?? null)) return;
+    api
+      .setChatWorkspace(chat.id, next)
+      .then(() => {
+        setError(null);
+        onChanged();
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
+  return (
+    <label class={`workspace${error ? " has-error" : ""}`} title={error ?? t("chat.workspacePlaceholder")}>
+      <Icon name="folder" />
+      <span class="sr-only">{t("chat.workspace")}</span>
+      <input
+        class="mono"
+        value={value}
+        placeholder={t("chat.noWorkspace")}
+        onInput={(e) => setValue(e.currentTarget.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
+        }}
+      />
+    </label>
+  );
+}
+
+function ToolsPopover({ chat }: { chat: ChatRow }) {
+  const [open, setOpen] = useState(false);
+  const [groups, setGroups] = useState<ToolGroupInfo[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLDivElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  const overrides = useRef<Record<string, boolean>>({});
+
+  const load = () =>
+    api
+      .chatToolGroups(chat.id)
+      .then((g) => {
+        setGroups(g);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+
+  useEffect(() => {
+    overrides.current = { ...chat.toolOverrides.groups };
+  }, [chat.id, chat.toolOverrides]);
+
+  const toggle = (name: string, enabled: boolean) => {
+    overrides.current[name] = enabled;
+    void api
+      .setChatGroupEnabled(chat.id, name, enabled)
+      .then(load)
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
+  const reset = (name: string) => {
+    delete overrides.current[name];
+    void api
+      .setChatGroupEnabled(chat.id, name, null)
+      .then(load)
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
+
+  return (
+    <div class="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        class={`btn btn--ghost${open ? " is-pressed" : ""}`}
+        aria-expanded={open}
+        title={t("chat.toolsTitle")}
+        onClick={() => {
+          if (!open) void load();
+          setOpen(!open);
+        }}
+      >
+        <Icon name="tools" /> <span class="btn-label">{t("chat.tools")}</span>
+      </button>
+      {open ? (
+        <div class="popover" role="dialog" aria-label={t("chat.toolsTitle")}>
+          <div class="popover-title">{t("chat.toolsTitle")}</div>
+          <p class="muted small">{t("chat.toolsHint")}</p>
+          {error ? <p class="inline-error">{error}</p> : null}
+          {!groups && !error ? <p class="muted">{t("common.loading")}</p> : null}
+          {groups?.map((g) => (
+            <div class="popover-row" key={g.name}>
+              <label class="switch-row">
+                <input type="checkbox" class="switch" checked={g.enabled} onChange={(e) => toggle(g.name, e.currentTarget.checked)} />
+                <span>
+                  <strong>{g.title}</strong>
+                  <small class="muted block">{g.tools.length} · {g.description}</small>
+                </span>
+              </label>
+              {g.name in overrides.current ? (
+                <button type="button" class="link-btn" onClick={() => reset(g.name)}>
+                  {t("chat.toolsInherit")}
+                </button>
+              ) : null}
+            </div>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function safeFileName(title: string): string {
+  return (title || "chat").replace(/[\\/:*?"<>|\u0000-\u001f]+/g, "_").slice(0, 80);
+}
+
+function ExportMenu({ chat }: { chat: ChatRow }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLDivElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  const run = async (format: "markdown" | "json") => {
+    setOpen(false);
+    try {
+      const text = await api.exportChat(chat.id, format);
+      const blob = new Blob([text], { type: format === "json" ? "application/json" : "text/markdown" });
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `${safeFileName(chat.title)}.${format === "json" ? "json" : "md"}`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+  return (
+    <div class="popover-anchor" ref={ref}>
+      <button type="button" class={`btn btn--ghost${open ? " is-pressed" : ""}`} aria-expanded={open} onClick={() => setOpen(!open)} title={error ?? t("chat.export")}>
+        <Icon name="download" /> <span class="btn-label">{t("chat.export")}</span>
+        {error ? <span class="dot dot--error" /> : null}
+      </button>
+      {open ? (
+        <div class="popover popover--menu" role="menu">
+          <button type="button" role="menuitem" class="menu-item" onClick={() => void run("markdown")}>
+            {t("chat.exportMarkdown")}
+          </button>
+          <button type="button" role="menuitem" class="menu-item" onClick={() => void run("json")}>
+            {t("chat.exportJson")}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,229 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { errorMessage, relativeTime, snippetParts } from "../format";
+import { language, t } from "../i18n";
+import { Icon } from "./icons";
+import type { ChatId, ChatRow, SearchHit } from "../types";
+
+interface Props {
+  chats: ChatRow[];
+  loadError: string | null;
+  current: ChatId | null;
+  waiting: Record<string, number>;
+  onSelect: (chat: ChatId) => void;
+  onNew: () => void;
+  onRenamed: () => void;
+  onDelete: (chat: ChatRow) => void;
+  onSettings: () => void;
+  settingsOpen: boolean;
+  searchRef: { current: HTMLInputElement | null };
+}
+
+function BrandMark() {
+  return (
+    <svg class="brand-mark" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <rect width="24" height="24" rx="6" fill="#0f766e" />
+      <rect x="5" y="6" width="14" height="2.5" rx="1" fill="#fff" />
+      <rect x="8" y="10.5" width="8" height="1.75" fill="#fff" />
+      <rect x="7" y="7" width="2.5" height="11" rx="0.75" fill="#fff" />
+      <rect x="14.5" y="7" width="2.5" height="11" rx="0.75" fill="#fff" />
+    </svg>
+  );
+}
+
+export function Sidebar(props: Props) {
+  const [query, setQuery] = useState("");
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [searchError, setSearchError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const q = query.trim();
+    if (!q) {
+      setHits(null);
+      setSearchError(null);
+      return;
+    }
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api
+        .searchChats(q)
+        .then((h) => {
+          if (!cancelled) {
+            setHits(h);
+            setSearchError(null);
+          }
+        })
+        .catch((e: unknown) => {
+          if (!cancelled) setSearchError(errorMessage(e));
+        });
+    }, 150);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [query]);
+
+  return (
+    <aside class="sidebar" aria-label={t("sidebar.chats")}>
+      <div class="brand">
+        <BrandMark />
+        <span class="brand-name">{t("app.name")}</span>
+      </div>
+      <button type="button" class="btn btn--primary new-chat" onClick={props.onNew} title="Ctrl+N">
+        ＋ {t("sidebar.newChat")}
+      </button>
+      <div class="search">
+        <input
+          ref={props.searchRef}
+          type="search"
+          placeholder={`${t("sidebar.search")} (Ctrl+K)`}
+          aria-label={t("sidebar.search")}
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              setQuery("");
+              (e.currentTarget as HTMLInputElement).blur();
+            }
+          }}
+        />
+      </div>
+      <nav class="chat-list">
+        {hits !== null ? (
+          <SearchResults hits={hits} query={query} error={searchError} onSelect={props.onSelect} current={props.current} />
+        ) : (
+          <ChatList {...props} />
+        )}
+      </nav>
+      <button type="button" class={`sidebar-settings${props.settingsOpen ? " is-active" : ""}`} onClick={props.onSettings}>
+        <Icon name="gear" /> {t("sidebar.settings")}
+      </button>
+    </aside>
+  );
+}
+
+function SearchResults({
+  hits,
+  query,
+  error,
+  onSelect,
+  current,
+}: {
+  hits: SearchHit[];
+  query: string;
+  error: string | null;
+  onSelect: (c: ChatId) => void;
+  current: ChatId | null;
+}) {
+  if (error) return <p class="inline-error side-note">{error}</p>;
+  if (hits.length === 0) return <p class="muted side-note">{t("sidebar.noResults", { query: query.trim() })}</p>;
+  return (
+    <ul>
+      {hits.map((h) => (
+        <li key={h.chat}>
+          <button type="button" class={`chat-item${h.chat === current ? " is-active" : ""}`} onClick={() => onSelect(h.chat)}>
+            <span class="chat-item-title">{h.title || t("sidebar.untitled")}</span>
+            {h.snippet ? (
+              <span class="snippet">
+                {snippetParts(h.snippet).map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+              </span>
+            ) : null}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ChatList(props: Props) {
+  if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
+  if (props.chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
+  return (
+    <ul>
+      {props.chats.map((c) => (
+        <ChatItem key={c.id} chat={c} {...props} />
+      ))}
+    </ul>
+  );
+}
+
+function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Props & { chat: ChatRow }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(chat.title);
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const count = waiting[String(chat.id)] ?? 0;
+
+  useEffect(() => {
+    if (editing) input.current?.select();
+  }, [editing]);
+
+  const commit = () => {
+    const next = title.trim();
+    setEditing(false);
+    if (!next || next === chat.title) {
+      setTitle(chat.title);
+      return;
+    }
+    api
+      .renameChat(chat.id, next)
+      .then(() => {
+        setError(null);
+        onRenamed();
+      })
+      .catch((e: unknown) => {
+        setError(errorMessage(e));
+        setTitle(chat.title);
+      });
+  };
+
+  if (editing) {
+    return (
+      <li>
+        <input
+          ref={input}
+          class="rename-input"
+          value={title}
+          aria-label={t("sidebar.rename")}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+          onBlur={commit}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") commit();
+            if (e.key === "Escape") {
+              e.stopPropagation();
+              setTitle(chat.title);
+              setEditing(false);
+            }
+          }}
+        />
+      </li>
+    );
+  }
+  return (
+    <li class="chat-row">
+      <button
+        type="button"
+        class={`chat-item${chat.id === current ? " is-active" : ""}`}
+        onClick={() => onSelect(chat.id)}
+        onDblClick={() => setEditing(true)}
+        title={error ?? chat.title}
+      >
+        <span class="chat-item-title">{chat.title || t("sidebar.untitled")}</span>
+        <span class="chat-item-time">{relativeTime(chat.updatedAt, Date.now(), language())}</span>
+        {count > 0 ? (
+          <span class="badge-count" title={t("sidebar.waiting", { count })} aria-label={t("sidebar.waiting", { count })}>
+            {count}
+          </span>
+        ) : null}
+      </button>
+      <span class="chat-item-actions">
+        <button type="button" class="icon-btn" title={t("sidebar.rename")} aria-label={t("sidebar.rename")} onClick={() => setEditing(true)}>
+          <Icon name="pencil" />
+        </button>
+        <button type="button" class="icon-btn" title={t("sidebar.delete")} aria-label={t("sidebar.delete")} onClick={() => onDelete(chat)}>
+          <Icon name="trash" />
+        </button>
+      </span>
+    </li>
+  );
+}

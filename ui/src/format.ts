@@ -1,0 +1,190 @@
+/** Pure formatting helpers for tool cards, the log and the approval cards. */
+import type { Key } from "./i18n";
+
+/** A readable message for anything a rejected promise may carry (Tauri rejects with strings). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  if (error && typeof error === "object" && "message" in error) {
+    const message = (error as { message: unknown }).message;
+    if (typeof message === "string") return message;
+  }
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+export type StatusTone = "ok" | "error" | "warn" | "busy" | "wait" | "muted";
+
+/** Icon, tone and label key for a call status. */
+export function statusInfo(status: string): { icon: string; tone: StatusTone; label: Key | null } {
+  switch (status) {
+    case "success":
+      return { icon: "✓", tone: "ok", label: "status.success" };
+    case "error":
+      return { icon: "✕", tone: "error", label: "status.error" };
+    case "invalid_args":
+      return { icon: "✕", tone: "error", label: "status.invalid_args" };
+    case "not_found":
+      return { icon: "?", tone: "error", label: "status.not_found" };
+    case "execution_rejected":
+      return { icon: "⊘", tone: "warn", label: "status.execution_rejected" };
+    case "result_rejected":
+      return { icon: "⊘", tone: "warn", label: "status.result_rejected" };
+    case "cancelled":
+      return { icon: "–", tone: "muted", label: "status.cancelled" };
+    case "timed_out":
+      return { icon: "⏱", tone: "error", label: "status.timed_out" };
+    case "running":
+      return { icon: "●", tone: "busy", label: "status.running" };
+    case "pending":
+      return { icon: "…", tone: "busy", label: "status.pending" };
+    case "awaiting_approval":
+      return { icon: "!", tone: "wait", label: "status.awaiting_approval" };
+    case "awaiting_result_review":
+      return { icon: "!", tone: "wait", label: "status.awaiting_result_review" };
+    default:
+      return { icon: "·", tone: "muted", label: null };
+  }
+}
+
+function scalar(v: unknown, max: number): string {
+  if (typeof v === "string") {
+    const one = v.replace(/\s+/g, " ");
+    return JSON.stringify(one.length > max ? one.slice(0, max - 1) + "…" : one);
+  }
+  if (v === null || typeof v !== "object") return String(v);
+  if (Array.isArray(v)) return `[${v.length}]`;
+  return "{…}";
+}
+
+/** One-line form of a call's arguments: `path="src/a.rs", limit=20`. */
+export function compressArgs(args: unknown, max = 96): string {
+  if (args === null || args === undefined) return "";
+  if (typeof args !== "object" || Array.isArray(args)) {
+    const s = typeof args === "string" ? args.replace(/\s+/g, " ") : JSON.stringify(args) ?? "";
+    return s.length > max ? s.slice(0, max - 1) + "…" : s;
+  }
+  const parts = Object.entries(args as Record<string, unknown>).map(([k, v]) => `${k}=${scalar(v, 40)}`);
+  const s = parts.join(", ");
+  return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+export function prettyJson(value: unknown): string {
+  if (typeof value === "string") {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || ms < 0) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return `${m} min ${s} s`;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+}
+
+/** Decision strings from the backend mapped to dictionary keys. */
+export function decisionKey(decision: string | null): Key | null {
+  switch (decision) {
+    case "allowOnce":
+    case "allow_once":
+      return "decision.allowOnce";
+    case "allowForChat":
+    case "allow_for_chat":
+      return "decision.allowForChat";
+    case "alwaysAllow":
+    case "always_allow":
+      return "decision.alwaysAllow";
+    case "editAndAllow":
+    case "edit_and_allow":
+      return "decision.editAndAllow";
+    case "deny":
+      return "decision.deny";
+    case "denyAndStop":
+    case "deny_and_stop":
+      return "decision.denyAndStop";
+    case "approve":
+      return "decision.approve";
+    case "editAndApprove":
+    case "edit_and_approve":
+      return "decision.editAndApprove";
+    case "reject":
+      return "decision.reject";
+    case "allow":
+    case "allowed":
+      return "decision.allowed";
+    case "denied":
+      return "decision.deny";
+    default:
+      return null;
+  }
+}
+
+export function decidedByKey(by: string | null): Key | null {
+  switch (by) {
+    case "auto":
+      return "by.auto";
+    case "user":
+      return "by.user";
+    case "rule":
+      return "by.rule";
+    case "record":
+      return "by.record";
+    case "policy":
+      return "by.policy";
+    default:
+      return null;
+  }
+}
+
+/** Classifies unified-diff lines for colouring. */
+export function diffLines(diff: string): Array<{ kind: "add" | "del" | "hunk" | "meta" | "ctx"; text: string }> {
+  return diff.split("\n").map((text) => {
+    if (text.startsWith("+++") || text.startsWith("---")) return { kind: "meta", text };
+    if (text.startsWith("@@")) return { kind: "hunk", text };
+    if (text.startsWith("+")) return { kind: "add", text };
+    if (text.startsWith("-")) return { kind: "del", text };
+    return { kind: "ctx", text };
+  });
+}
+
+/** Splits a search snippet (matches marked with [ ]) into plain and highlighted parts. */
+export function snippetParts(snippet: string): Array<{ text: string; match: boolean }> {
+  const parts: Array<{ text: string; match: boolean }> = [];
+  const re = /\[([^\]]*)\]/g;
+  let last = 0;
+  for (let m = re.exec(snippet); m; m = re.exec(snippet)) {
+    if (m.index > last) parts.push({ text: snippet.slice(last, m.index), match: false });
+    parts.push({ text: m[1] ?? "", match: true });
+    last = m.index + m[0].length;
+  }
+  if (last < snippet.length) parts.push({ text: snippet.slice(last), match: false });
+  return parts;
+}
+
+export function relativeTime(ms: number, now = Date.now(), lang = "en"): string {
+  const d = new Date(ms);
+  const today = new Date(now);
+  if (d.toDateString() === today.toDateString()) {
+    return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+  }
+  return d.toLocaleDateString(lang, { month: "short", day: "numeric" });
+}

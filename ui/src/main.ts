@@ -1,5 +1,0 @@
-import { listToolGroups } from "./api";
-import { startApp } from "./app";
-
-const root = document.getElementById("app");
-if (root) void startApp(root, listToolGroups);

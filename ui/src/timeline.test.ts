@@ -1,0 +1,238 @@
+import { describe, expect, it } from "vitest";
+import { addPendingUserMessage, applyEvent, callsByTurn, callsFor, emptyChat, fromHistory, PENDING_USER_ID } from "./timeline";
+import { ChatStore } from "./store";
+import type { ChatEvent, ChatHistory, PendingApproval } from "./types";
+
+const approval: PendingApproval = {
+  id: "ap-1",
+  chat: 7,
+  seq: 1,
+  callId: "call-1",
+  tool: "shell",
+  group: "shell",
+  createdAt: 0,
+  request: {
+    kind: "execution",
+    arguments: { command: "ls" },
+    preview: { type: "command", command: "ls", cwd: "/w" },
+    policy: "ask-always",
+    reason: "asks every time",
+    suggestedPattern: "ls *",
+  },
+};
+
+function run(events: ChatEvent[], start = emptyChat(7)) {
+  return events.reduce(applyEvent, start);
+}
+
+describe("timeline reducer", () => {
+  it("concatenates text deltas of one message and keeps messages apart", () => {
+    const s = run([
+      { type: "turnStarted", chat: 7, userMessageId: 1 },
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "textDelta", messageId: 2, text: "Hel" },
+      { type: "textDelta", messageId: 2, text: "lo" },
+      { type: "textDelta", messageId: 2, text: " world" },
+      { type: "roundStarted", round: 2, messageId: 3 },
+      { type: "textDelta", messageId: 3, text: "Second" },
+    ]);
+    expect(s.messages.map((m) => [m.id, m.content])).toEqual([
+      [2, "Hello world"],
+      [3, "Second"],
+    ]);
+    expect(s.running).toBe(true);
+  });
+
+  it("names the optimistic user message when the turn starts", () => {
+    const s = run([{ type: "turnStarted", chat: 7, userMessageId: 41 }], addPendingUserMessage(emptyChat(7), "hi", 5));
+    expect(s.messages).toHaveLength(1);
+    expect(s.messages[0]).toMatchObject({ id: 41, role: "user", content: "hi" });
+    expect(s.messages.some((m) => m.id === PENDING_USER_ID)).toBe(false);
+  });
+
+  it("adds an approval card on approvalRequested and removes it on approvalResolved", () => {
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "toolCallStarted", messageId: 2, index: 0, id: "call-1", name: "shell" },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 1, callId: "call-1", requestedName: "shell", rawArgs: '{"command":"ls"}' } },
+      { type: "tool", event: { type: "approvalRequested", approval } },
+    ]);
+    expect(s.approvals.map((a) => a.id)).toEqual(["ap-1"]);
+    expect(callsFor(s, 2)).toHaveLength(1);
+    expect(callsFor(s, 2)[0]).toMatchObject({ status: "awaiting_approval", args: { command: "ls" }, group: "shell" });
+
+    s = applyEvent(s, { type: "tool", event: { type: "approvalRequested", approval } });
+    expect(s.approvals).toHaveLength(1);
+
+    s = applyEvent(s, {
+      type: "tool",
+      event: { type: "approvalResolved", chat: 7, seq: 1, id: "ap-1", outcome: { type: "decided", decision: {} } },
+    });
+    expect(s.approvals).toEqual([]);
+  });
+
+  it("tracks a call from start through live output to its summary", () => {
+    const s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "calc", rawArgs: "{}" } },
+      { type: "tool", event: { type: "started", chat: 7, seq: 4, tool: "calculate", args: '{"e":"1+1"}' } },
+      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "a" } },
+      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "b" } },
+      {
+        type: "tool",
+        event: {
+          type: "finished",
+          chat: 7,
+          seq: 4,
+          summary: {
+            tool: "calculate",
+            status: "success",
+            decision: "allowOnce",
+            decidedBy: "auto",
+            durationMs: 12,
+            preview: "2",
+            content: "2",
+            truncated: false,
+            resultVar: "Result/1",
+            argsVar: null,
+          },
+        },
+      },
+    ]);
+    expect(s.calls[0]).toMatchObject({
+      name: "calculate",
+      messageId: 2,
+      args: { e: "1+1" },
+      output: "ab",
+      status: "success",
+      decidedBy: "auto",
+      durationMs: 12,
+      resultVar: "Result/1",
+    });
+  });
+
+  it("keeps questions until answered and clears waiting cards when the turn ends", () => {
+    let s = run([
+      { type: "tool", event: { type: "questionAsked", chat: 7, seq: 2, id: "q", question: "Which?", choices: ["a", "b"] } },
+      { type: "tool", event: { type: "approvalRequested", approval } },
+    ]);
+    expect(s.questions).toHaveLength(1);
+    s = applyEvent(s, { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2 } } });
+    expect(s.questions).toEqual([]);
+    expect(s.approvals).toEqual([]);
+    expect(s.running).toBe(false);
+  });
+
+  it("marks a stopped stream and records a failed turn's error for Retry", () => {
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "textDelta", messageId: 2, text: "par" },
+      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0 } } },
+    ]);
+    expect(s.messages[0]?.status).toBe("stopped");
+    s = run(
+      [
+        { type: "roundStarted", round: 1, messageId: 3 },
+        { type: "retrying", attempt: 1, delayMs: 500, error: "502" },
+        { type: "turnFinished", outcome: { type: "failed", error: "HTTP 401", retryable: true, usage: { inputTokens: 0, outputTokens: 0 } } },
+      ],
+      s,
+    );
+    expect(s.error).toEqual({ message: "HTTP 401", retryable: true });
+    expect(s.retrying).toBeNull();
+  });
+
+  it("records usage per round", () => {
+    const s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "roundFinished", round: 1, messageId: 2, finish: "stop", usage: { inputTokens: 10, outputTokens: 3 } },
+    ]);
+    expect(s.messages[0]).toMatchObject({ status: "complete", usage: { inputTokens: 10, outputTokens: 3 } });
+  });
+});
+
+describe("fromHistory", () => {
+  const history: ChatHistory = {
+    running: false,
+    messages: [
+      { id: 1, chat: 7, role: "user", content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
+      {
+        id: 2,
+        chat: 7,
+        role: "assistant",
+        content: "",
+        status: "complete",
+        payload: { toolCalls: [{ id: "c1", name: "current_time", arguments: "{}" }] },
+        usage: { inputTokens: 5, outputTokens: 1 },
+        createdAt: 2,
+      },
+      {
+        id: 3,
+        chat: 7,
+        role: "tool",
+        content: "",
+        status: "complete",
+        payload: { results: [{ callId: "c1", name: "current_time", content: "09:00", isError: false }] },
+        usage: null,
+        createdAt: 3,
+      },
+      { id: 4, chat: 7, role: "assistant", content: "It is 9.", status: "interrupted", payload: null, usage: null, createdAt: 4 },
+    ],
+    calls: [
+      {
+        chat: 7,
+        messageId: 2,
+        round: 1,
+        seq: 1,
+        callId: "c1",
+        requestedName: "current_time",
+        tool: "current_time",
+        group: "basic",
+        rawArgs: '{"tz":"UTC"}',
+        resolvedArgs: null,
+        policy: "auto",
+        decision: "allowOnce",
+        decidedBy: "auto",
+        status: "success",
+        resultText: "09:00",
+        isError: false,
+        truncated: false,
+        resultVar: null,
+        argsVar: null,
+        startedAt: 1,
+        endedAt: 2,
+        durationMs: 1,
+      },
+    ],
+  };
+
+  it("rebuilds the same timeline: tool messages fold into their calls", () => {
+    const s = fromHistory(7, history);
+    expect(s.messages.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
+    expect(s.messages[2]?.status).toBe("interrupted");
+    expect(callsFor(s, 2)).toHaveLength(1);
+    expect(callsFor(s, 2)[0]).toMatchObject({ name: "current_time", args: { tz: "UTC" }, content: "09:00", status: "success" });
+    expect(callsByTurn(s)).toEqual([{ userText: "time?", calls: [expect.objectContaining({ callId: "c1" })] }]);
+  });
+
+  it("shows a result that has no recorded call", () => {
+    const s = fromHistory(7, { ...history, calls: [] });
+    expect(callsFor(s, 2)[0]).toMatchObject({ callId: "c1", content: "09:00", status: "success" });
+  });
+});
+
+describe("ChatStore", () => {
+  it("applies queued events once per frame", () => {
+    const frames: Array<() => void> = [];
+    const store = new ChatStore((f) => frames.push(f));
+    let renders = 0;
+    store.subscribe(() => renders++);
+    store.push(7, { type: "roundStarted", round: 1, messageId: 2 });
+    for (let i = 0; i < 2000; i++) store.push(7, { type: "textDelta", messageId: 2, text: "x" });
+    expect(frames).toHaveLength(1);
+    expect(store.get(7).messages).toHaveLength(0);
+    frames[0]?.();
+    expect(renders).toBe(1);
+    expect(store.get(7).messages[0]?.content).toHaveLength(2000);
+  });
+});

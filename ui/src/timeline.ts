@@ -1,0 +1,383 @@
+/**
+ * The chat timeline as view state, and the pure reducer that turns backend events into it.
+ * `fromHistory` rebuilds the same shape from `chat_history`, so a reopened chat looks the same
+ * as the live one did.
+ */
+import type {
+  ChatEvent,
+  ChatHistory,
+  ChatId,
+  MessageStatus,
+  PendingApproval,
+  RecordedCall,
+  ToolCallRequest,
+  ToolEvent,
+  Usage,
+} from "./types";
+
+export interface CallView {
+  seq: number;
+  callId: string;
+  messageId: number | null;
+  round: number | null;
+  name: string;
+  group: string | null;
+  /** Arguments as the model sent them (string) or as resolved (parsed when possible). */
+  args: unknown;
+  status: string;
+  policy: string | null;
+  decision: string | null;
+  decidedBy: string | null;
+  durationMs: number | null;
+  preview: string | null;
+  content: string | null;
+  isError: boolean;
+  truncated: boolean;
+  resultVar: string | null;
+  argsVar: string | null;
+  /** Live stdout / stderr / log while running. */
+  output: string;
+}
+
+export interface TimelineMessage {
+  id: number;
+  role: "user" | "assistant";
+  content: string;
+  status: MessageStatus;
+  toolCalls: ToolCallRequest[];
+  usage: Usage | null;
+  createdAt: number;
+}
+
+export interface Question {
+  id: string;
+  seq: number;
+  question: string;
+  choices: string[];
+}
+
+export interface ChatState {
+  chat: ChatId;
+  messages: TimelineMessage[];
+  calls: CallView[];
+  approvals: PendingApproval[];
+  questions: Question[];
+  running: boolean;
+  /** The error of the last failed turn, shown with Retry. */
+  error: { message: string; retryable: boolean } | null;
+  retrying: { attempt: number; delayMs: number; error: string } | null;
+  /** Usage of the last finished turn. */
+  turnUsage: Usage | null;
+}
+
+export function emptyChat(chat: ChatId): ChatState {
+  return {
+    chat,
+    messages: [],
+    calls: [],
+    approvals: [],
+    questions: [],
+    running: false,
+    error: null,
+    retrying: null,
+    turnUsage: null,
+  };
+}
+
+/** Parses JSON argument strings; anything else is returned unchanged. */
+export function parseArgs(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function callFromRecord(r: RecordedCall): CallView {
+  return {
+    seq: r.seq,
+    callId: r.callId,
+    messageId: r.messageId,
+    round: r.round,
+    name: r.tool ?? r.requestedName,
+    group: r.group,
+    args: parseArgs(r.resolvedArgs ?? r.rawArgs),
+    status: r.status,
+    policy: r.policy,
+    decision: r.decision,
+    decidedBy: r.decidedBy,
+    durationMs: r.durationMs,
+    preview: r.resultText === null ? null : firstLine(r.resultText),
+    content: r.resultText,
+    isError: r.isError,
+    truncated: r.truncated,
+    resultVar: r.resultVar,
+    argsVar: r.argsVar,
+    output: "",
+  };
+}
+
+function firstLine(text: string, max = 160): string {
+  const line = text.trim().split("\n", 1)[0] ?? "";
+  return line.length > max ? line.slice(0, max - 1) + "…" : line;
+}
+
+/** Rebuilds the view state from stored history. Tool messages feed their results into the calls. */
+export function fromHistory(chat: ChatId, history: ChatHistory, approvals: PendingApproval[] = []): ChatState {
+  const state = emptyChat(chat);
+  const calls = history.calls.map(callFromRecord);
+  const byCallId = new Map(calls.map((c) => [c.callId, c]));
+  for (const m of history.messages) {
+    if (m.role === "tool") {
+      for (const r of m.payload?.results ?? []) {
+        if (byCallId.has(r.callId)) continue;
+        // A result without a recorded call (e.g. from an older store): show it as a finished call.
+        const view: CallView = {
+          ...blankCall(-1 - byCallId.size, r.callId, r.name, null),
+          status: r.isError ? "error" : "success",
+          content: r.content,
+          preview: firstLine(r.content),
+          isError: r.isError,
+        };
+        const owner = [...history.messages].reverse().find(
+          (x) => x.role === "assistant" && x.id < m.id && (x.payload?.toolCalls ?? []).some((c) => c.id === r.callId),
+        );
+        view.messageId = owner?.id ?? null;
+        byCallId.set(r.callId, view);
+        calls.push(view);
+      }
+      continue;
+    }
+    state.messages.push({
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      status: m.status,
+      toolCalls: m.payload?.toolCalls ?? [],
+      usage: m.usage,
+      createdAt: m.createdAt,
+    });
+  }
+  // Give calls without a message the assistant message that requested them.
+  for (const c of calls) {
+    if (c.messageId !== null) continue;
+    const owner = state.messages.find((m) => m.toolCalls.some((t) => t.id === c.callId));
+    if (owner) c.messageId = owner.id;
+  }
+  state.calls = calls.sort((a, b) => a.seq - b.seq);
+  state.running = history.running;
+  state.approvals = approvals;
+  const last = state.messages[state.messages.length - 1];
+  if (last && last.role === "assistant" && last.status === "error") {
+    state.error = { message: "", retryable: true };
+  }
+  return state;
+}
+
+function blankCall(seq: number, callId: string, name: string, messageId: number | null): CallView {
+  return {
+    seq,
+    callId,
+    messageId,
+    round: null,
+    name,
+    group: null,
+    args: null,
+    status: "running",
+    policy: null,
+    decision: null,
+    decidedBy: null,
+    durationMs: null,
+    preview: null,
+    content: null,
+    isError: false,
+    truncated: false,
+    resultVar: null,
+    argsVar: null,
+    output: "",
+  };
+}
+
+function updateMessage(state: ChatState, id: number, f: (m: TimelineMessage) => TimelineMessage): ChatState {
+  let found = false;
+  const messages = state.messages.map((m) => {
+    if (m.id !== id) return m;
+    found = true;
+    return f(m);
+  });
+  if (found) return { ...state, messages };
+  const created = f({
+    id,
+    role: "assistant",
+    content: "",
+    status: "streaming",
+    toolCalls: [],
+    usage: null,
+    createdAt: Date.now(),
+  });
+  return { ...state, messages: [...state.messages, created] };
+}
+
+function updateCall(state: ChatState, seq: number, f: (c: CallView) => CallView): ChatState {
+  if (!state.calls.some((c) => c.seq === seq)) return state;
+  return { ...state, calls: state.calls.map((c) => (c.seq === seq ? f(c) : c)) };
+}
+
+function currentAssistant(state: ChatState): TimelineMessage | undefined {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m?.role === "assistant") return m;
+  }
+  return undefined;
+}
+
+/** Id used for the user's message until the backend names it in `turnStarted`. */
+export const PENDING_USER_ID = -1;
+
+/** Adds the user's message optimistically before `send_message` answers. */
+export function addPendingUserMessage(state: ChatState, text: string, now = Date.now()): ChatState {
+  return {
+    ...state,
+    error: null,
+    running: true,
+    messages: [
+      ...state.messages,
+      { id: PENDING_USER_ID, role: "user", content: text, status: "complete", toolCalls: [], usage: null, createdAt: now },
+    ],
+  };
+}
+
+export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
+  switch (event.type) {
+    case "beforeCall": {
+      if (state.calls.some((c) => c.seq === event.seq)) return state;
+      const owner =
+        state.messages.find((m) => m.toolCalls.some((t) => t.id === event.callId)) ?? currentAssistant(state);
+      const call = blankCall(event.seq, event.callId, event.requestedName, owner?.id ?? null);
+      call.args = parseArgs(event.rawArgs);
+      call.status = "pending";
+      return { ...state, calls: [...state.calls, call] };
+    }
+    case "approvalRequested": {
+      const a = event.approval;
+      if (state.approvals.some((x) => x.id === a.id)) return state;
+      const next = { ...state, approvals: [...state.approvals, a] };
+      return updateCall(next, a.seq, (c) => ({
+        ...c,
+        group: a.group ?? c.group,
+        name: a.tool || c.name,
+        status: a.request.kind === "execution" ? "awaiting_approval" : "awaiting_result_review",
+        policy: a.request.kind === "execution" ? a.request.policy : c.policy,
+        args: a.request.kind === "execution" ? a.request.arguments : c.args,
+      }));
+    }
+    case "approvalResolved": {
+      const approvals = state.approvals.filter((x) => x.id !== event.id);
+      const questions = state.questions.filter((x) => x.id !== event.id);
+      return updateCall({ ...state, approvals, questions }, event.seq, (c) =>
+        c.status === "awaiting_approval" || c.status === "awaiting_result_review" ? { ...c, status: "pending" } : c,
+      );
+    }
+    case "started":
+      return updateCall(state, event.seq, (c) => ({ ...c, status: "running", name: event.tool, args: parseArgs(event.args) }));
+    case "outputDelta":
+      return updateCall(state, event.seq, (c) => ({ ...c, output: c.output + event.text }));
+    case "finished": {
+      const s = event.summary;
+      return updateCall(state, event.seq, (c) => ({
+        ...c,
+        name: s.tool ?? c.name,
+        status: s.status,
+        decision: s.decision,
+        decidedBy: s.decidedBy,
+        durationMs: s.durationMs,
+        preview: s.preview,
+        content: s.content,
+        isError: s.status !== "success",
+        truncated: s.truncated,
+        resultVar: s.resultVar,
+        argsVar: s.argsVar,
+      }));
+    }
+    case "questionAsked":
+      if (state.questions.some((q) => q.id === event.id)) return state;
+      return {
+        ...state,
+        questions: [...state.questions, { id: event.id, seq: event.seq, question: event.question, choices: event.choices }],
+      };
+  }
+}
+
+export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
+  switch (event.type) {
+    case "turnStarted": {
+      const messages = state.messages.map((m) =>
+        m.id === PENDING_USER_ID ? { ...m, id: event.userMessageId } : m,
+      );
+      return { ...state, messages, running: true, error: null, retrying: null };
+    }
+    case "roundStarted":
+      return updateMessage({ ...state, retrying: null }, event.messageId, (m) => ({ ...m, status: "streaming" }));
+    case "textDelta":
+      return updateMessage(state, event.messageId, (m) => ({ ...m, content: m.content + event.text }));
+    case "toolCallStarted":
+      return updateMessage(state, event.messageId, (m) =>
+        m.toolCalls.some((t) => t.id === event.id)
+          ? m
+          : { ...m, toolCalls: [...m.toolCalls, { id: event.id, name: event.name, arguments: null }] },
+      );
+    case "tool":
+      return applyToolEvent(state, event.event);
+    case "retrying":
+      return { ...state, retrying: { attempt: event.attempt, delayMs: event.delayMs, error: event.error } };
+    case "roundFinished":
+      return updateMessage(state, event.messageId, (m) => ({ ...m, status: "complete", usage: event.usage }));
+    case "turnFinished": {
+      const o = event.outcome;
+      const endStatus: MessageStatus = o.type === "completed" ? "complete" : o.type === "stopped" ? "stopped" : "error";
+      const messages = state.messages.map((m) => (m.status === "streaming" ? { ...m, status: endStatus } : m));
+      const calls = state.calls.map((c) =>
+        c.status === "pending" || c.status.startsWith("awaiting") || c.status === "running"
+          ? { ...c, status: "cancelled" }
+          : c,
+      );
+      return {
+        ...state,
+        messages,
+        calls,
+        running: false,
+        approvals: [],
+        questions: [],
+        retrying: null,
+        turnUsage: o.usage,
+        error: o.type === "failed" ? { message: o.error, retryable: o.retryable } : null,
+      };
+    }
+  }
+}
+
+/** Calls that belong to an assistant message, in order. */
+export function callsFor(state: ChatState, messageId: number): CallView[] {
+  return state.calls.filter((c) => c.messageId === messageId);
+}
+
+/** Groups the chat's calls per user turn for the tool-chain log. */
+export function callsByTurn(state: ChatState): Array<{ userText: string; calls: CallView[] }> {
+  const turns: Array<{ userText: string; calls: CallView[] }> = [];
+  let current: { userText: string; calls: CallView[] } | null = null;
+  const owner = new Map<number, { userText: string; calls: CallView[] }>();
+  for (const m of state.messages) {
+    if (m.role === "user") {
+      current = { userText: m.content, calls: [] };
+      turns.push(current);
+    } else if (current) {
+      owner.set(m.id, current);
+    }
+  }
+  for (const c of state.calls) {
+    const turn = c.messageId !== null ? owner.get(c.messageId) : turns[turns.length - 1];
+    if (turn) turn.calls.push(c);
+  }
+  return turns.filter((t) => t.calls.length > 0);
+}
