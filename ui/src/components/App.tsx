@@ -10,10 +10,29 @@ import { type SettingsTab, SettingsView } from "./Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
 
+const darkQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
+let followSystem: (() => void) | null = null;
+
+/**
+ * Sets `data-theme` to "light" or "dark" (the stylesheet keeps one palette per value); "system"
+ * follows the OS setting, live.
+ */
 export function applyTheme(theme: Theme): void {
   const root = document.documentElement;
-  if (theme === "system") delete root.dataset["theme"];
-  else root.dataset["theme"] = theme;
+  if (darkQuery && followSystem) darkQuery.removeEventListener("change", followSystem);
+  followSystem = null;
+  if (theme === "system") {
+    const set = (): void => {
+      root.dataset["theme"] = darkQuery?.matches ? "dark" : "light";
+    };
+    set();
+    if (darkQuery) {
+      followSystem = set;
+      darkQuery.addEventListener("change", set);
+    }
+  } else {
+    root.dataset["theme"] = theme;
+  }
 }
 
 function stored(key: string): string | null {

@@ -52,6 +52,20 @@ pub(crate) fn path_subject(args: &Value) -> RuleSubject {
     }
 }
 
+/// The `rule_subject` and log summary of a tool whose subject is its `path` argument: rules
+/// match the workspace-relative path (F-04), the log shows the path.
+macro_rules! path_tool_subject {
+    () => {
+        fn rule_subject(&self, args: &Value) -> RuleSubject {
+            path_subject(args)
+        }
+
+        fn compress_args(&self, args: &Value) -> Option<String> {
+            Some(path_arg(args).to_string())
+        }
+    };
+}
+
 fn io_error(what: &str, path: &str, e: std::io::Error) -> ToolError {
     match e.kind() {
         std::io::ErrorKind::NotFound => {
@@ -182,13 +196,7 @@ impl Tool for ReadFile {
         )))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
-    }
-
-    fn compress_args(&self, args: &Value) -> Option<String> {
-        Some(path_arg(args).to_string())
-    }
+    path_tool_subject!();
 }
 
 pub struct ListDir(ToolSpec);
@@ -276,13 +284,7 @@ impl Tool for ListDir {
         Ok(Value::String(out))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
-    }
-
-    fn compress_args(&self, args: &Value) -> Option<String> {
-        Some(path_arg(args).to_string())
-    }
+    path_tool_subject!();
 }
 
 pub struct WriteFile(ToolSpec);
@@ -339,13 +341,7 @@ impl Tool for WriteFile {
         )))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
-    }
-
-    fn compress_args(&self, args: &Value) -> Option<String> {
-        Some(path_arg(args).to_string())
-    }
+    path_tool_subject!();
 
     fn approval_preview(&self, args: &Value, workspace: Option<&Path>) -> Option<ApprovalPreview> {
         let ws = Workspace::of(workspace).ok()?;
@@ -429,13 +425,7 @@ impl Tool for EditFile {
         Ok(Value::String(format!("Edited \"{shown}\":\n{diff}")))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
-    }
-
-    fn compress_args(&self, args: &Value) -> Option<String> {
-        Some(path_arg(args).to_string())
-    }
+    path_tool_subject!();
 
     fn approval_preview(&self, args: &Value, workspace: Option<&Path>) -> Option<ApprovalPreview> {
         let ws = Workspace::of(workspace).ok()?;
