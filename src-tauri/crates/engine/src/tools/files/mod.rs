@@ -121,6 +121,27 @@ async fn read_text(real: &Path, shown: &str) -> Result<String, ToolError> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// Writes `content` to a checked workspace path (creating its folders), without following a
+/// symlink at the last step, and syncs it to disk.
+async fn write_text(
+    real: std::path::PathBuf,
+    content: String,
+    shown: &str,
+) -> Result<(), ToolError> {
+    tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+        if let Some(parent) = real.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        use std::io::Write;
+        let mut f = workspace::open_for_write(&real)?;
+        f.write_all(content.as_bytes())?;
+        f.sync_data()
+    })
+    .await
+    .map_err(|e| ToolError::other(format!("writing failed: {e}")))?
+    .map_err(|e| io_error("cannot write", shown, e))
+}
+
 fn unified_diff(path: &str, old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
@@ -322,19 +343,7 @@ impl Tool for WriteFile {
             return Err(ToolError::invalid(format!("\"{shown}\" is a folder")));
         }
         let bytes = content.len();
-        let target = real.clone();
-        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            use std::io::Write;
-            let mut f = workspace::open_for_write(&target)?;
-            f.write_all(content.as_bytes())?;
-            f.sync_data()
-        })
-        .await
-        .map_err(|e| ToolError::other(format!("writing failed: {e}")))?
-        .map_err(|e| io_error("cannot write", &shown, e))?;
+        write_text(real, content, &shown).await?;
         let verb = if existed { "Replaced" } else { "Created" };
         Ok(Value::String(format!(
             "{verb} \"{shown}\" ({bytes} bytes)."
@@ -412,16 +421,7 @@ impl Tool for EditFile {
             &shown,
         )?;
         let diff = unified_diff(&shown, &content, &updated);
-        let target = real.clone();
-        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-            use std::io::Write;
-            let mut f = workspace::open_for_write(&target)?;
-            f.write_all(updated.as_bytes())?;
-            f.sync_data()
-        })
-        .await
-        .map_err(|e| ToolError::other(format!("writing failed: {e}")))?
-        .map_err(|e| io_error("cannot write", &shown, e))?;
+        write_text(real, updated, &shown).await?;
         Ok(Value::String(format!("Edited \"{shown}\":\n{diff}")))
     }
 
