@@ -77,6 +77,26 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         "app-wide view unchanged"
     );
 
+    // An override changes the effective policy; the tool's own default stays visible.
+    let mut tools = invoke(&webview, "get_settings", json!({})).unwrap()["tools"].clone();
+    tools["tools"]["calculate"] = json!({"executionPolicy": "deny"});
+    invoke(&webview, "set_tool_settings", json!({"settings": tools})).unwrap();
+    let basic = &invoke(&webview, "list_tool_groups", json!({})).unwrap()[1];
+    let calc = basic["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "calculate")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            calc["executionPolicy"].as_str(),
+            calc["defaultExecutionPolicy"].as_str()
+        ),
+        (Some("deny"), Some("auto"))
+    );
+
     let settings = invoke(&webview, "get_settings", json!({})).unwrap();
     assert_eq!(settings["app"]["theme"], "system");
     assert_eq!(settings["tools"]["defaultOutputLimit"], 8000);

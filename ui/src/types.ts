@@ -12,8 +12,12 @@ export interface ToolInfo {
   name: string;
   description: string;
   enabled?: boolean;
+  /** Effective policies: the user's override, else the tool's default. */
   executionPolicy: ExecutionPolicy;
   resultPolicy: ResultPolicy;
+  /** The tool's own defaults (older backends may not send them). */
+  defaultExecutionPolicy?: ExecutionPolicy;
+  defaultResultPolicy?: ResultPolicy;
   /** Safe to run in parallel, no side effects. */
   readOnly: boolean;
   timeoutMs?: number;

@@ -315,6 +315,31 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
 const EXEC: ExecutionPolicy[] = ["auto", "ask-once", "ask-always", "deny"];
 const RESULT: ResultPolicy[] = ["never", "on-error", "always"];
 
+/** A policy override: "Default (the tool's own policy)" or one of `options`. */
+function PolicySelect<P extends ExecutionPolicy | ResultPolicy>(props: {
+  options: P[];
+  value: P | undefined;
+  fallback: P;
+  pill?: boolean;
+  onChange: (value: P | undefined) => void;
+}) {
+  const { options, value, fallback, pill, onChange } = props;
+  return (
+    <select
+      class={pill ? `policy-select pill--${value ?? fallback}` : undefined}
+      value={value ?? ""}
+      onChange={(e) => onChange((e.currentTarget.value || undefined) as P | undefined)}
+    >
+      <option value="">{t("toolsettings.default", { value: t(`policy.${fallback}` as Key) })}</option>
+      {options.map((p) => (
+        <option key={p} value={p}>
+          {t(`policy.${p}` as Key)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 function ToolsSettings({ settings, onSettings }: { settings: SettingsData | null; onSettings: (s: SettingsData) => void }) {
   const [groups, setGroups] = useState<ToolGroupInfo[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -410,31 +435,21 @@ function ToolsSettings({ settings, onSettings }: { settings: SettingsData | null
                           />
                         </td>
                         <td>
-                          <select
-                            class={`policy-select pill--${o.executionPolicy ?? tool.executionPolicy}`}
-                            value={o.executionPolicy ?? ""}
-                            onChange={(e) => setOverride(tool.name, { executionPolicy: (e.currentTarget.value || undefined) as ExecutionPolicy | undefined })}
-                          >
-                            <option value="">{t("toolsettings.default", { value: t(`policy.${tool.executionPolicy}` as Key) })}</option>
-                            {EXEC.map((p) => (
-                              <option key={p} value={p}>
-                                {t(`policy.${p}` as Key)}
-                              </option>
-                            ))}
-                          </select>
+                          <PolicySelect
+                            options={EXEC}
+                            value={o.executionPolicy}
+                            fallback={tool.defaultExecutionPolicy ?? tool.executionPolicy}
+                            pill
+                            onChange={(v) => setOverride(tool.name, { executionPolicy: v })}
+                          />
                         </td>
                         <td>
-                          <select
-                            value={o.resultPolicy ?? ""}
-                            onChange={(e) => setOverride(tool.name, { resultPolicy: (e.currentTarget.value || undefined) as ResultPolicy | undefined })}
-                          >
-                            <option value="">{t("toolsettings.default", { value: t(`policy.${tool.resultPolicy}` as Key) })}</option>
-                            {RESULT.map((p) => (
-                              <option key={p} value={p}>
-                                {t(`policy.${p}` as Key)}
-                              </option>
-                            ))}
-                          </select>
+                          <PolicySelect
+                            options={RESULT}
+                            value={o.resultPolicy}
+                            fallback={tool.defaultResultPolicy ?? tool.resultPolicy}
+                            onChange={(v) => setOverride(tool.name, { resultPolicy: v })}
+                          />
                         </td>
                         <td>
                           <input

@@ -71,8 +71,12 @@ pub struct ToolView {
     pub name: String,
     pub description: String,
     pub enabled: bool,
+    /// The effective policies (the user's override, else the tool's default).
     pub execution_policy: ExecutionPolicy,
     pub result_policy: ResultPolicy,
+    /// The tool's own defaults, for "Default (…)" in the settings.
+    pub default_execution_policy: ExecutionPolicy,
+    pub default_result_policy: ResultPolicy,
     pub read_only: bool,
     pub timeout_ms: u64,
 }
@@ -447,6 +451,8 @@ pub fn group_views(
                         result_policy: settings
                             .result_policy(&spec.name)
                             .unwrap_or(spec.result_policy),
+                        default_execution_policy: spec.execution_policy,
+                        default_result_policy: spec.result_policy,
                         read_only: spec.read_only,
                         timeout_ms: u64::try_from(
                             settings
