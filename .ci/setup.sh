@@ -10,6 +10,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 PACKAGES=(
   build-essential pkg-config libssl-dev libdbus-1-dev libwebkit2gtk-4.1-dev
   xvfb xauth xdotool imagemagick webkit2gtk-driver gnome-keyring dbus-x11 libsecret-tools
+  ripgrep
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -30,7 +31,7 @@ fi
 
 # Toolchains. Neither can be fetched from here, so say clearly what is needed.
 if ! command -v cargo >/dev/null; then
-  echo "Rust is not installed: install it with rustup (stable, 1.85 or newer)." >&2
+  echo "Rust is not installed: install it with rustup (stable, 1.88 or newer)." >&2
   exit 1
 fi
 for component in clippy rustfmt; do
@@ -54,6 +55,12 @@ fi
 if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
   say "Installing UI packages (npm ci)"
   (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# The real MCP servers the MCP integration tests run (from the npm registry).
+if [ ! -f tests/mcp/node_modules/.package-lock.json ] || [ tests/mcp/package-lock.json -nt tests/mcp/node_modules/.package-lock.json ]; then
+  say "Installing the test MCP servers (npm ci in tests/mcp)"
+  (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # UI build: only when a source is newer than the last build.

@@ -16,6 +16,8 @@ use tollgate_engine::service::Tollgate;
 
 /// The event name of gate events from chats without a running turn in this window.
 pub const BACKGROUND_EVENT: &str = "gate-event";
+/// The event name sent whenever an MCP server's state or tools change.
+pub const MCP_EVENT: &str = "mcp-changed";
 
 /// Errors that stop the app from starting.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +44,13 @@ pub fn manage_state<R: Runtime>(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sink = Arc::new(EmitSink(handle.clone()));
     let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, Keychain::default(), sink))?;
+    let mut changes = app.mcp.subscribe();
+    let emitter = handle.clone();
+    tauri::async_runtime::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let _ = emitter.emit(MCP_EVENT, ());
+        }
+    });
     handle.manage(AppState { app });
     Ok(())
 }
@@ -68,6 +77,14 @@ pub fn run() -> Result<(), StartError> {
             Ok(())
         })
         .invoke_handler(commands::handler())
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?
+        .run(|handle, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Stop MCP servers (and their process groups) before the app goes.
+                if let Some(state) = handle.try_state::<AppState>() {
+                    tauri::async_runtime::block_on(state.app.mcp.shutdown());
+                }
+            }
+        });
     Ok(())
 }

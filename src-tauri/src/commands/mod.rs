@@ -4,6 +4,7 @@
 pub mod chats;
 pub mod decisions;
 pub mod export;
+pub mod mcp;
 pub mod providers;
 pub mod rules;
 pub mod settings;
@@ -45,5 +46,10 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         rules::list_records,
         rules::revoke_record,
         export::export_chat,
+        mcp::list_mcp_servers,
+        mcp::save_mcp_server,
+        mcp::import_mcp_servers,
+        mcp::remove_mcp_server,
+        mcp::restart_mcp_server,
     ]
 }

@@ -12,7 +12,7 @@ pub fn list_tool_groups(state: State<'_, AppState>) -> Vec<GroupView> {
     let app = &state.app;
     // The app-wide view shows every group's default, as in a chat with a workspace.
     group_views(
-        &app.registry,
+        &app.registry(),
         &app.settings.read(),
         &ChatToolOverrides::default(),
         true,

@@ -18,6 +18,7 @@ pub mod events;
 pub mod executor;
 pub mod export;
 pub mod ids;
+pub mod mcp;
 pub mod names;
 pub mod parse;
 pub mod policy;

@@ -8,8 +8,10 @@ mod expr;
 pub mod files;
 mod group;
 mod registry;
+pub mod shell;
 mod validation;
 pub mod vars_tools;
+pub mod web;
 
 pub use group::{RulePrompt, RulePromptFn, SkillRule, ToolGroup};
 pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
@@ -267,6 +269,16 @@ pub trait Tool: Send + Sync + 'static {
     ) -> Option<ApprovalPreview> {
         None
     }
+}
+
+/// The schema the registry would send and validate for `schema` (it adds `limit`).
+pub(crate) fn registry_schema(schema: &Value) -> Value {
+    registry::with_limit_arg(schema)
+}
+
+/// Whether the registry can compile `schema` into a validator.
+pub(crate) fn schema_compiles(schema: &Value) -> bool {
+    validation::compile(schema).is_ok()
 }
 
 /// The default formatting of F-15: strings as-is, other JSON pretty-printed.

@@ -54,7 +54,7 @@ fn valid_tool_name(name: &str) -> bool {
 }
 
 /// Adds the `limit` property to an object schema.
-fn with_limit_arg(schema: &Value) -> Value {
+pub(crate) fn with_limit_arg(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Value::Object(map) = &mut schema {
         map.entry("type").or_insert_with(|| json!("object"));

@@ -3,6 +3,7 @@
 //! unified diff on its approval card.
 
 mod search;
+pub use search::{glob_files, grep_files, GrepHit, GrepOptions};
 pub mod workspace;
 
 use super::{ApprovalPreview, Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
@@ -246,6 +247,31 @@ pub struct Listing {
     pub files: Vec<(String, u64)>,
 }
 
+impl Listing {
+    /// The text the model sees: folders with a trailing `/`, files with sizes, then counts.
+    pub fn render(&self, shown: &str) -> String {
+        use std::fmt::Write;
+        if self.dirs.is_empty() && self.files.is_empty() {
+            return format!("\"{shown}\" is empty.");
+        }
+        let mut out = String::with_capacity(32 * (self.dirs.len() + self.files.len()));
+        for d in &self.dirs {
+            out.push_str(d);
+            out.push_str("/\n");
+        }
+        for (f, size) in &self.files {
+            let _ = writeln!(out, "{f}\t{size} bytes");
+        }
+        let _ = write!(
+            out,
+            "[{} folders, {} files]",
+            self.dirs.len(),
+            self.files.len()
+        );
+        out
+    }
+}
+
 /// Lists `real` (blocking): folders first, then files with sizes, each group sorted by name.
 pub fn list_folder(real: &Path) -> std::io::Result<Listing> {
     let mut dirs = Vec::new();
@@ -286,23 +312,11 @@ impl Tool for ListDir {
                     .with_suggestion("Use read_file to read it."),
             );
         }
-        let Listing { dirs, files } = tokio::task::spawn_blocking(move || list_folder(&real))
+        let listing = tokio::task::spawn_blocking(move || list_folder(&real))
             .await
             .map_err(|e| ToolError::other(format!("listing failed: {e}")))?
             .map_err(|e| io_error("cannot list", &shown, e))?;
-        if dirs.is_empty() && files.is_empty() {
-            return Ok(Value::String(format!("\"{shown}\" is empty.")));
-        }
-        let mut out = String::new();
-        for d in &dirs {
-            out.push_str(d);
-            out.push_str("/\n");
-        }
-        for (f, size) in &files {
-            out.push_str(&format!("{f}\t{size} bytes\n"));
-        }
-        out.push_str(&format!("[{} folders, {} files]", dirs.len(), files.len()));
-        Ok(Value::String(out))
+        Ok(Value::String(listing.render(&shown)))
     }
 
     path_tool_subject!();

@@ -8,7 +8,7 @@ use crate::events::{EventSink, Router};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
 use crate::providers::config::{ConfigError, Providers};
-use crate::questions::{self, AnswerError, QuestionHub};
+use crate::questions::{AnswerError, QuestionHub};
 use crate::rules::RuleBook;
 use crate::secrets::Keychain;
 use crate::settings::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
@@ -22,6 +22,9 @@ use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
+
+mod mcp;
+pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 
 /// The settings key of [`AppSettings`].
 pub const APP_SETTINGS_KEY: &str = "app";
@@ -70,6 +73,16 @@ pub enum ServiceError {
     Answer(#[from] AnswerError),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    McpConfig(#[from] crate::mcp::McpConfigError),
+    #[error(transparent)]
+    Secret(#[from] crate::secrets::SecretError),
+    #[error("there is no MCP server called \"{0}\"")]
+    NoSuchMcpServer(String),
+    #[error("an MCP server called \"{0}\" exists already")]
+    McpNameTaken(String),
+    #[error("{0}")]
+    Invalid(String),
     #[error("a reply is already being written in this chat; wait for it or press Stop")]
     Busy,
 }
@@ -77,7 +90,11 @@ pub enum ServiceError {
 /// Everything the app runs on.
 pub struct Tollgate {
     pub store: Store,
-    pub registry: Arc<Registry>,
+    registry: RwLock<Arc<Registry>>,
+    /// The MCP servers (F-45).
+    pub mcp: Arc<crate::mcp::McpManager>,
+    mcp_configs: Mutex<Vec<crate::mcp::McpServerConfig>>,
+    keychain: Keychain,
     pub hub: Arc<ApprovalHub>,
     pub questions: Arc<QuestionHub>,
     pub rules: Arc<RuleBook>,
@@ -101,13 +118,14 @@ impl Tollgate {
         let settings: ToolSettings = store.setting(TOOL_SETTINGS_KEY).await?.unwrap_or_default();
         let app_settings: AppSettings = store.setting(APP_SETTINGS_KEY).await?.unwrap_or_default();
         let questions = Arc::new(QuestionHub::new());
-        let mut registry = Registry::with_builtins()?;
-        registry.register_group(questions::group(Arc::clone(&questions)))?;
-        registry.register_group(crate::tools::files::group())?;
-        Ok(Arc::new(Self {
+        let registry = Self::build_registry(&questions, Vec::new())?;
+        let this = Arc::new(Self {
             rules: Arc::new(RuleBook::load(store.clone()).await?),
-            providers: Providers::new(store.clone(), keychain),
-            registry: Arc::new(registry),
+            providers: Providers::new(store.clone(), keychain.clone()),
+            registry: RwLock::new(Arc::new(registry)),
+            mcp: crate::mcp::McpManager::new(),
+            mcp_configs: Mutex::new(Vec::new()),
+            keychain,
             hub: Arc::new(ApprovalHub::new()),
             questions,
             settings: Arc::new(RwLock::new(settings)),
@@ -116,7 +134,14 @@ impl Tollgate {
             executors: tokio::sync::Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
             store,
-        }))
+        });
+        this.start_mcp().await?;
+        Ok(this)
+    }
+
+    /// The registry in use: built-in groups plus the ready MCP servers.
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read())
     }
 
     /// The chat's executor, opened on first use and shared afterwards (one per chat).
@@ -126,7 +151,7 @@ impl Tollgate {
             return Ok(Arc::clone(e));
         }
         let deps = ExecutorDeps {
-            registry: Arc::clone(&self.registry),
+            registry: self.registry(),
             store: self.store.clone(),
             hub: Arc::clone(&self.hub),
             rules: Arc::clone(&self.rules),

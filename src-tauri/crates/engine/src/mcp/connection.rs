@@ -1,0 +1,291 @@
+//! One live connection to an MCP server through the official `rmcp` client: a child process on
+//! stdio (in its own process group, so `npx`/`uvx` trees die with it) or a streamable-HTTP
+//! endpoint. It notices when the server goes away, keeps the last lines a stdio server wrote to
+//! stderr (for the error shown to the user), and forwards cancellation of a call to the server.
+
+use super::config::{McpServerConfig, McpTransport};
+use parking_lot::Mutex;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    JsonObject, Tool as McpToolInfo,
+};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{Peer, RoleClient, ServiceExt};
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// How long starting a server may take (a first `npx -y` may download the package).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Lines of a stdio server's stderr kept for error messages.
+const STDERR_LINES: usize = 20;
+
+/// Why connecting or calling failed. Messages are for the user and the model.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum McpError {
+    #[error("cannot start \"{command}\": {message}")]
+    Spawn { command: String, message: String },
+    #[error("the server did not finish starting within {0} s")]
+    ConnectTimeout(u64),
+    #[error("the server refused to start the session: {0}")]
+    Handshake(String),
+    #[error("listing the server's tools failed: {0}")]
+    ListTools(String),
+    #[error("the server is not running")]
+    Closed,
+    #[error("the call was cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Call(String),
+}
+
+/// What the server said about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerIdentity {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub instructions: Option<String>,
+}
+
+/// A connected server.
+pub struct McpConnection {
+    peer: Peer<RoleClient>,
+    identity: ServerIdentity,
+    shutdown: CancellationToken,
+    closed: watch::Receiver<bool>,
+    pid: Option<u32>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("tollgate", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+fn stdio_command(
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&str>,
+) -> process_wrap::tokio::CommandWrap {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env).kill_on_drop(true);
+    if let Some(dir) = cwd.filter(|d| !d.trim().is_empty()) {
+        cmd.current_dir(dir);
+    }
+    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrap.wrap(process_wrap::tokio::JobObject);
+    wrap
+}
+
+impl McpConnection {
+    /// Starts or reaches the server and completes the MCP handshake. `config` must hold the
+    /// secret values (environment, headers) already.
+    pub async fn connect(config: &McpServerConfig) -> Result<Self, McpError> {
+        let shutdown = CancellationToken::new();
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (running, pid) = match &config.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spawn_error = |e: std::io::Error| McpError::Spawn {
+                    command: command.clone(),
+                    message: if e.kind() == std::io::ErrorKind::NotFound {
+                        "the program was not found; check the command and that it is installed and on PATH".into()
+                    } else {
+                        e.to_string()
+                    },
+                };
+                let (transport, stderr) =
+                    TokioChildProcess::builder(stdio_command(command, args, env, cwd.as_deref()))
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .map_err(spawn_error)?;
+                let pid = transport.id();
+                let mut reader = None;
+                if let Some(stderr) = stderr {
+                    let tail = Arc::clone(&stderr_tail);
+                    reader = Some(tokio::spawn(async move {
+                        let mut lines = BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            let mut tail = tail.lock();
+                            if tail.len() == STDERR_LINES {
+                                tail.pop_front();
+                            }
+                            tail.push_back(line);
+                        }
+                    }));
+                }
+                let running =
+                    match handshake(client_config().serve_with_ct(transport, shutdown.clone()))
+                        .await
+                    {
+                        Ok(r) => r,
+                        Err(e) => {
+                            // A server that failed to start usually said why on stderr.
+                            if let Some(reader) = reader {
+                                let _ =
+                                    tokio::time::timeout(Duration::from_millis(500), reader).await;
+                            }
+                            return Err(with_stderr(e, &stderr_tail));
+                        }
+                    };
+                (running, pid)
+            }
+            McpTransport::Http { url, headers } => {
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|e| McpError::Handshake(format!("header {name}: {e}")))?;
+                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                        McpError::Handshake(format!("the value of header {name} is not valid"))
+                    })?;
+                    custom.insert(name, value);
+                }
+                let transport = StreamableHttpClientTransport::from_config(
+                    StreamableHttpClientTransportConfig::with_uri(url.trim().to_string())
+                        .custom_headers(custom),
+                );
+                let running =
+                    handshake(client_config().serve_with_ct(transport, shutdown.clone())).await?;
+                (running, None)
+            }
+        };
+        let identity = running
+            .peer_info()
+            .map(|info| ServerIdentity {
+                name: info.server_info.as_ref().map(|i| i.name.clone()),
+                version: info.server_info.as_ref().map(|i| i.version.clone()),
+                instructions: info.instructions.clone(),
+            })
+            .unwrap_or_default();
+        let peer = running.peer().clone();
+        let (closed_tx, closed) = watch::channel(false);
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            let _ = closed_tx.send(true);
+        });
+        Ok(Self {
+            peer,
+            identity,
+            shutdown,
+            closed,
+            pid,
+            stderr_tail,
+        })
+    }
+
+    /// What the server said about itself at the handshake.
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The process id of a stdio server.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Whether the server is still there.
+    pub fn is_alive(&self) -> bool {
+        !*self.closed.borrow() && !self.peer.is_transport_closed()
+    }
+
+    /// Resolves when the connection has ended, for whatever reason.
+    pub async fn closed(&self) {
+        let mut rx = self.closed.clone();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+
+    /// The last lines a stdio server wrote to stderr.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr_tail.lock().iter().cloned().collect()
+    }
+
+    /// Every tool the server offers (all pages).
+    pub async fn tools(&self) -> Result<Vec<McpToolInfo>, McpError> {
+        self.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| McpError::ListTools(e.to_string()))
+    }
+
+    /// Calls a tool. If `cancel` fires or the future is dropped (the executor's timeout), the
+    /// server receives `notifications/cancelled` for the request.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<CallToolResult, McpError> {
+        if !self.is_alive() {
+            return Err(McpError::Closed);
+        }
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let call = tokio::time::timeout(timeout, self.peer.call_tool(params));
+        tokio::select! {
+            r = call => match r {
+                Err(_) => Err(McpError::Call(format!(
+                    "the server did not answer within {} s; the request was cancelled",
+                    timeout.as_secs()
+                ))),
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
+                Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
+                Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
+            },
+            () = cancel.cancelled() => Err(McpError::Cancelled),
+            () = self.closed() => Err(McpError::Closed),
+        }
+    }
+
+    /// Ends the session: closes stdin, then terminates the process group if it lingers.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.closed()).await;
+    }
+}
+
+impl Drop for McpConnection {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+async fn handshake<F, S>(serve: F) -> Result<RunningService<RoleClient, S>, McpError>
+where
+    F: std::future::Future<
+        Output = Result<RunningService<RoleClient, S>, rmcp::service::ClientInitializeError>,
+    >,
+    S: rmcp::Service<RoleClient>,
+{
+    match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
+        Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
+        Ok(Err(e)) => Err(McpError::Handshake(e.to_string())),
+        Ok(Ok(running)) => Ok(running),
+    }
+}
+
+/// Adds what a stdio server printed before failing, which usually says why.
+fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
+    let lines: Vec<String> = tail.lock().iter().cloned().collect();
+    if lines.is_empty() {
+        return e;
+    }
+    McpError::Handshake(format!("{e}; the server wrote: {}", lines.join(" / ")))
+}

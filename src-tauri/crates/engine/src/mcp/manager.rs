@@ -1,0 +1,390 @@
+//! Keeps the configured MCP servers running: connects enabled ones in the background, offers the
+//! tools of the ready ones as tool groups, marks a server that goes away as failed (with what it
+//! last wrote to stderr), and restarts it on request. Every change bumps a counter that the
+//! service watches to swap the registry of every chat.
+
+use super::config::McpServerConfig;
+use super::connection::{McpConnection, ServerIdentity};
+use super::tool::McpTool;
+use crate::tools::{RulePrompt, ToolGroup};
+use parking_lot::{Mutex, RwLock};
+use rmcp::model::Tool as McpToolInfo;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Longest server instructions put into the system prompt.
+const MAX_INSTRUCTIONS: usize = 4_000;
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum McpStatus {
+    /// Switched off in settings.
+    Disabled,
+    /// Starting, or completing the handshake.
+    Connecting,
+    /// Connected; its tools are offered.
+    Ready,
+    /// Could not start, or stopped unexpectedly; can be restarted.
+    Failed { error: String },
+}
+
+/// One tool as listed in settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolSummary {
+    /// The name the model sees.
+    pub name: String,
+    /// The name on the server.
+    pub remote_name: String,
+    pub description: String,
+    pub read_only: bool,
+}
+
+/// A server's runtime state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerState {
+    pub name: String,
+    pub status: McpStatus,
+    /// The server's own name and version, once connected.
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub tools: Vec<McpToolSummary>,
+}
+
+/// A server's current connection, shared with its tools (which outlive restarts of the server
+/// until the registry is swapped).
+pub struct ServerSlot {
+    name: String,
+    conn: RwLock<Option<Arc<McpConnection>>>,
+}
+
+impl ServerSlot {
+    fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            conn: RwLock::new(None),
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The live connection, if the server is running.
+    pub fn connection(&self) -> Option<Arc<McpConnection>> {
+        self.conn.read().as_ref().filter(|c| c.is_alive()).cloned()
+    }
+
+    fn replace(&self, conn: Option<Arc<McpConnection>>) -> Option<Arc<McpConnection>> {
+        std::mem::replace(&mut *self.conn.write(), conn)
+    }
+}
+
+/// What [`McpManager::configure`] is given per server.
+#[derive(Debug, Clone)]
+pub struct McpLaunch {
+    /// The settings, with secret values filled in.
+    pub config: McpServerConfig,
+    /// Why the server cannot start (e.g. its secrets could not be read from the keychain).
+    pub blocked: Option<String>,
+}
+
+struct Entry {
+    config: McpServerConfig,
+    slot: Arc<ServerSlot>,
+    status: McpStatus,
+    tools: Vec<McpToolInfo>,
+    identity: ServerIdentity,
+    /// Bumped whenever the server is started or stopped on purpose, so that a connecting or
+    /// watching task of an older start knows it is out of date.
+    generation: u64,
+}
+
+/// The running MCP servers.
+pub struct McpManager {
+    entries: Mutex<BTreeMap<String, Entry>>,
+    changed: watch::Sender<u64>,
+}
+
+impl McpManager {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self {
+            entries: Mutex::new(BTreeMap::new()),
+            changed: watch::channel(0).0,
+        })
+    }
+
+    /// Changes whenever a server's state or tools change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn notify(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Makes the running set match `launches`: stops servers that are gone, and applies
+    /// [`Self::upsert`] to each of the others.
+    pub fn configure(self: &Arc<Self>, launches: Vec<McpLaunch>) {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        {
+            let mut entries = self.entries.lock();
+            entries.retain(|name, entry| {
+                let keep = launches.iter().any(|l| &l.config.name == name);
+                if !keep {
+                    stopped.extend(entry.slot.replace(None));
+                }
+                keep
+            });
+            for launch in launches {
+                Self::apply(&mut entries, launch, &mut stopped, &mut start);
+            }
+        }
+        self.finish_changes(stopped, start);
+    }
+
+    /// Adds a server or changes its settings. A new or changed enabled server is (re)started; a
+    /// disabled one is stopped; an unchanged one keeps running.
+    pub fn upsert(self: &Arc<Self>, launch: McpLaunch) {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        Self::apply(&mut self.entries.lock(), launch, &mut stopped, &mut start);
+        self.finish_changes(stopped, start);
+    }
+
+    /// Stops and forgets a server; returns whether it was known.
+    pub fn remove(self: &Arc<Self>, name: &str) -> bool {
+        let Some(entry) = self.entries.lock().remove(name) else {
+            return false;
+        };
+        self.finish_changes(entry.slot.replace(None).into_iter().collect(), Vec::new());
+        true
+    }
+
+    fn apply(
+        entries: &mut BTreeMap<String, Entry>,
+        launch: McpLaunch,
+        stopped: &mut Vec<Arc<McpConnection>>,
+        start: &mut Vec<(String, u64, McpServerConfig)>,
+    ) {
+        let name = launch.config.name.clone();
+        let entry = entries.entry(name.clone()).or_insert_with(|| Entry {
+            config: launch.config.clone(),
+            slot: Arc::new(ServerSlot::new(&name)),
+            status: McpStatus::Disabled,
+            tools: Vec::new(),
+            identity: ServerIdentity::default(),
+            generation: 0,
+        });
+        let fresh = entry.generation == 0;
+        let changed = entry.config != launch.config;
+        let blocked_changed = match (&launch.blocked, &entry.status) {
+            (Some(why), McpStatus::Failed { error }) => why != error,
+            (Some(_), _) => true,
+            (None, _) => false,
+        };
+        if !(fresh || changed || blocked_changed) {
+            return;
+        }
+        entry.config = launch.config;
+        entry.generation += 1;
+        stopped.extend(entry.slot.replace(None));
+        entry.tools.clear();
+        entry.status = match (&launch.blocked, entry.config.enabled) {
+            (_, false) => McpStatus::Disabled,
+            (Some(why), true) => McpStatus::Failed { error: why.clone() },
+            (None, true) => {
+                start.push((name, entry.generation, entry.config.clone()));
+                McpStatus::Connecting
+            }
+        };
+    }
+
+    /// Stops and starts a server again (after a failure, or to pick up new tools).
+    pub fn restart(self: &Arc<Self>, name: &str) -> bool {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries.get_mut(name) else {
+                return false;
+            };
+            entry.generation += 1;
+            stopped.extend(entry.slot.replace(None));
+            entry.tools.clear();
+            if entry.config.enabled {
+                entry.status = McpStatus::Connecting;
+                start.push((name.to_string(), entry.generation, entry.config.clone()));
+            } else {
+                entry.status = McpStatus::Disabled;
+            }
+        }
+        self.finish_changes(stopped, start);
+        true
+    }
+
+    fn finish_changes(
+        self: &Arc<Self>,
+        stopped: Vec<Arc<McpConnection>>,
+        start: Vec<(String, u64, McpServerConfig)>,
+    ) {
+        for conn in stopped {
+            tokio::spawn(async move { conn.shutdown().await });
+        }
+        for (name, generation, config) in start {
+            let this = Arc::clone(self);
+            tokio::spawn(async move { this.run(name, generation, config).await });
+        }
+        self.notify();
+    }
+
+    /// Connects, lists the tools, and then watches the connection until it ends.
+    async fn run(self: Arc<Self>, name: String, generation: u64, config: McpServerConfig) {
+        let started = async {
+            let conn = McpConnection::connect(&config).await?;
+            let tools = conn.tools().await?;
+            Ok::<_, super::McpError>((Arc::new(conn), tools))
+        }
+        .await;
+        let conn = {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries
+                .get_mut(&name)
+                .filter(|e| e.generation == generation)
+            else {
+                // Superseded while connecting: `started` (and its process) is dropped here.
+                return;
+            };
+            match started {
+                Ok((conn, tools)) => {
+                    entry.identity = conn.identity().clone();
+                    entry.tools = tools;
+                    entry.status = McpStatus::Ready;
+                    entry.slot.replace(Some(Arc::clone(&conn)));
+                    conn
+                }
+                Err(e) => {
+                    entry.status = McpStatus::Failed {
+                        error: e.to_string(),
+                    };
+                    drop(entries);
+                    self.notify();
+                    return;
+                }
+            }
+        };
+        self.notify();
+        conn.closed().await;
+        let mut entries = self.entries.lock();
+        let Some(entry) = entries
+            .get_mut(&name)
+            .filter(|e| e.generation == generation)
+        else {
+            return;
+        };
+        let tail = conn.stderr_tail();
+        let mut error = "the server stopped unexpectedly".to_string();
+        if !tail.is_empty() {
+            error.push_str(&format!("; it last wrote: {}", tail.join(" / ")));
+        }
+        entry.status = McpStatus::Failed { error };
+        entry.slot.replace(None);
+        drop(entries);
+        self.notify();
+    }
+
+    /// The state of every configured server, by name.
+    pub fn states(&self) -> Vec<McpServerState> {
+        self.entries
+            .lock()
+            .values()
+            .map(|e| McpServerState {
+                name: e.config.name.clone(),
+                status: e.status.clone(),
+                server_name: e.identity.name.clone(),
+                server_version: e.identity.version.clone(),
+                tools: e
+                    .tools
+                    .iter()
+                    .map(|t| McpToolSummary {
+                        name: super::tool::tool_name(&e.config.name, &t.name),
+                        remote_name: t.name.to_string(),
+                        description: t.description.as_deref().unwrap_or_default().to_string(),
+                        read_only: t
+                            .annotations
+                            .as_ref()
+                            .and_then(|a| a.read_only_hint)
+                            .unwrap_or(false),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The state of one server.
+    pub fn state(&self, name: &str) -> Option<McpServerState> {
+        self.states().into_iter().find(|s| s.name == name)
+    }
+
+    /// The process id of a running stdio server (tests, diagnostics).
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        self.entries
+            .lock()
+            .get(name)
+            .and_then(|e| e.slot.connection())
+            .and_then(|c| c.pid())
+    }
+
+    /// One tool group per ready server.
+    pub fn groups(&self) -> Vec<ToolGroup> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .map(|e| {
+                let mut about = match (&e.identity.name, &e.identity.version) {
+                    (Some(n), Some(v)) => format!("MCP server {n} {v}"),
+                    (Some(n), None) => format!("MCP server {n}"),
+                    _ => "MCP server".to_string(),
+                };
+                about.push_str(&format!(" ({})", e.config.transport.summary()));
+                let mut group =
+                    ToolGroup::new(&e.config.name, &e.config.name, about).enabled_by_default(true);
+                if let Some(text) = e
+                    .identity
+                    .instructions
+                    .as_deref()
+                    .filter(|t| !t.trim().is_empty())
+                {
+                    let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
+                    group = group.rule_prompt(RulePrompt::Text(text));
+                }
+                for info in &e.tools {
+                    group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot)));
+                }
+                group
+            })
+            .collect()
+    }
+
+    /// Stops every server (at app exit).
+    pub async fn shutdown(&self) {
+        let conns: Vec<Arc<McpConnection>> = {
+            let mut entries = self.entries.lock();
+            entries
+                .values_mut()
+                .filter_map(|e| {
+                    e.generation += 1;
+                    e.slot.replace(None)
+                })
+                .collect()
+        };
+        futures::future::join_all(conns.iter().map(|c| c.shutdown())).await;
+    }
+}

@@ -1,0 +1,13 @@
+//! Model Context Protocol servers (F-45), through the official `rmcp` client. Each configured
+//! server becomes a tool group named after it; its tools pass through the same gate as the
+//! built-in ones.
+
+pub mod config;
+mod connection;
+mod manager;
+mod tool;
+
+pub use config::{import_json, McpConfigError, McpServerConfig, McpTransport};
+pub use connection::{McpConnection, McpError, ServerIdentity};
+pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary, ServerSlot};
+pub use tool::{render_result, tool_name, McpTool};

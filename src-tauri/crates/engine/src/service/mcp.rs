@@ -1,0 +1,272 @@
+//! MCP servers as the app manages them: settings persisted under `"mcp"` (secret values — the
+//! environment of stdio servers, the headers of HTTP ones — only in the keychain), started at
+//! open, and the registry of every chat swapped whenever a server's tools change.
+
+use super::{ServiceError, Tollgate};
+use crate::mcp::{import_json, McpLaunch, McpServerConfig, McpServerState, McpStatus};
+use crate::questions;
+use crate::tools::{Registry, RegistryError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Weak};
+
+/// The settings key of the server list.
+pub const MCP_SETTINGS_KEY: &str = "mcp";
+
+/// A server as the settings screen shows it: its settings with secret values blanked (their
+/// names stay), and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerView {
+    pub config: McpServerConfig,
+    pub state: McpServerState,
+}
+
+/// The keychain account of a server's secret values.
+fn secret_account(name: &str) -> String {
+    format!("mcp-server-{name}")
+}
+
+/// The settings with every secret value replaced by "".
+fn blanked(config: &McpServerConfig) -> McpServerConfig {
+    let mut c = config.clone();
+    for v in c.transport.secrets_mut().values_mut() {
+        v.clear();
+    }
+    c
+}
+
+impl Tollgate {
+    /// The built-in groups plus one group per ready MCP server.
+    pub(super) fn build_registry(
+        questions: &Arc<questions::QuestionHub>,
+        mcp_groups: Vec<crate::tools::ToolGroup>,
+    ) -> Result<Registry, RegistryError> {
+        let mut registry = Registry::with_builtins()?;
+        registry.register_group(questions::group(Arc::clone(questions)))?;
+        registry.register_group(crate::tools::files::group())?;
+        registry.register_group(crate::tools::shell::group())?;
+        registry.register_group(crate::tools::web::group())?;
+        for group in mcp_groups {
+            let name = group.name.clone();
+            if let Err(e) = registry.register_group(group) {
+                tracing::warn!("the tools of MCP server {name} were not added: {e}");
+            }
+        }
+        Ok(registry)
+    }
+
+    /// Rebuilds the registry from the current MCP groups and gives it to every open chat.
+    pub(super) async fn sync_registry(&self) {
+        match Self::build_registry(&self.questions, self.mcp.groups()) {
+            Ok(registry) => {
+                let registry = Arc::new(registry);
+                *self.registry.write() = Arc::clone(&registry);
+                for exec in self.executors.lock().await.values() {
+                    exec.set_registry(Arc::clone(&registry));
+                }
+            }
+            Err(e) => tracing::error!("the tool registry could not be rebuilt: {e}"),
+        }
+    }
+
+    /// Loads the saved servers and their secrets, starts the enabled ones, and keeps the
+    /// registry in step with them from now on.
+    pub(super) async fn start_mcp(self: &Arc<Self>) -> Result<(), ServiceError> {
+        let configs: Vec<McpServerConfig> = self
+            .store
+            .setting(MCP_SETTINGS_KEY)
+            .await?
+            .unwrap_or_default();
+        let mut launches = Vec::with_capacity(configs.len());
+        for config in &configs {
+            launches.push(self.launch_of(config).await);
+        }
+        *self.mcp_configs.lock() = configs;
+        let weak: Weak<Self> = Arc::downgrade(self);
+        let mut changes = self.mcp.subscribe();
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(this) = weak.upgrade() else { break };
+                this.sync_registry().await;
+            }
+        });
+        self.mcp.configure(launches);
+        Ok(())
+    }
+
+    /// The settings with secrets filled in from the keychain (a keychain failure blocks the
+    /// server with the reason rather than starting it without its secrets).
+    async fn launch_of(&self, stored: &McpServerConfig) -> McpLaunch {
+        let mut config = stored.clone();
+        if config.transport.secrets().is_empty() {
+            return McpLaunch {
+                config,
+                blocked: None,
+            };
+        }
+        match self.secrets_of(&config.name).await {
+            Ok(secrets) => {
+                for (k, v) in config.transport.secrets_mut() {
+                    if let Some(s) = secrets.get(k) {
+                        v.clone_from(s);
+                    }
+                }
+                McpLaunch {
+                    config,
+                    blocked: None,
+                }
+            }
+            Err(e) => McpLaunch {
+                config,
+                blocked: Some(e.to_string()),
+            },
+        }
+    }
+
+    async fn secrets_of(&self, name: &str) -> Result<BTreeMap<String, String>, ServiceError> {
+        Ok(self
+            .keychain
+            .get(&secret_account(name))
+            .await?
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .unwrap_or_default())
+    }
+
+    /// Every configured server with its state, by name.
+    pub fn mcp_servers(&self) -> Vec<McpServerView> {
+        let configs = self.mcp_configs.lock().clone();
+        configs
+            .into_iter()
+            .map(|config| {
+                let state = self.mcp.state(&config.name).unwrap_or(McpServerState {
+                    name: config.name.clone(),
+                    status: McpStatus::Disabled,
+                    server_name: None,
+                    server_version: None,
+                    tools: Vec::new(),
+                });
+                McpServerView { config, state }
+            })
+            .collect()
+    }
+
+    /// Adds a server, or changes the one called `previous` (which may rename it). A secret
+    /// value left empty keeps the value stored before.
+    pub async fn save_mcp_server(
+        &self,
+        mut config: McpServerConfig,
+        previous: Option<&str>,
+    ) -> Result<(), ServiceError> {
+        config.validate()?;
+        let old_name = previous.unwrap_or(&config.name).to_string();
+        let existing = self
+            .mcp_configs
+            .lock()
+            .iter()
+            .find(|c| c.name == old_name)
+            .cloned();
+        if old_name != config.name
+            && self
+                .mcp_configs
+                .lock()
+                .iter()
+                .any(|c| c.name == config.name)
+        {
+            return Err(ServiceError::McpNameTaken(config.name));
+        }
+        if previous.is_some() && existing.is_none() {
+            return Err(ServiceError::NoSuchMcpServer(old_name));
+        }
+        let had_secrets = existing
+            .as_ref()
+            .is_some_and(|c| !c.transport.secrets().is_empty());
+        if had_secrets && config.transport.secrets().values().any(String::is_empty) {
+            let old = self.secrets_of(&old_name).await?;
+            for (k, v) in config.transport.secrets_mut() {
+                if v.is_empty() {
+                    if let Some(s) = old.get(k) {
+                        v.clone_from(s);
+                    }
+                }
+            }
+        }
+        let secrets = config.transport.secrets().clone();
+        if !secrets.is_empty() {
+            let json = serde_json::to_string(&secrets).map_err(|e| {
+                ServiceError::Invalid(format!("the secrets could not be saved: {e}"))
+            })?;
+            self.keychain
+                .set(&secret_account(&config.name), &json)
+                .await?;
+        } else if had_secrets && old_name == config.name {
+            self.keychain.delete(&secret_account(&config.name)).await?;
+        }
+        if had_secrets && old_name != config.name {
+            self.keychain.delete(&secret_account(&old_name)).await?;
+        }
+        let mut configs = self.mcp_configs.lock().clone();
+        configs.retain(|c| c.name != old_name);
+        configs.push(blanked(&config));
+        configs.sort_by(|a, b| a.name.cmp(&b.name));
+        self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
+        *self.mcp_configs.lock() = configs;
+        if old_name != config.name {
+            self.mcp.remove(&old_name);
+        }
+        self.mcp.upsert(McpLaunch {
+            config,
+            blocked: None,
+        });
+        Ok(())
+    }
+
+    /// Adds (or replaces, by name) the servers of an `mcpServers` JSON document; returns their
+    /// names.
+    pub async fn import_mcp_servers(&self, json: &str) -> Result<Vec<String>, ServiceError> {
+        let servers = import_json(json)?;
+        let mut names = Vec::with_capacity(servers.len());
+        for server in servers {
+            let exists = self
+                .mcp_configs
+                .lock()
+                .iter()
+                .any(|c| c.name == server.name);
+            names.push(server.name.clone());
+            let previous = exists.then(|| server.name.clone());
+            self.save_mcp_server(server, previous.as_deref()).await?;
+        }
+        Ok(names)
+    }
+
+    /// Stops a server and forgets it and its secrets.
+    pub async fn remove_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
+        let Some(existing) = self
+            .mcp_configs
+            .lock()
+            .iter()
+            .find(|c| c.name == name)
+            .cloned()
+        else {
+            return Err(ServiceError::NoSuchMcpServer(name.to_string()));
+        };
+        if !existing.transport.secrets().is_empty() {
+            self.keychain.delete(&secret_account(name)).await?;
+        }
+        let mut configs = self.mcp_configs.lock().clone();
+        configs.retain(|c| c.name != name);
+        self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
+        *self.mcp_configs.lock() = configs;
+        self.mcp.remove(name);
+        Ok(())
+    }
+
+    /// Starts a server again (after it failed, or to pick up new tools).
+    pub fn restart_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
+        if self.mcp.restart(name) {
+            Ok(())
+        } else {
+            Err(ServiceError::NoSuchMcpServer(name.to_string()))
+        }
+    }
+}

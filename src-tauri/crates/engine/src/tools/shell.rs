@@ -1,0 +1,555 @@
+//! The `shell` group (F-43): one tool, `run_command`, that runs a command line with `sh -c` in the
+//! chat's workspace folder. Output streams into the tool-chain log while it runs; the result holds
+//! the exit code and both streams. The command runs in its own process group, and the whole group
+//! is killed on timeout, on Stop, and when the command ends (no orphans keep running unseen).
+//! Default policy: ask-always; "always allow" rules match by command prefix (see `rules`).
+
+use super::files::{str_arg, workspace::Workspace};
+use super::{ApprovalPreview, Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
+use crate::events::OutputStream;
+use crate::policy::ExecutionPolicy;
+use crate::rules::RuleSubject;
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+/// The timeout of a command when the model gives none.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest timeout a call may ask for (the tool's own timeout in settings still applies).
+pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(3_600);
+/// Bytes of each stream kept for the result; the log still shows everything.
+pub const MAX_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The group. It is offered only in chats that have a workspace folder.
+pub fn group() -> ToolGroup {
+    ToolGroup::new(
+        "shell",
+        "Shell",
+        "Run shell commands in this chat's workspace folder. Every command asks first unless a rule allows it.",
+    )
+    .enabled_by_default(true)
+    .needs_workspace()
+    .rule_prompt(super::RulePrompt::Text(
+        "`run_command` runs one command line with `sh -c` in the workspace folder, without a terminal or input. Prefer non-interactive flags (e.g. `--yes`, `--no-pager`). Use the file tools, not `cat`/`sed`, to read and change files.".into(),
+    ))
+    .tool(RunCommand::new())
+}
+
+/// Runs a shell command line.
+pub struct RunCommand(ToolSpec);
+
+impl RunCommand {
+    fn new() -> Self {
+        Self(
+            ToolSpec::new(
+                "run_command",
+                "Run a shell command (sh -c) in the workspace folder. Returns the exit code, stdout and stderr. Commands that run longer than timeout_seconds are stopped with all their child processes.",
+                json!({"type": "object", "properties": {
+                    "command": {"type": "string", "minLength": 1, "description": "The command line."},
+                    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": MAX_COMMAND_TIMEOUT.as_secs(), "description": "Default 120."}
+                }, "required": ["command"], "additionalProperties": false}),
+            )
+            .policy(ExecutionPolicy::AskAlways)
+            .timeout(MAX_COMMAND_TIMEOUT)
+            .returns("CommandOutput", Some("exit code, stdout, stderr")),
+        )
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+}
+
+#[async_trait]
+impl Tool for RunCommand {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let command = str_arg(&args, "command")?;
+        let timeout = args
+            .get("timeout_seconds")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_COMMAND_TIMEOUT, Duration::from_secs)
+            .min(MAX_COMMAND_TIMEOUT);
+        run(command, ws.root(), timeout, &ctx).await
+    }
+
+    fn format_for_llm(&self, data: &Value, _args: &Value) -> Option<String> {
+        Some(format_output(data))
+    }
+
+    fn compress_args(&self, args: &Value) -> Option<String> {
+        args.get("command").and_then(Value::as_str).map(|c| {
+            let line = c.lines().next().unwrap_or_default();
+            if line.len() < c.len() {
+                format!("{line} …")
+            } else {
+                line.to_string()
+            }
+        })
+    }
+
+    fn compress_result(&self, text: &str) -> Option<String> {
+        text.lines().next().map(str::to_string)
+    }
+
+    fn rule_subject(&self, args: &Value) -> RuleSubject {
+        RuleSubject::Command(
+            args.get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        )
+    }
+
+    fn approval_preview(&self, args: &Value, workspace: Option<&Path>) -> Option<ApprovalPreview> {
+        Some(ApprovalPreview::Command {
+            command: args.get("command")?.as_str()?.to_string(),
+            cwd: workspace
+                .map(|w| w.display().to_string())
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// The text the model sees: a status line, then each non-empty stream.
+fn format_output(data: &Value) -> String {
+    let mut out = String::new();
+    let timed_out = data.get("timed_out").and_then(Value::as_bool) == Some(true);
+    match data.get("exit_code").and_then(Value::as_i64) {
+        _ if timed_out => out.push_str(&format!(
+            "Timed out after {} s; the command and its child processes were stopped.",
+            data.get("timeout_seconds")
+                .and_then(Value::as_u64)
+                .unwrap_or_default()
+        )),
+        Some(code) => out.push_str(&format!("Exit code {code}.")),
+        None => out.push_str("Ended by a signal (no exit code)."),
+    }
+    for key in ["stdout", "stderr"] {
+        let text = data.get(key).and_then(Value::as_str).unwrap_or_default();
+        if !text.is_empty() {
+            out.push_str(&format!("\n--- {key} ---\n{text}"));
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    if data
+        .get("stdout")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .is_empty()
+        && data
+            .get("stderr")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .is_empty()
+    {
+        out.push_str(" No output.");
+    }
+    out
+}
+
+/// Spawns `command`, streams its output to the log and waits for it, the timeout or Stop.
+async fn run(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<Value, ToolError> {
+    let mut cmd = shell_command(command);
+    cmd.current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("TERM", "dumb")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn().map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::Unavailable,
+            format!("cannot start the shell: {e}"),
+        )
+    })?;
+    // Dropped on every way out of this function — including the executor dropping the future on
+    // its own timeout — and then kills whatever is left of the process group.
+    let group = ProcessGroup(child.id());
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let out_task = tokio::spawn(pump(stdout, OutputStream::Stdout, ctx.clone()));
+    let err_task = tokio::spawn(pump(stderr, OutputStream::Stderr, ctx.clone()));
+
+    let ending = tokio::select! {
+        status = child.wait() => {
+            let status = status.map_err(|e| ToolError::new(ToolErrorKind::Io, format!("waiting for the command failed: {e}")))?;
+            Ending::Exited(status.code())
+        }
+        () = tokio::time::sleep(timeout) => Ending::TimedOut,
+        () = ctx.cancel.cancelled() => {
+            drop(group);
+            return Err(ToolError::other("stopped by the user; the command and its child processes were killed"));
+        }
+    };
+    // The shell is gone (or timed out): stop what it left behind so the pipes close.
+    drop(group);
+    let stdout = out_task.await.unwrap_or_default();
+    let stderr = err_task.await.unwrap_or_default();
+    let (exit_code, timed_out) = match ending {
+        Ending::Exited(code) => (code, false),
+        Ending::TimedOut => (None, true),
+    };
+    Ok(json!({
+        "command": command,
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "timeout_seconds": timeout.as_secs(),
+        "stdout": stdout,
+        "stderr": stderr,
+    }))
+}
+
+#[cfg(unix)]
+fn shell_command(command: &str) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(command);
+    cmd
+}
+
+#[cfg(not(unix))]
+fn shell_command(command: &str) -> Command {
+    let mut cmd = Command::new("cmd");
+    cmd.arg("/C").arg(command);
+    cmd
+}
+
+/// Kills a process group when dropped.
+struct ProcessGroup(Option<u32>);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            use nix::sys::signal::{killpg, Signal};
+            use nix::unistd::Pid;
+            // ESRCH (already gone) is the normal case.
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+/// Reads a stream to its end: every chunk goes to the log, the first [`MAX_CAPTURE_BYTES`] into
+/// the result. UTF-8 sequences split across reads are kept whole.
+async fn pump(
+    reader: Option<impl AsyncRead + Unpin>,
+    stream: OutputStream,
+    ctx: ToolContext,
+) -> String {
+    let Some(mut reader) = reader else {
+        return String::new();
+    };
+    let mut captured: Vec<u8> = Vec::new();
+    let mut carry: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut dropped = 0usize;
+    loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        let room = MAX_CAPTURE_BYTES.saturating_sub(captured.len());
+        captured.extend_from_slice(&chunk[..room.min(n)]);
+        dropped += n.saturating_sub(room);
+        carry.extend_from_slice(chunk);
+        let valid = utf8_prefix_len(&carry);
+        if valid > 0 {
+            ctx.emit_output(
+                stream,
+                String::from_utf8_lossy(&carry[..valid]).into_owned(),
+            );
+            carry.drain(..valid);
+        }
+    }
+    if !carry.is_empty() {
+        ctx.emit_output(stream, String::from_utf8_lossy(&carry).into_owned());
+    }
+    let mut text = String::from_utf8_lossy(&captured).into_owned();
+    if dropped > 0 {
+        text.push_str(&format!(
+            "\n[{dropped} more bytes were not kept; redirect large output to a file]\n"
+        ));
+    }
+    text
+}
+
+/// The length of `bytes` without an incomplete UTF-8 sequence at its end (invalid bytes count as
+/// complete: they become U+FFFD).
+fn utf8_prefix_len(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => bytes.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::events::{ChannelSink, ToolEvent};
+    use crate::ids::ChatId;
+    use crate::vars::{VarLimits, VarStore};
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    fn ctx(dir: &Path) -> (ToolContext, tokio::sync::mpsc::UnboundedReceiver<ToolEvent>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let sink = ChannelSink(tx);
+        let ctx = ToolContext {
+            chat: ChatId(1),
+            seq: 1,
+            call_id: "c1".into(),
+            workspace: Some(dir.to_path_buf()),
+            cancel: CancellationToken::new(),
+            vars: Arc::new(VarStore::in_memory(
+                ChatId(1),
+                VarLimits {
+                    max_count: 10,
+                    max_bytes: 1 << 20,
+                },
+            )),
+            sink: Arc::new(sink),
+        };
+        (ctx, rx)
+    }
+
+    fn alive(pid: u32) -> bool {
+        // A zombie is dead for our purposes.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                let state = s.rsplit(')').next().unwrap_or("").trim_start();
+                !state.starts_with('Z') && !state.starts_with('X')
+            })
+            .unwrap_or(false)
+    }
+
+    async fn wait_for_file(path: &Path) -> String {
+        for _ in 0..200 {
+            if let Ok(s) = std::fs::read_to_string(path) {
+                if s.ends_with('\n') {
+                    return s;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("{} never appeared", path.display());
+    }
+
+    async fn wait_dead(pid: u32) -> bool {
+        for _ in 0..200 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn returns_exit_code_and_both_streams_from_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("here.txt"), "x").unwrap();
+        let (ctx, _rx) = ctx(dir.path());
+        let out = RunCommand::new()
+            .execute(json!({"command": "ls; echo oops >&2; exit 3"}), ctx)
+            .await
+            .unwrap();
+        assert_eq!(out["exit_code"], 3);
+        assert_eq!(out["stdout"], "here.txt\n");
+        assert_eq!(out["stderr"], "oops\n");
+        assert_eq!(out["timed_out"], false);
+        let text = format_output(&out);
+        assert!(text.starts_with("Exit code 3."), "{text}");
+        assert!(text.contains("--- stdout ---\nhere.txt\n"), "{text}");
+        assert!(text.contains("--- stderr ---\noops\n"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn streams_output_into_the_log_while_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, mut rx) = ctx(dir.path());
+        let task = tokio::spawn(async move {
+            RunCommand::new()
+                .execute(
+                    json!({"command": "echo first; sleep 0.3; echo second >&2"}),
+                    ctx,
+                )
+                .await
+        });
+        // The first line arrives before the command has finished.
+        let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match first {
+            ToolEvent::OutputDelta { stream, text, .. } => {
+                assert_eq!(stream, OutputStream::Stdout);
+                assert_eq!(text, "first\n");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(!task.is_finished());
+        let out = task.await.unwrap().unwrap();
+        assert_eq!(out["exit_code"], 0);
+        let mut rest = Vec::new();
+        while let Ok(e) = rx.try_recv() {
+            rest.push(e);
+        }
+        assert!(rest.iter().any(|e| matches!(e,
+            ToolEvent::OutputDelta { stream: OutputStream::Stderr, text, .. } if text == "second\n")));
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, _rx) = ctx(dir.path());
+        let out = RunCommand::new()
+            .execute(
+                json!({"command": "sleep 60 & echo $! > child.pid; echo started; sleep 60", "timeout_seconds": 1}),
+                ctx,
+            )
+            .await
+            .unwrap();
+        assert_eq!(out["timed_out"], true);
+        assert_eq!(out["exit_code"], Value::Null);
+        assert_eq!(out["stdout"], "started\n");
+        assert!(format_output(&out).starts_with("Timed out after 1 s"));
+        let pid: u32 = std::fs::read_to_string(dir.path().join("child.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            wait_dead(pid).await,
+            "grandchild {pid} survived the timeout"
+        );
+    }
+
+    #[tokio::test]
+    async fn stop_kills_the_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, _rx) = ctx(dir.path());
+        let cancel = ctx.cancel.clone();
+        let task = tokio::spawn(async move {
+            RunCommand::new()
+                .execute(
+                    json!({"command": "sh -c 'sleep 60' & echo $! > child.pid; sleep 60"}),
+                    ctx,
+                )
+                .await
+        });
+        let pid: u32 = wait_for_file(&dir.path().join("child.pid"))
+            .await
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(alive(pid));
+        cancel.cancel();
+        let err = task.await.unwrap().unwrap_err();
+        assert!(err.message.contains("stopped by the user"), "{err}");
+        assert!(wait_dead(pid).await, "child {pid} survived Stop");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_kills_the_process_group() {
+        // The executor's own timeout drops the future instead of cancelling it.
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, _rx) = ctx(dir.path());
+        let tool = RunCommand::new();
+        let fut = tool.execute(
+            json!({"command": "sleep 60 & echo $! > child.pid; sleep 60"}),
+            ctx,
+        );
+        let _ = tokio::time::timeout(Duration::from_millis(500), fut).await;
+        let pid: u32 = wait_for_file(&dir.path().join("child.pid"))
+            .await
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            wait_dead(pid).await,
+            "child {pid} survived the dropped call"
+        );
+    }
+
+    #[tokio::test]
+    async fn background_children_do_not_hold_the_call_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx, _rx) = ctx(dir.path());
+        let out = tokio::time::timeout(
+            Duration::from_secs(20),
+            RunCommand::new().execute(json!({"command": "sleep 60 & echo done"}), ctx),
+        )
+        .await
+        .expect("the call waited for a background child")
+        .unwrap();
+        assert_eq!(out["exit_code"], 0);
+        assert_eq!(out["stdout"], "done\n");
+    }
+
+    #[tokio::test]
+    async fn refuses_to_run_without_a_workspace() {
+        let (mut ctx, _rx) = ctx(Path::new("/"));
+        ctx.workspace = None;
+        let err = RunCommand::new()
+            .execute(json!({"command": "true"}), ctx)
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("workspace"), "{err}");
+    }
+
+    #[test]
+    fn rule_subject_and_preview_show_the_command() {
+        let tool = RunCommand::new();
+        let args = json!({"command": "cargo test && rm -rf /"});
+        assert_eq!(
+            tool.rule_subject(&args),
+            RuleSubject::Command("cargo test && rm -rf /".into())
+        );
+        assert_eq!(
+            tool.approval_preview(&args, Some(Path::new("/w"))),
+            Some(ApprovalPreview::Command {
+                command: "cargo test && rm -rf /".into(),
+                cwd: "/w".into()
+            })
+        );
+        assert_eq!(tool.spec().execution_policy, ExecutionPolicy::AskAlways);
+        assert_eq!(
+            tool.compress_args(&json!({"command": "a\nb"})).unwrap(),
+            "a …"
+        );
+    }
+
+    #[test]
+    fn split_utf8_is_held_back() {
+        let s = "é".as_bytes();
+        assert_eq!(utf8_prefix_len(&s[..1]), 0);
+        assert_eq!(utf8_prefix_len(s), 2);
+        assert_eq!(utf8_prefix_len(&[b'a', 0xff, b'b']), 3);
+    }
+}

@@ -1,0 +1,558 @@
+//! The `web` group (F-44): `fetch_url` reads one http(s) URL and returns it in the form a model
+//! reads best — HTML as readable markdown, JSON pretty-printed, other text as it is. Binary
+//! content is refused, and downloads stop at a size cap. Default policy: ask-once (per URL).
+
+use super::files::{is_binary, str_arg};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
+use crate::policy::ExecutionPolicy;
+use crate::rules::RuleSubject;
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The download cap when the call gives none.
+pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// The largest cap a call may ask for.
+pub const MAX_BYTES_LIMIT: u64 = 50 * 1024 * 1024;
+/// Redirects followed before giving up.
+const MAX_REDIRECTS: usize = 10;
+
+/// The group.
+pub fn group() -> ToolGroup {
+    ToolGroup::new("web", "Web", "Fetch web pages and APIs over http(s).")
+        .enabled_by_default(true)
+        .rule_prompt(super::RulePrompt::Text(
+            "`fetch_url` returns HTML pages as markdown and JSON pretty-printed. It cannot run JavaScript or log in; if a page needs that, say so.".into(),
+        ))
+        .tool(FetchUrl::new())
+}
+
+/// Fetches a URL.
+pub struct FetchUrl(ToolSpec);
+
+impl FetchUrl {
+    fn new() -> Self {
+        Self(
+            ToolSpec::new(
+                "fetch_url",
+                "Fetch an http:// or https:// URL with GET. HTML comes back as markdown, JSON pretty-printed, text as is; binary content (images, PDFs, archives) is refused.",
+                json!({"type": "object", "properties": {
+                    "url": {"type": "string", "minLength": 1},
+                    "max_bytes": {"type": "integer", "minimum": 1, "maximum": MAX_BYTES_LIMIT, "description": "Stop downloading after this many bytes. Default 5 MB."}
+                }, "required": ["url"], "additionalProperties": false}),
+            )
+            .policy(ExecutionPolicy::AskOnce)
+            .read_only()
+            .timeout(Duration::from_secs(60))
+            .returns("Page", Some("markdown, JSON or text")),
+        )
+    }
+}
+
+fn client() -> Result<reqwest::Client, ToolError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(15))
+                .read_timeout(Duration::from_secs(30))
+                .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+                .user_agent(concat!(
+                    "Tollgate/",
+                    env!("CARGO_PKG_VERSION"),
+                    " (fetch_url)"
+                ))
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("no HTTP client: {e}")))
+}
+
+/// Parses the URL and refuses anything but http and https.
+pub fn parse_url(raw: &str) -> Result<reqwest::Url, ToolError> {
+    let url = reqwest::Url::parse(raw.trim())
+        .map_err(|e| ToolError::invalid(format!("\"{raw}\" is not a URL: {e}")))?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        other => Err(ToolError::invalid(format!(
+            "only http:// and https:// URLs can be fetched, not {other}://"
+        ))
+        .with_suggestion("Use the file tools for local files.")),
+    }
+}
+
+/// What the body is, from its content type (and, when that says nothing, its bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Json,
+    Text,
+    Binary,
+}
+
+fn kind_of(content_type: &str, body: &[u8]) -> Kind {
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match mime.as_str() {
+        "text/html" | "application/xhtml+xml" => Kind::Html,
+        "application/json" | "text/json" => Kind::Json,
+        m if m.ends_with("+json") => Kind::Json,
+        m if m.starts_with("text/") => Kind::Text,
+        m if m.ends_with("+xml") || m.ends_with("/xml") => Kind::Text,
+        "application/javascript"
+        | "application/x-javascript"
+        | "application/ecmascript"
+        | "application/x-yaml"
+        | "application/yaml"
+        | "application/toml"
+        | "application/x-sh"
+        | "application/sql"
+        | "application/graphql" => Kind::Text,
+        m if m.starts_with("image/")
+            || m.starts_with("audio/")
+            || m.starts_with("video/")
+            || m.starts_with("font/") =>
+        {
+            Kind::Binary
+        }
+        "application/pdf"
+        | "application/zip"
+        | "application/gzip"
+        | "application/x-tar"
+        | "application/wasm"
+        | "application/octet-stream" => Kind::Binary,
+        _ if is_binary(body) => Kind::Binary,
+        _ => {
+            let head = String::from_utf8_lossy(&body[..body.len().min(512)]).to_ascii_lowercase();
+            let head = head.trim_start();
+            if head.starts_with("<!doctype html") || head.starts_with("<html") {
+                Kind::Html
+            } else {
+                Kind::Text
+            }
+        }
+    }
+}
+
+/// HTML to markdown without what a reader never sees (scripts, styles, navigation chrome).
+pub fn html_to_markdown(html: &str) -> String {
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec![
+            "script", "style", "noscript", "template", "svg", "iframe", "head", "nav", "form",
+            "button", "input", "select",
+        ])
+        .build();
+    let md = converter.convert(html).unwrap_or_else(|_| html.to_string());
+    collapse_blank_lines(&md)
+}
+
+/// The `<title>` of a page, if it has one.
+fn html_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower[start..].find('>')? + 1;
+    let close = open_end + lower[open_end..].find("</title")?;
+    let title = html
+        .get(open_end..close)?
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+fn collapse_blank_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
+#[async_trait]
+impl Tool for FetchUrl {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+        let url = parse_url(str_arg(&args, "url")?)?;
+        let cap = args
+            .get("max_bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_MAX_BYTES)
+            .min(MAX_BYTES_LIMIT);
+        let send = client()?
+            .get(url.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "text/html, application/json;q=0.9, text/*;q=0.8, */*;q=0.5",
+            )
+            .send();
+        let response = tokio::select! {
+            r = send => r.map_err(|e| request_error(&url, &e))?,
+            () = ctx.cancel.cancelled() => return Err(ToolError::other("stopped by the user")),
+        };
+        let status = response.status();
+        let final_url = response.url().to_string();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        if kind_of(&content_type, b"") == Kind::Binary {
+            return Err(binary_error(&content_type, response.content_length()));
+        }
+        let mut body: Vec<u8> = Vec::new();
+        let mut truncated = false;
+        let mut stream = response.bytes_stream();
+        loop {
+            let chunk = tokio::select! {
+                c = stream.next() => c,
+                () = ctx.cancel.cancelled() => return Err(ToolError::other("stopped by the user")),
+            };
+            let Some(chunk) = chunk else { break };
+            let chunk = chunk.map_err(|e| request_error(&url, &e))?;
+            let room = usize::try_from(cap)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(body.len());
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break;
+            }
+            body.extend_from_slice(&chunk);
+            // Refuse binary early instead of downloading all of it.
+            if body.len() >= 8192 && kind_of(&content_type, &body) == Kind::Binary {
+                break;
+            }
+        }
+        let kind = kind_of(&content_type, &body);
+        if kind == Kind::Binary {
+            return Err(binary_error(&content_type, None));
+        }
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let (title, content) = match kind {
+            Kind::Html => (html_title(&text), html_to_markdown(&text)),
+            Kind::Json => (
+                None,
+                serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                    .unwrap_or(text),
+            ),
+            Kind::Text | Kind::Binary => (None, text),
+        };
+        if !status.is_success() {
+            let mut message = format!("{final_url} answered HTTP {status}");
+            if !content.trim().is_empty() {
+                message.push_str(&format!(": {}", first_chars(&content, 500)));
+            }
+            let kind = if status.as_u16() == 404 || status.as_u16() == 410 {
+                ToolErrorKind::NotFound
+            } else {
+                ToolErrorKind::Unavailable
+            };
+            return Err(ToolError::new(kind, message));
+        }
+        Ok(json!({
+            "url": final_url,
+            "status": status.as_u16(),
+            "content_type": content_type,
+            "title": title,
+            "truncated": truncated,
+            "bytes": body.len(),
+            "content": content,
+        }))
+    }
+
+    fn format_for_llm(&self, data: &Value, _args: &Value) -> Option<String> {
+        let mut head = format!(
+            "{} ({})",
+            data.get("url").and_then(Value::as_str).unwrap_or_default(),
+            data.get("content_type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown type")
+        );
+        if let Some(title) = data.get("title").and_then(Value::as_str) {
+            head = format!("# {title}\n{head}");
+        }
+        if data.get("truncated").and_then(Value::as_bool) == Some(true) {
+            head.push_str(&format!(
+                "\n[Only the first {} bytes were downloaded; pass a larger max_bytes for more.]",
+                data.get("bytes")
+                    .and_then(Value::as_u64)
+                    .unwrap_or_default()
+            ));
+        }
+        let content = data
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Some(format!("{head}\n\n{content}"))
+    }
+
+    fn compress_args(&self, args: &Value) -> Option<String> {
+        args.get("url").and_then(Value::as_str).map(str::to_string)
+    }
+
+    fn compress_result(&self, text: &str) -> Option<String> {
+        text.lines()
+            .find(|l| !l.trim().is_empty())
+            .map(str::to_string)
+    }
+
+    /// Rules match the URL, so "https://docs.rs/*" can be allowed once and for all.
+    fn rule_subject(&self, args: &Value) -> RuleSubject {
+        RuleSubject::Args(
+            args.get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        )
+    }
+}
+
+fn first_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+fn binary_error(content_type: &str, bytes: Option<u64>) -> ToolError {
+    let mut what = if content_type.is_empty() {
+        "binary content".to_string()
+    } else {
+        format!("binary content ({content_type})")
+    };
+    if let Some(n) = bytes {
+        what.push_str(&format!(" of {n} bytes"));
+    }
+    ToolError::invalid(format!("the URL returned {what}; only text is read"))
+        .with_suggestion("Fetch an HTML or text version of the resource instead.")
+}
+
+fn request_error(url: &reqwest::Url, e: &reqwest::Error) -> ToolError {
+    let what = if e.is_timeout() {
+        "timed out".to_string()
+    } else if e.is_connect() {
+        "could not connect".to_string()
+    } else if e.is_redirect() {
+        format!("followed more than {MAX_REDIRECTS} redirects")
+    } else {
+        let mut msg = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            msg.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        msg
+    };
+    ToolError::new(ToolErrorKind::Unavailable, format!("fetching {url} {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::events::ChannelSink;
+    use crate::ids::ChatId;
+    use crate::vars::{VarLimits, VarStore};
+    use axum::http::header::CONTENT_TYPE;
+    use axum::response::{IntoResponse, Redirect};
+    use axum::routing::get;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    fn ctx() -> ToolContext {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        ToolContext {
+            chat: ChatId(1),
+            seq: 1,
+            call_id: "c1".into(),
+            workspace: None,
+            cancel: CancellationToken::new(),
+            vars: Arc::new(VarStore::in_memory(
+                ChatId(1),
+                VarLimits {
+                    max_count: 10,
+                    max_bytes: 1 << 20,
+                },
+            )),
+            sink: Arc::new(ChannelSink(tx)),
+        }
+    }
+
+    const PAGE: &str = r#"<!doctype html><html><head><title>The  Gate</title>
+<style>body{color:red}</style><script>alert("x")</script></head>
+<body><nav><a href="/">Home</a></nav><h1>Tollgate</h1>
+<p>Every call passes <strong>the gate</strong>. See <a href="https://example.org/docs">docs</a>.</p>
+<ul><li>one</li><li>two</li></ul><pre><code>cargo test</code></pre></body></html>"#;
+
+    async fn server() -> String {
+        let app = axum::Router::new()
+            .route(
+                "/page",
+                get(|| async { ([(CONTENT_TYPE, "text/html; charset=utf-8")], PAGE) }),
+            )
+            .route(
+                "/data",
+                get(|| async {
+                    (
+                        [(CONTENT_TYPE, "application/json")],
+                        r#"{"a":1,"b":[true,null]}"#,
+                    )
+                }),
+            )
+            .route(
+                "/plain",
+                get(|| async { ([(CONTENT_TYPE, "text/plain")], "line 1\nline 2\n") }),
+            )
+            .route(
+                "/image",
+                get(|| async {
+                    (
+                        [(CONTENT_TYPE, "image/png")],
+                        vec![0x89u8, b'P', b'N', b'G', 0, 0, 0, 13],
+                    )
+                }),
+            )
+            .route(
+                "/sniffed",
+                get(|| async {
+                    (
+                        [(CONTENT_TYPE, "application/x-unknown")],
+                        vec![1u8, 0, 2, 0, 3],
+                    )
+                }),
+            )
+            .route(
+                "/big",
+                get(|| async { ([(CONTENT_TYPE, "text/plain")], "x".repeat(100_000)) }),
+            )
+            .route(
+                "/missing",
+                get(|| async {
+                    (axum::http::StatusCode::NOT_FOUND, "no such page").into_response()
+                }),
+            )
+            .route("/moved", get(|| async { Redirect::temporary("/plain") }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("http://{addr}")
+    }
+
+    async fn fetch(args: Value) -> Result<Value, ToolError> {
+        FetchUrl::new().execute(args, ctx()).await
+    }
+
+    #[tokio::test]
+    async fn html_becomes_readable_markdown() {
+        let base = server().await;
+        let out = fetch(json!({"url": format!("{base}/page")})).await.unwrap();
+        assert_eq!(out["title"], "The Gate");
+        let md = out["content"].as_str().unwrap();
+        assert!(md.contains("# Tollgate"), "{md}");
+        assert!(md.contains("**the gate**"), "{md}");
+        assert!(md.contains("[docs](https://example.org/docs)"), "{md}");
+        assert!(md.contains("cargo test"), "{md}");
+        for hidden in ["alert", "color:red", "Home"] {
+            assert!(!md.contains(hidden), "{hidden} leaked into {md}");
+        }
+        let text = FetchUrl::new().format_for_llm(&out, &json!({})).unwrap();
+        assert!(text.starts_with("# The Gate\n"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn json_is_pretty_printed_and_text_kept() {
+        let base = server().await;
+        let out = fetch(json!({"url": format!("{base}/data")})).await.unwrap();
+        assert_eq!(
+            out["content"],
+            "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ]\n}"
+        );
+        let out = fetch(json!({"url": format!("{base}/moved")}))
+            .await
+            .unwrap();
+        assert_eq!(out["content"], "line 1\nline 2\n");
+        assert!(out["url"].as_str().unwrap().ends_with("/plain"));
+    }
+
+    #[tokio::test]
+    async fn binary_is_refused_by_type_and_by_content() {
+        let base = server().await;
+        for path in ["image", "sniffed"] {
+            let err = fetch(json!({"url": format!("{base}/{path}")}))
+                .await
+                .unwrap_err();
+            assert!(err.message.contains("binary content"), "{path}: {err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn downloads_stop_at_the_cap() {
+        let base = server().await;
+        let out = fetch(json!({"url": format!("{base}/big"), "max_bytes": 1000}))
+            .await
+            .unwrap();
+        assert_eq!(out["truncated"], true);
+        assert_eq!(out["content"].as_str().unwrap().len(), 1000);
+        let text = FetchUrl::new().format_for_llm(&out, &json!({})).unwrap();
+        assert!(text.contains("Only the first 1000 bytes"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn only_http_and_https_and_clear_http_errors() {
+        for url in [
+            "file:///etc/passwd",
+            "ftp://example.org/x",
+            "javascript:alert(1)",
+            "not a url",
+        ] {
+            let err = fetch(json!({ "url": url })).await.unwrap_err();
+            assert_eq!(err.kind, ToolErrorKind::InvalidInput, "{url}: {err}");
+        }
+        let base = server().await;
+        let err = fetch(json!({"url": format!("{base}/missing")}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::NotFound);
+        assert!(
+            err.message.contains("404") && err.message.contains("no such page"),
+            "{err}"
+        );
+        // Nothing listens on port 9 (discard) of this machine.
+        let err = fetch(json!({"url": "http://127.0.0.1:9/"}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::Unavailable, "{err}");
+    }
+
+    #[test]
+    fn rules_match_the_url() {
+        assert_eq!(
+            FetchUrl::new().rule_subject(&json!({"url": " https://docs.rs/x "})),
+            RuleSubject::Args("https://docs.rs/x".into())
+        );
+    }
+}

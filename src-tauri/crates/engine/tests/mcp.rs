@@ -1,0 +1,454 @@
+//! MCP (F-45) against real servers run as child processes: the npm registry's
+//! `@modelcontextprotocol/server-everything` over stdio and streamable HTTP, and a small probe
+//! server (tests/mcp/probe-server.mjs, on the official TypeScript SDK) for cancellation and
+//! crashes. The test command installs them with `npm ci` in tests/mcp.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tollgate_engine::events::NullSink;
+use tollgate_engine::mcp::{McpConnection, McpError, McpServerConfig, McpStatus};
+use tollgate_engine::parse::RawArguments;
+use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
+use tollgate_engine::secrets::Keychain;
+use tollgate_engine::service::Tollgate;
+use tollgate_engine::store::NewChat;
+use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolCallRequest};
+
+fn servers_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything")
+            .is_dir(),
+        "the test MCP servers are not installed: run `npm ci` in tests/mcp (the test command does)"
+    );
+    dir.canonicalize().unwrap()
+}
+
+fn everything_js() -> String {
+    servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string()
+}
+
+fn everything(name: &str) -> McpServerConfig {
+    McpServerConfig::stdio(name, "node", &[&everything_js(), "stdio"])
+}
+
+fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
+    let script = servers_dir().join("probe-server.mjs").display().to_string();
+    let mut c = McpServerConfig::stdio(name, "node", &[&script]);
+    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
+        env.insert("PROBE_MARKER".into(), marker.display().to_string());
+    }
+    c
+}
+
+async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
+    Tollgate::open(
+        dir,
+        Keychain::new("app.tollgate.test.mcp"),
+        Arc::new(NullSink),
+    )
+    .await
+    .unwrap()
+}
+
+/// Waits until the server leaves `Connecting`.
+async fn settled(app: &Tollgate, name: &str) -> McpStatus {
+    for _ in 0..600 {
+        if let Some(s) = app.mcp.state(name) {
+            if s.status != McpStatus::Connecting {
+                return s.status;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{name} never finished connecting");
+}
+
+/// Waits until the registry has (or lacks) `tool`.
+async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
+    for _ in 0..200 {
+        if app.registry().tool(tool).is_some() == wanted {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!(
+        "the registry never {} {tool}",
+        if wanted { "got" } else { "dropped" }
+    );
+}
+
+/// Allows the next call waiting in `chat`; returns its group.
+async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
+    for _ in 0..500 {
+        if let Some(p) = app.pending(chat).pop() {
+            app.decide(
+                chat,
+                &p.id,
+                Decision::Execution(ExecutionDecision::AllowOnce),
+            )
+            .await
+            .unwrap();
+            return p.group;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no approval was requested");
+}
+
+async fn wait_for(path: &std::path::Path) -> bool {
+    for _ in 0..200 {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
+    ToolCallRequest {
+        call_id: format!("call_{name}"),
+        name: name.into(),
+        arguments: RawArguments::Json(args),
+    }
+}
+
+#[tokio::test]
+async fn everything_over_stdio_goes_through_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    app.save_mcp_server(everything("everything"), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
+    registry_has(&app, "everything__echo", true).await;
+
+    let state = app.mcp.state("everything").unwrap();
+    assert_eq!(state.server_name.as_deref(), Some("mcp-servers/everything"));
+    let echo = state
+        .tools
+        .iter()
+        .find(|t| t.remote_name == "echo")
+        .unwrap();
+    assert!(echo.read_only, "echo carries readOnlyHint");
+    let registry = app.registry();
+    let group = registry.group("everything").unwrap();
+    assert!(group.description.contains("MCP server"));
+    let echo_spec = registry
+        .tool("everything__echo")
+        .unwrap()
+        .tool
+        .spec()
+        .clone();
+    assert!(echo_spec.read_only);
+    assert_eq!(echo_spec.execution_policy, ExecutionPolicy::AskOnce);
+    let toggle = registry
+        .tool("everything__toggle-simulated-logging")
+        .unwrap();
+    assert_eq!(
+        toggle.tool.spec().execution_policy,
+        ExecutionPolicy::AskAlways,
+        "tools without readOnlyHint ask every time"
+    );
+
+    // A call waits for the user's decision, then reaches the server.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    assert!(exec
+        .enabled_tool_names()
+        .contains(&"everything__get-sum".to_string()));
+    let task = {
+        let exec = Arc::clone(&exec);
+        tokio::spawn(async move {
+            exec.execute(
+                call("everything__get-sum", json!({"a": 19, "b": 23})),
+                CallOrigin::default(),
+                &CancellationToken::new(),
+            )
+            .await
+        })
+    };
+    assert_eq!(approve_next(&app, chat).await, "everything");
+    let result = task.await.unwrap();
+    assert_eq!(result.status, CallStatus::Success, "{}", result.content);
+    assert!(result.content.contains("42"), "{}", result.content);
+
+    // Invalid arguments are stopped by the gate's own validation of the server's schema.
+    let bad = exec
+        .execute(
+            call("everything__get-sum", json!({"a": "nineteen"})),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(bad.status, CallStatus::InvalidArgs, "{}", bad.content);
+
+    // Disabling the server removes its tools from every chat.
+    let mut off = everything("everything");
+    off.enabled = false;
+    app.save_mcp_server(off, Some("everything")).await.unwrap();
+    registry_has(&app, "everything__echo", false).await;
+    assert_eq!(
+        app.mcp.state("everything").unwrap().status,
+        McpStatus::Disabled
+    );
+    assert!(!exec
+        .enabled_tool_names()
+        .iter()
+        .any(|t| t.starts_with("everything__")));
+    app.mcp.shutdown().await;
+}
+
+#[tokio::test]
+async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("unused");
+    {
+        let app = open(dir.path()).await;
+        let imported = app
+            .import_mcp_servers(
+                &json!({"mcpServers": {
+                    "probe": {"command": "node", "args": [servers_dir().join("probe-server.mjs")],
+                              "env": {"PROBE_MARKER": marker.display().to_string()}},
+                    "later": {"command": "node", "args": ["x.js"], "disabled": true}
+                }})
+                .to_string(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(imported, ["later", "probe"]);
+        assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+        // The view never shows a secret value, only its name.
+        let views = app.mcp_servers();
+        let probe_view = views.iter().find(|v| v.config.name == "probe").unwrap();
+        assert_eq!(probe_view.config.transport.secrets()["PROBE_MARKER"], "");
+        assert_eq!(
+            views
+                .iter()
+                .find(|v| v.config.name == "later")
+                .unwrap()
+                .state
+                .status,
+            McpStatus::Disabled
+        );
+        app.mcp.shutdown().await;
+    }
+    let db_file = dir.path().join(tollgate_engine::store::DB_FILE);
+    let mut db = std::fs::read(&db_file).unwrap();
+    db.extend(std::fs::read(db_file.with_extension("sqlite3-wal")).unwrap_or_default());
+    assert!(
+        db.windows(6).any(|w| w == b"PROBE_"),
+        "the server list is not in the database"
+    );
+    let needle = marker.display().to_string();
+    assert!(
+        !db.windows(needle.len()).any(|w| w == needle.as_bytes()),
+        "a secret value reached the database file"
+    );
+    let app = open(dir.path()).await;
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__wait", true).await;
+    // The secret came back from the keychain: the probe got PROBE_MARKER, where it notes that
+    // a call stopped in the chat (Stop) was cancelled on the server.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    let stop = CancellationToken::new();
+    let task = {
+        let (exec, stop) = (Arc::clone(&exec), stop.clone());
+        tokio::spawn(async move {
+            exec.execute(
+                call("probe__wait", json!({"seconds": 30})),
+                CallOrigin::default(),
+                &stop,
+            )
+            .await
+        })
+    };
+    approve_next(&app, chat).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.cancel();
+    assert_eq!(task.await.unwrap().status, CallStatus::Cancelled);
+    assert!(
+        wait_for(&marker).await,
+        "the stopped call never reached the server"
+    );
+    app.remove_mcp_server("probe").await.unwrap();
+    app.remove_mcp_server("later").await.unwrap();
+    registry_has(&app, "probe__wait", false).await;
+    assert!(app.mcp_servers().is_empty());
+    assert_eq!(
+        Keychain::new("app.tollgate.test.mcp")
+            .get("mcp-server-probe")
+            .await
+            .unwrap(),
+        None,
+        "removing a server deletes its secrets"
+    );
+    app.mcp.shutdown().await;
+}
+
+#[tokio::test]
+async fn cancelling_a_call_tells_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("cancelled.txt");
+    let conn = McpConnection::connect(&probe("probe", &marker))
+        .await
+        .unwrap();
+    assert_eq!(
+        conn.identity().instructions.as_deref(),
+        Some("Probe server for Tollgate's tests.")
+    );
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stopper.cancel();
+    });
+    let args = json!({"seconds": 30}).as_object().unwrap().clone();
+    let err = conn
+        .call("wait", args.clone(), Duration::from_secs(60), &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(err, McpError::Cancelled);
+    assert!(
+        wait_for(&marker).await,
+        "the server never saw the cancellation"
+    );
+    assert!(std::fs::read_to_string(&marker)
+        .unwrap()
+        .starts_with("cancelled"));
+
+    // A call that outlives its timeout is cancelled on the server as well.
+    std::fs::remove_file(&marker).unwrap();
+    let err = conn
+        .call(
+            "wait",
+            args,
+            Duration::from_millis(300),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("did not answer"), "{err}");
+    assert!(
+        wait_for(&marker).await,
+        "the timed-out request was not cancelled on the server"
+    );
+    conn.shutdown().await;
+    assert!(!conn.is_alive());
+}
+
+#[tokio::test]
+async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__crash", true).await;
+    let first_pid = app.mcp.pid("probe").unwrap();
+
+    // The server dies in the middle of a call: the call fails clearly, the server is marked failed
+    // with what it wrote to stderr, and its tools leave the registry.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    let task = {
+        let exec = Arc::clone(&exec);
+        tokio::spawn(async move {
+            exec.execute(
+                call("probe__crash", json!({})),
+                CallOrigin::default(),
+                &CancellationToken::new(),
+            )
+            .await
+        })
+    };
+    approve_next(&app, chat).await;
+    let result = task.await.unwrap();
+    assert_eq!(result.status, CallStatus::Error);
+    assert!(
+        result.content.contains("stopped during the call"),
+        "{}",
+        result.content
+    );
+    let status = settled(&app, "probe").await;
+    let McpStatus::Failed { error } = status else {
+        panic!("not failed: {status:?}")
+    };
+    assert!(error.contains("stopped unexpectedly"), "{error}");
+    assert!(error.contains("crashing on purpose"), "{error}");
+    registry_has(&app, "probe__crash", false).await;
+
+    app.restart_mcp_server("probe").unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__crash", true).await;
+    assert_ne!(app.mcp.pid("probe").unwrap(), first_pid);
+    assert!(app.restart_mcp_server("nope").is_err());
+
+    // A server that cannot start says why.
+    app.save_mcp_server(
+        McpServerConfig::stdio("broken", "no-such-program-tollgate", &[]),
+        None,
+    )
+    .await
+    .unwrap();
+    let McpStatus::Failed { error } = settled(&app, "broken").await else {
+        panic!()
+    };
+    assert!(error.contains("not found"), "{error}");
+    app.mcp.shutdown().await;
+}
+
+#[tokio::test]
+async fn everything_over_streamable_http() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut server = tokio::process::Command::new("node")
+        .args([&everything_js(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let config = McpServerConfig::http("remote", format!("http://127.0.0.1:{port}/mcp"));
+    let mut conn = None;
+    for _ in 0..100 {
+        match McpConnection::connect(&config).await {
+            Ok(c) => {
+                conn = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let conn = conn.expect("the HTTP server never accepted a session");
+    let tools = conn.tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "echo"));
+    let out = conn
+        .call(
+            "echo",
+            json!({"message": "through http"})
+                .as_object()
+                .unwrap()
+                .clone(),
+            Duration::from_secs(30),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert!(tollgate_engine::mcp::render_result(&out).contains("through http"));
+    conn.shutdown().await;
+    server.kill().await.unwrap();
+}
