@@ -62,7 +62,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         .iter()
         .map(|g| g["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["vars", "basic", "chat", "files"]);
+    assert_eq!(names, ["vars", "basic", "chat", "files", "shell", "web"]);
     invoke(
         &webview,
         "set_chat_group_enabled",
@@ -149,6 +149,48 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     invoke(&webview, "delete_chat", json!({"chat": id})).unwrap();
     assert_eq!(
         invoke(&webview, "list_chats", json!({})).unwrap(),
+        json!([])
+    );
+
+    // MCP servers: the UI's shapes in and out; secret values never come back.
+    assert_eq!(
+        invoke(&webview, "list_mcp_servers", json!({})).unwrap(),
+        json!([])
+    );
+    let bad = invoke(
+        &webview,
+        "save_mcp_server",
+        json!({"config": {"name": "shell", "transport": {"type": "stdio", "command": "x"}}, "previous": null}),
+    )
+    .unwrap_err();
+    assert!(
+        bad.as_str().unwrap().contains("built-in tool group"),
+        "{bad}"
+    );
+    invoke(
+        &webview,
+        "save_mcp_server",
+        json!({"config": {"name": "later", "enabled": false, "timeoutSecs": 30, "executionPolicy": "ask-always", "resultPolicy": null,
+                          "transport": {"type": "http", "url": "https://example.org/mcp", "headers": {}}},
+               "previous": null}),
+    )
+    .unwrap();
+    let servers = invoke(&webview, "list_mcp_servers", json!({})).unwrap();
+    assert_eq!(servers[0]["config"]["name"], "later");
+    assert_eq!(servers[0]["config"]["executionPolicy"], "ask-always");
+    assert_eq!(servers[0]["state"]["status"]["state"], "disabled");
+    let imported = invoke(
+        &webview,
+        "import_mcp_servers",
+        json!({"json": r#"{"mcpServers": {"off": {"command": "node", "args": ["x.js"], "disabled": true}}}"#}),
+    )
+    .unwrap();
+    assert_eq!(imported, json!(["off"]));
+    assert!(invoke(&webview, "restart_mcp_server", json!({"name": "nope"})).is_err());
+    invoke(&webview, "remove_mcp_server", json!({"name": "later"})).unwrap();
+    invoke(&webview, "remove_mcp_server", json!({"name": "off"})).unwrap();
+    assert_eq!(
+        invoke(&webview, "list_mcp_servers", json!({})).unwrap(),
         json!([])
     );
 }

@@ -11,6 +11,8 @@ import type {
   ChatId,
   ChatRow,
   Decision,
+  McpServerConfig,
+  McpServerView,
   NewChat,
   NewProvider,
   PendingApproval,
@@ -175,4 +177,29 @@ export function listRecords(chat: ChatId): Promise<ApprovalRecord[]> {
 }
 export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<void> {
   return call("revoke_record", { chat, tool, argsHash });
+}
+
+// ---- MCP servers ----
+
+export function listMcpServers(): Promise<McpServerView[]> {
+  return call("list_mcp_servers");
+}
+/** Adds a server, or changes the one called `previous`. Blank secret values keep the stored ones. */
+export function saveMcpServer(config: McpServerConfig, previous: string | null): Promise<void> {
+  return call("save_mcp_server", { config, previous });
+}
+/** Imports `{"mcpServers": {...}}` JSON; resolves to the imported names. */
+export function importMcpServers(json: string): Promise<string[]> {
+  return call("import_mcp_servers", { json });
+}
+export function removeMcpServer(name: string): Promise<void> {
+  return call("remove_mcp_server", { name });
+}
+export function restartMcpServer(name: string): Promise<void> {
+  return call("restart_mcp_server", { name });
+}
+/** Fires whenever a server's state or tools change. Resolves to an unsubscribe function. */
+export async function onMcpChanged(handler: () => void): Promise<() => void> {
+  if (!available()) return () => {};
+  return listen("mcp-changed", () => handler());
 }

@@ -298,3 +298,46 @@ export interface ApprovalRecord {
   allowed: boolean;
   createdAt: number;
 }
+
+// ---- MCP servers (F-45) ----
+
+/** How to reach a server. Secret values (env, headers) come back blank: only their names show. */
+export type McpTransport =
+  | { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string | null }
+  | { type: "http"; url: string; headers: Record<string, string> };
+
+export interface McpServerConfig {
+  name: string;
+  enabled: boolean;
+  transport: McpTransport;
+  timeoutSecs: number;
+  /** null: from each tool's hints (read-only tools ask once, others every time). */
+  executionPolicy: ExecutionPolicy | null;
+  resultPolicy: ResultPolicy | null;
+}
+
+export type McpStatus =
+  | { state: "disabled" }
+  | { state: "connecting" }
+  | { state: "ready" }
+  | { state: "failed"; error: string };
+
+export interface McpToolSummary {
+  name: string;
+  remoteName: string;
+  description: string;
+  readOnly: boolean;
+}
+
+export interface McpServerState {
+  name: string;
+  status: McpStatus;
+  serverName: string | null;
+  serverVersion: string | null;
+  tools: McpToolSummary[];
+}
+
+export interface McpServerView {
+  config: McpServerConfig;
+  state: McpServerState;
+}

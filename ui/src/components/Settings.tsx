@@ -3,6 +3,8 @@ import * as api from "../api";
 import { errorMessage } from "../format";
 import { type Key, t } from "../i18n";
 import { Icon } from "./icons";
+import { McpSettings } from "./McpSettings";
+import { ErrorState, Loading } from "./States";
 import type {
   ApprovalRecord,
   ChatId,
@@ -20,7 +22,7 @@ import type {
   ToolOverride,
 } from "../types";
 
-export type SettingsTab = "providers" | "tools" | "rules" | "general";
+export type SettingsTab = "providers" | "tools" | "mcp" | "rules" | "general";
 
 interface Props {
   tab: SettingsTab;
@@ -37,6 +39,7 @@ interface Props {
 const TABS: Array<[SettingsTab, Key]> = [
   ["providers", "settings.providers"],
   ["tools", "settings.tools"],
+  ["mcp", "settings.mcp"],
   ["rules", "settings.rules"],
   ["general", "settings.general"],
 ];
@@ -60,26 +63,11 @@ export function SettingsView(props: Props) {
       <div class="settings-body">
         {props.tab === "providers" ? <Providers onChanged={props.onProvidersChanged} onConfirm={props.onConfirm} /> : null}
         {props.tab === "tools" ? <ToolsSettings settings={props.settings} onSettings={props.onSettings} /> : null}
+        {props.tab === "mcp" ? <McpSettings onConfirm={props.onConfirm} /> : null}
         {props.tab === "rules" ? <RulesAndRecords chats={props.chats} currentChat={props.currentChat} /> : null}
         {props.tab === "general" ? <General settings={props.settings} onSettings={props.onSettings} /> : null}
       </div>
     </section>
-  );
-}
-
-function Loading() {
-  return (
-    <div class="state" role="status">
-      <span class="spinner" aria-hidden="true" /> {t("common.loading")}
-    </div>
-  );
-}
-
-function ErrorState({ message }: { message: string }) {
-  return (
-    <div class="state state--error" role="alert">
-      {t("common.error", { message })}
-    </div>
   );
 }
 

@@ -1,0 +1,121 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { McpServerView } from "../types";
+
+vi.mock("../api", () => ({
+  listMcpServers: vi.fn(),
+  saveMcpServer: vi.fn(() => Promise.resolve()),
+  importMcpServers: vi.fn(() => Promise.resolve(["everything"])),
+  removeMcpServer: vi.fn(() => Promise.resolve()),
+  restartMcpServer: vi.fn(() => Promise.resolve()),
+  onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
+}));
+
+import * as api from "../api";
+import { McpSettings, parseArgs, parsePairs } from "./McpSettings";
+
+const servers: McpServerView[] = [
+  {
+    config: {
+      name: "github",
+      enabled: true,
+      transport: { type: "stdio", command: "npx", args: ["-y", "github-mcp"], env: { GITHUB_TOKEN: "" }, cwd: null },
+      timeoutSecs: 60,
+      executionPolicy: null,
+      resultPolicy: null,
+    },
+    state: { name: "github", status: { state: "failed", error: "the server stopped unexpectedly; it last wrote: bad token" }, serverName: null, serverVersion: null, tools: [] },
+  },
+  {
+    config: {
+      name: "everything",
+      enabled: true,
+      transport: { type: "http", url: "http://127.0.0.1:3001/mcp", headers: {} },
+      timeoutSecs: 30,
+      executionPolicy: null,
+      resultPolicy: null,
+    },
+    state: {
+      name: "everything",
+      status: { state: "ready" },
+      serverName: "mcp-servers/everything",
+      serverVersion: "2.0.0",
+      tools: [{ name: "everything__echo", remoteName: "echo", description: "Echoes", readOnly: true }],
+    },
+  },
+];
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.appendChild(root);
+  vi.mocked(api.listMcpServers).mockResolvedValue(servers);
+  vi.mocked(api.saveMcpServer).mockClear();
+});
+afterEach(() => {
+  render(null, root);
+  root.remove();
+});
+
+async function mount() {
+  await act(async () => {
+    render(<McpSettings onConfirm={(_m, action) => void action()} />, root);
+  });
+  await act(async () => {});
+}
+
+describe("parsing the form", () => {
+  it("reads KEY=value and Name: value lines, keeping blank values as 'keep stored'", () => {
+    expect(parsePairs("A=1\n\n B = two=2 \nKEEP=\n", "=")).toEqual({ A: "1", B: "two=2", KEEP: "" });
+    expect(parsePairs("Authorization: Bearer x\nX-Empty", ":")).toEqual({ Authorization: "Bearer x", "X-Empty": "" });
+    expect(parseArgs("-y\n  /path with spaces \n\n")).toEqual(["-y", "/path with spaces"]);
+  });
+});
+
+describe("McpSettings", () => {
+  it("shows each server's state, its error, its tools and which secrets the keychain holds", async () => {
+    await mount();
+    const github = root.querySelector('[data-server="github"]');
+    expect(github?.querySelector("[data-status]")?.getAttribute("data-status")).toBe("failed");
+    expect(github?.textContent).toContain("bad token");
+    expect(github?.textContent).toContain("GITHUB_TOKEN");
+    const everything = root.querySelector('[data-server="everything"]');
+    expect(everything?.querySelector("[data-status]")?.textContent).toContain("Running");
+    expect(everything?.textContent).toContain("everything__echo");
+    expect(everything?.textContent).toContain("mcp-servers/everything 2.0.0");
+  });
+
+  it("turning a server off saves it under its own name with enabled false", async () => {
+    await mount();
+    const toggle = root.querySelector<HTMLInputElement>('[data-server="github"] input.switch');
+    await act(async () => {
+      toggle?.click();
+    });
+    expect(api.saveMcpServer).toHaveBeenCalledWith(expect.objectContaining({ name: "github", enabled: false }), "github");
+  });
+
+  it("restarts and edits keep the stored secret when its value is left blank", async () => {
+    await mount();
+    const buttons = Array.from(root.querySelectorAll<HTMLButtonElement>('[data-server="github"] button'));
+    await act(async () => {
+      buttons.find((b) => b.textContent === "Restart")?.click();
+    });
+    expect(api.restartMcpServer).toHaveBeenCalledWith("github");
+    await act(async () => {
+      buttons.find((b) => b.textContent === "Edit")?.click();
+    });
+    const form = root.querySelector("form.mcp-form");
+    expect(form).not.toBeNull();
+    await act(async () => {
+      form?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
+    });
+    expect(api.saveMcpServer).toHaveBeenCalledWith(
+      expect.objectContaining({
+        name: "github",
+        transport: { type: "stdio", command: "npx", args: ["-y", "github-mcp"], env: { GITHUB_TOKEN: "" }, cwd: null },
+      }),
+      "github",
+    );
+  });
+});

@@ -1,0 +1,350 @@
+import { useEffect, useState } from "preact/hooks";
+import * as api from "../api";
+import { errorMessage } from "../format";
+import { t } from "../i18n";
+import { Icon } from "./icons";
+import { ErrorState, Loading } from "./States";
+import type { ExecutionPolicy, McpServerConfig, McpServerView, McpStatus } from "../types";
+
+type Confirm = (message: string, action: () => Promise<void>) => void;
+
+const POLICIES: ExecutionPolicy[] = ["auto", "ask-once", "ask-always", "deny"];
+
+/** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
+export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (!line) continue;
+    const at = line.indexOf(separator);
+    const key = (at < 0 ? line : line.slice(0, at)).trim();
+    if (key) out[key] = at < 0 ? "" : line.slice(at + 1).trim();
+  }
+  return out;
+}
+
+function pairsText(map: Record<string, string>, separator: "=" | ":"): string {
+  return Object.keys(map)
+    .map((k) => `${k}${separator}${separator === ":" ? " " : ""}${map[k] ?? ""}`)
+    .join("\n");
+}
+
+/** Arguments one per line, so paths with spaces need no quoting. */
+export function parseArgs(text: string): string[] {
+  return text
+    .split("\n")
+    .map((a) => a.trim())
+    .filter((a) => a.length > 0);
+}
+
+function StatusPill({ status }: { status: McpStatus }) {
+  const label = {
+    disabled: t("mcp.statusDisabled"),
+    connecting: t("mcp.statusConnecting"),
+    ready: t("mcp.statusReady"),
+    failed: t("mcp.statusFailed"),
+  }[status.state];
+  return (
+    <span class={`pill pill--${status.state}`} data-status={status.state}>
+      {status.state === "connecting" ? <span class="spinner spinner--small" aria-hidden="true" /> : null}
+      {label}
+    </span>
+  );
+}
+
+export function McpSettings({ onConfirm }: { onConfirm: Confirm }) {
+  const [servers, setServers] = useState<McpServerView[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<McpServerConfig | "new" | null>(null);
+  const load = () =>
+    api
+      .listMcpServers()
+      .then((s) => {
+        setServers(s);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+  useEffect(() => {
+    void load();
+    let unlisten: (() => void) | null = null;
+    let gone = false;
+    void api.onMcpChanged(() => void load()).then((u) => {
+      if (gone) u();
+      else unlisten = u;
+    });
+    return () => {
+      gone = true;
+      unlisten?.();
+    };
+  }, []);
+
+  return (
+    <div class="settings-section">
+      <p class="muted">{t("mcp.intro")}</p>
+      {error ? <ErrorState message={error} /> : null}
+      {!servers && !error ? <Loading /> : null}
+      {servers && servers.length === 0 && editing === null ? <p class="empty-note">{t("mcp.none")}</p> : null}
+      {servers?.map((s) =>
+        editing !== null && editing !== "new" && editing.name === s.config.name ? (
+          <ServerForm key={s.config.name} initial={s.config} onDone={() => { setEditing(null); void load(); }} />
+        ) : (
+          <ServerCard
+            key={s.config.name}
+            server={s}
+            onEdit={() => setEditing(s.config)}
+            onChanged={() => void load()}
+            onRemove={() =>
+              onConfirm(t("mcp.confirmRemove", { name: s.config.name }), async () => {
+                await api.removeMcpServer(s.config.name);
+                await load();
+              })
+            }
+          />
+        ),
+      )}
+      {editing === "new" ? (
+        <ServerForm initial={null} onDone={() => { setEditing(null); void load(); }} />
+      ) : (
+        <div class="row">
+          <button type="button" class="btn btn--primary" onClick={() => setEditing("new")}>
+            {t("mcp.add")}
+          </button>
+        </div>
+      )}
+      <ImportServers onImported={() => void load()} />
+    </div>
+  );
+}
+
+function ServerCard(props: { server: McpServerView; onEdit: () => void; onChanged: () => void; onRemove: () => void }) {
+  const { config, state } = props.server;
+  const [error, setError] = useState<string | null>(null);
+  const run = async (action: () => Promise<void>) => {
+    try {
+      await action();
+      setError(null);
+      props.onChanged();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+  const toggle = () => run(() => api.saveMcpServer({ ...config, enabled: !config.enabled }, config.name));
+  const secrets = Object.keys(config.transport.type === "stdio" ? config.transport.env : config.transport.headers);
+  const summary =
+    config.transport.type === "stdio" ? [config.transport.command, ...config.transport.args].join(" ") : config.transport.url;
+  return (
+    <section class="card mcp-server" data-server={config.name}>
+      <div class="card-header">
+        <div class="grow">
+          <h3 class="card-title">
+            {config.name} <StatusPill status={state.status} />
+          </h3>
+          <div class="muted small">
+            {config.transport.type === "stdio" ? t("mcp.stdio") : t("mcp.http")} · <code class="wrap-anywhere">{summary}</code>
+            {state.serverName ? ` · ${state.serverName}${state.serverVersion ? ` ${state.serverVersion}` : ""}` : ""}
+          </div>
+          {secrets.length > 0 ? (
+            <div class="muted small">
+              <Icon name="lock" /> {t("mcp.secretsKept", { names: secrets.join(", ") })}
+            </div>
+          ) : null}
+        </div>
+        <input
+          type="checkbox"
+          class="switch"
+          checked={config.enabled}
+          title={config.enabled ? t("mcp.disable") : t("mcp.enable")}
+          aria-label={t("mcp.enabled")}
+          onChange={() => void toggle()}
+        />
+      </div>
+      {state.status.state === "failed" ? <p class="inline-error">{state.status.error}</p> : null}
+      {error ? <p class="inline-error">{error}</p> : null}
+      {state.tools.length > 0 ? (
+        <details class="mcp-tools">
+          <summary>{t("mcp.toolCount", { count: state.tools.length })}</summary>
+          <ul>
+            {state.tools.map((tool) => (
+              <li key={tool.name}>
+                <code>{tool.name}</code>
+                {tool.readOnly ? <span class="tag tag--readonly">{t("mcp.readOnly")}</span> : null}
+                {tool.description ? <span class="muted small"> — {tool.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      <div class="row">
+        <button type="button" class="btn" disabled={!config.enabled} onClick={() => void run(() => api.restartMcpServer(config.name))}>
+          {t("mcp.restart")}
+        </button>
+        <button type="button" class="btn btn--ghost" onClick={props.onEdit}>
+          {t("mcp.edit")}
+        </button>
+        <span class="grow" />
+        <button type="button" class="btn btn--danger-outline btn--small" onClick={props.onRemove}>
+          {t("common.remove")}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDone: () => void }) {
+  const tr = initial?.transport;
+  const [name, setName] = useState(initial?.name ?? "");
+  const [kind, setKind] = useState<"stdio" | "http">(tr?.type ?? "stdio");
+  const [command, setCommand] = useState(tr?.type === "stdio" ? tr.command : "");
+  const [args, setArgs] = useState(tr?.type === "stdio" ? tr.args.join("\n") : "");
+  const [env, setEnv] = useState(tr?.type === "stdio" ? pairsText(tr.env, "=") : "");
+  const [url, setUrl] = useState(tr?.type === "http" ? tr.url : "");
+  const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
+  const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
+  const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async () => {
+    const secs = Number(timeout);
+    if (!name.trim() || (kind === "stdio" ? !command.trim() : !url.trim())) {
+      setError(t("mcp.required"));
+      return;
+    }
+    if (!Number.isInteger(secs) || secs < 1 || secs > 3600) {
+      setError(t("mcp.badTimeout"));
+      return;
+    }
+    const config: McpServerConfig = {
+      name: name.trim(),
+      enabled: initial?.enabled ?? true,
+      transport:
+        kind === "stdio"
+          ? { type: "stdio", command: command.trim(), args: parseArgs(args), env: parsePairs(env, "="), cwd: tr?.type === "stdio" ? tr.cwd : null }
+          : { type: "http", url: url.trim(), headers: parsePairs(headers, ":") },
+      timeoutSecs: secs,
+      executionPolicy: policy === "" ? null : policy,
+      resultPolicy: initial?.resultPolicy ?? null,
+    };
+    setBusy(true);
+    try {
+      await api.saveMcpServer(config, initial?.name ?? null);
+      onDone();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="card mcp-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h3 class="card-title">{initial ? t("mcp.editTitle", { name: initial.name }) : t("mcp.add")}</h3>
+      <div class="form-grid">
+        <label class="field">
+          <span>{t("mcp.name")}</span>
+          <input class="mono" value={name} placeholder="github" onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>{t("mcp.transport")}</span>
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as "stdio" | "http")}>
+            <option value="stdio">{t("mcp.stdio")}</option>
+            <option value="http">{t("mcp.http")}</option>
+          </select>
+        </label>
+        {kind === "stdio" ? (
+          <>
+            <label class="field field--wide">
+              <span>{t("mcp.command")}</span>
+              <input class="mono" value={command} placeholder="npx" onInput={(e) => setCommand(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>{t("mcp.args")}</span>
+              <textarea class="mono" rows={3} value={args} placeholder={"-y\n@modelcontextprotocol/server-everything"} onInput={(e) => setArgs(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>{t("mcp.env")}</span>
+              <textarea class="mono" rows={3} value={env} placeholder="API_TOKEN=…" onInput={(e) => setEnv(e.currentTarget.value)} />
+            </label>
+          </>
+        ) : (
+          <>
+            <label class="field field--wide">
+              <span>{t("mcp.url")}</span>
+              <input class="mono" value={url} placeholder="https://example.org/mcp" onInput={(e) => setUrl(e.currentTarget.value)} />
+            </label>
+            <label class="field field--wide">
+              <span>{t("mcp.headers")}</span>
+              <textarea class="mono" rows={2} value={headers} placeholder="Authorization: Bearer …" onInput={(e) => setHeaders(e.currentTarget.value)} />
+            </label>
+          </>
+        )}
+        <label class="field">
+          <span>{t("mcp.timeout")}</span>
+          <input type="number" min={1} max={3600} value={timeout} onInput={(e) => setTimeoutSecs(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>{t("mcp.policy")}</span>
+          <select value={policy} onChange={(e) => setPolicy(e.currentTarget.value as ExecutionPolicy | "")}>
+            <option value="">{t("mcp.policyFromHints")}</option>
+            {POLICIES.map((p) => (
+              <option key={p} value={p}>
+                {t(`policy.${p}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p class="muted small">{initial ? t("mcp.secretsHintEdit") : t("mcp.secretsHint")}</p>
+      {error ? <p class="inline-error">{error}</p> : null}
+      <div class="row">
+        <button type="submit" class="btn btn--primary" disabled={busy}>
+          {initial ? t("common.save") : t("mcp.add")}
+        </button>
+        <button type="button" class="btn btn--ghost" onClick={onDone}>
+          {t("common.cancel")}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ImportServers({ onImported }: { onImported: () => void }) {
+  const [text, setText] = useState("");
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const submit = async () => {
+    try {
+      const names = await api.importMcpServers(text);
+      setResult({ ok: true, text: t("mcp.imported", { names: names.join(", ") }) });
+      setText("");
+      onImported();
+    } catch (e) {
+      setResult({ ok: false, text: errorMessage(e) });
+    }
+  };
+  return (
+    <details class="card mcp-import">
+      <summary class="card-title">{t("mcp.import")}</summary>
+      <p class="muted small">{t("mcp.importHint")}</p>
+      <textarea
+        class="mono grow"
+        rows={6}
+        value={text}
+        aria-label={t("mcp.import")}
+        placeholder={'{\n  "mcpServers": {\n    "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"] }\n  }\n}'}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      <div class="row">
+        <button type="button" class="btn" disabled={!text.trim()} onClick={() => void submit()}>
+          {t("mcp.importButton")}
+        </button>
+        {result ? <span class={result.ok ? "ok-text" : "inline-error"}>{result.text}</span> : null}
+      </div>
+    </details>
+  );
+}
