@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { executionKeyDecision, parseEditedArguments } from "../approvals";
@@ -46,8 +47,18 @@ export function ApprovalCard(props: Props) {
   );
 }
 
-function QueueTag({ position, total }: { position: number; total: number }) {
-  return total > 1 ? <span class="tag tag--wait">{t("approval.queued", { n: position, total })}</span> : null;
+/** The head both approval cards share: the gate icon, what is asked, the group, the card's own
+ * tag (policy or status) and the place in the queue. */
+function ApprovalHead(props: { title: string; group: string | null; position: number; total: number; children: ComponentChildren }) {
+  return (
+    <div class="approval-head">
+      <Icon name="gate" class="approval-icon" />
+      <strong>{props.title}</strong>
+      {props.group ? <span class="tag">{t("approval.group", { group: props.group })}</span> : null}
+      {props.children}
+      {props.total > 1 ? <span class="tag tag--wait">{t("approval.queued", { n: props.position, total: props.total })}</span> : null}
+    </div>
+  );
 }
 
 function Preview({ request }: { request: ExecutionRequest }) {
@@ -135,13 +146,9 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       data-approval={approval.id}
       onKeyDown={onKeyDown}
     >
-      <div class="approval-head">
-        <Icon name="gate" class="approval-icon" />
-        <strong>{t("approval.title", { tool: approval.tool })}</strong>
-        {approval.group ? <span class="tag">{t("approval.group", { group: approval.group })}</span> : null}
+      <ApprovalHead title={t("approval.title", { tool: approval.tool })} group={approval.group} position={position} total={total}>
         <span class="tag tag--policy">{t("approval.policy", { policy: request.policy })}</span>
-        <QueueTag position={position} total={total} />
-      </div>
+      </ApprovalHead>
       {request.reason ? (
         <p class="approval-reason">
           <span class="muted">{t("approval.why")}: </span>
@@ -286,13 +293,9 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
       data-approval={approval.id}
       onKeyDown={onKeyDown}
     >
-      <div class="approval-head">
-        <Icon name="gate" class="approval-icon" />
-        <strong>{t("approval.resultTitle", { tool: approval.tool })}</strong>
-        {approval.group ? <span class="tag">{t("approval.group", { group: approval.group })}</span> : null}
+      <ApprovalHead title={t("approval.resultTitle", { tool: approval.tool })} group={approval.group} position={position} total={total}>
         <span class="tag">{t("approval.status", { status: request.status })}</span>
-        <QueueTag position={position} total={total} />
-      </div>
+      </ApprovalHead>
       <div class="section-label">{t("approval.textForModel")}</div>
       {editing ? (
         <textarea class="mono json-editor" rows={10} value={text} onInput={(e) => setText(e.currentTarget.value)} data-role="result" />
