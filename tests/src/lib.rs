@@ -4,6 +4,7 @@
 //! The tests run under `xvfb-run` (the README's test command does that); the app binary must be
 //! built first (`cargo build -p tollgate`).
 
+pub mod steps;
 pub mod webdriver;
 
 use std::path::{Path, PathBuf};

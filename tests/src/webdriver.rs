@@ -37,7 +37,7 @@ fn tauri_driver() -> PathBuf {
 pub struct Session {
     pub client: Client,
     driver: Child,
-    pub data_dir: tempfile::TempDir,
+    data_dir: Option<tempfile::TempDir>,
     /// How long the session took from request to a usable window.
     pub startup: Duration,
 }
@@ -45,14 +45,22 @@ pub struct Session {
 impl Session {
     /// Starts tauri-driver and the app with a fresh data folder (plus `env`).
     pub async fn start(env: &[(&str, &str)]) -> Result<Self, E2eError> {
-        if std::env::var_os("DISPLAY").is_none() {
-            return Err(E2eError::NoDisplay);
-        }
-        let bin = app_binary()?;
         let data_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
             what: "creating the data folder".into(),
             source,
         })?;
+        Self::start_in(data_dir, env).await
+    }
+
+    /// Starts the app on an existing data folder (a restart: see [`Self::close_keeping_data`]).
+    pub async fn start_in(
+        data_dir: tempfile::TempDir,
+        env: &[(&str, &str)],
+    ) -> Result<Self, E2eError> {
+        if std::env::var_os("DISPLAY").is_none() {
+            return Err(E2eError::NoDisplay);
+        }
+        let bin = app_binary()?;
         let port = free_port()?;
         let native_port = free_port()?;
         let mut cmd = Command::new(tauri_driver());
@@ -102,7 +110,7 @@ impl Session {
         Ok(Self {
             client,
             driver,
-            data_dir,
+            data_dir: Some(data_dir),
             startup,
         })
     }
@@ -132,11 +140,28 @@ impl Session {
             .map_err(|e| E2eError::Timeout(format!("screenshot task: {e}")))?
     }
 
+    /// The app's data folder (its database lives here).
+    pub fn data_path(&self) -> &std::path::Path {
+        self.data_dir
+            .as_ref()
+            .map_or_else(|| std::path::Path::new(""), |d| d.path())
+    }
+
     /// Ends the session and stops the driver (and with it the app).
     pub async fn close(mut self) {
         let _ = self.client.clone().close().await;
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+    }
+
+    /// Quits the app the way a user does (closing its window) and keeps its data folder.
+    pub async fn close_keeping_data(mut self) -> Option<tempfile::TempDir> {
+        let _ = self.client.clone().close().await;
+        // Give the app a moment to exit on its own before the driver goes.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        self.data_dir.take()
     }
 }
 

@@ -60,7 +60,7 @@ async fn first_run_with_the_demo_model_shows_the_gate_at_work() {
     assert_eq!(card, "calculate");
     s.screenshot("demo-first-turn").await.unwrap();
 
-    let db = rusqlite::Connection::open(s.data_dir.path().join("tollgate.sqlite3")).unwrap();
+    let db = rusqlite::Connection::open(s.data_path().join("tollgate.sqlite3")).unwrap();
     let (tool, status, result): (String, String, String) = db
         .query_row(
             "SELECT tool, status, result_text FROM tool_calls ORDER BY id LIMIT 1",

@@ -1,5 +1,5 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
-import type { Key } from "./i18n";
+import { type Key, t } from "./i18n";
 
 /** A readable message for anything a rejected promise may carry (Tauri rejects with strings). */
 export function errorMessage(error: unknown): string {
@@ -187,4 +187,9 @@ export function relativeTime(ms: number, now = Date.now(), lang = "en"): string 
     return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
   }
   return d.toLocaleDateString(lang, { month: "short", day: "numeric" });
+}
+
+/** A chat's title as shown everywhere: its own, or "New chat" until it has one. */
+export function chatTitle(chat: { title: string }): string {
+  return chat.title.trim() ? chat.title : t("sidebar.untitled");
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { errorMessage } from "../format";
+import { chatTitle, errorMessage } from "../format";
 import { setLanguage, t } from "../i18n";
 import * as session from "../session";
 import { chatStore } from "../store";
@@ -192,7 +192,7 @@ export function App() {
   };
 
   const deleteChat = (chat: ChatRow) =>
-    askConfirm(t("sidebar.confirmDelete", { title: chat.title || t("sidebar.untitled") }), async () => {
+    askConfirm(t("sidebar.confirmDelete", { title: chatTitle(chat) }), async () => {
       await api.deleteChat(chat.id);
       chatStore.delete(chat.id);
       if (current === chat.id) setCurrent(null);

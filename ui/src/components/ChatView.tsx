@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { errorMessage, formatDuration, formatTokens } from "../format";
+import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
 import { t } from "../i18n";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
@@ -333,7 +333,7 @@ function ChatHeader(props: Props) {
   return (
     <header class="chat-header">
       <div class="chat-title">
-        <h1>{chat.title || t("sidebar.untitled")}</h1>
+        <h1>{chatTitle(chat)}</h1>
         {chat.model ? <span class="muted small">{chat.model}</span> : null}
       </div>
       <div class="chat-actions">

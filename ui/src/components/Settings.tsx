@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
-import { errorMessage } from "../format";
+import { chatTitle, errorMessage } from "../format";
 import { type Key, t } from "../i18n";
 import { Icon } from "./icons";
 import { McpSettings } from "./McpSettings";
@@ -493,7 +493,10 @@ function RulesAndRecords({ chats, currentChat }: { chats: ChatRow[]; currentChat
   };
   useEffect(load, [currentChat]);
   const act = (p: Promise<void>) => void p.then(load).catch((e: unknown) => setError(errorMessage(e)));
-  const chatTitle = (id: ChatId) => chats.find((c) => c.id === id)?.title ?? `#${id}`;
+  const titleOf = (id: ChatId) => {
+    const chat = chats.find((c) => c.id === id);
+    return chat ? chatTitle(chat) : `#${id}`;
+  };
   const current = currentChat !== null ? chats.find((c) => c.id === currentChat) : undefined;
 
   return (
@@ -524,7 +527,7 @@ function RulesAndRecords({ chats, currentChat }: { chats: ChatRow[]; currentChat
                   <td>
                     <span class={`pill pill--${r.action === "allow" ? "auto" : r.action === "deny" ? "deny" : "ask-always"}`}>{t(`rules.action.${r.action}` as Key)}</span>
                   </td>
-                  <td>{r.scope.type === "global" ? t("rules.global") : t("rules.chat", { title: chatTitle(r.scope.chat) })}</td>
+                  <td>{r.scope.type === "global" ? t("rules.global") : t("rules.chat", { title: titleOf(r.scope.chat) })}</td>
                   <td class="right">
                     <button type="button" class="btn btn--small" onClick={() => act(api.revokeRule(r.id))}>
                       {t("common.revoke")}
@@ -538,7 +541,7 @@ function RulesAndRecords({ chats, currentChat }: { chats: ChatRow[]; currentChat
       </section>
       <section class="card">
         <h3 class="card-title">
-          {t("records.title")} {current ? <span class="muted">— {current.title}</span> : null}
+          {t("records.title")} {current ? <span class="muted">— {chatTitle(current)}</span> : null}
         </h3>
         {currentChat === null ? <p class="empty-note">{t("records.noChat")}</p> : null}
         {currentChat !== null && !records ? <Loading /> : null}

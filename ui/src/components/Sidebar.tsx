@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { errorMessage, relativeTime, snippetParts } from "../format";
+import { chatTitle, errorMessage, relativeTime, snippetParts } from "../format";
 import { language, t } from "../i18n";
 import { Icon } from "./icons";
 import type { ChatId, ChatRow, SearchHit } from "../types";
@@ -122,7 +122,7 @@ function SearchResults({
       {hits.map((h) => (
         <li key={h.chat}>
           <button type="button" class={`chat-item${h.chat === current ? " is-active" : ""}`} onClick={() => onSelect(h.chat)}>
-            <span class="chat-item-title">{h.title || t("sidebar.untitled")}</span>
+            <span class="chat-item-title">{chatTitle(h)}</span>
             {h.snippet ? (
               <span class="snippet">
                 {snippetParts(h.snippet).map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
@@ -208,7 +208,7 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Pro
         onDblClick={() => setEditing(true)}
         title={error ?? chat.title}
       >
-        <span class="chat-item-title">{chat.title || t("sidebar.untitled")}</span>
+        <span class="chat-item-title">{chatTitle(chat)}</span>
         <span class="chat-item-time">{relativeTime(chat.updatedAt, Date.now(), language())}</span>
         {count > 0 ? (
           <span class="badge-count" title={t("sidebar.waiting", { count })} aria-label={t("sidebar.waiting", { count })}>

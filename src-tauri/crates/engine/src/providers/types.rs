@@ -7,7 +7,7 @@ use thiserror::Error;
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     OpenAi,
     Anthropic,
@@ -181,6 +181,24 @@ impl ProviderError {
         match self {
             Self::Http { retry_after, .. } => *retry_after,
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::ProviderKind;
+
+    #[test]
+    fn the_ui_the_database_and_serde_use_the_same_names() {
+        for kind in [
+            ProviderKind::OpenAi,
+            ProviderKind::Anthropic,
+            ProviderKind::Demo,
+        ] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+            assert_eq!(ProviderKind::parse(kind.as_str()), Some(kind));
         }
     }
 }

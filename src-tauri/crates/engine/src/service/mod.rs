@@ -87,6 +87,38 @@ pub enum ServiceError {
     Busy,
 }
 
+/// Longest automatic chat title, in characters.
+const TITLE_CHARS: usize = 60;
+
+/// A chat's automatic title: the first line of its first message, cut at a word boundary.
+pub fn title_from_message(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let line = words.join(" ");
+    if line.chars().count() <= TITLE_CHARS {
+        return line;
+    }
+    let mut out = String::new();
+    for word in words {
+        if out.chars().count() + word.chars().count() + 1 > TITLE_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        out = line.chars().take(TITLE_CHARS).collect();
+    }
+    out.push('…');
+    out
+}
+
 /// Everything the app runs on.
 pub struct Tollgate {
     pub store: Store,
@@ -181,6 +213,14 @@ impl Tollgate {
             .ok_or(ExecutorError::NoSuchChat(chat))?;
         let exec = self.executor(chat).await?;
         let (provider, default_model) = self.providers.resolve(row.provider_id).await?;
+        if row.title.trim().is_empty() {
+            if let TurnInput::Message(text) = &input {
+                let title = title_from_message(text);
+                if !title.is_empty() {
+                    self.store.rename_chat(chat, title).await?;
+                }
+            }
+        }
         let model = if row.model.trim().is_empty() {
             default_model
         } else {
@@ -297,5 +337,27 @@ impl Tollgate {
         self.store.set_setting(TOOL_SETTINGS_KEY, &settings).await?;
         *self.settings.write() = settings;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_from_message;
+
+    #[test]
+    fn titles_come_from_the_first_line_cut_at_a_word() {
+        assert_eq!(
+            title_from_message("\n  what is   6*7?\nmore"),
+            "what is 6*7?"
+        );
+        let long = "word ".repeat(30);
+        let title = title_from_message(&long);
+        assert!(
+            title.ends_with('…') && title.chars().count() <= 61,
+            "{title}"
+        );
+        assert!(!title.contains("wor…"));
+        assert_eq!(title_from_message(&"x".repeat(100)).chars().count(), 61);
+        assert_eq!(title_from_message("   "), "");
     }
 }

@@ -1,0 +1,250 @@
+//! Steps the end-to-end tests share, written the way a user works the window: open settings, add
+//! a provider, change a tool's policy, start a chat, type, press keys, wait for text.
+
+use crate::webdriver::Session;
+use crate::E2eError;
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::elements::Element;
+use fantoccini::Locator;
+use std::time::{Duration, Instant};
+
+/// The end-to-end tests of one binary run one at a time: each drives its own app window, and two
+/// at once would fight over the keyboard focus of the one X display.
+pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How long a step waits for the window before it fails.
+pub const STEP: Duration = Duration::from_secs(15);
+
+/// The notice Settings → Tools shows after a change was saved.
+const SAVED: &str = "Tool settings saved";
+
+/// WebDriver key codes.
+pub mod keys {
+    pub const ENTER: char = '\u{E007}';
+    pub const ESCAPE: char = '\u{E00C}';
+}
+
+fn fail(what: impl std::fmt::Display) -> E2eError {
+    E2eError::Timeout(what.to_string())
+}
+
+impl Session {
+    /// The first element matching `css`, waiting for it to appear.
+    pub async fn el(&self, css: &str) -> Result<Element, E2eError> {
+        self.client
+            .wait()
+            .at_most(STEP)
+            .for_element(Locator::Css(css))
+            .await
+            .map_err(|e| fail(format!("no \"{css}\" within {STEP:?}: {e}")))
+    }
+
+    /// Clicks the first element matching `css`.
+    pub async fn click(&self, css: &str) -> Result<(), E2eError> {
+        self.el(css)
+            .await?
+            .click()
+            .await
+            .map_err(|e| fail(format!("clicking \"{css}\": {e}")))
+    }
+
+    /// Clicks the first element matching `css` whose text starts with `text`.
+    pub async fn click_text(&self, css: &str, text: &str) -> Result<(), E2eError> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let all = self
+                .client
+                .find_all(Locator::Css(css))
+                .await
+                .map_err(|e| fail(format!("finding \"{css}\": {e}")))?;
+            for el in all {
+                if el.text().await.is_ok_and(|t| t.trim().starts_with(text)) {
+                    return el
+                        .click()
+                        .await
+                        .map_err(|e| fail(format!("clicking \"{text}\": {e}")));
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(fail(format!("no \"{css}\" reading \"{text}\"")));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The visible text of the whole window.
+    pub async fn body_text(&self) -> Result<String, E2eError> {
+        self.el("body")
+            .await?
+            .text()
+            .await
+            .map_err(|e| fail(format!("reading the page: {e}")))
+    }
+
+    /// Waits until the window shows `needle`; returns the text then shown.
+    pub async fn wait_for_text(&self, needle: &str, timeout: Duration) -> Result<String, E2eError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let text = self.body_text().await?;
+            if text.contains(needle) {
+                return Ok(text);
+            }
+            if Instant::now() > deadline {
+                return Err(fail(format!(
+                    "\"{needle}\" never appeared; the window shows:\n{text}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Whether an element matching `css` exists right now.
+    pub async fn exists(&self, css: &str) -> Result<bool, E2eError> {
+        Ok(!self
+            .client
+            .find_all(Locator::Css(css))
+            .await
+            .map_err(|e| fail(format!("finding \"{css}\": {e}")))?
+            .is_empty())
+    }
+
+    /// Presses a key wherever the focus is (as a person at the keyboard would).
+    pub async fn press(&self, key: char) -> Result<(), E2eError> {
+        let actions = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+        self.client
+            .perform_actions(actions)
+            .await
+            .map_err(|e| fail(format!("pressing a key: {e}")))
+    }
+
+    /// Opens Settings on the tab labelled `tab`.
+    pub async fn open_settings(&self, tab: &str) -> Result<(), E2eError> {
+        self.click("button.sidebar-settings").await?;
+        self.click_text("[role=tab]", tab).await
+    }
+
+    /// Leaves Settings.
+    pub async fn back_to_chat(&self) -> Result<(), E2eError> {
+        self.click(".settings-header button").await
+    }
+
+    /// Adds an OpenAI-compatible provider through Settings → Providers, with its key.
+    pub async fn add_openai_provider(
+        &self,
+        name: &str,
+        base_url: &str,
+        model: &str,
+        key: &str,
+    ) -> Result<(), E2eError> {
+        self.open_settings("Providers").await?;
+        let form = self.el("form.add-provider").await?;
+        let inputs = form
+            .find_all(Locator::Css("input"))
+            .await
+            .map_err(|e| fail(format!("the provider form: {e}")))?;
+        let [n, url, m, k] = inputs.as_slice() else {
+            return Err(fail(format!(
+                "the provider form has {} inputs, not 4",
+                inputs.len()
+            )));
+        };
+        for (input, value) in [(n, name), (url, base_url), (m, model), (k, key)] {
+            input
+                .clear()
+                .await
+                .map_err(|e| fail(format!("clearing a field: {e}")))?;
+            input
+                .send_keys(value)
+                .await
+                .map_err(|e| fail(format!("typing into the provider form: {e}")))?;
+        }
+        self.click("form.add-provider button[type=submit]").await?;
+        self.wait_for_text("Key saved", STEP).await?;
+        self.back_to_chat().await
+    }
+
+    /// Sets a tool's execution and/or result policy in Settings → Tools, then returns to the chat.
+    pub async fn set_tool_policy(
+        &self,
+        tool: &str,
+        execution: Option<&str>,
+        result: Option<&str>,
+    ) -> Result<(), E2eError> {
+        self.open_settings("Tools").await?;
+        for (column, value) in [(3, execution), (4, result)] {
+            let Some(value) = value else { continue };
+            let css = format!("tr[data-tool=\"{tool}\"] td:nth-child({column}) select");
+            self.el(&css)
+                .await?
+                .select_by_value(value)
+                .await
+                .map_err(|e| fail(format!("choosing {value} for {tool}: {e}")))?;
+            self.wait_for_text(SAVED, STEP).await?;
+            // Let the notice clear so the next change shows its own.
+            tokio::time::sleep(Duration::from_millis(1_700)).await;
+        }
+        self.back_to_chat().await
+    }
+
+    /// Turns a tool group on or off app-wide in Settings → Tools, then returns to the chat.
+    pub async fn set_group_enabled(&self, group: &str, on: bool) -> Result<(), E2eError> {
+        self.open_settings("Tools").await?;
+        let toggle = self
+            .el(&format!(
+                "[data-group=\"{group}\"] .card-header input.switch"
+            ))
+            .await?;
+        let checked = toggle
+            .prop("checked")
+            .await
+            .map_err(|e| fail(format!("reading the toggle: {e}")))?
+            .as_deref()
+            == Some("true");
+        if checked != on {
+            toggle
+                .click()
+                .await
+                .map_err(|e| fail(format!("toggling {group}: {e}")))?;
+            self.wait_for_text(SAVED, STEP).await?;
+        }
+        self.back_to_chat().await
+    }
+
+    /// Starts a new chat and sends `text` from the composer.
+    pub async fn new_chat_and_send(&self, text: &str) -> Result<(), E2eError> {
+        self.click("button.new-chat").await?;
+        self.send(text).await
+    }
+
+    /// Sends `text` from the composer of the open chat.
+    pub async fn send(&self, text: &str) -> Result<(), E2eError> {
+        let composer = self.el("#composer").await?;
+        composer
+            .send_keys(text)
+            .await
+            .map_err(|e| fail(format!("typing a message: {e}")))?;
+        composer
+            .send_keys(&keys::ENTER.to_string())
+            .await
+            .map_err(|e| fail(format!("sending a message: {e}")))
+    }
+
+    /// The approval card that has the keyboard, once it shows.
+    pub async fn active_approval(&self) -> Result<Element, E2eError> {
+        self.el(".approval-card.is-active").await
+    }
+
+    /// Waits until no approval card is shown.
+    pub async fn approvals_gone(&self) -> Result<(), E2eError> {
+        let deadline = Instant::now() + STEP;
+        while self.exists(".approval-card").await? {
+            if Instant::now() > deadline {
+                return Err(fail("an approval card stayed after the decision"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,324 @@
+//! The gate as a user meets it, in the real window, against the mock LLM server speaking the
+//! OpenAI streaming wire format: a provider added in Settings (its key in the real keychain), then
+//! streamed answers, every kind of approval decision, Stop, group toggles and a restart.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use serde_json::Value;
+use std::time::Duration;
+use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::webdriver::Session;
+use tollgate_mock_llm::{openai, MockLlm};
+
+const KEY: &str = "sk-e2e-7f3a9c-never-in-the-db";
+const WAIT: Duration = Duration::from_secs(30);
+
+async fn session() -> Session {
+    tokio::time::timeout(Duration::from_secs(60), Session::start(&[]))
+        .await
+        .expect("session in time")
+        .expect("session")
+}
+
+/// A fresh app with the mock server added as its provider (through Settings, key and all).
+async fn app_with_mock() -> (Session, MockLlm) {
+    let mock = MockLlm::start().await.unwrap();
+    let s = session().await;
+    s.add_openai_provider("Mock", &format!("{}/v1", mock.url()), "mock-large", KEY)
+        .await
+        .unwrap();
+    (s, mock)
+}
+
+/// The contents of the tool messages in a recorded chat-completions request.
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The chat-completions requests the mock received, in order.
+fn completions(mock: &MockLlm) -> Vec<Value> {
+    mock.requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| r.body)
+        .collect()
+}
+
+fn calc(id: &str, expression: &str) -> tollgate_mock_llm::Reply {
+    let args = format!("{{\"expression\": \"{expression}\"}}");
+    openai::calls("", &[(id, "calculate", &args)])
+}
+
+fn database_bytes(s: &Session) -> Vec<u8> {
+    let db = s.data_path().join("tollgate.sqlite3");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes.extend(std::fs::read(db.with_extension("sqlite3-wal")).unwrap_or_default());
+    bytes
+}
+
+#[tokio::test]
+async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    mock.push(
+        openai::text("Hello from the **mock** model, streamed in small pieces.")
+            .slow(Duration::from_millis(20)),
+    );
+    s.new_chat_and_send("hello").await.unwrap();
+    s.wait_for_text("Hello from the mock model, streamed in small pieces.", WAIT)
+        .await
+        .unwrap();
+    let strong = s.el(".msg--assistant .markdown strong").await.unwrap();
+    assert_eq!(strong.text().await.unwrap(), "mock", "markdown is rendered");
+    s.screenshot("flow-streamed-answer").await.unwrap();
+
+    let request = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/chat/completions"))
+        .unwrap();
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let db = database_bytes(&s);
+    assert!(
+        !db.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+        "the API key reached the database file"
+    );
+    let stored = tollgate_engine::secrets::Keychain::default()
+        .get("provider-1")
+        .await
+        .unwrap();
+    assert_eq!(
+        stored.as_deref(),
+        Some(KEY),
+        "the key is in the OS keychain"
+    );
+    assert!(!s.body_text().await.unwrap().contains(KEY));
+    s.close().await;
+}
+
+#[tokio::test]
+async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_everything() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    s.set_tool_policy("calculate", Some("ask-always"), None)
+        .await
+        .unwrap();
+
+    // Ask → Enter allows once → the result reaches the model → its answer shows.
+    mock.push(calc("call_1", "6*7"));
+    mock.push(openai::text("The answer is 42."));
+    s.new_chat_and_send("what is 6*7?").await.unwrap();
+    let card = s.active_approval().await.unwrap();
+    let card_text = card.text().await.unwrap();
+    assert!(
+        card_text.contains("calculate") && card_text.contains("6*7"),
+        "{card_text}"
+    );
+    s.screenshot("flow-approval-card").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("The answer is 42.", WAIT).await.unwrap();
+    assert_eq!(tool_results(&completions(&mock)[1]), ["42"]);
+
+    // "A" allows for this chat; the identical call then runs without asking.
+    mock.push(calc("call_2", "6*7"));
+    mock.push(openai::text("Asked once more: 42."));
+    s.send("again").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press('a').await.unwrap();
+    s.wait_for_text("Asked once more: 42.", WAIT).await.unwrap();
+    mock.push(calc("call_3", "6*7"));
+    mock.push(openai::text("No question this time: 42."));
+    s.send("and again").await.unwrap();
+    s.wait_for_text("No question this time: 42.", WAIT)
+        .await
+        .unwrap();
+
+    // "Always allow…" for all chats with no pattern creates a rule.
+    mock.push(calc("call_4", "1+1"));
+    mock.push(openai::text("One and one make 2."));
+    s.send("1+1?").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.click_text(".approval-card.is-active button", "Always allow")
+        .await
+        .unwrap();
+    s.click(".approval-card.is-active .scope-choice label:nth-of-type(2) input")
+        .await
+        .unwrap();
+    s.el(".approval-card.is-active input[data-role=pattern]")
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
+    s.screenshot("flow-always-allow").await.unwrap();
+    s.click_text(".approval-card.is-active button", "Create rule")
+        .await
+        .unwrap();
+    s.wait_for_text("One and one make 2.", WAIT).await.unwrap();
+    s.approvals_gone().await.unwrap();
+
+    // Restart: the chat, its record and the rule are still there.
+    let dir = s.close_keeping_data().await.unwrap();
+    let s = Session::start_in(dir, &[]).await.unwrap();
+    s.click(".sidebar .chat-list .chat-item").await.unwrap();
+    s.wait_for_text("The answer is 42.", WAIT).await.unwrap();
+    s.open_settings("Rules & records").await.unwrap();
+    let text = s.wait_for_text("Allowed", WAIT).await.unwrap();
+    assert!(text.contains("calculate"), "{text}");
+    assert!(text.contains("in every chat"), "{text}");
+    s.screenshot("flow-rules-after-restart").await.unwrap();
+    s.close().await;
+}
+
+#[tokio::test]
+async fn deny_with_a_reason_and_edited_arguments() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    s.set_tool_policy("calculate", Some("ask-always"), None)
+        .await
+        .unwrap();
+
+    mock.push(calc("call_1", "6*7"));
+    mock.push(openai::text("Understood, I will do it by hand."));
+    s.new_chat_and_send("what is 6*7?").await.unwrap();
+    let reason = s
+        .el(".approval-card.is-active input[data-role=reason]")
+        .await
+        .unwrap();
+    reason
+        .send_keys("use mental arithmetic instead")
+        .await
+        .unwrap();
+    s.click(".approval-card.is-active .approval-deny button.btn--danger")
+        .await
+        .unwrap();
+    s.wait_for_text("Understood, I will do it by hand.", WAIT)
+        .await
+        .unwrap();
+    let denied = tool_results(&completions(&mock)[1]);
+    assert_eq!(denied.len(), 1);
+    assert!(
+        denied[0].contains("use mental arithmetic instead"),
+        "{denied:?}"
+    );
+    assert!(!denied[0].contains("42"));
+
+    mock.push(calc("call_2", "6*7"));
+    mock.push(openai::text("Edited: 43."));
+    s.send("try again").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.click_text(".approval-card.is-active button", "Edit arguments")
+        .await
+        .unwrap();
+    let editor = s
+        .el(".approval-card.is-active textarea[data-role=args]")
+        .await
+        .unwrap();
+    editor.clear().await.unwrap();
+    editor
+        .send_keys(r#"{"expression": "7*6+1"}"#)
+        .await
+        .unwrap();
+    s.screenshot("flow-edit-arguments").await.unwrap();
+    s.click_text(
+        ".approval-card.is-active button",
+        "Allow with these arguments",
+    )
+    .await
+    .unwrap();
+    s.wait_for_text("Edited: 43.", WAIT).await.unwrap();
+    assert_eq!(tool_results(&completions(&mock)[3]).last().unwrap(), "43");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn a_withheld_result_never_reaches_the_model() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    s.set_tool_policy("calculate", Some("auto"), Some("always"))
+        .await
+        .unwrap();
+    mock.push(calc("call_1", "6*7"));
+    mock.push(openai::text("I was not shown the result."));
+    s.new_chat_and_send("what is 6*7?").await.unwrap();
+    let card = s.el(".approval-card--result.is-active").await.unwrap();
+    assert!(card.text().await.unwrap().contains("42"));
+    s.screenshot("flow-result-approval").await.unwrap();
+    s.el(".approval-card--result input[data-role=reason]")
+        .await
+        .unwrap()
+        .send_keys("private")
+        .await
+        .unwrap();
+    s.click(".approval-card--result .approval-deny button.btn--danger")
+        .await
+        .unwrap();
+    s.wait_for_text("I was not shown the result.", WAIT)
+        .await
+        .unwrap();
+    let seen = tool_results(&completions(&mock)[1]);
+    assert_eq!(seen.len(), 1);
+    assert!(
+        !seen[0].contains("42"),
+        "the withheld output reached the model: {seen:?}"
+    );
+    assert!(seen[0].contains("private"), "{seen:?}");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    let words: Vec<String> = (1..=80).map(|i| format!("word{i}")).collect();
+    mock.push(openai::text(&words.join(" ")).slow(Duration::from_millis(60)));
+    s.new_chat_and_send("tell me a long story").await.unwrap();
+    s.wait_for_text("word3", WAIT).await.unwrap();
+    s.click(".composer-wrap button.btn--danger").await.unwrap();
+    let text = s.wait_for_text("Stopped", WAIT).await.unwrap();
+    assert!(text.contains("word3"), "{text}");
+    assert!(!text.contains("word80"), "the answer was not stopped");
+    s.screenshot("flow-stopped").await.unwrap();
+    let db = rusqlite::Connection::open(s.data_path().join("tollgate.sqlite3")).unwrap();
+    let (content, status): (String, String) = db
+        .query_row(
+            "SELECT content, status FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "stopped");
+    assert!(content.starts_with("word1 word2 word3"), "{content}");
+    assert!(completions(&mock).len() == 1);
+    assert!(tool_names(&completions(&mock)[0]).contains(&"calculate".to_string()));
+
+    // The basic group off in Settings: its tools are gone from the very next request.
+    s.set_group_enabled("basic", false).await.unwrap();
+    mock.push(openai::text("Fine without tools."));
+    s.send("next").await.unwrap();
+    s.wait_for_text("Fine without tools.", WAIT).await.unwrap();
+    let names = tool_names(&completions(&mock)[1]);
+    assert!(!names.contains(&"calculate".to_string()), "{names:?}");
+    assert!(!names.contains(&"current_time".to_string()), "{names:?}");
+    s.close().await;
+}
