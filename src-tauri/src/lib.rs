@@ -69,6 +69,7 @@ fn init_logging() {
 pub fn run() -> Result<(), StartError> {
     init_logging();
     tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);

@@ -113,6 +113,21 @@ async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
         "the key is in the OS keychain"
     );
     assert!(!s.body_text().await.unwrap().contains(KEY));
+
+    // Another model for this chat: the next request asks for it.
+    assert_eq!(completions(&mock)[0]["model"], "mock-large");
+    s.click(".model-picker .link-btn").await.unwrap();
+    let model = s.el(".model-picker input").await.unwrap();
+    model.send_keys("mock-small").await.unwrap();
+    s.screenshot("flow-model-picker").await.unwrap();
+    s.click(".model-picker button[type=submit]").await.unwrap();
+    s.wait_for_text("mock-small · Mock", WAIT).await.unwrap();
+    mock.push(openai::text("Now from the small model."));
+    s.send("again").await.unwrap();
+    s.wait_for_text("Now from the small model.", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(completions(&mock)[1]["model"], "mock-small");
     s.close().await;
 }
 

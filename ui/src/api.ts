@@ -3,6 +3,7 @@
  */
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
+import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import type {
   ApprovalRecord,
   AppSettings,
@@ -69,7 +70,11 @@ export function setChatToolEnabled(chat: ChatId, tool: string, enabled: boolean 
 export function listChats(): Promise<ChatRow[]> {
   return call("list_chats");
 }
-export function createChat(chat: NewChat = {}): Promise<ChatRow> {
+/** The chat's provider (null: the first configured one) and model ("" : the provider's default). */
+export function setChatModel(chat: ChatId, providerId: number | null, model: string): Promise<void> {
+  return call("set_chat_model", { chat, providerId, model });
+}
+export function createChat(chat: Partial<NewChat> = {}): Promise<ChatRow> {
   return call("create_chat", { chat });
 }
 export function renameChat(chat: ChatId, title: string): Promise<void> {
@@ -202,4 +207,15 @@ export function restartMcpServer(name: string): Promise<void> {
 export async function onMcpChanged(handler: () => void): Promise<() => void> {
   if (!available()) return () => {};
   return listen("mcp-changed", () => handler());
+}
+
+// ---- native dialogs ----
+
+/** The native folder picker; resolves to the chosen folder, or null if the user cancelled. */
+export async function pickFolder(title: string, start: string | null): Promise<string | null> {
+  if (!available()) throw new BackendUnavailableError();
+  const chosen = await openDialog(
+    start ? { directory: true, multiple: false, title, defaultPath: start } : { directory: true, multiple: false, title },
+  );
+  return typeof chosen === "string" ? chosen : null;
 }

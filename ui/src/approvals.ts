@@ -1,5 +1,5 @@
 /** Keyboard map of an execution approval card (F-07), kept pure so it can be tested. */
-import type { ExecutionDecision } from "./types";
+import type { ExecutionDecision, JsonValue } from "./types";
 
 export interface KeyContext {
   /** Focus is in a text field of the card (reason, pattern or arguments editor). */
@@ -34,9 +34,9 @@ export function executionKeyDecision(key: string, ctx: KeyContext): ExecutionDec
 }
 
 /** Parses the arguments editor; an error message for invalid JSON (the backend validates the rest). */
-export function parseEditedArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseEditedArguments(text: string): { ok: true; value: JsonValue } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text) as JsonValue };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }

@@ -66,7 +66,7 @@ describe("timeline reducer", () => {
 
     s = applyEvent(s, {
       type: "tool",
-      event: { type: "approvalResolved", chat: 7, seq: 1, id: "ap-1", outcome: { type: "decided", decision: {} } },
+      event: { type: "approvalResolved", chat: 7, seq: 1, id: "ap-1", outcome: { type: "decided", decision: { kind: "execution", decision: { type: "allowOnce" } } } },
     });
     expect(s.approvals).toEqual([]);
   });

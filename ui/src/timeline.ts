@@ -10,7 +10,7 @@ import type {
   MessageStatus,
   PendingApproval,
   RecordedCall,
-  ToolCallRequest,
+  AssistantToolCall,
   ToolEvent,
   Usage,
 } from "./types";
@@ -44,7 +44,7 @@ export interface TimelineMessage {
   role: "user" | "assistant";
   content: string;
   status: MessageStatus;
-  toolCalls: ToolCallRequest[];
+  toolCalls: AssistantToolCall[];
   usage: Usage | null;
   createdAt: number;
 }
@@ -313,7 +313,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
     case "turnStarted": {
       const messages = state.messages.map((m) =>
-        m.id === PENDING_USER_ID ? { ...m, id: event.userMessageId } : m,
+        m.id === PENDING_USER_ID ? { ...m, id: event.userMessageId ?? m.id } : m,
       );
       return { ...state, messages, running: true, error: null, retrying: null };
     }
@@ -325,7 +325,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       return updateMessage(state, event.messageId, (m) =>
         m.toolCalls.some((t) => t.id === event.id)
           ? m
-          : { ...m, toolCalls: [...m.toolCalls, { id: event.id, name: event.name, arguments: null }] },
+          : { ...m, toolCalls: [...m.toolCalls, { id: event.id, name: event.name, arguments: "" }] },
       );
     case "tool":
       return applyToolEvent(state, event.event);

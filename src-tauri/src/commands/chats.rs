@@ -1,4 +1,5 @@
-//! Chats: list, create, rename, delete, search, workspace, and a chat's stored history.
+//! Chats: list, create, rename, delete, search, workspace, provider and model, and a chat's
+//! stored history.
 
 use crate::state::{message, AppState};
 use serde::Serialize;
@@ -56,7 +57,7 @@ pub async fn set_chat_workspace(
 }
 
 /// A chat's messages and recorded tool calls, to rebuild the timeline on open.
-#[derive(Serialize)]
+#[derive(ts_rs::TS, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatHistory {
     pub messages: Vec<MessageRow>,
@@ -72,4 +73,19 @@ pub async fn chat_history(state: State<'_, AppState>, chat: ChatId) -> Result<Ch
         calls: store.chat_calls(chat).await.map_err(message)?,
         running: state.app.is_running(chat),
     })
+}
+
+/// The chat's provider (`null`: the first configured one) and model (empty: the provider's default).
+#[tauri::command]
+pub async fn set_chat_model(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    provider_id: Option<i64>,
+    model: String,
+) -> Result<(), String> {
+    state
+        .app
+        .set_chat_model(chat, provider_id, &model)
+        .await
+        .map_err(message)
 }

@@ -21,6 +21,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         chats::delete_chat,
         chats::search_chats,
         chats::set_chat_workspace,
+        chats::set_chat_model,
         chats::chat_history,
         turns::send_message,
         turns::retry_turn,

@@ -6,7 +6,7 @@ use tauri::State;
 use tollgate_engine::service::AppSettings;
 use tollgate_engine::settings::ToolSettings;
 
-#[derive(Serialize)]
+#[derive(ts_rs::TS, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub app: AppSettings,

@@ -5,7 +5,7 @@ import { t } from "../i18n";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { callsFor, type ChatState, type TimelineMessage } from "../timeline";
-import type { ChatRow, PendingApproval, ToolGroupInfo } from "../types";
+import type { ChatRow, PendingApproval, Provider, ToolGroupInfo } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useChatState, useDismiss } from "./hooks";
 import { Icon } from "./icons";
@@ -334,7 +334,7 @@ function ChatHeader(props: Props) {
     <header class="chat-header">
       <div class="chat-title">
         <h1>{chatTitle(chat)}</h1>
-        {chat.model ? <span class="muted small">{chat.model}</span> : null}
+        <ModelPicker chat={chat} onChanged={props.onChatChanged} />
       </div>
       <div class="chat-actions">
         <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
@@ -352,8 +352,8 @@ function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => v
   const [value, setValue] = useState(chat.workspace ?? "");
   const [error, setError] = useState<string | null>(null);
   useEffect(() => setValue(chat.workspace ?? ""), [chat.id, chat.workspace]);
-  const commit = () => {
-    const next = value.trim() ? value.trim() : null;
+  const commit = (raw: string) => {
+    const next = raw.trim() ? raw.trim() : null;
     if (next === (chat.workspace ?? null)) return;
     api
       .setChatWorkspace(chat.id, next)
@@ -363,21 +363,154 @@ function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => v
       })
       .catch((e: unknown) => setError(errorMessage(e)));
   };
+  const pick = () => {
+    api
+      .pickFolder(t("chat.pickWorkspace"), chat.workspace ?? null)
+      .then((folder) => {
+        if (folder === null) return;
+        setValue(folder);
+        commit(folder);
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
   return (
-    <label class={`workspace${error ? " has-error" : ""}`} title={error ?? t("chat.workspacePlaceholder")}>
-      <Icon name="folder" />
-      <span class="sr-only">{t("chat.workspace")}</span>
+    <div class={`workspace${error ? " has-error" : ""}`} title={error ?? t("chat.workspacePlaceholder")}>
+      <button type="button" class="icon-btn workspace-pick" onClick={pick} title={t("chat.pickWorkspace")} aria-label={t("chat.pickWorkspace")}>
+        <Icon name="folder" />
+      </button>
       <input
         class="mono"
         value={value}
+        aria-label={t("chat.workspace")}
         placeholder={t("chat.noWorkspace")}
         onInput={(e) => setValue(e.currentTarget.value)}
-        onBlur={commit}
+        onBlur={(e) => commit(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === "Enter") (e.currentTarget as HTMLInputElement).blur();
         }}
       />
-    </label>
+    </div>
+  );
+}
+
+/** The chat's provider and model: shown under the title, changed in a small popover. */
+function ModelPicker({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [providers, setProviders] = useState<Provider[] | null>(null);
+  const [providerId, setProviderId] = useState<number | null>(chat.providerId);
+  const [model, setModel] = useState(chat.model);
+  const [models, setModels] = useState<string[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLDivElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  useEffect(() => {
+    setProviderId(chat.providerId);
+    setModel(chat.model);
+  }, [chat.id, chat.providerId, chat.model]);
+
+  const current = providers?.find((p) => p.id === chat.providerId) ?? providers?.[0] ?? null;
+  const chosen = providers?.find((p) => p.id === providerId) ?? providers?.[0] ?? null;
+  const label = `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
+
+  const openPicker = () => {
+    setOpen(!open);
+    if (open) return;
+    api
+      .listProviders()
+      .then((p) => {
+        setProviders(p);
+        setError(null);
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
+  useEffect(() => {
+    if (!open || !chosen || chosen.kind === "demo") {
+      setModels([]);
+      return;
+    }
+    let live = true;
+    api
+      .listModels(chosen.id)
+      .then((m) => live && setModels(m))
+      .catch(() => live && setModels([]));
+    return () => {
+      live = false;
+    };
+  }, [open, chosen?.id]);
+
+  const save = () => {
+    api
+      .setChatModel(chat.id, providerId, model.trim())
+      .then(() => {
+        setOpen(false);
+        onChanged();
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
+  };
+
+  return (
+    <div class="popover-anchor model-picker" ref={ref}>
+      <button type="button" class="link-btn muted small" aria-expanded={open} title={t("chat.modelTitle")} onClick={openPicker}>
+        {label} ▾
+      </button>
+      {open ? (
+        <div class="popover popover--left" role="dialog" aria-label={t("chat.modelTitle")}>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              save();
+            }}
+          >
+          <div class="popover-title">{t("chat.modelTitle")}</div>
+          {error ? <p class="inline-error">{error}</p> : null}
+          {!providers && !error ? <p class="muted">{t("common.loading")}</p> : null}
+          {providers ? (
+            <>
+              <label class="field">
+                <span>{t("chat.provider")}</span>
+                <select
+                  value={providerId === null ? "" : String(providerId)}
+                  onChange={(e) => {
+                    const v = e.currentTarget.value;
+                    setProviderId(v === "" ? null : Number(v));
+                    setModel("");
+                  }}
+                >
+                  <option value="">{t("chat.providerDefault", { name: providers[0]?.name ?? t("providers.kindDemo") })}</option>
+                  {providers.map((p) => (
+                    <option key={p.id} value={String(p.id)}>
+                      {p.name}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label class="field">
+                <span>{t("chat.model")}</span>
+                <input
+                  class="mono"
+                  list={`models-${chat.id}`}
+                  value={model}
+                  placeholder={chosen?.defaultModel ?? ""}
+                  onInput={(e) => setModel(e.currentTarget.value)}
+                />
+                <datalist id={`models-${chat.id}`}>
+                  {models.map((m) => (
+                    <option key={m} value={m} />
+                  ))}
+                </datalist>
+                <small class="muted">{t("chat.modelHint")}</small>
+              </label>
+              <div class="row">
+                <button type="submit" class="btn btn--primary btn--small">
+                  {t("common.save")}
+                </button>
+              </div>
+            </>
+          ) : null}
+          </form>
+        </div>
+      ) : null}
+    </div>
   );
 }
 

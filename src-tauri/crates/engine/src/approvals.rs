@@ -28,7 +28,7 @@ pub enum ApprovalKind {
 }
 
 /// What the user is asked about.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ApprovalRequest {
     /// May this call run? (F-05)
@@ -66,7 +66,7 @@ impl ApprovalRequest {
 }
 
 /// An approval waiting for the user.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingApproval {
     pub id: ApprovalId,
@@ -81,7 +81,7 @@ pub struct PendingApproval {
 }
 
 /// The user's answer to an execution approval (F-05).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ExecutionDecision {
     AllowOnce,
@@ -106,7 +106,7 @@ pub enum ExecutionDecision {
 }
 
 /// The scope the user picks for an "always allow" rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum RuleScopeChoice {
     ThisChat,
@@ -123,7 +123,7 @@ impl RuleScopeChoice {
 }
 
 /// The user's answer to a result approval (F-06).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ResultDecision {
     Approve,
@@ -132,7 +132,7 @@ pub enum ResultDecision {
 }
 
 /// Any decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "decision", rename_all = "camelCase")]
 pub enum Decision {
     Execution(ExecutionDecision),

@@ -9,7 +9,7 @@ use crate::policy::{CallStatus, DecidedBy};
 use serde::{Deserialize, Serialize};
 
 /// Which stream a tool's live output came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputStream {
     Stdout,
@@ -18,7 +18,7 @@ pub enum OutputStream {
 }
 
 /// How an approval ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ApprovalOutcome {
     Decided { decision: Decision },
@@ -26,7 +26,7 @@ pub enum ApprovalOutcome {
 }
 
 /// The end of a call, as the log shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallSummary {
     pub tool: Option<String>,
@@ -44,7 +44,7 @@ pub struct CallSummary {
 }
 
 /// One event of a call's life.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ToolEvent {
     /// The call arrived, before anything was checked.

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A chat's database id. Every executor, approval and record is bound to one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct ChatId(pub i64);
 
@@ -19,7 +21,7 @@ impl fmt::Display for ChatId {
 ///
 /// Random rather than sequential so that a decision can never be aimed at an approval by
 /// guessing; the id is bound to its chat in the [`crate::ApprovalHub`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ApprovalId(String);
 

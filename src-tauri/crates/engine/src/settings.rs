@@ -17,18 +17,28 @@ pub const TOOL_SETTINGS_KEY: &str = "tools";
 pub const DEFAULT_OUTPUT_LIMIT: usize = 8_000;
 
 /// The user's overrides for one tool. `None` keeps the tool's own default.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolOverride {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub execution_policy: Option<ExecutionPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub result_policy: Option<ResultPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub timeout_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub output_limit: Option<usize>,
 }
 
 /// App-wide tool settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolSettings {
     /// Output limit for tools without their own (F-16).
@@ -92,7 +102,7 @@ impl ToolSettings {
 pub type SharedSettings = Arc<RwLock<ToolSettings>>;
 
 /// A chat's own group and tool toggles, layered over the app-wide settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ChatToolOverrides {
     pub groups: BTreeMap<String, bool>,

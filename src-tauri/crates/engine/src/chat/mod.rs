@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Limits and knobs of a turn (F-22, F-23 and the provider request).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TurnSettings {
     /// Rounds with tools per turn; then one final answer without tools.
@@ -56,7 +56,7 @@ impl Default for TurnSettings {
 }
 
 /// How a turn ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum TurnOutcome {
     /// The model gave its answer.
@@ -73,7 +73,7 @@ pub enum TurnOutcome {
 }
 
 /// What the UI hears during a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ChatEvent {
     /// The user's message is saved (`None` for a Retry, which adds no message).

@@ -65,7 +65,7 @@ pub struct ToolDefinition {
 }
 
 /// A tool as the settings and per-chat popover show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolView {
     pub name: String,
@@ -82,7 +82,7 @@ pub struct ToolView {
 }
 
 /// A group as the settings and per-chat popover show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GroupView {
     pub name: String,

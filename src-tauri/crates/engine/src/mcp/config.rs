@@ -27,7 +27,7 @@ pub enum McpConfigError {
 }
 
 /// How to reach a server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum McpTransport {
     /// A child process speaking JSON-RPC on stdin/stdout.
@@ -87,7 +87,7 @@ impl McpTransport {
 }
 
 /// One server's settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerConfig {
     /// Also the name of its tool group.

@@ -18,7 +18,7 @@ use tokio::sync::watch;
 const MAX_INSTRUCTIONS: usize = 4_000;
 
 /// Where a server is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "camelCase")]
 pub enum McpStatus {
     /// Switched off in settings.
@@ -32,7 +32,7 @@ pub enum McpStatus {
 }
 
 /// One tool as listed in settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolSummary {
     /// The name the model sees.
@@ -44,7 +44,7 @@ pub struct McpToolSummary {
 }
 
 /// A server's runtime state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerState {
     pub name: String,

@@ -15,7 +15,7 @@ pub const MCP_SETTINGS_KEY: &str = "mcp";
 
 /// A server as the settings screen shows it: its settings with secret values blanked (their
 /// names stay), and where it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerView {
     pub config: McpServerConfig,

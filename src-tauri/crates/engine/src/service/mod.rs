@@ -30,7 +30,7 @@ pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 pub const APP_SETTINGS_KEY: &str = "app";
 
 /// Light, dark, or follow the system.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Theme {
     #[default]
@@ -40,7 +40,7 @@ pub enum Theme {
 }
 
 /// The UI's language.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Language {
     #[default]
     #[serde(rename = "en")]
@@ -50,7 +50,7 @@ pub enum Language {
 }
 
 /// General settings (F-53).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AppSettings {
     pub theme: Theme,
@@ -313,6 +313,26 @@ impl Tollgate {
         self.stop(chat);
         self.executors.lock().await.remove(&chat);
         Ok(self.store.delete_chat(chat).await?)
+    }
+
+    /// Switches the chat to another provider and/or model; the next turn uses them.
+    pub async fn set_chat_model(
+        &self,
+        chat: ChatId,
+        provider_id: Option<i64>,
+        model: &str,
+    ) -> Result<(), ServiceError> {
+        if let Some(id) = provider_id {
+            if !self.store.providers().await?.iter().any(|p| p.id == id) {
+                return Err(ServiceError::Invalid(format!(
+                    "there is no provider with id {id}; choose one from Settings → Providers"
+                )));
+            }
+        }
+        Ok(self
+            .store
+            .set_chat_model(chat, provider_id, model.trim().to_string())
+            .await?)
     }
 
     /// The general settings.

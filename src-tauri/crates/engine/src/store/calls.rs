@@ -45,7 +45,7 @@ pub struct CallFinish {
 }
 
 /// A call as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedCall {
     pub chat: ChatId,

@@ -7,8 +7,9 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 /// What a new chat starts with.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[ts(optional_fields)]
 pub struct NewChat {
     pub title: String,
     pub provider_id: Option<i64>,
@@ -18,7 +19,7 @@ pub struct NewChat {
 }
 
 /// A chat as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatRow {
     pub id: ChatId,
@@ -109,6 +110,23 @@ impl Store {
             c.execute(
                 "UPDATE chats SET title = ?2, updated_at = ?3 WHERE id = ?1",
                 params![id.0, title, now_ms()],
+            )
+        })
+        .await
+    }
+
+    /// Sets the chat's provider (`None`: the first configured one) and model (empty: the
+    /// provider's default model).
+    pub async fn set_chat_model(
+        &self,
+        id: ChatId,
+        provider_id: Option<i64>,
+        model: String,
+    ) -> StoreResult<()> {
+        self.update_chat(id, move |c| {
+            c.execute(
+                "UPDATE chats SET provider_id = ?2, model = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id.0, provider_id, model, now_ms()],
             )
         })
         .await

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -37,7 +37,7 @@ impl Role {
 }
 
 /// Where a message stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageStatus {
     /// Text is still arriving.
@@ -74,7 +74,7 @@ impl MessageStatus {
 }
 
 /// A message as stored. `payload` holds the tool calls (assistant) or results (tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageRow {
     pub id: i64,
@@ -82,7 +82,11 @@ pub struct MessageRow {
     pub role: Role,
     pub content: String,
     pub status: MessageStatus,
+    #[ts(
+        type = "{ toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage> } | null"
+    )]
     pub payload: Option<Value>,
+    #[ts(as = "Option<crate::providers::Usage>")]
     pub usage: Option<Value>,
     pub created_at: i64,
 }

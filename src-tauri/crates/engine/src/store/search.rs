@@ -5,7 +5,7 @@ use crate::ids::ChatId;
 use serde::{Deserialize, Serialize};
 
 /// A chat that matched, with where it matched.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchHit {
     pub chat: ChatId,

@@ -182,7 +182,7 @@ impl ToolError {
 }
 
 /// A preview shown on the approval card beside the arguments (F-05).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ApprovalPreview {
     /// A unified diff of a file edit.

@@ -1,0 +1,259 @@
+// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
+// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
+/* eslint-disable */
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+export type ChatId = number;
+
+export type ApprovalId = string;
+
+export type ExecutionPolicy = "auto" | "ask-once" | "ask-always" | "deny";
+
+export type ResultPolicy = "never" | "on-error" | "always";
+
+export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out";
+
+export type DecidedBy = "auto" | "user" | "rule" | "record" | "policy" | "none";
+
+export type ToolView = { name: string, description: string, enabled: boolean, 
+/**
+ * The effective policies (the user's override, else the tool's default).
+ */
+executionPolicy: ExecutionPolicy, resultPolicy: ResultPolicy, 
+/**
+ * The tool's own defaults, for "Default (…)" in the settings.
+ */
+defaultExecutionPolicy: ExecutionPolicy, defaultResultPolicy: ResultPolicy, readOnly: boolean, timeoutMs: number, };
+
+export type GroupView = { name: string, title: string, description: string, enabled: boolean, tools: Array<ToolView>, };
+
+export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: { [key in string]: boolean }, };
+
+export type ChatRow = { id: ChatId, title: string, providerId: number | null, model: string, systemPrompt: string, workspace: string | null, toolOverrides: ChatToolOverrides, createdAt: number, updatedAt: number, };
+
+export type NewChat = { title: string, providerId?: number, model: string, systemPrompt: string, workspace?: string, };
+
+export type SearchHit = { chat: ChatId, title: string, 
+/**
+ * A short excerpt around the match, with the match in `[` `]`; empty for title matches.
+ */
+snippet: string, };
+
+export type Role = "user" | "assistant" | "tool";
+
+export type MessageStatus = "streaming" | "complete" | "stopped" | "error" | "interrupted";
+
+export type Usage = { inputTokens: number, outputTokens: number, };
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | { "other": string };
+
+export type AssistantToolCall = { id: string, name: string, 
+/**
+ * The arguments as the model sent them: JSON text (possibly invalid).
+ */
+arguments: string, };
+
+export type ToolResultMessage = { callId: string, name: string, content: string, isError: boolean, };
+
+export type AssistantPayload = { toolCalls: Array<AssistantToolCall>, };
+
+export type ToolPayload = { results: Array<ToolResultMessage>, };
+
+export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, payload: { toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage> } | null, usage: Usage | null, createdAt: number, };
+
+export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: string | null, decision: string | null, decidedBy: string, 
+/**
+ * A [`CallStatus`] string, or `running`.
+ */
+status: string, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
+
+export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, running: boolean, };
+
+export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, };
+
+export type ApprovalRequest = { "kind": "execution", 
+/**
+ * The full resolved arguments, exactly what would run.
+ */
+arguments: JsonValue, 
+/**
+ * A diff or command preview, when the tool offers one.
+ */
+preview: ApprovalPreview | null, 
+/**
+ * The policy that asked.
+ */
+policy: ExecutionPolicy, 
+/**
+ * Why the user is asked, in plain words.
+ */
+reason: string, 
+/**
+ * A rule pattern the tool suggests for "always allow" (e.g. `git status *`).
+ */
+suggestedPattern: string | null, } | { "kind": "result", 
+/**
+ * Exactly the text the model would receive.
+ */
+textForModel: string, 
+/**
+ * The full formatted output.
+ */
+fullOutput: string, status: CallStatus, };
+
+export type PendingApproval = { id: ApprovalId, chat: ChatId, 
+/**
+ * The chat's call number.
+ */
+seq: number, callId: string, tool: string, group: string, request: ApprovalRequest, createdAt: number, };
+
+export type RuleScopeChoice = "thisChat" | "allChats";
+
+export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForChat" } | { "type": "alwaysAllow", scope: RuleScopeChoice, pattern: string | null, } | { "type": "editAndAllow", arguments: JsonValue, } | { "type": "deny", reason: string | null, } | { "type": "denyAndStop", reason: string | null, };
+
+export type ResultDecision = { "type": "approve" } | { "type": "editAndApprove", text: string, } | { "type": "reject", reason: string | null, };
+
+export type Decision = { "kind": "execution", "decision": ExecutionDecision } | { "kind": "result", "decision": ResultDecision };
+
+export type OutputStream = "stdout" | "stderr" | "log";
+
+export type ApprovalOutcome = { "type": "decided", decision: Decision, } | { "type": "cancelled" };
+
+export type CallSummary = { tool: string | null, status: CallStatus, decision: string | null, decidedBy: DecidedBy, durationMs: number, 
+/**
+ * A one-line preview of the result.
+ */
+preview: string, 
+/**
+ * The text the model received.
+ */
+content: string, truncated: boolean, resultVar: string | null, argsVar: string | null, };
+
+export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, };
+
+export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, retryable: boolean, usage: Usage, };
+
+export type ChatEvent = { "type": "turnStarted", chat: ChatId, userMessageId: number | null, } | { "type": "roundStarted", round: number, messageId: number, } | { "type": "textDelta", messageId: number, text: string, } | { "type": "toolCallStarted", messageId: number, index: number, id: string, name: string, } | { "type": "tool", event: ToolEvent, } | { "type": "retrying", attempt: number, delayMs: number, error: string, } | { "type": "roundFinished", round: number, messageId: number, finish: FinishReason, usage: Usage, } | { "type": "turnFinished", outcome: TurnOutcome, };
+
+export type Theme = "system" | "light" | "dark";
+
+export type Language = "en" | "zh-CN";
+
+export type RetryPolicy = { 
+/**
+ * Retries after the first attempt.
+ */
+maxRetries: number, baseDelayMs: number, maxDelayMs: number, };
+
+export type TurnSettings = { 
+/**
+ * Rounds with tools per turn; then one final answer without tools.
+ */
+maxRounds: number, 
+/**
+ * The same call this many times in a row asks the user (0 turns the check off).
+ */
+doomLoopThreshold: number, 
+/**
+ * Read-only calls run at most this many at once.
+ */
+maxParallel: number, maxTokens: number, temperature: number | null, retry: RetryPolicy, 
+/**
+ * How often streamed text is saved (F-61: a crash loses at most this much).
+ */
+saveIntervalMs: number, };
+
+export type AppSettings = { theme: Theme, language: Language, turn: TurnSettings, };
+
+export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, };
+
+export type ToolSettings = { 
+/**
+ * Output limit for tools without their own (F-16).
+ */
+defaultOutputLimit: number, 
+/**
+ * Group toggles; a group not listed uses its own default.
+ */
+groups: { [key in string]: boolean }, 
+/**
+ * Per-tool overrides.
+ */
+tools: { [key in string]: ToolOverride }, 
+/**
+ * Per-chat variable store bounds (LRU).
+ */
+varMaxCount: number, varMaxBytes: number, };
+
+export type Settings = { app: AppSettings, tools: ToolSettings, };
+
+export type ProviderKind = "openai" | "anthropic" | "demo";
+
+export type ProviderConfig = { id: number, kind: ProviderKind, name: string, baseUrl: string, defaultModel: string, 
+/**
+ * Whether a key for it is saved in the keychain.
+ */
+hasKey: boolean, createdAt: number, };
+
+export type ProviderInput = { kind: ProviderKind, name: string, 
+/**
+ * Empty means the kind's usual address.
+ */
+baseUrl: string, defaultModel: string, };
+
+export type RuleAction = "allow" | "ask" | "deny";
+
+export type RuleScope = { "type": "chat", chat: ChatId, } | { "type": "global" };
+
+export type Rule = { id: number, tool: string, pattern: string | null, action: RuleAction, scope: RuleScope, createdAt: number, };
+
+export type RuleRow = { id: number, tool: string, pattern: string | null, action: string, chat: ChatId | null, createdAt: number, };
+
+export type ApprovalRecordRow = { chat: ChatId, tool: string, argsHash: string, 
+/**
+ * The canonical JSON of the arguments, to show the user what the record covers.
+ */
+args: string, allowed: boolean, createdAt: number, };
+
+export type McpTransport = { "type": "stdio", command: string, args: Array<string>, 
+/**
+ * Extra environment variables. Values are secrets: they live in the keychain.
+ */
+env: { [key in string]: string }, cwd: string | null, } | { "type": "http", url: string, 
+/**
+ * Extra request headers (e.g. `Authorization`). Values are secrets: they live in the
+ * keychain.
+ */
+headers: { [key in string]: string }, };
+
+export type McpServerConfig = { 
+/**
+ * Also the name of its tool group.
+ */
+name: string, enabled: boolean, transport: McpTransport, timeoutSecs: number, 
+/**
+ * The execution policy of every tool of this server; `None` derives it from the tool's
+ * hints (read-only tools ask once, others ask every time).
+ */
+executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null, };
+
+export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, };
+
+export type McpToolSummary = { 
+/**
+ * The name the model sees.
+ */
+name: string, 
+/**
+ * The name on the server.
+ */
+remoteName: string, description: string, readOnly: boolean, };
+
+export type McpServerState = { name: string, status: McpStatus, 
+/**
+ * The server's own name and version, once connected.
+ */
+serverName: string | null, serverVersion: string | null, tools: Array<McpToolSummary>, };
+
+export type McpServerView = { config: McpServerConfig, state: McpServerState, };
