@@ -19,6 +19,13 @@ pub const BACKGROUND_EVENT: &str = "gate-event";
 /// The event name sent whenever an MCP server's state or tools change.
 pub const MCP_EVENT: &str = "mcp-changed";
 
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// When the app started (first use of this function, which [`run`] makes at its very start).
+pub fn started() -> std::time::Instant {
+    *STARTED.get_or_init(std::time::Instant::now)
+}
+
 /// Errors that stop the app from starting.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -62,11 +69,13 @@ fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_writer(std::io::stderr)
         .try_init();
 }
 
 /// Builds and runs the app until its window closes.
 pub fn run() -> Result<(), StartError> {
+    started();
     init_logging();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())

@@ -8,7 +8,7 @@ use tollgate_app::commands::{chats::ChatHistory, settings::Settings};
 use tollgate_engine::approvals::{
     ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleScopeChoice,
 };
-use tollgate_engine::chat::history::{AssistantPayload, ToolPayload};
+use tollgate_engine::chat::history::{AssistantPayload, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
 use tollgate_engine::events::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
@@ -65,6 +65,7 @@ fn render() -> String {
         FinishReason,
         AssistantToolCall,
         ToolResultMessage,
+        TurnFailure,
         AssistantPayload,
         ToolPayload,
         MessageRow,

@@ -95,6 +95,11 @@ impl App {
         })
     }
 
+    /// The app's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The app's log so far.
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_path).unwrap_or_default()

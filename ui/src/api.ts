@@ -49,6 +49,13 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   return invoke<T>(command, args);
 }
 
+// ---- the window ----
+
+/** Tells the backend the first frame is on screen (it logs the start-up time). */
+export function uiReady(): Promise<void> {
+  return call("ui_ready");
+}
+
 // ---- tools ----
 
 /** All tool groups in the registry with their tools and effective policies. */

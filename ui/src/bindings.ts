@@ -56,11 +56,17 @@ arguments: string, };
 
 export type ToolResultMessage = { callId: string, name: string, content: string, isError: boolean, };
 
-export type AssistantPayload = { toolCalls: Array<AssistantToolCall>, };
+export type TurnFailure = { message: string, retryable: boolean, };
+
+export type AssistantPayload = { toolCalls: Array<AssistantToolCall>, 
+/**
+ * Why the turn failed on this message, so a reopened chat still says why and offers Retry.
+ */
+failure?: TurnFailure, };
 
 export type ToolPayload = { results: Array<ToolResultMessage>, };
 
-export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, payload: { toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage> } | null, usage: Usage | null, createdAt: number, };
+export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, payload: { toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null, usage: Usage | null, createdAt: number, };
 
 export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: string | null, decision: string | null, decidedBy: string, 
 /**
@@ -130,7 +136,7 @@ preview: string,
  */
 content: string, truncated: boolean, resultVar: string | null, argsVar: string | null, };
 
-export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, };
+export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, retryable: boolean, usage: Usage, };
 

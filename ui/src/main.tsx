@@ -1,7 +1,12 @@
 import { render } from "preact";
+import * as api from "./api";
 import { App, applyTheme } from "./components/App";
 
 // Follow the system theme until the saved settings arrive, so dark systems never flash light.
 applyTheme("system");
 const root = document.getElementById("app");
-if (root) render(<App />, root);
+if (root) {
+  render(<App />, root);
+  // Two frames later the first one is on screen: report it (logged as the start-up time).
+  requestAnimationFrame(() => requestAnimationFrame(() => void api.uiReady().catch(() => {})));
+}

@@ -117,6 +117,10 @@ describe("timeline reducer", () => {
       { type: "tool", event: { type: "approvalRequested", approval } },
     ]);
     expect(s.questions).toHaveLength(1);
+    // Answered in another window: the card goes; an unknown id changes nothing.
+    const answered = applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 2, id: "q", answered: true } });
+    expect(answered.questions).toEqual([]);
+    expect(applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 9, id: "other", answered: false } })).toBe(s);
     s = applyEvent(s, { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2 } } });
     expect(s.questions).toEqual([]);
     expect(s.approvals).toEqual([]);
@@ -213,6 +217,27 @@ describe("fromHistory", () => {
     expect(callsFor(s, 2)).toHaveLength(1);
     expect(callsFor(s, 2)[0]).toMatchObject({ name: "current_time", args: { tz: "UTC" }, content: "09:00", status: "success" });
     expect(callsByTurn(s)).toEqual([{ userText: "time?", calls: [expect.objectContaining({ callId: "c1" })] }]);
+  });
+
+  it("says why the last turn failed after the chat is reopened", () => {
+    const failed: ChatHistory = {
+      messages: [
+        { id: 1, chat: 7, role: "user", content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
+        {
+          id: 2,
+          chat: 7,
+          role: "assistant",
+          content: "half an ans",
+          status: "error",
+          payload: { toolCalls: [], failure: { message: "the stream was incomplete", retryable: true } },
+          usage: null,
+          createdAt: 2,
+        },
+      ],
+      calls: [],
+      running: false,
+    };
+    expect(fromHistory(7, failed).error).toEqual({ message: "the stream was incomplete", retryable: true });
   });
 
   it("shows a result that has no recorded call", () => {

@@ -170,7 +170,8 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   state.approvals = approvals;
   const last = state.messages[state.messages.length - 1];
   if (last && last.role === "assistant" && last.status === "error") {
-    state.error = { message: "", retryable: true };
+    const stored = history.messages.find((m) => m.id === last.id)?.payload?.failure;
+    state.error = { message: stored?.message ?? "", retryable: stored?.retryable ?? true };
   }
   return state;
 }
@@ -306,6 +307,10 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         ...state,
         questions: [...state.questions, { id: event.id, seq: event.seq, question: event.question, choices: event.choices }],
       };
+    case "questionResolved":
+      return state.questions.some((q) => q.id === event.id)
+        ? { ...state, questions: state.questions.filter((q) => q.id !== event.id) }
+        : state;
   }
 }
 

@@ -1,6 +1,7 @@
 //! Tauri commands, one module per area. Each returns `Result<T, String>` so the UI receives a
 //! readable message on failure; all logic lives in the engine.
 
+pub mod app;
 pub mod chats;
 pub mod decisions;
 pub mod export;
@@ -15,6 +16,7 @@ pub mod turns;
 pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static
 {
     tauri::generate_handler![
+        app::ui_ready,
         chats::list_chats,
         chats::create_chat,
         chats::rename_chat,

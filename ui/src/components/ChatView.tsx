@@ -1,3 +1,4 @@
+import type { RefObject } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
@@ -10,6 +11,7 @@ import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useChatState, useDismiss } from "./hooks";
 import { Icon } from "./icons";
 import { ToolCard } from "./ToolCard";
+import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
 export function Markdown({ text }: { text: string }) {
   const html = useMemo(() => renderMarkdown(text), [text]);
@@ -101,7 +103,7 @@ export function ChatView(props: Props) {
             </div>
           ) : null}
           {empty ? <EmptyChat chat={chat} /> : null}
-          <Timeline state={state} />
+          <Timeline state={state} scroller={scroller} stick={stick} />
         </div>
       </div>
       <Composer chat={chat} state={state} />
@@ -126,7 +128,7 @@ function EmptyChat({ chat }: { chat: ChatRow }) {
   );
 }
 
-function Timeline({ state }: { state: ChatState }) {
+function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefObject<HTMLDivElement | null>; stick: RefObject<boolean> }) {
   const placed = new Set<string>();
   const total = state.approvals.length;
   const queueIndex = new Map(state.approvals.map((a, i) => [a.id, i]));
@@ -159,7 +161,7 @@ function Timeline({ state }: { state: ChatState }) {
   };
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
 
-  const items = state.messages.map((m) => {
+  const renderMessage = (m: TimelineMessage) => {
     if (m.role === "user") {
       return (
         <div key={m.id} class="msg msg--user">
@@ -186,7 +188,15 @@ function Timeline({ state }: { state: ChatState }) {
         <MessageFooter message={m} />
       </div>
     );
-  });
+  };
+  // Long chats render only the messages near the viewport; approvals always sit in the last
+  // messages, which are rendered whenever the view is at the bottom.
+  const items =
+    state.messages.length >= VIRTUALIZE_FROM ? (
+      <VirtualList items={state.messages.map((m) => ({ key: m.id, render: () => renderMessage(m) }))} scroller={scroller} stick={stick} />
+    ) : (
+      state.messages.map(renderMessage)
+    );
 
   const rest = [
     ...state.approvals.filter((a) => !placed.has(a.id)).map(approvalCard),

@@ -99,6 +99,15 @@ pub enum ToolEvent {
         question: String,
         choices: Vec<String>,
     },
+    /// A question is no longer waiting: answered (here or in another window) or withdrawn
+    /// because the call was stopped.
+    #[serde(rename_all = "camelCase")]
+    QuestionResolved {
+        chat: ChatId,
+        seq: u64,
+        id: ApprovalId,
+        answered: bool,
+    },
 }
 
 /// Receives events. Called on the executing task: implementations must not block.
@@ -160,7 +169,8 @@ fn event_chat(event: &ToolEvent) -> ChatId {
         | ToolEvent::Started { chat, .. }
         | ToolEvent::OutputDelta { chat, .. }
         | ToolEvent::Finished { chat, .. }
-        | ToolEvent::QuestionAsked { chat, .. } => *chat,
+        | ToolEvent::QuestionAsked { chat, .. }
+        | ToolEvent::QuestionResolved { chat, .. } => *chat,
         ToolEvent::ApprovalRequested { approval } => approval.chat,
     }
 }

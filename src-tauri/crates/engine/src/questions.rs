@@ -148,6 +148,12 @@ impl Tool for AskUser {
             () = ctx.cancel.cancelled() => None,
         };
         self.hub.withdraw(&id);
+        ctx.sink.emit(ToolEvent::QuestionResolved {
+            chat: ctx.chat,
+            seq: ctx.seq,
+            id,
+            answered: answer.is_some(),
+        });
         match answer {
             Some(a) if a.trim().is_empty() => Ok(json!("The user gave an empty answer.")),
             Some(a) => Ok(Value::String(format!("The user answered: {a}"))),

@@ -569,6 +569,14 @@ async fn ask_user_pauses_the_turn_and_the_answer_is_the_result() {
         "foreign chat refused"
     );
     env.questions.answer(chat, &id, "blue".into()).unwrap();
+    let resolved = next_event(&mut handle.events, "question resolved", |e| {
+        matches!(tool_event(e), Some(ToolEvent::QuestionResolved { .. }))
+    })
+    .await;
+    assert!(
+        matches!(tool_event(&resolved), Some(ToolEvent::QuestionResolved { id: rid, answered: true, .. }) if *rid == id),
+        "the card learns the question was answered"
+    );
     assert!(matches!(handle.join().await, TurnOutcome::Completed { .. }));
     let last = env.mock.bodies()[1]["messages"]
         .as_array()
@@ -748,6 +756,13 @@ async fn a_dropped_connection_after_text_is_an_error_not_a_short_answer() {
     let msgs = env.messages().await;
     assert_eq!(msgs[1].status, MessageStatus::Error);
     assert!(!msgs[1].content.is_empty(), "the partial text is kept");
+    let failure = &msgs[1].payload.as_ref().unwrap()["failure"];
+    assert_eq!(
+        failure["message"],
+        error.as_str(),
+        "the reason is kept for a reopened chat"
+    );
+    assert_eq!(failure["retryable"], true);
 
     // Retry regenerates from the stored history, without the failed attempt.
     env.mock.push(openai::text("A whole answer."));

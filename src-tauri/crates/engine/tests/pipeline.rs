@@ -48,6 +48,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::ApprovalResolved { .. } => "resolved",
             ToolEvent::OutputDelta { .. } => "output",
             ToolEvent::QuestionAsked { .. } => "question",
+            ToolEvent::QuestionResolved { .. } => "question resolved",
         })
         .collect();
     assert_eq!(kinds, ["before", "started", "finished"]);

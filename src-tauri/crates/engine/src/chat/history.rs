@@ -14,6 +14,18 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase", default)]
 pub struct AssistantPayload {
     pub tool_calls: Vec<AssistantToolCall>,
+    /// Why the turn failed on this message, so a reopened chat still says why and offers Retry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub failure: Option<TurnFailure>,
+}
+
+/// A failed turn, as stored with its last message.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnFailure {
+    pub message: String,
+    pub retryable: bool,
 }
 
 /// The payload of a tool message.

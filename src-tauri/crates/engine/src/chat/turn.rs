@@ -1,6 +1,6 @@
 //! One turn of the chat loop.
 
-use super::history::{self, AssistantPayload, ToolPayload};
+use super::history::{self, AssistantPayload, ToolPayload, TurnFailure};
 use super::schedule::{self, RepeatTracker};
 use super::{save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
 use crate::events::{EventSink, ToolEvent};
@@ -127,13 +127,25 @@ async fn run_rounds(
             Ok(c) => c,
             Err((error, partial)) => {
                 let stopped = matches!(error, ProviderError::Cancelled);
-                let status = if stopped {
-                    MessageStatus::Stopped
+                let retryable = error.is_retryable()
+                    || matches!(
+                        error,
+                        ProviderError::Incomplete(_) | ProviderError::Malformed(_)
+                    );
+                let (status, payload) = if stopped {
+                    (MessageStatus::Stopped, None)
                 } else {
-                    MessageStatus::Error
+                    let failure = AssistantPayload {
+                        tool_calls: Vec::new(),
+                        failure: Some(TurnFailure {
+                            message: error.to_string(),
+                            retryable,
+                        }),
+                    };
+                    (MessageStatus::Error, serde_json::to_value(failure).ok())
                 };
                 if let Err(e) = store
-                    .finish_message(message_id, partial, status, None, None)
+                    .finish_message(message_id, partial, status, payload, None)
                     .await
                 {
                     tracing::error!("partial answer not saved: {e}");
@@ -141,11 +153,6 @@ async fn run_rounds(
                 return if stopped {
                     TurnOutcome::Stopped { usage }
                 } else {
-                    let retryable = error.is_retryable()
-                        || matches!(
-                            error,
-                            ProviderError::Incomplete(_) | ProviderError::Malformed(_)
-                        );
                     failed(error.to_string(), retryable, usage)
                 };
             }
@@ -155,6 +162,7 @@ async fn run_rounds(
 
         let payload = serde_json::to_value(AssistantPayload {
             tool_calls: completion.tool_calls.clone(),
+            failure: None,
         })
         .ok();
         let usage_json = serde_json::to_value(completion.usage).ok();

@@ -83,7 +83,7 @@ pub struct MessageRow {
     pub content: String,
     pub status: MessageStatus,
     #[ts(
-        type = "{ toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage> } | null"
+        type = "{ toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null"
     )]
     pub payload: Option<Value>,
     #[ts(as = "Option<crate::providers::Usage>")]

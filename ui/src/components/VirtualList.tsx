@@ -1,0 +1,87 @@
+import type { ComponentChildren, RefObject } from "preact";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { visibleWindow } from "../virtual";
+
+/** Lists shorter than this render whole: windowing only pays off for long chats. */
+export const VIRTUALIZE_FROM = 120;
+/** Height assumed for an item not measured yet. */
+const ESTIMATE = 120;
+/** Extra pixels rendered above and below the viewport. */
+const OVERSCAN = 800;
+
+export interface VirtualItem {
+  key: string | number;
+  render: () => ComponentChildren;
+}
+
+/**
+ * Renders the items of a long list that are near the viewport of `scroller`, with spacers for the
+ * rest; heights are measured as items render. `stick` keeps the view at the bottom (new text).
+ */
+export function VirtualList({ items, scroller, stick }: { items: VirtualItem[]; scroller: RefObject<HTMLDivElement | null>; stick: RefObject<boolean> }) {
+  const list = useRef<HTMLDivElement>(null);
+  const heights = useRef(new Map<string | number, number>());
+  const [view, setView] = useState({ top: Number.MAX_SAFE_INTEGER, height: 800 });
+  const [, setMeasured] = useState(0);
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let frame = 0;
+    const update = () => {
+      frame = 0;
+      const l = list.current;
+      if (!l) return;
+      const offset = l.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop;
+      setView({ top: el.scrollTop - offset, height: el.clientHeight });
+    };
+    const onScroll = () => {
+      if (!frame) frame = requestAnimationFrame(update);
+    };
+    update();
+    el.addEventListener("scroll", onScroll, { passive: true });
+    window.addEventListener("resize", onScroll);
+    return () => {
+      el.removeEventListener("scroll", onScroll);
+      window.removeEventListener("resize", onScroll);
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [scroller]);
+
+  const sizes = items.map((it) => heights.current.get(it.key) ?? ESTIMATE);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const top = Math.min(view.top, Math.max(0, total - view.height));
+  const w = visibleWindow(sizes, top, view.height, OVERSCAN);
+
+  useLayoutEffect(() => {
+    const l = list.current;
+    if (!l) return;
+    let changed = false;
+    for (const child of Array.from(l.children)) {
+      const key = (child as HTMLElement).dataset["vkey"];
+      if (key === undefined) continue;
+      const item = items.find((it) => String(it.key) === key);
+      if (!item) continue;
+      const h = (child as HTMLElement).offsetHeight;
+      if (h > 0 && heights.current.get(item.key) !== h) {
+        heights.current.set(item.key, h);
+        changed = true;
+      }
+    }
+    if (changed) setMeasured((n) => n + 1);
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  });
+
+  return (
+    <div ref={list} class="virtual-list">
+      <div style={{ height: `${w.before}px` }} aria-hidden="true" />
+      {items.slice(w.start, w.end).map((it) => (
+        <div key={it.key} data-vkey={String(it.key)}>
+          {it.render()}
+        </div>
+      ))}
+      <div style={{ height: `${w.after}px` }} aria-hidden="true" />
+    </div>
+  );
+}
