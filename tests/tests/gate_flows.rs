@@ -238,6 +238,17 @@ async fn deny_with_a_reason_and_edited_arguments() {
     );
     assert!(!denied[0].contains("42"));
 
+    // Dark mode, for the screenshots of the next approval card and of the settings.
+    s.open_settings("General").await.unwrap();
+    s.el(".settings-body select")
+        .await
+        .unwrap()
+        .select_by_value("dark")
+        .await
+        .unwrap();
+    s.screenshot("flow-dark-settings").await.unwrap();
+    s.back_to_chat().await.unwrap();
+
     mock.push(calc("call_2", "6*7"));
     mock.push(openai::text("Edited: 43."));
     s.send("try again").await.unwrap();

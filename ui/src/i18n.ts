@@ -273,6 +273,7 @@ export const en = {
   "general.doomLoop": "Doom-loop threshold",
   "general.doomLoopHint": "Identical calls in a row before the turn is stopped.",
   "general.save": "Save",
+  "general.positive": "Each value must be a whole number above 0.",
 
   "shortcuts.hint": "Ctrl+N new chat · Ctrl+K search",
 } as const;
@@ -551,6 +552,7 @@ export const zhCN: Record<Key, string> = {
   "general.doomLoop": "死循环阈值",
   "general.doomLoopHint": "连续相同调用达到此次数时停止本轮。",
   "general.save": "保存",
+  "general.positive": "每个值都必须是大于 0 的整数。",
 
   "shortcuts.hint": "Ctrl+N 新建对话 · Ctrl+K 搜索",
 };

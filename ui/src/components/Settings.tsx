@@ -606,7 +606,7 @@ function General({ settings, onSettings }: { settings: SettingsData | null; onSe
     const d = Math.round(Number(doom));
     const l = Math.round(Number(limit));
     if (!(r > 0 && d > 0 && l > 0)) {
-      setStatus({ ok: false, text: "> 0" });
+      setStatus({ ok: false, text: t("general.positive") });
       return;
     }
     const next: SettingsData = {
