@@ -420,11 +420,12 @@ function ModelPicker({ chat, onChanged }: { chat: ChatRow; onChanged: () => void
 
   const current = providers?.find((p) => p.id === chat.providerId) ?? providers?.[0] ?? null;
   const chosen = providers?.find((p) => p.id === providerId) ?? providers?.[0] ?? null;
-  const label = `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
+  const label =
+    providers !== null && providers.length === 0
+      ? t("providers.kindDemo")
+      : `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
 
-  const openPicker = () => {
-    setOpen(!open);
-    if (open) return;
+  const loadProviders = () =>
     api
       .listProviders()
       .then((p) => {
@@ -432,6 +433,11 @@ function ModelPicker({ chat, onChanged }: { chat: ChatRow; onChanged: () => void
         setError(null);
       })
       .catch((e: unknown) => setError(errorMessage(e)));
+  // Loaded with the chat so the label names the provider and its default model.
+  useEffect(() => void loadProviders(), [chat.id, chat.providerId]);
+  const openPicker = () => {
+    setOpen(!open);
+    if (!open) void loadProviders();
   };
   useEffect(() => {
     if (!open || !chosen || chosen.kind === "demo") {
