@@ -348,3 +348,46 @@ async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools()
     assert!(!names.contains(&"current_time".to_string()), "{names:?}");
     s.close().await;
 }
+
+#[tokio::test]
+async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("notes.txt"), "gate").unwrap();
+    let args = r#"{"command": "ls; echo done >&2; exit 3"}"#;
+    mock.push(openai::calls("", &[("call_sh", "run_command", args)]));
+    mock.push(openai::text("The listing shows notes.txt."));
+    s.click("button.new-chat").await.unwrap();
+    let field = s.el(".workspace input").await.unwrap();
+    field
+        .send_keys(&workspace.path().display().to_string())
+        .await
+        .unwrap();
+    field.send_keys(&keys::ENTER.to_string()).await.unwrap();
+    s.send("what is in my folder?").await.unwrap();
+    let card = s.active_approval().await.unwrap();
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains("run_command") && text.contains("ask-always"),
+        "{text}"
+    );
+    assert!(text.contains("$ ls; echo done >&2; exit 3"), "{text}");
+    assert!(
+        text.contains(&workspace.path().display().to_string()),
+        "{text}"
+    );
+    s.screenshot("flow-shell-approval").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("The listing shows notes.txt.", WAIT)
+        .await
+        .unwrap();
+    let result = tool_results(&completions(&mock)[1]);
+    assert!(result[0].starts_with("Exit code 3."), "{result:?}");
+    assert!(
+        result[0].contains("notes.txt") && result[0].contains("done"),
+        "{result:?}"
+    );
+    s.screenshot("flow-shell-result").await.unwrap();
+    s.close().await;
+}
