@@ -22,6 +22,10 @@ const SAVED: &str = "Tool settings saved";
 pub mod keys {
     pub const ENTER: char = '\u{E007}';
     pub const ESCAPE: char = '\u{E00C}';
+    pub const CONTROL: char = '\u{E009}';
+    pub const BACKSPACE: char = '\u{E003}';
+    /// Releases held modifier keys.
+    pub const NULL: char = '\u{E000}';
 }
 
 fn fail(what: impl std::fmt::Display) -> E2eError {
@@ -98,6 +102,28 @@ impl Session {
         }
     }
 
+    /// Replaces the whole text of a field as a user does: select all, then type. (WebDriver's
+    /// clear does not fire `input`, so a re-render in between could bring the old text back.)
+    pub async fn replace_text(&self, field: &Element, text: &str) -> Result<(), E2eError> {
+        field
+            .click()
+            .await
+            .map_err(|e| fail(format!("focusing a field: {e}")))?;
+        field
+            .send_keys(&format!(
+                "{}a{}{}",
+                keys::CONTROL,
+                keys::NULL,
+                keys::BACKSPACE
+            ))
+            .await
+            .map_err(|e| fail(format!("selecting a field's text: {e}")))?;
+        field
+            .send_keys(text)
+            .await
+            .map_err(|e| fail(format!("typing into a field: {e}")))
+    }
+
     /// Whether an element matching `css` exists right now.
     pub async fn exists(&self, css: &str) -> Result<bool, E2eError> {
         Ok(!self
@@ -151,14 +177,7 @@ impl Session {
             )));
         };
         for (input, value) in [(n, name), (url, base_url), (m, model), (k, key)] {
-            input
-                .clear()
-                .await
-                .map_err(|e| fail(format!("clearing a field: {e}")))?;
-            input
-                .send_keys(value)
-                .await
-                .map_err(|e| fail(format!("typing into the provider form: {e}")))?;
+            self.replace_text(input, value).await?;
         }
         self.click("form.add-provider button[type=submit]").await?;
         self.wait_for_text("Key saved", STEP).await?;

@@ -179,6 +179,7 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
     s.click(".approval-card.is-active .scope-choice label:nth-of-type(2) input")
         .await
         .unwrap();
+    // Clear the suggested pattern: a rule for any arguments.
     s.el(".approval-card.is-active input[data-role=pattern]")
         .await
         .unwrap()
@@ -260,9 +261,7 @@ async fn deny_with_a_reason_and_edited_arguments() {
         .el(".approval-card.is-active textarea[data-role=args]")
         .await
         .unwrap();
-    editor.clear().await.unwrap();
-    editor
-        .send_keys(r#"{"expression": "7*6+1"}"#)
+    s.replace_text(&editor, r#"{"expression": "7*6+1"}"#)
         .await
         .unwrap();
     s.screenshot("flow-edit-arguments").await.unwrap();
