@@ -244,6 +244,7 @@ export function App() {
           <ChatView
             key={currentChat.id}
             chat={currentChat}
+            providers={providers}
             showLog={showLog}
             onToggleLog={toggleLog}
             showDemoInvite={showInvite}

@@ -30,6 +30,8 @@ export function Markdown({ text }: { text: string }) {
 
 interface Props {
   chat: ChatRow;
+  /** The configured providers (null while loading or if they could not be read). */
+  providers: Provider[] | null;
   showLog: boolean;
   onToggleLog: () => void;
   showDemoInvite: boolean;
@@ -344,7 +346,7 @@ function ChatHeader(props: Props) {
     <header class="chat-header">
       <div class="chat-title">
         <h1>{chatTitle(chat)}</h1>
-        <ModelPicker chat={chat} onChanged={props.onChatChanged} />
+        <ModelPicker chat={chat} providers={props.providers} onChanged={props.onChatChanged} />
       </div>
       <div class="chat-actions">
         <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
@@ -404,9 +406,8 @@ function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => v
 }
 
 /** The chat's provider and model: shown under the title, changed in a small popover. */
-function ModelPicker({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
+function ModelPicker({ chat, providers, onChanged }: { chat: ChatRow; providers: Provider[] | null; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
-  const [providers, setProviders] = useState<Provider[] | null>(null);
   const [providerId, setProviderId] = useState<number | null>(chat.providerId);
   const [model, setModel] = useState(chat.model);
   const [models, setModels] = useState<string[]>([]);
@@ -425,20 +426,7 @@ function ModelPicker({ chat, onChanged }: { chat: ChatRow; onChanged: () => void
       ? t("providers.kindDemo")
       : `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
 
-  const loadProviders = () =>
-    api
-      .listProviders()
-      .then((p) => {
-        setProviders(p);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
-  // Loaded with the chat so the label names the provider and its default model.
-  useEffect(() => void loadProviders(), [chat.id, chat.providerId]);
-  const openPicker = () => {
-    setOpen(!open);
-    if (!open) void loadProviders();
-  };
+  const openPicker = () => setOpen(!open);
   useEffect(() => {
     if (!open || !chosen || chosen.kind === "demo") {
       setModels([]);

@@ -211,9 +211,9 @@ impl McpConnection {
         let _ = rx.wait_for(|c| *c).await;
     }
 
-    /// The last lines a stdio server wrote to stderr.
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr_tail.lock().iter().cloned().collect()
+    /// The last lines a stdio server wrote to stderr, joined with " / ".
+    pub fn stderr_tail(&self) -> Option<String> {
+        joined_tail(&self.stderr_tail)
     }
 
     /// Every tool the server offers (all pages).
@@ -281,11 +281,21 @@ where
     }
 }
 
+/// The last lines a stdio server wrote to stderr, on one line; `None` if it wrote nothing.
+fn joined_tail(tail: &Mutex<VecDeque<String>>) -> Option<String> {
+    let tail = tail.lock();
+    (!tail.is_empty()).then(|| {
+        tail.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" / ")
+    })
+}
+
 /// Adds what a stdio server printed before failing, which usually says why.
 fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
-    let lines: Vec<String> = tail.lock().iter().cloned().collect();
-    if lines.is_empty() {
-        return e;
+    match joined_tail(tail) {
+        Some(lines) => McpError::Handshake(format!("{e}; the server wrote: {lines}")),
+        None => e,
     }
-    McpError::Handshake(format!("{e}; the server wrote: {}", lines.join(" / ")))
 }

@@ -105,6 +105,27 @@ struct Entry {
     generation: u64,
 }
 
+impl Entry {
+    fn state(&self) -> McpServerState {
+        McpServerState {
+            name: self.config.name.clone(),
+            status: self.status.clone(),
+            server_name: self.identity.name.clone(),
+            server_version: self.identity.version.clone(),
+            tools: self
+                .tools
+                .iter()
+                .map(|t| McpToolSummary {
+                    name: super::tool::tool_name(&self.config.name, &t.name),
+                    remote_name: t.name.to_string(),
+                    description: t.description.as_deref().unwrap_or_default().to_string(),
+                    read_only: super::tool::read_only_hint(t),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The running MCP servers.
 pub struct McpManager {
     entries: Mutex<BTreeMap<String, Entry>>,
@@ -288,10 +309,9 @@ impl McpManager {
         else {
             return;
         };
-        let tail = conn.stderr_tail();
         let mut error = "the server stopped unexpectedly".to_string();
-        if !tail.is_empty() {
-            error.push_str(&format!("; it last wrote: {}", tail.join(" / ")));
+        if let Some(tail) = conn.stderr_tail() {
+            error.push_str(&format!("; it last wrote: {tail}"));
         }
         entry.status = McpStatus::Failed { error };
         entry.slot.replace(None);
@@ -301,35 +321,12 @@ impl McpManager {
 
     /// The state of every configured server, by name.
     pub fn states(&self) -> Vec<McpServerState> {
-        self.entries
-            .lock()
-            .values()
-            .map(|e| McpServerState {
-                name: e.config.name.clone(),
-                status: e.status.clone(),
-                server_name: e.identity.name.clone(),
-                server_version: e.identity.version.clone(),
-                tools: e
-                    .tools
-                    .iter()
-                    .map(|t| McpToolSummary {
-                        name: super::tool::tool_name(&e.config.name, &t.name),
-                        remote_name: t.name.to_string(),
-                        description: t.description.as_deref().unwrap_or_default().to_string(),
-                        read_only: t
-                            .annotations
-                            .as_ref()
-                            .and_then(|a| a.read_only_hint)
-                            .unwrap_or(false),
-                    })
-                    .collect(),
-            })
-            .collect()
+        self.entries.lock().values().map(Entry::state).collect()
     }
 
     /// The state of one server.
     pub fn state(&self, name: &str) -> Option<McpServerState> {
-        self.states().into_iter().find(|s| s.name == name)
+        self.entries.lock().get(name).map(Entry::state)
     }
 
     /// The process id of a running stdio server (tests, diagnostics).

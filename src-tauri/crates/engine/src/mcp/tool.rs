@@ -42,6 +42,14 @@ pub fn tool_name(server: &str, remote: &str) -> String {
     format!("{}_{hash}", &name[..57])
 }
 
+/// Whether the server marks the tool read-only (`readOnlyHint`); unmarked tools are not.
+pub fn read_only_hint(info: &McpToolInfo) -> bool {
+    info.annotations
+        .as_ref()
+        .and_then(|a| a.read_only_hint)
+        .unwrap_or(false)
+}
+
 /// The argument schema, or an open object schema if the server's does not compile.
 fn usable_schema(info: &McpToolInfo) -> (Value, bool) {
     let mut schema = Value::Object((*info.input_schema).clone());
@@ -62,11 +70,7 @@ fn usable_schema(info: &McpToolInfo) -> (Value, bool) {
 impl McpTool {
     /// Wraps one tool of `config`'s server.
     pub fn new(config: &McpServerConfig, info: &McpToolInfo, server: Arc<ServerSlot>) -> Self {
-        let read_only = info
-            .annotations
-            .as_ref()
-            .and_then(|a| a.read_only_hint)
-            .unwrap_or(false);
+        let read_only = read_only_hint(info);
         let (parameters, schema_ok) = usable_schema(info);
         let mut description = info
             .description

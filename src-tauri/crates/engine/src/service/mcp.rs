@@ -136,10 +136,16 @@ impl Tollgate {
     /// Every configured server with its state, by name.
     pub fn mcp_servers(&self) -> Vec<McpServerView> {
         let configs = self.mcp_configs.lock().clone();
+        let mut states: std::collections::HashMap<String, McpServerState> = self
+            .mcp
+            .states()
+            .into_iter()
+            .map(|s| (s.name.clone(), s))
+            .collect();
         configs
             .into_iter()
             .map(|config| {
-                let state = self.mcp.state(&config.name).unwrap_or(McpServerState {
+                let state = states.remove(&config.name).unwrap_or(McpServerState {
                     name: config.name.clone(),
                     status: McpStatus::Disabled,
                     server_name: None,

@@ -220,6 +220,33 @@ impl ToolContext {
     }
 }
 
+#[cfg(test)]
+impl ToolContext {
+    /// A context for calling a tool directly in unit tests: chat 1, call 1, its events on the
+    /// returned receiver.
+    pub(crate) fn for_test(
+        workspace: Option<&std::path::Path>,
+    ) -> (Self, tokio::sync::mpsc::UnboundedReceiver<ToolEvent>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let ctx = Self {
+            chat: ChatId(1),
+            seq: 1,
+            call_id: "c1".into(),
+            workspace: workspace.map(std::path::Path::to_path_buf),
+            cancel: CancellationToken::new(),
+            vars: Arc::new(VarStore::in_memory(
+                ChatId(1),
+                crate::vars::VarLimits {
+                    max_count: 10,
+                    max_bytes: 1 << 20,
+                },
+            )),
+            sink: Arc::new(crate::events::ChannelSink(tx)),
+        };
+        (ctx, rx)
+    }
+}
+
 /// A tool the model can call.
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {

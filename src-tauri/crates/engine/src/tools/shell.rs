@@ -311,31 +311,10 @@ fn utf8_prefix_len(bytes: &[u8]) -> usize {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    use crate::events::{ChannelSink, ToolEvent};
-    use crate::ids::ChatId;
-    use crate::vars::{VarLimits, VarStore};
-    use std::sync::Arc;
-    use tokio_util::sync::CancellationToken;
+    use crate::events::ToolEvent;
 
     fn ctx(dir: &Path) -> (ToolContext, tokio::sync::mpsc::UnboundedReceiver<ToolEvent>) {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let sink = ChannelSink(tx);
-        let ctx = ToolContext {
-            chat: ChatId(1),
-            seq: 1,
-            call_id: "c1".into(),
-            workspace: Some(dir.to_path_buf()),
-            cancel: CancellationToken::new(),
-            vars: Arc::new(VarStore::in_memory(
-                ChatId(1),
-                VarLimits {
-                    max_count: 10,
-                    max_bytes: 1 << 20,
-                },
-            )),
-            sink: Arc::new(sink),
-        };
-        (ctx, rx)
+        ToolContext::for_test(Some(dir))
     }
 
     fn alive(pid: u32) -> bool {

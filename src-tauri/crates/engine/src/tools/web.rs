@@ -222,6 +222,7 @@ impl Tool for FetchUrl {
         }
         let mut body: Vec<u8> = Vec::new();
         let mut truncated = false;
+        let mut sniffed = false;
         let mut stream = response.bytes_stream();
         loop {
             let chunk = tokio::select! {
@@ -239,9 +240,12 @@ impl Tool for FetchUrl {
                 break;
             }
             body.extend_from_slice(&chunk);
-            // Refuse binary early instead of downloading all of it.
-            if body.len() >= 8192 && kind_of(&content_type, &body) == Kind::Binary {
-                break;
+            // Refuse binary early instead of downloading all of it: sniff once, at 8 KB.
+            if !sniffed && body.len() >= 8192 {
+                sniffed = true;
+                if kind_of(&content_type, &body) == Kind::Binary {
+                    break;
+                }
             }
         }
         let kind = kind_of(&content_type, &body);
@@ -374,32 +378,12 @@ fn request_error(url: &reqwest::Url, e: &reqwest::Error) -> ToolError {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    use crate::events::ChannelSink;
-    use crate::ids::ChatId;
-    use crate::vars::{VarLimits, VarStore};
     use axum::http::header::CONTENT_TYPE;
     use axum::response::{IntoResponse, Redirect};
     use axum::routing::get;
-    use std::sync::Arc;
-    use tokio_util::sync::CancellationToken;
 
     fn ctx() -> ToolContext {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        ToolContext {
-            chat: ChatId(1),
-            seq: 1,
-            call_id: "c1".into(),
-            workspace: None,
-            cancel: CancellationToken::new(),
-            vars: Arc::new(VarStore::in_memory(
-                ChatId(1),
-                VarLimits {
-                    max_count: 10,
-                    max_bytes: 1 << 20,
-                },
-            )),
-            sink: Arc::new(ChannelSink(tx)),
-        }
+        ToolContext::for_test(None).0
     }
 
     const PAGE: &str = r#"<!doctype html><html><head><title>The  Gate</title>
