@@ -5,6 +5,7 @@
 //! turn's events over a per-turn channel and app-wide notices as events.
 
 pub mod commands;
+pub mod rendering;
 pub mod state;
 
 use state::AppState;
@@ -76,7 +77,20 @@ fn init_logging() {
 /// Builds and runs the app until its window closes.
 pub fn run() -> Result<(), StartError> {
     started();
+    // Before GTK, WebKit or any other thread starts: it may set environment variables.
+    let rendering = rendering::configure();
     init_logging();
+    match &rendering {
+        rendering::Rendering::Gpu => tracing::info!("rendering: GPU"),
+        rendering::Rendering::Software { set } => tracing::info!(
+            "rendering: no GPU render node, drawing without GL (set {})",
+            if set.is_empty() {
+                "nothing".to_string()
+            } else {
+                set.join(", ")
+            }
+        ),
+    }
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {

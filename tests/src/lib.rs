@@ -82,7 +82,6 @@ impl App {
         let stderr = std::fs::File::create(&stderr_path).map_err(io("creating the log file"))?;
         let child = Command::new(&bin)
             .env("TOLLGATE_DATA_DIR", data_dir.path())
-            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
             .env("TOLLGATE_LOG", "info")
             .stdout(Stdio::null())
             .stderr(stderr)

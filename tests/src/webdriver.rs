@@ -73,7 +73,6 @@ impl Session {
             NATIVE_DRIVER,
         ])
         .env("TOLLGATE_DATA_DIR", data_dir.path())
-        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
         for (k, v) in env {

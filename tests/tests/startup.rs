@@ -34,3 +34,36 @@ fn the_app_opens_its_window_and_database() {
         .unwrap();
     assert!(version >= 1, "migrations ran");
 }
+
+/// Without a GPU render node (as under Xvfb here), the app draws without GL: it says so in its
+/// log and never loads Mesa's software rasteriser; with one, it leaves GTK and WebKit alone.
+#[test]
+fn without_a_gpu_the_app_draws_without_loading_gl() {
+    let mut app = App::launch().expect("launch");
+    app.wait_for_window("Tollgate", Duration::from_secs(60))
+        .expect("window");
+    std::thread::sleep(Duration::from_secs(3));
+    app.check_alive().expect("still running after first paint");
+    let log = app.stderr();
+    let maps = std::fs::read_to_string(format!("/proc/{}/maps", app.pid())).unwrap();
+    let mesa: Vec<&str> = maps
+        .lines()
+        .filter(|l| l.contains("/dri/") || l.contains("libLLVM"))
+        .collect();
+    // The test's own look at the machine, independent of the app's.
+    let render_node = std::fs::read_dir("/dev/dri")
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+        })
+        .unwrap_or(false);
+    if render_node {
+        assert!(log.contains("rendering: GPU"), "log:\n{log}");
+    } else {
+        assert!(
+            log.contains("rendering: no GPU render node, drawing without GL"),
+            "log:\n{log}"
+        );
+        assert!(mesa.is_empty(), "Mesa loaded in the app process: {mesa:?}");
+    }
+}
