@@ -81,7 +81,7 @@ pub fn run() -> Result<(), StartError> {
     let rendering = rendering::configure();
     init_logging();
     match &rendering {
-        rendering::Rendering::Gpu => tracing::info!("rendering: GPU"),
+        rendering::Rendering::Defaults => tracing::info!("rendering: GTK and WebKit defaults"),
         rendering::Rendering::Software { set } => tracing::info!(
             "rendering: no GPU render node, drawing without GL (set {})",
             if set.is_empty() {

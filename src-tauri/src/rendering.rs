@@ -32,8 +32,8 @@ pub const SOFTWARE_RENDERING: [(&str, &str); 4] = [
 /// How the window will draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rendering {
-    /// A GPU render node exists: GTK and WebKit use their defaults.
-    Gpu,
+    /// A GPU render node exists (or this is not Linux): GTK and WebKit use their defaults.
+    Defaults,
     /// No render node: GL is off. Holds the variables set (those the user had not set already).
     Software { set: Vec<&'static str> },
 }
@@ -49,12 +49,8 @@ pub fn has_render_node(dir: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The variables to set: none with a GPU; otherwise those of [`SOFTWARE_RENDERING`] that
-/// `is_set` says the user has not set.
-pub fn plan(gpu: bool, is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'static str)> {
-    if gpu {
-        return Vec::new();
-    }
+/// The variables of [`SOFTWARE_RENDERING`] to set: those `is_set` says the user has not set.
+pub fn plan(is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'static str)> {
     SOFTWARE_RENDERING
         .into_iter()
         .filter(|(name, _)| !is_set(name))
@@ -63,13 +59,13 @@ pub fn plan(gpu: bool, is_set: impl Fn(&str) -> bool) -> Vec<(&'static str, &'st
 
 /// Decides how to draw and sets the variables for it.
 ///
-/// Call it first thing in `main`, while the process has one thread: changing the environment
+/// Call it before anything else starts, while the process has one thread: changing the environment
 /// is only sound before other threads exist.
 pub fn configure() -> Rendering {
     if !cfg!(target_os = "linux") || has_render_node(Path::new(DRM_DIR)) {
-        return Rendering::Gpu;
+        return Rendering::Defaults;
     }
-    let vars = plan(false, |name| std::env::var_os(name).is_some());
+    let vars = plan(|name| std::env::var_os(name).is_some());
     for (name, value) in &vars {
         std::env::set_var(name, value);
     }
@@ -94,15 +90,10 @@ mod tests {
     }
 
     #[test]
-    fn with_a_gpu_nothing_is_set() {
-        assert!(plan(true, |_| false).is_empty());
-    }
-
-    #[test]
-    fn without_a_gpu_gl_is_turned_off_except_where_the_user_chose() {
-        let all = plan(false, |_| false);
+    fn gl_is_turned_off_except_where_the_user_chose() {
+        let all = plan(|_| false);
         assert_eq!(all, SOFTWARE_RENDERING.to_vec());
-        let kept = plan(false, |name| name == "GDK_GL");
+        let kept = plan(|name| name == "GDK_GL");
         assert!(kept.iter().all(|(name, _)| *name != "GDK_GL"));
         assert_eq!(kept.len(), SOFTWARE_RENDERING.len() - 1);
     }

@@ -58,7 +58,10 @@ fn without_a_gpu_the_app_draws_without_loading_gl() {
         })
         .unwrap_or(false);
     if render_node {
-        assert!(log.contains("rendering: GPU"), "log:\n{log}");
+        assert!(
+            log.contains("rendering: GTK and WebKit defaults"),
+            "log:\n{log}"
+        );
     } else {
         assert!(
             log.contains("rendering: no GPU render node, drawing without GL"),
