@@ -42,6 +42,9 @@ pub struct Session {
     pub startup: Duration,
 }
 
+/// How long starting tauri-driver, the app and a WebDriver session may take.
+pub const START_LIMIT: Duration = Duration::from_secs(60);
+
 impl Session {
     /// Starts tauri-driver and the app with a fresh data folder (plus `env`).
     pub async fn start(env: &[(&str, &str)]) -> Result<Self, E2eError> {
@@ -52,8 +55,20 @@ impl Session {
         Self::start_in(data_dir, env).await
     }
 
-    /// Starts the app on an existing data folder (a restart: see [`Self::close_keeping_data`]).
+    /// Starts the app on an existing data folder (a restart: see [`Self::close_keeping_data`]),
+    /// failing if the session is not up within [`START_LIMIT`].
     pub async fn start_in(
+        data_dir: tempfile::TempDir,
+        env: &[(&str, &str)],
+    ) -> Result<Self, E2eError> {
+        tokio::time::timeout(START_LIMIT, Self::launch_in(data_dir, env))
+            .await
+            .map_err(|_| {
+                E2eError::Timeout(format!("no session within {} s", START_LIMIT.as_secs()))
+            })?
+    }
+
+    async fn launch_in(
         data_dir: tempfile::TempDir,
         env: &[(&str, &str)],
     ) -> Result<Self, E2eError> {

@@ -7,10 +7,7 @@ use tollgate_e2e::webdriver::Session;
 
 #[tokio::test]
 async fn the_ui_loads_in_the_app_window_and_reaches_the_backend() {
-    let s = tokio::time::timeout(Duration::from_secs(60), Session::start(&[]))
-        .await
-        .expect("session within 60 s")
-        .expect("session");
+    let s = Session::start(&[]).await.expect("session");
     eprintln!("session up after {:?}", s.startup);
     let title = tokio::time::timeout(Duration::from_secs(20), s.client.title())
         .await
