@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { executionKeyDecision, parseEditedArguments } from "./approvals";
 import { compressArgs, diffLines, formatDuration, prettyJson, snippetParts, statusInfo } from "./format";
 
 describe("tool card formatting", () => {
@@ -37,26 +36,5 @@ describe("tool card formatting", () => {
       { text: " c ", match: false },
       { text: "d", match: true },
     ]);
-  });
-});
-
-describe("approval keys", () => {
-  const base = { inTextField: false, inReasonField: false, reason: "", ctrl: false };
-  it("maps Enter, A and Esc", () => {
-    expect(executionKeyDecision("Enter", base)).toEqual({ type: "allowOnce" });
-    expect(executionKeyDecision("a", base)).toEqual({ type: "allowForChat" });
-    expect(executionKeyDecision("Escape", base)).toEqual({ type: "deny", reason: null });
-    expect(executionKeyDecision("Escape", { ...base, reason: "  too risky " })).toEqual({ type: "deny", reason: "too risky" });
-    expect(executionKeyDecision("x", base)).toBeNull();
-    expect(executionKeyDecision("a", { ...base, ctrl: true })).toBeNull();
-  });
-  it("leaves text fields alone except the reason field", () => {
-    expect(executionKeyDecision("Enter", { ...base, inTextField: true })).toBeNull();
-    expect(executionKeyDecision("a", { ...base, inTextField: true, inReasonField: true })).toBeNull();
-    expect(executionKeyDecision("Enter", { ...base, inTextField: true, inReasonField: true, reason: "no" })).toEqual({ type: "deny", reason: "no" });
-  });
-  it("validates edited JSON", () => {
-    expect(parseEditedArguments('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
-    expect(parseEditedArguments("{").ok).toBe(false);
   });
 });

@@ -155,8 +155,11 @@ export function decidedByKey(by: string | null): Key | null {
   }
 }
 
+/** What a unified-diff line is, for colouring. */
+export type DiffKind = "add" | "del" | "hunk" | "meta" | "ctx";
+
 /** Classifies unified-diff lines for colouring. */
-export function diffLines(diff: string): Array<{ kind: "add" | "del" | "hunk" | "meta" | "ctx"; text: string }> {
+export function diffLines(diff: string): Array<{ kind: DiffKind; text: string }> {
   return diff.split("\n").map((text) => {
     if (text.startsWith("+++") || text.startsWith("---")) return { kind: "meta", text };
     if (text.startsWith("@@")) return { kind: "hunk", text };

@@ -87,6 +87,7 @@ export const en = {
   "tool.details": "Details",
   "tool.noCalls": "No tool calls yet. They appear here, turn by turn, as the model makes them.",
   "tool.turn": "Turn {n}",
+  "tool.outputDropped": "… {count} earlier characters not shown",
 
   "status.success": "Done",
   "status.error": "Failed",
@@ -151,6 +152,13 @@ export const en = {
   "approval.rejectPlaceholder": "Reason for the model (optional)",
   "approval.group": "Group: {group}",
   "approval.status": "Call status: {status}",
+  "approval.showAll": "Show all ({n} lines)",
+  "approval.showLess": "Show less",
+  "approval.hiddenChars": "This call contains {count} invisible or direction-changing characters; they are shown as ⟨U+…⟩ markers.",
+  "approval.hiddenCharsResult": "This result contains {count} invisible or direction-changing characters; they are shown as ⟨U+…⟩ markers.",
+  "reveal.hidden": "Invisible, control or direction-changing character {code} ({count} in a row)",
+  "reveal.spaces": "{count} whitespace characters in a row",
+  "reveal.breaks": "{count} line breaks in a row",
 
   "question.title": "The model asks",
   "question.placeholder": "Your answer",
@@ -366,6 +374,7 @@ export const zhCN: Record<Key, string> = {
   "tool.details": "详情",
   "tool.noCalls": "还没有工具调用。模型发起调用时会按轮次显示在这里。",
   "tool.turn": "第 {n} 轮",
+  "tool.outputDropped": "… 前面还有 {count} 个字符未显示",
 
   "status.success": "完成",
   "status.error": "失败",
@@ -430,6 +439,13 @@ export const zhCN: Record<Key, string> = {
   "approval.rejectPlaceholder": "给模型的理由（可选）",
   "approval.group": "组：{group}",
   "approval.status": "调用状态：{status}",
+  "approval.showAll": "显示全部（{n} 行）",
+  "approval.showLess": "收起",
+  "approval.hiddenChars": "此调用包含 {count} 个不可见或改变文字方向的字符；它们显示为 ⟨U+…⟩ 标记。",
+  "approval.hiddenCharsResult": "此结果包含 {count} 个不可见或改变文字方向的字符；它们显示为 ⟨U+…⟩ 标记。",
+  "reveal.hidden": "不可见、控制或改变文字方向的字符 {code}（连续 {count} 个）",
+  "reveal.spaces": "连续 {count} 个空白字符",
+  "reveal.breaks": "连续 {count} 个换行",
 
   "question.title": "模型提问",
   "question.placeholder": "你的回答",

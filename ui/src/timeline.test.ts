@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { addPendingUserMessage, applyEvent, callsByTurn, callsFor, emptyChat, fromHistory, PENDING_USER_ID } from "./timeline";
+import {
+  addPendingUserMessage,
+  appendOutput,
+  applyEvent,
+  callsByTurn,
+  callsFor,
+  emptyChat,
+  fromHistory,
+  LIVE_OUTPUT_LIMIT,
+  PENDING_USER_ID,
+} from "./timeline";
 import { ChatStore } from "./store";
 import type { ChatEvent, ChatHistory, PendingApproval } from "./types";
 
@@ -109,6 +119,34 @@ describe("timeline reducer", () => {
       durationMs: 12,
       resultVar: "Result/1",
     });
+  });
+
+  it("keeps only the last 64 KiB of live output and counts what it dropped", () => {
+    const delta = (text: string): ChatEvent => ({ type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text } });
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "shell", rawArgs: "{}" } },
+      delta("a".repeat(40_000)),
+      delta("b".repeat(40_000)),
+    ]);
+    expect(LIVE_OUTPUT_LIMIT).toBe(65_536);
+    let call = s.calls[0];
+    expect(call?.output).toHaveLength(LIVE_OUTPUT_LIMIT);
+    expect(call?.output.endsWith("b".repeat(40_000))).toBe(true);
+    expect(call?.outputDropped).toBe(80_000 - LIVE_OUTPUT_LIMIT);
+    // One huge chunk: only its tail is kept; the drops add up.
+    s = applyEvent(s, delta("x".repeat(1_000_000) + "END"));
+    call = s.calls[0];
+    expect(call?.output).toHaveLength(LIVE_OUTPUT_LIMIT);
+    expect(call?.output.endsWith("xEND")).toBe(true);
+    expect(call?.outputDropped).toBe(80_000 + 1_000_003 - LIVE_OUTPUT_LIMIT);
+  });
+
+  it("keeps small output whole and never starts the kept tail inside a surrogate pair", () => {
+    expect(appendOutput({ output: "ab", outputDropped: 0 }, "c", 4)).toEqual({ output: "abc", outputDropped: 0 });
+    expect(appendOutput({ output: "abc", outputDropped: 2 }, "de", 4)).toEqual({ output: "bcde", outputDropped: 3 });
+    // "😀" is two UTF-16 units; cutting at 1 would leave half of it.
+    expect(appendOutput({ output: "😀", outputDropped: 0 }, "xyz", 4)).toEqual({ output: "xyz", outputDropped: 2 });
   });
 
   it("keeps questions until answered and clears waiting cards when the turn ends", () => {

@@ -35,8 +35,10 @@ export interface CallView {
   truncated: boolean;
   resultVar: string | null;
   argsVar: string | null;
-  /** Live stdout / stderr / log while running. */
+  /** Live stdout / stderr / log while running: its last LIVE_OUTPUT_LIMIT characters. */
   output: string;
+  /** Characters of live output dropped from the front to keep `output` within the limit. */
+  outputDropped: number;
 }
 
 export interface TimelineMessage {
@@ -115,6 +117,7 @@ function callFromRecord(r: RecordedCall): CallView {
     resultVar: r.resultVar,
     argsVar: r.argsVar,
     output: "",
+    outputDropped: 0,
   };
 }
 
@@ -197,6 +200,7 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     resultVar: null,
     argsVar: null,
     output: "",
+    outputDropped: 0,
   };
 }
 
@@ -249,6 +253,27 @@ export function addPendingUserMessage(state: ChatState, text: string, now = Date
   };
 }
 
+/** How much live output a call keeps: the last 64 Ki characters (UTF-16 code units). */
+export const LIVE_OUTPUT_LIMIT = 64 * 1024;
+
+/**
+ * Appends a chunk of live output, keeping only the tail of `limit` characters and counting what
+ * was dropped, so a command that prints without end cannot grow the UI's memory without bound.
+ */
+export function appendOutput(
+  kept: { output: string; outputDropped: number },
+  text: string,
+  limit = LIVE_OUTPUT_LIMIT,
+): { output: string; outputDropped: number } {
+  const all = kept.output + text;
+  if (all.length <= limit) return { output: all, outputDropped: kept.outputDropped };
+  let cut = all.length - limit;
+  // Never start on the second half of a surrogate pair.
+  const first = all.charCodeAt(cut);
+  if (first >= 0xdc00 && first <= 0xdfff) cut++;
+  return { output: all.slice(cut), outputDropped: kept.outputDropped + cut };
+}
+
 export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
   switch (event.type) {
     case "beforeCall": {
@@ -283,7 +308,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
     case "started":
       return updateCall(state, event.seq, (c) => ({ ...c, status: "running", name: event.tool, args: parseArgs(event.args) }));
     case "outputDelta":
-      return updateCall(state, event.seq, (c) => ({ ...c, output: c.output + event.text }));
+      return updateCall(state, event.seq, (c) => ({ ...c, ...appendOutput(c, event.text) }));
     case "finished": {
       const s = event.summary;
       return updateCall(state, event.seq, (c) => ({

@@ -1,11 +1,22 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { executionKeyDecision, parseEditedArguments } from "../approvals";
-import { diffLines, errorMessage, prettyJson } from "../format";
+import { executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "../approvals";
+import { errorMessage, prettyJson } from "../format";
 import { t } from "../i18n";
+import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
 import { Icon } from "./icons";
-import type { ChatId, Decision, ExecutionDecision, ExecutionRequest, PendingApproval, ResultDecision, ResultRequest } from "../types";
+import { HiddenCharsWarning, PayloadPane, RevealedText } from "./Payload";
+import type {
+  ApprovalPreview,
+  ChatId,
+  Decision,
+  ExecutionDecision,
+  ExecutionRequest,
+  PendingApproval,
+  ResultDecision,
+  ResultRequest,
+} from "../types";
 
 interface Props {
   approval: PendingApproval;
@@ -18,6 +29,21 @@ interface Props {
 
 function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "radio");
+}
+
+/** Where a key was pressed on a card, for the pure key maps in approvals.ts. */
+function keyContext(e: KeyboardEvent, reason: string): KeyContext {
+  const target = e.target as HTMLElement | null;
+  return {
+    // Only the card itself: on a focused button Enter and Space are the button's.
+    onCard: e.target === e.currentTarget,
+    inTextField: isTextField(target),
+    inReasonField: target?.dataset["role"] === "reason",
+    reason,
+    ctrl: e.ctrlKey || e.metaKey || e.altKey,
+    shift: e.shiftKey,
+    repeat: e.repeat,
+  };
 }
 
 function useDecide(chat: ChatId, id: string, onDecided: (id: string) => void) {
@@ -53,7 +79,9 @@ function ApprovalHead(props: { title: string; group: string | null; position: nu
   return (
     <div class="approval-head">
       <Icon name="gate" class="approval-icon" />
-      <strong>{props.title}</strong>
+      <strong>
+        <RevealedLine text={props.title} />
+      </strong>
       {props.group ? <span class="tag">{t("approval.group", { group: props.group })}</span> : null}
       {props.children}
       {props.total > 1 ? <span class="tag tag--wait">{t("approval.queued", { n: props.position, total: props.total })}</span> : null}
@@ -61,34 +89,65 @@ function ApprovalHead(props: { title: string; group: string | null; position: nu
   );
 }
 
-function Preview({ request }: { request: ExecutionRequest }) {
-  const p = request.preview;
-  if (!p) return null;
-  if (p.type === "command") {
-    return (
-      <div class="approval-preview">
-        <div class="section-label">
-          {t("approval.command")} <span class="muted">{t("approval.cwd", { cwd: p.cwd })}</span>
-        </div>
-        <pre class="code-pane code-pane--command">
-          <span class="prompt">$ </span>
-          {p.command}
-        </pre>
-      </div>
-    );
+/** The command or diff an execution card shows, revealed (see reveal.ts). */
+type RevealedPreview =
+  | { type: "command"; command: Revealed; cwd: string; hidden: number }
+  | { type: "diff"; path: string; diff: RevealedDiff; hidden: number };
+
+function revealPreview(p: ApprovalPreview): RevealedPreview {
+  switch (p.type) {
+    case "command": {
+      const command = reveal(p.command);
+      return { type: "command", command, cwd: p.cwd, hidden: command.hidden + reveal(p.cwd).hidden };
+    }
+    case "diff": {
+      const diff = revealDiff(p.diff);
+      return { type: "diff", path: p.path, diff, hidden: diff.hidden + reveal(p.path).hidden };
+    }
   }
-  return (
-    <div class="approval-preview">
-      <div class="section-label">{t("approval.diff", { path: p.path })}</div>
-      <pre class="code-pane diff">
-        {diffLines(p.diff).map((l, i) => (
-          <span key={i} class={`diff-${l.kind}`}>
-            {l.text + "\n"}
-          </span>
-        ))}
-      </pre>
-    </div>
-  );
+}
+
+/** A short line with model-written text in it (a path, a folder), revealed as a whole. */
+function RevealedLine({ text }: { text: string }) {
+  return <RevealedText segments={reveal(text).segments} />;
+}
+
+function Preview({ preview: p }: { preview: RevealedPreview | null }) {
+  if (!p) return null;
+  switch (p.type) {
+    case "command":
+      return (
+        <div class="approval-preview">
+          <div class="section-label">
+            {t("approval.command")}{" "}
+            <span class="muted">
+              <RevealedLine text={t("approval.cwd", { cwd: p.cwd })} />
+            </span>
+          </div>
+          <PayloadPane class="code-pane--command" lines={p.command.lines}>
+            <span class="prompt">$ </span>
+            <RevealedText segments={p.command.segments} />
+          </PayloadPane>
+        </div>
+      );
+    case "diff":
+      return (
+        <div class="approval-preview">
+          <div class="section-label">
+            <RevealedLine text={t("approval.diff", { path: p.path })} />
+          </div>
+          <PayloadPane class="diff" lines={p.diff.lines.length}>
+            {p.diff.lines.map((l, i) => (
+              <span key={i} class={`diff-${l.kind}`}>
+                {l.prefix}
+                <RevealedText segments={l.body.segments} />
+                {"\n"}
+              </span>
+            ))}
+          </PayloadPane>
+        </div>
+      );
+  }
 }
 
 function ExecutionCard({ approval, request, active, position, total, onDecided }: Props & { request: ExecutionRequest }) {
@@ -110,14 +169,15 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
 
   const execution = (decision: ExecutionDecision) => void send({ kind: "execution", decision });
 
+  // What the user decides on, every character visible (display only; decisions carry the original).
+  const args = useMemo(() => reveal(prettyJson(request.arguments)), [request.arguments]);
+  const preview = useMemo(() => (request.preview ? revealPreview(request.preview) : null), [request.preview]);
+  const hidden = args.hidden + (preview?.hidden ?? 0) + reveal(approval.tool).hidden;
+
   const onKeyDown = (e: KeyboardEvent) => {
-    const target = e.target as HTMLElement | null;
-    const decision = executionKeyDecision(e.key, {
-      inTextField: isTextField(target),
-      inReasonField: target?.dataset["role"] === "reason",
-      reason,
-      ctrl: e.ctrlKey || e.metaKey || e.altKey,
-    });
+    // An IME is composing (Chinese input in the reason field): Enter and Esc are the IME's.
+    if (e.isComposing) return;
+    const decision = executionKeyDecision(e.key, keyContext(e, reason));
     if (!decision) return;
     e.preventDefault();
     e.stopPropagation();
@@ -155,9 +215,12 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
           {request.reason}
         </p>
       ) : null}
-      <Preview request={request} />
+      <HiddenCharsWarning count={hidden} result={false} />
+      <Preview preview={preview} />
       <div class="section-label">{t("tool.args")}</div>
-      <pre class="code-pane">{prettyJson(request.arguments)}</pre>
+      <PayloadPane lines={args.lines}>
+        <RevealedText segments={args.segments} />
+      </PayloadPane>
 
       {mode === "always" ? (
         <div class="approval-panel">
@@ -269,18 +332,21 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
   const result = (decision: ResultDecision) => void send({ kind: "result", decision });
   const reasonValue = reason.trim() ? reason.trim() : null;
 
+  const shownText = useMemo(() => reveal(request.textForModel, OUTPUT_LIMITS), [request.textForModel]);
+  const fullOutput = useMemo(
+    () => (request.fullOutput !== request.textForModel ? reveal(request.fullOutput, OUTPUT_LIMITS) : null),
+    [request.fullOutput, request.textForModel],
+  );
+  const hidden = shownText.hidden + (fullOutput?.hidden ?? 0) + reveal(approval.tool).hidden;
+
   const onKeyDown = (e: KeyboardEvent) => {
-    const target = e.target as HTMLElement | null;
-    const inText = isTextField(target);
-    const inReason = target?.dataset["role"] === "reason";
-    if (e.key === "Escape" && (!inText || inReason)) {
-      e.preventDefault();
-      e.stopPropagation();
-      result({ type: "reject", reason: reasonValue });
-    } else if (e.key === "Enter" && !inText && !e.shiftKey) {
-      e.preventDefault();
-      result({ type: "approve" });
-    }
+    // An IME is composing (Chinese input in the reason field): Enter and Esc are the IME's.
+    if (e.isComposing) return;
+    const decision = resultKeyDecision(e.key, keyContext(e, reason));
+    if (!decision) return;
+    e.preventDefault();
+    e.stopPropagation();
+    result(decision);
   };
 
   return (
@@ -296,16 +362,21 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
       <ApprovalHead title={t("approval.resultTitle", { tool: approval.tool })} group={approval.group} position={position} total={total}>
         <span class="tag">{t("approval.status", { status: request.status })}</span>
       </ApprovalHead>
+      <HiddenCharsWarning count={hidden} result />
       <div class="section-label">{t("approval.textForModel")}</div>
       {editing ? (
         <textarea class="mono json-editor" rows={10} value={text} onInput={(e) => setText(e.currentTarget.value)} data-role="result" />
       ) : (
-        <pre class="code-pane">{request.textForModel}</pre>
+        <PayloadPane lines={shownText.lines}>
+          <RevealedText segments={shownText.segments} />
+        </PayloadPane>
       )}
-      {request.fullOutput !== request.textForModel ? (
+      {fullOutput ? (
         <details class="full-output">
           <summary>{t("approval.fullOutput")}</summary>
-          <pre class="code-pane">{request.fullOutput}</pre>
+          <PayloadPane lines={fullOutput.lines}>
+            <RevealedText segments={fullOutput.segments} />
+          </PayloadPane>
         </details>
       ) : null}
       {error ? (

@@ -67,6 +67,7 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
           {call.output ? (
             <>
               <div class="section-label">{t("tool.output")}</div>
+              {call.outputDropped > 0 ? <p class="muted output-dropped">{t("tool.outputDropped", { count: call.outputDropped })}</p> : null}
               <pre class="code-pane">{call.output}</pre>
             </>
           ) : null}

@@ -179,7 +179,8 @@ impl Bench {
             .expect("executor");
         let provider: Arc<dyn Provider> = Arc::new(OpenAiProvider {
             base_url: format!("{}/v1", self.mock.url()),
-            api_key: String::new(),
+            api_key: Default::default(),
+            tool_calling: Default::default(),
         });
         Turn {
             exec,

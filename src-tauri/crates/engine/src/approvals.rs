@@ -6,8 +6,10 @@
 //! cancelled is refused with an error and changes nothing.
 
 use crate::ids::{ApprovalId, ChatId};
-use crate::policy::{CallStatus, ExecutionPolicy};
-use crate::rules::RuleScope;
+use crate::policy::{
+    CallDecision, CallStatus, ExecutionChoice, ExecutionPolicy, ResultChoice,
+};
+use crate::rules::{RuleScope, RuleSubjectKind};
 use crate::tools::ApprovalPreview;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
@@ -42,7 +44,10 @@ pub enum ApprovalRequest {
         policy: ExecutionPolicy,
         /// Why the user is asked, in plain words.
         reason: String,
-        /// A rule pattern the tool suggests for "always allow" (e.g. `git status *`).
+        /// What a rule pattern for this tool matches, so the card can say what it allows.
+        rule_subject: RuleSubjectKind,
+        /// A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
+        /// pattern narrower than "every call" can cover this call.
         suggested_pattern: Option<String>,
     },
     /// May the model see this result? (F-06)
@@ -90,7 +95,7 @@ pub enum ExecutionDecision {
     /// Allow, and create a rule.
     AlwaysAllow {
         scope: RuleScopeChoice,
-        pattern: Option<String>,
+        grant: RuleGrant,
     },
     /// Run these arguments instead (re-validated; what runs is what is recorded).
     EditAndAllow {
@@ -103,6 +108,18 @@ pub enum ExecutionDecision {
     DenyAndStop {
         reason: Option<String>,
     },
+}
+
+/// What an "always allow" rule covers. There is no default: a pattern must be typed (and not
+/// be empty), or "every call of this tool" chosen as such, so that nothing broader than the
+/// user read is ever granted by an empty field.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum RuleGrant {
+    /// Calls whose subject matches the pattern.
+    Matching { pattern: String },
+    /// Every call of the tool, chosen explicitly after a warning.
+    EveryCall,
 }
 
 /// The scope the user picks for an "always allow" rule.
@@ -147,34 +164,42 @@ impl Decision {
         }
     }
 
-    /// A short stable label for records and the log.
-    pub fn label(&self) -> &'static str {
+    /// What the decision records as, without its payload.
+    pub fn choice(&self) -> CallDecision {
         match self {
-            Self::Execution(d) => d.label(),
-            Self::Result(d) => d.label(),
+            Self::Execution(d) => CallDecision {
+                execution: Some(d.choice()),
+                result: None,
+            },
+            Self::Result(d) => CallDecision {
+                execution: None,
+                result: Some(d.choice()),
+            },
         }
     }
 }
 
 impl ExecutionDecision {
-    pub fn label(&self) -> &'static str {
+    /// The recorded choice: one per button, so a card can say exactly which one was pressed.
+    pub fn choice(&self) -> ExecutionChoice {
         match self {
-            Self::AllowOnce => "allow_once",
-            Self::AllowForChat => "allow_for_chat",
-            Self::AlwaysAllow { .. } => "always_allow",
-            Self::EditAndAllow { .. } => "edit_and_allow",
-            Self::Deny { .. } => "deny",
-            Self::DenyAndStop { .. } => "deny_and_stop",
+            Self::AllowOnce => ExecutionChoice::AllowOnce,
+            Self::AllowForChat => ExecutionChoice::AllowForChat,
+            Self::AlwaysAllow { .. } => ExecutionChoice::AlwaysAllow,
+            Self::EditAndAllow { .. } => ExecutionChoice::EditAndAllow,
+            Self::Deny { .. } => ExecutionChoice::Deny,
+            Self::DenyAndStop { .. } => ExecutionChoice::DenyAndStop,
         }
     }
 }
 
 impl ResultDecision {
-    pub fn label(&self) -> &'static str {
+    /// The recorded choice.
+    pub fn choice(&self) -> ResultChoice {
         match self {
-            Self::Approve => "approve",
-            Self::EditAndApprove { .. } => "edit_and_approve",
-            Self::Reject { .. } => "reject",
+            Self::Approve => ResultChoice::Approve,
+            Self::EditAndApprove { .. } => ResultChoice::EditAndApprove,
+            Self::Reject { .. } => ResultChoice::Reject,
         }
     }
 }
@@ -196,11 +221,13 @@ pub enum ApprovalError {
     },
     #[error("the edited arguments are invalid: {0}")]
     InvalidEdit(String),
+    #[error("the rule cannot be created: {0}")]
+    InvalidPattern(String),
 }
 
 struct Slot {
     approval: PendingApproval,
-    reply: oneshot::Sender<Decision>,
+    reply: oneshot::Sender<(Decision, PendingApproval)>,
 }
 
 #[derive(Default)]
@@ -221,8 +248,12 @@ impl ApprovalHub {
         Self::default()
     }
 
-    /// Registers an approval; the receiver yields the decision.
-    pub fn register(&self, approval: PendingApproval) -> oneshot::Receiver<Decision> {
+    /// Registers an approval; the receiver yields the decision together with the approval as
+    /// the hub held it — what the user was shown — so the waiter binds its grant to that.
+    pub fn register(
+        &self,
+        approval: PendingApproval,
+    ) -> oneshot::Receiver<(Decision, PendingApproval)> {
         let (reply, rx) = oneshot::channel();
         self.inner
             .lock()
@@ -271,7 +302,7 @@ impl ApprovalHub {
             return Err(ApprovalError::Unknown(id.clone()));
         };
         slot.reply
-            .send(decision)
+            .send((decision, slot.approval))
             .map_err(|_| ApprovalError::Cancelled(id.clone()))
     }
 
@@ -324,6 +355,7 @@ mod tests {
                 preview: None,
                 policy: ExecutionPolicy::AskAlways,
                 reason: "test".into(),
+                rule_subject: RuleSubjectKind::Args,
                 suggested_pattern: None,
             },
             ApprovalKind::Result => ApprovalRequest::Result {
@@ -357,10 +389,9 @@ mod tests {
             Decision::Execution(ExecutionDecision::AllowOnce),
         )
         .unwrap();
-        assert_eq!(
-            rx.await.unwrap(),
-            Decision::Execution(ExecutionDecision::AllowOnce)
-        );
+        let (decision, shown) = rx.await.unwrap();
+        assert_eq!(decision, Decision::Execution(ExecutionDecision::AllowOnce));
+        assert_eq!(shown, a, "the waiter gets back the card the user answered");
         assert_eq!(
             hub.resolve(
                 ChatId(1),
@@ -402,13 +433,17 @@ mod tests {
     fn decisions_serialise_for_the_ui() {
         let d = Decision::Execution(ExecutionDecision::AlwaysAllow {
             scope: RuleScopeChoice::ThisChat,
-            pattern: Some("git *".into()),
+            grant: RuleGrant::Matching {
+                pattern: "git *".into(),
+            },
         });
         let s = serde_json::to_value(&d).unwrap();
         assert_eq!(
             s,
-            json!({"kind": "execution", "decision": {"type": "alwaysAllow", "scope": "thisChat", "pattern": "git *"}})
+            json!({"kind": "execution", "decision": {"type": "alwaysAllow", "scope": "thisChat", "grant": {"type": "matching", "pattern": "git *"}}})
         );
+        // The old shape (an optional pattern, empty meaning everything) is refused outright.
+        assert!(serde_json::from_value::<Decision>(json!({"kind": "execution", "decision": {"type": "alwaysAllow", "scope": "thisChat", "pattern": null}})).is_err());
         assert_eq!(serde_json::from_value::<Decision>(s).unwrap(), d);
     }
 }

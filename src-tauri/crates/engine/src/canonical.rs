@@ -52,6 +52,20 @@ pub fn args_hash(args: &Value) -> String {
     hex::encode(digest)
 }
 
+/// The key of an ask-once record (F-03): the arguments *and* the folder they run in. "Allow for
+/// this chat" on `./build.sh` in folder A says nothing about `./build.sh` in folder B, so once
+/// the chat's workspace changes the record no longer matches and the user is asked again.
+pub fn record_hash(args: &Value, workspace: Option<&std::path::Path>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(canonical_json(args).as_bytes());
+    if let Some(ws) = workspace {
+        // NUL cannot occur in canonical JSON, so no argument text can imitate this suffix.
+        hasher.update(b"\0workspace=");
+        hasher.update(ws.as_os_str().as_encoded_bytes());
+    }
+    hex::encode(hasher.finalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +91,16 @@ mod tests {
             args_hash(&json!({"a": [2, 1]}))
         );
         assert_eq!(args_hash(&json!({})).len(), 64);
+    }
+
+    #[test]
+    fn record_keys_bind_the_workspace() {
+        let args = json!({"command": "./build.sh"});
+        let a = std::path::Path::new("/work/a");
+        let b = std::path::Path::new("/work/b");
+        assert_eq!(record_hash(&args, None), args_hash(&args));
+        assert_ne!(record_hash(&args, Some(a)), record_hash(&args, Some(b)));
+        assert_ne!(record_hash(&args, Some(a)), record_hash(&args, None));
+        assert_eq!(record_hash(&args, Some(a)), record_hash(&args, Some(a)));
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::approvals::{Decision, PendingApproval};
 use crate::ids::{ApprovalId, ChatId};
-use crate::policy::{CallStatus, DecidedBy};
+use crate::policy::{CallDecision, CallStatus, DecidedBy};
 use serde::{Deserialize, Serialize};
 
 /// Which stream a tool's live output came from.
@@ -31,7 +31,7 @@ pub enum ApprovalOutcome {
 pub struct CallSummary {
     pub tool: Option<String>,
     pub status: CallStatus,
-    pub decision: Option<String>,
+    pub decision: CallDecision,
     pub decided_by: DecidedBy,
     pub duration_ms: u64,
     /// A one-line preview of the result.

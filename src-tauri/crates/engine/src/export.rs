@@ -22,7 +22,7 @@ fn pretty_args(raw: &str) -> String {
 fn call_markdown(call: &RecordedCall) -> String {
     let tool = call.tool.as_deref().unwrap_or(&call.requested_name);
     let mut head = format!("**Tool call** `{tool}` — {}", call.status);
-    if let Some(d) = &call.decision {
+    if let Some(d) = call.decision.to_db() {
         head.push_str(&format!(" ({d}, by {})", call.decided_by));
     }
     if let Some(ms) = call.duration_ms {

@@ -39,5 +39,7 @@ pub use approvals::{
 pub use events::{EventSink, ToolEvent};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};
 pub use ids::{ApprovalId, ChatId};
-pub use policy::{CallStatus, DecidedBy, ExecutionPolicy, ResultPolicy};
+pub use policy::{
+    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice, ResultPolicy,
+};
 pub use store::Store;

@@ -58,6 +58,73 @@ pub enum DecidedBy {
     None,
 }
 
+/// What was decided about running a call (F-17). Who decided is a [`DecidedBy`] beside it:
+/// `Allow` and `Deny` are the automatic answers (policy, rule or record); the others are the
+/// user's buttons, one variant each.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ExecutionChoice {
+    /// Allowed without asking (auto policy, a rule or an ask-once record).
+    Allow,
+    AllowOnce,
+    AllowForChat,
+    AlwaysAllow,
+    EditAndAllow,
+    /// Denied: by the user, or without asking by a policy, rule or record.
+    Deny,
+    DenyAndStop,
+}
+
+/// What was decided about a call's result before the model saw it (F-06).
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ResultChoice {
+    Approve,
+    EditAndApprove,
+    Reject,
+}
+
+/// Both decisions a call can carry, each absent when that stage was never reached or never
+/// asked. This is what the records, the log and every card show; it crosses into the UI as
+/// enums, never as a sentence to be matched.
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallDecision {
+    pub execution: Option<ExecutionChoice>,
+    pub result: Option<ResultChoice>,
+}
+
+impl CallDecision {
+    /// The form kept in the database's `decision` column: `allow_once`, `allow; result: reject`,
+    /// `result: approve` (the format rows have always had), or nothing.
+    pub fn to_db(self) -> Option<String> {
+        match (self.execution, self.result) {
+            (Some(e), Some(r)) => Some(format!("{e}; result: {r}")),
+            (Some(e), None) => Some(e.to_string()),
+            (None, Some(r)) => Some(format!("result: {r}")),
+            (None, None) => None,
+        }
+    }
+
+    /// Reads [`Self::to_db`]'s form; a part it does not know is left out rather than guessed.
+    pub fn from_db(text: Option<&str>) -> Self {
+        let Some(text) = text else {
+            return Self::default();
+        };
+        let (execution, result) = match text.split_once("; result: ") {
+            Some((e, r)) => (Some(e), Some(r)),
+            None => match text.strip_prefix("result: ") {
+                Some(r) => (None, Some(r)),
+                None => (Some(text), None),
+            },
+        };
+        Self {
+            execution: execution.and_then(ExecutionChoice::parse),
+            result: result.and_then(ResultChoice::parse),
+        }
+    }
+}
+
 macro_rules! str_enum {
     ($ty:ty { $($variant:ident => $s:literal),+ $(,)? }) => {
         impl $ty {
@@ -85,6 +152,12 @@ str_enum!(CallStatus {
     ExecutionRejected => "execution_rejected", ResultRejected => "result_rejected",
     Cancelled => "cancelled", TimedOut => "timed_out",
 });
+str_enum!(ExecutionChoice {
+    Allow => "allow", AllowOnce => "allow_once", AllowForChat => "allow_for_chat",
+    AlwaysAllow => "always_allow", EditAndAllow => "edit_and_allow", Deny => "deny",
+    DenyAndStop => "deny_and_stop",
+});
+str_enum!(ResultChoice { Approve => "approve", EditAndApprove => "edit_and_approve", Reject => "reject" });
 str_enum!(DecidedBy { Auto => "auto", User => "user", Rule => "rule", Record => "record", Policy => "policy", None => "none" });
 
 impl CallStatus {
@@ -142,6 +215,39 @@ mod tests {
         assert_eq!(ResultPolicy::parse("on-error"), Some(ResultPolicy::OnError));
         assert_eq!(DecidedBy::parse("record"), Some(DecidedBy::Record));
         assert_eq!(ExecutionPolicy::parse("sometimes"), None);
+    }
+
+    #[test]
+    fn decisions_round_trip_through_the_database_form() {
+        use ExecutionChoice as E;
+        use ResultChoice as R;
+        let executions = [
+            None,
+            Some(E::Allow),
+            Some(E::AllowOnce),
+            Some(E::AllowForChat),
+            Some(E::AlwaysAllow),
+            Some(E::EditAndAllow),
+            Some(E::Deny),
+            Some(E::DenyAndStop),
+        ];
+        for execution in executions {
+            for result in [None, Some(R::Approve), Some(R::EditAndApprove), Some(R::Reject)] {
+                let d = CallDecision { execution, result };
+                assert_eq!(CallDecision::from_db(d.to_db().as_deref()), d);
+            }
+        }
+        assert_eq!(
+            CallDecision::from_db(Some("allow; result: reject")),
+            CallDecision {
+                execution: Some(E::Allow),
+                result: Some(R::Reject)
+            }
+        );
+        assert_eq!(
+            CallDecision::from_db(Some("something new")),
+            CallDecision::default()
+        );
     }
 
     #[test]

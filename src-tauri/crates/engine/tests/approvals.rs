@@ -8,8 +8,8 @@ use common::*;
 use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::{ApprovalError, ApprovalRequest, RuleScopeChoice};
-use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
+use tollgate_engine::approvals::{ApprovalError, ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use tollgate_engine::rules::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
 
@@ -70,8 +70,8 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     assert_eq!(r.status, CallStatus::Success);
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
-    assert_eq!(rows[0].decided_by, "user");
-    assert_eq!(rows[0].decision.as_deref(), Some("allow_once"));
+    assert_eq!(rows[0].decided_by, DecidedBy::User);
+    assert_eq!(rows[0].decision.execution, Some(ExecutionChoice::AllowOnce));
 }
 
 #[tokio::test]
@@ -129,7 +129,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     assert_eq!(r.status, CallStatus::Success, "records persist");
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(chat).await.unwrap();
-    assert_eq!(rows.last().unwrap().decided_by, "record");
+    assert_eq!(rows.last().unwrap().decided_by, DecidedBy::Record);
     assert_eq!(
         r.seq as usize,
         rows.len(),
@@ -197,7 +197,9 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
         &p.id,
         exec_decision(ExecutionDecision::AlwaysAllow {
             scope: RuleScopeChoice::ThisChat,
-            pattern: suggested_pattern.clone(),
+            grant: RuleGrant::Matching {
+                pattern: suggested_pattern.clone().unwrap(),
+            },
         }),
     )
     .unwrap();
@@ -227,7 +229,9 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
             &p.id,
             exec_decision(ExecutionDecision::AlwaysAllow {
                 scope: RuleScopeChoice::AllChats,
-                pattern: Some("git log *".into()),
+                grant: RuleGrant::Matching {
+                    pattern: "git log *".into(),
+                },
             }),
         )
         .unwrap();
@@ -246,7 +250,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     h.store.flush().await.unwrap();
     assert_eq!(
         h.store.chat_calls(third.chat()).await.unwrap()[0].decided_by,
-        "rule"
+        DecidedBy::Rule
     );
 }
 
@@ -333,7 +337,7 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
     h.store.flush().await.unwrap();
     let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
     assert_eq!(row.resolved_args.as_deref(), Some(r#"{"text":"edited"}"#));
-    assert_eq!(row.decision.as_deref(), Some("edit_and_allow"));
+    assert_eq!(row.decision.execution, Some(ExecutionChoice::EditAndAllow));
     assert_eq!(
         exec.vars().peek("write_thing_c1_args").as_deref(),
         Some("{\n  \"text\": \"edited\"\n}")

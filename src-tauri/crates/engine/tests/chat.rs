@@ -13,15 +13,15 @@ use tollgate_engine::chat::{
 };
 use tollgate_engine::events::{NullSink, Router, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
+use tollgate_engine::policy::ExecutionPolicy;
 use tollgate_engine::providers::anthropic::AnthropicProvider;
 use tollgate_engine::providers::demo::DemoProvider;
 use tollgate_engine::providers::openai::OpenAiProvider;
-use tollgate_engine::providers::Provider;
+use tollgate_engine::providers::{Provider, ToolCalling};
 use tollgate_engine::questions::{self, QuestionHub};
 use tollgate_engine::rules::RuleBook;
 use tollgate_engine::settings::ToolSettings;
-use tollgate_engine::store::{MessageStatus, Role};
+use tollgate_engine::store::{MessageStatus, RecordStatus, Role};
 use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
 use tollgate_mock_llm::{anthropic, openai, MockLlm, Reply};
@@ -133,9 +133,14 @@ impl Env {
     }
 
     fn openai(&self) -> Arc<dyn Provider> {
+        self.openai_calling(ToolCalling::Native)
+    }
+
+    fn openai_calling(&self, tool_calling: ToolCalling) -> Arc<dyn Provider> {
         Arc::new(OpenAiProvider {
             base_url: format!("{}/v1", self.mock.url()),
             api_key: "sk-test-openai".into(),
+            tool_calling,
         })
     }
 
@@ -477,7 +482,7 @@ async fn the_round_limit_ends_with_a_final_answer_without_tools() {
         .contains("Answer the user now"));
     let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls.len(), 3);
-    assert_eq!(calls[2].status, "cancelled");
+    assert_eq!(calls[2].status, RecordStatus::Cancelled);
     assert!(calls[2]
         .result_text
         .as_deref()
@@ -640,7 +645,7 @@ async fn stop_while_waiting_for_approval_cancels_it() {
         .is_err());
     assert!(env.log.lock().is_empty());
     let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
-    assert_eq!(calls[0].status, CallStatus::Cancelled.as_str());
+    assert_eq!(calls[0].status, RecordStatus::Cancelled);
 }
 
 #[tokio::test]
@@ -659,7 +664,7 @@ async fn stop_cancels_a_running_tool() {
         .unwrap();
     assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
     let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
-    assert_eq!(calls[0].status, "cancelled");
+    assert_eq!(calls[0].status, RecordStatus::Cancelled);
 }
 
 #[tokio::test]
@@ -867,14 +872,26 @@ async fn a_very_long_answer_streams_and_is_saved_whole() {
 }
 
 #[tokio::test]
-async fn tool_calls_written_as_text_are_executed() {
+async fn tool_calls_written_as_text_are_executed_for_a_text_model() {
     let env = Env::new().await;
     env.mock.push(openai::text("I'll calculate.\n<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"3*3\"}}</tool_call>"));
     env.mock.push(openai::text("Nine."));
-    let (_e, outcome) = env.start(env.openai(), "3*3?").collect().await;
+    let (_e, outcome) = env
+        .start(env.openai_calling(ToolCalling::Text), "3*3?")
+        .collect()
+        .await;
     assert!(matches!(outcome, TurnOutcome::Completed { .. }));
     let msgs = env.messages().await;
     assert_eq!(msgs[1].content, "I'll calculate.");
+    let first = &env.mock.bodies()[0];
+    assert!(
+        first.get("tools").is_none(),
+        "a text model is not sent native tools"
+    );
+    assert!(first["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("<tool_call>"));
     let last = env.mock.bodies()[1]["messages"]
         .as_array()
         .unwrap()
@@ -882,6 +899,38 @@ async fn tool_calls_written_as_text_are_executed() {
         .unwrap()
         .clone();
     assert_eq!(last["content"], "9");
+}
+
+/// The issue's attack: an answer that shows a call as an example (or quotes a line a fetched
+/// page asked it to quote) must not run it, and the example must stay in the answer.
+#[tokio::test]
+async fn a_native_models_text_is_never_run_and_examples_stay_visible() {
+    let quoted = "Here is an example: ```calculate(expression=\"6*7\")```";
+    for (calling, answer) in [
+        (ToolCalling::Native, quoted.to_string()),
+        (
+            ToolCalling::Native,
+            "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>".to_string(),
+        ),
+        (ToolCalling::Native, "calculate(expression=\"6*7\")".to_string()),
+        (ToolCalling::Text, quoted.to_string()),
+        (
+            ToolCalling::Text,
+            "Quote:\n```\n<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>\n```".to_string(),
+        ),
+    ] {
+        let env = Env::new().await;
+        env.mock.push(openai::text(&answer));
+        let (_e, outcome) = env
+            .start(env.openai_calling(calling), "show me")
+            .collect()
+            .await;
+        assert!(matches!(outcome, TurnOutcome::Completed { .. }), "{answer}");
+        assert_eq!(env.mock.bodies().len(), 1, "no tool ran for {calling:?}: {answer}");
+        assert_eq!(env.messages().await[1].content, answer, "the text stays as written");
+        env.store.flush().await.unwrap();
+        assert!(env.store.chat_calls(env.exec.chat()).await.unwrap().is_empty());
+    }
 }
 
 #[tokio::test]
@@ -954,5 +1003,5 @@ async fn the_demo_provider_runs_a_whole_turn_through_the_gate() {
     assert!(text.contains("`calculate` → 144"), "{text}");
     let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].tool.as_deref(), Some("calculate"));
-    assert_eq!(calls[0].status, "success");
+    assert_eq!(calls[0].status, RecordStatus::Success);
 }

@@ -9,7 +9,7 @@ use common::*;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
-use tollgate_engine::approvals::{ApprovalRequest, RuleScopeChoice};
+use tollgate_engine::approvals::{ApprovalRequest, RuleGrant, RuleScopeChoice};
 use tollgate_engine::policy::CallStatus;
 use tollgate_engine::tools::ApprovalPreview;
 use tollgate_engine::{Decision, ExecutionDecision, ToolExecutor};
@@ -348,7 +348,9 @@ async fn path_rules_cover_matching_files_only() {
         ),
         ExecutionDecision::AlwaysAllow {
             scope: RuleScopeChoice::ThisChat,
-            pattern: Some("notes/*".into()),
+            grant: RuleGrant::Matching {
+                pattern: "notes/*".into(),
+            },
         },
     )
     .await;

@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use serde_json::json;
 use tollgate_engine::events::ToolEvent;
-use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
+use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy};
+use tollgate_engine::store::RecordStatus;
 use tollgate_engine::settings::ToolSettings;
 
 #[tokio::test]
@@ -26,11 +27,11 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
-    assert_eq!(row.status, "success");
+    assert_eq!(row.status, RecordStatus::Success);
     assert_eq!(row.tool.as_deref(), Some("echo"));
     assert_eq!(row.group.as_deref(), Some("test"));
-    assert_eq!(row.decided_by, "auto");
-    assert_eq!(row.policy.as_deref(), Some("auto"));
+    assert_eq!(row.decided_by, DecidedBy::Auto);
+    assert_eq!(row.policy, Some(ExecutionPolicy::Auto));
     assert_eq!(row.result_text.as_deref(), Some("hello"));
     assert_eq!(row.raw_args, r#"{"text":"hello"}"#);
     assert!(row.ended_at.is_some() && row.duration_ms.is_some());
@@ -75,7 +76,7 @@ async fn invalid_json_arguments_give_an_error_with_position_and_a_row() {
     );
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
-    assert_eq!(rows[0].status, "invalid_args");
+    assert_eq!(rows[0].status, RecordStatus::InvalidArgs);
     assert!(rows[0].is_error);
     assert!(
         matches!(h.sink.events.lock().last(), Some(ToolEvent::Finished { summary, .. }) if summary.status == CallStatus::InvalidArgs)
@@ -304,7 +305,7 @@ async fn deny_policy_hides_the_tool_and_refuses_calls() {
     h.store.flush().await.unwrap();
     assert_eq!(
         h.store.chat_calls(exec.chat()).await.unwrap()[0].decided_by,
-        "policy"
+        DecidedBy::Policy
     );
 }
 

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::json;
 use tollgate_engine::approvals::ApprovalRequest;
-use tollgate_engine::policy::CallStatus;
+use tollgate_engine::policy::{CallDecision, CallStatus, ExecutionChoice, ResultChoice};
 use tollgate_engine::settings::ToolSettings;
 use tollgate_engine::{Decision, ResultDecision};
 
@@ -53,13 +53,19 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
     );
     h.store.flush().await.unwrap();
     let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
-    assert_eq!(row.status, "result_rejected");
+    assert_eq!(row.status, tollgate_engine::store::RecordStatus::ResultRejected);
     assert!(!row
         .result_text
         .as_deref()
         .unwrap_or_default()
         .contains("SECRET"));
-    assert_eq!(row.decision.as_deref(), Some("allow; result: reject"));
+    assert_eq!(
+        row.decision,
+        CallDecision {
+            execution: Some(ExecutionChoice::Allow),
+            result: Some(ResultChoice::Reject)
+        }
+    );
     // Not readable through a reference either.
     let r = run(
         &exec,

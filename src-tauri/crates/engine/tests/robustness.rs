@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use tollgate_engine::store::RecordStatus;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -31,7 +32,7 @@ async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
     h.store.flush().await.unwrap();
     assert_eq!(
         h.store.chat_calls(exec.chat()).await.unwrap()[0].status,
-        "timed_out"
+        RecordStatus::TimedOut
     );
 }
 
@@ -117,7 +118,7 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
     }
     let store = Store::open_in(dir.path()).unwrap();
     let rows = store.chat_calls(chat).await.unwrap();
-    assert_eq!(rows[0].status, "cancelled");
+    assert_eq!(rows[0].status, RecordStatus::Cancelled);
     assert!(rows[0].is_error);
     assert!(rows[0]
         .result_text
@@ -154,7 +155,7 @@ async fn every_failure_has_content_a_row_and_an_event() {
     }
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
-    let statuses: Vec<&str> = rows.iter().map(|r| r.status.as_str()).collect();
+    let statuses: Vec<String> = rows.iter().map(|r| r.status.to_string()).collect();
     assert_eq!(
         statuses,
         [

@@ -8,7 +8,7 @@ use crate::executor::CallOrigin;
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
 use crate::providers::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
+    ToolCalling, AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
     ToolResultMessage, Usage,
 };
 use crate::store::{MessageStatus, Role};
@@ -266,8 +266,15 @@ async fn run_rounds(
 fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> ChatRequest {
     let mut system = turn.system_prompt.trim().to_string();
     let section = turn.exec.system_prompt_section();
+    let text_calls = tools_allowed && turn.provider.tool_calling() == ToolCalling::Text;
+    let text_section = if text_calls {
+        text_call_section(&turn.exec.definitions())
+    } else {
+        String::new()
+    };
     for part in [
         section.as_str(),
+        text_section.as_str(),
         if tools_allowed { "" } else { FINAL_ANSWER_NOTE },
     ] {
         if !part.is_empty() {
@@ -281,7 +288,7 @@ fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> 
         model: turn.model.clone(),
         system,
         messages: messages.to_vec(),
-        tools: if tools_allowed {
+        tools: if tools_allowed && !text_calls {
             turn.exec.definitions()
         } else {
             Vec::new()
@@ -291,8 +298,28 @@ fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> 
     }
 }
 
-/// Takes tool calls written as text (models without native tool calling, F-10) out of the answer.
-/// Returns every call's arguments as the executor should read them.
+/// How a model without native tool calling is told to call tools (F-10, F-35).
+fn text_call_section(definitions: &[crate::executor::ToolDefinition]) -> String {
+    if definitions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## How to call a tool\nThis model calls tools by writing, on its own, outside any code block:\n<tool_call>{\"name\": \"TOOL\", \"arguments\": {…}}</tool_call>\nText inside code blocks or backticks is never run. The tools, with their JSON Schema:\n",
+    );
+    for d in definitions {
+        out.push_str(&format!(
+            "\n- `{}`: {}\n  {}",
+            d.name,
+            d.description.replace('\n', " "),
+            d.parameters
+        ));
+    }
+    out
+}
+
+/// Takes tool calls written as text out of the answer, for providers configured for them
+/// (F-10, F-35); a native provider's text is never searched. Returns every call's arguments as
+/// the executor should read them.
 fn take_text_calls(
     turn: &Turn,
     completion: &mut Completion,
@@ -304,7 +331,10 @@ fn take_text_calls(
         .iter()
         .map(|c| RawArguments::Text(c.arguments.clone()))
         .collect();
-    if !completion.tool_calls.is_empty() || !tools_allowed {
+    if !completion.tool_calls.is_empty()
+        || !tools_allowed
+        || turn.provider.tool_calling() != ToolCalling::Text
+    {
         return raw;
     }
     let known = turn.exec.enabled_tool_names();

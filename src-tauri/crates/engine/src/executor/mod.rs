@@ -2,6 +2,7 @@
 //! registry, its ask-once records, its variables and its pending approvals, and runs every call
 //! through the pipeline of SPEC §3 (see [`pipeline`]).
 
+mod limits;
 mod permission;
 mod pipeline;
 mod prompt;
@@ -10,11 +11,14 @@ mod turnstile;
 pub use pipeline::{CallOrigin, Preflight, ToolCallRequest, ToolCallResult};
 pub use turnstile::Turnstile;
 
-use crate::approvals::{ApprovalError, ApprovalHub, Decision, ExecutionDecision, PendingApproval};
+use crate::approvals::{
+    ApprovalError, ApprovalHub, ApprovalRequest, Decision, ExecutionDecision, PendingApproval,
+    RuleGrant,
+};
 use crate::events::EventSink;
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
-use crate::rules::RuleBook;
+use crate::rules::{check_pattern, RuleBook};
 use crate::settings::{ChatToolOverrides, SharedSettings, ToolSettings};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
 use crate::tools::{RegisteredTool, Registry, ToolSpec};
@@ -333,9 +337,22 @@ impl ToolExecutor {
     /// checked here, so an invalid edit is refused and the approval keeps waiting.
     pub fn decide(&self, id: &ApprovalId, decision: Decision) -> Result<(), ApprovalError> {
         let pending = self.deps.hub.get(self.chat, id)?;
-        if let Decision::Execution(ExecutionDecision::EditAndAllow { arguments }) = &decision {
-            self.check_edited_arguments(&pending.tool, arguments)
-                .map_err(ApprovalError::InvalidEdit)?;
+        match (&decision, &pending.request) {
+            (Decision::Execution(ExecutionDecision::EditAndAllow { arguments }), _) => {
+                self.check_edited_arguments(&pending.tool, arguments)
+                    .map_err(ApprovalError::InvalidEdit)?;
+            }
+            (
+                Decision::Execution(ExecutionDecision::AlwaysAllow {
+                    grant: RuleGrant::Matching { pattern },
+                    ..
+                }),
+                ApprovalRequest::Execution { rule_subject, .. },
+            ) => {
+                check_pattern(*rule_subject, pattern)
+                    .map_err(|e| ApprovalError::InvalidPattern(e.to_string()))?;
+            }
+            _ => {}
         }
         self.deps.hub.resolve(self.chat, id, decision)
     }

@@ -1,17 +1,25 @@
 //! The permission stage (F-01, F-03, F-04, F-05), decided in a fixed, readable order:
 //! policy `deny` → the most specific rule → an ask-once record → the policy itself. The doom-loop
 //! check can force a question where a policy, rule or record would allow.
+//!
+//! A permission is a [`Grant`]: the arguments that will run and everything the decision rested
+//! on (the hash of the arguments as shown or checked, the rule subject, the workspace, who
+//! decided). Right before the tool runs — after the call waited its turn — [`ToolExecutor::recheck`]
+//! compares the grant with the world as it is then: arguments that differ from the approved
+//! ones, a workspace or symlink that changed, or a rule or record that was revoked meanwhile
+//! mean the call does not run on the old grant.
 
 use super::pipeline::{CallOrigin, Outcome, Trace};
 use super::ToolExecutor;
-use crate::approvals::{ApprovalRequest, Decision, ExecutionDecision};
-use crate::canonical::{args_hash, canonical_json};
-use crate::policy::{CallStatus, DecidedBy, ExecutionPolicy};
-use crate::rules::{command_segments, Rule, RuleAction, RuleSubject};
+use crate::approvals::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
+use crate::canonical::{args_hash, canonical_json, record_hash};
+use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
+use crate::rules::{suggest_pattern, Rule, RuleAction, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
 use crate::vars::reference::resolve_value;
 use serde_json::Value;
+use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 /// What the permission stage decided before asking anyone.
@@ -81,22 +89,38 @@ pub(super) fn verdict(
     }
 }
 
-/// A rule pattern to offer for "always allow", from what rules match against.
-fn suggest_pattern(subject: &RuleSubject) -> Option<String> {
-    match subject {
-        RuleSubject::Command(cmd) => {
-            let (segments, substitution) = command_segments(cmd);
-            match (segments.as_slice(), substitution) {
-                ([one], false) => {
-                    let words: Vec<&str> = one.split_whitespace().take(2).collect();
-                    (!words.is_empty()).then(|| format!("{} *", words.join(" ")))
-                }
-                _ => None,
-            }
-        }
-        RuleSubject::Path(p) => Some(p.clone()),
-        RuleSubject::Args(_) => None,
-    }
+/// Everything the decision order reads, gathered in one place so that the permission stage,
+/// the scheduler's preflight and the pre-run re-check read the same things the same way.
+pub(super) struct PermissionInputs {
+    pub policy: ExecutionPolicy,
+    /// The ask-once record key: arguments plus workspace.
+    pub record_key: String,
+    pub subject: RuleSubject,
+    pub rule: Option<Rule>,
+    pub record: Option<bool>,
+    pub workspace: Option<PathBuf>,
+}
+
+/// What the permission stage granted, and what the grant rests on.
+pub(super) struct Grant {
+    /// The arguments that will run (the user's edit, if they edited).
+    pub args: Value,
+    /// The hash of the arguments as approved: those on the card the user answered, or those
+    /// the policy, rule or record was checked against.
+    pub approved_hash: String,
+    pub by: DecidedBy,
+    pub subject: RuleSubject,
+    pub workspace: Option<PathBuf>,
+}
+
+/// What the pre-run re-check found.
+pub(super) enum Recheck {
+    /// Nothing the grant rested on changed.
+    Proceed,
+    /// An automatic grant (policy, rule or record) no longer holds: decide again.
+    DecideAgain,
+    /// The call must not run.
+    Refuse(Outcome),
 }
 
 fn denied_message(reason: Option<String>, stop: bool) -> String {
@@ -114,7 +138,41 @@ fn denied_message(reason: Option<String>, stop: bool) -> String {
     msg
 }
 
+/// The arguments shown on an execution card.
+fn shown_arguments(request: &ApprovalRequest) -> Option<&Value> {
+    match request {
+        ApprovalRequest::Execution { arguments, .. } => Some(arguments),
+        ApprovalRequest::Result { .. } => None,
+    }
+}
+
 impl ToolExecutor {
+    /// Reads the policy, rule, record and workspace that decide a call of `entry` with `args`.
+    pub(super) fn permission_inputs(&self, entry: &RegisteredTool, args: &Value) -> PermissionInputs {
+        let spec = entry.tool.spec();
+        let policy = self.execution_policy(spec);
+        let workspace = self.workspace();
+        let record_key = record_hash(args, workspace.as_deref());
+        let subject = entry.tool.rule_subject(args, workspace.as_deref());
+        let rule = self.deps.rules.evaluate(self.chat, &spec.name, &subject);
+        let record = match policy {
+            ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => self
+                .records
+                .lock()
+                .get(&(spec.name.clone(), record_key.clone()))
+                .copied(),
+            ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
+        };
+        PermissionInputs {
+            policy,
+            record_key,
+            subject,
+            rule,
+            record,
+            workspace,
+        }
+    }
+
     /// Re-resolves and re-validates arguments edited by the user.
     pub(super) fn check_edited_arguments(
         &self,
@@ -131,16 +189,21 @@ impl ToolExecutor {
         let resolved = resolve_value(edited, &*self.vars)
             .map_err(|e| e.to_string())?
             .unwrap_or_else(|| edited.clone());
+        super::limits::check_argument_size(&resolved)?;
         entry.validator.validate(tool, &resolved)?;
         Ok(resolved)
     }
 
-    async fn remember(&self, tool: &str, args: &Value, hash: &str, allowed: bool) {
+    async fn remember(&self, tool: &str, args: &Value, inputs: &PermissionInputs, allowed: bool) {
         let row = ApprovalRecordRow {
             chat: self.chat,
             tool: tool.to_string(),
-            args_hash: hash.to_string(),
+            args_hash: inputs.record_key.clone(),
             args: canonical_json(args),
+            workspace: inputs
+                .workspace
+                .as_ref()
+                .map(|w| w.to_string_lossy().into_owned()),
             allowed,
             created_at: now_ms(),
         };
@@ -148,48 +211,42 @@ impl ToolExecutor {
             Ok(()) => {
                 self.records
                     .lock()
-                    .insert((tool.to_string(), hash.to_string()), allowed);
+                    .insert((tool.to_string(), inputs.record_key.clone()), allowed);
             }
             Err(e) => tracing::error!("ask-once record for {tool} not saved: {e}"),
         }
     }
 
-    /// Decides whether the call may run. Returns the arguments that will run (the user may have
-    /// edited them) and the hash they were approved under.
-    #[allow(clippy::too_many_arguments)]
+    /// Decides whether the call may run, asking the user when the order says so.
     pub(super) async fn permission(
         &self,
         entry: &RegisteredTool,
         args: Value,
-        seq: u64,
-        call_id: &str,
-        origin: &CallOrigin,
-        cancel: &CancellationToken,
+        ctx: &CallCtx<'_>,
         trace: &mut Trace,
-    ) -> Result<(Value, String), Outcome> {
-        let spec = entry.tool.spec();
-        let name = spec.name.as_str();
-        let policy = self.execution_policy(spec);
-        let hash = args_hash(&args);
-        let subject = entry.tool.rule_subject(&args);
-        let rule = self.deps.rules.evaluate(self.chat, name, &subject);
-        let record = match policy {
-            ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => self
-                .records
-                .lock()
-                .get(&(name.to_string(), hash.clone()))
-                .copied(),
-            ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
-        };
-        let reason = match verdict(policy, rule.as_ref(), record, origin.force_ask.as_deref()) {
+    ) -> Result<Grant, Outcome> {
+        let name = entry.tool.spec().name.as_str();
+        let inputs = self.permission_inputs(entry, &args);
+        let reason = match verdict(
+            inputs.policy,
+            inputs.rule.as_ref(),
+            inputs.record,
+            ctx.origin.force_ask.as_deref(),
+        ) {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
-                trace.decision = Some("allow");
-                return Ok((args, hash));
+                trace.decision = Some(ExecutionChoice::Allow);
+                return Ok(Grant {
+                    approved_hash: args_hash(&args),
+                    args,
+                    by,
+                    subject: inputs.subject,
+                    workspace: inputs.workspace,
+                });
             }
             Verdict::Deny { by, message } => {
                 trace.decided_by = Some(by);
-                trace.decision = Some("deny");
+                trace.decision = Some(ExecutionChoice::Deny);
                 return Err(Outcome::fail(
                     CallStatus::ExecutionRejected,
                     format!("{message} Do not repeat the same call; adapt your approach or ask the user."),
@@ -201,15 +258,22 @@ impl ToolExecutor {
         let request = ApprovalRequest::Execution {
             preview: entry
                 .tool
-                .approval_preview(&args, self.workspace().as_deref()),
+                .approval_preview(&args, inputs.workspace.as_deref()),
             arguments: args.clone(),
-            policy,
+            policy: inputs.policy,
             reason,
-            suggested_pattern: suggest_pattern(&subject),
+            rule_subject: inputs.subject.kind(),
+            suggested_pattern: suggest_pattern(&inputs.subject),
         };
-        let approval = self.pending_approval(entry, seq, call_id, request);
-        let decision = self.wait_for_decision(approval, cancel).await;
-        let Some(Decision::Execution(decision)) = decision else {
+        let approval = self.pending_approval(entry, ctx.seq, ctx.call_id, request);
+        let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
+            trace.decided_by = Some(DecidedBy::None);
+            return Err(Outcome::fail(
+                CallStatus::Cancelled,
+                "The call was cancelled before the user decided.",
+            ));
+        };
+        let Decision::Execution(decision) = decision else {
             trace.decided_by = Some(DecidedBy::None);
             return Err(Outcome::fail(
                 CallStatus::Cancelled,
@@ -217,14 +281,29 @@ impl ToolExecutor {
             ));
         };
         trace.decided_by = Some(DecidedBy::User);
-        trace.decision = Some(decision.label());
+        trace.decision = Some(decision.choice());
+        // The grant is bound to the arguments on the card the user answered.
+        let approved_hash = shown_arguments(&shown.request)
+            .map(args_hash)
+            .unwrap_or_default();
+        let grant = |args: Value, approved_hash: String| Grant {
+            args,
+            approved_hash,
+            by: DecidedBy::User,
+            subject: inputs.subject.clone(),
+            workspace: inputs.workspace.clone(),
+        };
         match decision {
-            ExecutionDecision::AllowOnce => Ok((args, hash)),
+            ExecutionDecision::AllowOnce => Ok(grant(args, approved_hash)),
             ExecutionDecision::AllowForChat => {
-                self.remember(name, &args, &hash, true).await;
-                Ok((args, hash))
+                self.remember(name, &args, &inputs, true).await;
+                Ok(grant(args, approved_hash))
             }
-            ExecutionDecision::AlwaysAllow { scope, pattern } => {
+            ExecutionDecision::AlwaysAllow { scope, grant: rule } => {
+                let pattern = match rule {
+                    RuleGrant::Matching { pattern } => Some(pattern),
+                    RuleGrant::EveryCall => None,
+                };
                 if let Err(e) = self
                     .deps
                     .rules
@@ -233,12 +312,17 @@ impl ToolExecutor {
                 {
                     tracing::error!("rule for {name} not saved: {e}");
                 }
-                Ok((args, hash))
+                Ok(grant(args, approved_hash))
             }
             ExecutionDecision::EditAndAllow { arguments } => match self.check_edited_arguments(name, &arguments) {
                 Ok(edited) => {
-                    let edited_hash = args_hash(&edited);
-                    Ok((edited, edited_hash))
+                    // What runs is what the user wrote; the subject is re-read for the re-check.
+                    let hash = args_hash(&edited);
+                    let subject = entry.tool.rule_subject(&edited, inputs.workspace.as_deref());
+                    Ok(Grant {
+                        subject,
+                        ..grant(edited, hash)
+                    })
                 }
                 Err(message) => Err(Outcome::fail(
                     CallStatus::InvalidArgs,
@@ -246,14 +330,14 @@ impl ToolExecutor {
                 )),
             },
             ExecutionDecision::Deny { reason } => {
-                if policy == ExecutionPolicy::AskOnce {
-                    self.remember(name, &args, &hash, false).await;
+                if inputs.policy == ExecutionPolicy::AskOnce {
+                    self.remember(name, &args, &inputs, false).await;
                 }
                 Err(Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, false)))
             }
             ExecutionDecision::DenyAndStop { reason } => {
-                if policy == ExecutionPolicy::AskOnce {
-                    self.remember(name, &args, &hash, false).await;
+                if inputs.policy == ExecutionPolicy::AskOnce {
+                    self.remember(name, &args, &inputs, false).await;
                 }
                 let mut outcome = Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, true));
                 outcome.stop_turn = true;
@@ -261,6 +345,52 @@ impl ToolExecutor {
             }
         }
     }
+
+    /// Compares a grant with the world right before the tool runs (F-03): the arguments about
+    /// to run must be the approved ones, the workspace and what the call points at (a path
+    /// through today's symlinks, a command) must be as they were, and an automatic grant must
+    /// still follow from today's policy, rules and records. A user's own allow stands unless a
+    /// deny (policy or rule) appeared meanwhile.
+    pub(super) fn recheck(&self, entry: &RegisteredTool, grant: &Grant) -> Recheck {
+        let refuse = |why: &str| {
+            Recheck::Refuse(Outcome::fail(
+                CallStatus::ExecutionRejected,
+                format!("{why}, so the call was not run. Make the call again if it is still needed."),
+            ))
+        };
+        if args_hash(&grant.args) != grant.approved_hash {
+            return refuse("The arguments about to run differ from the ones that were approved");
+        }
+        let now = self.permission_inputs(entry, &grant.args);
+        if now.workspace != grant.workspace {
+            return refuse("The chat's workspace folder changed after the call was approved");
+        }
+        if now.subject != grant.subject {
+            return refuse("What the call points at changed after it was approved (a path now leads somewhere else)");
+        }
+        match verdict(now.policy, now.rule.as_ref(), now.record, None) {
+            Verdict::Allow { .. } => Recheck::Proceed,
+            Verdict::Deny { message, .. } => refuse(&format!(
+                "Since the call was approved, this changed: {}",
+                message.trim_end_matches('.')
+            )),
+            Verdict::Ask { .. } => match grant.by {
+                DecidedBy::User => Recheck::Proceed,
+                DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
+                DecidedBy::Policy | DecidedBy::None => {
+                    refuse("The call has no decision that allows it")
+                }
+            },
+        }
+    }
+}
+
+/// The per-call values every stage reads.
+pub(super) struct CallCtx<'a> {
+    pub seq: u64,
+    pub call_id: &'a str,
+    pub origin: &'a CallOrigin,
+    pub cancel: &'a CancellationToken,
 }
 
 #[cfg(test)]
@@ -356,22 +486,5 @@ mod tests {
             verdict(Auto, Some(&rule(RuleAction::Deny)), None, why),
             Verdict::Deny { .. }
         ));
-    }
-
-    #[test]
-    fn rule_suggestions_follow_the_subject() {
-        assert_eq!(
-            suggest_pattern(&RuleSubject::Command("git status -s".into())),
-            Some("git status *".into())
-        );
-        assert_eq!(
-            suggest_pattern(&RuleSubject::Command("ls && rm x".into())),
-            None
-        );
-        assert_eq!(
-            suggest_pattern(&RuleSubject::Path("src/a.rs".into())),
-            Some("src/a.rs".into())
-        );
-        assert_eq!(suggest_pattern(&RuleSubject::Args("{}".into())), None);
     }
 }

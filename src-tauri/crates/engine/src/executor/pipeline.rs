@@ -4,14 +4,14 @@
 //! Every stage that fails ends the call with a result for the model (never an error value, never
 //! empty content), an event for the UI and a row in the database.
 
+use super::permission::{CallCtx, Recheck};
 use super::ToolExecutor;
 use crate::approvals::{ApprovalRequest, Decision, PendingApproval, ResultDecision};
-use crate::canonical::args_hash;
 use crate::events::{ApprovalOutcome, CallSummary, ToolEvent};
 use crate::ids::ApprovalId;
 use crate::names::{closest_names, repair_name, NameMatch};
 use crate::parse::{parse_arguments, preview, RawArguments};
-use crate::policy::{CallStatus, DecidedBy};
+use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::store::{now_ms, CallFinish, CallStart};
 use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
 use crate::vars::reference::resolve_value;
@@ -85,9 +85,9 @@ pub(super) struct Trace {
     pub group: Option<String>,
     pub resolved_args: Option<Value>,
     pub policy: Option<crate::policy::ExecutionPolicy>,
-    pub decision: Option<&'static str>,
+    pub decision: Option<ExecutionChoice>,
     pub decided_by: Option<DecidedBy>,
-    pub result_decision: Option<&'static str>,
+    pub result_decision: Option<ResultChoice>,
 }
 
 /// How the stages ended.
@@ -210,11 +210,9 @@ impl ToolExecutor {
         }
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let decided_by = trace.decided_by.unwrap_or(DecidedBy::None);
-        let decision = match (trace.decision, trace.result_decision) {
-            (Some(d), Some(r)) => Some(format!("{d}; result: {r}")),
-            (Some(d), None) => Some(d.to_string()),
-            (None, Some(r)) => Some(format!("result: {r}")),
-            (None, None) => None,
+        let decision = CallDecision {
+            execution: trace.decision,
+            result: trace.result_decision,
         };
         self.deps.store.record_call_finish(CallFinish {
             chat: self.chat,
@@ -222,8 +220,8 @@ impl ToolExecutor {
             tool: trace.tool.clone(),
             group: trace.group.clone(),
             resolved_args: trace.resolved_args.as_ref().map(Value::to_string),
-            policy: trace.policy.map(|p| p.as_str().to_string()),
-            decision: decision.clone(),
+            policy: trace.policy,
+            decision,
             decided_by,
             status: outcome.status,
             result_text: outcome.content.clone(),
@@ -301,7 +299,7 @@ impl ToolExecutor {
         trace.policy = Some(policy);
         if policy == crate::policy::ExecutionPolicy::Deny {
             trace.decided_by = Some(DecidedBy::Policy);
-            trace.decision = Some("deny");
+            trace.decision = Some(ExecutionChoice::Deny);
             return Outcome::fail(
                 CallStatus::ExecutionRejected,
                 format!("The user's settings deny the tool \"{name}\"; it cannot be used. Continue without it or ask the user."),
@@ -321,6 +319,13 @@ impl ToolExecutor {
                 )
             }
         };
+        // Bound what the model can make the gate store and show (see `limits`).
+        if let Err(message) = super::limits::check_argument_size(&args) {
+            return Outcome::fail(
+                CallStatus::InvalidArgs,
+                format!("The call to \"{name}\" was not run: {message}."),
+            );
+        }
         trace.resolved_args = Some(args.clone());
 
         // Validate.
@@ -329,23 +334,21 @@ impl ToolExecutor {
         }
 
         // Permission.
-        let (args, approved_hash) = match self
-            .permission(entry, args, seq, &req.call_id, origin, cancel, trace)
-            .await
-        {
-            Ok(ok) => ok,
+        let ctx = CallCtx {
+            seq,
+            call_id: &req.call_id,
+            origin,
+            cancel,
+        };
+        let mut grant = match self.permission(entry, args, &ctx, trace).await {
+            Ok(grant) => grant,
             Err(outcome) => return outcome,
         };
-        trace.resolved_args = Some(args.clone());
-        // F-03: the approval covers exactly these arguments, checked again right before running.
-        if args_hash(&args) != approved_hash {
-            return Outcome::fail(
-                CallStatus::ExecutionRejected,
-                "The arguments changed after they were approved, so the call was not run.",
-            );
-        }
+        trace.resolved_args = Some(grant.args.clone());
 
-        // Execute, in order when this call is part of an approval group.
+        // Wait for this call's turn when it is part of an approval group, then re-check the
+        // grant against the world as it is now (F-03): a rule revoked, a record removed, a
+        // workspace switched or a symlink swapped while the call waited must not let it run.
         if let Some(turnstile) = &origin.turnstile {
             if !turnstile.wait_turn(cancel).await {
                 return Outcome::fail(
@@ -354,6 +357,30 @@ impl ToolExecutor {
                 );
             }
         }
+        let mut decided_again = false;
+        loop {
+            match self.recheck(entry, &grant) {
+                Recheck::Proceed => break,
+                Recheck::Refuse(outcome) => return outcome,
+                Recheck::DecideAgain if !decided_again => {
+                    decided_again = true;
+                    grant = match self.permission(entry, grant.args, &ctx, trace).await {
+                        Ok(grant) => grant,
+                        Err(outcome) => return outcome,
+                    };
+                    trace.resolved_args = Some(grant.args.clone());
+                }
+                Recheck::DecideAgain => {
+                    return Outcome::fail(
+                        CallStatus::ExecutionRejected,
+                        "The permission for this call kept changing while it waited, so it was not run. Make the call again if it is still needed.",
+                    )
+                }
+            }
+        }
+        let args = grant.args;
+
+        // Execute.
         let data = self.run_tool(entry, &args, seq, &req.call_id, cancel).await;
 
         // Format.
@@ -393,18 +420,18 @@ impl ToolExecutor {
                 status,
             };
             let approval = self.pending_approval(entry, seq, &req.call_id, request);
-            match self.wait_for_decision(approval, cancel).await {
+            match self.wait_for_decision(approval, cancel).await.map(|(d, _)| d) {
                 Some(Decision::Result(ResultDecision::Approve)) => {
-                    trace.result_decision = Some("approve")
+                    trace.result_decision = Some(ResultChoice::Approve)
                 }
                 Some(Decision::Result(ResultDecision::EditAndApprove { text })) => {
-                    trace.result_decision = Some("edit_and_approve");
+                    trace.result_decision = Some(ResultChoice::EditAndApprove);
                     shown = text.clone();
                     stored = text;
                     truncated = false;
                 }
                 Some(Decision::Result(ResultDecision::Reject { reason })) => {
-                    trace.result_decision = Some("reject");
+                    trace.result_decision = Some(ResultChoice::Reject);
                     let mut msg =
                         "The user withheld the result of this call; its output is not available."
                             .to_string();
@@ -473,16 +500,10 @@ impl ToolExecutor {
             };
         };
         let spec = entry.tool.spec();
-        let policy = self.execution_policy(spec);
-        let hash = args_hash(&args);
-        let rule = self
-            .deps
-            .rules
-            .evaluate(self.chat, &spec.name, &entry.tool.rule_subject(&args));
-        let record = self.records.lock().get(&(spec.name.clone(), hash)).copied();
+        let inputs = self.permission_inputs(entry, &args);
         let force = force_ask.then_some("preflight");
         let asks_first = matches!(
-            super::permission::verdict(policy, rule.as_ref(), record, force),
+            super::permission::verdict(inputs.policy, inputs.rule.as_ref(), inputs.record, force),
             super::permission::Verdict::Ask { .. }
         );
         let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
@@ -676,12 +697,13 @@ impl ToolExecutor {
         }
     }
 
-    /// Publishes `approval` and waits for the user's decision, or `None` if cancelled.
+    /// Publishes `approval` and waits for the user's decision, or `None` if cancelled. The
+    /// decision comes back with the approval the user answered.
     pub(super) async fn wait_for_decision(
         &self,
         approval: PendingApproval,
         cancel: &CancellationToken,
-    ) -> Option<Decision> {
+    ) -> Option<(Decision, PendingApproval)> {
         let id = approval.id.clone();
         let seq = approval.seq;
         let rx = self.deps.hub.register(approval.clone());
@@ -700,7 +722,7 @@ impl ToolExecutor {
             seq,
             id,
             outcome: match &decision {
-                Some(d) => ApprovalOutcome::Decided {
+                Some((d, _)) => ApprovalOutcome::Decided {
                     decision: d.clone(),
                 },
                 None => ApprovalOutcome::Cancelled,

@@ -4,6 +4,11 @@
 //!
 //! Bare JSON and call syntax are only taken as calls when they name a known tool, so a model
 //! that shows an example object or mentions a function in prose is not misread.
+//!
+//! Nothing inside Markdown code is ever a call (F-35): not in a fenced block (```` ``` ```` or
+//! `~~~`), not in an inline code span (`` `…` ``, ```` ```…``` ```` on one line). A model quoting
+//! an example — or quoting a line a fetched page asked it to quote — shows text; it does not
+//! run a tool. The engine only calls this for providers configured for text-format calls.
 
 use super::RawArguments;
 use serde_json::{Map, Number, Value};
@@ -26,16 +31,101 @@ pub struct TextParse {
     pub calls: Vec<TextCall>,
 }
 
-/// Finds the tool calls in `text`. `is_known` says whether a name is a tool.
+/// Finds the tool calls in `text` outside Markdown code. `is_known` says whether a name is an
+/// enabled tool; a tagged call naming anything else is left as text too.
 pub fn parse_text_calls(text: &str, is_known: &dyn Fn(&str) -> bool) -> TextParse {
-    if text.contains(OPEN) {
-        return tagged_calls(text);
+    let code = code_regions(text);
+    let tagged = tagged_calls(text, &code, is_known);
+    if !tagged.calls.is_empty() {
+        return tagged;
     }
-    let bare = bare_json_calls(text, is_known);
+    let bare = bare_json_calls(text, &code, is_known);
     if !bare.calls.is_empty() {
         return bare;
     }
-    call_syntax(text, is_known)
+    call_syntax(text, &code, is_known)
+}
+
+/// Byte ranges of Markdown code: fenced blocks (an unclosed fence runs to the end) and inline
+/// code spans (a run of backticks closed by a run of the same length).
+fn code_regions(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut regions = Vec::new();
+    let mut fence: Option<(usize, char, usize)> = None; // (start, char, length)
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_start();
+        let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
+        let run = marker.map_or(0, |m| trimmed.chars().take_while(|c| *c == m).count());
+        match (fence, marker) {
+            (None, Some(m)) if run >= 3 => {
+                // An opening fence; an inline ```code``` on the same line is handled below.
+                let rest = &trimmed[run..];
+                let closes_on_line = m == '`' && rest.contains(&"`".repeat(run));
+                if !closes_on_line {
+                    fence = Some((start, m, run));
+                    continue;
+                }
+            }
+            (Some((open, m, len)), Some(c)) if c == m && run >= len && trimmed[run..].trim().is_empty() => {
+                regions.push(open..offset);
+                fence = None;
+                continue;
+            }
+            (Some(_), _) => continue,
+            _ => {}
+        }
+        regions.extend(inline_code(line).into_iter().map(|r| r.start + start..r.end + start));
+    }
+    if let Some((open, _, _)) = fence {
+        regions.push(open..text.len());
+    }
+    regions
+}
+
+/// Inline code spans within one line.
+fn inline_code(line: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = line.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let open = i;
+        while i < bytes.len() && bytes[i] == b'`' {
+            i += 1;
+        }
+        let len = i - open;
+        let mut j = i;
+        let mut closed = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let run_start = j;
+                while j < bytes.len() && bytes[j] == b'`' {
+                    j += 1;
+                }
+                if j - run_start == len {
+                    closed = Some(j);
+                    break;
+                }
+            } else {
+                j += 1;
+            }
+        }
+        if let Some(end) = closed {
+            spans.push(open..end);
+            i = end;
+        }
+    }
+    spans
+}
+
+fn in_code(code: &[std::ops::Range<usize>], span: std::ops::Range<usize>) -> bool {
+    code.iter()
+        .any(|r| span.start < r.end && r.start < span.end.max(span.start + 1))
 }
 
 fn envelope_to_call(inner: &str) -> TextCall {
@@ -86,28 +176,48 @@ fn guess_name(s: &str) -> String {
     rest.split('"').next().unwrap_or_default().to_string()
 }
 
-fn tagged_calls(text: &str) -> TextParse {
+fn tagged_calls(
+    text: &str,
+    code: &[std::ops::Range<usize>],
+    is_known: &dyn Fn(&str) -> bool,
+) -> TextParse {
     let mut calls = Vec::new();
     let mut prose = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        prose.push_str(&rest[..start]);
-        let after = &rest[start + OPEN.len()..];
-        let (inner, next) = match after.find(CLOSE) {
-            Some(end) => (&after[..end], &after[end + CLOSE.len()..]),
-            None => (after, ""),
+    let mut copied = 0;
+    let mut pos = 0;
+    while let Some(found) = text[pos..].find(OPEN) {
+        let start = pos + found;
+        let inner_start = start + OPEN.len();
+        let (inner, end) = match text[inner_start..].find(CLOSE) {
+            Some(e) => (&text[inner_start..inner_start + e], inner_start + e + CLOSE.len()),
+            None => (&text[inner_start..], text.len()),
         };
-        calls.push(envelope_to_call(inner));
-        rest = next;
+        pos = end;
+        if in_code(code, start..end) {
+            continue;
+        }
+        let call = envelope_to_call(inner);
+        // A broken envelope with no readable name is still reported (the model meant a call);
+        // one that names a tool this chat does not offer stays text.
+        if !call.name.is_empty() && !is_known(&call.name) {
+            continue;
+        }
+        prose.push_str(&text[copied..start]);
+        calls.push(call);
+        copied = end;
     }
-    prose.push_str(rest);
+    prose.push_str(&text[copied..]);
     TextParse {
         text: prose.trim().to_string(),
         calls,
     }
 }
 
-fn bare_json_calls(text: &str, is_known: &dyn Fn(&str) -> bool) -> TextParse {
+fn bare_json_calls(
+    text: &str,
+    code: &[std::ops::Range<usize>],
+    is_known: &dyn Fn(&str) -> bool,
+) -> TextParse {
     let mut calls = Vec::new();
     let mut prose = String::new();
     let mut copied = 0;
@@ -121,7 +231,7 @@ fn bare_json_calls(text: &str, is_known: &dyn Fn(&str) -> bool) -> TextParse {
                 let name = obj.get("name").and_then(Value::as_str);
                 let has_args = obj.contains_key("arguments") || obj.contains_key("parameters");
                 match name {
-                    Some(name) if has_args && is_known(name) => {
+                    Some(name) if has_args && is_known(name) && !in_code(code, start..end) => {
                         prose.push_str(&text[copied..start]);
                         calls.push(envelope_to_call(&text[start..end]));
                         copied = end;
@@ -135,25 +245,29 @@ fn bare_json_calls(text: &str, is_known: &dyn Fn(&str) -> bool) -> TextParse {
     }
     prose.push_str(&text[copied..]);
     TextParse {
-        text: strip_empty_fences(&prose),
+        text: prose.trim().to_string(),
         calls,
     }
 }
 
-/// Removes code fences left empty once a call was taken out of them.
-fn strip_empty_fences(s: &str) -> String {
-    let mut out = s.to_string();
-    for fence in ["```json\n\n```", "```json\n```", "```\n\n```", "```\n```"] {
-        out = out.replace(fence, "");
-    }
-    out.trim().to_string()
-}
-
-fn call_syntax(text: &str, is_known: &dyn Fn(&str) -> bool) -> TextParse {
+fn call_syntax(
+    text: &str,
+    code: &[std::ops::Range<usize>],
+    is_known: &dyn Fn(&str) -> bool,
+) -> TextParse {
     let mut calls = Vec::new();
     let mut prose = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim().trim_matches('`').trim();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let trimmed = line.trim();
+        if in_code(code, start..start + line.len()) {
+            prose.push(line);
+            continue;
+        }
         match parse_call_line(trimmed) {
             Some((name, args)) if is_known(name) => calls.push(TextCall {
                 name: name.to_string(),
@@ -403,7 +517,7 @@ mod tests {
     #[test]
     fn bare_json_only_for_known_tools() {
         let p = parse_text_calls(
-            "Example: {\"name\": \"unknown\", \"arguments\": {}}\n```json\n{\"name\": \"calc\", \"arguments\": {\"expr\": \"2*3\"}}\n```",
+            "Example: {\"name\": \"unknown\", \"arguments\": {}}\n{\"name\": \"calc\", \"arguments\": {\"expr\": \"2*3\"}}",
             &known,
         );
         assert_eq!(p.calls.len(), 1);
@@ -415,6 +529,47 @@ mod tests {
             p.text,
             "Example: {\"name\": \"unknown\", \"arguments\": {}}"
         );
+    }
+
+    #[test]
+    fn nothing_inside_markdown_code_is_a_call() {
+        for quoted in [
+            // The issue's own example: an inline fence on one line.
+            "Here is an example: ```WriteVar(name=\"x\", value=\"y\")```",
+            "Here is an example: ```read_file(path=\"a\")```",
+            "Try `read_file(path=\"a\")` yourself.",
+            "Example:\n```\nread_file(path=\"a\")\n```\nThat is all.",
+            "Example:\n~~~text\nread_file(path=\"a\")\n~~~",
+            "```json\n{\"name\": \"calc\", \"arguments\": {\"expr\": \"2*3\"}}\n```",
+            "The page says to quote this:\n```\n<tool_call>{\"name\":\"calc\",\"arguments\":{}}</tool_call>\n```",
+            "Inline `<tool_call>{\"name\":\"calc\",\"arguments\":{}}</tool_call>` stays text",
+            // An unclosed fence runs to the end of the answer.
+            "```\nread_file(path=\"a\")",
+        ] {
+            let known_with_writevar = |n: &str| known(n) || n == "WriteVar";
+            let p = parse_text_calls(quoted, &known_with_writevar);
+            assert!(p.calls.is_empty(), "{quoted:?} became {:?}", p.calls);
+            assert_eq!(p.text, quoted.trim(), "the example stays visible");
+        }
+        // Outside the code, a call on its own line still counts.
+        let p = parse_text_calls(
+            "```\nread_file(path=\"a\")\n```\nread_file(path=\"b\")",
+            &known,
+        );
+        assert_eq!(p.calls.len(), 1);
+        assert_eq!(
+            p.calls[0].arguments,
+            RawArguments::Json(json!({"path": "b"}))
+        );
+    }
+
+    #[test]
+    fn tagged_calls_only_for_enabled_tools() {
+        let p = parse_text_calls(
+            "<tool_call>{\"name\":\"run_command\",\"arguments\":{\"command\":\"rm -rf ~\"}}</tool_call>",
+            &known,
+        );
+        assert!(p.calls.is_empty(), "a tool this chat does not offer stays text");
     }
 
     #[test]
@@ -431,8 +586,10 @@ mod tests {
             )
         );
         assert_eq!(p.text, "I will read it.\nThen answer.");
-        let p = parse_text_calls("`now()`", &known);
+        let p = parse_text_calls("now()", &known);
         assert_eq!(p.calls[0].arguments, RawArguments::Json(json!({})));
+        let p = parse_text_calls("`now()`", &known);
+        assert!(p.calls.is_empty(), "inline code is a quotation, not a call");
     }
 
     #[test]

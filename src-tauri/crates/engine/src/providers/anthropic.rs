@@ -3,7 +3,8 @@
 
 use super::http::{self, Endpoint};
 use super::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
+    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
+    ProviderError,
     ProviderKind, StreamAssembler, StreamDelta, Usage,
 };
 use async_trait::async_trait;
@@ -21,7 +22,7 @@ pub const API_VERSION: &str = "2023-06-01";
 pub struct AnthropicProvider {
     /// e.g. `https://api.anthropic.com`.
     pub base_url: String,
-    pub api_key: String,
+    pub api_key: ApiKey,
 }
 
 fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
@@ -394,7 +395,7 @@ impl Provider for AnthropicProvider {
 impl AnthropicProvider {
     fn headers(&self) -> Result<reqwest::header::HeaderMap, ProviderError> {
         let mut h = reqwest::header::HeaderMap::new();
-        h.insert("x-api-key", http::secret_header(&self.api_key)?);
+        h.insert("x-api-key", http::secret_header(self.api_key.expose())?);
         h.insert(
             "anthropic-version",
             reqwest::header::HeaderValue::from_static(API_VERSION),

@@ -105,7 +105,8 @@ impl Providers {
             ProviderKind::Demo => Arc::new(DemoProvider::default()),
             ProviderKind::OpenAi => Arc::new(OpenAiProvider {
                 base_url: cfg.base_url.clone(),
-                api_key: key,
+                api_key: key.into(),
+                tool_calling: cfg.tool_calling,
             }),
             ProviderKind::Anthropic => {
                 if key.is_empty() {
@@ -117,7 +118,7 @@ impl Providers {
                 }
                 Arc::new(AnthropicProvider {
                     base_url: cfg.base_url.clone(),
-                    api_key: key,
+                    api_key: key.into(),
                 })
             }
         })

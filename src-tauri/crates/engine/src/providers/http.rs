@@ -25,6 +25,7 @@ pub fn client() -> Result<reqwest::Client, ProviderError> {
     CLIENT
         .get_or_init(|| {
             reqwest::Client::builder()
+                .redirect(same_origin_redirects())
                 .connect_timeout(CONNECT_TIMEOUT)
                 .read_timeout(READ_TIMEOUT)
                 .user_agent(concat!("Tollgate/", env!("CARGO_PKG_VERSION")))
@@ -33,6 +34,25 @@ pub fn client() -> Result<reqwest::Client, ProviderError> {
         })
         .clone()
         .map_err(|e| ProviderError::Config(format!("the HTTP client could not be created: {e}")))
+}
+
+/// Redirects are followed only within the origin the request was sent to. reqwest drops
+/// `Authorization` on a cross-host redirect but not `x-api-key` (Anthropic) or other custom
+/// headers, so a provider (or anyone who can make it redirect) could otherwise receive the key
+/// on another host.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let Some(first) = attempt.previous().first() else {
+            return attempt.stop();
+        };
+        if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else if attempt.url().origin() == first.origin() {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// A provider endpoint: a base URL plus a path.
@@ -91,18 +111,35 @@ fn without_url(e: &reqwest::Error) -> String {
     msg
 }
 
-/// Parses `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
+/// The longest wait a server can ask for; anything longer (or `inf`, `1e20`) is read as this.
+/// The retry policy caps the wait again with the user's own maximum.
+const RETRY_AFTER_CEILING: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Seconds from a server as a duration: negative and NaN are "now", huge and infinite values
+/// are [`RETRY_AFTER_CEILING`] (`Duration::from_secs_f64` would panic on them).
+fn seconds_from_server(secs: f64) -> Duration {
+    if secs.is_nan() || secs <= 0.0 {
+        Duration::ZERO
+    } else {
+        Duration::try_from_secs_f64(secs)
+            .unwrap_or(RETRY_AFTER_CEILING)
+            .min(RETRY_AFTER_CEILING)
+    }
+}
+
+/// Parses `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`. Never panics,
+/// whatever the server sends.
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     if let Some(ms) = headers
         .get("retry-after-ms")
         .and_then(|v| v.to_str().ok())
         .and_then(|s| s.trim().parse::<f64>().ok())
     {
-        return Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+        return Some(seconds_from_server(ms / 1000.0));
     }
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return Some(Duration::from_secs_f64(secs.max(0.0)));
+        return Some(seconds_from_server(secs));
     }
     let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
     let wait = when
@@ -271,6 +308,23 @@ mod tests {
             Some(Duration::ZERO),
             "a date in the past means now"
         );
+    }
+
+    #[test]
+    fn absurd_retry_after_values_do_not_panic() {
+        for (name, value, want) in [
+            ("retry-after", "1e20", RETRY_AFTER_CEILING),
+            ("retry-after", "inf", RETRY_AFTER_CEILING),
+            ("retry-after", "-5", Duration::ZERO),
+            ("retry-after", "NaN", Duration::ZERO),
+            ("retry-after-ms", "inf", RETRY_AFTER_CEILING),
+            ("retry-after-ms", "1e300", RETRY_AFTER_CEILING),
+            ("retry-after-ms", "-inf", Duration::ZERO),
+        ] {
+            let mut h = HeaderMap::new();
+            h.insert(name, HeaderValue::from_static(value));
+            assert_eq!(retry_after(&h), Some(want), "{name}: {value}");
+        }
     }
 
     #[test]

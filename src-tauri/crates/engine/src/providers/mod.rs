@@ -38,6 +38,11 @@ pub trait Provider: Send + Sync {
     /// What kind of provider this is (for the UI and the record).
     fn kind(&self) -> ProviderKind;
 
+    /// How its model calls tools (F-35); native unless configured otherwise.
+    fn tool_calling(&self) -> ToolCalling {
+        ToolCalling::Native
+    }
+
     /// Streams one completion. `on_delta` sees text and tool-call fragments as they arrive; the
     /// result is the assembled completion. Cancelling `cancel` aborts the stream.
     async fn complete(

@@ -6,7 +6,8 @@
 
 use super::http::{self, Endpoint};
 use super::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
+    ApiKey, AssistantToolCall, ToolCalling, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
+    ProviderError,
     ProviderKind, StreamAssembler, StreamDelta, Usage,
 };
 use async_trait::async_trait;
@@ -22,7 +23,9 @@ pub struct OpenAiProvider {
     /// e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
     pub base_url: String,
     /// Empty for servers without keys (local models).
-    pub api_key: String,
+    pub api_key: ApiKey,
+    /// Native tool calls, or calls written as text for models served without them.
+    pub tool_calling: ToolCalling,
 }
 
 /// The request body (F-20): system prompt first, tools only when there are any.
@@ -277,6 +280,10 @@ impl Provider for OpenAiProvider {
         ProviderKind::OpenAi
     }
 
+    fn tool_calling(&self) -> ToolCalling {
+        self.tool_calling
+    }
+
     async fn complete(
         &self,
         request: &ChatRequest,
@@ -303,7 +310,7 @@ impl OpenAiProvider {
         if !self.api_key.is_empty() {
             h.insert(
                 reqwest::header::AUTHORIZATION,
-                http::secret_header(&format!("Bearer {}", self.api_key))?,
+                http::secret_header(&format!("Bearer {}", self.api_key.expose()))?,
             );
         }
         Ok(h)

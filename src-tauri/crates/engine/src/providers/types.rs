@@ -33,6 +33,35 @@ impl ProviderKind {
     }
 }
 
+/// How a model calls tools (F-35). `Native` uses the API's own tool calls; `Text` is for
+/// models served without them: tools are described in the system prompt and calls are read from
+/// the answer's text — outside Markdown code, for enabled tools only. Answers from a `Native`
+/// model are never searched for calls, so an example or a quoted line cannot run anything.
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolCalling {
+    #[default]
+    Native,
+    Text,
+}
+
+impl ToolCalling {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Text => "text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "native" => Some(Self::Native),
+            "text" => Some(Self::Text),
+            _ => None,
+        }
+    }
+}
+
 /// A tool call as the assistant made it.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -200,5 +229,48 @@ mod kind_tests {
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
             assert_eq!(ProviderKind::parse(kind.as_str()), Some(kind));
         }
+    }
+}
+
+/// An API key in memory. Its `Debug` never shows the key, so a provider or config printed in a
+/// log, a panic message or a test failure cannot leak it; the text is reached only through
+/// [`ApiKey::expose`], where a request header is built.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself, for the one header that carries it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("ApiKey(none)")
+        } else {
+            f.write_str("ApiKey(<redacted>)")
+        }
+    }
+}
+
+impl From<String> for ApiKey {
+    fn from(key: String) -> Self {
+        Self(key)
+    }
+}
+
+impl From<&str> for ApiKey {
+    fn from(key: &str) -> Self {
+        Self(key.to_string())
     }
 }

@@ -312,7 +312,9 @@ impl Tollgate {
     pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
         self.stop(chat);
         self.executors.lock().await.remove(&chat);
-        Ok(self.store.delete_chat(chat).await?)
+        self.store.delete_chat(chat).await?;
+        self.rules.forget_chat(chat);
+        Ok(())
     }
 
     /// Switches the chat to another provider and/or model; the next turn uses them.

@@ -3,7 +3,7 @@
 
 use super::{now_ms, Store, StoreResult};
 use crate::ids::ChatId;
-use crate::policy::{CallStatus, DecidedBy};
+use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
@@ -32,8 +32,8 @@ pub struct CallFinish {
     pub tool: Option<String>,
     pub group: Option<String>,
     pub resolved_args: Option<String>,
-    pub policy: Option<String>,
-    pub decision: Option<String>,
+    pub policy: Option<ExecutionPolicy>,
+    pub decision: CallDecision,
     pub decided_by: DecidedBy,
     pub status: CallStatus,
     pub result_text: String,
@@ -42,6 +42,62 @@ pub struct CallFinish {
     pub args_var: Option<String>,
     pub ended_at: i64,
     pub duration_ms: i64,
+}
+
+/// Where a recorded call stands: still running, or ended with a [`CallStatus`].
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    Running,
+    Success,
+    Error,
+    InvalidArgs,
+    NotFound,
+    ExecutionRejected,
+    ResultRejected,
+    Cancelled,
+    TimedOut,
+}
+
+impl RecordStatus {
+    /// The status of an ended call.
+    pub fn ended(status: CallStatus) -> Self {
+        match status {
+            CallStatus::Success => Self::Success,
+            CallStatus::Error => Self::Error,
+            CallStatus::InvalidArgs => Self::InvalidArgs,
+            CallStatus::NotFound => Self::NotFound,
+            CallStatus::ExecutionRejected => Self::ExecutionRejected,
+            CallStatus::ResultRejected => Self::ResultRejected,
+            CallStatus::Cancelled => Self::Cancelled,
+            CallStatus::TimedOut => Self::TimedOut,
+        }
+    }
+
+    /// Reads the `status` column; a value this version does not know reads as an error.
+    fn from_db(text: &str) -> Self {
+        if text == RUNNING {
+            Self::Running
+        } else {
+            CallStatus::parse(text).map_or(Self::Error, Self::ended)
+        }
+    }
+}
+
+impl std::fmt::Display for RecordStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Running => f.write_str(RUNNING),
+            Self::Success => CallStatus::Success.fmt(f),
+            Self::Error => CallStatus::Error.fmt(f),
+            Self::InvalidArgs => CallStatus::InvalidArgs.fmt(f),
+            Self::NotFound => CallStatus::NotFound.fmt(f),
+            Self::ExecutionRejected => CallStatus::ExecutionRejected.fmt(f),
+            Self::ResultRejected => CallStatus::ResultRejected.fmt(f),
+            Self::Cancelled => CallStatus::Cancelled.fmt(f),
+            Self::TimedOut => CallStatus::TimedOut.fmt(f),
+        }
+    }
 }
 
 /// A call as recorded.
@@ -58,11 +114,10 @@ pub struct RecordedCall {
     pub group: Option<String>,
     pub raw_args: String,
     pub resolved_args: Option<String>,
-    pub policy: Option<String>,
-    pub decision: Option<String>,
-    pub decided_by: String,
-    /// A [`CallStatus`] string, or `running`.
-    pub status: String,
+    pub policy: Option<ExecutionPolicy>,
+    pub decision: CallDecision,
+    pub decided_by: DecidedBy,
+    pub status: RecordStatus,
     pub result_text: Option<String>,
     pub is_error: bool,
     pub truncated: bool,
@@ -85,10 +140,13 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
         group: r.get(7)?,
         raw_args: r.get(8)?,
         resolved_args: r.get(9)?,
-        policy: r.get(10)?,
-        decision: r.get(11)?,
-        decided_by: r.get(12)?,
-        status: r.get(13)?,
+        policy: r
+            .get::<_, Option<String>>(10)?
+            .as_deref()
+            .and_then(ExecutionPolicy::parse),
+        decision: CallDecision::from_db(r.get::<_, Option<String>>(11)?.as_deref()),
+        decided_by: DecidedBy::parse(&r.get::<_, String>(12)?).unwrap_or(DecidedBy::None),
+        status: RecordStatus::from_db(&r.get::<_, String>(13)?),
         result_text: r.get(14)?,
         is_error: r.get(15)?,
         truncated: r.get(16)?,
@@ -140,8 +198,8 @@ impl Store {
                 f.tool,
                 f.group,
                 f.resolved_args,
-                f.policy,
-                f.decision,
+                f.policy.map(ExecutionPolicy::as_str),
+                f.decision.to_db(),
                 f.decided_by.as_str(),
                 f.status.as_str(),
                 f.result_text,

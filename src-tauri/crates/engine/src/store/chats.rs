@@ -64,8 +64,8 @@ impl Store {
         self.call(move |c| {
             let now = now_ms();
             c.execute(
-                "INSERT INTO chats(title, provider_id, model, system_prompt, workspace, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                "INSERT INTO chats(id, title, provider_id, model, system_prompt, workspace, created_at, updated_at)
+                 VALUES ((SELECT last + 1 FROM id_sequence WHERE name = 'chats'), ?1, ?2, ?3, ?4, ?5, ?6, ?6)",
                 params![new.title, new.provider_id, new.model, new.system_prompt, new.workspace, now],
             )?;
             let id = c.last_insert_rowid();
@@ -227,5 +227,23 @@ mod tests {
         store.delete_chat(b.id).await.unwrap();
         assert!(store.chat(b.id).await.unwrap().is_none());
         assert!(store.rename_chat(b.id, "x".into()).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_deleted_chats_id_is_never_given_to_a_new_chat() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let a = store.create_chat(NewChat::default()).await.unwrap();
+        let b = store.create_chat(NewChat::default()).await.unwrap();
+        store.delete_chat(b.id).await.unwrap();
+        let c = store.create_chat(NewChat::default()).await.unwrap();
+        assert!(c.id.0 > b.id.0, "{} reused after {}", c.id, b.id);
+        store.delete_chat(c.id).await.unwrap();
+        store.delete_chat(a.id).await.unwrap();
+        drop(store);
+        // Not after a restart either, with every chat gone.
+        let store = Store::open_in(dir.path()).unwrap();
+        let d = store.create_chat(NewChat::default()).await.unwrap();
+        assert!(d.id.0 > c.id.0, "{} reused after {}", d.id, c.id);
     }
 }

@@ -125,8 +125,30 @@ CREATE TABLE mcp_servers (
 );
 "#;
 
+/// Chat ids are never handed out twice. SQLite gives a new row `max(id) + 1`, so deleting the
+/// newest chat made its id the next one's: anything still keyed by the old id (a rule in memory,
+/// a decision in flight, a stale UI) would then apply to a stranger. The high-water mark lives
+/// in `id_sequence`; `create_chat` takes the next id from it and the trigger keeps it current
+/// for any other insert.
+const V2: &str = r#"
+CREATE TABLE id_sequence (
+    name TEXT PRIMARY KEY,
+    last INTEGER NOT NULL
+);
+INSERT INTO id_sequence(name, last) VALUES ('chats', (SELECT COALESCE(MAX(id), 0) FROM chats));
+CREATE TRIGGER chats_id_high_water AFTER INSERT ON chats BEGIN
+    UPDATE id_sequence SET last = MAX(last, NEW.id) WHERE name = 'chats';
+END;
+
+-- Ask-once records are keyed by the arguments and the workspace they run in.
+ALTER TABLE approval_records ADD COLUMN workspace TEXT;
+
+-- How each provider's model calls tools: 'native' or 'text' (F-35).
+ALTER TABLE providers ADD COLUMN tool_calling TEXT NOT NULL DEFAULT 'native';
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1)])
+    Migrations::new(vec![M::up(V1), M::up(V2)])
 }
 
 /// Brings the schema to the latest version.
@@ -148,7 +170,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, 2);
     }
 
     #[test]

@@ -20,7 +20,7 @@ mod search;
 mod settings;
 mod variables;
 
-pub use calls::{CallFinish, CallStart, RecordedCall};
+pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
 pub use chats::{ChatRow, NewChat};
 pub use messages::{MessageRow, MessageStatus, Role};
 pub use providers::{ProviderConfig, ProviderInput};

@@ -2,7 +2,7 @@
 //! the keychain.
 
 use super::{now_ms, Store, StoreError, StoreResult};
-use crate::providers::ProviderKind;
+use crate::providers::{ProviderKind, ToolCalling};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +17,7 @@ pub struct ProviderConfig {
     pub default_model: String,
     /// Whether a key for it is saved in the keychain.
     pub has_key: bool,
+    pub tool_calling: ToolCalling,
     pub created_at: i64,
 }
 
@@ -32,9 +33,12 @@ pub struct ProviderInput {
     pub base_url: String,
     #[serde(default)]
     pub default_model: String,
+    /// Native tool calls unless the model is served without them.
+    #[serde(default)]
+    pub tool_calling: ToolCalling,
 }
 
-const COLUMNS: &str = "id, kind, name, base_url, default_model, has_key, created_at";
+const COLUMNS: &str = "id, kind, name, base_url, default_model, has_key, created_at, tool_calling";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<(ProviderConfig, String)> {
     Ok((
@@ -46,6 +50,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<(ProviderConfig, String)> {
             default_model: r.get(4)?,
             has_key: r.get(5)?,
             created_at: r.get(6)?,
+            // An unknown value reads as native: text calls are only ever opted into.
+            tool_calling: ToolCalling::parse(&r.get::<_, String>(7)?).unwrap_or_default(),
         },
         r.get(1)?,
     ))
@@ -92,8 +98,8 @@ impl Store {
         let id = self
             .call(move |c| {
                 c.execute(
-                    "INSERT INTO providers(kind, name, base_url, default_model, has_key, created_at) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
-                    params![input.kind.as_str(), input.name, input.base_url, input.default_model, now_ms()],
+                    "INSERT INTO providers(kind, name, base_url, default_model, has_key, created_at, tool_calling) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)",
+                    params![input.kind.as_str(), input.name, input.base_url, input.default_model, now_ms(), input.tool_calling.as_str()],
                 )?;
                 Ok(c.last_insert_rowid())
             })
@@ -108,8 +114,8 @@ impl Store {
         let n = self
             .call(move |c| {
                 Ok(c.execute(
-                    "UPDATE providers SET kind = ?2, name = ?3, base_url = ?4, default_model = ?5 WHERE id = ?1",
-                    params![id, input.kind.as_str(), input.name, input.base_url, input.default_model],
+                    "UPDATE providers SET kind = ?2, name = ?3, base_url = ?4, default_model = ?5, tool_calling = ?6 WHERE id = ?1",
+                    params![id, input.kind.as_str(), input.name, input.base_url, input.default_model, input.tool_calling.as_str()],
                 )?)
             })
             .await?;

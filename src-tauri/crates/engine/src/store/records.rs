@@ -14,6 +14,9 @@ pub struct ApprovalRecordRow {
     pub args_hash: String,
     /// The canonical JSON of the arguments, to show the user what the record covers.
     pub args: String,
+    /// The workspace folder the decision was made for (part of the key, see
+    /// [`crate::canonical::record_hash`]).
+    pub workspace: Option<String>,
     pub allowed: bool,
     pub created_at: i64,
 }
@@ -35,7 +38,7 @@ impl Store {
     pub async fn approval_records(&self, chat: ChatId) -> StoreResult<Vec<ApprovalRecordRow>> {
         self.call(move |c| {
             let mut stmt = c.prepare_cached(
-                "SELECT tool, args_hash, args, allowed, created_at FROM approval_records WHERE chat_id = ?1 ORDER BY created_at",
+                "SELECT tool, args_hash, args, workspace, allowed, created_at FROM approval_records WHERE chat_id = ?1 ORDER BY created_at",
             )?;
             let rows = stmt
                 .query_map([chat.0], |r| {
@@ -44,8 +47,9 @@ impl Store {
                         tool: r.get(0)?,
                         args_hash: r.get(1)?,
                         args: r.get(2)?,
-                        allowed: r.get(3)?,
-                        created_at: r.get(4)?,
+                        workspace: r.get(3)?,
+                        allowed: r.get(4)?,
+                        created_at: r.get(5)?,
                     })
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
@@ -58,10 +62,10 @@ impl Store {
     pub async fn put_approval_record(&self, rec: ApprovalRecordRow) -> StoreResult<()> {
         self.call(move |c| {
             c.execute(
-                "INSERT INTO approval_records(chat_id, tool, args_hash, args, allowed, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                "INSERT INTO approval_records(chat_id, tool, args_hash, args, workspace, allowed, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT(chat_id, tool, args_hash) DO UPDATE SET allowed = excluded.allowed, created_at = excluded.created_at",
-                params![rec.chat.0, rec.tool, rec.args_hash, rec.args, rec.allowed, rec.created_at],
+                params![rec.chat.0, rec.tool, rec.args_hash, rec.args, rec.workspace, rec.allowed, rec.created_at],
             )?;
             Ok(())
         })

@@ -189,6 +189,14 @@ pub enum ApprovalPreview {
     Diff { path: String, diff: String },
     /// The shell command that would run, and where.
     Command { command: String, cwd: String },
+    /// A write too large to diff on the card: the sizes before and after, in bytes. The full
+    /// new content is still in the arguments.
+    #[serde(rename_all = "camelCase")]
+    LargeWrite {
+        path: String,
+        bytes_before: u64,
+        bytes_after: u64,
+    },
 }
 
 /// What a running tool may use.
@@ -283,8 +291,10 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
-    /// What rules match against (F-04). The default is the canonical JSON of the arguments.
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
+    /// What rules match against (F-04), as the call would really act: the default is the
+    /// canonical JSON of the arguments; file tools give the path after today's symlinks, the
+    /// shell its command. `workspace` is the chat's folder, if any.
+    fn rule_subject(&self, args: &Value, _workspace: Option<&std::path::Path>) -> RuleSubject {
         RuleSubject::Args(crate::canonical::canonical_json(args))
     }
 

@@ -103,7 +103,7 @@ impl Tool for RunCommand {
         text.lines().next().map(str::to_string)
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
+    fn rule_subject(&self, args: &Value, _workspace: Option<&Path>) -> RuleSubject {
         RuleSubject::Command(
             args.get("command")
                 .and_then(Value::as_str)
@@ -507,7 +507,7 @@ mod tests {
         let tool = RunCommand::new();
         let args = json!({"command": "cargo test && rm -rf /"});
         assert_eq!(
-            tool.rule_subject(&args),
+            tool.rule_subject(&args, None),
             RuleSubject::Command("cargo test && rm -rf /".into())
         );
         assert_eq!(

@@ -323,14 +323,18 @@ impl Tool for FetchUrl {
             .map(str::to_string)
     }
 
-    /// Rules match the URL, so "https://docs.rs/*" can be allowed once and for all.
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        RuleSubject::Args(
-            args.get("url")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .trim()
-                .to_string(),
+    /// Rules match the URL as it will be requested (parsed and normalised: `HTTPS://Docs.RS`
+    /// is `https://docs.rs/`), so "https://docs.rs/*" can be allowed once and for all.
+    fn rule_subject(&self, args: &Value, _workspace: Option<&std::path::Path>) -> RuleSubject {
+        let typed = args
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim();
+        RuleSubject::Url(
+            reqwest::Url::parse(typed)
+                .map(String::from)
+                .unwrap_or_else(|_| typed.to_string()),
         )
     }
 }
@@ -535,8 +539,13 @@ mod tests {
     #[test]
     fn rules_match_the_url() {
         assert_eq!(
-            FetchUrl::new().rule_subject(&json!({"url": " https://docs.rs/x "})),
-            RuleSubject::Args("https://docs.rs/x".into())
+            FetchUrl::new().rule_subject(&json!({"url": " https://docs.rs/x "}), None),
+            RuleSubject::Url("https://docs.rs/x".into())
+        );
+        assert_eq!(
+            FetchUrl::new().rule_subject(&json!({"url": "HTTPS://Docs.RS"}), None),
+            RuleSubject::Url("https://docs.rs/".into()),
+            "matched as it will be requested"
         );
     }
 }

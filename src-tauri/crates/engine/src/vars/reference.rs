@@ -16,7 +16,7 @@ const REF_CLOSE: &str = "}}";
 /// Nesting deeper than this is refused (it is almost certainly a mistake).
 pub const MAX_DEPTH: usize = 32;
 /// An expansion larger than this is refused.
-pub const MAX_EXPANDED_BYTES: usize = 64 * 1024 * 1024;
+pub const MAX_EXPANDED_BYTES: usize = 4 * 1024 * 1024;
 
 /// Where references look up variables.
 pub trait VarLookup {

@@ -61,7 +61,7 @@ impl Tool for FnTool {
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
         (self.handler)(args, ctx).await
     }
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
+    fn rule_subject(&self, args: &Value, _workspace: Option<&std::path::Path>) -> RuleSubject {
         match self.subject {
             Some(f) => f(args),
             None => RuleSubject::Args(tollgate_engine::canonical::canonical_json(args)),

@@ -45,11 +45,58 @@ pub(crate) fn path_arg(args: &Value) -> &str {
     args.get("path").and_then(Value::as_str).unwrap_or(".")
 }
 
-/// Rules for file tools match the workspace-relative path (F-04).
-pub(crate) fn path_subject(args: &Value) -> RuleSubject {
-    match Workspace::normalize(path_arg(args)) {
-        Ok(p) => RuleSubject::Path(Workspace::display(&p)),
-        Err(_) => RuleSubject::Path(path_arg(args).to_string()),
+/// Rules for file tools match the workspace-relative path the call would really touch (F-04):
+/// symlinks inside the workspace are followed as execution follows them, so a committed
+/// `docs/a -> ../.git` makes `docs/a/config` the subject `.git/config`, which a `docs/**` rule
+/// does not cover. A path that leads out of the workspace is [`RuleSubject::Outside`], which no
+/// allow rule matches.
+pub(crate) fn path_subject(args: &Value, workspace: Option<&Path>) -> RuleSubject {
+    let typed = path_arg(args);
+    let Ok(clean) = Workspace::normalize(typed) else {
+        return RuleSubject::Outside(typed.to_string());
+    };
+    match Workspace::of(workspace) {
+        Ok(ws) => match ws.resolve(&clean) {
+            Ok(rel) => RuleSubject::Path(rel),
+            Err(real) => RuleSubject::Outside(real.display().to_string()),
+        },
+        // Without a workspace the tool will refuse to run; rules see the typed path.
+        Err(_) => RuleSubject::Path(Workspace::display(&clean)),
+    }
+}
+
+/// The largest file (before or after) an approval card diffs; past it the card shows sizes.
+const MAX_DIFF_BYTES: u64 = 1024 * 1024;
+/// How long computing a preview diff may take before it settles for a coarser one.
+const DIFF_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The current text of a file for a preview, or its size when it is too large to diff.
+fn preview_text(real: &Path) -> Result<String, u64> {
+    match std::fs::metadata(real) {
+        Ok(m) if m.len() > MAX_DIFF_BYTES => Err(m.len()),
+        Ok(_) => Ok(std::fs::read_to_string(real).unwrap_or_default()),
+        Err(_) => Ok(String::new()),
+    }
+}
+
+/// The preview of writing `new` over `old` (what `preview_text` read).
+fn write_preview(shown: String, old: Result<String, u64>, new: &str) -> ApprovalPreview {
+    let new_len = u64::try_from(new.len()).unwrap_or(u64::MAX);
+    match old {
+        Ok(old) if new_len <= MAX_DIFF_BYTES => ApprovalPreview::Diff {
+            diff: unified_diff(&shown, &old, new),
+            path: shown,
+        },
+        Ok(old) => ApprovalPreview::LargeWrite {
+            path: shown,
+            bytes_before: u64::try_from(old.len()).unwrap_or(u64::MAX),
+            bytes_after: new_len,
+        },
+        Err(bytes_before) => ApprovalPreview::LargeWrite {
+            path: shown,
+            bytes_before,
+            bytes_after: new_len,
+        },
     }
 }
 
@@ -57,8 +104,8 @@ pub(crate) fn path_subject(args: &Value) -> RuleSubject {
 /// match the workspace-relative path (F-04), the log shows the path.
 macro_rules! path_tool_subject {
     () => {
-        fn rule_subject(&self, args: &Value) -> RuleSubject {
-            path_subject(args)
+        fn rule_subject(&self, args: &Value, workspace: Option<&Path>) -> RuleSubject {
+            path_subject(args, workspace)
         }
 
         fn compress_args(&self, args: &Value) -> Option<String> {
@@ -144,7 +191,9 @@ async fn write_text(
 }
 
 fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
+    similar::TextDiff::configure()
+        .timeout(DIFF_TIME_LIMIT)
+        .diff_lines(old, new)
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
@@ -371,12 +420,7 @@ impl Tool for WriteFile {
         let rel = args.get("path").and_then(Value::as_str)?;
         let new = args.get("content").and_then(Value::as_str)?;
         let real = ws.writable(rel).ok()?;
-        let old = std::fs::read_to_string(&real).unwrap_or_default();
-        let shown = ws.relative(&real);
-        Some(ApprovalPreview::Diff {
-            diff: unified_diff(&shown, &old, new),
-            path: shown,
-        })
+        Some(write_preview(ws.relative(&real), preview_text(&real), new))
     }
 }
 
@@ -447,14 +491,20 @@ impl Tool for EditFile {
             .existing(args.get("path").and_then(Value::as_str)?)
             .ok()?;
         let shown = ws.relative(&real);
-        let content = std::fs::read_to_string(&real).ok()?;
+        let content = match preview_text(&real) {
+            Ok(content) => content,
+            Err(bytes_before) => {
+                return Some(ApprovalPreview::LargeWrite {
+                    path: shown,
+                    bytes_before,
+                    bytes_after: bytes_before,
+                })
+            }
+        };
         let old = args.get("old_text").and_then(Value::as_str)?;
         let new = args.get("new_text").and_then(Value::as_str)?;
         let updated = apply_edit(&content, old, new, &shown).ok()?;
-        Some(ApprovalPreview::Diff {
-            diff: unified_diff(&shown, &content, &updated),
-            path: shown,
-        })
+        Some(write_preview(shown, Ok(content), &updated))
     }
 }
 
@@ -480,6 +530,32 @@ mod tests {
         assert!(is_binary(b"\x00\x01\x02PNG"));
         assert!(!is_binary("plain text äöü\n".as_bytes()));
         assert!(is_binary(&[0xff; 200]));
+    }
+
+    #[test]
+    fn large_writes_are_previewed_by_size_without_reading_or_diffing() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        std::fs::write(&big, "x\n".repeat(700_000)).unwrap();
+        let old = preview_text(&big);
+        assert_eq!(old, Err(1_400_000), "a 1.4 MB file is not read for a preview");
+        assert_eq!(
+            write_preview("big.txt".into(), old, "y"),
+            ApprovalPreview::LargeWrite {
+                path: "big.txt".into(),
+                bytes_before: 1_400_000,
+                bytes_after: 1
+            }
+        );
+        let huge_new = "z".repeat(2 * 1024 * 1024);
+        assert!(matches!(
+            write_preview("a.txt".into(), Ok(String::new()), &huge_new),
+            ApprovalPreview::LargeWrite { bytes_after, .. } if bytes_after == 2 * 1024 * 1024
+        ));
+        assert!(matches!(
+            write_preview("a.txt".into(), Ok("a\n".into()), "b\n"),
+            ApprovalPreview::Diff { .. }
+        ));
     }
 
     #[test]

@@ -107,8 +107,8 @@ impl Tool for Glob {
         Ok(Value::String(out))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
+    fn rule_subject(&self, args: &Value, workspace: Option<&Path>) -> RuleSubject {
+        path_subject(args, workspace)
     }
 
     fn compress_args(&self, args: &Value) -> Option<String> {
@@ -286,8 +286,8 @@ impl Tool for Grep {
         Ok(Value::String(out))
     }
 
-    fn rule_subject(&self, args: &Value) -> RuleSubject {
-        path_subject(args)
+    fn rule_subject(&self, args: &Value, workspace: Option<&Path>) -> RuleSubject {
+        path_subject(args, workspace)
     }
 
     fn compress_args(&self, args: &Value) -> Option<String> {

@@ -159,6 +159,36 @@ impl Workspace {
         Ok(out)
     }
 
+    /// Where a normalized relative path really leads, through the symlinks that exist now:
+    /// `Ok(relative path)` inside the workspace, `Err(real path)` outside it. The deepest
+    /// existing ancestor is resolved, the rest is appended as typed, as [`Self::writable`] does.
+    pub fn resolve(&self, clean: &Path) -> Result<String, PathBuf> {
+        let target = self.root.join(clean);
+        let mut existing = target.clone();
+        let mut rest = Vec::new();
+        let real = loop {
+            match existing.canonicalize() {
+                Ok(real) => break real,
+                Err(_) => match (existing.file_name(), existing.parent()) {
+                    (Some(name), Some(parent)) => {
+                        rest.push(name.to_os_string());
+                        existing = parent.to_path_buf();
+                    }
+                    _ => break self.root.clone(),
+                },
+            }
+        };
+        let mut out = real;
+        for part in rest.into_iter().rev() {
+            out.push(part);
+        }
+        if out.starts_with(&self.root) {
+            Ok(self.relative(&out))
+        } else {
+            Err(out)
+        }
+    }
+
     /// The workspace-relative form of a real path inside it.
     pub fn relative(&self, real: &Path) -> String {
         Self::display(real.strip_prefix(&self.root).unwrap_or(real))
@@ -235,5 +265,21 @@ mod tests {
         assert!(ws.writable("new/deeper/file.txt").is_ok());
         assert!(ws.existing("missing.txt").unwrap_err().kind == ToolErrorKind::NotFound);
         assert!(Workspace::of(None).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn resolve_follows_links_inside_and_reports_links_outside() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+        std::os::unix::fs::symlink("../.git", dir.path().join("docs/a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let ws = Workspace::of(Some(dir.path())).unwrap();
+        assert_eq!(ws.resolve(Path::new("docs/a/config")), Ok(".git/config".into()));
+        assert_eq!(ws.resolve(Path::new("docs/new/x.md")), Ok("docs/new/x.md".into()));
+        assert_eq!(ws.resolve(Path::new("")), Ok(".".into()));
+        assert!(ws.resolve(Path::new("out/secret")).is_err());
     }
 }

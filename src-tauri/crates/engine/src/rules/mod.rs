@@ -1,9 +1,22 @@
 //! Rules (F-04): persisted allow / ask / deny decisions for a tool, optionally narrowed by a
 //! pattern over a tool-specific subject, for one chat or globally.
 //!
-//! Matching is deliberately conservative: a command rule never stretches across `&&`, `;`, `|`,
-//! `$(…)` or backticks (an *allow* only matches a simple command; a *deny* or *ask* matches if any
-//! part matches), and among matching rules the most specific wins, deny before ask before allow.
+//! A rule matches what the call will really do, never what its text looks like, and it reads
+//! no broader than it matches:
+//! - **Commands** are parsed as the shell parses them ([`command`], tree-sitter-bash). An
+//!   *allow* matches only one plain simple command whose words match the pattern's words — no
+//!   redirection, pipe, list, substitution, expansion, subshell, background job or assignment,
+//!   ever. A *deny* or *ask* matches if any command the line may run matches, found through
+//!   `\rm`, `/bin/rm`, `command rm`, `(rm …)`, `bash -c '…'`, `xargs rm`, `find -exec rm`, …
+//! - **Paths** are matched after today's symlinks ([`RuleSubject::Path`]); a path that leaves
+//!   the workspace ([`RuleSubject::Outside`]) is matched by no allow.
+//! - **URLs** are matched after parsing and normalising.
+//!
+//! Among matching rules the most specific wins, deny before ask before allow. A rule always
+//! has a pattern unless the user chose "every call of this tool" explicitly: an empty pattern is
+//! refused, never read as "everything".
+
+pub mod command;
 
 use crate::ids::ChatId;
 use crate::store::{RuleRow, Store, StoreError, StoreResult};
@@ -73,12 +86,85 @@ pub struct Rule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "camelCase")]
 pub enum RuleSubject {
-    /// A shell command line: patterns match by command prefix.
+    /// A shell command line: patterns are words (`git status *`), matched against the parsed
+    /// command (see the module doc).
     Command(String),
-    /// A path relative to the workspace: patterns are globs.
+    /// A path relative to the workspace, after symlinks: patterns are globs.
     Path(String),
+    /// A path that leads out of the workspace: no allow rule matches it.
+    Outside(String),
+    /// A URL, normalised: patterns are wildcards.
+    Url(String),
     /// The canonical JSON of the arguments: patterns are wildcards.
     Args(String),
+}
+
+/// What kind of subject a tool's rules match, so the approval card can say in plain words
+/// what a pattern will allow.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleSubjectKind {
+    Command,
+    Path,
+    Url,
+    Args,
+}
+
+impl RuleSubject {
+    pub fn kind(&self) -> RuleSubjectKind {
+        match self {
+            Self::Command(_) => RuleSubjectKind::Command,
+            Self::Path(_) | Self::Outside(_) => RuleSubjectKind::Path,
+            Self::Url(_) => RuleSubjectKind::Url,
+            Self::Args(_) => RuleSubjectKind::Args,
+        }
+    }
+}
+
+/// Why a rule pattern was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("the pattern is empty: type what the rule should allow, or choose \"every call of this tool\"")]
+    Empty,
+    #[error("the command pattern cannot be read: {0}")]
+    Command(String),
+    #[error("the path pattern is not a valid glob: {0}")]
+    Glob(String),
+}
+
+/// Checks a pattern the user typed for a tool whose rules match `kind`.
+pub fn check_pattern(kind: RuleSubjectKind, pattern: &str) -> Result<(), PatternError> {
+    if pattern.trim().is_empty() {
+        return Err(PatternError::Empty);
+    }
+    match kind {
+        RuleSubjectKind::Command => command::CommandPattern::parse(pattern)
+            .map(|_| ())
+            .map_err(|e| PatternError::Command(e.to_string())),
+        RuleSubjectKind::Path => globset::GlobBuilder::new(pattern.trim())
+            .literal_separator(true)
+            .build()
+            .map(|_| ())
+            .map_err(|e| PatternError::Glob(e.to_string())),
+        RuleSubjectKind::Url | RuleSubjectKind::Args => Ok(()),
+    }
+}
+
+/// The pattern to offer for "always allow" (F-05): as narrow as the call itself unless a wider
+/// one still reads as what it matches. Commands follow [`command::suggest_pattern`] (no
+/// suggestion where no allow rule can match); paths are the resolved path; URLs are their
+/// origin with any path below it; other tools' arguments exactly as given.
+pub fn suggest_pattern(subject: &RuleSubject) -> Option<String> {
+    match subject {
+        RuleSubject::Command(cmd) => command::suggest_pattern(cmd),
+        RuleSubject::Path(p) => Some(p.clone()),
+        RuleSubject::Outside(_) => None,
+        RuleSubject::Url(u) => reqwest::Url::parse(u)
+            .ok()
+            .filter(|url| url.has_host())
+            .map(|url| format!("{}/*", url.origin().ascii_serialization())),
+        RuleSubject::Args(args) => Some(args.clone()),
+    }
 }
 
 impl Rule {
@@ -116,7 +202,10 @@ impl Rule {
         match subject {
             RuleSubject::Command(cmd) => command_matches(pattern, cmd, self.action),
             RuleSubject::Path(path) => path_matches(pattern, path),
-            RuleSubject::Args(args) => wildcard(pattern, args),
+            // Outside the workspace: never allowed; an ask or deny covers it (the tool refuses
+            // to run there anyway, and in doubt a deny matches).
+            RuleSubject::Outside(_) => self.action != RuleAction::Allow,
+            RuleSubject::Url(url) | RuleSubject::Args(url) => wildcard(pattern, url),
         }
     }
 
@@ -173,43 +262,27 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|c| *c == '*')
 }
 
-/// Splits a command line at `&&`, `||`, `;`, `|`, `&` and newlines. Returns `None` when the
-/// command contains a substitution (`$(`, backticks, `<(`, `>(`), which no allow may cover.
-/// Quotes are not interpreted: that can only make an allow match less and a deny match more.
-pub fn command_segments(cmd: &str) -> (Vec<&str>, bool) {
-    let has_substitution = ["$(", "`", "<(", ">("].iter().any(|s| cmd.contains(s));
-    let segments = cmd
-        .split(['&', '|', ';', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    (segments, has_substitution)
-}
-
-/// A command pattern: `git status *` matches `git status` and `git status -s`; a pattern without
-/// a trailing ` *` matches the command exactly.
-fn prefix_matches(pattern: &str, segment: &str) -> bool {
-    let pattern = pattern.trim();
-    if let Some(prefix) = pattern.strip_suffix(" *") {
-        if wildcard(prefix, segment) {
-            return true;
-        }
-    }
-    wildcard(pattern, segment)
-}
-
+/// Matches a command pattern against a command line (see the module doc). An allow needs one
+/// plain simple command; a deny or ask matches any command the line may run, and a pattern
+/// that does not read as words falls back to matching the raw text (so a deny still bites).
 fn command_matches(pattern: &str, cmd: &str, action: RuleAction) -> bool {
-    let (segments, has_substitution) = command_segments(cmd);
+    let parsed = command::parse(cmd);
+    let words = command::CommandPattern::parse(pattern);
     match action {
-        RuleAction::Allow => {
-            !has_substitution
-                && segments.len() == 1
-                && segments.iter().all(|s| prefix_matches(pattern, s))
-        }
-        RuleAction::Ask | RuleAction::Deny => {
-            segments.iter().any(|s| prefix_matches(pattern, s))
-                || prefix_matches(pattern, cmd.trim())
-        }
+        RuleAction::Allow => match (words, parsed.plain_argv()) {
+            (Ok(words), Some(argv)) => words.matches(argv),
+            _ => false,
+        },
+        RuleAction::Ask | RuleAction::Deny => match words {
+            Ok(words) => parsed.commands().iter().any(|argv| words.matches(argv)),
+            Err(_) => {
+                wildcard(pattern.trim(), cmd.trim())
+                    || parsed
+                        .commands()
+                        .iter()
+                        .any(|argv| wildcard(pattern.trim(), &argv.join(" ")))
+            }
+        },
     }
 }
 
@@ -253,7 +326,13 @@ impl RuleBook {
             RuleScope::Chat { chat } => Some(chat),
             RuleScope::Global => None,
         };
-        let pattern = pattern.filter(|p| !p.trim().is_empty());
+        // `None` is "every call", chosen explicitly; an empty pattern is never read as that.
+        if let Some(p) = &pattern {
+            if p.trim().is_empty() {
+                return Err(StoreError::Invalid(PatternError::Empty.to_string()));
+            }
+        }
+        let pattern = pattern.map(|p| p.trim().to_string());
         let row = self
             .store
             .insert_rule(tool.to_string(), pattern, action.as_str().to_string(), chat)
@@ -268,6 +347,14 @@ impl RuleBook {
         let existed = self.store.delete_rule(id).await?;
         self.rules.write().retain(|r| r.id != id);
         Ok(existed)
+    }
+
+    /// Drops the rules scoped to a deleted chat from memory (the database drops their rows with
+    /// the chat). Without this they would keep deciding calls until the next start.
+    pub fn forget_chat(&self, chat: ChatId) {
+        self.rules
+            .write()
+            .retain(|r| r.scope != RuleScope::Chat { chat });
     }
 
     /// Every rule.
