@@ -77,6 +77,10 @@ fn init_logging() {
 /// Builds and runs the app until its window closes.
 pub fn run() -> Result<(), StartError> {
     started();
+    match std::env::current_exe() {
+        Ok(exe) => tollgate_engine::tools::supervisor::configure(exe),
+        Err(e) => eprintln!("shell commands will run without a supervisor: {e}"),
+    }
     // Before GTK, WebKit or any other thread starts: it may set environment variables.
     let rendering = rendering::configure();
     init_logging();

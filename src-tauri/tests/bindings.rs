@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use tollgate_app::commands::{chats::ChatHistory, settings::Settings};
 use tollgate_engine::approvals::{
-    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleScopeChoice,
+    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
+    RuleScopeChoice,
 };
 use tollgate_engine::chat::history::{AssistantPayload, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
@@ -17,16 +18,19 @@ use tollgate_engine::ids::{ApprovalId, ChatId};
 use tollgate_engine::mcp::{
     McpServerConfig, McpServerState, McpStatus, McpToolSummary, McpTransport,
 };
-use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy, ResultPolicy};
-use tollgate_engine::providers::{
-    AssistantToolCall, FinishReason, ProviderKind, ToolResultMessage, Usage,
+use tollgate_engine::policy::{
+    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
+    ResultPolicy,
 };
-use tollgate_engine::rules::{Rule, RuleAction, RuleScope};
+use tollgate_engine::providers::{
+    AssistantToolCall, FinishReason, ProviderKind, ToolCalling, ToolResultMessage, Usage,
+};
+use tollgate_engine::rules::{Rule, RuleAction, RuleScope, RuleSubjectKind};
 use tollgate_engine::service::{AppSettings, Language, McpServerView, Theme};
 use tollgate_engine::settings::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig, ProviderInput,
-    RecordedCall, Role, RuleRow, SearchHit,
+    RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
 };
 use tollgate_engine::tools::ApprovalPreview;
 use ts_rs::{Config, TS};
@@ -53,6 +57,13 @@ fn render() -> String {
         ResultPolicy,
         CallStatus,
         DecidedBy,
+        ExecutionChoice,
+        ResultChoice,
+        CallDecision,
+        RecordStatus,
+        RuleGrant,
+        RuleSubjectKind,
+        ToolCalling,
         ToolView,
         GroupView,
         ChatToolOverrides,

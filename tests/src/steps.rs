@@ -21,6 +21,8 @@ const SAVED: &str = "Tool settings saved";
 /// WebDriver key codes.
 pub mod keys {
     pub const ENTER: char = '\u{E007}';
+    pub const TAB: char = '\u{E004}';
+    pub const SPACE: char = '\u{E00D}';
     pub const ESCAPE: char = '\u{E00C}';
     pub const CONTROL: char = '\u{E009}';
     pub const BACKSPACE: char = '\u{E003}';
@@ -253,6 +255,71 @@ impl Session {
     /// The approval card that has the keyboard, once it shows.
     pub async fn active_approval(&self) -> Result<Element, E2eError> {
         self.el(".approval-card.is-active").await
+    }
+
+    /// What has the keyboard focus: its tag, text (or value) and `data-role`, from the page.
+    pub async fn focused(&self) -> Result<String, E2eError> {
+        let v = self
+            .client
+            .execute(
+                "const e = document.activeElement; if (!e) return ''; \
+                 return e.tagName + '|' + (e.getAttribute('data-role') || '') + '|' + (e.textContent || e.value || '').trim();",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("reading the focus: {e}")))?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    /// Presses Tab, as a user does, until the focused element's text starts with `label` (or its
+    /// `data-role` is `label`). Fails after 40 presses.
+    pub async fn tab_to(&self, label: &str) -> Result<(), E2eError> {
+        for _ in 0..40 {
+            let focused = self.focused().await?;
+            let mut parts = focused.splitn(3, '|');
+            let (_tag, role, text) = (
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
+            if role == label || text.starts_with(label) {
+                return Ok(());
+            }
+            self.press(keys::TAB).await?;
+        }
+        Err(fail(format!("Tab never reached \"{label}\"")))
+    }
+
+    /// The decision lines of the newest tool card in the conversation (not the log's copy).
+    pub async fn last_decisions(&self) -> Result<String, E2eError> {
+        let v = self
+            .client
+            .execute(
+                "const cards = [...document.querySelectorAll('.tool-card:not(.tool-card--compact)')]; \
+                 const last = cards[cards.length - 1]; \
+                 return last ? [...last.querySelectorAll('.tool-card-decision')].map(d => d.textContent.trim()).join(' / ') : '';",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("reading the decisions: {e}")))?;
+        Ok(v.as_str().unwrap_or_default().to_string())
+    }
+
+    /// Waits until the newest tool card's decision lines contain `needle`.
+    pub async fn wait_for_decision(&self, needle: &str) -> Result<String, E2eError> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let lines = self.last_decisions().await?;
+            if lines.contains(needle) {
+                return Ok(lines);
+            }
+            if Instant::now() > deadline {
+                return Err(fail(format!(
+                    "the last tool card reads \"{lines}\", not \"{needle}\""
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// Waits until no approval card is shown.

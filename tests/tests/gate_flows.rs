@@ -176,13 +176,27 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
     s.click(".approval-card.is-active .scope-choice label:nth-of-type(2) input")
         .await
         .unwrap();
-    // Clear the suggested pattern: a rule for any arguments.
-    s.el(".approval-card.is-active input[data-role=pattern]")
-        .await
-        .unwrap()
-        .clear()
+    // An empty pattern cannot create a rule; "every call" is chosen as such.
+    let pattern = s
+        .el(".approval-card.is-active input[data-role=pattern]")
         .await
         .unwrap();
+    assert_eq!(
+        pattern.prop("value").await.unwrap().as_deref(),
+        Some(r#"{"expression":"1+1"}"#),
+        "the suggestion is exactly this call"
+    );
+    s.click(".approval-card.is-active input[data-role=grant-every]")
+        .await
+        .unwrap();
+    let warning = s
+        .wait_text(
+            ".approval-card.is-active [data-role=every-call-warning]",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert!(warning.contains("Every call of calculate"), "{warning}");
     s.screenshot("flow-always-allow").await.unwrap();
     s.click_text(".approval-card.is-active button", "Create rule")
         .await
@@ -385,5 +399,166 @@ async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
         "{result:?}"
     );
     s.screenshot("flow-shell-result").await.unwrap();
+    s.close().await;
+}
+
+/// Every button of both approval cards, reached with Tab and pressed with Enter or with Space,
+/// records exactly the decision written on it — the model gets what that decision means.
+#[tokio::test]
+async fn every_card_button_does_what_it_says_from_the_keyboard() {
+    use keys::{ENTER, SPACE};
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = app_with_mock().await;
+    s.set_tool_policy("calculate", Some("ask-always"), None)
+        .await
+        .unwrap();
+
+    // (button, key, decision line, whether the model gets the result)
+    let execution: [(&str, char, &str, bool); 12] = [
+        ("Deny and stop", ENTER, "Denied and stopped · by you", false),
+        ("Deny and stop", SPACE, "Denied and stopped · by you", false),
+        ("Deny", ENTER, "Denied · by you", false),
+        ("Deny", SPACE, "Denied · by you", false),
+        ("Allow once", ENTER, "Allowed once · by you", true),
+        ("Allow once", SPACE, "Allowed once · by you", true),
+        (
+            "Allow for this chat",
+            ENTER,
+            "Allowed for this chat · by you",
+            true,
+        ),
+        (
+            "Allow for this chat",
+            SPACE,
+            "Allowed for this chat · by you",
+            true,
+        ),
+        ("Edit arguments", ENTER, "Edited and allowed · by you", true),
+        ("Edit arguments", SPACE, "Edited and allowed · by you", true),
+        ("Always allow", ENTER, "Always allowed · by you", true),
+        ("Always allow", SPACE, "Always allowed · by you", true),
+    ];
+    let mut first = true;
+    for (i, (button, key, line, runs)) in execution.into_iter().enumerate() {
+        let expression = format!("{i}+1");
+        let stops = button == "Deny and stop";
+        mock.push(calc(&format!("k{i}"), &expression));
+        if !stops {
+            mock.push(openai::text(&format!("Step {i} done.")));
+        }
+        if first {
+            s.new_chat_and_send(&format!("step {i}")).await.unwrap();
+            first = false;
+        } else {
+            s.send(&format!("step {i}")).await.unwrap();
+        }
+        s.active_approval().await.unwrap();
+        s.tab_to(button).await.unwrap();
+        s.press(key).await.unwrap();
+        match button {
+            // These open a panel; its own button (reached with Tab, pressed with the same key)
+            // confirms.
+            "Edit arguments" => {
+                s.tab_to("Allow with these arguments").await.unwrap();
+                s.press(key).await.unwrap();
+            }
+            "Always allow" => {
+                s.tab_to("Create rule and allow").await.unwrap();
+                s.press(key).await.unwrap();
+            }
+            _ => {}
+        }
+        let lines = s.wait_for_decision(line).await.unwrap();
+        assert!(!lines.contains("Allowed") || runs, "{button}: {lines}");
+        if stops {
+            s.approvals_gone().await.unwrap();
+        } else {
+            s.wait_for_text(&format!("Step {i} done."), WAIT)
+                .await
+                .unwrap();
+        }
+        let requests = completions(&mock);
+        let last = requests.last().unwrap();
+        let results = tool_results(last);
+        if runs {
+            let want = (i + 1).to_string();
+            assert_eq!(
+                results.last().map(String::as_str),
+                Some(want.as_str()),
+                "{button} with {key:?}"
+            );
+        } else if !stops {
+            assert!(
+                results.last().unwrap().contains("The user denied"),
+                "{button}: {results:?}"
+            );
+        }
+        if i == 0 {
+            s.screenshot("keyboard-denied-and-stopped").await.unwrap();
+        }
+    }
+    let rules_before_results = completions(&mock).len();
+    assert!(rules_before_results >= 10);
+
+    // The result card: Approve, Edit then approve, Withhold — each by Enter and by Space.
+    s.set_tool_policy("calculate", Some("auto"), Some("always"))
+        .await
+        .unwrap();
+    let result: [(&str, char, &str, Option<&str>); 6] = [
+        ("Withhold result", ENTER, "Result withheld · by you", None),
+        ("Withhold result", SPACE, "Result withheld · by you", None),
+        (
+            "Approve",
+            ENTER,
+            "Result approved · by you",
+            Some("approved"),
+        ),
+        (
+            "Approve",
+            SPACE,
+            "Result approved · by you",
+            Some("approved"),
+        ),
+        (
+            "Edit, then approve",
+            ENTER,
+            "Result edited · by you",
+            Some("edited"),
+        ),
+        (
+            "Edit, then approve",
+            SPACE,
+            "Result edited · by you",
+            Some("edited"),
+        ),
+    ];
+    for (j, (button, key, line, reaches)) in result.into_iter().enumerate() {
+        let expression = format!("{}*2", j + 1);
+        mock.push(calc(&format!("r{j}"), &expression));
+        mock.push(openai::text(&format!("Result step {j} done.")));
+        s.send(&format!("result step {j}")).await.unwrap();
+        s.active_approval().await.unwrap();
+        s.tab_to(button).await.unwrap();
+        s.press(key).await.unwrap();
+        if button == "Edit, then approve" {
+            s.tab_to("Approve edited text").await.unwrap();
+            s.press(key).await.unwrap();
+        }
+        s.wait_for_decision(line).await.unwrap();
+        s.wait_for_text(&format!("Result step {j} done."), WAIT)
+            .await
+            .unwrap();
+        let results = tool_results(completions(&mock).last().unwrap());
+        let got = results.last().unwrap();
+        let product = ((j + 1) * 2).to_string();
+        match reaches {
+            None => assert!(got.contains("withheld") && !got.contains(&product), "{got}"),
+            Some(_) => assert_eq!(
+                got, &product,
+                "{button}: the result as shown (unchanged edit)"
+            ),
+        }
+    }
+    s.screenshot("keyboard-result-decisions").await.unwrap();
     s.close().await;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "./approvals";
+import { alwaysAllowDecision, executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "./approvals";
 
 /** Focus on the card element itself, no modifier. */
 const onCard: KeyContext = { onCard: true, inTextField: false, inReasonField: false, reason: "", ctrl: false, shift: false, repeat: false };
@@ -71,5 +71,22 @@ describe("edited arguments", () => {
   it("validates edited JSON", () => {
     expect(parseEditedArguments('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
     expect(parseEditedArguments("{").ok).toBe(false);
+  });
+});
+
+describe("alwaysAllowDecision", () => {
+  it("sends the trimmed pattern, or nothing for an empty one", () => {
+    expect(alwaysAllowDecision("thisChat", "matching", "  git status * ")).toEqual({
+      type: "alwaysAllow",
+      scope: "thisChat",
+      grant: { type: "matching", pattern: "git status *" },
+    });
+    expect(alwaysAllowDecision("allChats", "matching", "")).toBeNull();
+    expect(alwaysAllowDecision("allChats", "matching", " \t\n")).toBeNull();
+  });
+
+  it("grants every call only when that was chosen, whatever the pattern field holds", () => {
+    expect(alwaysAllowDecision("allChats", "everyCall", "")).toEqual({ type: "alwaysAllow", scope: "allChats", grant: { type: "everyCall" } });
+    expect(alwaysAllowDecision("thisChat", "everyCall", "git *")).toEqual({ type: "alwaysAllow", scope: "thisChat", grant: { type: "everyCall" } });
   });
 });

@@ -1,5 +1,5 @@
 /** Keyboard maps of the approval cards (F-07), kept pure so they can be tested. */
-import type { ExecutionDecision, JsonValue, ResultDecision } from "./types";
+import type { ExecutionDecision, JsonValue, ResultDecision, RuleGrant, RuleScopeChoice } from "./types";
 
 export interface KeyContext {
   /**
@@ -86,5 +86,21 @@ export function parseEditedArguments(text: string): { ok: true; value: JsonValue
     return { ok: true, value: JSON.parse(text) as JsonValue };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * What "Create rule and allow" sends: a rule for calls matching the pattern (trimmed), or for
+ * every call of the tool only when that was chosen. `null` for an empty pattern: nothing can be
+ * sent, and an empty pattern is never read as "every call".
+ */
+export function alwaysAllowDecision(scope: RuleScopeChoice, grant: RuleGrant["type"], pattern: string): ExecutionDecision | null {
+  switch (grant) {
+    case "matching": {
+      const p = pattern.trim();
+      return p ? { type: "alwaysAllow", scope, grant: { type: "matching", pattern: p } } : null;
+    }
+    case "everyCall":
+      return { type: "alwaysAllow", scope, grant: { type: "everyCall" } };
   }
 }

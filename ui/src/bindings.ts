@@ -16,6 +16,20 @@ export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "e
 
 export type DecidedBy = "auto" | "user" | "rule" | "record" | "policy" | "none";
 
+export type ExecutionChoice = "allow" | "allowOnce" | "allowForChat" | "alwaysAllow" | "editAndAllow" | "deny" | "denyAndStop";
+
+export type ResultChoice = "approve" | "editAndApprove" | "reject";
+
+export type CallDecision = { execution: ExecutionChoice | null, result: ResultChoice | null, };
+
+export type RecordStatus = "running" | "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out";
+
+export type RuleGrant = { "type": "matching", pattern: string, } | { "type": "everyCall" };
+
+export type RuleSubjectKind = "command" | "path" | "url" | "args";
+
+export type ToolCalling = "native" | "text";
+
 export type ToolView = { name: string, description: string, enabled: boolean, 
 /**
  * The effective policies (the user's override, else the tool's default).
@@ -68,15 +82,11 @@ export type ToolPayload = { results: Array<ToolResultMessage>, };
 
 export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, payload: { toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null, usage: Usage | null, createdAt: number, };
 
-export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: string | null, decision: string | null, decidedBy: string, 
-/**
- * A [`CallStatus`] string, or `running`.
- */
-status: string, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
+export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, running: boolean, };
 
-export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, };
+export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**
@@ -96,7 +106,12 @@ policy: ExecutionPolicy,
  */
 reason: string, 
 /**
- * A rule pattern the tool suggests for "always allow" (e.g. `git status *`).
+ * What a rule pattern for this tool matches, so the card can say what it allows.
+ */
+ruleSubject: RuleSubjectKind, 
+/**
+ * A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
+ * pattern narrower than "every call" can cover this call.
  */
 suggestedPattern: string | null, } | { "kind": "result", 
 /**
@@ -116,7 +131,7 @@ seq: number, callId: string, tool: string, group: string, request: ApprovalReque
 
 export type RuleScopeChoice = "thisChat" | "allChats";
 
-export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForChat" } | { "type": "alwaysAllow", scope: RuleScopeChoice, pattern: string | null, } | { "type": "editAndAllow", arguments: JsonValue, } | { "type": "deny", reason: string | null, } | { "type": "denyAndStop", reason: string | null, };
+export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForChat" } | { "type": "alwaysAllow", scope: RuleScopeChoice, grant: RuleGrant, } | { "type": "editAndAllow", arguments: JsonValue, } | { "type": "deny", reason: string | null, } | { "type": "denyAndStop", reason: string | null, };
 
 export type ResultDecision = { "type": "approve" } | { "type": "editAndApprove", text: string, } | { "type": "reject", reason: string | null, };
 
@@ -126,7 +141,7 @@ export type OutputStream = "stdout" | "stderr" | "log";
 
 export type ApprovalOutcome = { "type": "decided", decision: Decision, } | { "type": "cancelled" };
 
-export type CallSummary = { tool: string | null, status: CallStatus, decision: string | null, decidedBy: DecidedBy, durationMs: number, 
+export type CallSummary = { tool: string | null, status: CallStatus, decision: CallDecision, decidedBy: DecidedBy, durationMs: number, 
 /**
  * A one-line preview of the result.
  */
@@ -200,13 +215,17 @@ export type ProviderConfig = { id: number, kind: ProviderKind, name: string, bas
 /**
  * Whether a key for it is saved in the keychain.
  */
-hasKey: boolean, createdAt: number, };
+hasKey: boolean, toolCalling: ToolCalling, createdAt: number, };
 
 export type ProviderInput = { kind: ProviderKind, name: string, 
 /**
  * Empty means the kind's usual address.
  */
-baseUrl: string, defaultModel: string, };
+baseUrl: string, defaultModel: string, 
+/**
+ * Native tool calls unless the model is served without them.
+ */
+toolCalling: ToolCalling, };
 
 export type RuleAction = "allow" | "ask" | "deny";
 
@@ -220,7 +239,12 @@ export type ApprovalRecordRow = { chat: ChatId, tool: string, argsHash: string,
 /**
  * The canonical JSON of the arguments, to show the user what the record covers.
  */
-args: string, allowed: boolean, createdAt: number, };
+args: string, 
+/**
+ * The workspace folder the decision was made for (part of the key, see
+ * [`crate::canonical::record_hash`]).
+ */
+workspace: string | null, allowed: boolean, createdAt: number, };
 
 export type McpTransport = { "type": "stdio", command: string, args: Array<string>, 
 /**

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { compressArgs, diffLines, formatDuration, prettyJson, snippetParts, statusInfo } from "./format";
+import {
+  compressArgs,
+  decidedByKey,
+  diffLines,
+  executionChoiceKey,
+  formatBytes,
+  formatDuration,
+  prettyJson,
+  resultChoiceKey,
+  snippetParts,
+  statusInfo,
+} from "./format";
+import { t } from "./i18n";
+import type { DecidedBy, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
 
 describe("tool card formatting", () => {
   it("compresses arguments to one line", () => {
@@ -20,7 +33,32 @@ describe("tool card formatting", () => {
     expect(statusInfo("success")).toMatchObject({ tone: "ok", label: "status.success" });
     expect(statusInfo("execution_rejected").tone).toBe("warn");
     expect(statusInfo("timed_out").tone).toBe("error");
-    expect(statusInfo("weird").label).toBeNull();
+    const all: UiCallStatus[] = [
+      "running",
+      "success",
+      "error",
+      "invalid_args",
+      "not_found",
+      "execution_rejected",
+      "result_rejected",
+      "cancelled",
+      "timed_out",
+      "pending",
+      "awaiting_approval",
+      "awaiting_result_review",
+    ];
+    for (const s of all) expect(t(statusInfo(s).label), s).toBeTruthy();
+  });
+
+  it("formats byte counts", () => {
+    expect(formatBytes(0)).toBe("0 B");
+    expect(formatBytes(999)).toBe("999 B");
+    expect(formatBytes(1_400_000)).toBe("1.4 MB");
+    expect(formatBytes(2_000_000)).toBe("2.0 MB");
+    expect(formatBytes(12_345)).toBe("12 KB");
+    expect(formatBytes(999_999)).toBe("1.0 MB");
+    expect(formatBytes(3_200_000_000)).toBe("3.2 GB");
+    expect(formatBytes(-1)).toBe("");
   });
 
   it("pretty-prints JSON strings and values", () => {
@@ -36,5 +74,27 @@ describe("tool card formatting", () => {
       { text: " c ", match: false },
       { text: "d", match: true },
     ]);
+  });
+});
+
+describe("decision words", () => {
+  it("gives every execution choice its own words; the automatic allow reads as Allowed", () => {
+    const all: ExecutionChoice[] = ["allow", "allowOnce", "allowForChat", "alwaysAllow", "editAndAllow", "deny", "denyAndStop"];
+    const words = all.map((c) => t(executionChoiceKey(c)));
+    expect(new Set(words).size).toBe(all.length);
+    expect(t(executionChoiceKey("allow"))).toBe("Allowed");
+    expect(t(executionChoiceKey("allowOnce"))).toBe("Allowed once");
+    expect(t(executionChoiceKey("deny"))).toBe("Denied");
+  });
+
+  it("gives every result choice its own words", () => {
+    const all: ResultChoice[] = ["approve", "editAndApprove", "reject"];
+    expect(all.map((c) => t(resultChoiceKey(c)))).toEqual(["Result approved", "Result edited", "Result withheld"]);
+  });
+
+  it("names who decided, and nobody for none", () => {
+    const all: DecidedBy[] = ["auto", "user", "rule", "record", "policy"];
+    expect(all.map((b) => decidedByKey(b))).toEqual(["by.auto", "by.user", "by.rule", "by.record", "by.policy"]);
+    expect(decidedByKey("none")).toBeNull();
   });
 });

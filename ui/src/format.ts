@@ -1,5 +1,6 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
+import type { DecidedBy, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
 
 /** A readable message for anything a rejected promise may carry (Tauri rejects with strings). */
 export function errorMessage(error: unknown): string {
@@ -19,7 +20,7 @@ export function errorMessage(error: unknown): string {
 export type StatusTone = "ok" | "error" | "warn" | "busy" | "wait" | "muted";
 
 /** Icon, tone and label key for a call status. */
-export function statusInfo(status: string): { icon: string; tone: StatusTone; label: Key | null } {
+export function statusInfo(status: UiCallStatus): { icon: string; tone: StatusTone; label: Key } {
   switch (status) {
     case "success":
       return { icon: "✓", tone: "ok", label: "status.success" };
@@ -45,8 +46,6 @@ export function statusInfo(status: string): { icon: string; tone: StatusTone; la
       return { icon: "!", tone: "wait", label: "status.awaiting_approval" };
     case "awaiting_result_review":
       return { icon: "!", tone: "wait", label: "status.awaiting_result_review" };
-    default:
-      return { icon: "·", tone: "muted", label: null };
   }
 }
 
@@ -101,44 +100,44 @@ export function formatTokens(n: number): string {
   return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
 }
 
-/** Decision strings from the backend mapped to dictionary keys. */
-export function decisionKey(decision: string | null): Key | null {
-  switch (decision) {
+/**
+ * The words for what was decided about running a call. `allow` and `deny` are the automatic
+ * answers (auto policy, rule, record) and read "Allowed" / "Denied"; the others are the user's
+ * buttons, each in its own words.
+ */
+export function executionChoiceKey(c: ExecutionChoice): Key {
+  switch (c) {
+    case "allow":
+      return "decision.allow";
     case "allowOnce":
-    case "allow_once":
       return "decision.allowOnce";
     case "allowForChat":
-    case "allow_for_chat":
       return "decision.allowForChat";
     case "alwaysAllow":
-    case "always_allow":
       return "decision.alwaysAllow";
     case "editAndAllow":
-    case "edit_and_allow":
       return "decision.editAndAllow";
     case "deny":
       return "decision.deny";
     case "denyAndStop":
-    case "deny_and_stop":
       return "decision.denyAndStop";
-    case "approve":
-      return "decision.approve";
-    case "editAndApprove":
-    case "edit_and_approve":
-      return "decision.editAndApprove";
-    case "reject":
-      return "decision.reject";
-    case "allow":
-    case "allowed":
-      return "decision.allowed";
-    case "denied":
-      return "decision.deny";
-    default:
-      return null;
   }
 }
 
-export function decidedByKey(by: string | null): Key | null {
+/** The words for what the user decided about a call's result before the model saw it. */
+export function resultChoiceKey(c: ResultChoice): Key {
+  switch (c) {
+    case "approve":
+      return "decision.approve";
+    case "editAndApprove":
+      return "decision.editAndApprove";
+    case "reject":
+      return "decision.reject";
+  }
+}
+
+/** Who decided whether a call runs; `null` when nobody did (it failed or was cancelled first). */
+export function decidedByKey(by: DecidedBy): Key | null {
   switch (by) {
     case "auto":
       return "by.auto";
@@ -150,9 +149,52 @@ export function decidedByKey(by: string | null): Key | null {
       return "by.record";
     case "policy":
       return "by.policy";
-    default:
+    case "none":
       return null;
   }
+}
+
+/** Whether an execution choice let the call run (for the tone of its line). */
+export function executionAllowed(c: ExecutionChoice): boolean {
+  switch (c) {
+    case "allow":
+    case "allowOnce":
+    case "allowForChat":
+    case "alwaysAllow":
+    case "editAndAllow":
+      return true;
+    case "deny":
+    case "denyAndStop":
+      return false;
+  }
+}
+
+/** Whether a result choice let the model see the (possibly edited) result. */
+export function resultApproved(c: ResultChoice): boolean {
+  switch (c) {
+    case "approve":
+    case "editAndApprove":
+      return true;
+    case "reject":
+      return false;
+  }
+}
+
+/** A byte count for people: `512 B`, `1.4 MB`, `2.0 MB`, `12 MB` (decimal units, as file managers show). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "";
+  if (bytes < 1000) return `${Math.round(bytes)} B`;
+  const units = ["KB", "MB", "GB", "TB"] as const;
+  // One decimal below 10 (as rounded), none above.
+  const shown = (v: number) => v.toFixed(v < 9.95 ? 1 : 0);
+  let value = bytes / 1000;
+  let unit = 0;
+  // Compare the rounded figure, so 999,999 bytes reads "1.0 MB", never "1000 KB".
+  while (unit < units.length - 1 && Number(shown(value)) >= 1000) {
+    value /= 1000;
+    unit++;
+  }
+  return `${shown(value)} ${units[unit]}`;
 }
 
 /** What a unified-diff line is, for colouring. */

@@ -81,7 +81,7 @@ export const en = {
   "tool.resultVar": "Result stored in",
   "tool.argsVar": "Arguments stored in",
   "tool.truncated": "truncated",
-  "tool.decidedBy": "{decision} by {by}",
+  "tool.decidedBy": "{decision} · by {by}",
   "tool.policy": "Policy",
   "tool.group": "Group",
   "tool.details": "Details",
@@ -102,6 +102,7 @@ export const en = {
   "status.awaiting_approval": "Waiting for approval",
   "status.awaiting_result_review": "Waiting for result review",
 
+  "decision.allow": "Allowed",
   "decision.allowOnce": "Allowed once",
   "decision.allowForChat": "Allowed for this chat",
   "decision.alwaysAllow": "Always allowed",
@@ -111,7 +112,6 @@ export const en = {
   "decision.approve": "Result approved",
   "decision.editAndApprove": "Result edited",
   "decision.reject": "Result withheld",
-  "decision.allowed": "Allowed",
 
   "by.auto": "auto policy",
   "by.user": "you",
@@ -134,8 +134,10 @@ export const en = {
   "approval.scopeQuestion": "Allow this without asking again",
   "approval.scopeThisChat": "in this chat",
   "approval.scopeAllChats": "in every chat",
-  "approval.pattern": "Matching",
-  "approval.patternHint": "Calls matching this pattern run without asking. Leave empty for these exact arguments' tool.",
+  "approval.grantQuestion": "What the rule allows",
+  "approval.grantMatching": "Calls matching a pattern",
+  "approval.grantEveryCall": "Every call of {tool}",
+  "approval.pattern": "Pattern",
   "approval.createRule": "Create rule and allow",
   "approval.editHint": "The edited arguments are validated, run and recorded instead of the model's.",
   "approval.applyEdit": "Allow with these arguments",
@@ -143,6 +145,7 @@ export const en = {
   "approval.command": "Command",
   "approval.cwd": "in {cwd}",
   "approval.diff": "Changes to {path}",
+  "approval.largeWrite": "{path}: {before} → {after} — too large to show a diff; the arguments hold the full new content",
   "approval.textForModel": "Text the model would receive",
   "approval.fullOutput": "Full output",
   "approval.approve": "Approve",
@@ -159,6 +162,28 @@ export const en = {
   "reveal.hidden": "Invisible, control or direction-changing character {code} ({count} in a row)",
   "reveal.spaces": "{count} whitespace characters in a row",
   "reveal.breaks": "{count} line breaks in a row",
+
+  "rule.scopeThisChat": "in this chat",
+  "rule.scopeAllChats": "in any chat",
+  "rule.command": "{tool} runs without asking for {what}, {scope} — but never with {redirect}, {pipe}, {list}, {and}, {subst} or other shell operators (those always ask).",
+  "rule.commandExact": "exactly {command}",
+  "rule.commandPrefix": "{command} with any further words",
+  "rule.commandAny": "any one command, with any words",
+  "rule.commandWordWildcards": "{what} ({star} and {question} inside a word match characters within that one word only)",
+  "rule.path": "{tool} runs without asking on {what}, {scope} — relative to the workspace and matched after following symlinks; never a path outside the workspace.",
+  "rule.pathExact": "exactly the path {pattern}",
+  "rule.pathBelow": "files matching {pattern} (any depth below {folder})",
+  "rule.pathGlob": "files matching {pattern} ({star} is any characters within one folder name, {globstar} any depth of folders, {question} one character)",
+  "rule.url": "{tool} runs without asking for {what}, {scope} (URLs are normalised before they are matched).",
+  "rule.urlExact": "exactly the URL {pattern}",
+  "rule.urlMatching": "URLs matching {pattern} ({star} is any characters, {slash} included)",
+  "rule.args": "{tool} runs without asking for {what}, {scope} (arguments are compared as canonical JSON).",
+  "rule.argsExact": "calls with exactly these arguments: {pattern}",
+  "rule.argsMatching": "calls whose arguments match {pattern} ({star} is any characters)",
+  "rule.everyCall": "Every call of {tool} {scope}, whatever its arguments — including ones that delete files or send data.",
+  "rule.patternNeeded": "A pattern is needed: type what the rule should allow, or choose “{everyCall}”.",
+  "rule.starNotLast": "This pattern cannot be read: {star} as a whole word may only be the last word (it stands for any further words).",
+  "rule.unclosedQuote": "This pattern cannot be read: a quote is not closed.",
 
   "question.title": "The model asks",
   "question.placeholder": "Your answer",
@@ -231,6 +256,10 @@ export const en = {
   "providers.testFailed": "Connection failed: {message}",
   "providers.confirmRemove": "Remove provider “{name}”? Its key is deleted from the keychain.",
   "providers.required": "Name, base URL and default model are required.",
+  "providers.toolCalling": "Tool calling",
+  "providers.toolCallingNative": "Native (the API's tool calls)",
+  "providers.toolCallingText": "Text (for models served without tool calling: calls are read from the answer, never from code blocks)",
+  "providers.textToolCalls": "tool calls as text",
 
   "toolsettings.intro": "Defaults for every chat. A chat can switch groups on or off in its Tools menu.",
   "toolsettings.enabled": "Enabled",
@@ -268,6 +297,8 @@ export const en = {
   "records.none": "No remembered answers in this chat.",
   "records.allowed": "Allowed",
   "records.denied": "Denied",
+  "records.workspace": "in {folder}",
+  "records.noFolder": "no folder",
 
   "general.theme": "Theme",
   "general.themeSystem": "System",
@@ -368,7 +399,7 @@ export const zhCN: Record<Key, string> = {
   "tool.resultVar": "结果保存在",
   "tool.argsVar": "参数保存在",
   "tool.truncated": "已截断",
-  "tool.decidedBy": "{decision}（{by}）",
+  "tool.decidedBy": "{decision} · 由{by}决定",
   "tool.policy": "策略",
   "tool.group": "组",
   "tool.details": "详情",
@@ -389,6 +420,7 @@ export const zhCN: Record<Key, string> = {
   "status.awaiting_approval": "等待批准",
   "status.awaiting_result_review": "等待审核结果",
 
+  "decision.allow": "已允许",
   "decision.allowOnce": "允许一次",
   "decision.allowForChat": "在此对话中允许",
   "decision.alwaysAllow": "始终允许",
@@ -398,7 +430,6 @@ export const zhCN: Record<Key, string> = {
   "decision.approve": "结果已批准",
   "decision.editAndApprove": "结果已编辑",
   "decision.reject": "结果已扣留",
-  "decision.allowed": "已允许",
 
   "by.auto": "自动策略",
   "by.user": "你",
@@ -421,8 +452,10 @@ export const zhCN: Record<Key, string> = {
   "approval.scopeQuestion": "以后不再询问，范围",
   "approval.scopeThisChat": "仅此对话",
   "approval.scopeAllChats": "所有对话",
-  "approval.pattern": "匹配",
-  "approval.patternHint": "与此模式匹配的调用将直接运行。留空则适用于该工具的所有调用。",
+  "approval.grantQuestion": "规则允许的调用",
+  "approval.grantMatching": "与模式匹配的调用",
+  "approval.grantEveryCall": "{tool} 的每一次调用",
+  "approval.pattern": "模式",
   "approval.createRule": "创建规则并允许",
   "approval.editHint": "编辑后的参数会经过校验，并代替模型的参数运行和记录。",
   "approval.applyEdit": "用这些参数允许",
@@ -430,6 +463,7 @@ export const zhCN: Record<Key, string> = {
   "approval.command": "命令",
   "approval.cwd": "位于 {cwd}",
   "approval.diff": "对 {path} 的修改",
+  "approval.largeWrite": "{path}：{before} → {after} —— 内容太大，无法显示差异；参数中包含完整的新内容",
   "approval.textForModel": "模型将收到的文本",
   "approval.fullOutput": "完整输出",
   "approval.approve": "批准",
@@ -446,6 +480,28 @@ export const zhCN: Record<Key, string> = {
   "reveal.hidden": "不可见、控制或改变文字方向的字符 {code}（连续 {count} 个）",
   "reveal.spaces": "连续 {count} 个空白字符",
   "reveal.breaks": "连续 {count} 个换行",
+
+  "rule.scopeThisChat": "仅在此对话中",
+  "rule.scopeAllChats": "在所有对话中",
+  "rule.command": "{tool} 将不经询问运行{what}，{scope}——但绝不包括带有 {redirect}、{pipe}、{list}、{and}、{subst} 或其他 shell 运算符的命令（这些总是会询问）。",
+  "rule.commandExact": "恰好为 {command} 的命令",
+  "rule.commandPrefix": "{command} 后接任意更多词的命令",
+  "rule.commandAny": "任意一条命令（词不限）",
+  "rule.commandWordWildcards": "{what}（词内的 {star} 和 {question} 只匹配同一个词中的字符）",
+  "rule.path": "{tool} 将不经询问作用于{what}，{scope}——路径相对于工作区，并在解析符号链接后匹配；工作区之外的路径一律不匹配。",
+  "rule.pathExact": "恰好为路径 {pattern}",
+  "rule.pathBelow": "与 {pattern} 匹配的文件（{folder} 下任意深度）",
+  "rule.pathGlob": "与 {pattern} 匹配的文件（{star} 匹配单个文件夹名内的任意字符，{globstar} 匹配任意层级的文件夹，{question} 匹配一个字符）",
+  "rule.url": "{tool} 将不经询问访问{what}，{scope}（URL 先规范化再匹配）。",
+  "rule.urlExact": "恰好为 {pattern} 的 URL",
+  "rule.urlMatching": "与 {pattern} 匹配的 URL（{star} 匹配任意字符，包括 {slash}）",
+  "rule.args": "{tool} 将不经询问运行{what}，{scope}（参数按规范化 JSON 比较）。",
+  "rule.argsExact": "参数恰好为 {pattern} 的调用",
+  "rule.argsMatching": "参数与 {pattern} 匹配的调用（{star} 匹配任意字符）",
+  "rule.everyCall": "{scope}，{tool} 的每一次调用，无论参数为何——包括删除文件或发送数据的调用。",
+  "rule.patternNeeded": "需要填写模式：输入此规则应允许的内容，或选择“{everyCall}”。",
+  "rule.starNotLast": "无法解读此模式：作为独立词的 {star} 只能是最后一个词（表示后接任意更多词）。",
+  "rule.unclosedQuote": "无法解读此模式：有引号未闭合。",
 
   "question.title": "模型提问",
   "question.placeholder": "你的回答",
@@ -518,6 +574,10 @@ export const zhCN: Record<Key, string> = {
   "providers.testFailed": "连接失败：{message}",
   "providers.confirmRemove": "移除服务商“{name}”？其密钥将从钥匙串中删除。",
   "providers.required": "名称、Base URL 和默认模型为必填项。",
+  "providers.toolCalling": "工具调用方式",
+  "providers.toolCallingNative": "原生（API 的工具调用）",
+  "providers.toolCallingText": "文本（适用于不支持工具调用的模型：从回答中读取调用，绝不从代码块中读取）",
+  "providers.textToolCalls": "文本形式的工具调用",
 
   "toolsettings.intro": "所有对话的默认设置。每个对话可在其“工具”菜单中开关工具组。",
   "toolsettings.enabled": "启用",
@@ -555,6 +615,8 @@ export const zhCN: Record<Key, string> = {
   "records.none": "此对话中没有记住的回答。",
   "records.allowed": "已允许",
   "records.denied": "已拒绝",
+  "records.workspace": "位于 {folder}",
+  "records.noFolder": "无文件夹",
 
   "general.theme": "主题",
   "general.themeSystem": "跟随系统",
@@ -590,4 +652,44 @@ export function language(): Language {
 export function t(key: Key, vars: Record<string, string | number> = {}): string {
   const text = dictionaries[current][key] ?? en[key];
   return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+/** A value in a phrase: words someone typed (a pattern, a tool name), shown as code, or a nested phrase. */
+export type Slot = { code: string } | Phrase;
+
+/**
+ * A sentence as data: a key and its placeholders' values. Built by pure modules (ruleWords.ts),
+ * turned into text or elements here and in the components, so code stays code in every language.
+ */
+export interface Phrase {
+  key: Key;
+  vars?: Record<string, Slot>;
+}
+
+/** A piece of a rendered phrase: plain text of the dictionary, or code someone typed. */
+export type PhrasePart = { text: string } | { code: string };
+
+/** The phrase in the current language as flat parts; a placeholder without a value stays as written. */
+export function phraseParts(phrase: Phrase): PhrasePart[] {
+  const text = dictionaries[current][phrase.key] ?? en[phrase.key];
+  const parts: PhrasePart[] = [];
+  const re = /\{(\w+)\}/g;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > last) parts.push({ text: text.slice(last, m.index) });
+    const slot = phrase.vars?.[m[1] ?? ""];
+    if (!slot) parts.push({ text: m[0] });
+    else if ("code" in slot) parts.push({ code: slot.code });
+    else parts.push(...phraseParts(slot));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last) });
+  return parts;
+}
+
+/** The phrase as plain text (code as it is written). */
+export function phraseText(phrase: Phrase): string {
+  return phraseParts(phrase)
+    .map((p) => ("code" in p ? p.code : p.text))
+    .join("");
 }

@@ -7,6 +7,7 @@ import {
   callsFor,
   emptyChat,
   fromHistory,
+  isUnfinished,
   LIVE_OUTPUT_LIMIT,
   PENDING_USER_ID,
 } from "./timeline";
@@ -27,6 +28,7 @@ const approval: PendingApproval = {
     preview: { type: "command", command: "ls", cwd: "/w" },
     policy: "ask-always",
     reason: "asks every time",
+    ruleSubject: "command",
     suggestedPattern: "ls *",
   },
 };
@@ -97,7 +99,7 @@ describe("timeline reducer", () => {
           summary: {
             tool: "calculate",
             status: "success",
-            decision: "allowOnce",
+            decision: { execution: "allow", result: null },
             decidedBy: "auto",
             durationMs: 12,
             preview: "2",
@@ -115,10 +117,74 @@ describe("timeline reducer", () => {
       args: { e: "1+1" },
       output: "ab",
       status: "success",
+      decision: { execution: "allow", result: null },
       decidedBy: "auto",
       durationMs: 12,
       resultVar: "Result/1",
     });
+  });
+
+  it("carries both decisions of a reviewed call, and none before anything is decided", () => {
+    const before = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 5, callId: "c", requestedName: "shell", rawArgs: "{}" } },
+    ]);
+    expect(before.calls[0]).toMatchObject({ decision: { execution: null, result: null }, decidedBy: "none", status: "pending" });
+    const after = applyEvent(before, {
+      type: "tool",
+      event: {
+        type: "finished",
+        chat: 7,
+        seq: 5,
+        summary: {
+          tool: "shell",
+          status: "result_rejected",
+          decision: { execution: "allowOnce", result: "reject" },
+          decidedBy: "user",
+          durationMs: 3,
+          preview: "",
+          content: "withheld",
+          truncated: false,
+          resultVar: null,
+          argsVar: null,
+        },
+      },
+    });
+    expect(after.calls[0]).toMatchObject({ status: "result_rejected", decision: { execution: "allowOnce", result: "reject" }, decidedBy: "user" });
+  });
+
+  it("cancels exactly the calls that had not ended when the turn ends", () => {
+    const s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 1, callId: "a", requestedName: "shell", rawArgs: "{}" } },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 2, callId: "b", requestedName: "shell", rawArgs: "{}" } },
+      { type: "tool", event: { type: "started", chat: 7, seq: 2, tool: "shell", args: "{}" } },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 3, callId: "c", requestedName: "shell", rawArgs: "{}" } },
+      {
+        type: "tool",
+        event: {
+          type: "finished",
+          chat: 7,
+          seq: 3,
+          summary: {
+            tool: "shell",
+            status: "execution_rejected",
+            decision: { execution: "deny", result: null },
+            decidedBy: "policy",
+            durationMs: 0,
+            preview: "",
+            content: "denied",
+            truncated: false,
+            resultVar: null,
+            argsVar: null,
+          },
+        },
+      },
+      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0 } } },
+    ]);
+    expect(s.calls.map((c) => c.status)).toEqual(["cancelled", "cancelled", "execution_rejected"]);
+    expect(isUnfinished("awaiting_result_review")).toBe(true);
+    expect(isUnfinished("timed_out")).toBe(false);
   });
 
   it("keeps only the last 64 KiB of live output and counts what it dropped", () => {
@@ -233,7 +299,7 @@ describe("fromHistory", () => {
         rawArgs: '{"tz":"UTC"}',
         resolvedArgs: null,
         policy: "auto",
-        decision: "allowOnce",
+        decision: { execution: "allow", result: null },
         decidedBy: "auto",
         status: "success",
         resultText: "09:00",
@@ -276,6 +342,20 @@ describe("fromHistory", () => {
       running: false,
     };
     expect(fromHistory(7, failed).error).toEqual({ message: "the stream was incomplete", retryable: true });
+  });
+
+  it("keeps a reviewed call's two decisions and a running call's status", () => {
+    const [call] = history.calls;
+    if (!call) throw new Error("no call");
+    const s = fromHistory(7, {
+      ...history,
+      calls: [
+        { ...call, status: "result_rejected", decision: { execution: "allowForChat", result: "reject" }, decidedBy: "user" },
+        { ...call, seq: 2, callId: "c2", status: "running", decision: { execution: "allow", result: null }, decidedBy: "rule", resultText: null },
+      ],
+    });
+    expect(s.calls[0]).toMatchObject({ status: "result_rejected", decision: { execution: "allowForChat", result: "reject" }, decidedBy: "user" });
+    expect(s.calls[1]).toMatchObject({ status: "running", decision: { execution: "allow", result: null }, decidedBy: "rule", content: null });
   });
 
   it("shows a result that has no recorded call", () => {

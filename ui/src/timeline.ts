@@ -4,14 +4,18 @@
  * as the live one did.
  */
 import type {
+  CallDecision,
   ChatEvent,
   ChatHistory,
   ChatId,
+  DecidedBy,
+  ExecutionPolicy,
   MessageStatus,
   PendingApproval,
   RecordedCall,
   AssistantToolCall,
   ToolEvent,
+  UiCallStatus,
   Usage,
 } from "./types";
 
@@ -24,10 +28,12 @@ export interface CallView {
   group: string | null;
   /** Arguments as the model sent them (string) or as resolved (parsed when possible). */
   args: unknown;
-  status: string;
-  policy: string | null;
-  decision: string | null;
-  decidedBy: string | null;
+  status: UiCallStatus;
+  policy: ExecutionPolicy | null;
+  /** What was decided about running it and about its result; each part absent until decided. */
+  decision: CallDecision;
+  /** Who decided whether it runs (`none` until someone did). A result is only ever reviewed by the user. */
+  decidedBy: DecidedBy;
   durationMs: number | null;
   preview: string | null;
   content: string | null;
@@ -190,8 +196,8 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     args: null,
     status: "running",
     policy: null,
-    decision: null,
-    decidedBy: null,
+    decision: { execution: null, result: null },
+    decidedBy: "none",
     durationMs: null,
     preview: null,
     content: null,
@@ -272,6 +278,26 @@ export function appendOutput(
   const first = all.charCodeAt(cut);
   if (first >= 0xdc00 && first <= 0xdfff) cut++;
   return { output: all.slice(cut), outputDropped: kept.outputDropped + cut };
+}
+
+/** Whether a call with this status has not ended yet (so a finished turn ends it as cancelled). */
+export function isUnfinished(status: UiCallStatus): boolean {
+  switch (status) {
+    case "pending":
+    case "awaiting_approval":
+    case "awaiting_result_review":
+    case "running":
+      return true;
+    case "success":
+    case "error":
+    case "invalid_args":
+    case "not_found":
+    case "execution_rejected":
+    case "result_rejected":
+    case "cancelled":
+    case "timed_out":
+      return false;
+  }
 }
 
 export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
@@ -367,11 +393,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       const o = event.outcome;
       const endStatus: MessageStatus = o.type === "completed" ? "complete" : o.type === "stopped" ? "stopped" : "error";
       const messages = state.messages.map((m) => (m.status === "streaming" ? { ...m, status: endStatus } : m));
-      const calls = state.calls.map((c) =>
-        c.status === "pending" || c.status.startsWith("awaiting") || c.status === "running"
-          ? { ...c, status: "cancelled" }
-          : c,
-      );
+      const calls = state.calls.map((c): CallView => (isUnfinished(c.status) ? { ...c, status: "cancelled" } : c));
       return {
         ...state,
         messages,

@@ -6,10 +6,10 @@
 import type {
   ApprovalRecordRow,
   ApprovalRequest,
-  CallStatus,
   GroupView,
   ProviderConfig,
   ProviderInput,
+  RecordStatus,
   Role,
   ToolPayload,
   AssistantPayload,
@@ -22,6 +22,7 @@ export type {
   ApprovalId,
   ApprovalPreview,
   ApprovalRequest,
+  CallDecision,
   CallStatus,
   CallSummary,
   ChatEvent,
@@ -31,6 +32,7 @@ export type {
   ChatToolOverrides,
   DecidedBy,
   Decision,
+  ExecutionChoice,
   ExecutionDecision,
   ExecutionPolicy,
   JsonValue,
@@ -48,14 +50,19 @@ export type {
   PendingApproval,
   ProviderKind,
   RecordedCall,
+  RecordStatus,
+  ResultChoice,
   ResultDecision,
   ResultPolicy,
   Rule,
+  RuleGrant,
   RuleScopeChoice,
+  RuleSubjectKind,
   SearchHit,
   Settings,
   Theme,
   ToolEvent,
+  ToolCalling,
   ToolOverride,
   ToolSettings,
   TurnOutcome,
@@ -78,5 +85,8 @@ export type MessageRole = Role;
 export type MessagePayload = Partial<AssistantPayload & ToolPayload>;
 export type ExecutionRequest = Extract<ApprovalRequest, { kind: "execution" }>;
 export type ResultRequest = Extract<ApprovalRequest, { kind: "result" }>;
-/** A call's status in the UI: the recorded ones, or still running. */
-export type UiCallStatus = CallStatus | "running";
+/**
+ * A call's status in the UI: what its record says (running or how it ended, the generated
+ * `RecordStatus`), or a stage before it runs that only the live events show.
+ */
+export type UiCallStatus = RecordStatus | "pending" | "awaiting_approval" | "awaiting_result_review";

@@ -28,6 +28,7 @@ const execution: PendingApproval = {
     preview: { type: "diff", path: "a.txt", diff: "--- a\n+++ b\n-old\n+new" },
     policy: "ask-always",
     reason: "edits files",
+    ruleSubject: "path",
     suggestedPattern: "*.txt",
   },
 };
@@ -89,7 +90,8 @@ function labelled(key: Key): HTMLButtonElement {
 /**
  * Presses a key on the focused element the way a browser does (jsdom does not activate buttons
  * from the keyboard): keydown; for Enter on a button or summary a click unless the keydown was
- * cancelled; for Space a keyup and then a click unless either was cancelled.
+ * cancelled; for Space a keyup and then a click (on a button, summary, radio or checkbox) unless
+ * either was cancelled.
  */
 async function pressOnFocused(k: string, init: KeyboardEventInit = {}): Promise<{ target: HTMLElement; prevented: boolean }> {
   const target = document.activeElement;
@@ -98,9 +100,10 @@ async function pressOnFocused(k: string, init: KeyboardEventInit = {}): Promise<
   await act(async () => {
     prevented = !target.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...init }));
     const activates = (target instanceof HTMLButtonElement && !target.disabled) || target.localName === "summary";
+    const toggles = target instanceof HTMLInputElement && (target.type === "radio" || target.type === "checkbox") && !target.disabled;
     if (k === " ") {
       const upPrevented = !target.dispatchEvent(new KeyboardEvent("keyup", { key: k, bubbles: true, cancelable: true }));
-      if (activates && !prevented && !upPrevented) target.click();
+      if ((activates || toggles) && !prevented && !upPrevented) target.click();
     } else if (k === "Enter" && activates && !prevented) {
       target.click();
     }
@@ -184,23 +187,18 @@ describe("execution approval card", () => {
     expect(decide).toHaveBeenCalledWith(3, "ap-9", { kind: "execution", decision: { type: "deny", reason: "not that file" } });
   });
 
-  it("always allow sends the chosen scope and the edited pattern", async () => {
+  it("always allow sends the chosen scope and the edited pattern, trimmed", async () => {
     await mount(execution);
     await act(async () => button("Always allow").click());
-    const every = [...root.querySelectorAll<HTMLInputElement>('input[type="radio"]')][1];
+    const allChats = [...root.querySelectorAll<HTMLInputElement>('input[type="radio"]')][1];
     const pattern = root.querySelector<HTMLInputElement>('[data-role="pattern"]');
     expect(pattern?.value).toBe("*.txt");
-    await act(async () => {
-      every?.click();
-      if (pattern) {
-        pattern.value = "docs/*.txt";
-        pattern.dispatchEvent(new Event("input", { bubbles: true }));
-      }
-    });
+    await act(async () => allChats?.click());
+    if (pattern) await typeInto(pattern, "  docs/*.txt ");
     await act(async () => button("Create rule").click());
     expect(decide).toHaveBeenCalledWith(3, "ap-9", {
       kind: "execution",
-      decision: { type: "alwaysAllow", scope: "allChats", pattern: "docs/*.txt" },
+      decision: { type: "alwaysAllow", scope: "allChats", grant: { type: "matching", pattern: "docs/*.txt" } },
     });
   });
 
@@ -222,6 +220,22 @@ describe("execution approval card", () => {
     // Enter inside the editor does not allow.
     if (editor) await key(editor, "Enter");
     expect(decide).toHaveBeenCalledTimes(1);
+  });
+
+  it("a panel opened from the keyboard takes the focus, so Tab reaches its buttons", async () => {
+    const card = await mount(execution);
+    button("Edit arguments").focus();
+    await pressOnFocused("Enter");
+    expect(document.activeElement?.getAttribute("data-role")).toBe("args");
+    expect(card.contains(document.activeElement)).toBe(true);
+    button("Cancel").click();
+    await act(async () => {});
+    button("Always allow").focus();
+    await pressOnFocused(" ");
+    const focused = document.activeElement as HTMLInputElement | null;
+    expect(focused?.type).toBe("radio");
+    expect(focused?.name).toBe(`scope-${execution.id}`);
+    expect(decide).not.toHaveBeenCalled();
   });
 
   it("deny and stop", async () => {
@@ -252,6 +266,14 @@ describe("result approval card", () => {
     });
     await act(async () => button("Approve edited text").click());
     expect(decide).toHaveBeenLastCalledWith(3, "ap-10", { kind: "result", decision: { type: "editAndApprove", text: "redacted" } });
+  });
+
+  it("the result editor takes the focus when it opens", async () => {
+    await mount(result);
+    button("Edit, then approve").focus();
+    await pressOnFocused("Enter");
+    expect(document.activeElement?.getAttribute("data-role")).toBe("result");
+    expect(decide).not.toHaveBeenCalled();
   });
 
   it("Esc withholds the result", async () => {
@@ -340,7 +362,10 @@ describe("keyboard on a focused button does what the button says (never the card
     await focus(labelled("approval.createRule"));
     await pressOnFocused("Enter");
     expect(decide).toHaveBeenCalledTimes(1);
-    expect(decide).toHaveBeenCalledWith(3, "ap-9", { kind: "execution", decision: { type: "alwaysAllow", scope: "thisChat", pattern: "*.txt" } });
+    expect(decide).toHaveBeenCalledWith(3, "ap-9", {
+      kind: "execution",
+      decision: { type: "alwaysAllow", scope: "thisChat", grant: { type: "matching", pattern: "*.txt" } },
+    });
   });
 
   it("Space on “Allow with these arguments” sends the edit", async () => {
@@ -546,5 +571,220 @@ describe("the card shows the whole payload", () => {
     const card = await mount(execution);
     expect(card.querySelector(".hidden-chars-warning")).toBeNull();
     expect(card.querySelector(".hidden-char")).toBeNull();
+  });
+});
+
+describe("always allow says what the rule allows, and never grants every call by an empty field", () => {
+  const shell = (suggestedPattern: string | null): PendingApproval => ({
+    ...execution,
+    id: "ap-20",
+    tool: "run_command",
+    group: "shell",
+    request: {
+      kind: "execution",
+      arguments: { command: "git status --short" },
+      preview: { type: "command", command: "git status --short", cwd: "/w" },
+      policy: "ask-always",
+      reason: "runs commands",
+      ruleSubject: "command",
+      suggestedPattern,
+    },
+  });
+
+  async function openPanel(a: PendingApproval) {
+    await mount(a);
+    await act(async () => labelled("approval.alwaysAllow").click());
+  }
+
+  const sentence = () => root.querySelector('[data-role="rule-words"]')?.textContent ?? "";
+  const patternField = () => {
+    const f = root.querySelector<HTMLInputElement>('[data-role="pattern"]');
+    if (!f) throw new Error("no pattern field");
+    return f;
+  };
+  const radio = (role: string) => {
+    const r = root.querySelector<HTMLInputElement>(`[data-role="${role}"]`);
+    if (!r) throw new Error(`no radio ${role}`);
+    return r;
+  };
+
+  /**
+   * Moves focus as Tab (or Shift+Tab) does: to the next enabled control in document order, where
+   * a radio group is one stop, at its checked radio.
+   */
+  async function tab(shift = false) {
+    const all = [...document.querySelectorAll<HTMLElement>("button, input, textarea, select, summary, [tabindex]")].filter((el) => {
+      if ((el as HTMLButtonElement).disabled || el.tabIndex < 0) return false;
+      if (el instanceof HTMLInputElement && el.type === "radio" && !el.checked) {
+        const group = document.querySelectorAll<HTMLInputElement>(`input[type="radio"][name="${el.name}"]`);
+        return ![...group].some((r) => r.checked);
+      }
+      return true;
+    });
+    const at = all.indexOf(document.activeElement as HTMLElement);
+    const next = all[at + (shift ? -1 : 1)];
+    if (!next) throw new Error("nothing to tab to");
+    await focus(next);
+    return next;
+  }
+
+  it("an empty pattern cannot create a rule: the button is disabled, a hint says why, Enter sends nothing", async () => {
+    await openPanel(shell(null));
+    expect(patternField().value).toBe("");
+    expect(radio("grant-matching").checked).toBe(true);
+    const create = labelled("approval.createRule");
+    expect(create.disabled).toBe(true);
+    expect(sentence()).toBe("A pattern is needed: type what the rule should allow, or choose “Every call of run_command”.");
+    expect(patternField().getAttribute("aria-invalid")).toBe("true");
+
+    // Enter in the empty field, Enter and a click on the disabled button: nothing is sent.
+    await focus(patternField());
+    await pressOnFocused("Enter");
+    await key(create, "Enter");
+    await act(async () => create.click());
+    expect(decide).not.toHaveBeenCalled();
+
+    // Whitespace is empty too; a real pattern enables the button, and a cleared one disables it again.
+    await typeInto(patternField(), "   ");
+    expect(labelled("approval.createRule").disabled).toBe(true);
+    await typeInto(patternField(), "git status *");
+    expect(labelled("approval.createRule").disabled).toBe(false);
+    await typeInto(patternField(), "");
+    expect(labelled("approval.createRule").disabled).toBe(true);
+    expect(decide).not.toHaveBeenCalled();
+  });
+
+  it("the sentence for `git status *` says any further words and the shell operators, and follows typing and scope", async () => {
+    await openPanel(shell("git status *"));
+    expect(sentence()).toBe(
+      "run_command runs without asking for git status with any further words, in this chat — but never with >, |, ;, &&, $(…) or other shell operators (those always ask).",
+    );
+    const codes = [...(root.querySelector('[data-role="rule-words"]')?.querySelectorAll("code") ?? [])].map((c) => c.textContent);
+    expect(codes).toEqual(["run_command", "git status", ">", "|", ";", "&&", "$(…)"]);
+
+    await typeInto(patternField(), "rm -rf build");
+    expect(sentence()).toContain("exactly rm -rf build, in this chat — but never with >");
+    await act(async () => [...root.querySelectorAll<HTMLInputElement>('input[type="radio"]')][1]?.click());
+    expect(sentence()).toContain("exactly rm -rf build, in any chat");
+    await typeInto(patternField(), "git * status");
+    expect(sentence()).toContain("cannot be read");
+    expect(patternField().getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("every call is sent only after choosing its radio, which shows the warning", async () => {
+    await openPanel(shell(null));
+    expect(root.querySelector('[data-role="every-call-warning"]')).toBeNull();
+    expect(radio("grant-every").closest("label")?.textContent?.trim()).toBe("Every call of run_command");
+
+    await act(async () => radio("grant-every").click());
+    expect(root.querySelector('[data-role="every-call-warning"]')?.textContent).toBe(
+      "Every call of run_command in this chat, whatever its arguments — including ones that delete files or send data.",
+    );
+    // The pattern field goes away with its choice; the button now creates the every-call rule.
+    expect(root.querySelector('[data-role="pattern"]')).toBeNull();
+    await act(async () => labelled("approval.createRule").click());
+    expect(decide).toHaveBeenCalledTimes(1);
+    expect(decide).toHaveBeenCalledWith(3, "ap-20", {
+      kind: "execution",
+      decision: { type: "alwaysAllow", scope: "thisChat", grant: { type: "everyCall" } },
+    });
+  });
+
+  it("switching back to a pattern keeps what was typed and never sends every call", async () => {
+    await openPanel(shell("git status *"));
+    await act(async () => radio("grant-every").click());
+    await act(async () => radio("grant-matching").click());
+    expect(root.querySelector('[data-role="every-call-warning"]')).toBeNull();
+    expect(patternField().value).toBe("git status *");
+    await act(async () => labelled("approval.createRule").click());
+    expect(decide).toHaveBeenCalledWith(3, "ap-20", {
+      kind: "execution",
+      decision: { type: "alwaysAllow", scope: "thisChat", grant: { type: "matching", pattern: "git status *" } },
+    });
+  });
+
+  it("keyboard: Tab through scope, choice, pattern and buttons; Space picks radios; Enter creates the rule", async () => {
+    await mount(shell("git status *"));
+    await focus(labelled("approval.alwaysAllow"));
+    await pressOnFocused("Enter");
+    expect(decide).not.toHaveBeenCalled();
+
+    const [thisChat, allChats] = [...root.querySelectorAll<HTMLInputElement>('input[type="radio"]')];
+    if (!thisChat || !allChats) throw new Error("no scope radios");
+    await focus(thisChat);
+    expect(await tab()).toBe(radio("grant-matching"));
+    expect(await tab()).toBe(patternField());
+    expect(await tab()).toBe(labelled("approval.createRule"));
+    expect(await tab()).toBe(labelled("common.cancel"));
+    expect(await tab(true)).toBe(labelled("approval.createRule"));
+
+    // Space on a radio picks it (Enter on a radio does nothing, and never decides).
+    await focus(allChats);
+    expect((await pressOnFocused("Enter")).prevented).toBe(false);
+    expect(allChats.checked).toBe(false);
+    await pressOnFocused(" ");
+    expect(allChats.checked).toBe(true);
+    expect(sentence()).toContain("in any chat");
+
+    await focus(radio("grant-every"));
+    await pressOnFocused(" ");
+    expect(root.querySelector('[data-role="every-call-warning"]')?.textContent).toContain("Every call of run_command in any chat");
+    expect(decide).not.toHaveBeenCalled();
+    // With the pattern field gone, Tab goes from the choice straight to the button.
+    expect(await tab()).toBe(labelled("approval.createRule"));
+    await pressOnFocused(" ");
+    expect(decide).toHaveBeenCalledTimes(1);
+    expect(decide).toHaveBeenCalledWith(3, "ap-20", {
+      kind: "execution",
+      decision: { type: "alwaysAllow", scope: "allChats", grant: { type: "everyCall" } },
+    });
+  });
+
+  it("Enter on Create rule sends the pattern; the backend's refusal shows on the card", async () => {
+    decide.mockRejectedValueOnce("the command pattern cannot be read: bad pattern");
+    await openPanel(shell("git status *"));
+    await focus(labelled("approval.createRule"));
+    await pressOnFocused("Enter");
+    expect(decide).toHaveBeenCalledWith(3, "ap-20", {
+      kind: "execution",
+      decision: { type: "alwaysAllow", scope: "thisChat", grant: { type: "matching", pattern: "git status *" } },
+    });
+    expect(root.querySelector('[role="alert"]')?.textContent).toBe("the command pattern cannot be read: bad pattern");
+    expect(onDecided).not.toHaveBeenCalled();
+  });
+
+  it("says the same in Chinese", async () => {
+    setLanguage("zh-CN");
+    await openPanel(shell(null));
+    expect(sentence()).toBe("需要填写模式：输入此规则应允许的内容，或选择“run_command 的每一次调用”。");
+    await act(async () => radio("grant-every").click());
+    expect(root.querySelector('[data-role="every-call-warning"]')?.textContent).toBe(
+      "仅在此对话中，run_command 的每一次调用，无论参数为何——包括删除文件或发送数据的调用。",
+    );
+  });
+});
+
+describe("a write too large for a diff", () => {
+  it("says the sizes and that the arguments hold the full content, marking hidden characters in the path", async () => {
+    const large: PendingApproval = {
+      ...execution,
+      request: { ...execution.request, preview: { type: "largeWrite", path: "a.txt", bytesBefore: 1_400_000, bytesAfter: 2_000_000 } } as PendingApproval["request"],
+    };
+    const card = await mount(large);
+    expect(card.querySelector('[data-role="large-write"]')?.textContent).toBe(
+      "a.txt: 1.4 MB → 2.0 MB — too large to show a diff; the arguments hold the full new content",
+    );
+    expect(card.querySelector(".diff")).toBeNull();
+    expect(card.querySelector(".hidden-chars-warning")).toBeNull();
+
+    render(null, root);
+    const sneaky = await mount({
+      ...large,
+      request: { ...large.request, preview: { type: "largeWrite", path: "a\u202Etxt.exe", bytesBefore: 0, bytesAfter: 5_000_000 } } as PendingApproval["request"],
+    });
+    expect(sneaky.querySelector('[data-role="large-write"]')?.textContent).toBe(
+      "a⟨U+202E⟩txt.exe: 0 B → 5.0 MB — too large to show a diff; the arguments hold the full new content",
+    );
+    expect(sneaky.querySelector(".hidden-chars-warning")).not.toBeNull();
   });
 });

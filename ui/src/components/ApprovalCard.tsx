@@ -1,12 +1,13 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "../approvals";
-import { errorMessage, prettyJson } from "../format";
+import { alwaysAllowDecision, executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "../approvals";
+import { errorMessage, formatBytes, prettyJson } from "../format";
 import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
+import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
 import { Icon } from "./icons";
-import { HiddenCharsWarning, PayloadPane, RevealedText } from "./Payload";
+import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
 import type {
   ApprovalPreview,
   ChatId,
@@ -16,6 +17,8 @@ import type {
   PendingApproval,
   ResultDecision,
   ResultRequest,
+  RuleGrant,
+  RuleScopeChoice,
 } from "../types";
 
 interface Props {
@@ -92,7 +95,8 @@ function ApprovalHead(props: { title: string; group: string | null; position: nu
 /** The command or diff an execution card shows, revealed (see reveal.ts). */
 type RevealedPreview =
   | { type: "command"; command: Revealed; cwd: string; hidden: number }
-  | { type: "diff"; path: string; diff: RevealedDiff; hidden: number };
+  | { type: "diff"; path: string; diff: RevealedDiff; hidden: number }
+  | { type: "largeWrite"; path: string; bytesBefore: number; bytesAfter: number; hidden: number };
 
 function revealPreview(p: ApprovalPreview): RevealedPreview {
   switch (p.type) {
@@ -104,6 +108,8 @@ function revealPreview(p: ApprovalPreview): RevealedPreview {
       const diff = revealDiff(p.diff);
       return { type: "diff", path: p.path, diff, hidden: diff.hidden + reveal(p.path).hidden };
     }
+    case "largeWrite":
+      return { type: "largeWrite", path: p.path, bytesBefore: p.bytesBefore, bytesAfter: p.bytesAfter, hidden: reveal(p.path).hidden };
   }
 }
 
@@ -147,15 +153,126 @@ function Preview({ preview: p }: { preview: RevealedPreview | null }) {
           </PayloadPane>
         </div>
       );
+    case "largeWrite":
+      return (
+        <div class="approval-preview">
+          <p class="large-write" data-role="large-write">
+            <RevealedLine text={t("approval.largeWrite", { path: p.path, before: formatBytes(p.bytesBefore), after: formatBytes(p.bytesAfter) })} />
+          </p>
+        </div>
+      );
   }
+}
+
+/**
+ * The "Always allow" panel: where the rule applies, and what it allows — calls matching a
+ * pattern (the default, said in plain words as it is typed), or every call of the tool, chosen
+ * explicitly and with a warning. An empty pattern cannot create a rule.
+ */
+/** A ref that takes the keyboard focus when its element first appears: a panel the user just
+ * opened (edit arguments, always allow, edit result) is where their next keys belong, and it sits
+ * above the button that opened it, so Tab alone would never reach it. */
+function useFocusOnOpen<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return ref;
+}
+
+/** A text editor that opens focused (see `useFocusOnOpen`). */
+function OpenedEditor(props: { rows: number; value: string; role: string; onText: (text: string) => void }) {
+  const ref = useFocusOnOpen<HTMLTextAreaElement>();
+  return (
+    <textarea
+      ref={ref}
+      class="mono json-editor"
+      rows={props.rows}
+      value={props.value}
+      spellcheck={false}
+      onInput={(e) => props.onText(e.currentTarget.value)}
+      data-role={props.role}
+    />
+  );
+}
+
+function AlwaysAllowPanel(props: {
+  id: string;
+  tool: string;
+  request: ExecutionRequest;
+  busy: boolean;
+  onCreate: (decision: ExecutionDecision) => void;
+  onCancel: () => void;
+}) {
+  const { id, tool, request, busy } = props;
+  const [scope, setScope] = useState<RuleScopeChoice>("thisChat");
+  const [grant, setGrant] = useState<RuleGrant["type"]>("matching");
+  const [pattern, setPattern] = useState(request.suggestedPattern ?? "");
+  const words = ruleWords(request.ruleSubject, tool, pattern, scope);
+  const decision = alwaysAllowDecision(scope, grant, pattern);
+  const wordsId = `rule-words-${id}`;
+  const first = useFocusOnOpen<HTMLInputElement>();
+  return (
+    <div class="approval-panel">
+      <fieldset class="scope-choice">
+        <legend>{t("approval.scopeQuestion")}</legend>
+        <label>
+          <input ref={first} type="radio" name={`scope-${id}`} checked={scope === "thisChat"} onChange={() => setScope("thisChat")} /> {t("approval.scopeThisChat")}
+        </label>
+        <label>
+          <input type="radio" name={`scope-${id}`} checked={scope === "allChats"} onChange={() => setScope("allChats")} /> {t("approval.scopeAllChats")}
+        </label>
+      </fieldset>
+      <fieldset class="grant-choice">
+        <legend>{t("approval.grantQuestion")}</legend>
+        <label>
+          <input type="radio" name={`grant-${id}`} checked={grant === "matching"} onChange={() => setGrant("matching")} data-role="grant-matching" />{" "}
+          {t("approval.grantMatching")}
+        </label>
+        {grant === "matching" ? (
+          <div class="grant-detail">
+            <label class="field">
+              <span>{t("approval.pattern")}</span>
+              <input
+                class="mono"
+                value={pattern}
+                onInput={(e) => setPattern(e.currentTarget.value)}
+                data-role="pattern"
+                aria-describedby={wordsId}
+                aria-invalid={words.status !== "ok"}
+              />
+            </label>
+            <p id={wordsId} class={`rule-words rule-words--${words.status}`} aria-live="polite" data-role="rule-words">
+              <PhraseView phrase={words.sentence} />
+            </p>
+          </div>
+        ) : null}
+        <label>
+          <input type="radio" name={`grant-${id}`} checked={grant === "everyCall"} onChange={() => setGrant("everyCall")} data-role="grant-every" />{" "}
+          <PhraseView phrase={everyCallChoice(tool)} />
+        </label>
+        {grant === "everyCall" ? (
+          <p class="rule-warning" data-role="every-call-warning">
+            <PhraseView phrase={everyCallWords(tool, scope)} />
+          </p>
+        ) : null}
+      </fieldset>
+      <div class="row">
+        <button type="button" class="btn btn--primary" disabled={busy || !decision} onClick={() => decision && props.onCreate(decision)}>
+          {t("approval.createRule")}
+        </button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t("common.cancel")}
+        </button>
+      </div>
+    </div>
+  );
 }
 
 function ExecutionCard({ approval, request, active, position, total, onDecided }: Props & { request: ExecutionRequest }) {
   const { busy, error, send } = useDecide(approval.chat, approval.id, onDecided);
   const [reason, setReason] = useState("");
   const [mode, setMode] = useState<"none" | "always" | "edit">("none");
-  const [scope, setScope] = useState<"thisChat" | "allChats">("thisChat");
-  const [pattern, setPattern] = useState(request.suggestedPattern ?? "");
   const [argsText, setArgsText] = useState(() => prettyJson(request.arguments));
   const [editError, setEditError] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
@@ -223,50 +340,13 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       </PayloadPane>
 
       {mode === "always" ? (
-        <div class="approval-panel">
-          <fieldset class="scope-choice">
-            <legend>{t("approval.scopeQuestion")}</legend>
-            <label>
-              <input type="radio" name={`scope-${approval.id}`} checked={scope === "thisChat"} onChange={() => setScope("thisChat")} />{" "}
-              {t("approval.scopeThisChat")}
-            </label>
-            <label>
-              <input type="radio" name={`scope-${approval.id}`} checked={scope === "allChats"} onChange={() => setScope("allChats")} />{" "}
-              {t("approval.scopeAllChats")}
-            </label>
-          </fieldset>
-          <label class="field">
-            <span>{t("approval.pattern")}</span>
-            <input class="mono" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} data-role="pattern" />
-            <small class="muted">{t("approval.patternHint")}</small>
-          </label>
-          <div class="row">
-            <button
-              type="button"
-              class="btn btn--primary"
-              disabled={busy}
-              onClick={() => execution({ type: "alwaysAllow", scope, pattern: pattern.trim() ? pattern.trim() : null })}
-            >
-              {t("approval.createRule")}
-            </button>
-            <button type="button" class="btn" onClick={() => setMode("none")}>
-              {t("common.cancel")}
-            </button>
-          </div>
-        </div>
+        <AlwaysAllowPanel id={approval.id} tool={approval.tool} request={request} busy={busy} onCreate={execution} onCancel={() => setMode("none")} />
       ) : null}
 
       {mode === "edit" ? (
         <div class="approval-panel">
           <small class="muted">{t("approval.editHint")}</small>
-          <textarea
-            class="mono json-editor"
-            rows={Math.min(16, argsText.split("\n").length + 1)}
-            value={argsText}
-            spellcheck={false}
-            onInput={(e) => setArgsText(e.currentTarget.value)}
-            data-role="args"
-          />
+          <OpenedEditor rows={Math.min(16, argsText.split("\n").length + 1)} value={argsText} role="args" onText={setArgsText} />
           {editError ? <p class="inline-error">{editError}</p> : null}
           <div class="row">
             <button type="button" class="btn btn--primary" disabled={busy} onClick={applyEdit}>
@@ -365,7 +445,7 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
       <HiddenCharsWarning count={hidden} result />
       <div class="section-label">{t("approval.textForModel")}</div>
       {editing ? (
-        <textarea class="mono json-editor" rows={10} value={text} onInput={(e) => setText(e.currentTarget.value)} data-role="result" />
+        <OpenedEditor rows={10} value={text} role="result" onText={setText} />
       ) : (
         <PayloadPane lines={shownText.lines}>
           <RevealedText segments={shownText.segments} />

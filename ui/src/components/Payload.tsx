@@ -2,8 +2,8 @@
  * panes that say when they hold more than fits. */
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { t } from "../i18n";
-import { codePointName, type Segment } from "../reveal";
+import { type Phrase, phraseParts, t } from "../i18n";
+import { codePointName, reveal, type Segment } from "../reveal";
 
 function segmentNode(s: Segment, key: number) {
   switch (s.kind) {
@@ -33,6 +33,26 @@ function segmentNode(s: Segment, key: number) {
 /** Revealed text: plain runs as text, hidden characters and long whitespace runs as markers. */
 export function RevealedText({ segments }: { segments: Segment[] }) {
   return <>{segments.map(segmentNode)}</>;
+}
+
+/**
+ * A phrase (i18n.ts) with what someone typed — a pattern, a tool name — as code, revealed, so a
+ * pattern taken from the model's arguments cannot hide part of itself in the sentence.
+ */
+export function PhraseView({ phrase }: { phrase: Phrase }) {
+  return (
+    <>
+      {phraseParts(phrase).map((part, i) =>
+        "code" in part ? (
+          <code key={i}>
+            <RevealedText segments={reveal(part.code).segments} />
+          </code>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
+  );
 }
 
 /**

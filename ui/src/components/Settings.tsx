@@ -18,6 +18,7 @@ import type {
   Rule,
   Settings as SettingsData,
   Theme,
+  ToolCalling,
   ToolGroupInfo,
   ToolOverride,
 } from "../types";
@@ -80,6 +81,21 @@ const KIND_DEFAULTS: Record<Exclude<ProviderKind, "demo">, { baseUrl: string; mo
 
 function kindLabel(kind: ProviderKind): string {
   return kind === "openai" ? t("providers.kindOpenai") : kind === "anthropic" ? t("providers.kindAnthropic") : t("providers.kindDemo");
+}
+
+/** The words for how a provider's model calls tools, as the provider form offers them. */
+export function toolCallingKey(c: ToolCalling): Key {
+  switch (c) {
+    case "native":
+      return "providers.toolCallingNative";
+    case "text":
+      return "providers.toolCallingText";
+  }
+}
+
+/** Reads the tool-calling select; anything else is the default, native. */
+function parseToolCalling(value: string): ToolCalling {
+  return value === "text" ? "text" : "native";
 }
 
 function Providers({ onChanged, onConfirm }: { onChanged: () => void; onConfirm: Props["onConfirm"] }) {
@@ -162,6 +178,7 @@ function ProviderCard({ provider, onChanged, onRemove }: { provider: Provider; o
           <h3 class="card-title">{provider.name}</h3>
           <div class="muted small">
             {kindLabel(provider.kind)} · <code>{provider.baseUrl}</code> · <code>{provider.defaultModel}</code>
+            {provider.toolCalling === "text" ? <span data-role="text-tool-calls"> · {t("providers.textToolCalls")}</span> : null}
           </div>
         </div>
         <button type="button" class="btn btn--danger-outline btn--small" onClick={onRemove}>
@@ -222,6 +239,7 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState("");
   const [baseUrl, setBaseUrl] = useState(KIND_DEFAULTS.openai.baseUrl);
   const [model, setModel] = useState(KIND_DEFAULTS.openai.model);
+  const [toolCalling, setToolCalling] = useState<ToolCalling>("native");
   const [key, setKey] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -240,11 +258,12 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
     }
     setBusy(true);
     try {
-      const provider: NewProvider = { kind, name: name.trim(), baseUrl: baseUrl.trim(), defaultModel: model.trim() };
+      const provider: NewProvider = { kind, name: name.trim(), baseUrl: baseUrl.trim(), defaultModel: model.trim(), toolCalling };
       const added = await api.addProvider(provider);
       if (key.trim()) await api.saveProviderKey(added.id, key.trim());
       setName("");
       setKey("");
+      setToolCalling("native");
       setError(null);
       onAdded();
     } catch (e) {
@@ -282,6 +301,13 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
         <label class="field">
           <span>{t("providers.model")}</span>
           <input class="mono" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
+        </label>
+        <label class="field field--wide">
+          <span>{t("providers.toolCalling")}</span>
+          <select value={toolCalling} onChange={(e) => setToolCalling(parseToolCalling(e.currentTarget.value))} data-role="tool-calling">
+            <option value="native">{t(toolCallingKey("native"))}</option>
+            <option value="text">{t(toolCallingKey("text"))}</option>
+          </select>
         </label>
         <label class="field field--wide">
           <span>{t("providers.key")}</span>
@@ -555,6 +581,9 @@ function RulesAndRecords({ chats, currentChat }: { chats: ChatRow[]; currentChat
                     <code>{r.tool}</code>
                   </td>
                   <td class="mono small record-args">{typeof r.args === "string" ? r.args : JSON.stringify(r.args)}</td>
+                  <td class="small record-workspace" data-role="record-workspace">
+                    {r.workspace !== null ? t("records.workspace", { folder: r.workspace }) : <span class="muted">{t("records.noFolder")}</span>}
+                  </td>
                   <td>
                     <span class={`pill pill--${r.allowed ? "auto" : "deny"}`}>{r.allowed ? t("records.allowed") : t("records.denied")}</span>
                   </td>

@@ -1,11 +1,119 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { afterEach, describe, expect, it } from "vitest";
-import { appendOutput, emptyChat, applyEvent } from "../timeline";
-import { ToolCard } from "./ToolCard";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setLanguage } from "../i18n";
+import { appendOutput, applyEvent, type CallView, emptyChat } from "../timeline";
+import type { CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
+import { decisionLines, ToolCard } from "./ToolCard";
 
 let root: HTMLElement;
-afterEach(() => render(null, root));
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+});
+afterEach(() => {
+  render(null, root);
+  setLanguage("en");
+});
+
+/** A finished call with the given decisions. */
+function finished(decision: CallDecision, decidedBy: DecidedBy): CallView {
+  const state = applyEvent(emptyChat(1), {
+    type: "tool",
+    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs: '{"command":"ls"}' },
+  });
+  const call = applyEvent(state, {
+    type: "tool",
+    event: {
+      type: "finished",
+      chat: 1,
+      seq: 1,
+      summary: {
+        tool: "run_command",
+        status: "success",
+        decision,
+        decidedBy,
+        durationMs: 5,
+        preview: "ok",
+        content: "ok",
+        truncated: false,
+        resultVar: null,
+        argsVar: null,
+      },
+    },
+  }).calls[0];
+  if (!call) throw new Error("no call");
+  return call;
+}
+
+async function show(call: CallView, compact = false) {
+  await act(() => {
+    render(<ToolCard call={call} compact={compact} />, root);
+  });
+}
+
+const line = (stage: "execution" | "result") => root.querySelector(`[data-decision="${stage}"]`)?.textContent ?? null;
+
+describe("tool card decision lines", () => {
+  const executions: Array<[ExecutionChoice, DecidedBy, string]> = [
+    ["allow", "auto", "Allowed · by auto policy"],
+    ["allow", "rule", "Allowed · by a rule"],
+    ["allow", "record", "Allowed · by an earlier answer"],
+    ["allowOnce", "user", "Allowed once · by you"],
+    ["allowForChat", "user", "Allowed for this chat · by you"],
+    ["alwaysAllow", "user", "Always allowed · by you"],
+    ["editAndAllow", "user", "Edited and allowed · by you"],
+    ["deny", "user", "Denied · by you"],
+    ["deny", "policy", "Denied · by policy"],
+    ["deny", "rule", "Denied · by a rule"],
+    ["denyAndStop", "user", "Denied and stopped · by you"],
+  ];
+  for (const [execution, by, want] of executions) {
+    it(`${execution} by ${by} reads “${want}”`, async () => {
+      await show(finished({ execution, result: null }, by));
+      expect(line("execution")).toBe(want);
+      expect(line("result")).toBeNull();
+      expect(root.querySelector(".tool-card-decision.is-denied") !== null).toBe(execution === "deny" || execution === "denyAndStop");
+    });
+  }
+
+  const results: Array<[ResultChoice, string]> = [
+    ["approve", "Result approved · by you"],
+    ["editAndApprove", "Result edited · by you"],
+    ["reject", "Result withheld · by you"],
+  ];
+  for (const [result, want] of results) {
+    it(`result ${result} reads “${want}” on its own line, below the execution line`, async () => {
+      await show(finished({ execution: "allowOnce", result }, "user"));
+      const lines = [...root.querySelectorAll(".tool-card-decision")].map((l) => l.textContent);
+      expect(lines).toEqual(["Allowed once · by you", want]);
+    });
+  }
+
+  it("a reviewed call shows both lines, in the log's compact cards too", async () => {
+    await show(finished({ execution: "allow", result: "reject" }, "rule"), true);
+    expect(line("execution")).toBe("Allowed · by a rule");
+    expect(line("result")).toBe("Result withheld · by you");
+  });
+
+  it("nothing decided: no lines; nobody named: just the decision", async () => {
+    await show(finished({ execution: null, result: null }, "none"));
+    expect(root.querySelector(".tool-card-decisions")).toBeNull();
+    expect(decisionLines({ decision: { execution: "deny", result: null }, decidedBy: "none" })).toEqual([
+      { stage: "execution", text: "Denied", allowed: false },
+    ]);
+    expect(decisionLines({ decision: { execution: null, result: "approve" }, decidedBy: "none" })).toEqual([
+      { stage: "result", text: "Result approved · by you", allowed: true },
+    ]);
+  });
+
+  it("says the same in Chinese", async () => {
+    setLanguage("zh-CN");
+    await show(finished({ execution: "allowOnce", result: "reject" }, "user"));
+    expect(line("execution")).toBe("允许一次 · 由你决定");
+    expect(line("result")).toBe("结果已扣留 · 由你决定");
+  });
+});
 
 describe("tool card live output", () => {
   it("says how many earlier characters of a capped live output are not shown", async () => {
@@ -16,8 +124,6 @@ describe("tool card live output", () => {
     state = applyEvent(state, { type: "tool", event: { type: "outputDelta", chat: 1, seq: 1, stream: "stdout", text: "y".repeat(70_000) } });
     const call = state.calls[0];
     if (!call) throw new Error("no call");
-    root = document.createElement("div");
-    document.body.replaceChildren(root);
     await act(() => {
       render(<ToolCard call={call} />, root);
     });

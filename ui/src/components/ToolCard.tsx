@@ -1,32 +1,63 @@
 import { useState } from "preact/hooks";
-import { compressArgs, decidedByKey, decisionKey, formatDuration, prettyJson, statusInfo } from "../format";
-import { t } from "../i18n";
+import {
+  compressArgs,
+  decidedByKey,
+  executionAllowed,
+  executionChoiceKey,
+  formatDuration,
+  prettyJson,
+  resultApproved,
+  resultChoiceKey,
+  statusInfo,
+} from "../format";
+import { type Key, t } from "../i18n";
 import type { CallView } from "../timeline";
+import type { UiCallStatus } from "../types";
 
-export function StatusIcon({ status }: { status: string }) {
+export function StatusIcon({ status }: { status: UiCallStatus }) {
   const info = statusInfo(status);
+  const label = t(info.label);
   return (
-    <span class={`status-icon tone-${info.tone}`} title={info.label ? t(info.label) : status} aria-label={info.label ? t(info.label) : status}>
+    <span class={`status-icon tone-${info.tone}`} title={label} aria-label={label}>
       {info.icon}
     </span>
   );
 }
 
-/** "Allowed once by you" style line; empty when the call has no decision yet. */
-export function decisionLine(call: CallView): string {
-  const d = decisionKey(call.decision);
-  const by = decidedByKey(call.decidedBy);
-  if (d && by) return t("tool.decidedBy", { decision: t(d), by: t(by) });
-  if (d) return t(d);
-  if (by) return t(by);
-  return "";
+/** One line of what was decided about a call: the words, and whether it let the call (or its result) through. */
+export interface DecisionLine {
+  stage: "execution" | "result";
+  text: string;
+  allowed: boolean;
+}
+
+/** "Allowed once · by you"; just the decision when nobody is named. */
+function decidedBy(decision: Key, by: Key | null): string {
+  return by ? t("tool.decidedBy", { decision: t(decision), by: t(by) }) : t(decision);
+}
+
+/**
+ * A card's decision lines: whether it ran and who decided ("Allowed · by a rule"), then, when
+ * its result was reviewed, that decision on its own line ("Result withheld · by you": only the
+ * user reviews results). Empty while nothing is decided.
+ */
+export function decisionLines(call: Pick<CallView, "decision" | "decidedBy">): DecisionLine[] {
+  const lines: DecisionLine[] = [];
+  const { execution, result } = call.decision;
+  if (execution) {
+    lines.push({ stage: "execution", text: decidedBy(executionChoiceKey(execution), decidedByKey(call.decidedBy)), allowed: executionAllowed(execution) });
+  }
+  if (result) {
+    lines.push({ stage: "result", text: decidedBy(resultChoiceKey(result), "by.user"), allowed: resultApproved(result) });
+  }
+  return lines;
 }
 
 /** One tool call: a compact row that expands to full arguments, result, live output and variables. */
 export function ToolCard({ call, compact = false }: { call: CallView; compact?: boolean }) {
   const [open, setOpen] = useState(false);
   const info = statusInfo(call.status);
-  const decision = decisionLine(call);
+  const decisions = decisionLines(call);
   const duration = formatDuration(call.durationMs);
   const preview = call.preview ?? (call.output ? call.output.trim().split("\n").pop() ?? "" : "");
   return (
@@ -36,20 +67,27 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
         <code class="tool-card-name">{call.name}</code>
         <span class="tool-card-args">{compressArgs(call.args)}</span>
         <span class="tool-card-meta">
-          {info.label && call.status !== "success" ? <span class={`tone-${info.tone}`}>{t(info.label)}</span> : null}
-          {decision && !compact ? <span>{decision}</span> : null}
+          {call.status !== "success" ? <span class={`tone-${info.tone}`}>{t(info.label)}</span> : null}
           {duration ? <span>{duration}</span> : null}
         </span>
         <span class="chevron" aria-hidden="true">
           {open ? "▾" : "▸"}
         </span>
       </button>
+      {decisions.length ? (
+        <div class="tool-card-decisions">
+          {decisions.map((d) => (
+            <div key={d.stage} class={`tool-card-decision${d.allowed ? "" : " is-denied"}`} data-decision={d.stage}>
+              {d.text}
+            </div>
+          ))}
+        </div>
+      ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
       {open ? (
         <div class="tool-card-body">
-          {call.group || call.policy || decision ? (
+          {call.group || call.policy ? (
             <div class="kv-line">
-              {decision ? <span>{decision}</span> : null}
               {call.group ? (
                 <span>
                   {t("tool.group")}: <code>{call.group}</code>

@@ -6,9 +6,7 @@
 //! cancelled is refused with an error and changes nothing.
 
 use crate::ids::{ApprovalId, ChatId};
-use crate::policy::{
-    CallDecision, CallStatus, ExecutionChoice, ExecutionPolicy, ResultChoice,
-};
+use crate::policy::{CallDecision, CallStatus, ExecutionChoice, ExecutionPolicy, ResultChoice};
 use crate::rules::{RuleScope, RuleSubjectKind};
 use crate::tools::ApprovalPreview;
 use parking_lot::Mutex;

@@ -40,6 +40,7 @@ pub use events::{EventSink, ToolEvent};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};
 pub use ids::{ApprovalId, ChatId};
 pub use policy::{
-    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice, ResultPolicy,
+    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
+    ResultPolicy,
 };
 pub use store::Store;

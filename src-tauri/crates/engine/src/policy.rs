@@ -232,7 +232,12 @@ mod tests {
             Some(E::DenyAndStop),
         ];
         for execution in executions {
-            for result in [None, Some(R::Approve), Some(R::EditAndApprove), Some(R::Reject)] {
+            for result in [
+                None,
+                Some(R::Approve),
+                Some(R::EditAndApprove),
+                Some(R::Reject),
+            ] {
                 let d = CallDecision { execution, result };
                 assert_eq!(CallDecision::from_db(d.to_db().as_deref()), d);
             }

@@ -452,3 +452,101 @@ async fn everything_over_streamable_http() {
     conn.shutdown().await;
     server.kill().await.unwrap();
 }
+
+/// Item 6 of the gate issue: keys written into a server's command line or URL never reach the
+/// database, the settings view or the system prompt (which goes to the provider every request),
+/// yet the server still gets them; and a stored header is never sent to a new host.
+#[tokio::test]
+async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
+    use tollgate_engine::mcp::inline_secrets::HIDDEN;
+    use tollgate_engine::mcp::McpTransport;
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "sk-live-INLINE-0123456789abcdef";
+    let script = servers_dir().join("probe-server.mjs").display().to_string();
+    let check_running_server_has_it = |app: &Tollgate| {
+        let pid = app.mcp.pid("keyed").expect("the server runs");
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        assert!(
+            String::from_utf8_lossy(&cmdline).contains(secret),
+            "the server got its key back from the keychain"
+        );
+    };
+    {
+        let app = open(dir.path()).await;
+        app.import_mcp_servers(
+            &json!({"mcpServers": {
+                "keyed": {"command": "node", "args": [script, "--api-key", secret]},
+                "remote": {"url": "http://127.0.0.1:9/mcp?token=tok-INLINE-42", "headers": {"Authorization": "Bearer hdr-INLINE-7"}}
+            }})
+            .to_string(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
+        check_running_server_has_it(&app);
+        let views = serde_json::to_string(&app.mcp_servers()).unwrap();
+        for leaked in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
+            assert!(!views.contains(leaked), "the settings view shows {leaked}");
+        }
+        assert!(views.contains(HIDDEN));
+        // The prompt names the server's tools, never its command line.
+        let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+        registry_has(&app, "keyed__wait", true).await;
+        let prompt = app.executor(chat).await.unwrap().system_prompt_section();
+        assert!(prompt.contains("keyed"), "{prompt}");
+        assert!(
+            !prompt.contains(secret) && !prompt.contains("probe-server.mjs"),
+            "{prompt}"
+        );
+
+        // Re-pointing the HTTP server at another host with the header left blank is refused:
+        // the stored token would go to the new host.
+        let mut moved = app
+            .mcp_servers()
+            .into_iter()
+            .find(|v| v.config.name == "remote")
+            .unwrap()
+            .config;
+        let McpTransport::Http { url, .. } = &mut moved.transport else {
+            panic!()
+        };
+        *url = "http://127.0.0.2:9/mcp".into();
+        let err = app
+            .save_mcp_server(moved.clone(), Some("remote"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Authorization"), "{err}");
+        // The same host keeps its stored values.
+        let same = app
+            .mcp_servers()
+            .into_iter()
+            .find(|v| v.config.name == "remote")
+            .unwrap()
+            .config;
+        app.save_mcp_server(same, Some("remote")).await.unwrap();
+        let kept = Keychain::new("app.tollgate.test.mcp")
+            .get("mcp-server-remote")
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(kept.contains("hdr-INLINE-7"));
+        app.mcp.shutdown().await;
+    }
+    let db_file = dir.path().join(tollgate_engine::store::DB_FILE);
+    let mut db = std::fs::read(&db_file).unwrap();
+    db.extend(std::fs::read(db_file.with_extension("sqlite3-wal")).unwrap_or_default());
+    for leaked in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
+        assert!(
+            !db.windows(leaked.len()).any(|w| w == leaked.as_bytes()),
+            "{leaked} reached the database file"
+        );
+    }
+    // After a restart the server still starts with its key.
+    let app = open(dir.path()).await;
+    assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
+    check_running_server_has_it(&app);
+    app.remove_mcp_server("keyed").await.unwrap();
+    app.remove_mcp_server("remote").await.unwrap();
+    app.mcp.shutdown().await;
+}

@@ -7,8 +7,8 @@ use common::*;
 use serde_json::json;
 use tollgate_engine::events::ToolEvent;
 use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy};
-use tollgate_engine::store::RecordStatus;
 use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::store::RecordStatus;
 
 #[tokio::test]
 async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {

@@ -33,7 +33,8 @@ async fn keys_live_in_the_keychain_and_nowhere_in_the_database_file() {
             name: "Local".into(),
             base_url: format!("{}/v1", mock.url()),
             default_model: "mock-large".into(),
-            tool_calling: Default::default(),        })
+            tool_calling: Default::default(),
+        })
         .await
         .unwrap();
     let secret = "sk-live-THIS-MUST-NOT-LEAK-1234567890";
@@ -100,7 +101,8 @@ async fn an_anthropic_provider_without_a_key_says_where_to_add_it() {
             name: "Claude".into(),
             base_url: String::new(),
             default_model: "claude-x".into(),
-            tool_calling: Default::default(),        })
+            tool_calling: Default::default(),
+        })
         .await
         .unwrap();
     let err = providers.resolve(None).await.err().unwrap().to_string();
@@ -114,7 +116,8 @@ async fn an_anthropic_provider_without_a_key_says_where_to_add_it() {
             name: "x".into(),
             base_url: "ftp://x".into(),
             default_model: String::new(),
-            tool_calling: Default::default(),        })
+            tool_calling: Default::default(),
+        })
         .await;
     assert!(bad.is_err());
 }

@@ -53,7 +53,10 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
     );
     h.store.flush().await.unwrap();
     let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
-    assert_eq!(row.status, tollgate_engine::store::RecordStatus::ResultRejected);
+    assert_eq!(
+        row.status,
+        tollgate_engine::store::RecordStatus::ResultRejected
+    );
     assert!(!row
         .result_text
         .as_deref()

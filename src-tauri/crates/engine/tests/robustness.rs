@@ -4,12 +4,12 @@
 mod common;
 
 use common::*;
-use tollgate_engine::store::RecordStatus;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::policy::CallStatus;
+use tollgate_engine::store::RecordStatus;
 use tollgate_engine::store::{CallStart, Store};
 use tollgate_engine::{CallOrigin, ChatId};
 

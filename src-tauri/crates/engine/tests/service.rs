@@ -63,7 +63,8 @@ async fn with_mock(app: &Tollgate) -> MockLlm {
             name: "Mock".into(),
             base_url: format!("{}/v1", mock.url()),
             default_model: "mock-large".into(),
-            tool_calling: Default::default(),        })
+            tool_calling: Default::default(),
+        })
         .await
         .unwrap();
     mock

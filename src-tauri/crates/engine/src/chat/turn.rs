@@ -8,8 +8,8 @@ use crate::executor::CallOrigin;
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
 use crate::providers::{
-    ToolCalling, AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
-    ToolResultMessage, Usage,
+    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
+    ToolCalling, ToolResultMessage, Usage,
 };
 use crate::store::{MessageStatus, Role};
 use std::sync::Arc;

@@ -148,7 +148,11 @@ fn shown_arguments(request: &ApprovalRequest) -> Option<&Value> {
 
 impl ToolExecutor {
     /// Reads the policy, rule, record and workspace that decide a call of `entry` with `args`.
-    pub(super) fn permission_inputs(&self, entry: &RegisteredTool, args: &Value) -> PermissionInputs {
+    pub(super) fn permission_inputs(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+    ) -> PermissionInputs {
         let spec = entry.tool.spec();
         let policy = self.execution_policy(spec);
         let workspace = self.workspace();
@@ -355,7 +359,9 @@ impl ToolExecutor {
         let refuse = |why: &str| {
             Recheck::Refuse(Outcome::fail(
                 CallStatus::ExecutionRejected,
-                format!("{why}, so the call was not run. Make the call again if it is still needed."),
+                format!(
+                    "{why}, so the call was not run. Make the call again if it is still needed."
+                ),
             ))
         };
         if args_hash(&grant.args) != grant.approved_hash {

@@ -420,7 +420,11 @@ impl ToolExecutor {
                 status,
             };
             let approval = self.pending_approval(entry, seq, &req.call_id, request);
-            match self.wait_for_decision(approval, cancel).await.map(|(d, _)| d) {
+            match self
+                .wait_for_decision(approval, cancel)
+                .await
+                .map(|(d, _)| d)
+            {
                 Some(Decision::Result(ResultDecision::Approve)) => {
                     trace.result_decision = Some(ResultChoice::Approve)
                 }

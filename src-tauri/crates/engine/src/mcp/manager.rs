@@ -5,6 +5,7 @@
 
 use super::config::McpServerConfig;
 use super::connection::{McpConnection, ServerIdentity};
+use super::inline_secrets;
 use super::tool::McpTool;
 use crate::tools::{RulePrompt, ToolGroup};
 use parking_lot::{Mutex, RwLock};
@@ -292,7 +293,7 @@ impl McpManager {
                 }
                 Err(e) => {
                     entry.status = McpStatus::Failed {
-                        error: e.to_string(),
+                        error: inline_secrets::scrub(&e.to_string(), &entry.config.transport),
                     };
                     drop(entries);
                     self.notify();
@@ -313,7 +314,9 @@ impl McpManager {
         if let Some(tail) = conn.stderr_tail() {
             error.push_str(&format!("; it last wrote: {tail}"));
         }
-        entry.status = McpStatus::Failed { error };
+        entry.status = McpStatus::Failed {
+            error: inline_secrets::scrub(&error, &entry.config.transport),
+        };
         entry.slot.replace(None);
         drop(entries);
         self.notify();
@@ -345,12 +348,13 @@ impl McpManager {
             .values()
             .filter(|e| e.status == McpStatus::Ready)
             .map(|e| {
-                let mut about = match (&e.identity.name, &e.identity.version) {
+                let about = match (&e.identity.name, &e.identity.version) {
                     (Some(n), Some(v)) => format!("MCP server {n} {v}"),
                     (Some(n), None) => format!("MCP server {n}"),
                     _ => "MCP server".to_string(),
                 };
-                about.push_str(&format!(" ({})", e.config.transport.summary()));
+                // The description reaches the model provider with every request: it names the
+                // server, never its command line or URL (which may carry keys).
                 let mut group =
                     ToolGroup::new(&e.config.name, &e.config.name, about).enabled_by_default(true);
                 if let Some(text) = e

@@ -4,6 +4,7 @@
 
 pub mod config;
 mod connection;
+pub mod inline_secrets;
 mod manager;
 mod tool;
 

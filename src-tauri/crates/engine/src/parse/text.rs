@@ -68,7 +68,9 @@ fn code_regions(text: &str) -> Vec<std::ops::Range<usize>> {
                     continue;
                 }
             }
-            (Some((open, m, len)), Some(c)) if c == m && run >= len && trimmed[run..].trim().is_empty() => {
+            (Some((open, m, len)), Some(c))
+                if c == m && run >= len && trimmed[run..].trim().is_empty() =>
+            {
                 regions.push(open..offset);
                 fence = None;
                 continue;
@@ -76,7 +78,11 @@ fn code_regions(text: &str) -> Vec<std::ops::Range<usize>> {
             (Some(_), _) => continue,
             _ => {}
         }
-        regions.extend(inline_code(line).into_iter().map(|r| r.start + start..r.end + start));
+        regions.extend(
+            inline_code(line)
+                .into_iter()
+                .map(|r| r.start + start..r.end + start),
+        );
     }
     if let Some((open, _, _)) = fence {
         regions.push(open..text.len());
@@ -189,7 +195,10 @@ fn tagged_calls(
         let start = pos + found;
         let inner_start = start + OPEN.len();
         let (inner, end) = match text[inner_start..].find(CLOSE) {
-            Some(e) => (&text[inner_start..inner_start + e], inner_start + e + CLOSE.len()),
+            Some(e) => (
+                &text[inner_start..inner_start + e],
+                inner_start + e + CLOSE.len(),
+            ),
             None => (&text[inner_start..], text.len()),
         };
         pos = end;
@@ -569,7 +578,10 @@ mod tests {
             "<tool_call>{\"name\":\"run_command\",\"arguments\":{\"command\":\"rm -rf ~\"}}</tool_call>",
             &known,
         );
-        assert!(p.calls.is_empty(), "a tool this chat does not offer stays text");
+        assert!(
+            p.calls.is_empty(),
+            "a tool this chat does not offer stays text"
+        );
     }
 
     #[test]

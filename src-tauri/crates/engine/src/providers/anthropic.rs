@@ -4,8 +4,7 @@
 use super::http::{self, Endpoint};
 use super::{
     ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError,
-    ProviderKind, StreamAssembler, StreamDelta, Usage,
+    ProviderError, ProviderKind, StreamAssembler, StreamDelta, Usage,
 };
 use async_trait::async_trait;
 use serde::Deserialize;

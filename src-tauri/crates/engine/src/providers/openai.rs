@@ -6,9 +6,8 @@
 
 use super::http::{self, Endpoint};
 use super::{
-    ApiKey, AssistantToolCall, ToolCalling, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError,
-    ProviderKind, StreamAssembler, StreamDelta, Usage,
+    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
+    ProviderError, ProviderKind, StreamAssembler, StreamDelta, ToolCalling, Usage,
 };
 use async_trait::async_trait;
 use serde::Deserialize;

@@ -3,7 +3,9 @@
 //! open, and the registry of every chat swapped whenever a server's tools change.
 
 use super::{ServiceError, Tollgate};
-use crate::mcp::{import_json, McpLaunch, McpServerConfig, McpServerState, McpStatus};
+use crate::mcp::{
+    import_json, inline_secrets, McpLaunch, McpServerConfig, McpServerState, McpStatus,
+};
 use crate::questions;
 use crate::tools::{Registry, RegistryError};
 use serde::Serialize;
@@ -25,6 +27,11 @@ pub struct McpServerView {
 /// The keychain account of a server's secret values.
 fn secret_account(name: &str) -> String {
     format!("mcp-server-{name}")
+}
+
+/// The keychain account of the secrets taken out of a server's command line or URL.
+fn inline_account(name: &str) -> String {
+    format!("mcp-server-{name}-inline")
 }
 
 /// The settings with every secret value replaced by "".
@@ -99,24 +106,11 @@ impl Tollgate {
     /// server with the reason rather than starting it without its secrets).
     async fn launch_of(&self, stored: &McpServerConfig) -> McpLaunch {
         let mut config = stored.clone();
-        if config.transport.secrets().is_empty() {
-            return McpLaunch {
+        match self.fill_secrets(&mut config, &stored.name).await {
+            Ok(()) => McpLaunch {
                 config,
                 blocked: None,
-            };
-        }
-        match self.secrets_of(&config.name).await {
-            Ok(secrets) => {
-                for (k, v) in config.transport.secrets_mut() {
-                    if let Some(s) = secrets.get(k) {
-                        v.clone_from(s);
-                    }
-                }
-                McpLaunch {
-                    config,
-                    blocked: None,
-                }
-            }
+            },
             Err(e) => McpLaunch {
                 config,
                 blocked: Some(e.to_string()),
@@ -124,13 +118,62 @@ impl Tollgate {
         }
     }
 
-    async fn secrets_of(&self, name: &str) -> Result<BTreeMap<String, String>, ServiceError> {
+    /// Fills the secret values of `config` from the keychain entries of server `name`: its
+    /// environment or headers, and what was taken out of its command line or URL.
+    async fn fill_secrets(
+        &self,
+        config: &mut McpServerConfig,
+        name: &str,
+    ) -> Result<(), ServiceError> {
+        if !config.transport.secrets().is_empty() {
+            let secrets = self.secrets_of(&secret_account(name)).await?;
+            for (k, v) in config.transport.secrets_mut() {
+                if v.is_empty() {
+                    if let Some(s) = secrets.get(k) {
+                        v.clone_from(s);
+                    }
+                }
+            }
+        }
+        if inline_secrets::has_placeholders(&config.transport) {
+            let inline = self.secrets_of(&inline_account(name)).await?;
+            inline_secrets::restore(&mut config.transport, &inline);
+        }
+        Ok(())
+    }
+
+    /// Removes a keychain entry that is no longer needed. A server without secrets must not need
+    /// a keychain, so a failure here is logged, not returned: a leftover entry is never used,
+    /// since secrets are only read where a placeholder or a named value asks for them.
+    async fn forget_secrets(&self, account: &str) {
+        if let Err(e) = self.keychain.delete(account).await {
+            tracing::warn!("keychain entry {account} not removed: {e}");
+        }
+    }
+
+    async fn secrets_of(&self, account: &str) -> Result<BTreeMap<String, String>, ServiceError> {
         Ok(self
             .keychain
-            .get(&secret_account(name))
+            .get(account)
             .await?
             .and_then(|json| serde_json::from_str(&json).ok())
             .unwrap_or_default())
+    }
+
+    /// Stores `secrets` under `account`, or removes the entry when there are none.
+    async fn put_secrets(
+        &self,
+        account: &str,
+        secrets: &BTreeMap<String, String>,
+    ) -> Result<(), ServiceError> {
+        if secrets.is_empty() {
+            self.forget_secrets(account).await;
+            return Ok(());
+        }
+        let json = serde_json::to_string(secrets)
+            .map_err(|e| ServiceError::Invalid(format!("the secrets could not be saved: {e}")))?;
+        self.keychain.set(account, &json).await?;
+        Ok(())
     }
 
     /// Every configured server with its state, by name.
@@ -184,36 +227,48 @@ impl Tollgate {
         if previous.is_some() && existing.is_none() {
             return Err(ServiceError::NoSuchMcpServer(old_name));
         }
-        let had_secrets = existing
-            .as_ref()
-            .is_some_and(|c| !c.transport.secrets().is_empty());
-        if had_secrets && config.transport.secrets().values().any(String::is_empty) {
-            let old = self.secrets_of(&old_name).await?;
-            for (k, v) in config.transport.secrets_mut() {
-                if v.is_empty() {
-                    if let Some(s) = old.get(k) {
-                        v.clone_from(s);
-                    }
+        // Secret values left empty (or still hidden) keep the stored ones — but only while the
+        // server is reached the same way: a token stored for one host or program is never sent
+        // to another because its field was left blank.
+        if let Some(old) = &existing {
+            let same_destination = inline_secrets::destination(&old.transport)
+                == inline_secrets::destination(&config.transport);
+            if same_destination {
+                self.fill_secrets(&mut config, &old_name).await?;
+            } else {
+                let blank: Vec<String> = config
+                    .transport
+                    .secrets()
+                    .iter()
+                    .filter(|(k, v)| v.is_empty() && old.transport.secrets().contains_key(*k))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                if !blank.is_empty() || inline_secrets::has_placeholders(&config.transport) {
+                    return Err(ServiceError::Invalid(format!(
+                        "server \"{}\" now points somewhere else, so its stored secrets are not reused; enter {} again",
+                        config.name,
+                        if blank.is_empty() {
+                            "the hidden parts of its command line or URL".to_string()
+                        } else {
+                            blank.join(", ")
+                        }
+                    )));
                 }
             }
         }
-        let secrets = config.transport.secrets().clone();
-        if !secrets.is_empty() {
-            let json = serde_json::to_string(&secrets).map_err(|e| {
-                ServiceError::Invalid(format!("the secrets could not be saved: {e}"))
-            })?;
-            self.keychain
-                .set(&secret_account(&config.name), &json)
-                .await?;
-        } else if had_secrets && old_name == config.name {
-            self.keychain.delete(&secret_account(&config.name)).await?;
-        }
-        if had_secrets && old_name != config.name {
-            self.keychain.delete(&secret_account(&old_name)).await?;
+        let mut stored = blanked(&config);
+        let inline = inline_secrets::take(&mut stored.transport);
+        self.put_secrets(&secret_account(&config.name), config.transport.secrets())
+            .await?;
+        self.put_secrets(&inline_account(&config.name), &inline)
+            .await?;
+        if old_name != config.name {
+            self.forget_secrets(&secret_account(&old_name)).await;
+            self.forget_secrets(&inline_account(&old_name)).await;
         }
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != old_name);
-        configs.push(blanked(&config));
+        configs.push(stored);
         configs.sort_by(|a, b| a.name.cmp(&b.name));
         self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
         *self.mcp_configs.lock() = configs;
@@ -247,18 +302,11 @@ impl Tollgate {
 
     /// Stops a server and forgets it and its secrets.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
-        let Some(existing) = self
-            .mcp_configs
-            .lock()
-            .iter()
-            .find(|c| c.name == name)
-            .cloned()
-        else {
+        if !self.mcp_configs.lock().iter().any(|c| c.name == name) {
             return Err(ServiceError::NoSuchMcpServer(name.to_string()));
-        };
-        if !existing.transport.secrets().is_empty() {
-            self.keychain.delete(&secret_account(name)).await?;
         }
+        self.forget_secrets(&secret_account(name)).await;
+        self.forget_secrets(&inline_account(name)).await;
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != name);
         self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;

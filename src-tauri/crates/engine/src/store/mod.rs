@@ -107,13 +107,50 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Sets `path`'s permission bits to `mode` (Unix; elsewhere the OS's per-user folders apply).
+fn owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
+    Ok(())
+}
+
+/// Creates the database file readable and writable by its owner only, or narrows an existing
+/// one (and its WAL and shared-memory files) to that.
+fn create_owner_only(path: &Path) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)?;
+    owner_only(path, 0o600)?;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let side = std::path::PathBuf::from(side);
+        if side.exists() {
+            owner_only(&side, 0o600)?;
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating if needed) `tollgate.sqlite3` in `dir` and brings its schema up to date.
     pub fn open_in(dir: &Path) -> StoreResult<Self> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::DataDir {
+        let dir_err = |source| StoreError::DataDir {
             path: dir.to_path_buf(),
             source,
-        })?;
+        };
+        std::fs::create_dir_all(dir).map_err(dir_err)?;
+        owner_only(dir, 0o700).map_err(dir_err)?;
         Self::open(&dir.join(DB_FILE))
     }
 
@@ -124,6 +161,12 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
+        // Chats, tool outputs and variables are private: the file (and the WAL and shared-memory
+        // files SQLite creates beside it with the same mode) is readable by its owner only.
+        create_owner_only(path).map_err(|source| StoreError::DataDir {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut conn = Connection::open(path).map_err(open_err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(open_err)?;
@@ -284,6 +327,33 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_database_and_its_folder_are_private_to_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data");
+        let store = Store::open_in(&dir).unwrap();
+        store.create_chat(Default::default()).await.unwrap();
+        store.flush().await.unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join(DB_FILE)), 0o600);
+        let wal = dir.join(format!("{DB_FILE}-wal"));
+        assert!(wal.exists());
+        assert_eq!(
+            mode(&wal),
+            0o600,
+            "SQLite gives the WAL the database's mode"
+        );
+        drop(store);
+        // A database made earlier with default permissions is narrowed when opened.
+        std::fs::set_permissions(dir.join(DB_FILE), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        let _again = Store::open_in(&dir).unwrap();
+        assert_eq!(mode(&dir.join(DB_FILE)), 0o600);
+    }
 
     #[tokio::test]
     async fn writes_are_ordered_before_later_calls() {

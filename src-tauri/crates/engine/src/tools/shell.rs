@@ -1,7 +1,10 @@
 //! The `shell` group (F-43): one tool, `run_command`, that runs a command line with `sh -c` in the
 //! chat's workspace folder. Output streams into the tool-chain log while it runs; the result holds
-//! the exit code and both streams. The command runs in its own process group, and the whole group
-//! is killed on timeout, on Stop, and when the command ends (no orphans keep running unseen).
+//! the exit code and both streams. The command runs under a supervisor ([`super::supervisor`])
+//! that inherits every process it leaves behind — also those that left its process group with
+//! `setsid` or a double fork — and kills them all on timeout, on Stop, and when the command ends:
+//! nothing keeps running unseen, and nothing holds the call open. Without a supervisor (the
+//! library's own unit tests) the command's process group is killed instead.
 //! Default policy: ask-always; "always allow" rules match by command prefix (see `rules`).
 
 use super::files::{str_arg, workspace::Workspace};
@@ -168,16 +171,28 @@ async fn run(
     timeout: Duration,
     ctx: &ToolContext,
 ) -> Result<Value, ToolError> {
-    let mut cmd = shell_command(command);
+    let supervisor = super::supervisor::program();
+    let mut cmd = match supervisor {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.arg(super::supervisor::SUPERVISOR_ARG).arg(command);
+            // Its stdin is the stop line: closing it makes the supervisor kill everything.
+            cmd.stdin(Stdio::piped());
+            cmd
+        }
+        None => {
+            let mut cmd = shell_command(command);
+            cmd.stdin(Stdio::null()).kill_on_drop(true);
+            cmd
+        }
+    };
     cmd.current_dir(cwd)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("TERM", "dumb")
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
-        .env("NO_COLOR", "1")
-        .kill_on_drop(true);
+        .env("NO_COLOR", "1");
     #[cfg(unix)]
     cmd.process_group(0);
     let mut child = cmd.spawn().map_err(|e| {
@@ -187,8 +202,14 @@ async fn run(
         )
     })?;
     // Dropped on every way out of this function — including the executor dropping the future on
-    // its own timeout — and then kills whatever is left of the process group.
-    let group = ProcessGroup(child.id());
+    // its own timeout — and then stops whatever is left: the supervisor sees its stdin close
+    // and kills every descendant; without one, the process group is killed.
+    let group = match child.stdin.take() {
+        Some(stop_line) => Leftovers::Supervised {
+            _stop_line: stop_line,
+        },
+        None => Leftovers::Group(child.id()),
+    };
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let out_task = tokio::spawn(pump(stdout, OutputStream::Stdout, ctx.clone()));
@@ -237,17 +258,26 @@ fn shell_command(command: &str) -> Command {
     cmd
 }
 
-/// Kills a process group when dropped.
-struct ProcessGroup(Option<u32>);
+/// What stops a command's leftovers when dropped.
+enum Leftovers {
+    /// The supervisor's stdin: closing it tells the supervisor to kill every descendant.
+    Supervised {
+        _stop_line: tokio::process::ChildStdin,
+    },
+    /// The command's own process group, killed directly.
+    Group(Option<u32>),
+}
 
-impl Drop for ProcessGroup {
+impl Drop for Leftovers {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
-            use nix::sys::signal::{killpg, Signal};
-            use nix::unistd::Pid;
-            // ESRCH (already gone) is the normal case.
-            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        if let Self::Group(Some(pid)) = self {
+            if let Ok(pid) = i32::try_from(*pid) {
+                use nix::sys::signal::{killpg, Signal};
+                use nix::unistd::Pid;
+                // ESRCH (already gone) is the normal case.
+                let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            }
         }
     }
 }

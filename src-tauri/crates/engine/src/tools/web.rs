@@ -1,8 +1,11 @@
 //! The `web` group (F-44): `fetch_url` reads one http(s) URL and returns it in the form a model
 //! reads best — HTML as readable markdown, JSON pretty-printed, other text as it is. Binary
 //! content is refused, and downloads stop at a size cap. Default policy: ask-once (per URL).
+//! Only public internet addresses are reached, checked where the connection is made and on
+//! every redirect hop ([`super::reach`], F-47).
 
 use super::files::{is_binary, str_arg};
+use super::reach::{check_url, PublicResolver, Reach, ReachError};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
 use crate::policy::ExecutionPolicy;
 use crate::rules::RuleSubject;
@@ -19,21 +22,31 @@ pub const MAX_BYTES_LIMIT: u64 = 50 * 1024 * 1024;
 /// Redirects followed before giving up.
 const MAX_REDIRECTS: usize = 10;
 
-/// The group.
+/// The group, reaching public addresses only.
 pub fn group() -> ToolGroup {
+    group_reaching(Reach::public())
+}
+
+/// The group, reaching public addresses and those `reach` adds (tests: their own server).
+pub fn group_reaching(reach: Reach) -> ToolGroup {
     ToolGroup::new("web", "Web", "Fetch web pages and APIs over http(s).")
         .enabled_by_default(true)
         .rule_prompt(super::RulePrompt::Text(
             "`fetch_url` returns HTML pages as markdown and JSON pretty-printed. It cannot run JavaScript or log in; if a page needs that, say so.".into(),
         ))
-        .tool(FetchUrl::new())
+        .tool(FetchUrl::reaching(reach))
 }
 
 /// Fetches a URL.
-pub struct FetchUrl(ToolSpec);
+pub struct FetchUrl(ToolSpec, Reach);
 
 impl FetchUrl {
+    #[cfg(test)]
     fn new() -> Self {
+        Self::reaching(Reach::public())
+    }
+
+    fn reaching(reach: Reach) -> Self {
         Self(
             ToolSpec::new(
                 "fetch_url",
@@ -47,28 +60,55 @@ impl FetchUrl {
             .read_only()
             .timeout(Duration::from_secs(60))
             .returns("Page", Some("markdown, JSON or text")),
+            reach,
         )
     }
 }
 
-fn client() -> Result<reqwest::Client, ToolError> {
-    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(15))
-                .read_timeout(Duration::from_secs(30))
-                .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-                .user_agent(concat!(
-                    "Tollgate/",
-                    env!("CARGO_PKG_VERSION"),
-                    " (fetch_url)"
-                ))
-                .build()
-                .map_err(|e| e.to_string())
+/// A client that connects only where `reach` permits: names through [`PublicResolver`], IP
+/// literals checked on every redirect hop, no proxy (a proxy resolves names out of our sight).
+fn build_client(reach: &Reach) -> Result<reqwest::Client, String> {
+    let hops = reach.clone();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(15))
+        .read_timeout(Duration::from_secs(30))
+        .no_proxy()
+        .dns_resolver(PublicResolver {
+            reach: reach.clone(),
         })
-        .clone()
-        .map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("no HTTP client: {e}")))
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() > MAX_REDIRECTS {
+                return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
+            }
+            match attempt.url().scheme() {
+                "http" | "https" => {}
+                other => {
+                    let msg = format!("a redirect to {other}:// is not followed");
+                    return attempt.error(msg);
+                }
+            }
+            match check_url(attempt.url(), &hops) {
+                Ok(()) => attempt.follow(),
+                Err(e) => attempt.error(e),
+            }
+        }))
+        .user_agent(concat!(
+            "Tollgate/",
+            env!("CARGO_PKG_VERSION"),
+            " (fetch_url)"
+        ))
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn client(reach: &Reach) -> Result<reqwest::Client, ToolError> {
+    static PUBLIC: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    let client = if *reach == Reach::public() {
+        PUBLIC.get_or_init(|| build_client(reach)).clone()
+    } else {
+        build_client(reach)
+    };
+    client.map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("no HTTP client: {e}")))
 }
 
 /// Parses the URL and refuses anything but http and https.
@@ -193,12 +233,13 @@ impl Tool for FetchUrl {
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
         let url = parse_url(str_arg(&args, "url")?)?;
+        check_url(&url, &self.1).map_err(refused)?;
         let cap = args
             .get("max_bytes")
             .and_then(Value::as_u64)
             .unwrap_or(DEFAULT_MAX_BYTES)
             .min(MAX_BYTES_LIMIT);
-        let send = client()?
+        let send = client(&self.1)?
             .get(url.clone())
             .header(
                 reqwest::header::ACCEPT,
@@ -359,7 +400,28 @@ fn binary_error(content_type: &str, bytes: Option<u64>) -> ToolError {
         .with_suggestion("Fetch an HTML or text version of the resource instead.")
 }
 
+fn refused(e: ReachError) -> ToolError {
+    ToolError::new(ToolErrorKind::PermissionDenied, e.to_string()).with_suggestion(
+        "Tollgate never fetches loopback, private-network, link-local or cloud-metadata addresses; use a public URL.",
+    )
+}
+
+/// The reach refusal inside a reqwest error (from the resolver or a redirect hop), if any.
+fn reach_error(e: &reqwest::Error) -> Option<ReachError> {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<ReachError>() {
+            return Some(r.clone());
+        }
+        source = s.source();
+    }
+    None
+}
+
 fn request_error(url: &reqwest::Url, e: &reqwest::Error) -> ToolError {
+    if let Some(r) = reach_error(e) {
+        return refused(r);
+    }
     let what = if e.is_timeout() {
         "timed out".to_string()
     } else if e.is_connect() {
@@ -443,15 +505,36 @@ mod tests {
                     (axum::http::StatusCode::NOT_FOUND, "no such page").into_response()
                 }),
             )
-            .route("/moved", get(|| async { Redirect::temporary("/plain") }));
+            .route("/moved", get(|| async { Redirect::temporary("/plain") }))
+            .route(
+                "/to-metadata",
+                get(|| async { Redirect::temporary("http://169.254.169.254/latest/meta-data/") }),
+            )
+            .route(
+                "/to-other-loopback",
+                get(|| async { Redirect::temporary("http://127.0.0.2:9/") }),
+            )
+            .route(
+                "/to-ipv6-loopback",
+                get(|| async { Redirect::temporary("http://[::1]:9/") }),
+            )
+            .route(
+                "/to-file",
+                get(|| async { Redirect::temporary("file:///etc/passwd") }),
+            );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         format!("http://{addr}")
     }
 
+    /// The test server's own address is the one non-public address these tests may reach.
+    fn test_reach() -> Reach {
+        Reach::also(["127.0.0.1".parse().unwrap()])
+    }
+
     async fn fetch(args: Value) -> Result<Value, ToolError> {
-        FetchUrl::new().execute(args, ctx()).await
+        FetchUrl::reaching(test_reach()).execute(args, ctx()).await
     }
 
     #[tokio::test]
@@ -534,6 +617,43 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err.kind, ToolErrorKind::Unavailable, "{err}");
+    }
+
+    /// F-47: a model (or a page it read) cannot reach loopback, private, link-local or
+    /// metadata addresses — not directly, not by name, not through a redirect.
+    #[tokio::test]
+    async fn non_public_addresses_are_never_reached() {
+        let base = server().await;
+        let public_only = FetchUrl::new();
+        // The app's own tool refuses the very server the other tests read.
+        for url in [
+            format!("{base}/plain"),
+            base.replace("127.0.0.1", "localhost") + "/plain",
+            "http://169.254.169.254/latest/meta-data/".to_string(),
+            "http://[::1]:9/".to_string(),
+            "http://10.0.0.1/".to_string(),
+            "http://2130706433/".to_string(),
+        ] {
+            let err = public_only
+                .execute(json!({ "url": url }), ctx())
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind, ToolErrorKind::PermissionDenied, "{url}: {err}");
+        }
+        // Every redirect hop is checked, whatever the first host was allowed to be.
+        for hop in ["to-metadata", "to-other-loopback", "to-ipv6-loopback"] {
+            let err = fetch(json!({"url": format!("{base}/{hop}")}))
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind, ToolErrorKind::PermissionDenied, "{hop}: {err}");
+            assert!(err.message.contains("only public"), "{hop}: {err}");
+        }
+        // A redirect to another scheme is not followed: the redirect itself is the answer.
+        let err = fetch(json!({"url": format!("{base}/to-file")}))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("307"), "{err}");
+        assert!(!err.message.contains("root:"), "{err}");
     }
 
     #[test]

@@ -254,6 +254,10 @@ impl Harness {
 
     /// Opens (or re-opens) the app state on the database in `dir`.
     pub async fn open(dir: tempfile::TempDir, settings: ToolSettings) -> Self {
+        // Shell commands run under the real supervisor, as in the app.
+        tollgate_engine::tools::supervisor::configure(
+            env!("CARGO_BIN_EXE_tollgate-supervise").into(),
+        );
         let store = Store::open_in(dir.path()).unwrap();
         let ran = Arc::new(Ran::default());
         let cancelled_seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -263,6 +267,9 @@ impl Harness {
             .unwrap();
         registry
             .register_group(tollgate_engine::tools::files::group())
+            .unwrap();
+        registry
+            .register_group(tollgate_engine::tools::shell::group())
             .unwrap();
         let (tx, rx) = mpsc::unbounded_channel();
         let sink = Arc::new(Sink {

@@ -538,7 +538,11 @@ mod tests {
         let big = dir.path().join("big.txt");
         std::fs::write(&big, "x\n".repeat(700_000)).unwrap();
         let old = preview_text(&big);
-        assert_eq!(old, Err(1_400_000), "a 1.4 MB file is not read for a preview");
+        assert_eq!(
+            old,
+            Err(1_400_000),
+            "a 1.4 MB file is not read for a preview"
+        );
         assert_eq!(
             write_preview("big.txt".into(), old, "y"),
             ApprovalPreview::LargeWrite {

@@ -277,8 +277,14 @@ mod tests {
         std::os::unix::fs::symlink("../.git", dir.path().join("docs/a")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
         let ws = Workspace::of(Some(dir.path())).unwrap();
-        assert_eq!(ws.resolve(Path::new("docs/a/config")), Ok(".git/config".into()));
-        assert_eq!(ws.resolve(Path::new("docs/new/x.md")), Ok("docs/new/x.md".into()));
+        assert_eq!(
+            ws.resolve(Path::new("docs/a/config")),
+            Ok(".git/config".into())
+        );
+        assert_eq!(
+            ws.resolve(Path::new("docs/new/x.md")),
+            Ok("docs/new/x.md".into())
+        );
         assert_eq!(ws.resolve(Path::new("")), Ok(".".into()));
         assert!(ws.resolve(Path::new("out/secret")).is_err());
     }

@@ -1,0 +1,177 @@
+//! The supervisor every shell command runs under (F-43), so that nothing it starts outlives it.
+//!
+//! Killing the command's process group is not enough: `setsid cmd &`, `nohup … &` or a daemon's
+//! double fork leave the group, keep running after the call ended, and — holding the output
+//! pipes — keep the call waiting until its timeout. So the command is started by a small
+//! supervisor process (Tollgate's own binary, re-executed with [`SUPERVISOR_ARG`]) which makes
+//! itself a *child subreaper* (Linux `PR_SET_CHILD_SUBREAPER`): every process the command leaves
+//! behind, however it detached, is re-parented to the supervisor instead of to init. When the
+//! shell ends — or when the app closes the supervisor's stdin, on timeout or Stop, or because
+//! the app died — the supervisor kills the shell's process group and every remaining
+//! descendant, then exits with the shell's status.
+//!
+//! The supervisor is a plain single-threaded process (no async runtime), so what it does
+//! between start and exit is easy to follow: spawn, wait for either end, sweep, exit.
+//! Where it is not available (tests of the library alone, other systems), commands run
+//! directly in their own process group as before; [`configure`] says which.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The argument that turns Tollgate's binary into the supervisor: `tollgate <ARG> <command>`.
+pub const SUPERVISOR_ARG: &str = "--tollgate-run-supervised";
+
+/// The exit status the supervisor reports when it was told to stop (timeout or Stop).
+pub const STOPPED_STATUS: i32 = 137;
+
+static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Tells the shell tool which binary to run as the supervisor (the app's own executable, or a
+/// test's helper binary). Set once at start-up; later calls are ignored.
+pub fn configure(program: PathBuf) {
+    let _ = PROGRAM.set(program);
+}
+
+/// The supervisor binary, if one was configured.
+pub(crate) fn program() -> Option<&'static PathBuf> {
+    PROGRAM.get()
+}
+
+/// If `args` (the process's own, without the program name) ask for the supervisor, runs it and
+/// returns its exit status; otherwise `None`. The app's `main` calls this first.
+pub fn run_if_requested(args: &[String]) -> Option<i32> {
+    match args {
+        [flag, command] if flag == SUPERVISOR_ARG => Some(supervise(command)),
+        _ => None,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn supervise(command: &str) -> i32 {
+    use nix::sys::signal::{killpg, Signal};
+    use nix::unistd::Pid;
+    use std::io::Read;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::sync::mpsc;
+
+    if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
+        eprintln!("tollgate: the command could not be supervised: {e}");
+        return 126;
+    }
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .process_group(0)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tollgate: cannot start the shell: {e}");
+            return 127;
+        }
+    };
+    let group = i32::try_from(child.id()).ok().map(Pid::from_raw);
+
+    enum End {
+        Exited(std::process::ExitStatus),
+        WaitFailed,
+        Stop,
+    }
+    let (tx, rx) = mpsc::channel::<End>();
+    {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            // The app holds the other end of stdin: EOF means "stop now" (or that it died).
+            let mut sink = [0u8; 64];
+            let mut stdin = std::io::stdin();
+            while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
+            let _ = tx.send(End::Stop);
+        });
+    }
+    std::thread::spawn(move || {
+        let end = match child.wait() {
+            Ok(status) => End::Exited(status),
+            Err(_) => End::WaitFailed,
+        };
+        let _ = tx.send(end);
+    });
+    let end = rx.recv().unwrap_or(End::Stop);
+    if let Some(group) = group {
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+    sweep_descendants();
+    match end {
+        End::Exited(status) => status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(9)),
+        End::WaitFailed => 125,
+        End::Stop => STOPPED_STATUS,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn supervise(command: &str) -> i32 {
+    match std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .status()
+    {
+        Ok(s) => s.code().unwrap_or(125),
+        Err(_) => 127,
+    }
+}
+
+/// Kills every process whose parent is this one (the subreaper inherits every orphan of the
+/// command) until none is left, reaping each. Killing a process can hand its children to us,
+/// so this repeats; a bound keeps a fork bomb from holding it forever.
+#[cfg(target_os = "linux")]
+fn sweep_descendants() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::sys::wait::{waitpid, WaitPidFlag};
+    use nix::unistd::Pid;
+    let me = std::process::id();
+    for _ in 0..10_000 {
+        let children = children_of(me);
+        // Reap whatever has already died.
+        while let Ok(status) = waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            if status == nix::sys::wait::WaitStatus::StillAlive {
+                break;
+            }
+        }
+        if children.is_empty() {
+            return;
+        }
+        for pid in children {
+            if let Ok(pid) = i32::try_from(pid) {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The live (not zombie) children of `parent`, read from `/proc`.
+#[cfg(target_os = "linux")]
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+                return false;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next().unwrap_or("Z");
+            let ppid = fields.next().and_then(|p| p.parse::<u32>().ok());
+            ppid == Some(parent) && state != "Z" && state != "X"
+        })
+        .collect()
+}

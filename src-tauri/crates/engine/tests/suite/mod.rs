@@ -1,0 +1,4 @@
+//! The suites of `tests/all.rs`.
+
+mod attacks;
+mod invariants;
