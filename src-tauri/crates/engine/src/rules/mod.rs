@@ -274,7 +274,7 @@ fn command_matches(pattern: &str, cmd: &str, action: RuleAction) -> bool {
             _ => false,
         },
         RuleAction::Ask | RuleAction::Deny => match words {
-            Ok(words) => parsed.commands().iter().any(|argv| words.matches(argv)),
+            Ok(words) => parsed.matches_any(&words),
             Err(_) => {
                 wildcard(pattern.trim(), cmd.trim())
                     || parsed
@@ -434,6 +434,106 @@ mod tests {
         assert!(deny.matches(&cmd("ls && rm -rf x")));
         assert!(deny.matches(&cmd("rm x")));
         assert!(!deny.matches(&cmd("ls")));
+    }
+
+    /// Issue item 3: an allow rule reads no broader than it matches.
+    #[test]
+    fn allow_rules_never_cover_redirections_or_operators() {
+        let allow = rule(Some("git status *"), RuleAction::Allow);
+        assert!(allow.matches(&cmd("git status --short")));
+        for sneaky in [
+            "git status > ~/.ssh/authorized_keys",
+            "git status >> ~/.bashrc",
+            "git status 2>&1 | tee /etc/x",
+            "git status < /dev/tcp/1.2.3.4/80",
+            "git status <<EOF\nx\nEOF",
+            "FOO=1 git status",
+            "git status $HOME",
+            "git status \"$(id)\"",
+            "(git status)",
+            "git status &",
+            "git status ~",
+            "git status *.rs",
+            "git st\\\natus",
+        ] {
+            assert!(!allow.matches(&cmd(sneaky)), "{sneaky}");
+        }
+        // The model's own wildcards and flags never make a rule wider than the user read.
+        let narrow = rule(Some("rm *.tmp"), RuleAction::Allow);
+        assert!(narrow.matches(&cmd("rm a.tmp")));
+        assert!(!narrow.matches(&cmd("rm -rf ~ a.tmp")));
+        assert!(
+            !narrow.matches(&cmd("rm *.tmp")),
+            "a glob is expanded by the shell"
+        );
+    }
+
+    #[test]
+    fn suggestions_read_no_broader_than_the_call() {
+        let suggest = |c: &str| suggest_pattern(&cmd(c));
+        assert_eq!(suggest("git status -s"), Some("git status *".into()));
+        assert_eq!(suggest("rm *.tmp"), None, "a glob can never be allowed");
+        assert_eq!(suggest("ls && rm x"), None);
+        for exact in ["find . -name x", "rm -rf build", "python3 script.py"] {
+            let s = suggest(exact).unwrap();
+            assert!(!s.ends_with(" *"), "{exact} → {s}");
+            let r = rule(Some(&s), RuleAction::Allow);
+            assert!(r.matches(&cmd(exact)), "{exact} → {s}");
+            assert!(!r.matches(&cmd(&format!("{exact} -exec rm {{}} ;"))), "{s}");
+        }
+        let bash = suggest("bash -c 'ls'").unwrap();
+        assert!(!bash.ends_with(" *"), "{bash}");
+        assert!(!rule(Some(&bash), RuleAction::Allow).matches(&cmd("bash -c 'rm -rf ~'")));
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Url("https://docs.rs/serde/latest".into())),
+            Some("https://docs.rs/*".into())
+        );
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Args("{\"a\":1}".into())),
+            Some("{\"a\":1}".into())
+        );
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Outside("/etc/passwd".into())),
+            None
+        );
+    }
+
+    #[test]
+    fn deny_rules_see_through_quoting_paths_and_wrappers() {
+        let deny = rule(Some("rm *"), RuleAction::Deny);
+        for spelled in [
+            "rm -rf x",
+            "\\rm -rf x",
+            "command rm x",
+            "/bin/rm x",
+            "(rm x)",
+            "'r'm x",
+            "r\"\"m x",
+            "bash -c 'rm -rf ~'",
+            "sh -c \"ls; rm x\"",
+            "eval \"rm x\"",
+            "sudo rm x",
+            "env FOO=1 rm x",
+            "xargs rm",
+            "find . -exec rm {} \\;",
+            "echo $(rm x)",
+            "ls && rm x",
+            "nohup rm x &",
+            "rm x \"unclosed",
+        ] {
+            assert!(deny.matches(&cmd(spelled)), "{spelled}");
+        }
+        assert!(!deny.matches(&cmd("ls -la")));
+        // Outside the workspace, a path is never allowed and always denied or asked.
+        let allow_all = rule(None, RuleAction::Allow);
+        let deny_all = rule(Some("**"), RuleAction::Deny);
+        let allow_glob = rule(Some("**"), RuleAction::Allow);
+        assert!(
+            allow_all.matches(&RuleSubject::Outside("/etc/passwd".into())),
+            "every call, as chosen"
+        );
+        assert!(!allow_glob.matches(&RuleSubject::Outside("/etc/passwd".into())));
+        assert!(deny_all.matches(&RuleSubject::Outside("/etc/passwd".into())));
     }
 
     #[test]
