@@ -517,6 +517,24 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             .unwrap_err()
             .to_string();
         assert!(err.contains("Authorization"), "{err}");
+        // The same goes for a stdio server pointed at another program by its arguments (the
+        // command, `node`, is the same): its hidden key is not handed to the new program.
+        let mut other_program = app
+            .mcp_servers()
+            .into_iter()
+            .find(|v| v.config.name == "keyed")
+            .unwrap()
+            .config;
+        let McpTransport::Stdio { args, .. } = &mut other_program.transport else {
+            panic!()
+        };
+        args[0] = "/tmp/someone-elses-server.mjs".into();
+        let err = app
+            .save_mcp_server(other_program, Some("keyed"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("hidden parts"), "{err}");
         // The same host keeps its stored values.
         let same = app
             .mcp_servers()

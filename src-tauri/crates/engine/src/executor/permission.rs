@@ -364,6 +364,9 @@ impl ToolExecutor {
                 ),
             ))
         };
+        // Defensive: nothing changes `grant.args` after the decision today, so this holds by
+        // construction; it keeps holding if a later stage ever rewrites arguments. The checks
+        // that can fail on their own are the ones below: workspace, subject, rules, records.
         if args_hash(&grant.args) != grant.approved_hash {
             return refuse("The arguments about to run differ from the ones that were approved");
         }

@@ -129,21 +129,51 @@ pub fn take(transport: &mut McpTransport) -> BTreeMap<String, String> {
     taken
 }
 
-/// Puts secrets taken by [`take`] back where [`HIDDEN`] still stands.
+/// Puts secrets taken by [`take`] back where [`HIDDEN`] still stands — only where the stored
+/// original, hidden again, reads exactly as the current text, so an argument list that was
+/// edited or reordered never receives a key at another place or in another flag.
 pub fn restore(transport: &mut McpTransport, secrets: &BTreeMap<String, String>) {
+    let originals = match &*transport {
+        McpTransport::Stdio { args, .. } => (0..args.len())
+            .map(|i| secrets.get(&format!("arg:{i}")))
+            .collect::<Vec<_>>(),
+        McpTransport::Http { .. } => vec![secrets.get("url")],
+    };
+    let template = transport.clone();
+    let fits = |original: &String, current: &str| {
+        let mut again = template.clone();
+        match &mut again {
+            McpTransport::Stdio { args, .. } => {
+                *args = vec![original.clone()];
+            }
+            McpTransport::Http { url, .. } => *url = original.clone(),
+        }
+        take(&mut again);
+        match &again {
+            McpTransport::Stdio { args, .. } => args.first().map(String::as_str) == Some(current),
+            McpTransport::Http { url, .. } => url == current,
+        }
+    };
     match transport {
         McpTransport::Stdio { args, .. } => {
-            for (i, arg) in args.iter_mut().enumerate() {
-                if arg.contains(HIDDEN) {
-                    if let Some(original) = secrets.get(&format!("arg:{i}")) {
+            let mut flag_before = false;
+            for (arg, original) in args.iter_mut().zip(originals) {
+                let this_flag = arg.starts_with('-') && !arg.contains('=') && secret_name(arg);
+                if let Some(original) = original.filter(|_| arg.contains(HIDDEN)) {
+                    // A value after a secret flag is hidden whole; anything else must hide to
+                    // exactly the current text.
+                    if (flag_before && !original.starts_with('-') && arg == HIDDEN)
+                        || fits(original, arg)
+                    {
                         arg.clone_from(original);
                     }
                 }
+                flag_before = this_flag;
             }
         }
         McpTransport::Http { url, .. } => {
-            if url.contains(HIDDEN) {
-                if let Some(original) = secrets.get("url") {
+            if let Some(original) = originals.into_iter().next().flatten() {
+                if url.contains(HIDDEN) && fits(original, url) {
                     url.clone_from(original);
                 }
             }
@@ -215,7 +245,21 @@ pub fn has_placeholders(transport: &McpTransport) -> bool {
 /// this stays the same, so changing a URL's host never sends the old host's token to the new one.
 pub fn destination(transport: &McpTransport) -> String {
     match transport {
-        McpTransport::Stdio { command, .. } => format!("command:{}", command.trim()),
+        // The program is the command *and* its arguments (`npx -y @vendor/server` and `npx -y
+        // evil-pkg` are different programs) and where it runs; secrets are compared hidden.
+        McpTransport::Stdio { command, cwd, .. } => {
+            let mut hidden = transport.clone();
+            take(&mut hidden);
+            let args = match &hidden {
+                McpTransport::Stdio { args, .. } => args.join("\u{0}"),
+                McpTransport::Http { .. } => String::new(),
+            };
+            format!(
+                "command:{}\u{0}args:{args}\u{0}cwd:{}",
+                command.trim(),
+                cwd.as_deref().unwrap_or_default()
+            )
+        }
         McpTransport::Http { url, .. } => reqwest::Url::parse(url.trim()).map_or_else(
             |_| format!("url:{}", url.trim()),
             |u| format!("origin:{}", u.origin().ascii_serialization()),
@@ -345,5 +389,26 @@ mod tests {
         assert_eq!(destination(&a), destination(&a2));
         assert_ne!(destination(&a), destination(&b));
         assert_ne!(destination(&stdio(&[])), destination(&a));
+        // Another package run by the same `npx` is another program.
+        assert_ne!(
+            destination(&stdio(&["-y", "@vendor/server"])),
+            destination(&stdio(&["-y", "evil-pkg"]))
+        );
+        // The same program with its key hidden or shown is the same destination.
+        let mut shown = stdio(&["-y", "@vendor/server", "--api-key", "k-123456"]);
+        let hidden_form = {
+            let mut t = shown.clone();
+            take(&mut t);
+            t
+        };
+        assert_eq!(destination(&shown), destination(&hidden_form));
+        // A stored key never lands at another place of an edited argument list.
+        let taken = take(&mut shown);
+        let mut moved = stdio(&["--api-key", HIDDEN, "-y", "@vendor/server"]);
+        restore(&mut moved, &taken);
+        let McpTransport::Stdio { args, .. } = &moved else {
+            panic!()
+        };
+        assert!(!args.iter().any(|a| a.contains("k-123456")), "{args:?}");
     }
 }

@@ -6,7 +6,8 @@
 //! that shows an example object or mentions a function in prose is not misread.
 //!
 //! Nothing inside Markdown code is ever a call (F-35): not in a fenced block (```` ``` ```` or
-//! `~~~`), not in an inline code span (`` `…` ``, ```` ```…``` ```` on one line). A model quoting
+//! `~~~`), not in an indented block (four spaces or a tab), not in an inline code span
+//! (`` `…` ``, ```` ```…``` ```` on one line). A model quoting
 //! an example — or quoting a line a fetched page asked it to quote — shows text; it does not
 //! run a tool. The engine only calls this for providers configured for text-format calls.
 
@@ -77,6 +78,11 @@ fn code_regions(text: &str) -> Vec<std::ops::Range<usize>> {
             }
             (Some(_), _) => continue,
             _ => {}
+        }
+        // An indented line (four spaces or a tab) is an indented code block in Markdown.
+        if line.starts_with("    ") || line.starts_with('\t') {
+            regions.push(start..offset);
+            continue;
         }
         regions.extend(
             inline_code(line)
@@ -554,6 +560,9 @@ mod tests {
             "Inline `<tool_call>{\"name\":\"calc\",\"arguments\":{}}</tool_call>` stays text",
             // An unclosed fence runs to the end of the answer.
             "```\nread_file(path=\"a\")",
+            // An indented code block.
+            "For example:\n\n    read_file(path=\"a\")",
+            "For example:\n\n\t<tool_call>{\"name\":\"calc\",\"arguments\":{}}</tool_call>",
         ] {
             let known_with_writevar = |n: &str| known(n) || n == "WriteVar";
             let p = parse_text_calls(quoted, &known_with_writevar);

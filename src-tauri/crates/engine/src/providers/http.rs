@@ -177,8 +177,27 @@ async fn http_error(resp: reqwest::Response) -> ProviderError {
         });
     ProviderError::Http {
         status,
-        message,
+        message: with_tool_calling_hint(message),
         retry_after,
+    }
+}
+
+/// Servers refuse native tools for models that have none (Ollama: "… does not support tools");
+/// the fix is a setting, so the error says which.
+fn with_tool_calling_hint(message: String) -> String {
+    let lower = message.to_ascii_lowercase();
+    let no_native_tools = [
+        "does not support tools",
+        "tools is not supported",
+        "tool use is not supported",
+        "does not support function calling",
+    ]
+    .iter()
+    .any(|s| lower.contains(s));
+    if no_native_tools {
+        format!("{message} — this model has no native tool calling: set its provider's \"Tool calling\" to Text in Settings → Providers, or turn the chat's tools off.")
+    } else {
+        message
     }
 }
 
@@ -308,6 +327,18 @@ mod tests {
             Some(Duration::ZERO),
             "a date in the past means now"
         );
+    }
+
+    #[test]
+    fn a_model_without_native_tools_is_told_how_to_fix_it() {
+        let hinted = with_tool_calling_hint(
+            "registry.ollama.ai/library/gemma:2b does not support tools".into(),
+        );
+        assert!(
+            hinted.contains("Tool calling") && hinted.contains("Text"),
+            "{hinted}"
+        );
+        assert_eq!(with_tool_calling_hint("bad key".into()), "bad key");
     }
 
     #[test]

@@ -45,11 +45,11 @@
 //!   never crossing a word boundary. Quoting works as in the shell: `'a b'` is one word, and a
 //!   quoted `*` is a literal star.
 //! * **Suggested "always allow" patterns are narrow.** Only plain commands get a suggestion. A
-//!   `tool subcommand *` prefix is offered only for a short list of well-known tools and
-//!   sub-commands (`git status *`, `cargo test *`), never for interpreters, runners or tools
-//!   whose further words can run other programs or write anywhere (`bash`, `python`, `find`,
-//!   `cargo run`, `git -c`, `git log --output=…`). Everything else gets its exact words. Note
-//!   that a build tool's prefix (`cargo test *`) still runs the project's own code.
+//!   `tool subcommand *` prefix is offered only for a short list of git sub-commands
+//!   (`git status *`), never for interpreters, runners, build tools or tools whose further
+//!   words can run other programs or write anywhere (`bash`, `python`, `find`, `cargo test
+//!   --config …runner=…`, `go test -exec`, `npm run --script-shell`, `git -c`, `git log
+//!   --output=…`). Everything else gets its exact words.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -141,76 +141,39 @@ const GENERIC_WRAPPERS: &[&str] = &[
 ];
 
 /// Tools for which `tool subcommand *` may be suggested, and which sub-commands qualify.
-const SUBCOMMAND_TOOLS: &[(&str, SubcommandPolicy)] = &[
-    (
-        "git",
-        SubcommandPolicy::Only(&[
-            "status",
-            "add",
-            "commit",
-            "branch",
-            "checkout",
-            "switch",
-            "restore",
-            "stash",
-            "tag",
-            "init",
-            "mv",
-            "rm",
-            "reset",
-            "blame",
-            "rev-parse",
-            "ls-files",
-            "describe",
-        ]),
-    ),
-    (
-        "cargo",
-        SubcommandPolicy::AllBut(&[
-            "run",
-            "r",
-            "install",
-            "uninstall",
-            "publish",
-            "login",
-            "logout",
-            "owner",
-            "yank",
-            "script",
-        ]),
-    ),
-    (
-        "npm",
-        SubcommandPolicy::Only(&["test", "t", "run", "run-script", "ls", "list", "outdated"]),
-    ),
-    (
-        "pnpm",
-        SubcommandPolicy::Only(&["test", "t", "run", "ls", "list", "outdated"]),
-    ),
-    (
-        "yarn",
-        SubcommandPolicy::Only(&["test", "run", "list", "outdated"]),
-    ),
-    ("bun", SubcommandPolicy::Only(&["test"])),
-    (
-        "go",
-        SubcommandPolicy::Only(&[
-            "build", "test", "vet", "fmt", "list", "version", "mod", "doc",
-        ]),
-    ),
-    (
-        "rustup",
-        SubcommandPolicy::Only(&["show", "component", "target", "toolchain", "update"]),
-    ),
-];
+///
+/// Only git's sub-commands whose further words cannot name a program to run or a file to write
+/// outside the repository. Build tools and package runners are absent on purpose: every
+/// `cargo` sub-command takes `--config target.….runner=…` or `build.rustc-wrapper=…`, `go`
+/// takes `-exec`/`-toolexec`/`-vettool`, `npm`/`pnpm`/`yarn` take `--script-shell`; with "any
+/// further words" each of them runs any program. They get their exact words.
+const SUBCOMMAND_TOOLS: &[(&str, SubcommandPolicy)] = &[(
+    "git",
+    SubcommandPolicy::Only(&[
+        "status",
+        "add",
+        "commit",
+        "branch",
+        "checkout",
+        "switch",
+        "restore",
+        "stash",
+        "tag",
+        "mv",
+        "rm",
+        "reset",
+        "blame",
+        "rev-parse",
+        "ls-files",
+        "describe",
+    ]),
+)];
 
 /// Which sub-commands of a tool may be followed by "any further words" in a suggestion.
 #[derive(Debug, Clone, Copy)]
 enum SubcommandPolicy {
     /// Only these.
     Only(&'static [&'static str]),
-    /// Every sub-command except these.
-    AllBut(&'static [&'static str]),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1943,7 +1906,6 @@ pub fn suggest_pattern(cmd: &str) -> Option<String> {
             .map(|(_, policy)| *policy);
         let allowed = match policy {
             Some(SubcommandPolicy::Only(list)) => list.contains(&sub.as_str()),
-            Some(SubcommandPolicy::AllBut(list)) => !list.contains(&sub.as_str()),
             None => false,
         };
         if allowed && is_subcommand_word(sub) {
@@ -2421,7 +2383,13 @@ mod tests {
         let sug = |c: &str| suggest_pattern(c);
         assert_eq!(sug("git status -s").as_deref(), Some("git status *"));
         assert_eq!(sug("git status").as_deref(), Some("git status *"));
-        assert_eq!(sug("cargo test --release").as_deref(), Some("cargo test *"));
+        assert_eq!(
+            sug("cargo test --release").as_deref(),
+            Some("cargo test --release"),
+            "cargo test --config 'target.x.runner=…' would run anything"
+        );
+        assert_eq!(sug("go test ./...").as_deref(), Some("go test ./..."));
+        assert_eq!(sug("npm run build").as_deref(), Some("npm run build"));
         assert_eq!(sug("rm *.tmp"), None);
         assert_eq!(sug("ls && rm x"), None);
         assert_eq!(sug("rm -rf build").as_deref(), Some("rm -rf build"));

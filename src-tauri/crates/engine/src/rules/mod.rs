@@ -157,13 +157,16 @@ pub fn check_pattern(kind: RuleSubjectKind, pattern: &str) -> Result<(), Pattern
 pub fn suggest_pattern(subject: &RuleSubject) -> Option<String> {
     match subject {
         RuleSubject::Command(cmd) => command::suggest_pattern(cmd),
-        RuleSubject::Path(p) => Some(p.clone()),
+        // Escaped, so a file literally named `docs/**` is not offered as the whole folder.
+        RuleSubject::Path(p) => Some(globset::escape(p)),
         RuleSubject::Outside(_) => None,
         RuleSubject::Url(u) => reqwest::Url::parse(u)
             .ok()
             .filter(|url| url.has_host())
             .map(|url| format!("{}/*", url.origin().ascii_serialization())),
-        RuleSubject::Args(args) => Some(args.clone()),
+        // Wildcards have no escape: arguments holding `*` or `?` get no suggestion rather than
+        // one that matches more than this call.
+        RuleSubject::Args(args) => (!args.contains(['*', '?'])).then(|| args.clone()),
     }
 }
 
@@ -196,16 +199,38 @@ impl Rule {
 
     /// Whether the rule matches `subject`.
     pub fn matches(&self, subject: &RuleSubject) -> bool {
-        let Some(pattern) = self.pattern.as_deref() else {
-            return true;
+        let parsed = match subject {
+            RuleSubject::Command(cmd) => Some(command::parse(cmd)),
+            _ => None,
         };
-        match subject {
-            RuleSubject::Command(cmd) => command_matches(pattern, cmd, self.action),
-            RuleSubject::Path(path) => path_matches(pattern, path),
+        self.match_kind(subject, parsed.as_ref()).is_some()
+    }
+
+    /// How the rule matches `subject` (`parsed` is the subject's command, parsed once by the
+    /// caller), or `None`.
+    fn match_kind(
+        &self,
+        subject: &RuleSubject,
+        parsed: Option<&command::ParsedCommand>,
+    ) -> Option<MatchKind> {
+        let Some(pattern) = self.pattern.as_deref() else {
+            return Some(MatchKind::Direct);
+        };
+        let direct = |yes: bool| yes.then_some(MatchKind::Direct);
+        match (subject, parsed) {
+            (RuleSubject::Command(cmd), Some(parsed)) => {
+                command_match(pattern, cmd, parsed, self.action)
+            }
+            (RuleSubject::Command(cmd), None) => {
+                command_match(pattern, cmd, &command::parse(cmd), self.action)
+            }
+            (RuleSubject::Path(path), _) => direct(path_matches(pattern, path)),
             // Outside the workspace: never allowed; an ask or deny covers it (the tool refuses
             // to run there anyway, and in doubt a deny matches).
-            RuleSubject::Outside(_) => self.action != RuleAction::Allow,
-            RuleSubject::Url(url) | RuleSubject::Args(url) => wildcard(pattern, url),
+            (RuleSubject::Outside(_), _) => direct(self.action != RuleAction::Allow),
+            (RuleSubject::Url(text) | RuleSubject::Args(text), _) => {
+                direct(wildcard(pattern, text))
+            }
         }
     }
 
@@ -265,24 +290,52 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
 /// Matches a command pattern against a command line (see the module doc). An allow needs one
 /// plain simple command; a deny or ask matches any command the line may run, and a pattern
 /// that does not read as words falls back to matching the raw text (so a deny still bites).
-fn command_matches(pattern: &str, cmd: &str, action: RuleAction) -> bool {
-    let parsed = command::parse(cmd);
+/// How a rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MatchKind {
+    /// The subject itself: the plain command's own words, the path, the URL, the arguments.
+    Direct,
+    /// A command the line may run besides its plain words: wrapped (`timeout 60 rm …`), nested
+    /// (`bash -c 'rm …'`), in a list or substitution. Only deny and ask rules match this way,
+    /// and such a match beats every allow, however specific: an allow for `timeout 60 *` must not
+    /// outweigh a deny for `rm *` on `timeout 60 rm -rf ~`.
+    Nested,
+}
+
+fn command_match(
+    pattern: &str,
+    cmd: &str,
+    parsed: &command::ParsedCommand,
+    action: RuleAction,
+) -> Option<MatchKind> {
     let words = command::CommandPattern::parse(pattern);
+    let plain = parsed.plain_argv();
     match action {
-        RuleAction::Allow => match (words, parsed.plain_argv()) {
-            (Ok(words), Some(argv)) => words.matches(argv),
-            _ => false,
+        RuleAction::Allow => match (words, plain) {
+            (Ok(words), Some(argv)) => words.matches(argv).then_some(MatchKind::Direct),
+            _ => None,
         },
-        RuleAction::Ask | RuleAction::Deny => match words {
-            Ok(words) => parsed.matches_any(&words),
-            Err(_) => {
-                wildcard(pattern.trim(), cmd.trim())
-                    || parsed
-                        .commands()
-                        .iter()
-                        .any(|argv| wildcard(pattern.trim(), &argv.join(" ")))
+        RuleAction::Ask | RuleAction::Deny => {
+            let (direct, any) = match words {
+                Ok(words) => (
+                    plain.is_some_and(|argv| words.matches(argv)),
+                    parsed.matches_any(&words),
+                ),
+                Err(_) => (
+                    false,
+                    wildcard(pattern.trim(), cmd.trim())
+                        || parsed
+                            .commands()
+                            .iter()
+                            .any(|argv| wildcard(pattern.trim(), &argv.join(" "))),
+                ),
+            };
+            if direct {
+                Some(MatchKind::Direct)
+            } else {
+                any.then_some(MatchKind::Nested)
             }
-        },
+        }
     }
 }
 
@@ -363,18 +416,34 @@ impl RuleBook {
     }
 
     /// The rule that decides a call of `tool` in `chat` with `subject`, if any.
+    ///
+    /// A deny or ask that matched a command the line runs besides its own plain words
+    /// ([`MatchKind::Nested`]) wins over every allow; otherwise the most specific rule wins.
     pub fn evaluate(&self, chat: ChatId, tool: &str, subject: &RuleSubject) -> Option<Rule> {
+        let parsed = match subject {
+            RuleSubject::Command(cmd) => Some(command::parse(cmd)),
+            _ => None,
+        };
         let rules = self.rules.read();
-        rules
+        let matching: Vec<(&Rule, MatchKind)> = rules
             .iter()
-            .filter(|r| r.tool == tool && r.applies_in(chat) && r.matches(subject))
-            .max_by_key(|r| {
-                (
-                    r.specificity(),
-                    r.action.rank(),
-                    matches!(r.scope, RuleScope::Chat { .. }),
-                )
-            })
+            .filter(|r| r.tool == tool && r.applies_in(chat))
+            .filter_map(|r| r.match_kind(subject, parsed.as_ref()).map(|k| (r, k)))
+            .collect();
+        let key = |r: &&Rule| {
+            (
+                r.specificity(),
+                r.action.rank(),
+                matches!(r.scope, RuleScope::Chat { .. }),
+            )
+        };
+        let nested = matching
+            .iter()
+            .filter(|(_, k)| *k == MatchKind::Nested)
+            .map(|(r, _)| *r)
+            .max_by_key(|r| (r.action.rank(), key(r)));
+        nested
+            .or_else(|| matching.iter().map(|(r, _)| *r).max_by_key(key))
             .cloned()
     }
 }
@@ -496,6 +565,21 @@ mod tests {
             suggest_pattern(&RuleSubject::Outside("/etc/passwd".into())),
             None
         );
+        assert_eq!(
+            suggest_pattern(&RuleSubject::Args("{\"sql\":\"SELECT * FROM t\"}".into())),
+            None,
+            "a `*` in the arguments would match other arguments too"
+        );
+        let odd = suggest_pattern(&RuleSubject::Path("docs/**".into())).unwrap();
+        let r = Rule {
+            pattern: Some(odd),
+            ..rule(None, RuleAction::Allow)
+        };
+        assert!(r.matches(&RuleSubject::Path("docs/**".into())));
+        assert!(
+            !r.matches(&RuleSubject::Path("docs/secret.md".into())),
+            "escaped, not a glob"
+        );
     }
 
     #[test]
@@ -534,6 +618,48 @@ mod tests {
         );
         assert!(!allow_glob.matches(&RuleSubject::Outside("/etc/passwd".into())));
         assert!(deny_all.matches(&RuleSubject::Outside("/etc/passwd".into())));
+    }
+
+    #[tokio::test]
+    async fn a_deny_seen_through_a_wrapper_beats_a_broader_allow() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(Default::default()).await.unwrap().id;
+        let book = RuleBook::load(store).await.unwrap();
+        book.add(
+            "shell",
+            Some("timeout 60 *".into()),
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+        book.add(
+            "shell",
+            Some("rm *".into()),
+            RuleAction::Deny,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+        let eval = |s: &str| book.evaluate(chat, "shell", &cmd(s)).map(|r| r.action);
+        assert_eq!(eval("timeout 60 make"), Some(RuleAction::Allow));
+        assert_eq!(eval("timeout 60 rm -rf ~"), Some(RuleAction::Deny));
+        assert_eq!(
+            eval("timeout 60 bash -c 'rm -rf ~'"),
+            Some(RuleAction::Deny)
+        );
+        // A more specific allow of the very words still wins over a broad deny (F-04).
+        book.add(
+            "shell",
+            Some("rm -rf build".into()),
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+        assert_eq!(eval("rm -rf build"), Some(RuleAction::Allow));
+        assert_eq!(eval("rm -rf ~"), Some(RuleAction::Deny));
     }
 
     #[test]

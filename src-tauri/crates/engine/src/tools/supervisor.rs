@@ -28,11 +28,15 @@ static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
 
 /// Tells the shell tool which binary to run as the supervisor (the app's own executable, or a
 /// test's helper binary). Set once at start-up; later calls are ignored.
+/// Only Linux has a supervisor (`PR_SET_CHILD_SUBREAPER`); elsewhere commands keep running
+/// directly in their own process group, killed on timeout and Stop.
 pub fn configure(program: PathBuf) {
-    let _ = PROGRAM.set(program);
+    if cfg!(target_os = "linux") {
+        let _ = PROGRAM.set(program);
+    }
 }
 
-/// The supervisor binary, if one was configured.
+/// The supervisor binary, if one was configured (Linux only).
 pub(crate) fn program() -> Option<&'static PathBuf> {
     PROGRAM.get()
 }
@@ -110,36 +114,36 @@ fn supervise(command: &str) -> i32 {
     }
 }
 
+/// Never configured off Linux (see [`configure`]); a stray request runs nothing.
 #[cfg(not(target_os = "linux"))]
-fn supervise(command: &str) -> i32 {
-    match std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .status()
-    {
-        Ok(s) => s.code().unwrap_or(125),
-        Err(_) => 127,
-    }
+fn supervise(_command: &str) -> i32 {
+    eprintln!("tollgate: the command supervisor exists on Linux only");
+    126
 }
 
 /// Kills every process whose parent is this one (the subreaper inherits every orphan of the
 /// command) until none is left, reaping each. Killing a process can hand its children to us,
 /// so this repeats; a bound keeps a fork bomb from holding it forever.
+///
+/// The order is list, kill, then reap: a listed child that dies meanwhile stays a zombie until
+/// it is reaped here, so its PID cannot be reused by an unrelated process before the kill.
 #[cfg(target_os = "linux")]
 fn sweep_descendants() {
     use nix::sys::signal::{kill, Signal};
-    use nix::sys::wait::{waitpid, WaitPidFlag};
+    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
     use nix::unistd::Pid;
     let me = std::process::id();
-    for _ in 0..10_000 {
-        let children = children_of(me);
-        // Reap whatever has already died.
+    let reap = || {
         while let Ok(status) = waitpid(None, Some(WaitPidFlag::WNOHANG)) {
-            if status == nix::sys::wait::WaitStatus::StillAlive {
+            if status == WaitStatus::StillAlive {
                 break;
             }
         }
+    };
+    for _ in 0..10_000 {
+        let children = children_of(me);
         if children.is_empty() {
+            reap();
             return;
         }
         for pid in children {
@@ -148,6 +152,7 @@ fn sweep_descendants() {
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
+        reap();
     }
 }
 

@@ -87,9 +87,20 @@ fn build_client(reach: &Reach) -> Result<reqwest::Client, String> {
                     return attempt.error(msg);
                 }
             }
-            match check_url(attempt.url(), &hops) {
-                Ok(()) => attempt.follow(),
-                Err(e) => attempt.error(e),
+            if let Err(e) = check_url(attempt.url(), &hops) {
+                return attempt.error(e);
+            }
+            // Another host is another grant: a rule for `https://docs.rs/*` must not reach
+            // wherever an open redirect on docs.rs points. The redirect comes back as the answer
+            // and the model asks for the new URL in a call of its own.
+            let same_host = attempt
+                .previous()
+                .last()
+                .is_some_and(|from| from.host_str() == attempt.url().host_str());
+            if same_host {
+                attempt.follow()
+            } else {
+                attempt.stop()
             }
         }))
         .user_agent(concat!(
@@ -252,6 +263,9 @@ impl Tool for FetchUrl {
         };
         let status = response.status();
         let final_url = response.url().to_string();
+        if status.is_redirection() {
+            return Err(redirect_elsewhere(&final_url, response.headers()));
+        }
         let content_type = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -398,6 +412,28 @@ fn binary_error(content_type: &str, bytes: Option<u64>) -> ToolError {
     }
     ToolError::invalid(format!("the URL returned {what}; only text is read"))
         .with_suggestion("Fetch an HTML or text version of the resource instead.")
+}
+
+/// A redirect to another host, not followed: the model gets the target to fetch with a call of
+/// its own, which passes the gate like any other.
+fn redirect_elsewhere(from: &str, headers: &reqwest::header::HeaderMap) -> ToolError {
+    let target = headers
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|loc| reqwest::Url::parse(from).ok()?.join(loc).ok());
+    match target {
+        Some(to) => ToolError::new(
+            ToolErrorKind::Unavailable,
+            format!("{from} redirects to {to}, on another host; the redirect was not followed"),
+        )
+        .with_suggestion(format!(
+            "Fetch {to} in a call of its own if it is what you need."
+        )),
+        None => ToolError::new(
+            ToolErrorKind::Unavailable,
+            format!("{from} answered with a redirect that cannot be followed"),
+        ),
+    }
 }
 
 fn refused(e: ReachError) -> ToolError {
@@ -652,8 +688,44 @@ mod tests {
         let err = fetch(json!({"url": format!("{base}/to-file")}))
             .await
             .unwrap_err();
-        assert!(err.message.contains("307"), "{err}");
+        assert!(err.message.contains("not followed"), "{err}");
         assert!(!err.message.contains("root:"), "{err}");
+    }
+
+    /// A grant for one host (a rule for `https://docs.rs/*`) never reaches another host
+    /// through an open redirect: the model gets the target and must ask for it.
+    #[tokio::test]
+    async fn redirects_to_another_host_are_returned_not_followed() {
+        let other = axum::Router::new().route("/plain", get(|| async { "ELSEWHERE" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+        let other_addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, other).await.unwrap() });
+        let app = axum::Router::new().route(
+            "/open-redirect",
+            get(move || async move { Redirect::temporary(&format!("http://{other_addr}/plain")) }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let both = Reach::also(["127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap()]);
+        let err = FetchUrl::reaching(both)
+            .execute(
+                json!({"url": format!("http://{addr}/open-redirect")}),
+                ctx(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            err.message.contains(&format!("http://{other_addr}/plain")),
+            "{err}"
+        );
+        assert!(err.message.contains("not followed"), "{err}");
+        // The same host's redirects are still followed.
+        let base = server().await;
+        let out = fetch(json!({"url": format!("{base}/moved")}))
+            .await
+            .unwrap();
+        assert!(out["content"].as_str().unwrap().contains("line 1"));
     }
 
     #[test]

@@ -38,6 +38,36 @@ fn spawn_in_turn(
     })
 }
 
+/// A chat whose workspace holds `.git/` and `docs/a` — a symlink to `../.git` when `linked`, a
+/// plain folder otherwise — and a global rule allowing `write_file` under `docs/**`.
+#[cfg(unix)]
+async fn docs_workspace(linked: bool) -> (Harness, Arc<ToolExecutor>, tempfile::TempDir) {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".git")).unwrap();
+    std::fs::create_dir_all(ws.path().join("docs")).unwrap();
+    if linked {
+        std::os::unix::fs::symlink("../.git", ws.path().join("docs/a")).unwrap();
+    } else {
+        std::fs::create_dir(ws.path().join("docs/a")).unwrap();
+    }
+    exec.set_workspace(Some(ws.path().to_path_buf()))
+        .await
+        .unwrap();
+    h.deps
+        .rules
+        .add(
+            "write_file",
+            Some("docs/**".into()),
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+    (h, exec, ws)
+}
+
 /// Item 1: a chat's rules die with it, and its id is never handed to the next chat.
 #[tokio::test]
 async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
@@ -125,25 +155,7 @@ async fn an_empty_pattern_never_means_every_call() {
 #[cfg(unix)]
 #[tokio::test]
 async fn path_rules_match_the_resolved_path_not_the_typed_one() {
-    let h = Harness::new().await;
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(ws.path().join(".git")).unwrap();
-    std::fs::create_dir_all(ws.path().join("docs")).unwrap();
-    std::os::unix::fs::symlink("../.git", ws.path().join("docs/a")).unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
-    h.deps
-        .rules
-        .add(
-            "write_file",
-            Some("docs/**".into()),
-            RuleAction::Allow,
-            RuleScope::Global,
-        )
-        .await
-        .unwrap();
+    let (h, exec, ws) = docs_workspace(true).await;
     // A plain docs file is covered by the rule.
     let r = run(
         &exec,
@@ -363,24 +375,7 @@ async fn a_workspace_switched_after_approval_refuses_the_call() {
 #[cfg(unix)]
 #[tokio::test]
 async fn a_symlink_swapped_in_after_approval_refuses_the_call() {
-    let h = Harness::new().await;
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(ws.path().join(".git")).unwrap();
-    std::fs::create_dir_all(ws.path().join("docs/a")).unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
-    h.deps
-        .rules
-        .add(
-            "write_file",
-            Some("docs/**".into()),
-            RuleAction::Allow,
-            RuleScope::Global,
-        )
-        .await
-        .unwrap();
+    let (_h, exec, ws) = docs_workspace(false).await;
     let places = Turnstile::sequence(2);
     let task = spawn_in_turn(
         &exec,
