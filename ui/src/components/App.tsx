@@ -6,6 +6,7 @@ import * as session from "../session";
 import { chatStore } from "../store";
 import type { ChatId, ChatRow, Provider, Settings, Theme } from "../types";
 import { ChatView } from "./ChatView";
+import { Icon } from "./icons";
 import { type SettingsTab, SettingsView } from "./Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
@@ -271,7 +272,7 @@ export function App() {
             <h2>{chats.length ? t("chat.noChatTitle") : t("chat.emptyTitle")}</h2>
             <p class="muted">{chats.length ? t("chat.noChatBody") : t("chat.emptyBody")}</p>
             <button type="button" class="btn btn--primary" onClick={() => void newChat()}>
-              ＋ {t("sidebar.newChat")}
+              <Icon name="plus" /> {t("sidebar.newChat")}
             </button>
             <p class="muted small">{t("shortcuts.hint")}</p>
           </div>

@@ -70,7 +70,7 @@ export function Sidebar(props: Props) {
         <span class="brand-name">{t("app.name")}</span>
       </div>
       <button type="button" class="btn btn--primary new-chat" onClick={props.onNew} title="Ctrl+N">
-        ＋ {t("sidebar.newChat")}
+        <Icon name="plus" /> {t("sidebar.newChat")}
       </button>
       <div class="search">
         <input

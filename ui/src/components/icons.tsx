@@ -1,5 +1,6 @@
 /** Small stroke icons (system emoji fonts are not guaranteed on every desktop). */
 const paths: Record<string, string> = {
+  plus: "M12 5v14M5 12h14",
   folder: "M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z",
   tools: "M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.4-.6-.6-2.4z",
   lock: "M6 11h12v9H6zM8 11V8a4 4 0 0 1 8 0v3",

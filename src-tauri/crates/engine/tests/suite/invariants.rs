@@ -1,5 +1,5 @@
 //! The gate's invariant, tried over random sequences of calls, decisions, rule edits, record
-//! revocations, workspace changes and Stop (proptest, 10,000 cases):
+//! revocations, workspace changes, chat deletions and Stop (proptest, 10,000 cases):
 //!
 //! > every execution has a matching decision — the auto policy, a rule, an ask-once record or the
 //! > user — for exactly the arguments that ran, and every result the model received was allowed
@@ -178,6 +178,9 @@ enum Op {
     RemoveRule(usize),
     SetWorkspace(Option<usize>),
     RevokeRecords,
+    /// Delete the chat (as the service does: its rows, then its rules in memory) and go on in
+    /// a new one.
+    DeleteChat,
 }
 
 fn answer() -> impl Strategy<Value = Answer> {
@@ -216,6 +219,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..8).prop_map(Op::RemoveRule),
         1 => proptest::option::of(0usize..2).prop_map(Op::SetWorkspace),
         1 => Just(Op::RevokeRecords),
+        1 => Just(Op::DeleteChat),
     ]
 }
 
@@ -309,10 +313,10 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
     for rule in w.deps.rules.list() {
         w.deps.rules.remove(rule.id).await.unwrap();
     }
-    let chat = w.store.create_chat(Default::default()).await.unwrap().id;
-    let exec = ToolExecutor::open(chat, w.deps.clone()).await.unwrap();
+    let mut chat = w.store.create_chat(Default::default()).await.unwrap().id;
+    let mut exec = ToolExecutor::open(chat, w.deps.clone()).await.unwrap();
     let mut model = Model::default();
-    let scope_of = |global: bool| {
+    let scope_of = |global: bool, chat| {
         if global {
             RuleScope::Global
         } else {
@@ -331,7 +335,12 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 let rule = w
                     .deps
                     .rules
-                    .add(TOOLS[tool].0, pattern.clone(), action, scope_of(global))
+                    .add(
+                        TOOLS[tool].0,
+                        pattern.clone(),
+                        action,
+                        scope_of(global, chat),
+                    )
                     .await
                     .unwrap();
                 model
@@ -349,6 +358,18 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     .await
                     .unwrap();
                 model.workspace = ws;
+            }
+            Op::DeleteChat => {
+                w.store.delete_chat(chat).await.unwrap();
+                w.deps.rules.forget_chat(chat);
+                let old = chat;
+                chat = w.store.create_chat(Default::default()).await.unwrap().id;
+                prop_assert!(chat.0 > old.0, "chat id {} reused", chat);
+                exec = ToolExecutor::open(chat, w.deps.clone()).await.unwrap();
+                // The new chat inherits nothing: no chat rule, no record, no folder.
+                model.rules.retain(|(_, _, _, _, chat_scoped)| !chat_scoped);
+                model.records.clear();
+                model.workspace = None;
             }
             Op::RevokeRecords => {
                 for r in exec.records().await.unwrap() {
