@@ -420,14 +420,21 @@ impl RuleBook {
     /// A deny or ask that matched a command the line runs besides its own plain words
     /// ([`MatchKind::Nested`]) wins over every allow; otherwise the most specific rule wins.
     pub fn evaluate(&self, chat: ChatId, tool: &str, subject: &RuleSubject) -> Option<Rule> {
+        let rules = self.rules.read();
+        let candidates: Vec<&Rule> = rules
+            .iter()
+            .filter(|r| r.tool == tool && r.applies_in(chat))
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        // Parsed once, and only when some rule may need it.
         let parsed = match subject {
             RuleSubject::Command(cmd) => Some(command::parse(cmd)),
             _ => None,
         };
-        let rules = self.rules.read();
-        let matching: Vec<(&Rule, MatchKind)> = rules
-            .iter()
-            .filter(|r| r.tool == tool && r.applies_in(chat))
+        let matching: Vec<(&Rule, MatchKind)> = candidates
+            .into_iter()
             .filter_map(|r| r.match_kind(subject, parsed.as_ref()).map(|k| (r, k)))
             .collect();
         let key = |r: &&Rule| {
