@@ -1,6 +1,6 @@
 //! One test per way past the gate (issue "The gate must hold", SECURITY.md): each tries the
 //! attack and asserts it fails. Model answers, fetched pages and MCP servers have their own
-//! tests where the attack lives (the chat loop, `tools::web`, `tests/mcp.rs`); these drive the
+//! tests where the attack lives (the chat loop, `tools::web`, `suite/mcp.rs`); these drive the
 //! executor and the service directly.
 
 use crate::common::*;

@@ -1,4 +1,15 @@
-//! The suites of `tests/all.rs`.
+//! The suites of `tests/all.rs`, one module per area.
 
+mod approvals;
 mod attacks;
+mod chat;
+mod files;
 mod invariants;
+mod mcp;
+mod pipeline;
+mod providers;
+mod results;
+mod robustness;
+mod secrets;
+mod service;
+mod streams;

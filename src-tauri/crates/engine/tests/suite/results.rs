@@ -1,9 +1,8 @@
 //! Result approval (F-06), formatting and store & truncate (F-15, F-16).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use serde_json::json;
 use tollgate_engine::approvals::ApprovalRequest;
 use tollgate_engine::policy::{CallDecision, CallStatus, ExecutionChoice, ResultChoice};

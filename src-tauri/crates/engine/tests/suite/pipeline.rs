@@ -1,9 +1,8 @@
 //! The stages of SPEC §3 end to end: parse, resolve, validate, execute, format, record, events.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use serde_json::json;
 use tollgate_engine::events::ToolEvent;
 use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy};

@@ -1,6 +1,5 @@
 //! Streams split at arbitrary points assemble to the same completion (SSE framing and streamed
 //! tool arguments), in both wire formats.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use proptest::prelude::*;
 use tollgate_engine::providers::anthropic::AnthropicStream;

@@ -1,11 +1,10 @@
 //! The `files` group through the real executor: confinement to the workspace (including a path
 //! that becomes a symlink after approval), reading, listing, glob and grep with .gitignore,
 //! writing and editing with a diff on the approval card, and path rules.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;

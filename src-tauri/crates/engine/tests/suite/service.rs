@@ -1,6 +1,5 @@
 //! The app-level service: one executor per chat, one turn per chat, decisions and answers routed
 //! by chat, settings that persist, full-text search and export.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use serde_json::json;
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 //! `@modelcontextprotocol/server-everything` over stdio and streamable HTTP, and a small probe
 //! server (tests/mcp/probe-server.mjs, on the official TypeScript SDK) for cancellation and
 //! crashes. The test command installs them with `npm ci` in tests/mcp.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use serde_json::json;
 use std::path::PathBuf;

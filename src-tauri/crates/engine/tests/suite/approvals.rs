@@ -1,10 +1,9 @@
 //! Execution approvals (F-03 … F-05, F-07): every decision, ask-once records, rules, and the
 //! refusal of decisions that do not belong.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;

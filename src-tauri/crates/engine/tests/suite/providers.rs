@@ -1,6 +1,5 @@
 //! Provider configuration: keys go to the real keychain and never into the database file; with no
 //! provider configured the Demo answers; a configured provider is used with its key.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use tollgate_engine::providers::config::Providers;
 use tollgate_engine::providers::ProviderKind;

@@ -1,6 +1,5 @@
 //! Whole turns of the chat loop (SPEC §4, §5) against a real local server that speaks the
 //! OpenAI and Anthropic streaming wire formats, with the real executor and a real SQLite file.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use async_trait::async_trait;
 use parking_lot::Mutex;

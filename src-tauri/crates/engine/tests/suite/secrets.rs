@@ -1,6 +1,5 @@
 //! API keys in a real Secret Service (gnome-keyring under its own D-Bus session: the README's
 //! test command starts one). The key must come back from the keychain and appear nowhere else.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use tollgate_engine::secrets::{provider_account, Keychain};
 
