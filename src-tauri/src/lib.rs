@@ -11,7 +11,7 @@ pub mod state;
 use state::AppState;
 use std::sync::Arc;
 use tauri::{Emitter, Manager, Runtime};
-use tollgate_engine::events::{EventSink, ToolEvent};
+use tollgate_engine::protocol::{EventSink, ToolEvent};
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
 

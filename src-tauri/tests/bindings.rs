@@ -5,15 +5,9 @@
 
 use std::path::PathBuf;
 use tollgate_app::commands::{chats::ChatHistory, settings::Settings};
-use tollgate_engine::approvals::{
-    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
-    RuleScopeChoice,
-};
 use tollgate_engine::chat::history::{AssistantPayload, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
-use tollgate_engine::events::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
-use tollgate_engine::executor::{GroupView, ToolView};
 use tollgate_engine::ids::{ApprovalId, ChatId};
 use tollgate_engine::mcp::{
     McpServerConfig, McpServerState, McpStatus, McpToolSummary, McpTransport,
@@ -22,17 +16,23 @@ use tollgate_engine::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
     ResultPolicy,
 };
-use tollgate_engine::providers::{
-    AssistantToolCall, FinishReason, ProviderKind, ToolCalling, ToolResultMessage, Usage,
+use tollgate_engine::protocol::ApprovalPreview;
+use tollgate_engine::protocol::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
+use tollgate_engine::protocol::{
+    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
+    RuleScopeChoice,
 };
-use tollgate_engine::rules::{Rule, RuleAction, RuleScope, RuleSubjectKind};
+use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
+use tollgate_engine::protocol::{GroupView, ToolView};
+use tollgate_engine::protocol::{ProviderKind, ToolCalling, Usage};
+use tollgate_engine::protocol::{RuleAction, RuleScope, RuleSubjectKind};
+use tollgate_engine::providers::{AssistantToolCall, FinishReason, ToolResultMessage};
+use tollgate_engine::rules::Rule;
 use tollgate_engine::service::{AppSettings, Language, McpServerView, Theme};
-use tollgate_engine::settings::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig, ProviderInput,
     RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
 };
-use tollgate_engine::tools::ApprovalPreview;
 use ts_rs::{Config, TS};
 
 const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.\n/* eslint-disable */\n";

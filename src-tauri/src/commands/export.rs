@@ -20,11 +20,11 @@ pub async fn export_chat(
 ) -> Result<String, String> {
     let store = &state.app.store;
     match format {
-        ExportFormat::Markdown => tollgate_engine::export::markdown(store, chat)
+        ExportFormat::Markdown => tollgate_engine::chat::export::markdown(store, chat)
             .await
             .map_err(message),
         ExportFormat::Json => {
-            let v = tollgate_engine::export::json(store, chat)
+            let v = tollgate_engine::chat::export::json(store, chat)
                 .await
                 .map_err(message)?;
             serde_json::to_string_pretty(&v).map_err(message)

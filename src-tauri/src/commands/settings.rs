@@ -3,8 +3,8 @@
 use crate::state::{message, AppState};
 use serde::Serialize;
 use tauri::State;
+use tollgate_engine::protocol::ToolSettings;
 use tollgate_engine::service::AppSettings;
-use tollgate_engine::settings::ToolSettings;
 
 #[derive(ts_rs::TS, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,8 +2,9 @@
 
 use crate::state::{message, AppState};
 use tauri::State;
-use tollgate_engine::executor::{group_views, GroupView};
-use tollgate_engine::settings::ChatToolOverrides;
+use tollgate_engine::executor::group_views;
+use tollgate_engine::protocol::ChatToolOverrides;
+use tollgate_engine::protocol::GroupView;
 use tollgate_engine::ChatId;
 
 /// Every tool group with its tools, policies and app-wide toggles.

@@ -14,33 +14,31 @@
 pub mod approvals;
 pub mod canonical;
 pub mod chat;
-pub mod events;
 pub mod executor;
-pub mod export;
 pub mod ids;
 pub mod mcp;
 pub mod names;
 pub mod parse;
 pub mod policy;
+pub mod protocol;
 pub mod providers;
 pub mod questions;
 pub mod rules;
 pub mod secrets;
 pub mod service;
-pub mod settings;
 pub mod store;
 pub mod tools;
 pub mod vars;
 
-pub use approvals::{
-    ApprovalError, ApprovalHub, ApprovalKind, Decision, ExecutionDecision, PendingApproval,
-    ResultDecision,
-};
-pub use events::{EventSink, ToolEvent};
+pub use approvals::{ApprovalError, ApprovalHub};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};
 pub use ids::{ApprovalId, ChatId};
 pub use policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
     ResultPolicy,
+};
+pub use protocol::{
+    ApprovalKind, Decision, EventSink, ExecutionDecision, PendingApproval, ResultDecision,
+    ToolEvent,
 };
 pub use store::Store;

@@ -6,6 +6,7 @@
 //! decisions through the executor, answers to `ask_user` through the [`crate::questions::QuestionHub`],
 //! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
 
+pub mod export;
 pub mod history;
 pub mod retry;
 mod schedule;
@@ -13,10 +14,11 @@ mod turn;
 
 pub use retry::RetryPolicy;
 
-use crate::events::{Router, ToolEvent};
 use crate::executor::ToolExecutor;
 use crate::ids::ChatId;
-use crate::providers::{FinishReason, Provider, Usage};
+use crate::protocol::Usage;
+use crate::protocol::{Router, ToolEvent};
+use crate::providers::{FinishReason, Provider};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -3,13 +3,14 @@
 use super::history::{self, AssistantPayload, ToolPayload, TurnFailure};
 use super::schedule::{self, RepeatTracker};
 use super::{save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
-use crate::events::{EventSink, ToolEvent};
 use crate::executor::CallOrigin;
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
+use crate::protocol::{EventSink, ToolEvent};
+use crate::protocol::{ToolCalling, Usage};
 use crate::providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
-    ToolCalling, ToolResultMessage, Usage,
+    ToolResultMessage,
 };
 use crate::store::{MessageStatus, Role};
 use std::sync::Arc;
@@ -299,7 +300,7 @@ fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> 
 }
 
 /// How a model without native tool calling is told to call tools (F-10, F-35).
-fn text_call_section(definitions: &[crate::executor::ToolDefinition]) -> String {
+fn text_call_section(definitions: &[crate::protocol::ToolDefinition]) -> String {
     if definitions.is_empty() {
         return String::new();
     }

@@ -2,38 +2,35 @@
 //! registry, its ask-once records, its variables and its pending approvals, and runs every call
 //! through the pipeline of SPEC §3 (see [`pipeline`]).
 
+mod ask;
+mod call;
 mod limits;
 mod permission;
 mod pipeline;
 mod prompt;
 mod turnstile;
 
-pub use pipeline::{CallOrigin, Preflight, ToolCallRequest, ToolCallResult};
+pub use call::{CallOrigin, Preflight, ToolCallRequest, ToolCallResult};
 pub use turnstile::Turnstile;
 
-use crate::approvals::{
-    ApprovalError, ApprovalHub, ApprovalRequest, Decision, ExecutionDecision, PendingApproval,
-    RuleGrant,
-};
-use crate::events::EventSink;
+use crate::approvals::{ApprovalError, ApprovalHub};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
+use crate::protocol::EventSink;
+use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingApproval, RuleGrant};
+use crate::protocol::{ChatToolOverrides, SharedSettings, ToolSettings};
+use crate::protocol::{GroupView, ToolDefinition, ToolView};
 use crate::rules::{check_pattern, RuleBook};
-use crate::settings::{ChatToolOverrides, SharedSettings, ToolSettings};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
+use crate::tools::vars_tools::VARS_GROUP;
 use crate::tools::{RegisteredTool, Registry, ToolSpec};
 use crate::vars::{VarKind, VarLimits, VarStore};
 use parking_lot::{Mutex, RwLock};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use thiserror::Error;
-
-/// The name of the variable tools' group, present whenever any other group is enabled (F-40).
-pub const VARS_GROUP: &str = "vars";
 
 /// Errors opening or configuring an executor.
 #[derive(Debug, Error)]
@@ -57,43 +54,6 @@ pub struct ExecutorDeps {
     pub rules: Arc<RuleBook>,
     pub settings: SharedSettings,
     pub sink: Arc<dyn EventSink>,
-}
-
-/// A tool definition as sent to a provider (F-20).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolDefinition {
-    pub name: String,
-    pub description: String,
-    pub parameters: Value,
-}
-
-/// A tool as the settings and per-chat popover show it.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolView {
-    pub name: String,
-    pub description: String,
-    pub enabled: bool,
-    /// The effective policies (the user's override, else the tool's default).
-    pub execution_policy: ExecutionPolicy,
-    pub result_policy: ResultPolicy,
-    /// The tool's own defaults, for "Default (…)" in the settings.
-    pub default_execution_policy: ExecutionPolicy,
-    pub default_result_policy: ResultPolicy,
-    pub read_only: bool,
-    pub timeout_ms: u64,
-}
-
-/// A group as the settings and per-chat popover show it.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GroupView {
-    pub name: String,
-    pub title: String,
-    pub description: String,
-    pub enabled: bool,
-    pub tools: Vec<ToolView>,
 }
 
 /// One chat's gate.

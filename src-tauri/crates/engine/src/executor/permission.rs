@@ -9,18 +9,18 @@
 //! ones, a workspace or symlink that changed, or a rule or record that was revoked meanwhile
 //! mean the call does not run on the old grant.
 
-use super::pipeline::{CallOrigin, Outcome, Trace};
+use super::call::{CallCtx, Outcome, Trace};
 use super::ToolExecutor;
-use crate::approvals::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use crate::rules::{suggest_pattern, Rule, RuleAction, RuleSubject};
+use crate::protocol::RuleAction;
+use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
+use crate::rules::{suggest_pattern, Rule, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
 use crate::vars::reference::resolve_value;
 use serde_json::Value;
 use std::path::PathBuf;
-use tokio_util::sync::CancellationToken;
 
 /// What the permission stage decided before asking anyone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,7 +269,7 @@ impl ToolExecutor {
             rule_subject: inputs.subject.kind(),
             suggested_pattern: suggest_pattern(&inputs.subject),
         };
-        let approval = self.pending_approval(entry, ctx.seq, ctx.call_id, request);
+        let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
         let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
             trace.decided_by = Some(DecidedBy::None);
             return Err(Outcome::fail(
@@ -394,19 +394,11 @@ impl ToolExecutor {
     }
 }
 
-/// The per-call values every stage reads.
-pub(super) struct CallCtx<'a> {
-    pub seq: u64,
-    pub call_id: &'a str,
-    pub origin: &'a CallOrigin,
-    pub cancel: &'a CancellationToken,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ids::ChatId;
-    use crate::rules::RuleScope;
+    use crate::protocol::RuleScope;
 
     fn rule(action: RuleAction) -> Rule {
         Rule {

@@ -1,119 +1,43 @@
-//! The pipeline of one call (SPEC §3): Parse → Resolve → Validate → Permission → Execute →
-//! Format → Result approval → Store & truncate → Record → Return.
+//! The pipeline of one call (SPEC §3). [`ToolExecutor::execute`] numbers and announces the call,
+//! runs the stages, then records and returns the result. The stages, in order (each returns what
+//! the next needs, or the call's [`Outcome`] when the call ends there):
+//!
+//! 1. Parse — [`parse_stage`]
+//! 2. Resolve the tool — `resolve_stage`; variable references — `resolve_refs_stage`
+//! 3. Validate — [`validate_stage`]
+//! 4. Permission — `permission` (in `permission.rs`, with its fixed decision order)
+//! 5. Wait for its turn and re-check the grant — `wait_and_recheck_stage`
+//! 6. Execute and Format — `execute_and_format_stage`
+//! 7. Truncate — `truncate_stage`
+//! 8. Result approval — `result_approval_stage`
+//! 9. Store the result as variables — `store_stage`
+//! 10. Record and Return — `finish_call`
 //!
 //! Every stage that fails ends the call with a result for the model (never an error value, never
 //! empty content), an event for the UI and a row in the database.
 
-use super::permission::{CallCtx, Recheck};
+use super::call::{
+    CallCtx, CallOrigin, Outcome, Preflight, ToolCallRequest, ToolCallResult, Trace,
+};
+use super::permission::{Grant, Recheck};
 use super::ToolExecutor;
-use crate::approvals::{ApprovalRequest, Decision, PendingApproval, ResultDecision};
-use crate::events::{ApprovalOutcome, CallSummary, ToolEvent};
-use crate::ids::ApprovalId;
 use crate::names::{closest_names, repair_name, NameMatch};
-use crate::parse::{parse_arguments, preview, RawArguments};
+use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
+use crate::protocol::{ApprovalRequest, Decision, ResultDecision};
+use crate::protocol::{CallSummary, ToolEvent};
 use crate::store::{now_ms, CallFinish, CallStart};
 use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
 use crate::vars::reference::resolve_value;
 use crate::vars::truncate::truncate_head_tail;
 use crate::vars::VarKind;
 use futures::FutureExt;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-
-/// A call as the provider delivered it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallRequest {
-    /// The provider's id for the call (echoed back in the result).
-    pub call_id: String,
-    /// The tool name as the model wrote it.
-    pub name: String,
-    pub arguments: RawArguments,
-}
-
-/// Where in the conversation a call happens.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallOrigin {
-    pub message_id: Option<i64>,
-    pub round: u32,
-    /// Ask the user even if a policy, rule or record would allow (the doom-loop check, F-23).
-    pub force_ask: Option<String>,
-    /// Run only after the calls before this one in its group are done (F-21).
-    #[serde(skip)]
-    pub turnstile: Option<super::Turnstile>,
-}
-
-/// What the permission stage is expected to do with a call, for scheduling (F-21). Computed
-/// without side effects; the pipeline still decides for real.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preflight {
-    /// The tool is read-only (safe to run beside other read-only calls).
-    pub read_only: bool,
-    /// The user will be asked (before running or about the result).
-    pub asks: bool,
-}
-
-/// What the model gets back (F-18 turns it into the provider's native form).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallResult {
-    pub call_id: String,
-    pub seq: u64,
-    pub tool: Option<String>,
-    pub status: CallStatus,
-    /// The text for the model; never empty.
-    pub content: String,
-    pub is_error: bool,
-    pub truncated: bool,
-    pub result_var: Option<String>,
-    pub args_var: Option<String>,
-    /// The user chose "deny and stop": the turn must end after this round.
-    pub stop_turn: bool,
-}
-
-/// What the stages learned, for the record.
-#[derive(Default)]
-pub(super) struct Trace {
-    pub tool: Option<String>,
-    pub group: Option<String>,
-    pub resolved_args: Option<Value>,
-    pub policy: Option<crate::policy::ExecutionPolicy>,
-    pub decision: Option<ExecutionChoice>,
-    pub decided_by: Option<DecidedBy>,
-    pub result_decision: Option<ResultChoice>,
-}
-
-/// How the stages ended.
-pub(super) struct Outcome {
-    pub status: CallStatus,
-    pub content: String,
-    pub truncated: bool,
-    pub result_var: Option<String>,
-    pub args_var: Option<String>,
-    pub stop_turn: bool,
-    pub preview: Option<String>,
-}
-
-impl Outcome {
-    pub(super) fn fail(status: CallStatus, content: impl Into<String>) -> Self {
-        Self {
-            status,
-            content: content.into(),
-            truncated: false,
-            result_var: None,
-            args_var: None,
-            stop_turn: false,
-            preview: None,
-        }
-    }
-}
 
 /// Why running the tool produced no data.
 struct ExecFailure {
@@ -138,6 +62,41 @@ fn seconds(d: Duration) -> String {
     }
 }
 
+/// What the model will be shown of a result, and whether it was shortened.
+struct Shown {
+    text: String,
+    truncated: bool,
+    /// The limit it was shortened to (`0`: none).
+    limit: usize,
+}
+
+/// A result after review: the full text to store and what the model sees.
+struct Reviewed {
+    stored: String,
+    shown: Shown,
+}
+
+/// Parse: the arguments as the model wrote them, repaired where that is unambiguous (F-10).
+fn parse_stage(req: &ToolCallRequest) -> Result<Value, Outcome> {
+    parse_arguments(&req.arguments).map_err(|e| {
+        Outcome::fail(
+            CallStatus::InvalidArgs,
+            format!(
+                "Could not read the arguments of the call to \"{}\". {e}",
+                req.name
+            ),
+        )
+    })
+}
+
+/// Validate: the arguments against the tool's JSON Schema (F-12).
+fn validate_stage(entry: &RegisteredTool, args: &Value) -> Result<(), Outcome> {
+    entry
+        .validator
+        .validate(&entry.tool.spec().name, args)
+        .map_err(|message| Outcome::fail(CallStatus::InvalidArgs, message))
+}
+
 impl ToolExecutor {
     /// Runs one call through the whole pipeline. Never fails: every failure is a result.
     pub async fn execute(
@@ -148,9 +107,15 @@ impl ToolExecutor {
     ) -> ToolCallResult {
         let (seq, started) = self.begin_call(&req, &origin);
         let mut trace = Trace::default();
-        let outcome = self
-            .run_stages(&req, seq, &origin, cancel, &mut trace)
-            .await;
+        let call = CallCtx {
+            req: &req,
+            seq,
+            origin: &origin,
+            cancel,
+        };
+        let outcome = match self.run_stages(&call, &mut trace).await {
+            Ok(outcome) | Err(outcome) => outcome,
+        };
         if let Some(turnstile) = &origin.turnstile {
             turnstile.done();
         }
@@ -263,34 +228,37 @@ impl ToolExecutor {
         }
     }
 
-    async fn run_stages(
-        &self,
-        req: &ToolCallRequest,
-        seq: u64,
-        origin: &CallOrigin,
-        cancel: &CancellationToken,
-        trace: &mut Trace,
-    ) -> Outcome {
-        // Parse.
-        let args = match parse_arguments(&req.arguments) {
-            Ok(v) => v,
-            Err(e) => {
-                return Outcome::fail(
-                    CallStatus::InvalidArgs,
-                    format!(
-                        "Could not read the arguments of the call to \"{}\". {e}",
-                        req.name
-                    ),
-                )
-            }
-        };
-
-        // Resolve the tool.
+    /// The stages in order; each returns the value the next one needs, or the call's
+    /// [`Outcome`] when the call ends there.
+    async fn run_stages(&self, call: &CallCtx<'_>, trace: &mut Trace) -> Result<Outcome, Outcome> {
+        let args = parse_stage(call.req)?;
         let registry = self.registry();
-        let entry = match self.resolve_tool(&registry, &req.name) {
-            Ok(entry) => entry,
-            Err(outcome) => return outcome,
-        };
+        let entry = self.resolve_stage(&registry, &call.req.name, trace)?;
+        let args = self.resolve_refs_stage(entry, args)?;
+        trace.resolved_args = Some(args.clone());
+        validate_stage(entry, &args)?;
+        let grant = self.permission(entry, args, call, trace).await?;
+        trace.resolved_args = Some(grant.args.clone());
+        let args = self
+            .wait_and_recheck_stage(entry, grant, call, trace)
+            .await?;
+        let (status, formatted) = self.execute_and_format_stage(entry, &args, call).await?;
+        let shown = self.truncate_stage(entry, &args, call.seq, &formatted);
+        let reviewed = self
+            .result_approval_stage(entry, call, status, formatted, shown, trace)
+            .await?;
+        Ok(self.store_stage(entry, &args, call.seq, status, reviewed))
+    }
+
+    /// Resolve: the tool the model named (repaired when unambiguous), its group and policy. A
+    /// tool the user's settings deny ends here.
+    fn resolve_stage<'r>(
+        &self,
+        registry: &'r crate::tools::Registry,
+        requested: &str,
+        trace: &mut Trace,
+    ) -> Result<&'r RegisteredTool, Outcome> {
+        let entry = self.resolve_tool(registry, requested)?;
         let spec = entry.tool.spec();
         let name = spec.name.clone();
         trace.tool = Some(name.clone());
@@ -300,187 +268,245 @@ impl ToolExecutor {
         if policy == crate::policy::ExecutionPolicy::Deny {
             trace.decided_by = Some(DecidedBy::Policy);
             trace.decision = Some(ExecutionChoice::Deny);
-            return Outcome::fail(
+            return Err(Outcome::fail(
                 CallStatus::ExecutionRejected,
                 format!("The user's settings deny the tool \"{name}\"; it cannot be used. Continue without it or ask the user."),
-            );
+            ));
         }
+        Ok(entry)
+    }
 
-        // Resolve variable references.
+    /// Resolve `$VAR_REF{{…}}` references, then bound what the model can make the gate store
+    /// and show (see `limits`).
+    fn resolve_refs_stage(&self, entry: &RegisteredTool, args: Value) -> Result<Value, Outcome> {
+        let name = &entry.tool.spec().name;
         let args = match resolve_value(&args, &*self.vars) {
             Ok(Some(resolved)) => resolved,
             Ok(None) => args,
             Err(e) => {
-                return Outcome::fail(
+                return Err(Outcome::fail(
                     CallStatus::InvalidArgs,
                     format!(
                     "Could not resolve a variable reference in the arguments of \"{name}\": {e}"
                 ),
-                )
+                ))
             }
         };
-        // Bound what the model can make the gate store and show (see `limits`).
-        if let Err(message) = super::limits::check_argument_size(&args) {
-            return Outcome::fail(
+        super::limits::check_argument_size(&args).map_err(|message| {
+            Outcome::fail(
                 CallStatus::InvalidArgs,
                 format!("The call to \"{name}\" was not run: {message}."),
-            );
-        }
-        trace.resolved_args = Some(args.clone());
+            )
+        })?;
+        Ok(args)
+    }
 
-        // Validate.
-        if let Err(message) = entry.validator.validate(&name, &args) {
-            return Outcome::fail(CallStatus::InvalidArgs, message);
-        }
-
-        // Permission.
-        let ctx = CallCtx {
-            seq,
-            call_id: &req.call_id,
-            origin,
-            cancel,
-        };
-        let mut grant = match self.permission(entry, args, &ctx, trace).await {
-            Ok(grant) => grant,
-            Err(outcome) => return outcome,
-        };
-        trace.resolved_args = Some(grant.args.clone());
-
-        // Wait for this call's turn when it is part of an approval group, then re-check the
-        // grant against the world as it is now (F-03): a rule revoked, a record removed, a
-        // workspace switched or a symlink swapped while the call waited must not let it run.
-        if let Some(turnstile) = &origin.turnstile {
-            if !turnstile.wait_turn(cancel).await {
-                return Outcome::fail(
+    /// Wait for this call's turn when it is part of an approval group, then re-check the grant
+    /// against the world as it is now (F-03): a rule revoked, a record removed, a workspace
+    /// switched or a symlink swapped while the call waited must not let it run. Returns the
+    /// arguments that will run.
+    async fn wait_and_recheck_stage(
+        &self,
+        entry: &RegisteredTool,
+        mut grant: Grant,
+        call: &CallCtx<'_>,
+        trace: &mut Trace,
+    ) -> Result<Value, Outcome> {
+        if let Some(turnstile) = &call.origin.turnstile {
+            if !turnstile.wait_turn(call.cancel).await {
+                return Err(Outcome::fail(
                     CallStatus::Cancelled,
                     "The call was stopped by the user before it ran.",
-                );
+                ));
             }
         }
         let mut decided_again = false;
         loop {
             match self.recheck(entry, &grant) {
-                Recheck::Proceed => break,
-                Recheck::Refuse(outcome) => return outcome,
+                Recheck::Proceed => return Ok(grant.args),
+                Recheck::Refuse(outcome) => return Err(outcome),
                 Recheck::DecideAgain if !decided_again => {
                     decided_again = true;
-                    grant = match self.permission(entry, grant.args, &ctx, trace).await {
-                        Ok(grant) => grant,
-                        Err(outcome) => return outcome,
-                    };
+                    grant = self.permission(entry, grant.args, call, trace).await?;
                     trace.resolved_args = Some(grant.args.clone());
                 }
                 Recheck::DecideAgain => {
-                    return Outcome::fail(
+                    return Err(Outcome::fail(
                         CallStatus::ExecutionRejected,
                         "The permission for this call kept changing while it waited, so it was not run. Make the call again if it is still needed.",
-                    )
+                    ))
                 }
             }
         }
-        let args = grant.args;
+    }
 
-        // Execute.
-        let data = self.run_tool(entry, &args, seq, &req.call_id, cancel).await;
-
-        // Format.
-        let (status, formatted) = match data {
+    /// Execute, then Format: the tool's data as text for the model (never empty). A tool error
+    /// is a result the model sees; a timeout or Stop ends the call.
+    async fn execute_and_format_stage(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        call: &CallCtx<'_>,
+    ) -> Result<(CallStatus, String), Outcome> {
+        let name = &entry.tool.spec().name;
+        match self
+            .run_tool(entry, args, call.seq, &call.req.call_id, call.cancel)
+            .await
+        {
             Ok(data) => {
                 let text = entry
                     .tool
-                    .format_for_llm(&data, &args)
+                    .format_for_llm(&data, args)
                     .unwrap_or_else(|| default_format(&data));
                 let text = if text.trim().is_empty() {
                     format!("The tool \"{name}\" finished successfully and returned no output.")
                 } else {
                     text
                 };
-                (CallStatus::Success, text)
+                Ok((CallStatus::Success, text))
             }
             Err(ExecFailure {
                 status: CallStatus::Error,
                 message,
-            }) => (CallStatus::Error, message),
-            Err(ExecFailure { status, message }) => return Outcome::fail(status, message),
-        };
-
-        // Truncate (computed now so the reviewer sees exactly what the model would get).
-        let limit = self.output_limit(entry, &args);
-        let result_var = spec.stores_result.then(|| format!("{name}_c{seq}_result"));
-        let args_var = spec.stores_result.then(|| format!("{name}_c{seq}_args"));
-        let (mut shown, mut truncated) =
-            self.shorten(entry, &formatted, &args, limit, result_var.as_deref());
-
-        // Result approval.
-        let mut stored = formatted;
-        if self.result_policy(spec).needs_review(status.is_error()) {
-            let request = ApprovalRequest::Result {
-                text_for_model: shown.clone(),
-                full_output: stored.clone(),
-                status,
-            };
-            let approval = self.pending_approval(entry, seq, &req.call_id, request);
-            match self
-                .wait_for_decision(approval, cancel)
-                .await
-                .map(|(d, _)| d)
-            {
-                Some(Decision::Result(ResultDecision::Approve)) => {
-                    trace.result_decision = Some(ResultChoice::Approve)
-                }
-                Some(Decision::Result(ResultDecision::EditAndApprove { text })) => {
-                    trace.result_decision = Some(ResultChoice::EditAndApprove);
-                    shown = text.clone();
-                    stored = text;
-                    truncated = false;
-                }
-                Some(Decision::Result(ResultDecision::Reject { reason })) => {
-                    trace.result_decision = Some(ResultChoice::Reject);
-                    let mut msg =
-                        "The user withheld the result of this call; its output is not available."
-                            .to_string();
-                    if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
-                        msg.push_str(&format!(" Reason: {r}"));
-                    }
-                    return Outcome::fail(CallStatus::ResultRejected, msg);
-                }
-                Some(Decision::Execution(_)) | None => {
-                    return Outcome::fail(
-                        CallStatus::Cancelled,
-                        "The call was cancelled while its result waited for review.",
-                    )
-                }
-            }
+            }) => Ok((CallStatus::Error, message)),
+            Err(ExecFailure { status, message }) => Err(Outcome::fail(status, message)),
         }
+    }
 
-        // Store the full result and the arguments as variables.
+    /// Truncate, computed before the result approval so the reviewer sees exactly what the
+    /// model would get.
+    fn truncate_stage(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        seq: u64,
+        formatted: &str,
+    ) -> Shown {
+        let spec = entry.tool.spec();
+        let limit = self.output_limit(entry, args);
+        let result_var = spec
+            .stores_result
+            .then(|| format!("{}_c{seq}_result", spec.name));
+        let (text, truncated) = self.shorten(entry, formatted, args, limit, result_var.as_deref());
+        Shown {
+            text,
+            truncated,
+            limit,
+        }
+    }
+
+    /// Result approval (F-06): when the result policy asks, the user approves, edits or
+    /// withholds what the model will see.
+    async fn result_approval_stage(
+        &self,
+        entry: &RegisteredTool,
+        call: &CallCtx<'_>,
+        status: CallStatus,
+        formatted: String,
+        shown: Shown,
+        trace: &mut Trace,
+    ) -> Result<Reviewed, Outcome> {
+        let reviewed = Reviewed {
+            stored: formatted,
+            shown,
+        };
+        if !self
+            .result_policy(entry.tool.spec())
+            .needs_review(status.is_error())
+        {
+            return Ok(reviewed);
+        }
+        let request = ApprovalRequest::Result {
+            text_for_model: reviewed.shown.text.clone(),
+            full_output: reviewed.stored.clone(),
+            status,
+        };
+        let approval = self.pending_approval(entry, call.seq, &call.req.call_id, request);
+        match self
+            .wait_for_decision(approval, call.cancel)
+            .await
+            .map(|(d, _)| d)
+        {
+            Some(Decision::Result(ResultDecision::Approve)) => {
+                trace.result_decision = Some(ResultChoice::Approve);
+                Ok(reviewed)
+            }
+            Some(Decision::Result(ResultDecision::EditAndApprove { text })) => {
+                trace.result_decision = Some(ResultChoice::EditAndApprove);
+                Ok(Reviewed {
+                    stored: text.clone(),
+                    shown: Shown {
+                        text,
+                        truncated: false,
+                        limit: reviewed.shown.limit,
+                    },
+                })
+            }
+            Some(Decision::Result(ResultDecision::Reject { reason })) => {
+                trace.result_decision = Some(ResultChoice::Reject);
+                let mut msg =
+                    "The user withheld the result of this call; its output is not available."
+                        .to_string();
+                if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
+                    msg.push_str(&format!(" Reason: {r}"));
+                }
+                Err(Outcome::fail(CallStatus::ResultRejected, msg))
+            }
+            Some(Decision::Execution(_)) | None => Err(Outcome::fail(
+                CallStatus::Cancelled,
+                "The call was cancelled while its result waited for review.",
+            )),
+        }
+    }
+
+    /// Store & truncate (F-15, F-16): the full result and the arguments become variables; the
+    /// model's text points at the result variable when it was shortened.
+    fn store_stage(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        seq: u64,
+        status: CallStatus,
+        reviewed: Reviewed,
+    ) -> Outcome {
+        let spec = entry.tool.spec();
+        let name = &spec.name;
+        let Reviewed { stored, shown } = reviewed;
+        let Shown {
+            mut text,
+            mut truncated,
+            limit,
+        } = shown;
         let mut stored_vars = (None, None);
-        if let (Some(rv), Some(av)) = (&result_var, &args_var) {
+        if spec.stores_result {
+            let (rv, av) = (
+                format!("{name}_c{seq}_result"),
+                format!("{name}_c{seq}_args"),
+            );
             let full: Arc<str> = Arc::from(stored);
-            match self.vars.set(rv, Arc::clone(&full), VarKind::ToolResult) {
+            match self.vars.set(&rv, Arc::clone(&full), VarKind::ToolResult) {
                 Ok(()) => {
                     let pretty =
-                        serde_json::to_string_pretty(&args).unwrap_or_else(|_| args.to_string());
+                        serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
                     let args_ok = self
                         .vars
-                        .set(av, Arc::from(pretty), VarKind::ToolArgs)
+                        .set(&av, Arc::from(pretty), VarKind::ToolArgs)
                         .is_ok();
-                    stored_vars = (Some(rv.clone()), args_ok.then(|| av.clone()));
+                    stored_vars = (Some(rv), args_ok.then_some(av));
                 }
                 Err(e) => {
                     tracing::warn!("result of {name} c{seq} not stored: {e}");
                     if truncated {
                         // The notice must not point at a variable that does not exist.
-                        (shown, truncated) = self.shorten(entry, &full, &args, limit, None);
+                        (text, truncated) = self.shorten(entry, &full, args, limit, None);
                     }
                 }
             }
         }
-
         Outcome {
             status,
-            preview: entry.tool.compress_result(&shown),
-            content: shown,
+            preview: entry.tool.compress_result(&text),
+            content: text,
             truncated,
             result_var: stored_vars.0,
             args_var: stored_vars.1,
@@ -680,59 +706,6 @@ impl ToolExecutor {
             }
             Ok(Ok(Ok(data))) => Ok(data),
         }
-    }
-
-    pub(super) fn pending_approval(
-        &self,
-        entry: &RegisteredTool,
-        seq: u64,
-        call_id: &str,
-        request: ApprovalRequest,
-    ) -> PendingApproval {
-        PendingApproval {
-            id: ApprovalId::random(),
-            chat: self.chat,
-            seq,
-            call_id: call_id.to_string(),
-            tool: entry.tool.spec().name.clone(),
-            group: entry.group.clone(),
-            request,
-            created_at: now_ms(),
-        }
-    }
-
-    /// Publishes `approval` and waits for the user's decision, or `None` if cancelled. The
-    /// decision comes back with the approval the user answered.
-    pub(super) async fn wait_for_decision(
-        &self,
-        approval: PendingApproval,
-        cancel: &CancellationToken,
-    ) -> Option<(Decision, PendingApproval)> {
-        let id = approval.id.clone();
-        let seq = approval.seq;
-        let rx = self.deps.hub.register(approval.clone());
-        self.deps
-            .sink
-            .emit(ToolEvent::ApprovalRequested { approval });
-        let decision = tokio::select! {
-            d = rx => d.ok(),
-            () = cancel.cancelled() => None,
-        };
-        if decision.is_none() {
-            self.deps.hub.cancel(&id);
-        }
-        self.deps.sink.emit(ToolEvent::ApprovalResolved {
-            chat: self.chat,
-            seq,
-            id,
-            outcome: match &decision {
-                Some((d, _)) => ApprovalOutcome::Decided {
-                    decision: d.clone(),
-                },
-                None => ApprovalOutcome::Cancelled,
-            },
-        });
-        decision
     }
 }
 

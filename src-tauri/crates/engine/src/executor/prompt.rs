@@ -1,7 +1,8 @@
 //! The tool section of the system prompt (F-20): general rules, then each enabled group's rule
 //! prompt and skill rules (always-load rules inline, the others in a table to read on demand).
 
-use super::{ToolExecutor, VARS_GROUP};
+use super::ToolExecutor;
+use crate::tools::vars_tools::VARS_GROUP;
 
 const GENERAL_RULES: &str = "# Tools
 

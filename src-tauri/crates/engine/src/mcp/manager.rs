@@ -6,9 +6,10 @@
 use super::config::McpServerConfig;
 use super::connection::{McpConnection, ServerIdentity};
 use super::inline_secrets;
+use super::slot::ServerSlot;
 use super::tool::McpTool;
 use crate::tools::{RulePrompt, ToolGroup};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 use rmcp::model::Tool as McpToolInfo;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -54,36 +55,6 @@ pub struct McpServerState {
     pub server_name: Option<String>,
     pub server_version: Option<String>,
     pub tools: Vec<McpToolSummary>,
-}
-
-/// A server's current connection, shared with its tools (which outlive restarts of the server
-/// until the registry is swapped).
-pub struct ServerSlot {
-    name: String,
-    conn: RwLock<Option<Arc<McpConnection>>>,
-}
-
-impl ServerSlot {
-    fn new(name: &str) -> Self {
-        Self {
-            name: name.to_string(),
-            conn: RwLock::new(None),
-        }
-    }
-
-    /// The server's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The live connection, if the server is running.
-    pub fn connection(&self) -> Option<Arc<McpConnection>> {
-        self.conn.read().as_ref().filter(|c| c.is_alive()).cloned()
-    }
-
-    fn replace(&self, conn: Option<Arc<McpConnection>>) -> Option<Arc<McpConnection>> {
-        std::mem::replace(&mut *self.conn.write(), conn)
-    }
 }
 
 /// What [`McpManager::configure`] is given per server.

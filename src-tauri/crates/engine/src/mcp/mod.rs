@@ -6,9 +6,11 @@ pub mod config;
 mod connection;
 pub mod inline_secrets;
 mod manager;
+mod slot;
 mod tool;
 
 pub use config::{import_json, McpConfigError, McpServerConfig, McpTransport};
 pub use connection::{McpConnection, McpError, ServerIdentity};
-pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary, ServerSlot};
+pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary};
+pub use slot::ServerSlot;
 pub use tool::{render_result, tool_name, McpTool};

@@ -4,7 +4,7 @@
 //! into text the model can read.
 
 use super::config::McpServerConfig;
-use super::manager::ServerSlot;
+use super::slot::ServerSlot;
 use crate::policy::ExecutionPolicy;
 use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolSpec};
 use async_trait::async_trait;

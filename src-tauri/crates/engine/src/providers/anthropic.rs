@@ -4,8 +4,9 @@
 use super::http::{self, Endpoint};
 use super::{
     ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError, ProviderKind, StreamAssembler, StreamDelta, Usage,
+    ProviderError, StreamAssembler, StreamDelta,
 };
+use crate::protocol::{ProviderKind, Usage};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};

@@ -4,7 +4,8 @@
 use super::anthropic::AnthropicProvider;
 use super::demo::DemoProvider;
 use super::openai::OpenAiProvider;
-use super::{Provider, ProviderError, ProviderKind};
+use super::{Provider, ProviderError};
+use crate::protocol::ProviderKind;
 use crate::secrets::{provider_account, Keychain, SecretError};
 use crate::store::{ProviderConfig, ProviderInput, Store, StoreError};
 use std::sync::Arc;

@@ -5,8 +5,9 @@
 
 use super::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
-    ProviderKind, StreamDelta, ToolResultMessage, Usage,
+    StreamDelta, ToolResultMessage,
 };
+use crate::protocol::{ProviderKind, Usage};
 use async_trait::async_trait;
 use serde_json::json;
 use std::time::Duration;
@@ -234,7 +235,7 @@ impl Provider for DemoProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::executor::ToolDefinition;
+    use crate::protocol::ToolDefinition;
 
     fn tool(name: &str) -> ToolDefinition {
         ToolDefinition {

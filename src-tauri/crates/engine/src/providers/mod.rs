@@ -15,6 +15,7 @@ mod types;
 
 pub use types::*;
 
+use crate::protocol::{ProviderKind, ToolCalling};
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 

@@ -7,8 +7,9 @@
 use super::http::{self, Endpoint};
 use super::{
     ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError, ProviderKind, StreamAssembler, StreamDelta, ToolCalling, Usage,
+    ProviderError, StreamAssembler, StreamDelta,
 };
+use crate::protocol::{ProviderKind, ToolCalling, Usage};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -433,7 +434,7 @@ mod tests {
                     }],
                 },
             ],
-            tools: vec![crate::executor::ToolDefinition {
+            tools: vec![crate::protocol::ToolDefinition {
                 name: "t".into(),
                 description: "d".into(),
                 parameters: json!({"type": "object"}),

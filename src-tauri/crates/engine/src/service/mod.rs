@@ -2,16 +2,17 @@
 //! rules, the settings, the providers — and one [`ToolExecutor`] per chat, one running turn per
 //! chat. The desktop app's commands are thin calls into this.
 
-use crate::approvals::{ApprovalError, Decision, PendingApproval};
+use crate::approvals::ApprovalError;
 use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings};
-use crate::events::{EventSink, Router};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
+use crate::protocol::{Decision, PendingApproval};
+use crate::protocol::{EventSink, Router};
+use crate::protocol::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use crate::providers::config::{ConfigError, Providers};
 use crate::questions::{AnswerError, QuestionHub};
 use crate::rules::RuleBook;
 use crate::secrets::Keychain;
-use crate::settings::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use crate::store::{Store, StoreError};
 use crate::tools::{Registry, RegistryError};
 use crate::ApprovalHub;

@@ -2,7 +2,7 @@
 
 use super::{now_ms, Store, StoreError, StoreResult};
 use crate::ids::ChatId;
-use crate::settings::ChatToolOverrides;
+use crate::protocol::ChatToolOverrides;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
@@ -186,7 +186,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::ChatToolOverrides;
+    use crate::protocol::ChatToolOverrides;
 
     #[tokio::test]
     async fn chats_round_trip_and_cascade() {

@@ -86,7 +86,7 @@ pub struct MessageRow {
         type = "{ toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null"
     )]
     pub payload: Option<Value>,
-    #[ts(as = "Option<crate::providers::Usage>")]
+    #[ts(as = "Option<crate::protocol::Usage>")]
     pub usage: Option<Value>,
     pub created_at: i64,
 }

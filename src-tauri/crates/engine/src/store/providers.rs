@@ -2,7 +2,7 @@
 //! the keychain.
 
 use super::{now_ms, Store, StoreError, StoreResult};
-use crate::providers::{ProviderKind, ToolCalling};
+use crate::protocol::{ProviderKind, ToolCalling};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 

@@ -18,9 +18,10 @@ pub mod web;
 pub use group::{RulePrompt, RulePromptFn, SkillRule, ToolGroup};
 pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
 
-use crate::events::{EventSink, OutputStream, ToolEvent};
 use crate::ids::ChatId;
 use crate::policy::{ExecutionPolicy, ResultPolicy};
+use crate::protocol::ApprovalPreview;
+use crate::protocol::{EventSink, OutputStream, ToolEvent};
 use crate::rules::RuleSubject;
 use crate::vars::VarStore;
 use async_trait::async_trait;
@@ -183,24 +184,6 @@ impl ToolError {
     }
 }
 
-/// A preview shown on the approval card beside the arguments (F-05).
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum ApprovalPreview {
-    /// A unified diff of a file edit.
-    Diff { path: String, diff: String },
-    /// The shell command that would run, and where.
-    Command { command: String, cwd: String },
-    /// A write too large to diff on the card: the sizes before and after, in bytes. The full
-    /// new content is still in the arguments.
-    #[serde(rename_all = "camelCase")]
-    LargeWrite {
-        path: String,
-        bytes_before: u64,
-        bytes_after: u64,
-    },
-}
-
 /// What a running tool may use.
 #[derive(Clone)]
 pub struct ToolContext {
@@ -251,7 +234,7 @@ impl ToolContext {
                     max_bytes: 1 << 20,
                 },
             )),
-            sink: Arc::new(crate::events::ChannelSink(tx)),
+            sink: Arc::new(crate::protocol::ChannelSink(tx)),
         };
         (ctx, rx)
     }

@@ -8,9 +8,10 @@
 //! Default policy: ask-always; "always allow" rules match by command prefix (see `rules`).
 
 use super::files::{str_arg, workspace::Workspace};
-use super::{ApprovalPreview, Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
-use crate::events::OutputStream;
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
 use crate::policy::ExecutionPolicy;
+use crate::protocol::ApprovalPreview;
+use crate::protocol::OutputStream;
 use crate::rules::RuleSubject;
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -341,7 +342,7 @@ fn utf8_prefix_len(bytes: &[u8]) -> usize {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    use crate::events::ToolEvent;
+    use crate::protocol::ToolEvent;
 
     fn ctx(dir: &Path) -> (ToolContext, tokio::sync::mpsc::UnboundedReceiver<ToolEvent>) {
         ToolContext::for_test(Some(dir))

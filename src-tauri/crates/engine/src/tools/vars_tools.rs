@@ -13,7 +13,7 @@ pub const READ_DEFAULT_LENGTH: usize = 8_000;
 /// The group; the executor enables it whenever any other group is enabled.
 pub fn group() -> ToolGroup {
     ToolGroup::new(
-        crate::executor::VARS_GROUP,
+        crate::tools::vars_tools::VARS_GROUP,
         "Variables",
         "Full tool results and other stored text, read on demand.",
     )
@@ -236,3 +236,6 @@ impl Tool for RemoveVars {
         Ok(Value::String(lines.join("\n")))
     }
 }
+
+/// The name of the variable tools' group, present whenever any other group is enabled (F-40).
+pub const VARS_GROUP: &str = "vars";

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::PendingApproval;
-use tollgate_engine::events::{EventSink, OutputStream, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::parse::RawArguments;
+use tollgate_engine::protocol::PendingApproval;
+use tollgate_engine::protocol::{EventSink, OutputStream, ToolEvent};
+use tollgate_engine::protocol::{SharedSettings, ToolSettings};
 use tollgate_engine::rules::{RuleBook, RuleSubject};
-use tollgate_engine::settings::{SharedSettings, ToolSettings};
 use tollgate_engine::tools::{
     Registry, RulePrompt, SkillRule, Tool, ToolContext, ToolError, ToolGroup, ToolSpec,
 };

@@ -1,15 +1,14 @@
 //! Execution approvals (F-03 … F-05, F-07): every decision, ask-once records, rules, and the
 //! refusal of decisions that do not belong.
 
-
-
 use crate::common::*;
 use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::{ApprovalError, ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::approvals::ApprovalError;
 use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use tollgate_engine::rules::{RuleAction, RuleScope};
+use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::protocol::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
 
 fn exec_decision(d: ExecutionDecision) -> Decision {

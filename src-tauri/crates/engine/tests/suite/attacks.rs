@@ -8,10 +8,11 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::{ApprovalError, ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::approvals::ApprovalError;
 use tollgate_engine::executor::Turnstile;
 use tollgate_engine::policy::CallStatus;
-use tollgate_engine::rules::{RuleAction, RuleScope};
+use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::protocol::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
 
 fn allow_once() -> Decision {
@@ -76,7 +77,7 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
     let app = Tollgate::open(
         dir.path(),
         tollgate_engine::secrets::Keychain::new("app.tollgate.test.attacks"),
-        Arc::new(tollgate_engine::events::NullSink),
+        Arc::new(tollgate_engine::protocol::NullSink),
     )
     .await
     .unwrap();

@@ -10,16 +10,17 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tollgate_engine::chat::{
     start_turn, ChatEvent, RetryPolicy, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings,
 };
-use tollgate_engine::events::{NullSink, Router, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::policy::ExecutionPolicy;
+use tollgate_engine::protocol::ToolCalling;
+use tollgate_engine::protocol::ToolSettings;
+use tollgate_engine::protocol::{NullSink, Router, ToolEvent};
 use tollgate_engine::providers::anthropic::AnthropicProvider;
 use tollgate_engine::providers::demo::DemoProvider;
 use tollgate_engine::providers::openai::OpenAiProvider;
-use tollgate_engine::providers::{Provider, ToolCalling};
+use tollgate_engine::providers::Provider;
 use tollgate_engine::questions::{self, QuestionHub};
 use tollgate_engine::rules::RuleBook;
-use tollgate_engine::settings::ToolSettings;
 use tollgate_engine::store::{MessageStatus, RecordStatus, Role};
 use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
@@ -232,7 +233,7 @@ async fn openai_streams_an_answer_with_system_prompt_tools_key_and_usage() {
     assert_eq!(
         outcome,
         TurnOutcome::Completed {
-            usage: tollgate_engine::providers::Usage {
+            usage: tollgate_engine::protocol::Usage {
                 input_tokens: 11,
                 output_tokens: 7
             }
@@ -327,7 +328,7 @@ async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
     env.mock
         .push(anthropic::text("Four, and the other failed."));
     let (events, outcome) = env.start(env.anthropic(), "sums").collect().await;
-    let usage = tollgate_engine::providers::Usage {
+    let usage = tollgate_engine::protocol::Usage {
         input_tokens: 42,
         output_tokens: 18,
     };
@@ -508,7 +509,7 @@ async fn the_same_call_three_times_in_a_row_asks_even_for_an_auto_tool() {
         .await,
     )
     .unwrap();
-    let tollgate_engine::approvals::ApprovalRequest::Execution { reason, .. } = &a.request else {
+    let tollgate_engine::protocol::ApprovalRequest::Execution { reason, .. } = &a.request else {
         panic!()
     };
     assert!(reason.contains("3 times in a row"), "{reason}");
@@ -634,7 +635,7 @@ async fn stop_while_waiting_for_approval_cancels_it() {
     assert!(events.iter().any(|e| matches!(
         tool_event(e),
         Some(ToolEvent::ApprovalResolved {
-            outcome: tollgate_engine::events::ApprovalOutcome::Cancelled,
+            outcome: tollgate_engine::protocol::ApprovalOutcome::Cancelled,
             ..
         })
     )));

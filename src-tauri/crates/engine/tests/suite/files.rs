@@ -2,15 +2,13 @@
 //! that becomes a symlink after approval), reading, listing, glob and grep with .gitignore,
 //! writing and editing with a diff on the approval card, and path rules.
 
-
-
 use crate::common::*;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
-use tollgate_engine::approvals::{ApprovalRequest, RuleGrant, RuleScopeChoice};
 use tollgate_engine::policy::CallStatus;
-use tollgate_engine::tools::ApprovalPreview;
+use tollgate_engine::protocol::ApprovalPreview;
+use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
 use tollgate_engine::{Decision, ExecutionDecision, ToolExecutor};
 
 fn write(root: &Path, rel: &str, content: &str) {

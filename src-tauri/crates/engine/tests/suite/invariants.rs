@@ -17,14 +17,15 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::{ApprovalRequest, PendingApproval, RuleGrant, RuleScopeChoice};
 use tollgate_engine::canonical::canonical_json;
-use tollgate_engine::events::{EventSink, ToolEvent};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::parse::RawArguments;
 use tollgate_engine::policy::{CallStatus, ExecutionPolicy, ResultPolicy};
-use tollgate_engine::rules::{RuleAction, RuleBook, RuleScope};
-use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::protocol::ToolSettings;
+use tollgate_engine::protocol::{ApprovalRequest, PendingApproval, RuleGrant, RuleScopeChoice};
+use tollgate_engine::protocol::{EventSink, ToolEvent};
+use tollgate_engine::protocol::{RuleAction, RuleScope};
+use tollgate_engine::rules::RuleBook;
 use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use tollgate_engine::{
     ApprovalHub, CallOrigin, Decision, ExecutionDecision, ResultDecision, Store, ToolCallRequest,

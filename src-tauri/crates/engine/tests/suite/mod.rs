@@ -5,6 +5,7 @@ mod attacks;
 mod chat;
 mod files;
 mod invariants;
+mod layers;
 mod mcp;
 mod pipeline;
 mod providers;

@@ -1,12 +1,10 @@
 //! The stages of SPEC §3 end to end: parse, resolve, validate, execute, format, record, events.
 
-
-
 use crate::common::*;
 use serde_json::json;
-use tollgate_engine::events::ToolEvent;
 use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy};
-use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::protocol::ToolEvent;
+use tollgate_engine::protocol::ToolSettings;
 use tollgate_engine::store::RecordStatus;
 
 #[tokio::test]
@@ -224,7 +222,7 @@ async fn runtime_errors_carry_suggestions() {
     let h = Harness::with_settings(ToolSettings {
         tools: [(
             "fails".to_string(),
-            tollgate_engine::settings::ToolOverride {
+            tollgate_engine::protocol::ToolOverride {
                 result_policy: Some(tollgate_engine::policy::ResultPolicy::Never),
                 ..Default::default()
             },
@@ -455,7 +453,7 @@ async fn read_var_pages_through_long_results() {
 
 #[tokio::test]
 async fn live_output_reaches_the_log_between_start_and_finish() {
-    use tollgate_engine::events::OutputStream;
+    use tollgate_engine::protocol::OutputStream;
     let h = Harness::new().await;
     let exec = h.chat().await;
     let r = run(&exec, call("chatty", json!({}))).await;

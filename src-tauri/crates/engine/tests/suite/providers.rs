@@ -1,8 +1,8 @@
 //! Provider configuration: keys go to the real keychain and never into the database file; with no
 //! provider configured the Demo answers; a configured provider is used with its key.
 
+use tollgate_engine::protocol::ProviderKind;
 use tollgate_engine::providers::config::Providers;
-use tollgate_engine::providers::ProviderKind;
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::store::ProviderInput;
 use tollgate_engine::Store;

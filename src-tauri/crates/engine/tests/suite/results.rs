@@ -1,12 +1,10 @@
 //! Result approval (F-06), formatting and store & truncate (F-15, F-16).
 
-
-
 use crate::common::*;
 use serde_json::json;
-use tollgate_engine::approvals::ApprovalRequest;
 use tollgate_engine::policy::{CallDecision, CallStatus, ExecutionChoice, ResultChoice};
-use tollgate_engine::settings::ToolSettings;
+use tollgate_engine::protocol::ApprovalRequest;
+use tollgate_engine::protocol::ToolSettings;
 use tollgate_engine::{Decision, ResultDecision};
 
 #[tokio::test]

@@ -1,7 +1,5 @@
 //! Failures that must not hurt: timeouts, Stop, panicking tools, and a crash mid-call.
 
-
-
 use crate::common::*;
 use serde_json::json;
 use std::sync::atomic::Ordering;
@@ -37,7 +35,7 @@ async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
 
 #[tokio::test]
 async fn the_user_timeout_override_applies() {
-    let mut settings = tollgate_engine::settings::ToolSettings::default();
+    let mut settings = tollgate_engine::protocol::ToolSettings::default();
     settings.tool_mut("sleeps").timeout_ms = Some(2_000);
     let h = Harness::with_settings(settings).await;
     let exec = h.chat().await;

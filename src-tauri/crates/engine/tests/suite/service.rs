@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
-use tollgate_engine::events::{NullSink, ToolEvent};
 use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::providers::ProviderKind;
+use tollgate_engine::protocol::ProviderKind;
+use tollgate_engine::protocol::{NullSink, ToolEvent};
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{AppSettings, Language, ServiceError, Theme, Tollgate};
 use tollgate_engine::store::{NewChat, ProviderInput};
@@ -275,7 +275,7 @@ async fn export_has_messages_and_every_tool_call() {
         .await
         .unwrap();
     until_finished(&mut rx).await;
-    let md = tollgate_engine::export::markdown(&app.store, chat)
+    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
         .await
         .unwrap();
     assert!(md.starts_with("# Sums\n"), "{md}");
@@ -286,7 +286,7 @@ async fn export_has_messages_and_every_tool_call() {
     );
     assert!(md.contains("\"expression\": \"6 * 7\""), "{md}");
     assert!(md.contains("```\n42\n```"), "{md}");
-    let js = tollgate_engine::export::json(&app.store, chat)
+    let js = tollgate_engine::chat::export::json(&app.store, chat)
         .await
         .unwrap();
     assert_eq!(js["format"], "tollgate-chat");
@@ -301,9 +301,11 @@ async fn export_has_messages_and_every_tool_call() {
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
     assert_eq!(js["messages"][2]["results"][0]["content"], json!("42"));
     assert!(app.store.chat(ChatId(999)).await.unwrap().is_none());
-    assert!(tollgate_engine::export::markdown(&app.store, ChatId(999))
-        .await
-        .is_err());
+    assert!(
+        tollgate_engine::chat::export::markdown(&app.store, ChatId(999))
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]

@@ -6,8 +6,9 @@ mod search;
 pub use search::{glob_files, grep_files, GrepHit, GrepOptions};
 pub mod workspace;
 
-use super::{ApprovalPreview, Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
 use crate::policy::ExecutionPolicy;
+use crate::protocol::ApprovalPreview;
 use crate::rules::RuleSubject;
 use async_trait::async_trait;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! The UI turns these into the live tool-chain log and the inline approval cards; what the UI
 //! shows is what the store records, so reopening a chat shows the same timeline.
 
-use crate::approvals::{Decision, PendingApproval};
+use super::{Decision, PendingApproval};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{CallDecision, CallStatus, DecidedBy};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,108 @@
+//! One call's data as it moves through the stages: what the provider delivered, where in the
+//! conversation it happens, the per-call context every stage reads, what the stages learned for
+//! the record, and how they ended. Both the permission stage and the pipeline use these; neither
+//! owns them.
+
+use crate::parse::RawArguments;
+use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// A call as the provider delivered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRequest {
+    /// The provider's id for the call (echoed back in the result).
+    pub call_id: String,
+    /// The tool name as the model wrote it.
+    pub name: String,
+    pub arguments: RawArguments,
+}
+
+/// Where in the conversation a call happens.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallOrigin {
+    pub message_id: Option<i64>,
+    pub round: u32,
+    /// Ask the user even if a policy, rule or record would allow (the doom-loop check, F-23).
+    pub force_ask: Option<String>,
+    /// Run only after the calls before this one in its group are done (F-21).
+    #[serde(skip)]
+    pub turnstile: Option<super::Turnstile>,
+}
+
+/// What the permission stage is expected to do with a call, for scheduling (F-21). Computed
+/// without side effects; the pipeline still decides for real.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preflight {
+    /// The tool is read-only (safe to run beside other read-only calls).
+    pub read_only: bool,
+    /// The user will be asked (before running or about the result).
+    pub asks: bool,
+}
+
+/// What the model gets back (F-18 turns it into the provider's native form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallResult {
+    pub call_id: String,
+    pub seq: u64,
+    pub tool: Option<String>,
+    pub status: CallStatus,
+    /// The text for the model; never empty.
+    pub content: String,
+    pub is_error: bool,
+    pub truncated: bool,
+    pub result_var: Option<String>,
+    pub args_var: Option<String>,
+    /// The user chose "deny and stop": the turn must end after this round.
+    pub stop_turn: bool,
+}
+
+/// What the stages learned, for the record.
+#[derive(Default)]
+pub(crate) struct Trace {
+    pub tool: Option<String>,
+    pub group: Option<String>,
+    pub resolved_args: Option<Value>,
+    pub policy: Option<crate::policy::ExecutionPolicy>,
+    pub decision: Option<ExecutionChoice>,
+    pub decided_by: Option<DecidedBy>,
+    pub result_decision: Option<ResultChoice>,
+}
+
+/// How the stages ended.
+pub(crate) struct Outcome {
+    pub status: CallStatus,
+    pub content: String,
+    pub truncated: bool,
+    pub result_var: Option<String>,
+    pub args_var: Option<String>,
+    pub stop_turn: bool,
+    pub preview: Option<String>,
+}
+
+impl Outcome {
+    pub(crate) fn fail(status: CallStatus, content: impl Into<String>) -> Self {
+        Self {
+            status,
+            content: content.into(),
+            truncated: false,
+            result_var: None,
+            args_var: None,
+            stop_turn: false,
+            preview: None,
+        }
+    }
+}
+
+/// The per-call values every stage reads.
+pub(crate) struct CallCtx<'a> {
+    pub req: &'a ToolCallRequest,
+    /// The chat's call number.
+    pub seq: u64,
+    pub origin: &'a CallOrigin,
+    pub cancel: &'a CancellationToken,
+}

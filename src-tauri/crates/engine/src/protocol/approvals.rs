@@ -1,0 +1,208 @@
+//! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
+
+use super::{RuleScope, RuleSubjectKind};
+use crate::ids::{ApprovalId, ChatId};
+use crate::policy::{CallDecision, CallStatus, ExecutionChoice, ExecutionPolicy, ResultChoice};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which stage asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalKind {
+    Execution,
+    Result,
+}
+
+/// What the user is asked about.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ApprovalRequest {
+    /// May this call run? (F-05)
+    #[serde(rename_all = "camelCase")]
+    Execution {
+        /// The full resolved arguments, exactly what would run.
+        arguments: Value,
+        /// A diff or command preview, when the tool offers one.
+        preview: Option<ApprovalPreview>,
+        /// The policy that asked.
+        policy: ExecutionPolicy,
+        /// Why the user is asked, in plain words.
+        reason: String,
+        /// What a rule pattern for this tool matches, so the card can say what it allows.
+        rule_subject: RuleSubjectKind,
+        /// A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
+        /// pattern narrower than "every call" can cover this call.
+        suggested_pattern: Option<String>,
+    },
+    /// May the model see this result? (F-06)
+    #[serde(rename_all = "camelCase")]
+    Result {
+        /// Exactly the text the model would receive.
+        text_for_model: String,
+        /// The full formatted output.
+        full_output: String,
+        status: CallStatus,
+    },
+}
+
+impl ApprovalRequest {
+    pub fn kind(&self) -> ApprovalKind {
+        match self {
+            Self::Execution { .. } => ApprovalKind::Execution,
+            Self::Result { .. } => ApprovalKind::Result,
+        }
+    }
+}
+
+/// An approval waiting for the user.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApproval {
+    pub id: ApprovalId,
+    pub chat: ChatId,
+    /// The chat's call number.
+    pub seq: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub group: String,
+    pub request: ApprovalRequest,
+    pub created_at: i64,
+}
+
+/// The user's answer to an execution approval (F-05).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ExecutionDecision {
+    AllowOnce,
+    /// Allow, and remember it for identical calls in this chat (an ask-once record).
+    AllowForChat,
+    /// Allow, and create a rule.
+    AlwaysAllow {
+        scope: RuleScopeChoice,
+        grant: RuleGrant,
+    },
+    /// Run these arguments instead (re-validated; what runs is what is recorded).
+    EditAndAllow {
+        arguments: Value,
+    },
+    Deny {
+        reason: Option<String>,
+    },
+    /// Deny and end the turn.
+    DenyAndStop {
+        reason: Option<String>,
+    },
+}
+
+/// What an "always allow" rule covers. There is no default: a pattern must be typed (and not
+/// be empty), or "every call of this tool" chosen as such, so that nothing broader than the
+/// user read is ever granted by an empty field.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum RuleGrant {
+    /// Calls whose subject matches the pattern.
+    Matching { pattern: String },
+    /// Every call of the tool, chosen explicitly after a warning.
+    EveryCall,
+}
+
+/// The scope the user picks for an "always allow" rule.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleScopeChoice {
+    ThisChat,
+    AllChats,
+}
+
+impl RuleScopeChoice {
+    pub fn to_scope(self, chat: ChatId) -> RuleScope {
+        match self {
+            Self::ThisChat => RuleScope::Chat { chat },
+            Self::AllChats => RuleScope::Global,
+        }
+    }
+}
+
+/// The user's answer to a result approval (F-06).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ResultDecision {
+    Approve,
+    EditAndApprove { text: String },
+    Reject { reason: Option<String> },
+}
+
+/// Any decision.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "decision", rename_all = "camelCase")]
+pub enum Decision {
+    Execution(ExecutionDecision),
+    Result(ResultDecision),
+}
+
+impl Decision {
+    pub fn kind(&self) -> ApprovalKind {
+        match self {
+            Self::Execution(_) => ApprovalKind::Execution,
+            Self::Result(_) => ApprovalKind::Result,
+        }
+    }
+
+    /// What the decision records as, without its payload.
+    pub fn choice(&self) -> CallDecision {
+        match self {
+            Self::Execution(d) => CallDecision {
+                execution: Some(d.choice()),
+                result: None,
+            },
+            Self::Result(d) => CallDecision {
+                execution: None,
+                result: Some(d.choice()),
+            },
+        }
+    }
+}
+
+impl ExecutionDecision {
+    /// The recorded choice: one per button, so a card can say exactly which one was pressed.
+    pub fn choice(&self) -> ExecutionChoice {
+        match self {
+            Self::AllowOnce => ExecutionChoice::AllowOnce,
+            Self::AllowForChat => ExecutionChoice::AllowForChat,
+            Self::AlwaysAllow { .. } => ExecutionChoice::AlwaysAllow,
+            Self::EditAndAllow { .. } => ExecutionChoice::EditAndAllow,
+            Self::Deny { .. } => ExecutionChoice::Deny,
+            Self::DenyAndStop { .. } => ExecutionChoice::DenyAndStop,
+        }
+    }
+}
+
+impl ResultDecision {
+    /// The recorded choice.
+    pub fn choice(&self) -> ResultChoice {
+        match self {
+            Self::Approve => ResultChoice::Approve,
+            Self::EditAndApprove { .. } => ResultChoice::EditAndApprove,
+            Self::Reject { .. } => ResultChoice::Reject,
+        }
+    }
+}
+
+/// A preview shown on the approval card beside the arguments (F-05).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ApprovalPreview {
+    /// A unified diff of a file edit.
+    Diff { path: String, diff: String },
+    /// The shell command that would run, and where.
+    Command { command: String, cwd: String },
+    /// A write too large to diff on the card: the sizes before and after, in bytes. The full
+    /// new content is still in the arguments.
+    #[serde(rename_all = "camelCase")]
+    LargeWrite {
+        path: String,
+        bytes_before: u64,
+        bytes_after: u64,
+    },
+}

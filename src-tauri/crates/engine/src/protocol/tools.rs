@@ -1,0 +1,42 @@
+//! Tools as the provider and the settings see them: definitions sent to a model, views for the UI.
+
+use crate::policy::{ExecutionPolicy, ResultPolicy};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool definition as sent to a provider (F-20).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// A tool as the settings and per-chat popover show it.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolView {
+    pub name: String,
+    pub description: String,
+    pub enabled: bool,
+    /// The effective policies (the user's override, else the tool's default).
+    pub execution_policy: ExecutionPolicy,
+    pub result_policy: ResultPolicy,
+    /// The tool's own defaults, for "Default (…)" in the settings.
+    pub default_execution_policy: ExecutionPolicy,
+    pub default_result_policy: ResultPolicy,
+    pub read_only: bool,
+    pub timeout_ms: u64,
+}
+
+/// A group as the settings and per-chat popover show it.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupView {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub enabled: bool,
+    pub tools: Vec<ToolView>,
+}

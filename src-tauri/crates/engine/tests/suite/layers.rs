@@ -1,0 +1,559 @@
+//! The engine's dependency direction, checked on its source (docs/ARCHITECTURE.md, "Layers"):
+//!
+//! ```text
+//! ids, canonical, policy, names, parse, secrets  →  protocol  →  store  →  vars, rules, approvals
+//!   →  tools, providers  →  mcp, questions  →  executor  →  chat  →  service  →  (the app)
+//! ```
+//!
+//! A module may use modules of a lower layer only, never one of its own layer or above; inside a
+//! module, its files (other than `mod.rs`, the module's face) must not use each other in a circle.
+//! Test modules (`#[cfg(test)]`) are not counted. The check reads `crate::…`, `super::…` and
+//! `self::…` paths, including grouped `use` trees, after removing comments and string literals.
+//!
+//! The same test checks that every feature id (`F-nn`) and section (`SPEC §n`) cited in the code
+//! resolves to `docs/SPEC.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Each top-level module and its layer; a module may use only modules with a smaller number.
+const LAYERS: &[(&str, u8)] = &[
+    ("ids", 0),
+    ("canonical", 0),
+    ("policy", 0),
+    ("names", 0),
+    ("parse", 0),
+    ("secrets", 0),
+    ("protocol", 1),
+    ("store", 2),
+    ("vars", 3),
+    ("rules", 3),
+    ("approvals", 3),
+    ("tools", 4),
+    ("providers", 4),
+    ("mcp", 5),
+    ("questions", 5),
+    ("executor", 6),
+    ("chat", 7),
+    ("service", 8),
+];
+
+fn engine_src() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The module path of a source file: `executor/permission.rs` → `["executor", "permission"]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// Source without comments, string and char literals, and `#[cfg(test)]` items.
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'r' if (b.get(i + 1) == Some(&b'#') || b.get(i + 1) == Some(&b'"'))
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
+            {
+                let mut hashes = 0;
+                let mut j = i + 1;
+                while b.get(j) == Some(&b'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) != Some(&b'"') {
+                    out.push('r');
+                    i += 1;
+                    continue;
+                }
+                let close: Vec<u8> = std::iter::once(b'"')
+                    .chain(std::iter::repeat_n(b'#', hashes))
+                    .collect();
+                j += 1;
+                while j < b.len() && !b[j..].starts_with(&close) {
+                    j += 1;
+                }
+                i = j + close.len();
+                out.push_str("\"\"");
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                out.push_str("\"\"");
+            }
+            b'\'' if b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')) => {
+                // A char literal ('x' or an escape); lifetimes ('a) have no closing quote.
+                i += 1;
+                while i < b.len() && b[i] != b'\'' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                out.push_str("' '");
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap();
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    strip_test_items(&out)
+}
+
+/// Removes `#[cfg(test)]` items (test modules and test-only functions) with their braces.
+fn strip_test_items(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let (Some(open), semi) = (after.find('{'), after.find(';')) else {
+            rest = "";
+            break;
+        };
+        if semi.is_some_and(|s| s < open) {
+            // `#[cfg(test)] mod x;` or a `use`: skip to the semicolon.
+            rest = &after[semi.unwrap() + 1..];
+            continue;
+        }
+        let mut depth = 0;
+        let mut end = after.len();
+        for (k, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Expands a `use` tree body (`a::{b, c::d}`) into full paths.
+fn expand_tree(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    let tree = tree.trim();
+    if let Some(open) = tree.find('{') {
+        let head = tree[..open].trim().trim_end_matches("::");
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let base = join(prefix, head);
+        let mut depth = 0;
+        let mut start = 0;
+        for (k, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand_tree(&base, &inner[start..k], out);
+                    start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        expand_tree(&base, &inner[start..], out);
+    } else if !tree.is_empty() {
+        let path = tree.split(" as ").next().unwrap_or(tree).trim();
+        out.push(join(prefix, path));
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a}::{b}"),
+    }
+}
+
+/// Every `crate::`/`super::`/`self::` path the code names, as written.
+fn paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // Grouped `use` trees first, so `use crate::{a::X, b::Y}` counts both.
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let boundary_ok = at == 0
+            || !rest.as_bytes()[at - 1].is_ascii_alphanumeric() && rest.as_bytes()[at - 1] != b'_';
+        let after = &rest[at + 4..];
+        let Some(end) = after.find(';') else { break };
+        let stmt = &after[..end];
+        if boundary_ok && stmt.contains('{') {
+            let stmt: String = stmt.split_whitespace().collect::<Vec<_>>().join(" ");
+            expand_tree("", &stmt, &mut out);
+        }
+        rest = &after[end..];
+    }
+    let b = code.as_bytes();
+    for root in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(k) = code[from..].find(root) {
+            let at = from + k;
+            from = at + root.len();
+            if at > 0
+                && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_' || b[at - 1] == b':')
+            {
+                continue;
+            }
+            let end = code[at..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .map_or(code.len(), |e| at + e);
+            out.push(code[at..end].trim_end_matches(':').to_string());
+        }
+    }
+    out
+}
+
+/// The module (as a path of names) a path points into, given the modules that exist.
+fn target(from: &[String], path: &str, modules: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut base: Vec<String> = match segs.first().copied() {
+        Some("crate") => {
+            segs.remove(0);
+            Vec::new()
+        }
+        Some("super") | Some("self") => {
+            // In `a/b.rs` (module a::b) `super` is `a`; in `a/mod.rs` (module a) it is the root.
+            let mut base = from.to_vec();
+            while let Some(s) = segs.first().copied() {
+                match s {
+                    "super" => {
+                        base.pop();
+                        segs.remove(0);
+                    }
+                    "self" => {
+                        segs.remove(0);
+                    }
+                    _ => break,
+                }
+            }
+            base
+        }
+        _ => return None,
+    };
+    // The longest prefix of the path that is a module.
+    let mut best = base.clone();
+    for s in segs {
+        base.push(s.to_string());
+        if modules.contains(&base) {
+            best = base.clone();
+        } else {
+            break;
+        }
+    }
+    Some(best)
+}
+
+struct Graph {
+    /// Every module (file) and the modules it uses.
+    edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    /// Modules whose file is a `mod.rs` (or `lib.rs`).
+    roots: BTreeSet<Vec<String>>,
+}
+
+fn graph() -> Graph {
+    let src = engine_src();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| !f.starts_with(src.join("bin")))
+        .collect();
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .map(|f| module_path(&src, f))
+        .filter(|m| m.first().is_some_and(|f| f != "lib"))
+        .collect();
+    let mut edges = BTreeMap::new();
+    let mut roots = BTreeSet::new();
+    for f in &files {
+        let from = module_path(&src, f);
+        if from.first().is_some_and(|f| f == "lib") {
+            continue;
+        }
+        let is_mod_rs = f.file_name().is_some_and(|n| n == "mod.rs");
+        if is_mod_rs {
+            roots.insert(from.clone());
+        }
+        let code = code_only(&std::fs::read_to_string(f).unwrap());
+        let used: BTreeSet<Vec<String>> = paths(&code)
+            .iter()
+            .filter_map(|p| target(&from, p, &modules))
+            .filter(|t| !t.is_empty() && *t != from)
+            .collect();
+        edges.insert(from, used);
+    }
+    Graph { edges, roots }
+}
+
+fn layer(module: &str) -> u8 {
+    LAYERS
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map(|(_, l)| *l)
+        .unwrap_or_else(|| {
+            panic!(
+                "module `{module}` has no layer: add it to LAYERS here and to docs/ARCHITECTURE.md"
+            )
+        })
+}
+
+#[test]
+fn no_module_uses_a_module_of_its_own_layer_or_above() {
+    let g = graph();
+    let mut wrong = Vec::new();
+    for (from, used) in &g.edges {
+        let a = &from[0];
+        for to in used {
+            let b = &to[0];
+            if a != b && layer(b) >= layer(a) {
+                wrong.push(format!(
+                    "{} → {} (layer {} uses layer {})",
+                    from.join("::"),
+                    to.join("::"),
+                    layer(a),
+                    layer(b)
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layer order:\n{}",
+        wrong.join("\n")
+    );
+    // Every module has a layer, even one nothing imports.
+    for m in g.edges.keys() {
+        layer(&m[0]);
+    }
+}
+
+#[test]
+fn the_files_of_a_module_do_not_use_each_other_in_a_circle() {
+    let g = graph();
+    // Nodes: files other than a module's mod.rs; edges between files of the same top-level module.
+    let nodes: Vec<&Vec<String>> = g.edges.keys().filter(|m| !g.roots.contains(*m)).collect();
+    let mut cycles = Vec::new();
+    for start in &nodes {
+        // Depth-first search for a path back to `start`.
+        let mut stack: Vec<(Vec<String>, Vec<Vec<String>>)> =
+            vec![((*start).clone(), vec![(*start).clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((at, trail)) = stack.pop() {
+            for next in g.edges.get(&at).into_iter().flatten() {
+                if g.roots.contains(next) || next[0] != start[0] {
+                    continue;
+                }
+                if next == *start {
+                    let names: Vec<String> =
+                        trail.iter().chain([next]).map(|m| m.join("::")).collect();
+                    cycles.push(names.join(" → "));
+                } else if seen.insert(next.clone()) {
+                    let mut t = trail.clone();
+                    t.push(next.clone());
+                    stack.push((next.clone(), t));
+                }
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "files that use each other in a circle (move the shared types into a file both use):\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_what_it_should() {
+    // A check that cannot fail is no check: the parser must find grouped, nested and relative
+    // paths, and must not see paths inside comments, strings or test modules.
+    let code = code_only(
+        "use crate::{a::X, b::{c::Y, Z}};\n// crate::commented\nlet s = \"crate::quoted\";\nfn f() { super::sibling::f(); }\n#[cfg(test)]\nmod tests { use crate::tested; }\n",
+    );
+    let found: BTreeSet<String> = paths(&code).into_iter().collect();
+    for want in [
+        "crate::a::X",
+        "crate::b::c::Y",
+        "crate::b::Z",
+        "super::sibling::f",
+    ] {
+        assert!(found.contains(want), "{want} not found in {found:?}");
+    }
+    for never in ["crate::commented", "crate::quoted", "crate::tested"] {
+        assert!(
+            !found.iter().any(|p| p.starts_with(never)),
+            "{never} was counted: {found:?}"
+        );
+    }
+    let modules: BTreeSet<Vec<String>> = [
+        vec!["executor".to_string()],
+        vec!["executor".into(), "pipeline".into()],
+    ]
+    .into();
+    let from = vec!["executor".to_string(), "permission".to_string()];
+    assert_eq!(
+        target(&from, "super::pipeline::Outcome", &modules),
+        Some(vec!["executor".into(), "pipeline".into()])
+    );
+    assert_eq!(
+        target(&from, "super::CallCtx", &modules),
+        Some(vec!["executor".into()])
+    );
+}
+
+#[test]
+fn every_feature_the_code_cites_is_in_the_spec() {
+    let root = repo_root();
+    let spec = std::fs::read_to_string(root.join("docs/SPEC.md")).expect("docs/SPEC.md exists");
+    let defined: BTreeSet<String> = spec
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .flat_map(|l| ids_in(l, "F-").into_iter().chain(sections_in(l)))
+        .collect();
+    let mut files = Vec::new();
+    for dir in [
+        "src-tauri/src",
+        "src-tauri/crates",
+        "ui/src",
+        "tests/src",
+        "tests/tests",
+    ] {
+        collect_sources(&root.join(dir), &mut files);
+    }
+    let mut missing = BTreeSet::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for id in ids_in(&text, "F-") {
+            if !defined.contains(&id) {
+                missing.insert(format!(
+                    "{id} ({})",
+                    f.strip_prefix(&root).unwrap_or(f).display()
+                ));
+            }
+        }
+        for sec in text
+            .match_indices("SPEC §")
+            .filter_map(|(k, _)| section_at(&text[k + "SPEC ".len()..]))
+        {
+            if !defined.contains(&sec) {
+                missing.insert(format!(
+                    "{sec} ({})",
+                    f.strip_prefix(&root).unwrap_or(f).display()
+                ));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "cited but not in docs/SPEC.md:\n{}",
+        missing.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+fn collect_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !matches!(name.as_str(), "target" | "node_modules" | "dist" | "fuzz") {
+                collect_sources(&p, out);
+            }
+        } else if [".rs", ".ts", ".tsx"].iter().any(|x| name.ends_with(x)) && name != "bindings.ts"
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// `F-nn` ids not preceded by a letter or digit (so `UTF-8` is not one).
+fn ids_in(text: &str, prefix: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    text.match_indices(prefix)
+        .filter(|(k, _)| *k == 0 || !b[k - 1].is_ascii_alphanumeric())
+        .filter_map(|(k, _)| {
+            let digits: String = text[k + prefix.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            (digits.len() == 2).then(|| format!("{prefix}{digits}"))
+        })
+        .collect()
+}
+
+fn section_at(text: &str) -> Option<String> {
+    let digits: String = text
+        .trim_start_matches('§')
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (!digits.is_empty()).then(|| format!("§{digits}"))
+}
+
+fn sections_in(heading: &str) -> Vec<String> {
+    heading
+        .match_indices('§')
+        .filter_map(|(k, _)| section_at(&heading[k..]))
+        .collect()
+}
