@@ -5,24 +5,24 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import type {
-  ApprovalRecord,
+  ApprovalRecordRow,
   AppSettings,
   ChatEvent,
   ChatHistory,
   ChatId,
   ChatRow,
   Decision,
+  GroupView,
   McpServerConfig,
   McpServerView,
   NewChat,
-  NewProvider,
   PendingApproval,
-  Provider,
+  ProviderConfig,
+  ProviderInput,
   Rule,
   SearchHit,
   Settings,
   ToolEvent,
-  ToolGroupInfo,
   ToolSettings,
 } from "./types";
 
@@ -59,10 +59,10 @@ export function uiReady(): Promise<void> {
 // ---- tools ----
 
 /** All tool groups in the registry with their tools and effective policies. */
-export function listToolGroups(): Promise<ToolGroupInfo[]> {
-  return call<ToolGroupInfo[]>("list_tool_groups");
+export function listToolGroups(): Promise<GroupView[]> {
+  return call<GroupView[]>("list_tool_groups");
 }
-export function chatToolGroups(chat: ChatId): Promise<ToolGroupInfo[]> {
+export function chatToolGroups(chat: ChatId): Promise<GroupView[]> {
   return call("chat_tool_groups", { chat });
 }
 export function setChatGroupEnabled(chat: ChatId, group: string, enabled: boolean | null): Promise<void> {
@@ -160,19 +160,19 @@ export function setToolSettings(settings: ToolSettings): Promise<void> {
 
 // ---- providers ----
 
-export function listProviders(): Promise<Provider[]> {
+export function listProviders(): Promise<ProviderConfig[]> {
   return call("list_providers");
 }
-export function addProvider(provider: NewProvider): Promise<Provider> {
+export function addProvider(provider: ProviderInput): Promise<ProviderConfig> {
   return call("add_provider", { provider });
 }
-export function saveProviderKey(id: Provider["id"], key: string): Promise<void> {
+export function saveProviderKey(id: ProviderConfig["id"], key: string): Promise<void> {
   return call("save_provider_key", { id, key });
 }
-export function removeProvider(id: Provider["id"]): Promise<void> {
+export function removeProvider(id: ProviderConfig["id"]): Promise<void> {
   return call("remove_provider", { id });
 }
-export function listModels(id: Provider["id"]): Promise<string[]> {
+export function listModels(id: ProviderConfig["id"]): Promise<string[]> {
   return call("list_models", { id });
 }
 
@@ -184,7 +184,7 @@ export function listRules(): Promise<Rule[]> {
 export function revokeRule(id: Rule["id"]): Promise<void> {
   return call("revoke_rule", { id });
 }
-export function listRecords(chat: ChatId): Promise<ApprovalRecord[]> {
+export function listRecords(chat: ChatId): Promise<ApprovalRecordRow[]> {
   return call("list_records", { chat });
 }
 export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<void> {

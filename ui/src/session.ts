@@ -1,11 +1,14 @@
 /**
  * Starting turns and loading chats into the store. Events from a turn's channel go to the store
  * whichever chat is on screen, so switching chats never loses a running turn.
+ *
+ * Sending, Stop, Retry and background reloads never reject: a failure becomes the chat's
+ * `alert`, which the chat shows above its composer, so no caller can drop it on the floor.
  */
 import * as api from "./api";
 import { errorMessage } from "./format";
 import { type ChatStore, chatStore } from "./store";
-import { addPendingUserMessage, fromHistory, PENDING_USER_ID } from "./timeline";
+import { addPendingUserMessage, type ChatAction, fromHistory, PENDING_USER_ID } from "./timeline";
 import type { ChatEvent, ChatId } from "./types";
 
 /** Chats whose turn events arrive on a channel this window holds. */
@@ -20,18 +23,41 @@ export function isLive(chat: ChatId): boolean {
   return live.has(chat);
 }
 
-/** Loads history (and pending approvals of a running turn) unless a live turn already feeds the store. */
+function alert(store: ChatStore, chat: ChatId, action: ChatAction, e: unknown): void {
+  store.update(chat, (s) => ({ ...s, alert: { action, message: errorMessage(e) } }));
+}
+
+/** Hides the chat's alert (its close button). */
+export function dismissAlert(chat: ChatId, store: ChatStore = chatStore): void {
+  store.update(chat, (s) => ({ ...s, alert: null }));
+}
+
+/**
+ * Loads history (and pending approvals of a running turn) unless a live turn already feeds the
+ * store. Rejects when the chat cannot be read: the view that asked shows why.
+ */
 export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force = false): Promise<void> {
   if (!force && live.has(chat) && store.has(chat)) return;
   const history = await api.chatHistory(chat);
-  const approvals = history.running ? await api.pendingApprovals(chat).catch(() => []) : [];
+  const approvals = history.running ? await api.pendingApprovals(chat) : [];
   if (!force && live.has(chat)) return;
   const previous = store.has(chat) ? store.get(chat) : null;
   const next = fromHistory(chat, history, approvals);
   // Keep the error text of a turn that just failed: history only knows that it failed.
   if (previous?.error && next.error && !next.error.message) next.error = previous.error;
   if (previous?.error && !next.error && !history.running && previous.error.message) next.error = previous.error;
+  // An alert stays until dismissed, except one saying that reading the chat failed: it just worked.
+  next.alert = previous?.alert && previous.alert.action !== "reload" ? previous.alert : null;
   store.set(chat, next);
+}
+
+/** Reads the chat again in the background (a turn ended, another window changed it). */
+export async function refresh(chat: ChatId, store: ChatStore = chatStore, force = false): Promise<void> {
+  try {
+    await loadChat(chat, store, force);
+  } catch (e) {
+    alert(store, chat, "reload", e);
+  }
 }
 
 function handler(chat: ChatId, store: ChatStore) {
@@ -42,45 +68,52 @@ function handler(chat: ChatId, store: ChatStore) {
       // Let the frame apply the event, then take the stored truth (ids, statuses, usage).
       setTimeout(() => {
         store.flush();
-        void loadChat(chat, store, true)
-          .catch(() => {})
-          .finally(() => onTurnEnd(chat));
+        void refresh(chat, store, true).finally(() => onTurnEnd(chat));
       }, 0);
     }
   };
 }
 
-export async function send(chat: ChatId, text: string, store: ChatStore = chatStore): Promise<void> {
-  store.update(chat, (s) => addPendingUserMessage(s, text));
+/** Sends a message, starting a turn. Resolves to whether the turn started; why not is the chat's alert. */
+export async function send(chat: ChatId, text: string, store: ChatStore = chatStore): Promise<boolean> {
+  store.update(chat, (s) => ({ ...addPendingUserMessage(s, text), alert: null }));
   live.add(chat);
   try {
     await api.sendMessage(chat, text, handler(chat, store));
+    return true;
   } catch (e) {
     live.delete(chat);
-    store.update(chat, (s) => ({
-      ...s,
-      running: false,
-      messages: s.messages.filter((m) => m.id !== PENDING_USER_ID),
-      error: { message: errorMessage(e), retryable: false },
-    }));
-    throw e;
+    store.update(chat, (s) => ({ ...s, running: false, messages: s.messages.filter((m) => m.id !== PENDING_USER_ID) }));
+    alert(store, chat, "send", e);
+    return false;
   }
 }
 
-export async function retry(chat: ChatId, store: ChatStore = chatStore): Promise<void> {
-  store.update(chat, (s) => ({ ...s, error: null, running: true }));
+/** Runs the last turn again. If it cannot start, the turn's own error comes back (with Retry) and the chat's alert says why. */
+export async function retry(chat: ChatId, store: ChatStore = chatStore): Promise<boolean> {
+  const failed = store.get(chat).error;
+  store.update(chat, (s) => ({ ...s, error: null, running: true, alert: null }));
   live.add(chat);
   try {
     await api.retryTurn(chat, handler(chat, store));
+    return true;
   } catch (e) {
     live.delete(chat);
-    store.update(chat, (s) => ({ ...s, running: false, error: { message: errorMessage(e), retryable: true } }));
-    throw e;
+    store.update(chat, (s) => ({ ...s, running: false, error: failed }));
+    alert(store, chat, "retry", e);
+    return false;
   }
 }
 
-export async function stop(chat: ChatId): Promise<void> {
-  await api.stopTurn(chat);
+/** Stops the chat's turn; resolves to whether the stop was delivered (why not is the chat's alert). */
+export async function stop(chat: ChatId, store: ChatStore = chatStore): Promise<boolean> {
+  try {
+    await api.stopTurn(chat);
+    return true;
+  } catch (e) {
+    alert(store, chat, "stop", e);
+    return false;
+  }
 }
 
 /** Drops a decided approval or answered question from view (the backend event may come later or elsewhere). */

@@ -64,6 +64,18 @@ export interface Question {
   choices: string[];
 }
 
+/**
+ * Something the user did in a chat, outside a turn's own events, that failed: sending a
+ * message, Stop, Retry, or reading the chat again after a turn or a background change.
+ */
+export type ChatAction = "send" | "stop" | "retry" | "reload";
+
+/** Why a `ChatAction` failed; shown above the composer until dismissed or superseded. */
+export interface ChatAlert {
+  action: ChatAction;
+  message: string;
+}
+
 export interface ChatState {
   chat: ChatId;
   messages: TimelineMessage[];
@@ -76,6 +88,8 @@ export interface ChatState {
   retrying: { attempt: number; delayMs: number; error: string } | null;
   /** Usage of the last finished turn. */
   turnUsage: Usage | null;
+  /** The last failed action in this chat (not the turn's own failure, which is `error`). */
+  alert: ChatAlert | null;
 }
 
 export function emptyChat(chat: ChatId): ChatState {
@@ -89,6 +103,7 @@ export function emptyChat(chat: ChatId): ChatState {
     error: null,
     retrying: null,
     turnUsage: null,
+    alert: null,
   };
 }
 

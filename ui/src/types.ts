@@ -1,23 +1,14 @@
 /**
  * The types the UI shares with the Tauri commands. They are generated from the Rust types
- * (`bindings.ts`, by ts-rs); this module only gives some of them the names the UI uses and adds
- * the few types that exist only in the UI.
+ * (`bindings.ts`, by ts-rs) and re-exported under their generated names, so one grep finds a
+ * type on both sides of the boundary; this module only adds the few types that exist only in
+ * the UI.
  */
-import type {
-  ApprovalRecordRow,
-  ApprovalRequest,
-  GroupView,
-  ProviderConfig,
-  ProviderInput,
-  RecordStatus,
-  Role,
-  ToolPayload,
-  AssistantPayload,
-  ToolView,
-} from "./bindings";
+import type { ApprovalRequest, AssistantPayload, RecordStatus, ToolPayload } from "./bindings";
 
 export type {
   AppSettings,
+  ApprovalRecordRow,
   AssistantToolCall,
   ApprovalId,
   ApprovalPreview,
@@ -35,6 +26,7 @@ export type {
   ExecutionChoice,
   ExecutionDecision,
   ExecutionPolicy,
+  GroupView,
   JsonValue,
   Language,
   McpServerConfig,
@@ -48,13 +40,17 @@ export type {
   NewChat,
   OutputStream,
   PendingApproval,
+  ProviderConfig,
+  ProviderInput,
   ProviderKind,
   RecordedCall,
   RecordStatus,
   ResultChoice,
   ResultDecision,
   ResultPolicy,
+  Role,
   Rule,
+  RuleAction,
   RuleGrant,
   RuleScopeChoice,
   RuleSubjectKind,
@@ -65,22 +61,12 @@ export type {
   ToolCalling,
   ToolOverride,
   ToolSettings,
+  ToolView,
   TurnOutcome,
   TurnSettings,
   Usage,
 } from "./bindings";
 
-/** A tool as the settings and the tools popover show it. */
-export type ToolInfo = ToolView;
-/** A tool group with its tools. */
-export type ToolGroupInfo = GroupView;
-/** A configured provider (its key is only ever in the keychain). */
-export type Provider = ProviderConfig;
-/** What the user enters to add a provider. */
-export type NewProvider = ProviderInput;
-/** An ask-once answer remembered for a chat. */
-export type ApprovalRecord = ApprovalRecordRow;
-export type MessageRole = Role;
 /** What an assistant or tool message carries besides its text. */
 export type MessagePayload = Partial<AssistantPayload & ToolPayload>;
 export type ExecutionRequest = Extract<ApprovalRequest, { kind: "execution" }>;

@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { chatTitle, errorMessage } from "../format";
+import { chatTitle } from "../format";
 import { setLanguage, t } from "../i18n";
 import * as session from "../session";
 import { chatStore } from "../store";
-import type { ChatId, ChatRow, Provider, Settings, Theme } from "../types";
+import type { ChatId, ChatRow, Settings, Theme } from "../types";
 import { ChatView } from "./ChatView";
+import { useAction, useLoad } from "./hooks";
 import { Icon } from "./icons";
-import { type SettingsTab, SettingsView } from "./Settings";
+import { type SettingsTab, SettingsView } from "./settings/Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
 
@@ -56,86 +57,70 @@ interface Confirm {
   action: () => Promise<void>;
 }
 
+/** Puts the saved look and language into effect (before the view that shows them renders). */
+function applyLook(s: Settings): void {
+  applyTheme(s.app.theme);
+  setLanguage(s.app.language);
+}
+
+/** The chats, newest first; if the chat in view went away, the first one is shown instead. */
+function shownChat(rows: ChatRow[], current: ChatId | null): ChatRow | null {
+  return rows.find((c) => c.id === current) ?? rows[0] ?? null;
+}
+
 export function App() {
-  const [chats, setChats] = useState<ChatRow[]>([]);
-  const [chatsLoaded, setChatsLoaded] = useState(false);
-  const [chatsError, setChatsError] = useState<string | null>(null);
+  const chatsLoad = useLoad(() => api.listChats(), []);
+  const chats = chatsLoad.data ?? [];
+  const reloadChats = chatsLoad.reload;
+  /** The chat the user picked; `currentChat` falls back to the first one while it is not in the list. */
   const [current, setCurrent] = useState<ChatId | null>(null);
   const [view, setView] = useState<"chat" | "settings">("chat");
   const [tab, setTab] = useState<SettingsTab>("providers");
-  const [settings, setSettings] = useState<Settings | null>(null);
-  const [providers, setProviders] = useState<Provider[] | null>(null);
+  // The look and language are applied as the settings arrive, before the render that shows them.
+  const settings = useLoad(async () => {
+    const s = await api.getSettings();
+    applyLook(s);
+    return s;
+  }, []);
+  const providers = useLoad(() => api.listProviders(), []);
+  const waiting = useLoad(() => api.waitingCounts(), []);
+  const reloadWaiting = waiting.reload;
+  const creating = useAction();
   const [inviteDismissed, setInviteDismissed] = useState(stored("tollgate.inviteDismissed") === "1");
   const [showLog, setShowLog] = useState(stored("tollgate.showLog") === "1");
-  const [waiting, setWaiting] = useState<Record<string, number>>({});
   const [confirm, setConfirm] = useState<Confirm | null>(null);
-  const [confirmError, setConfirmError] = useState<string | null>(null);
-  const [, setLang] = useState("en");
+  const confirming = useAction();
   const searchRef = useRef<HTMLInputElement>(null);
+  const currentChat = shownChat(chats, current);
+  const currentId = currentChat?.id ?? null;
   const currentRef = useRef<ChatId | null>(null);
-  currentRef.current = current;
+  currentRef.current = currentId;
   const chatsRef = useRef<ChatRow[]>([]);
   chatsRef.current = chats;
 
-  const loadChats = useCallback(async (select?: ChatId) => {
-    try {
-      const rows = await api.listChats();
-      setChats(rows);
-      setChatsError(null);
-      setCurrent((cur) => {
-        if (select !== undefined) return select;
-        if (cur !== null && rows.some((r) => r.id === cur)) return cur;
-        return rows[0]?.id ?? null;
-      });
-    } catch (e) {
-      setChatsError(errorMessage(e));
-    } finally {
-      setChatsLoaded(true);
-    }
-  }, []);
-
-  const refreshWaiting = useCallback(() => {
-    api
-      .waitingCounts()
-      .then(setWaiting)
-      .catch(() => {});
-  }, []);
-
-  const loadProviders = useCallback(() => {
-    api
-      .listProviders()
-      .then(setProviders)
-      .catch(() => setProviders(null));
-  }, []);
-
-  const applySettings = useCallback((s: Settings) => {
-    setSettings(s);
-    applyTheme(s.app.theme);
-    setLanguage(s.app.language);
-    setLang(s.app.language);
-  }, []);
+  const applySettings = useCallback(
+    (s: Settings) => {
+      applyLook(s);
+      settings.setData(s);
+    },
+    [settings.setData],
+  );
 
   useEffect(() => {
-    void loadChats();
-    refreshWaiting();
-    loadProviders();
-    api
-      .getSettings()
-      .then(applySettings)
-      .catch(() => {});
     session.setTurnEndListener(() => {
-      void loadChats();
-      refreshWaiting();
+      void reloadChats();
+      void reloadWaiting();
     });
 
     // Background chats: refresh badges, and the open chat if its turn is not ours.
     let reloadTimer: ReturnType<typeof setTimeout> | undefined;
     const unlisten = api.onGateEvent((event) => {
-      refreshWaiting();
+      void reloadWaiting();
       const chat = "chat" in event ? event.chat : event.approval.chat;
       if (chat === currentRef.current && !session.isLive(chat)) {
         clearTimeout(reloadTimer);
-        reloadTimer = setTimeout(() => void session.loadChat(chat).catch(() => {}), 150);
+        // A failed refresh shows in that chat, above its composer.
+        reloadTimer = setTimeout(() => void session.refresh(chat), 150);
       }
     });
 
@@ -150,7 +135,7 @@ export function App() {
       if (sig === signature) return;
       signature = sig;
       clearTimeout(waitTimer);
-      waitTimer = setTimeout(refreshWaiting, 200);
+      waitTimer = setTimeout(() => void reloadWaiting(), 200);
     });
     return () => {
       unsubscribe();
@@ -158,22 +143,25 @@ export function App() {
     };
   }, []);
 
-  const newChat = useCallback(async () => {
-    try {
-      const row = await api.createChat({});
-      setView("chat");
-      await loadChats(row.id);
-    } catch (e) {
-      setChatsError(errorMessage(e));
-    }
-  }, [loadChats]);
+  const newChat = useCallback(
+    (): void =>
+      void creating.run(async () => {
+        const row = await api.createChat({});
+        // Shown at once, in the same render as the switch to it; the reload puts it in its place.
+        chatsLoad.setData([row, ...chatsRef.current.filter((c) => c.id !== row.id)]);
+        setCurrent(row.id);
+        setView("chat");
+        await reloadChats();
+      }),
+    [creating.run, chatsLoad.setData, reloadChats],
+  );
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
       if (mod && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "n") {
         e.preventDefault();
-        void newChat();
+        newChat();
       } else if (mod && !e.shiftKey && !e.altKey && e.key.toLowerCase() === "k") {
         e.preventDefault();
         searchRef.current?.focus();
@@ -188,7 +176,7 @@ export function App() {
   }, [newChat, confirm]);
 
   const askConfirm = (message: string, action: () => Promise<void>) => {
-    setConfirmError(null);
+    confirming.setError(null);
     setConfirm({ message, action });
   };
 
@@ -197,13 +185,17 @@ export function App() {
       await api.deleteChat(chat.id);
       chatStore.delete(chat.id);
       if (current === chat.id) setCurrent(null);
-      await loadChats();
-      refreshWaiting();
+      await reloadChats();
+      await reloadWaiting();
     });
 
-  const currentChat = chats.find((c) => c.id === current) ?? null;
-  const hasRealProvider = providers !== null && providers.some((p) => p.kind !== "demo");
-  const showInvite = providers !== null && !hasRealProvider && !inviteDismissed;
+  const hasRealProvider = providers.data !== undefined && providers.data.some((p) => p.kind !== "demo");
+  const showInvite = providers.data !== undefined && !hasRealProvider && !inviteDismissed;
+  // Failures of the sidebar's own work: the badges (waiting counts) and the New chat button.
+  const sidebarNotices = [
+    ...(waiting.error !== null ? [t("sidebar.waitingFailed", { message: waiting.error })] : []),
+    ...(creating.error !== null ? [t("sidebar.newChatFailed", { message: creating.error })] : []),
+  ];
 
   const toggleLog = () => {
     setShowLog(!showLog);
@@ -214,15 +206,16 @@ export function App() {
     <div class={`app${showLog && view === "chat" && currentChat ? " with-log" : ""}`}>
       <Sidebar
         chats={chats}
-        loadError={chatsError}
-        current={view === "chat" ? current : null}
-        waiting={waiting}
+        loadError={chatsLoad.error}
+        notices={sidebarNotices}
+        current={view === "chat" ? currentId : null}
+        waiting={waiting.data ?? {}}
         onSelect={(id) => {
           setCurrent(id);
           setView("chat");
         }}
-        onNew={() => void newChat()}
-        onRenamed={() => void loadChats()}
+        onNew={newChat}
+        onRenamed={() => void reloadChats()}
         onDelete={deleteChat}
         onSettings={() => setView(view === "settings" ? "chat" : "settings")}
         settingsOpen={view === "settings"}
@@ -233,11 +226,13 @@ export function App() {
           <SettingsView
             tab={tab}
             onTab={setTab}
-            settings={settings}
+            settings={settings.data ?? null}
+            settingsError={settings.error}
+            onReloadSettings={() => void settings.reload()}
             onSettings={applySettings}
             chats={chats}
-            currentChat={current}
-            onProvidersChanged={loadProviders}
+            currentChat={currentId}
+            onProvidersChanged={() => void providers.reload()}
             onConfirm={askConfirm}
             onBack={() => setView("chat")}
           />
@@ -245,7 +240,8 @@ export function App() {
           <ChatView
             key={currentChat.id}
             chat={currentChat}
-            providers={providers}
+            providers={providers.data ?? null}
+            providersError={providers.error}
             showLog={showLog}
             onToggleLog={toggleLog}
             showDemoInvite={showInvite}
@@ -257,21 +253,21 @@ export function App() {
               setTab("providers");
               setView("settings");
             }}
-            onChatChanged={() => void loadChats()}
+            onChatChanged={() => void reloadChats()}
           />
-        ) : !chatsLoaded ? (
+        ) : chatsLoad.data === undefined && chatsLoad.error === null ? (
           <div class="state state--center" role="status">
             <span class="spinner" aria-hidden="true" /> {t("common.loading")}
           </div>
-        ) : chatsError ? (
+        ) : chatsLoad.error !== null ? (
           <div class="state state--center state--error" role="alert">
-            {t("common.backendDown", { message: chatsError })}
+            {t("common.backendDown", { message: chatsLoad.error })}
           </div>
         ) : (
           <div class="welcome">
             <h2>{chats.length ? t("chat.noChatTitle") : t("chat.emptyTitle")}</h2>
             <p class="muted">{chats.length ? t("chat.noChatBody") : t("chat.emptyBody")}</p>
-            <button type="button" class="btn btn--primary" onClick={() => void newChat()}>
+            <button type="button" class="btn btn--primary" onClick={() => newChat()}>
               <Icon name="plus" /> {t("sidebar.newChat")}
             </button>
             <p class="muted small">{t("shortcuts.hint")}</p>
@@ -283,7 +279,7 @@ export function App() {
         <div class="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && setConfirm(null)}>
           <div class="dialog" role="alertdialog" aria-modal="true">
             <p>{confirm.message}</p>
-            {confirmError ? <p class="inline-error">{confirmError}</p> : null}
+            {confirming.error ? <p class="inline-error">{confirming.error}</p> : null}
             <div class="row row--end">
               <button type="button" class="btn" onClick={() => setConfirm(null)}>
                 {t("common.cancel")}
@@ -293,10 +289,9 @@ export function App() {
                 class="btn btn--danger"
                 ref={(b) => b?.focus()}
                 onClick={() => {
-                  confirm
-                    .action()
-                    .then(() => setConfirm(null))
-                    .catch((e: unknown) => setConfirmError(errorMessage(e)));
+                  void confirming.run(confirm.action).then((done) => {
+                    if (done) setConfirm(null);
+                  });
                 }}
               >
                 {t("common.delete")}

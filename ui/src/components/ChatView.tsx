@@ -1,14 +1,14 @@
 import type { RefObject } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
-import { t } from "../i18n";
+import { chatTitle, formatDuration, formatTokens } from "../format";
+import { type Key, t } from "../i18n";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
-import { callsFor, type ChatState, type TimelineMessage } from "../timeline";
-import type { ChatRow, PendingApproval, Provider, ToolGroupInfo } from "../types";
+import { type ChatAction, type ChatAlert, callsFor, type ChatState, type TimelineMessage } from "../timeline";
+import type { ChatId, ChatRow, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
-import { useChatState, useDismiss } from "./hooks";
+import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
@@ -31,7 +31,9 @@ export function Markdown({ text }: { text: string }) {
 interface Props {
   chat: ChatRow;
   /** The configured providers (null while loading or if they could not be read). */
-  providers: Provider[] | null;
+  providers: ProviderConfig[] | null;
+  /** Why the providers could not be read, shown in the model picker. */
+  providersError: string | null;
   showLog: boolean;
   onToggleLog: () => void;
   showDemoInvite: boolean;
@@ -43,27 +45,12 @@ interface Props {
 export function ChatView(props: Props) {
   const { chat } = props;
   const state = useChatState(chat.id);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
+  const { error: loadError, loading } = useLoad(() => session.loadChat(chat.id), [chat.id]);
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
   useEffect(() => {
-    let cancelled = false;
-    setLoadError(null);
-    setLoading(true);
     stick.current = true;
-    session
-      .loadChat(chat.id)
-      .catch((e: unknown) => {
-        if (!cancelled) setLoadError(errorMessage(e));
-      })
-      .finally(() => {
-        if (!cancelled) setLoading(false);
-      });
-    return () => {
-      cancelled = true;
-    };
   }, [chat.id]);
 
   useLayoutEffect(() => {
@@ -121,7 +108,7 @@ function EmptyChat({ chat }: { chat: ChatRow }) {
       <p class="muted">{t("chat.emptyBody")}</p>
       <div class="suggestions">
         {suggestions.map((s) => (
-          <button key={s} type="button" class="suggestion" onClick={() => void session.send(chat.id, s).catch(() => {})}>
+          <button key={s} type="button" class="suggestion" onClick={() => void session.send(chat.id, s)}>
             {s}
           </button>
         ))}
@@ -245,10 +232,8 @@ function TurnError({ state }: { state: ChatState }) {
           disabled={busy}
           onClick={() => {
             setBusy(true);
-            void session
-              .retry(state.chat)
-              .catch(() => {})
-              .finally(() => setBusy(false));
+            // A retry that cannot start brings this error back and says why above the composer.
+            void session.retry(state.chat).finally(() => setBusy(false));
           }}
         >
           ↻ {t("common.retry")}
@@ -276,9 +261,34 @@ function MessageFooter({ message }: { message: TimelineMessage }) {
   );
 }
 
+/** The words for a failed chat action. */
+function alertKey(action: ChatAction): Key {
+  switch (action) {
+    case "send":
+      return "chat.sendFailed";
+    case "stop":
+      return "chat.stopFailed";
+    case "retry":
+      return "chat.retryFailed";
+    case "reload":
+      return "chat.reloadFailed";
+  }
+}
+
+/** The chat's last failed action (send, Stop, Retry, a reload), right above the composer where the user acted. */
+function AlertBanner({ chat, alert }: { chat: ChatId; alert: ChatAlert }) {
+  return (
+    <div class="notice notice--error chat-alert" role="alert" data-role="chat-alert" data-action={alert.action}>
+      <span class="notice-detail">{t(alertKey(alert.action), { message: alert.message })}</span>
+      <button type="button" class="icon-btn" title={t("chat.dismiss")} aria-label={t("chat.dismiss")} onClick={() => session.dismissAlert(chat)}>
+        ✕
+      </button>
+    </div>
+  );
+}
+
 function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const running = state.running;
 
@@ -296,17 +306,16 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const submit = () => {
     const value = (area.current?.value ?? text).trim();
     if (!value || running) return;
-    setError(null);
     setText("");
-    session.send(chat.id, value).catch((e: unknown) => {
-      setText(value);
-      setError(errorMessage(e));
+    // The banner above says why a message could not be sent; it goes back into the box.
+    void session.send(chat.id, value).then((sent) => {
+      if (!sent) setText(value);
     });
   };
 
   return (
     <div class="composer-wrap">
-      {error ? <p class="inline-error">{error}</p> : null}
+      {state.alert ? <AlertBanner chat={chat.id} alert={state.alert} /> : null}
       {state.approvals.length > 0 ? (
         <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p>
       ) : null}
@@ -327,7 +336,7 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
           }}
         />
         {running ? (
-          <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id).catch(() => {})}>
+          <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id)}>
             ■ {t("chat.stop")}
           </button>
         ) : (
@@ -346,7 +355,7 @@ function ChatHeader(props: Props) {
     <header class="chat-header">
       <div class="chat-title">
         <h1>{chatTitle(chat)}</h1>
-        <ModelPicker chat={chat} providers={props.providers} onChanged={props.onChatChanged} />
+        <ModelPicker chat={chat} providers={props.providers} providersError={props.providersError} onChanged={props.onChatChanged} />
       </div>
       <div class="chat-actions">
         <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
@@ -362,29 +371,22 @@ function ChatHeader(props: Props) {
 
 function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
   const [value, setValue] = useState(chat.workspace ?? "");
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useAction();
   useEffect(() => setValue(chat.workspace ?? ""), [chat.id, chat.workspace]);
-  const commit = (raw: string) => {
+  const save = async (raw: string) => {
     const next = raw.trim() ? raw.trim() : null;
     if (next === (chat.workspace ?? null)) return;
-    api
-      .setChatWorkspace(chat.id, next)
-      .then(() => {
-        setError(null);
-        onChanged();
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
+    await api.setChatWorkspace(chat.id, next);
+    onChanged();
   };
-  const pick = () => {
-    api
-      .pickFolder(t("chat.pickWorkspace"), chat.workspace ?? null)
-      .then((folder) => {
-        if (folder === null) return;
-        setValue(folder);
-        commit(folder);
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
-  };
+  const commit = (raw: string) => void run(() => save(raw));
+  const pick = () =>
+    void run(async () => {
+      const folder = await api.pickFolder(t("chat.pickWorkspace"), chat.workspace ?? null);
+      if (folder === null) return;
+      setValue(folder);
+      await save(folder);
+    });
   return (
     <div class={`workspace${error ? " has-error" : ""}`} title={error ?? t("chat.workspacePlaceholder")}>
       <button type="button" class="icon-btn workspace-pick" onClick={pick} title={t("chat.pickWorkspace")} aria-label={t("chat.pickWorkspace")}>
@@ -406,12 +408,13 @@ function WorkspaceField({ chat, onChanged }: { chat: ChatRow; onChanged: () => v
 }
 
 /** The chat's provider and model: shown under the title, changed in a small popover. */
-function ModelPicker({ chat, providers, onChanged }: { chat: ChatRow; providers: Provider[] | null; onChanged: () => void }) {
+function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null; providersError: string | null; onChanged: () => void }) {
+  const { chat, providers, onChanged } = props;
   const [open, setOpen] = useState(false);
   const [providerId, setProviderId] = useState<number | null>(chat.providerId);
   const [model, setModel] = useState(chat.model);
-  const [models, setModels] = useState<string[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const saving = useAction();
+  const error = props.providersError ?? saving.error;
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
   useEffect(() => {
@@ -427,30 +430,16 @@ function ModelPicker({ chat, providers, onChanged }: { chat: ChatRow; providers:
       : `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
 
   const openPicker = () => setOpen(!open);
-  useEffect(() => {
-    if (!open || !chosen || chosen.kind === "demo") {
-      setModels([]);
-      return;
-    }
-    let live = true;
-    api
-      .listModels(chosen.id)
-      .then((m) => live && setModels(m))
-      .catch(() => live && setModels([]));
-    return () => {
-      live = false;
-    };
-  }, [open, chosen?.id]);
+  /** The provider whose models the open picker suggests (the demo model has no list). */
+  const listed = open && chosen && chosen.kind !== "demo" ? chosen.id : null;
+  const models = useLoad(listed === null ? null : () => api.listModels(listed), [listed]);
 
-  const save = () => {
-    api
-      .setChatModel(chat.id, providerId, model.trim())
-      .then(() => {
-        setOpen(false);
-        onChanged();
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
-  };
+  const save = () =>
+    void saving.run(async () => {
+      await api.setChatModel(chat.id, providerId, model.trim());
+      setOpen(false);
+      onChanged();
+    });
 
   return (
     <div class="popover-anchor model-picker" ref={ref}>
@@ -498,11 +487,12 @@ function ModelPicker({ chat, providers, onChanged }: { chat: ChatRow; providers:
                   onInput={(e) => setModel(e.currentTarget.value)}
                 />
                 <datalist id={`models-${chat.id}`}>
-                  {models.map((m) => (
+                  {(models.data ?? []).map((m) => (
                     <option key={m} value={m} />
                   ))}
                 </datalist>
                 <small class="muted">{t("chat.modelHint")}</small>
+                {models.error ? <small class="inline-error">{t("chat.modelsFailed", { message: models.error })}</small> : null}
               </label>
               <div class="row">
                 <button type="submit" class="btn btn--primary btn--small">
@@ -520,39 +510,26 @@ function ModelPicker({ chat, providers, onChanged }: { chat: ChatRow; providers:
 
 function ToolsPopover({ chat }: { chat: ChatRow }) {
   const [open, setOpen] = useState(false);
-  const [groups, setGroups] = useState<ToolGroupInfo[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
   const overrides = useRef<Record<string, boolean>>({});
-
-  const load = () =>
-    api
-      .chatToolGroups(chat.id)
-      .then((g) => {
-        setGroups(g);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
+  // Read each time the popover opens: the tools change with settings and MCP servers.
+  const loaded = useLoad(open ? () => api.chatToolGroups(chat.id) : null, [open, chat.id]);
+  const groups = loaded.data;
+  const saving = useAction();
+  const error = loaded.error ?? saving.error;
 
   useEffect(() => {
     overrides.current = { ...chat.toolOverrides.groups };
   }, [chat.id, chat.toolOverrides]);
 
-  const toggle = (name: string, enabled: boolean) => {
-    overrides.current[name] = enabled;
-    void api
-      .setChatGroupEnabled(chat.id, name, enabled)
-      .then(load)
-      .catch((e: unknown) => setError(errorMessage(e)));
-  };
-  const reset = (name: string) => {
-    delete overrides.current[name];
-    void api
-      .setChatGroupEnabled(chat.id, name, null)
-      .then(load)
-      .catch((e: unknown) => setError(errorMessage(e)));
-  };
+  const setEnabled = (name: string, enabled: boolean | null) =>
+    void saving.run(async () => {
+      if (enabled === null) delete overrides.current[name];
+      else overrides.current[name] = enabled;
+      await api.setChatGroupEnabled(chat.id, name, enabled);
+      await loaded.reload();
+    });
 
   return (
     <div class="popover-anchor" ref={ref}>
@@ -561,10 +538,7 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
         class={`btn btn--ghost${open ? " is-pressed" : ""}`}
         aria-expanded={open}
         title={t("chat.toolsTitle")}
-        onClick={() => {
-          if (!open) void load();
-          setOpen(!open);
-        }}
+        onClick={() => setOpen(!open)}
       >
         <Icon name="tools" /> <span class="btn-label">{t("chat.tools")}</span>
       </button>
@@ -577,14 +551,14 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
           {groups?.map((g) => (
             <div class="popover-row" key={g.name}>
               <label class="switch-row">
-                <input type="checkbox" class="switch" checked={g.enabled} onChange={(e) => toggle(g.name, e.currentTarget.checked)} />
+                <input type="checkbox" class="switch" checked={g.enabled} onChange={(e) => setEnabled(g.name, e.currentTarget.checked)} />
                 <span>
                   <strong>{g.title}</strong>
                   <small class="muted block">{g.tools.length} · {g.description}</small>
                 </span>
               </label>
               {g.name in overrides.current ? (
-                <button type="button" class="link-btn" onClick={() => reset(g.name)}>
+                <button type="button" class="link-btn" onClick={() => setEnabled(g.name, null)}>
                   {t("chat.toolsInherit")}
                 </button>
               ) : null}
@@ -602,12 +576,12 @@ function safeFileName(title: string): string {
 
 function ExportMenu({ chat }: { chat: ChatRow }) {
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run: runAction } = useAction();
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
-  const run = async (format: "markdown" | "json") => {
+  const run = (format: "markdown" | "json") => {
     setOpen(false);
-    try {
+    return runAction(async () => {
       const text = await api.exportChat(chat.id, format);
       const blob = new Blob([text], { type: format === "json" ? "application/json" : "text/markdown" });
       const url = URL.createObjectURL(blob);
@@ -618,10 +592,7 @@ function ExportMenu({ chat }: { chat: ChatRow }) {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
+    });
   };
   return (
     <div class="popover-anchor" ref={ref}>

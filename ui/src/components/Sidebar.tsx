@@ -1,13 +1,20 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { chatTitle, errorMessage, relativeTime, snippetParts } from "../format";
+import { chatTitle, relativeTime, snippetParts } from "../format";
 import { language, t } from "../i18n";
+import { pause, useAction, useLoad } from "./hooks";
 import { Icon } from "./icons";
 import type { ChatId, ChatRow, SearchHit } from "../types";
 
+/** How long typing must pause before a search runs. */
+const SEARCH_DELAY_MS = 150;
+
 interface Props {
   chats: ChatRow[];
+  /** Why the chat list could not be read (shown instead of the list). */
   loadError: string | null;
+  /** Failures of the sidebar's own actions and badges (a new chat, the waiting counts), shown above the list. */
+  notices: string[];
   current: ChatId | null;
   waiting: Record<string, number>;
   onSelect: (chat: ChatId) => void;
@@ -33,35 +40,19 @@ function BrandMark() {
 
 export function Sidebar(props: Props) {
   const [query, setQuery] = useState("");
-  const [hits, setHits] = useState<SearchHit[] | null>(null);
-  const [searchError, setSearchError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const q = query.trim();
-    if (!q) {
-      setHits(null);
-      setSearchError(null);
-      return;
-    }
-    let cancelled = false;
-    const timer = setTimeout(() => {
-      api
-        .searchChats(q)
-        .then((h) => {
-          if (!cancelled) {
-            setHits(h);
-            setSearchError(null);
-          }
-        })
-        .catch((e: unknown) => {
-          if (!cancelled) setSearchError(errorMessage(e));
-        });
-    }, 150);
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [query]);
+  const q = query.trim();
+  // The last results stay while the next keystroke's search runs, so the list does not blink.
+  const search = useLoad(
+    q
+      ? async (signal) => {
+          await pause(SEARCH_DELAY_MS, signal);
+          return api.searchChats(q);
+        }
+      : null,
+    [q],
+    { keepOnChange: true },
+  );
+  const searching = q !== "" && (search.data !== undefined || search.error !== null);
 
   return (
     <aside class="sidebar" aria-label={t("sidebar.chats")}>
@@ -88,9 +79,14 @@ export function Sidebar(props: Props) {
           }}
         />
       </div>
+      {props.notices.map((n) => (
+        <p key={n} class="inline-error side-note" role="alert">
+          {n}
+        </p>
+      ))}
       <nav class="chat-list">
-        {hits !== null ? (
-          <SearchResults hits={hits} query={query} error={searchError} onSelect={props.onSelect} current={props.current} />
+        {searching ? (
+          <SearchResults hits={search.data ?? []} query={query} error={search.error} onSelect={props.onSelect} current={props.current} />
         ) : (
           <ChatList {...props} />
         )}
@@ -150,7 +146,7 @@ function ChatList(props: Props) {
 function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Props & { chat: ChatRow }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(chat.title);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
   const count = waiting[String(chat.id)] ?? 0;
 
@@ -165,16 +161,10 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Pro
       setTitle(chat.title);
       return;
     }
-    api
-      .renameChat(chat.id, next)
-      .then(() => {
-        setError(null);
-        onRenamed();
-      })
-      .catch((e: unknown) => {
-        setError(errorMessage(e));
-        setTitle(chat.title);
-      });
+    void run(() => api.renameChat(chat.id, next)).then((renamed) => {
+      if (renamed) onRenamed();
+      else setTitle(chat.title);
+    });
   };
 
   if (editing) {

@@ -1,4 +1,5 @@
 import { t } from "../i18n";
+import type { Load } from "./hooks";
 
 /** A section that is still loading. */
 export function Loading() {
@@ -9,11 +10,28 @@ export function Loading() {
   );
 }
 
-/** A section that could not load, with the reason. */
-export function ErrorState({ message }: { message: string }) {
+/** A section that could not load, with the reason and, where it can be read again, a Retry button. */
+export function ErrorState({ message, onRetry }: { message: string; onRetry?: () => void }) {
   return (
     <div class="state state--error" role="alert">
       {t("common.error", { message })}
+      {onRetry ? (
+        <>
+          {" "}
+          <button type="button" class="btn btn--small" onClick={onRetry}>
+            {t("common.retry")}
+          </button>
+        </>
+      ) : null}
     </div>
   );
+}
+
+/**
+ * The head of a section fed by `useLoad`: why the load failed (with Retry), or a spinner until
+ * the first data arrives; nothing once there is data or nothing to load.
+ */
+export function LoadStatus({ load }: { load: Pick<Load<unknown>, "data" | "error" | "loading" | "reload"> }) {
+  if (load.error !== null) return <ErrorState message={load.error} onRetry={() => void load.reload()} />;
+  return load.data === undefined && load.loading ? <Loading /> : null;
 }

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { errorMessage } from "../format";
 import { chatStore } from "../store";
 import type { ChatState } from "../timeline";
 import type { ChatId } from "../types";
@@ -33,4 +34,190 @@ export function useDismiss(open: boolean, close: () => void, ref: { current: HTM
       document.removeEventListener("keydown", onKey, true);
     };
   }, [open]);
+}
+
+// ---------------------------------------------------------------- loading
+
+/**
+ * Fetches something for a view. The signal is aborted once the result can no longer be shown
+ * (the inputs changed, a newer result arrived, the view went away), so a loader can skip work
+ * such as a debounced request.
+ */
+export type Loader<T> = (signal: AbortSignal) => Promise<T>;
+
+/** What `useLoad` gives a view: the data, why it could not be read, and whether a load runs. */
+export interface Load<T> {
+  /** The last value loaded; undefined before one arrives (and, unless kept, after the inputs change). */
+  data: T | undefined;
+  /** Why the last load failed, as the user reads it; null once a load works. */
+  error: string | null;
+  /** Whether a load is under way. */
+  loading: boolean;
+  /** Loads again with the same inputs. Resolves once the result is shown or dropped; never rejects. */
+  reload: () => Promise<void>;
+  /** Replaces the data without a load: an optimistic update, or what a save returned. */
+  setData: (data: T) => void;
+}
+
+export interface LoadOptions {
+  /**
+   * Keep showing the last data while a load for new inputs runs (a search that should not blink
+   * back to the list on every keystroke). Off by default, so data never belongs to other inputs.
+   */
+  keepOnChange?: boolean;
+}
+
+interface LoadState<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+}
+
+/** The loads of one `useLoad`, numbered in the order they started. */
+interface Loads {
+  /** The number of the last load started. */
+  started: number;
+  /** Loads up to this number may no longer change the state: a later one answered, or the inputs changed. */
+  settled: number;
+  running: Map<number, AbortController>;
+}
+
+function dropAll(loads: Loads): void {
+  for (const controller of loads.running.values()) controller.abort();
+  loads.running.clear();
+  loads.settled = loads.started;
+}
+
+/**
+ * The one load/error/loading pattern: runs `load` on mount, whenever `deps` change, and on
+ * `reload()`. A result never replaces a newer one: a load that answers after a later load did,
+ * after the inputs changed or after the view went away is dropped, so a slow answer never
+ * overwrites a fresh one. An earlier reload that answers first is shown while the later one
+ * runs, so reloads in quick succession (a badge refreshed on every event) never starve the view.
+ * A `null` loader means there is nothing to load (no chat chosen, an empty search): no data, no
+ * error, not loading.
+ */
+export function useLoad<T>(load: Loader<T> | null, deps: readonly unknown[], options: LoadOptions = {}): Load<T> {
+  const [state, setState] = useState<LoadState<T>>(() => ({ data: undefined, error: null, loading: load !== null }));
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const keepRef = useRef(options.keepOnChange === true);
+  keepRef.current = options.keepOnChange === true;
+  const loads = useRef<Loads>({ started: 0, settled: 0, running: new Map() });
+
+  const start = useCallback((inputsChanged: boolean): Promise<void> => {
+    const all = loads.current;
+    const loader = loadRef.current;
+    if (inputsChanged || loader === null) dropAll(all);
+    if (loader === null) {
+      setState({ data: undefined, error: null, loading: false });
+      return Promise.resolve();
+    }
+    const id = ++all.started;
+    const controller = new AbortController();
+    all.running.set(id, controller);
+    const clear = inputsChanged && !keepRef.current;
+    setState((s) => ({ data: clear ? undefined : s.data, error: clear ? null : s.error, loading: true }));
+    let pending: Promise<T>;
+    try {
+      pending = loader(controller.signal);
+    } catch (e) {
+      pending = Promise.reject(e);
+    }
+    /** Whether this load may still be shown; if so, the loads started before it are dropped. */
+    const fresh = (): boolean => {
+      all.running.delete(id);
+      if (id <= all.settled) return false;
+      all.settled = id;
+      for (const [other, c] of all.running) {
+        if (other < id) {
+          c.abort();
+          all.running.delete(other);
+        }
+      }
+      return true;
+    };
+    return pending.then(
+      (data) => {
+        if (fresh()) setState({ data, error: null, loading: all.started > id });
+      },
+      (e: unknown) => {
+        if (fresh()) setState((s) => ({ data: s.data, error: errorMessage(e), loading: all.started > id }));
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    void start(true);
+    return () => dropAll(loads.current);
+  }, deps);
+
+  const reload = useCallback(() => start(false), [start]);
+  const setData = useCallback((data: T) => setState((s) => ({ ...s, data })), []);
+  return { ...state, reload, setData };
+}
+
+/** Waits `ms`; rejects at once when `signal` is aborted (a debounce that a newer input cancels). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+// ---------------------------------------------------------------- actions
+
+/** What `useAction` gives a button or form: why its last run failed and whether one runs now. */
+export interface Action {
+  /** Why the last run failed (or a message set by hand); null after a run that worked. */
+  error: string | null;
+  busy: boolean;
+  /**
+   * Runs `action`, clearing the old error first. Resolves to whether it worked; a failure is
+   * kept in `error` for the view to show, never rejected, so callers need no catch.
+   */
+  run: (action: () => Promise<unknown>) => Promise<boolean>;
+  /** Sets or clears the error by hand (a form's own check before it calls anything). */
+  setError: (error: string | null) => void;
+}
+
+/**
+ * The error and busy state of a user action (a save, a rename, a revoke), so each failure is
+ * shown next to the control that caused it. State changes after the view went away are skipped.
+ */
+export function useAction(): Action {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  const run = useCallback(async (action: () => Promise<unknown>): Promise<boolean> => {
+    setError(null);
+    setBusy(true);
+    try {
+      await action();
+      return true;
+    } catch (e) {
+      if (mounted.current) setError(errorMessage(e));
+      return false;
+    } finally {
+      if (mounted.current) setBusy(false);
+    }
+  }, []);
+  return { error, busy, run, setError };
 }

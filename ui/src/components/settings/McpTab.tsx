@@ -1,14 +1,14 @@
+/** Settings → MCP servers: each server's state and tools, a form to add or edit one, and JSON import. */
 import { useEffect, useState } from "preact/hooks";
-import * as api from "../api";
-import { errorMessage } from "../format";
-import { t } from "../i18n";
-import { Icon } from "./icons";
-import { ErrorState, Loading } from "./States";
-import type { ExecutionPolicy, McpServerConfig, McpServerView, McpStatus } from "../types";
-
-type Confirm = (message: string, action: () => Promise<void>) => void;
-
-const POLICIES: ExecutionPolicy[] = ["auto", "ask-once", "ask-always", "deny"];
+import * as api from "../../api";
+import { errorMessage } from "../../format";
+import { t } from "../../i18n";
+import { EXECUTION_POLICIES, executionPolicyKey } from "../../policies";
+import type { ExecutionPolicy, McpServerConfig, McpServerView, McpStatus } from "../../types";
+import { useAction, useLoad } from "../hooks";
+import { Icon } from "../icons";
+import { LoadStatus } from "../States";
+import type { Confirm } from "./Settings";
 
 /** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
 export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
@@ -52,20 +52,13 @@ function StatusPill({ status }: { status: McpStatus }) {
   );
 }
 
-export function McpSettings({ onConfirm }: { onConfirm: Confirm }) {
-  const [servers, setServers] = useState<McpServerView[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
+  const loaded = useLoad(() => api.listMcpServers(), []);
+  const servers = loaded.data;
+  const load = loaded.reload;
   const [editing, setEditing] = useState<McpServerConfig | "new" | null>(null);
-  const load = () =>
-    api
-      .listMcpServers()
-      .then((s) => {
-        setServers(s);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
+  // Servers connect, fail and restart on their own: read them again whenever one changes.
   useEffect(() => {
-    void load();
     let unlisten: (() => void) | null = null;
     let gone = false;
     void api.onMcpChanged(() => void load()).then((u) => {
@@ -76,13 +69,12 @@ export function McpSettings({ onConfirm }: { onConfirm: Confirm }) {
       gone = true;
       unlisten?.();
     };
-  }, []);
+  }, [load]);
 
   return (
     <div class="settings-section">
       <p class="muted">{t("mcp.intro")}</p>
-      {error ? <ErrorState message={error} /> : null}
-      {!servers && !error ? <Loading /> : null}
+      <LoadStatus load={loaded} />
       {servers && servers.length === 0 && editing === null ? <p class="empty-note">{t("mcp.none")}</p> : null}
       {servers?.map((s) =>
         editing !== null && editing !== "new" && editing.name === s.config.name ? (
@@ -118,15 +110,10 @@ export function McpSettings({ onConfirm }: { onConfirm: Confirm }) {
 
 function ServerCard(props: { server: McpServerView; onEdit: () => void; onChanged: () => void; onRemove: () => void }) {
   const { config, state } = props.server;
-  const [error, setError] = useState<string | null>(null);
-  const run = async (action: () => Promise<void>) => {
-    try {
-      await action();
-      setError(null);
-      props.onChanged();
-    } catch (e) {
-      setError(errorMessage(e));
-    }
+  const action = useAction();
+  const error = action.error;
+  const run = async (change: () => Promise<void>) => {
+    if (await action.run(change)) props.onChanged();
   };
   const toggle = () => run(() => api.saveMcpServer({ ...config, enabled: !config.enabled }, config.name));
   const secrets = Object.keys(config.transport.type === "stdio" ? config.transport.env : config.transport.headers);
@@ -201,8 +188,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
   const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
   const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run, setError } = useAction();
 
   const submit = async () => {
     const secs = Number(timeout);
@@ -225,15 +211,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       executionPolicy: policy === "" ? null : policy,
       resultPolicy: initial?.resultPolicy ?? null,
     };
-    setBusy(true);
-    try {
-      await api.saveMcpServer(config, initial?.name ?? null);
-      onDone();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
 
   return (
@@ -292,9 +270,9 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
           <span>{t("mcp.policy")}</span>
           <select value={policy} onChange={(e) => setPolicy(e.currentTarget.value as ExecutionPolicy | "")}>
             <option value="">{t("mcp.policyFromHints")}</option>
-            {POLICIES.map((p) => (
+            {EXECUTION_POLICIES.map((p) => (
               <option key={p} value={p}>
-                {t(`policy.${p}`)}
+                {t(executionPolicyKey(p))}
               </option>
             ))}
           </select>

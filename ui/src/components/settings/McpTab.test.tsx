@@ -1,9 +1,9 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { McpServerView } from "../types";
+import type { McpServerView } from "../../types";
 
-vi.mock("../api", () => ({
+vi.mock("../../api", () => ({
   listMcpServers: vi.fn(),
   saveMcpServer: vi.fn(() => Promise.resolve()),
   importMcpServers: vi.fn(() => Promise.resolve(["everything"])),
@@ -12,8 +12,8 @@ vi.mock("../api", () => ({
   onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
 }));
 
-import * as api from "../api";
-import { McpSettings, parseArgs, parsePairs } from "./McpSettings";
+import * as api from "../../api";
+import { McpTab, parseArgs, parsePairs } from "./McpTab";
 
 const servers: McpServerView[] = [
   {
@@ -60,7 +60,7 @@ afterEach(() => {
 
 async function mount() {
   await act(async () => {
-    render(<McpSettings onConfirm={(_m, action) => void action()} />, root);
+    render(<McpTab onConfirm={(_m, action) => void action()} />, root);
   });
   await act(async () => {});
 }
@@ -73,7 +73,7 @@ describe("parsing the form", () => {
   });
 });
 
-describe("McpSettings", () => {
+describe("McpTab", () => {
   it("shows each server's state, its error, its tools and which secrets the keychain holds", async () => {
     await mount();
     const github = root.querySelector('[data-server="github"]');

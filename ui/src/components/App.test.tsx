@@ -1,0 +1,125 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { GroupView, Settings } from "../types";
+
+vi.mock("../api", () => ({
+  listChats: vi.fn(),
+  waitingCounts: vi.fn(),
+  listProviders: vi.fn(),
+  getSettings: vi.fn(),
+  onGateEvent: vi.fn(() => Promise.resolve(() => {})),
+  listToolGroups: vi.fn(),
+  createChat: vi.fn(),
+}));
+
+import * as api from "../api";
+import { App } from "./App";
+
+const settings: Settings = {
+  app: {
+    theme: "system",
+    language: "en",
+    turn: {
+      maxRounds: 10,
+      doomLoopThreshold: 3,
+      maxParallel: 4,
+      maxTokens: 4096,
+      temperature: null,
+      retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000 },
+      saveIntervalMs: 250,
+    },
+  },
+  tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },
+};
+const groups: GroupView[] = [
+  {
+    name: "basic",
+    title: "Basic",
+    description: "Time and arithmetic",
+    enabled: true,
+    tools: [
+      {
+        name: "calculate",
+        description: "Evaluates arithmetic",
+        enabled: true,
+        executionPolicy: "auto",
+        resultPolicy: "never",
+        defaultExecutionPolicy: "auto",
+        defaultResultPolicy: "never",
+        readOnly: true,
+        timeoutMs: 5000,
+      },
+    ],
+  },
+];
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  vi.mocked(api.listChats).mockResolvedValue([]);
+  vi.mocked(api.waitingCounts).mockResolvedValue({});
+  vi.mocked(api.listProviders).mockResolvedValue([]);
+  vi.mocked(api.getSettings).mockReset().mockResolvedValue(settings);
+  vi.mocked(api.listToolGroups).mockResolvedValue(groups);
+});
+afterEach(() => render(null, root));
+
+async function mount() {
+  await act(async () => {
+    render(<App />, root);
+  });
+  await act(async () => {});
+}
+
+async function click(el: Element | null | undefined) {
+  if (!(el instanceof HTMLElement)) throw new Error("nothing to click");
+  await act(async () => {
+    el.click();
+  });
+  await act(async () => {});
+}
+
+async function openTab(label: string) {
+  await click(root.querySelector("button.sidebar-settings"));
+  await click([...root.querySelectorAll("[role=tab]")].find((t) => t.textContent === label));
+}
+
+describe("when the settings cannot be read", () => {
+  it("the Tools tab shows why (with Retry) instead of loading forever", async () => {
+    vi.mocked(api.getSettings).mockRejectedValueOnce(new Error("settings row is corrupt"));
+    await mount();
+    await openTab("Tools");
+    const body = root.querySelector(".settings-body");
+    expect(body?.querySelector('[role="status"]')).toBeNull();
+    expect(body?.querySelector('[role="alert"]')?.textContent).toContain("Something went wrong: settings row is corrupt");
+
+    await click(body?.querySelector('[role="alert"] button'));
+    expect(api.getSettings).toHaveBeenCalledTimes(2);
+    expect(body?.querySelector('[role="alert"]')).toBeNull();
+    expect(body?.querySelector('tr[data-tool="calculate"]')).not.toBeNull();
+  });
+
+  it("the General tab shows why too", async () => {
+    vi.mocked(api.getSettings).mockRejectedValueOnce(new Error("settings row is corrupt"));
+    await mount();
+    await openTab("General");
+    expect(root.querySelector('.settings-body [role="alert"]')?.textContent).toContain("settings row is corrupt");
+  });
+});
+
+describe("the sidebar's own failures", () => {
+  it("says when the waiting counts cannot be read", async () => {
+    vi.mocked(api.waitingCounts).mockRejectedValueOnce(new Error("backend gone"));
+    await mount();
+    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not read which chats wait for you: backend gone");
+  });
+
+  it("says when a new chat cannot be created", async () => {
+    vi.mocked(api.createChat).mockRejectedValueOnce(new Error("disk full"));
+    await mount();
+    await click(root.querySelector("button.new-chat"));
+    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not create a chat: disk full");
+  });
+});

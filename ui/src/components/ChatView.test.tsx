@@ -1,0 +1,143 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ChatHistory, ChatRow } from "../types";
+
+vi.mock("../api", () => ({
+  chatHistory: vi.fn(),
+  pendingApprovals: vi.fn(() => Promise.resolve([])),
+  sendMessage: vi.fn(),
+  retryTurn: vi.fn(),
+  stopTurn: vi.fn(),
+  listModels: vi.fn(() => Promise.resolve([])),
+  chatToolGroups: vi.fn(() => Promise.resolve([])),
+}));
+
+import * as api from "../api";
+import * as session from "../session";
+import { chatStore } from "../store";
+import { ChatView } from "./ChatView";
+
+const chat: ChatRow = {
+  id: 21,
+  title: "Notes",
+  providerId: null,
+  model: "",
+  systemPrompt: "",
+  workspace: null,
+  toolOverrides: { groups: {}, tools: {} },
+  createdAt: 0,
+  updatedAt: 0,
+};
+const history: ChatHistory = { messages: [], calls: [], running: false };
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  vi.mocked(api.chatHistory).mockReset().mockResolvedValue(history);
+  vi.mocked(api.sendMessage).mockReset();
+  vi.mocked(api.stopTurn).mockReset();
+  vi.mocked(api.retryTurn).mockReset();
+});
+afterEach(() => {
+  render(null, root);
+  chatStore.delete(chat.id);
+});
+
+async function mount() {
+  await act(async () => {
+    render(
+      <ChatView
+        chat={chat}
+        providers={[]}
+        providersError={null}
+        showLog={false}
+        onToggleLog={() => {}}
+        showDemoInvite={false}
+        onDismissInvite={() => {}}
+        onOpenProviders={() => {}}
+        onChatChanged={() => {}}
+      />,
+      root,
+    );
+  });
+  // Let the chat's history load.
+  await act(async () => {});
+}
+
+function alertBanner(): HTMLElement | null {
+  return root.querySelector<HTMLElement>('.composer-wrap [data-role="chat-alert"]');
+}
+
+async function type(text: string) {
+  const area = root.querySelector<HTMLTextAreaElement>("#composer");
+  if (!area) throw new Error("no composer");
+  await act(async () => {
+    area.value = text;
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  return area;
+}
+
+async function click(button: HTMLElement | null | undefined) {
+  if (!button) throw new Error("no button");
+  await act(async () => {
+    button.click();
+  });
+}
+
+describe("a failed chat action shows above the composer", () => {
+  it("a failed send says why, puts the text back, and can be dismissed", async () => {
+    vi.mocked(api.sendMessage).mockRejectedValue("A turn is already running in this chat.");
+    await mount();
+    const area = await type("hello there");
+    await click(root.querySelector<HTMLButtonElement>(".composer button.btn--primary"));
+
+    const banner = alertBanner();
+    expect(banner?.getAttribute("role")).toBe("alert");
+    expect(banner?.textContent).toContain("Could not send the message: A turn is already running in this chat.");
+    expect(area.value).toBe("hello there");
+
+    await click(banner?.querySelector<HTMLButtonElement>('button[aria-label="Dismiss"]'));
+    expect(alertBanner()).toBeNull();
+  });
+
+  it("a failed send from a suggestion shows the same banner", async () => {
+    vi.mocked(api.sendMessage).mockRejectedValue(new Error("no provider"));
+    await mount();
+    await click(root.querySelector<HTMLButtonElement>(".suggestion"));
+    expect(alertBanner()?.textContent).toContain("Could not send the message: no provider");
+  });
+
+  it("a failed Stop says the turn could not be stopped", async () => {
+    vi.mocked(api.stopTurn).mockRejectedValue(new Error("backend gone"));
+    await mount();
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, running: true })));
+    await click(root.querySelector<HTMLButtonElement>(".composer-wrap button.btn--danger"));
+    expect(alertBanner()?.textContent).toContain("Could not stop the turn: backend gone");
+  });
+
+  it("a failed Retry keeps the turn's error with Retry and says why", async () => {
+    vi.mocked(api.retryTurn).mockRejectedValue(new Error("no provider"));
+    await mount();
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, error: { message: "rate limited", retryable: true } })));
+    await click([...root.querySelectorAll<HTMLButtonElement>(".notice--error button")].find((b) => b.textContent?.includes("Retry")));
+    expect(root.querySelector(".timeline .notice--error")?.textContent).toContain("rate limited");
+    expect(alertBanner()?.textContent).toContain("Could not retry the turn: no provider");
+  });
+
+  it("a failed background refresh shows in the chat", async () => {
+    await mount();
+    vi.mocked(api.chatHistory).mockRejectedValue(new Error("database locked"));
+    await act(async () => session.refresh(chat.id));
+    expect(alertBanner()?.textContent).toContain("Could not refresh this chat: database locked");
+  });
+
+  it("a chat that cannot be opened says so instead of loading forever", async () => {
+    vi.mocked(api.chatHistory).mockRejectedValue(new Error("no such chat"));
+    await mount();
+    expect(root.querySelector('.timeline [role="alert"]')?.textContent).toBe("Could not open this chat: no such chat");
+    expect(root.querySelector('.timeline [role="status"]')).toBeNull();
+  });
+});

@@ -1,0 +1,80 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ChatRow } from "../types";
+
+vi.mock("../api", () => ({
+  searchChats: vi.fn(),
+  renameChat: vi.fn(),
+}));
+
+import * as api from "../api";
+import { Sidebar } from "./Sidebar";
+
+const chats: ChatRow[] = [
+  { id: 1, title: "Travel plans", providerId: null, model: "", systemPrompt: "", workspace: null, toolOverrides: { groups: {}, tools: {} }, createdAt: 0, updatedAt: 0 },
+];
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  vi.mocked(api.searchChats).mockReset();
+});
+afterEach(() => render(null, root));
+
+async function mount() {
+  await act(async () => {
+    render(
+      <Sidebar
+        chats={chats}
+        loadError={null}
+        notices={[]}
+        current={1}
+        waiting={{}}
+        onSelect={() => {}}
+        onNew={() => {}}
+        onRenamed={() => {}}
+        onDelete={() => {}}
+        onSettings={() => {}}
+        settingsOpen={false}
+        searchRef={{ current: null }}
+      />,
+      root,
+    );
+  });
+}
+
+async function type(text: string) {
+  const box = root.querySelector<HTMLInputElement>('.search input[type="search"]');
+  if (!box) throw new Error("no search box");
+  await act(async () => {
+    box.value = text;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+}
+
+/** Past the typing pause, then lets the answer land. */
+async function settle() {
+  await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+}
+
+describe("chat search", () => {
+  it("searches once typing pauses and shows the hits", async () => {
+    vi.mocked(api.searchChats).mockResolvedValue([{ chat: 1, title: "Travel plans", snippet: "book the [train]" }]);
+    await mount();
+    await type("tr");
+    await type("train");
+    await settle();
+    expect(vi.mocked(api.searchChats).mock.calls).toEqual([["train"]]);
+    expect(root.querySelector(".chat-list .snippet")?.textContent).toContain("train");
+  });
+
+  it("shows why a search failed instead of the unfiltered list", async () => {
+    vi.mocked(api.searchChats).mockRejectedValue(new Error("index rebuilding"));
+    await mount();
+    await type("train");
+    await settle();
+    expect(root.querySelector(".chat-list .inline-error")?.textContent).toBe("index rebuilding");
+  });
+});

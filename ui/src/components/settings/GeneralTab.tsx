@@ -1,0 +1,113 @@
+/** Settings → General: theme, language and the limits of a turn. */
+import { useEffect, useState } from "preact/hooks";
+import * as api from "../../api";
+import { errorMessage } from "../../format";
+import { t } from "../../i18n";
+import type { Language, Settings as SettingsData, Theme } from "../../types";
+import { ErrorState, Loading } from "../States";
+import type { SharedSettings } from "./Settings";
+
+export function GeneralTab({ settings, settingsError, onReloadSettings, onSettings }: SharedSettings) {
+  const [rounds, setRounds] = useState("");
+  const [doom, setDoom] = useState("");
+  const [limit, setLimit] = useState("");
+  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+
+  useEffect(() => {
+    if (!settings) return;
+    setRounds(String(settings.app.turn.maxRounds));
+    setDoom(String(settings.app.turn.doomLoopThreshold));
+    setLimit(String(settings.tools.defaultOutputLimit));
+  }, [settings === null]);
+
+  if (settingsError !== null) return <ErrorState message={settingsError} onRetry={onReloadSettings} />;
+  if (!settings) return <Loading />;
+
+  const saveApp = async (app: SettingsData["app"]) => {
+    const previous = settings;
+    onSettings({ ...settings, app });
+    try {
+      await api.setAppSettings(app);
+    } catch (e) {
+      onSettings(previous);
+      setStatus({ ok: false, text: errorMessage(e) });
+    }
+  };
+
+  const saveLimits = async () => {
+    const r = Math.round(Number(rounds));
+    const d = Math.round(Number(doom));
+    const l = Math.round(Number(limit));
+    if (!(r > 0 && d > 0 && l > 0)) {
+      setStatus({ ok: false, text: t("general.positive") });
+      return;
+    }
+    const next: SettingsData = {
+      app: { ...settings.app, turn: { ...settings.app.turn, maxRounds: r, doomLoopThreshold: d } },
+      tools: { ...settings.tools, defaultOutputLimit: l },
+    };
+    try {
+      await api.setAppSettings(next.app);
+      await api.setToolSettings(next.tools);
+      onSettings(next);
+      setStatus({ ok: true, text: t("common.saved") });
+    } catch (e) {
+      setStatus({ ok: false, text: errorMessage(e) });
+    }
+  };
+
+  return (
+    <div class="settings-section">
+      <section class="card">
+        <div class="form-grid">
+          <label class="field">
+            <span>{t("general.theme")}</span>
+            <select value={settings.app.theme} onChange={(e) => void saveApp({ ...settings.app, theme: e.currentTarget.value as Theme })}>
+              <option value="system">{t("general.themeSystem")}</option>
+              <option value="light">{t("general.themeLight")}</option>
+              <option value="dark">{t("general.themeDark")}</option>
+            </select>
+          </label>
+          <label class="field">
+            <span>{t("general.language")}</span>
+            <select value={settings.app.language} onChange={(e) => void saveApp({ ...settings.app, language: e.currentTarget.value as Language })}>
+              <option value="en">English</option>
+              <option value="zh-CN">简体中文</option>
+            </select>
+          </label>
+        </div>
+      </section>
+      <form
+        class="card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void saveLimits();
+        }}
+      >
+        <div class="form-grid">
+          <label class="field">
+            <span>{t("general.maxRounds")}</span>
+            <input type="number" min="1" value={rounds} onInput={(e) => setRounds(e.currentTarget.value)} />
+            <small class="muted">{t("general.maxRoundsHint")}</small>
+          </label>
+          <label class="field">
+            <span>{t("general.doomLoop")}</span>
+            <input type="number" min="1" value={doom} onInput={(e) => setDoom(e.currentTarget.value)} />
+            <small class="muted">{t("general.doomLoopHint")}</small>
+          </label>
+          <label class="field">
+            <span>{t("general.outputLimit")}</span>
+            <input type="number" min="1" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
+            <small class="muted">{t("general.outputLimitHint")}</small>
+          </label>
+        </div>
+        <div class="row">
+          <button type="submit" class="btn btn--primary">
+            {t("general.save")}
+          </button>
+          {status ? <span class={status.ok ? "ok-text" : "inline-error"}>{status.text}</span> : null}
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,184 @@
+/** Settings → Tools: every tool group and tool, with its switch, policies, timeout and output limit. */
+import { useState } from "preact/hooks";
+import * as api from "../../api";
+import { type Key, t } from "../../i18n";
+import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
+import type { ExecutionPolicy, ResultPolicy, Settings as SettingsData, ToolOverride } from "../../types";
+import { useAction, useLoad } from "../hooks";
+import { ErrorState, Loading } from "../States";
+import type { SharedSettings } from "./Settings";
+
+/** A policy override: "Default (the tool's own policy)" or one of `options`, each in its words (`label`). */
+function PolicySelect<P extends ExecutionPolicy | ResultPolicy>(props: {
+  options: readonly P[];
+  label: (policy: P) => Key;
+  value: P | undefined;
+  fallback: P;
+  pill?: boolean;
+  onChange: (value: P | undefined) => void;
+}) {
+  const { options, label, value, fallback, pill, onChange } = props;
+  return (
+    <select
+      class={pill ? `policy-select pill--${value ?? fallback}` : undefined}
+      value={value ?? ""}
+      onChange={(e) => onChange((e.currentTarget.value || undefined) as P | undefined)}
+    >
+      <option value="">{t("toolsettings.default", { value: t(label(fallback)) })}</option>
+      {options.map((p) => (
+        <option key={p} value={p}>
+          {t(label(p))}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings }: SharedSettings) {
+  const loaded = useLoad(() => api.listToolGroups(), []);
+  const saving = useAction();
+  const [flash, setFlash] = useState<string | null>(null);
+
+  // Both the tools and the app's settings must be read; either failing is shown, never a spinner forever.
+  const error = loaded.error ?? settingsError;
+  if (error !== null) {
+    const retry = () => {
+      if (loaded.error !== null) void loaded.reload();
+      if (settingsError !== null) onReloadSettings();
+    };
+    return <ErrorState message={error} onRetry={retry} />;
+  }
+  const groups = loaded.data;
+  if (!groups || !settings) return <Loading />;
+  const tools = settings.tools;
+
+  /** Shows the change at once; puts the old settings back if saving fails. */
+  const save = (next: SettingsData["tools"]) => {
+    const previous = settings;
+    onSettings({ ...settings, tools: next });
+    setFlash(null);
+    void saving.run(() => api.setToolSettings(next)).then((saved) => {
+      if (!saved) {
+        onSettings(previous);
+        return;
+      }
+      setFlash(t("toolsettings.saved"));
+      setTimeout(() => setFlash(null), 1500);
+    });
+  };
+  const setOverride = (tool: string, patch: { [K in keyof ToolOverride]?: ToolOverride[K] | undefined }) => {
+    const current: ToolOverride = { ...(tools.tools[tool] ?? {}) };
+    for (const [k, v] of Object.entries(patch) as Array<[keyof ToolOverride, unknown]>) {
+      if (v === undefined) delete current[k];
+      else (current as Record<string, unknown>)[k] = v;
+    }
+    const all = { ...tools.tools };
+    if (Object.keys(current).length) all[tool] = current;
+    else delete all[tool];
+    save({ ...tools, tools: all });
+  };
+  const numberOrUndefined = (v: string, scale = 1): number | undefined => {
+    const n = Number(v);
+    return v.trim() === "" || !Number.isFinite(n) || n <= 0 ? undefined : Math.round(n * scale);
+  };
+
+  return (
+    <div class="settings-section">
+      <p class="muted">
+        {t("toolsettings.intro")} {flash ? <span class="ok-text">{flash}</span> : null}
+        {saving.error ? <span class="inline-error">{saving.error}</span> : null}
+      </p>
+      {groups.map((g) => {
+        const groupOn = tools.groups[g.name] ?? g.enabled;
+        return (
+          <section class="card" key={g.name} data-group={g.name}>
+            <div class="card-header">
+              <label class="switch-row">
+                <input type="checkbox" class="switch" checked={groupOn} onChange={(e) => save({ ...tools, groups: { ...tools.groups, [g.name]: e.currentTarget.checked } })} />
+                <span>
+                  <strong class="card-title">{g.title}</strong> <code class="muted">{g.name}</code>
+                  <small class="muted block">{g.description}</small>
+                </span>
+              </label>
+            </div>
+            <div class="table-wrap">
+              <table class="tools">
+                <thead>
+                  <tr>
+                    <th>{t("toolsettings.tool")}</th>
+                    <th>{t("toolsettings.enabled")}</th>
+                    <th>{t("toolsettings.execution")}</th>
+                    <th>{t("toolsettings.resultReview")}</th>
+                    <th>{t("toolsettings.timeout")}</th>
+                    <th>{t("toolsettings.outputLimit")}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {g.tools.map((tool) => {
+                    const o = tools.tools[tool.name] ?? {};
+                    return (
+                      <tr key={tool.name} data-tool={tool.name}>
+                        <td>
+                          <code class="tool-name">{tool.name}</code>
+                          {tool.readOnly ? <span class="tag tag--readonly">{t("toolsettings.readOnly")}</span> : null}
+                          <div class="muted small tool-description">{tool.description}</div>
+                        </td>
+                        <td>
+                          <input
+                            type="checkbox"
+                            class="switch"
+                            checked={o.enabled ?? tool.enabled ?? true}
+                            onChange={(e) => setOverride(tool.name, { enabled: e.currentTarget.checked })}
+                          />
+                        </td>
+                        <td>
+                          <PolicySelect
+                            options={EXECUTION_POLICIES}
+                            label={executionPolicyKey}
+                            value={o.executionPolicy}
+                            fallback={tool.defaultExecutionPolicy ?? tool.executionPolicy}
+                            pill
+                            onChange={(v) => setOverride(tool.name, { executionPolicy: v })}
+                          />
+                        </td>
+                        <td>
+                          <PolicySelect
+                            options={RESULT_POLICIES}
+                            label={resultPolicyKey}
+                            value={o.resultPolicy}
+                            fallback={tool.defaultResultPolicy ?? tool.resultPolicy}
+                            onChange={(v) => setOverride(tool.name, { resultPolicy: v })}
+                          />
+                        </td>
+                        <td>
+                          <input
+                            type="number"
+                            min="1"
+                            class="num"
+                            value={o.timeoutMs ? String(o.timeoutMs / 1000) : ""}
+                            placeholder={tool.timeoutMs ? String(tool.timeoutMs / 1000) : ""}
+                            onChange={(e) => setOverride(tool.name, { timeoutMs: numberOrUndefined(e.currentTarget.value, 1000) })}
+                          />
+                        </td>
+                        <td>
+                          <input
+                            type="number"
+                            min="1"
+                            class="num"
+                            value={o.outputLimit ? String(o.outputLimit) : ""}
+                            placeholder={String(tools.defaultOutputLimit)}
+                            onChange={(e) => setOverride(tool.name, { outputLimit: numberOrUndefined(e.currentTarget.value) })}
+                          />
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        );
+      })}
+    </div>
+  );
+}
