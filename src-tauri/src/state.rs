@@ -7,8 +7,3 @@ use tollgate_engine::service::Tollgate;
 pub struct AppState {
     pub app: Arc<Tollgate>,
 }
-
-/// Turns any error into the message the UI shows.
-pub fn message(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}

@@ -4,7 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::path::PathBuf;
-use tollgate_app::commands::{chats::ChatHistory, settings::Settings};
 use tollgate_engine::chat::history::{AssistantPayload, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
@@ -16,19 +15,22 @@ use tollgate_engine::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
     ResultPolicy,
 };
-use tollgate_engine::protocol::ApprovalPreview;
 use tollgate_engine::protocol::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
+use tollgate_engine::protocol::{ApprovalPreview, AskReason};
 use tollgate_engine::protocol::{
     ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
     RuleScopeChoice,
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
+use tollgate_engine::protocol::{
+    CommandError, ErrorKind, Rule, RuleAction, RuleScope, RuleSubjectKind,
+};
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ToolCalling, Usage};
-use tollgate_engine::protocol::{RuleAction, RuleScope, RuleSubjectKind};
 use tollgate_engine::providers::{AssistantToolCall, FinishReason, ToolResultMessage};
-use tollgate_engine::rules::Rule;
-use tollgate_engine::service::{AppSettings, Language, McpServerView, Theme};
+use tollgate_engine::service::{
+    AppSettings, ChatHistory, ExportFormat, Language, McpServerView, SettingsView, Theme,
+};
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig, ProviderInput,
     RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
@@ -83,6 +85,7 @@ fn render() -> String {
         RecordedCall,
         ChatHistory,
         ApprovalPreview,
+        AskReason,
         ApprovalRequest,
         PendingApproval,
         RuleScopeChoice,
@@ -102,7 +105,10 @@ fn render() -> String {
         AppSettings,
         ToolOverride,
         ToolSettings,
-        Settings,
+        SettingsView,
+        ExportFormat,
+        ErrorKind,
+        CommandError,
         ProviderKind,
         ProviderConfig,
         ProviderInput,
@@ -121,18 +127,238 @@ fn render() -> String {
     out
 }
 
-#[test]
-fn typescript_bindings_are_up_to_date() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings.ts");
-    let fresh = render();
+/// Writes `file` under ui/src when asked to, else checks it is current.
+fn check_or_write(file: &str, fresh: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../ui/src")
+        .join(file);
     if std::env::var_os("TOLLGATE_WRITE_BINDINGS").is_some() {
-        std::fs::write(&path, &fresh).unwrap();
+        std::fs::write(&path, fresh).unwrap();
         return;
     }
     let current = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         current == fresh,
-        "ui/src/bindings.ts is out of date with the Rust types; regenerate it with \
+        "ui/src/{file} is out of date with the Rust code; regenerate it with \
          `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`"
     );
+}
+
+#[test]
+fn typescript_bindings_are_up_to_date() {
+    check_or_write("bindings.ts", &render());
+}
+
+/// One command as its Rust function declares it.
+struct CommandSig {
+    name: String,
+    /// (name as the UI sends it, TypeScript type)
+    args: Vec<(String, String)>,
+    result: String,
+}
+
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Splits at commas outside `<…>` and `(…)`.
+fn split_top(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim().to_string());
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// The TypeScript type of a Rust type as serde sends it. `known` is every type in bindings.ts.
+fn ts_type(rust: &str, known: &[String], used: &mut std::collections::BTreeSet<String>) -> String {
+    let rust = rust.trim().trim_start_matches('&').trim();
+    let (head, inner) = match rust.find('<') {
+        Some(i) => (&rust[..i], Some(&rust[i + 1..rust.len() - 1])),
+        None => (rust, None),
+    };
+    let head = head.rsplit("::").next().unwrap_or(head).trim();
+    let wrap = |t: String| if t.contains(' ') { format!("({t})") } else { t };
+    match (head, inner) {
+        ("String" | "str", None) => "string".into(),
+        ("i64" | "u64" | "i32" | "u32" | "usize" | "f64", None) => "number".into(),
+        ("bool", None) => "boolean".into(),
+        // A command that returns nothing resolves to `null`; the UI never reads it.
+        ("()", None) => "void".into(),
+        ("Option", Some(t)) => format!("{} | null", ts_type(t, known, used)),
+        ("Vec", Some(t)) => format!("{}[]", wrap(ts_type(t, known, used))),
+        ("HashMap" | "BTreeMap", Some(kv)) => {
+            let kv = split_top(kv);
+            format!("Record<string, {}>", ts_type(&kv[1], known, used))
+        }
+        ("Channel", Some(t)) => {
+            used.insert("Channel".into());
+            format!("Channel<{}>", ts_type(t, known, used))
+        }
+        (name, None) if known.iter().any(|k| k == name) => {
+            used.insert(name.to_string());
+            name.to_string()
+        }
+        _ => panic!("the command boundary uses `{rust}`, which has no TypeScript form here: add it to the bindings"),
+    }
+}
+
+/// Reads every listed command's signature from its source file.
+fn command_sigs(
+    known: &[String],
+    used: &mut std::collections::BTreeSet<String>,
+) -> Vec<CommandSig> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    let mut sigs = Vec::new();
+    for (module, name) in tollgate_app::commands::NAMES {
+        let src = std::fs::read_to_string(dir.join(format!("{module}.rs"))).unwrap();
+        let at = ["pub async fn ", "pub fn "]
+            .iter()
+            .find_map(|p| {
+                src.find(&format!("{p}{name}("))
+                    .map(|i| i + p.len() + name.len())
+            })
+            .unwrap_or_else(|| panic!("command {name} not found in commands/{module}.rs"));
+        let rest = &src[at..];
+        let mut depth = 0;
+        let close = rest
+            .char_indices()
+            .find(|(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map(|(i, _)| i)
+            .unwrap();
+        let params = &rest[1..close];
+        let after = rest[close + 1..]
+            .split('{')
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let ret = after.strip_prefix("->").map_or("()", str::trim);
+        let ret = match ret.strip_prefix("Result<") {
+            Some(inner) => {
+                let parts = split_top(&inner[..inner.len() - 1]);
+                assert_eq!(
+                    parts[1], "CommandError",
+                    "{name} must fail with a CommandError"
+                );
+                parts[0].clone()
+            }
+            None => ret.to_string(),
+        };
+        let mut args = Vec::new();
+        for p in split_top(params) {
+            let (arg, ty) = p.split_once(':').unwrap();
+            let ty = ty.trim();
+            if ty.starts_with("State<") || ty.starts_with("tauri::") {
+                continue;
+            }
+            args.push((camel(arg.trim()), ts_type(ty, known, used)));
+        }
+        sigs.push(CommandSig {
+            name: name.to_string(),
+            args,
+            result: ts_type(&ret, known, used),
+        });
+    }
+    sigs
+}
+
+fn render_commands() -> String {
+    let bindings = render();
+    let known: Vec<String> = bindings
+        .lines()
+        .filter_map(|l| l.strip_prefix("export type "))
+        .filter_map(|l| l.split([' ', '<', '=']).next())
+        .map(str::to_string)
+        .collect();
+    let mut used = std::collections::BTreeSet::new();
+    let sigs = command_sigs(&known, &mut used);
+    let mut out = String::from(HEADER);
+    if used.remove("Channel") {
+        out.push_str("import type { Channel } from \"@tauri-apps/api/core\";\n");
+    }
+    out.push_str(&format!(
+        "import type {{ {} }} from \"./bindings\";\n\n",
+        used.into_iter().collect::<Vec<_>>().join(", ")
+    ));
+    out.push_str("/** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */\nexport interface Commands {\n");
+    for sig in &sigs {
+        let args = if sig.args.is_empty() {
+            "Record<string, never>".to_string()
+        } else {
+            format!(
+                "{{ {} }}",
+                sig.args
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {t}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        };
+        out.push_str(&format!(
+            "  {}: {{ args: {args}; result: {} }};\n",
+            sig.name, sig.result
+        ));
+    }
+    out.push_str("}\n\nexport type CommandName = keyof Commands;\n");
+    out
+}
+
+#[test]
+fn the_command_list_is_up_to_date() {
+    check_or_write("commands.ts", &render_commands());
+}
+
+#[test]
+fn every_command_function_is_listed() {
+    // A `#[tauri::command]` left out of `commands![…]` would be unreachable from the UI.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let src = std::fs::read_to_string(&path).unwrap();
+        for (i, _) in src.match_indices("#[tauri::command]") {
+            let after = &src[i..];
+            let name = after
+                .split("fn ")
+                .nth(1)
+                .and_then(|s| s.split('(').next())
+                .unwrap()
+                .trim();
+            assert!(
+                tollgate_app::commands::NAMES
+                    .iter()
+                    .any(|(_, n)| *n == name),
+                "{name} in {} is not in commands![…]",
+                path.display()
+            );
+        }
+    }
 }

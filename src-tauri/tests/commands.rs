@@ -1,5 +1,5 @@
 //! The command layer through Tauri's IPC (mock runtime): the argument names and JSON shapes the
-//! UI sends reach the engine, and failures come back as readable messages.
+//! UI sends reach the engine, and failures come back as `{ kind, message }`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use serde_json::{json, Value};
@@ -114,9 +114,23 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     );
 
     let err = invoke(&webview, "decide", json!({"chat": id, "id": "0123", "decision": {"kind": "execution", "decision": {"type": "allowOnce"}}})).unwrap_err();
-    assert_eq!(err, json!("no approval with id 0123 is waiting"));
+    assert_eq!(
+        err,
+        json!({"kind": "notFound", "message": "no approval with id 0123 is waiting"})
+    );
     let err = invoke(&webview, "rename_chat", json!({"chat": 999, "title": "x"})).unwrap_err();
-    assert_eq!(err, json!("chat 999 does not exist"));
+    assert_eq!(
+        err,
+        json!({"kind": "notFound", "message": "chat 999 does not exist"})
+    );
+    let err = invoke(&webview, "rename_chat", json!({"chat": id, "title": "   "})).unwrap_err();
+    assert_eq!(err["kind"], "invalid", "{err}");
+    let err = invoke(
+        &webview,
+        "send_message",
+        json!({"chat": id, "text": " ", "onEvent": "__CHANNEL__:1"}),
+    );
+    assert_eq!(err.unwrap_err()["kind"], "invalid");
 
     let md = invoke(
         &webview,
@@ -163,8 +177,12 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         json!({"config": {"name": "shell", "transport": {"type": "stdio", "command": "x"}}, "previous": null}),
     )
     .unwrap_err();
+    assert_eq!(bad["kind"], "invalid", "{bad}");
     assert!(
-        bad.as_str().unwrap().contains("built-in tool group"),
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .contains("built-in tool group"),
         "{bad}"
     );
     invoke(

@@ -4,6 +4,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import type { CommandName, Commands } from "./commands";
 import type {
   ApprovalRecordRow,
   AppSettings,
@@ -21,7 +22,7 @@ import type {
   ProviderInput,
   Rule,
   SearchHit,
-  Settings,
+  SettingsView,
   ToolEvent,
   ToolSettings,
 } from "./types";
@@ -44,23 +45,28 @@ function available(): boolean {
   return typeof window !== "undefined" && typeof window.__TAURI_INTERNALS__?.invoke === "function";
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/**
+ * Calls a command. Its name, arguments and result are typed by the generated `Commands` map
+ * (`commands.ts`, from the Rust command list), so a renamed or retyped command fails the type
+ * check here. A failure rejects with the backend's `CommandError` (`{ kind, message }`).
+ */
+async function call<K extends CommandName>(command: K, args: Commands[K]["args"]): Promise<Commands[K]["result"]> {
   if (!available()) throw new BackendUnavailableError();
-  return invoke<T>(command, args);
+  return invoke<Commands[K]["result"]>(command, args);
 }
 
 // ---- the window ----
 
 /** Tells the backend the first frame is on screen (it logs the start-up time). */
 export function uiReady(): Promise<void> {
-  return call("ui_ready");
+  return call("ui_ready", {});
 }
 
 // ---- tools ----
 
 /** All tool groups in the registry with their tools and effective policies. */
 export function listToolGroups(): Promise<GroupView[]> {
-  return call<GroupView[]>("list_tool_groups");
+  return call("list_tool_groups", {});
 }
 export function chatToolGroups(chat: ChatId): Promise<GroupView[]> {
   return call("chat_tool_groups", { chat });
@@ -75,14 +81,15 @@ export function setChatToolEnabled(chat: ChatId, tool: string, enabled: boolean 
 // ---- chats ----
 
 export function listChats(): Promise<ChatRow[]> {
-  return call("list_chats");
+  return call("list_chats", {});
 }
 /** The chat's provider (null: the first configured one) and model ("" : the provider's default). */
 export function setChatModel(chat: ChatId, providerId: number | null, model: string): Promise<void> {
   return call("set_chat_model", { chat, providerId, model });
 }
+/** Creates a chat; what is not given starts empty (the provider's default model, no workspace). */
 export function createChat(chat: Partial<NewChat> = {}): Promise<ChatRow> {
-  return call("create_chat", { chat });
+  return call("create_chat", { chat: { title: "", model: "", systemPrompt: "", ...chat } });
 }
 export function renameChat(chat: ChatId, title: string): Promise<void> {
   return call("rename_chat", { chat, title });
@@ -137,7 +144,7 @@ export function pendingApprovals(chat: ChatId): Promise<PendingApproval[]> {
   return call("pending_approvals", { chat });
 }
 export async function waitingCounts(): Promise<Record<string, number>> {
-  return call("waiting_counts");
+  return call("waiting_counts", {});
 }
 
 /** App-wide gate events from chats with no turn running in view. Resolves to an unsubscribe function. */
@@ -148,8 +155,8 @@ export async function onGateEvent(handler: (event: ToolEvent) => void): Promise<
 
 // ---- settings ----
 
-export function getSettings(): Promise<Settings> {
-  return call("get_settings");
+export function getSettings(): Promise<SettingsView> {
+  return call("get_settings", {});
 }
 export function setAppSettings(settings: AppSettings): Promise<void> {
   return call("set_app_settings", { settings });
@@ -161,7 +168,7 @@ export function setToolSettings(settings: ToolSettings): Promise<void> {
 // ---- providers ----
 
 export function listProviders(): Promise<ProviderConfig[]> {
-  return call("list_providers");
+  return call("list_providers", {});
 }
 export function addProvider(provider: ProviderInput): Promise<ProviderConfig> {
   return call("add_provider", { provider });
@@ -169,7 +176,7 @@ export function addProvider(provider: ProviderInput): Promise<ProviderConfig> {
 export function saveProviderKey(id: ProviderConfig["id"], key: string): Promise<void> {
   return call("save_provider_key", { id, key });
 }
-export function removeProvider(id: ProviderConfig["id"]): Promise<void> {
+export function removeProvider(id: ProviderConfig["id"]): Promise<boolean> {
   return call("remove_provider", { id });
 }
 export function listModels(id: ProviderConfig["id"]): Promise<string[]> {
@@ -179,22 +186,22 @@ export function listModels(id: ProviderConfig["id"]): Promise<string[]> {
 // ---- rules and records ----
 
 export function listRules(): Promise<Rule[]> {
-  return call("list_rules");
+  return call("list_rules", {});
 }
-export function revokeRule(id: Rule["id"]): Promise<void> {
+export function revokeRule(id: Rule["id"]): Promise<boolean> {
   return call("revoke_rule", { id });
 }
 export function listRecords(chat: ChatId): Promise<ApprovalRecordRow[]> {
   return call("list_records", { chat });
 }
-export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<void> {
+export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<boolean> {
   return call("revoke_record", { chat, tool, argsHash });
 }
 
 // ---- MCP servers ----
 
 export function listMcpServers(): Promise<McpServerView[]> {
-  return call("list_mcp_servers");
+  return call("list_mcp_servers", {});
 }
 /** Adds a server, or changes the one called `previous`. Blank secret values keep the stored ones. */
 export function saveMcpServer(config: McpServerConfig, previous: string | null): Promise<void> {

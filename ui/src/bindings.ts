@@ -84,9 +84,15 @@ export type MessageRow = { id: number, chat: ChatId, role: Role, content: string
 
 export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
 
-export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, running: boolean, };
+export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
+/**
+ * A turn is running in this chat now (its events arrive on the turn's channel).
+ */
+running: boolean, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
+
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**
@@ -102,9 +108,9 @@ preview: ApprovalPreview | null,
  */
 policy: ExecutionPolicy, 
 /**
- * Why the user is asked, in plain words.
+ * Why the user is asked (the UI words it in the user's language).
  */
-reason: string, 
+reason: AskReason, 
 /**
  * What a rule pattern for this tool matches, so the card can say what it allows.
  */
@@ -207,7 +213,13 @@ tools: { [key in string]: ToolOverride },
  */
 varMaxCount: number, varMaxBytes: number, };
 
-export type Settings = { app: AppSettings, tools: ToolSettings, };
+export type SettingsView = { app: AppSettings, tools: ToolSettings, };
+
+export type ExportFormat = "markdown" | "json";
+
+export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider" | "storage" | "internal";
+
+export type CommandError = { kind: ErrorKind, message: string, };
 
 export type ProviderKind = "openai" | "anthropic" | "demo";
 

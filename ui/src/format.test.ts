@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  askReasonText,
   compressArgs,
+  errorMessage,
   decidedByKey,
   diffLines,
   executionChoiceKey,
@@ -11,7 +13,7 @@ import {
   snippetParts,
   statusInfo,
 } from "./format";
-import { t } from "./i18n";
+import { setLanguage, t } from "./i18n";
 import type { DecidedBy, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
 
 describe("tool card formatting", () => {
@@ -96,5 +98,48 @@ describe("decision words", () => {
     const all: DecidedBy[] = ["auto", "user", "rule", "record", "policy"];
     expect(all.map((b) => decidedByKey(b))).toEqual(["by.auto", "by.user", "by.rule", "by.record", "by.policy"]);
     expect(decidedByKey("none")).toBeNull();
+  });
+});
+
+describe("command errors", () => {
+  it("words each kind in the user's language and keeps the backend's details", () => {
+    setLanguage("en");
+    expect(errorMessage({ kind: "busy", message: "a reply is already being written" })).toBe(
+      "A reply is already being written in this chat; wait for it or press Stop.",
+    );
+    expect(errorMessage({ kind: "notFound", message: "chat 9 does not exist" })).toBe(
+      "It does not exist any more: chat 9 does not exist",
+    );
+    expect(errorMessage({ kind: "keychain", message: "locked" })).toContain("keychain");
+    setLanguage("zh-CN");
+    expect(errorMessage({ kind: "storage", message: "disk full" })).toBe("数据库出错：disk full");
+    setLanguage("en");
+  });
+
+  it("falls back for what is not a command error", () => {
+    expect(errorMessage(new Error("boom"))).toBe("boom");
+    expect(errorMessage("plain")).toBe("plain");
+    // An unknown kind is not mistaken for a command error.
+    expect(errorMessage({ kind: "weird", message: "m" })).toBe("m");
+  });
+});
+
+describe("why the user is asked", () => {
+  it("says each reason in plain words", () => {
+    setLanguage("en");
+    expect(askReasonText({ type: "askOnce" })).toContain("asks once");
+    expect(askReasonText({ type: "askAlways" })).toBe("This tool asks before every call.");
+    expect(
+      askReasonText({
+        type: "rule",
+        rule: { id: 1, tool: "run_command", pattern: "git *", action: "ask", scope: { type: "global" }, createdAt: 0 },
+      }),
+    ).toBe("A rule asks for approval: run_command, matching “git *”, in every chat.");
+    expect(askReasonText({ type: "repeated", times: 3, wouldAllow: "rule" })).toBe(
+      "The model made this exact call 3 times in a row (a rule would have allowed it).",
+    );
+    setLanguage("zh-CN");
+    expect(askReasonText({ type: "askAlways" })).toBe("此工具在每次调用前都会询问。");
+    setLanguage("en");
   });
 });

@@ -1,9 +1,48 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
-import type { DecidedBy, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
+import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
 
-/** A readable message for anything a rejected promise may carry (Tauri rejects with strings). */
+const ERROR_KINDS: Record<ErrorKind, true> = {
+  busy: true,
+  notFound: true,
+  invalid: true,
+  keychain: true,
+  provider: true,
+  storage: true,
+  internal: true,
+};
+
+/** Whether a rejection is the backend's `CommandError` (`{ kind, message }`). */
+export function isCommandError(error: unknown): error is CommandError {
+  if (!error || typeof error !== "object") return false;
+  const e = error as { kind?: unknown; message?: unknown };
+  return typeof e.kind === "string" && e.kind in ERROR_KINDS && typeof e.message === "string";
+}
+
+/** A command's failure in the user's language, by its kind; the backend's message gives the details. */
+export function commandErrorText(error: CommandError): string {
+  const message = error.message;
+  switch (error.kind) {
+    case "busy":
+      return t("error.busy");
+    case "notFound":
+      return t("error.notFound", { message });
+    case "invalid":
+      return t("error.invalid", { message });
+    case "keychain":
+      return t("error.keychain", { message });
+    case "provider":
+      return t("error.provider", { message });
+    case "storage":
+      return t("error.storage", { message });
+    case "internal":
+      return t("error.internal", { message });
+  }
+}
+
+/** A readable message for anything a rejected promise may carry (commands reject with a `CommandError`). */
 export function errorMessage(error: unknown): string {
+  if (isCommandError(error)) return commandErrorText(error);
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === "string") return error;
   if (error && typeof error === "object" && "message" in error) {
@@ -237,4 +276,27 @@ export function relativeTime(ms: number, now = Date.now(), lang = "en"): string 
 /** A chat's title as shown everywhere: its own, or "New chat" until it has one. */
 export function chatTitle(chat: { title: string }): string {
   return chat.title.trim() ? chat.title : t("sidebar.untitled");
+}
+
+/** Why the user is asked about a call, in the user's language. */
+export function askReasonText(reason: AskReason): string {
+  switch (reason.type) {
+    case "askOnce":
+      return t("approval.reason.askOnce");
+    case "askAlways":
+      return t("approval.reason.askAlways");
+    case "rule": {
+      const { rule } = reason;
+      const what =
+        rule.pattern === null
+          ? t("approval.reason.ruleEvery")
+          : t("approval.reason.ruleMatching", { pattern: rule.pattern });
+      const scope = rule.scope.type === "global" ? t("rules.global") : t("approval.reason.ruleThisChat");
+      return t("approval.reason.rule", { tool: rule.tool, what, scope });
+    }
+    case "repeated": {
+      const by = decidedByKey(reason.wouldAllow);
+      return t("approval.reason.repeated", { times: reason.times, by: by ? t(by) : t("by.policy") });
+    }
+  }
 }

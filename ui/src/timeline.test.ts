@@ -27,7 +27,7 @@ const approval: PendingApproval = {
     arguments: { command: "ls" },
     preview: { type: "command", command: "ls", cwd: "/w" },
     policy: "ask-always",
-    reason: "asks every time",
+    reason: { type: "askAlways" },
     ruleSubject: "command",
     suggestedPattern: "ls *",
   },

@@ -1,20 +1,23 @@
-//! Chats: list, create, rename, delete, search, workspace, provider and model, and a chat's
-//! stored history.
+//! Chats: list, create, rename, delete, search, workspace, provider and model, history, export.
 
-use crate::state::{message, AppState};
-use serde::Serialize;
+use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::store::{ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
+use tollgate_engine::protocol::CommandError;
+use tollgate_engine::service::{ChatHistory, ExportFormat};
+use tollgate_engine::store::{ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
 
 #[tauri::command]
-pub async fn list_chats(state: State<'_, AppState>) -> Result<Vec<ChatRow>, String> {
-    state.app.store.list_chats().await.map_err(message)
+pub async fn list_chats(state: State<'_, AppState>) -> Result<Vec<ChatRow>, CommandError> {
+    Ok(state.app.list_chats().await?)
 }
 
 #[tauri::command]
-pub async fn create_chat(state: State<'_, AppState>, chat: NewChat) -> Result<ChatRow, String> {
-    state.app.store.create_chat(chat).await.map_err(message)
+pub async fn create_chat(
+    state: State<'_, AppState>,
+    chat: NewChat,
+) -> Result<ChatRow, CommandError> {
+    Ok(state.app.create_chat(chat).await?)
 }
 
 #[tauri::command]
@@ -22,57 +25,40 @@ pub async fn rename_chat(
     state: State<'_, AppState>,
     chat: ChatId,
     title: String,
-) -> Result<(), String> {
-    state
-        .app
-        .store
-        .rename_chat(chat, title.trim().to_string())
-        .await
-        .map_err(message)
+) -> Result<(), CommandError> {
+    Ok(state.app.rename_chat(chat, &title).await?)
 }
 
 #[tauri::command]
-pub async fn delete_chat(state: State<'_, AppState>, chat: ChatId) -> Result<(), String> {
-    state.app.delete_chat(chat).await.map_err(message)
+pub async fn delete_chat(state: State<'_, AppState>, chat: ChatId) -> Result<(), CommandError> {
+    Ok(state.app.delete_chat(chat).await?)
 }
 
 #[tauri::command]
 pub async fn search_chats(
     state: State<'_, AppState>,
     query: String,
-) -> Result<Vec<SearchHit>, String> {
-    state.app.store.search_chats(&query).await.map_err(message)
+) -> Result<Vec<SearchHit>, CommandError> {
+    Ok(state.app.search_chats(&query).await?)
 }
 
+/// `null` or a blank path clears the workspace.
 #[tauri::command]
 pub async fn set_chat_workspace(
     state: State<'_, AppState>,
     chat: ChatId,
     workspace: Option<String>,
-) -> Result<(), String> {
-    let exec = state.app.executor(chat).await.map_err(message)?;
-    exec.set_workspace(workspace.filter(|w| !w.trim().is_empty()).map(Into::into))
-        .await
-        .map_err(message)
+) -> Result<(), CommandError> {
+    Ok(state.app.set_chat_workspace(chat, workspace).await?)
 }
 
 /// A chat's messages and recorded tool calls, to rebuild the timeline on open.
-#[derive(ts_rs::TS, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChatHistory {
-    pub messages: Vec<MessageRow>,
-    pub calls: Vec<RecordedCall>,
-    pub running: bool,
-}
-
 #[tauri::command]
-pub async fn chat_history(state: State<'_, AppState>, chat: ChatId) -> Result<ChatHistory, String> {
-    let store = &state.app.store;
-    Ok(ChatHistory {
-        messages: store.chat_messages(chat).await.map_err(message)?,
-        calls: store.chat_calls(chat).await.map_err(message)?,
-        running: state.app.is_running(chat),
-    })
+pub async fn chat_history(
+    state: State<'_, AppState>,
+    chat: ChatId,
+) -> Result<ChatHistory, CommandError> {
+    Ok(state.app.chat_history(chat).await?)
 }
 
 /// The chat's provider (`null`: the first configured one) and model (empty: the provider's default).
@@ -82,10 +68,16 @@ pub async fn set_chat_model(
     chat: ChatId,
     provider_id: Option<i64>,
     model: String,
-) -> Result<(), String> {
-    state
-        .app
-        .set_chat_model(chat, provider_id, &model)
-        .await
-        .map_err(message)
+) -> Result<(), CommandError> {
+    Ok(state.app.set_chat_model(chat, provider_id, &model).await?)
+}
+
+/// The chat as Markdown or JSON text; the UI saves it where the user picks.
+#[tauri::command]
+pub async fn export_chat(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    format: ExportFormat,
+) -> Result<String, CommandError> {
+    Ok(state.app.export_chat(chat, format).await?)
 }

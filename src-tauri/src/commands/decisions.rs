@@ -1,8 +1,9 @@
 //! Decisions on approvals (F-05, F-06) and answers to `ask_user` (F-24).
 
-use crate::state::{message, AppState};
+use crate::state::AppState;
 use std::collections::HashMap;
 use tauri::State;
+use tollgate_engine::protocol::CommandError;
 use tollgate_engine::{ApprovalId, ChatId, Decision, PendingApproval};
 
 #[tauri::command]
@@ -11,12 +12,11 @@ pub async fn decide(
     chat: ChatId,
     id: String,
     decision: Decision,
-) -> Result<(), String> {
-    state
+) -> Result<(), CommandError> {
+    Ok(state
         .app
         .decide(chat, &ApprovalId::from_string(id), decision)
-        .await
-        .map_err(message)
+        .await?)
 }
 
 #[tauri::command]
@@ -25,11 +25,10 @@ pub fn answer_question(
     chat: ChatId,
     id: String,
     answer: String,
-) -> Result<(), String> {
-    state
+) -> Result<(), CommandError> {
+    Ok(state
         .app
-        .answer(chat, &ApprovalId::from_string(id), answer)
-        .map_err(message)
+        .answer(chat, &ApprovalId::from_string(id), answer)?)
 }
 
 #[tauri::command]

@@ -1,9 +1,10 @@
 //! MCP servers (F-45): list with their state, add or change, import `mcpServers` JSON, remove,
 //! restart. Secret values never come back to the UI (they are blanked in every view).
 
-use crate::state::{message, AppState};
+use crate::state::AppState;
 use tauri::State;
 use tollgate_engine::mcp::McpServerConfig;
+use tollgate_engine::protocol::CommandError;
 use tollgate_engine::service::McpServerView;
 
 #[tauri::command]
@@ -17,12 +18,11 @@ pub async fn save_mcp_server(
     state: State<'_, AppState>,
     config: McpServerConfig,
     previous: Option<String>,
-) -> Result<(), String> {
-    state
+) -> Result<(), CommandError> {
+    Ok(state
         .app
         .save_mcp_server(config, previous.as_deref())
-        .await
-        .map_err(message)
+        .await?)
 }
 
 /// Returns the names of the imported servers.
@@ -30,16 +30,19 @@ pub async fn save_mcp_server(
 pub async fn import_mcp_servers(
     state: State<'_, AppState>,
     json: String,
-) -> Result<Vec<String>, String> {
-    state.app.import_mcp_servers(&json).await.map_err(message)
+) -> Result<Vec<String>, CommandError> {
+    Ok(state.app.import_mcp_servers(&json).await?)
 }
 
 #[tauri::command]
-pub async fn remove_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), String> {
-    state.app.remove_mcp_server(&name).await.map_err(message)
+pub async fn remove_mcp_server(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<(), CommandError> {
+    Ok(state.app.remove_mcp_server(&name).await?)
 }
 
 #[tauri::command]
-pub fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), String> {
-    state.app.restart_mcp_server(&name).map_err(message)
+pub fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), CommandError> {
+    Ok(state.app.restart_mcp_server(&name)?)
 }

@@ -1,38 +1,27 @@
 //! Settings (F-53): general and tool settings.
 
-use crate::state::{message, AppState};
-use serde::Serialize;
+use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::service::AppSettings;
-
-#[derive(ts_rs::TS, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Settings {
-    pub app: AppSettings,
-    pub tools: ToolSettings,
-}
+use tollgate_engine::protocol::{CommandError, ToolSettings};
+use tollgate_engine::service::{AppSettings, SettingsView};
 
 #[tauri::command]
-pub fn get_settings(state: State<'_, AppState>) -> Settings {
-    Settings {
-        app: state.app.app_settings(),
-        tools: state.app.tool_settings(),
-    }
+pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
+    state.app.settings_view()
 }
 
 #[tauri::command]
 pub async fn set_app_settings(
     state: State<'_, AppState>,
     settings: AppSettings,
-) -> Result<(), String> {
-    state.app.set_app_settings(settings).await.map_err(message)
+) -> Result<(), CommandError> {
+    Ok(state.app.set_app_settings(settings).await?)
 }
 
 #[tauri::command]
 pub async fn set_tool_settings(
     state: State<'_, AppState>,
     settings: ToolSettings,
-) -> Result<(), String> {
-    state.app.set_tool_settings(settings).await.map_err(message)
+) -> Result<(), CommandError> {
+    Ok(state.app.set_tool_settings(settings).await?)
 }

@@ -1,9 +1,10 @@
 //! Turns: send a message, retry after an error, stop. Events stream over a per-turn channel.
 
-use crate::state::{message, AppState};
+use crate::state::AppState;
 use tauri::ipc::Channel;
 use tauri::State;
 use tollgate_engine::chat::{ChatEvent, TurnInput};
+use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::ChatId;
 
 fn forward(channel: Channel<ChatEvent>) -> Box<dyn Fn(ChatEvent) + Send + Sync> {
@@ -20,15 +21,17 @@ pub async fn send_message(
     chat: ChatId,
     text: String,
     on_event: Channel<ChatEvent>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     if text.trim().is_empty() {
-        return Err("The message is empty.".into());
+        return Err(CommandError::new(
+            ErrorKind::Invalid,
+            "The message is empty.",
+        ));
     }
-    state
+    Ok(state
         .app
         .send(chat, TurnInput::Message(text), forward(on_event))
-        .await
-        .map_err(message)
+        .await?)
 }
 
 #[tauri::command]
@@ -36,12 +39,11 @@ pub async fn retry_turn(
     state: State<'_, AppState>,
     chat: ChatId,
     on_event: Channel<ChatEvent>,
-) -> Result<(), String> {
-    state
+) -> Result<(), CommandError> {
+    Ok(state
         .app
         .send(chat, TurnInput::Retry, forward(on_event))
-        .await
-        .map_err(message)
+        .await?)
 }
 
 #[tauri::command]

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { GroupView, Settings } from "../types";
+import type { GroupView, SettingsView } from "../types";
 
 vi.mock("../api", () => ({
   listChats: vi.fn(),
@@ -16,7 +16,7 @@ vi.mock("../api", () => ({
 import * as api from "../api";
 import { App } from "./App";
 
-const settings: Settings = {
+const settings: SettingsView = {
   app: {
     theme: "system",
     language: "en",

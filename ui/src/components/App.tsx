@@ -4,11 +4,11 @@ import { chatTitle } from "../format";
 import { setLanguage, t } from "../i18n";
 import * as session from "../session";
 import { chatStore } from "../store";
-import type { ChatId, ChatRow, Settings, Theme } from "../types";
+import type { ChatId, ChatRow, SettingsView, Theme } from "../types";
 import { ChatView } from "./ChatView";
 import { useAction, useLoad } from "./hooks";
 import { Icon } from "./icons";
-import { type SettingsTab, SettingsView } from "./settings/Settings";
+import { type SettingsTab, SettingsScreen } from "./settings/Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
 
@@ -58,7 +58,7 @@ interface Confirm {
 }
 
 /** Puts the saved look and language into effect (before the view that shows them renders). */
-function applyLook(s: Settings): void {
+function applyLook(s: SettingsView): void {
   applyTheme(s.app.theme);
   setLanguage(s.app.language);
 }
@@ -99,7 +99,7 @@ export function App() {
   chatsRef.current = chats;
 
   const applySettings = useCallback(
-    (s: Settings) => {
+    (s: SettingsView) => {
       applyLook(s);
       settings.setData(s);
     },
@@ -223,7 +223,7 @@ export function App() {
       />
       <main class="main">
         {view === "settings" ? (
-          <SettingsView
+          <SettingsScreen
             tab={tab}
             onTab={setTab}
             settings={settings.data ?? null}

@@ -27,7 +27,7 @@ const execution: PendingApproval = {
     arguments: { path: "a.txt", text: "hi" },
     preview: { type: "diff", path: "a.txt", diff: "--- a\n+++ b\n-old\n+new" },
     policy: "ask-always",
-    reason: "edits files",
+    reason: { type: "askAlways" },
     ruleSubject: "path",
     suggestedPattern: "*.txt",
   },
@@ -154,7 +154,7 @@ describe("execution approval card", () => {
     expect(card.textContent).toContain("edit_file wants to run");
     expect(card.textContent).toContain("Group: files");
     expect(card.textContent).toContain("Policy: ask-always");
-    expect(card.textContent).toContain("edits files");
+    expect(card.textContent).toContain("This tool asks before every call.");
     expect(card.textContent).toContain("1 of 2 waiting");
     expect(card.querySelector(".diff-add")?.textContent).toContain("+new");
     expect(card.querySelector(".diff-del")?.textContent).toContain("-old");
@@ -585,7 +585,7 @@ describe("always allow says what the rule allows, and never grants every call by
       arguments: { command: "git status --short" },
       preview: { type: "command", command: "git status --short", cwd: "/w" },
       policy: "ask-always",
-      reason: "runs commands",
+      reason: { type: "askAlways" },
       ruleSubject: "command",
       suggestedPattern,
     },

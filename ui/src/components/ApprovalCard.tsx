@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { alwaysAllowDecision, executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "../approvals";
-import { errorMessage, formatBytes, prettyJson } from "../format";
+import { askReasonText, errorMessage, formatBytes, prettyJson } from "../format";
 import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
 import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
@@ -326,12 +326,10 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       <ApprovalHead title={t("approval.title", { tool: approval.tool })} group={approval.group} position={position} total={total}>
         <span class="tag tag--policy">{t("approval.policy", { policy: request.policy })}</span>
       </ApprovalHead>
-      {request.reason ? (
-        <p class="approval-reason">
-          <span class="muted">{t("approval.why")}: </span>
-          {request.reason}
-        </p>
-      ) : null}
+      <p class="approval-reason">
+        <span class="muted">{t("approval.why")}: </span>
+        {askReasonText(request.reason)}
+      </p>
       <HiddenCharsWarning count={hidden} result={false} />
       <Preview preview={preview} />
       <div class="section-label">{t("tool.args")}</div>

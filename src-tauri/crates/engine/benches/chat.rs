@@ -131,7 +131,11 @@ async fn bench_env() -> Bench {
     let dir = tempfile::tempdir().expect("dir");
     let store = Store::open_in(dir.path()).expect("store");
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false});
-    let mut registry = Registry::with_builtins().expect("builtins");
+    let mut registry = Registry::with_groups([
+        tollgate_engine::tools::vars_tools::group(),
+        tollgate_engine::tools::basic::group(),
+    ])
+    .expect("builtins");
     registry
         .register_group(
             ToolGroup::new("bench", "Bench", "")

@@ -68,7 +68,11 @@ async fn setup() -> Setup {
         .expect("chat")
         .id;
     let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
-    let mut registry = Registry::with_builtins().expect("builtins");
+    let mut registry = Registry::with_groups([
+        tollgate_engine::tools::vars_tools::group(),
+        tollgate_engine::tools::basic::group(),
+    ])
+    .expect("builtins");
     registry
         .register_group(
             ToolGroup::new("bench", "Bench", "")

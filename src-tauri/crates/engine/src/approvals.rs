@@ -159,7 +159,7 @@ mod tests {
     use super::*;
     use crate::policy::{CallStatus, ExecutionPolicy};
     use crate::protocol::{
-        ApprovalRequest, ExecutionDecision, ResultDecision, RuleGrant, RuleScopeChoice,
+        ApprovalRequest, AskReason, ExecutionDecision, ResultDecision, RuleGrant, RuleScopeChoice,
         RuleSubjectKind,
     };
     use serde_json::json;
@@ -170,7 +170,7 @@ mod tests {
                 arguments: json!({}),
                 preview: None,
                 policy: ExecutionPolicy::AskAlways,
-                reason: "test".into(),
+                reason: AskReason::AskAlways,
                 rule_subject: RuleSubjectKind::Args,
                 suggested_pattern: None,
             },

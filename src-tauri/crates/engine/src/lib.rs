@@ -22,7 +22,6 @@ pub mod parse;
 pub mod policy;
 pub mod protocol;
 pub mod providers;
-pub mod questions;
 pub mod rules;
 pub mod secrets;
 pub mod service;

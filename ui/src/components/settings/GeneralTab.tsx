@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { t } from "../../i18n";
-import type { Language, Settings as SettingsData, Theme } from "../../types";
+import type { Language, SettingsView, Theme } from "../../types";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./Settings";
 
@@ -23,7 +23,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
   if (settingsError !== null) return <ErrorState message={settingsError} onRetry={onReloadSettings} />;
   if (!settings) return <Loading />;
 
-  const saveApp = async (app: SettingsData["app"]) => {
+  const saveApp = async (app: SettingsView["app"]) => {
     const previous = settings;
     onSettings({ ...settings, app });
     try {
@@ -42,7 +42,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
       setStatus({ ok: false, text: t("general.positive") });
       return;
     }
-    const next: SettingsData = {
+    const next: SettingsView = {
       app: { ...settings.app, turn: { ...settings.app.turn, maxRounds: r, doomLoopThreshold: d } },
       tools: { ...settings.tools, defaultOutputLimit: l },
     };

@@ -14,7 +14,7 @@ export function RulesTab({ chats, currentChat }: { chats: ChatRow[]; currentChat
   const records = recordsLoad.data;
   const revoking = useAction();
   /** Revokes a rule or a record, then shows both lists as they are now. */
-  const revoke = (action: () => Promise<void>) =>
+  const revoke = (action: () => Promise<unknown>) =>
     void revoking.run(async () => {
       await action();
       await Promise.all([rulesLoad.reload(), recordsLoad.reload()]);

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalRecordRow, GroupView, ProviderConfig, Settings } from "../../types";
+import type { ApprovalRecordRow, GroupView, ProviderConfig, SettingsView } from "../../types";
 
 vi.mock("../../api", () => ({
   listToolGroups: vi.fn(),
@@ -13,7 +13,7 @@ vi.mock("../../api", () => ({
 }));
 
 import * as api from "../../api";
-import { type SettingsTab, SettingsView } from "./Settings";
+import { type SettingsTab, SettingsScreen } from "./Settings";
 
 const providers: ProviderConfig[] = [
   { id: 1, kind: "openai", name: "Local llama", baseUrl: "http://127.0.0.1:8080/v1", defaultModel: "llama", hasKey: false, toolCalling: "text", createdAt: 0 },
@@ -36,10 +36,10 @@ beforeEach(() => {
 });
 afterEach(() => render(null, root));
 
-async function show(tab: SettingsTab, settings: { settings: Settings | null; settingsError: string | null } = { settings: null, settingsError: null }) {
+async function show(tab: SettingsTab, settings: { settings: SettingsView | null; settingsError: string | null } = { settings: null, settingsError: null }) {
   await act(async () => {
     render(
-      <SettingsView
+      <SettingsScreen
         tab={tab}
         onTab={() => {}}
         settings={settings.settings}
@@ -107,7 +107,7 @@ describe("ask-once records", () => {
   });
 });
 
-const appSettings: Settings = {
+const appSettings: SettingsView = {
   app: {
     theme: "system",
     language: "en",

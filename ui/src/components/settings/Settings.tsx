@@ -3,7 +3,7 @@
  * and loads what it shows itself; the app-wide settings come from the app, which applies them.
  */
 import { type Key, t } from "../../i18n";
-import type { ChatId, ChatRow, Settings as SettingsData } from "../../types";
+import type { ChatId, ChatRow, SettingsView } from "../../types";
 import { GeneralTab } from "./GeneralTab";
 import { McpTab } from "./McpTab";
 import { ProvidersTab } from "./ProvidersTab";
@@ -18,13 +18,13 @@ export type Confirm = (message: string, action: () => Promise<void>) => void;
 /** The app-wide settings as the app loaded them, for the tabs that edit them. */
 export interface SharedSettings {
   /** Null until loaded (or if they could not be read). */
-  settings: SettingsData | null;
+  settings: SettingsView | null;
   /** Why they could not be read: shown instead of a spinner that never ends. */
   settingsError: string | null;
   /** Reads them again (the Retry of that error). */
   onReloadSettings: () => void;
   /** Applies changed settings at once (they are saved by the tab). */
-  onSettings: (s: SettingsData) => void;
+  onSettings: (s: SettingsView) => void;
 }
 
 interface Props extends SharedSettings {
@@ -45,7 +45,7 @@ const TABS: Array<[SettingsTab, Key]> = [
   ["general", "settings.general"],
 ];
 
-export function SettingsView(props: Props) {
+export function SettingsScreen(props: Props) {
   const shared: SharedSettings = {
     settings: props.settings,
     settingsError: props.settingsError,

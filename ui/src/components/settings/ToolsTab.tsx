@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
-import type { ExecutionPolicy, ResultPolicy, Settings as SettingsData, ToolOverride } from "../../types";
+import type { ExecutionPolicy, ResultPolicy, SettingsView, ToolOverride } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./Settings";
@@ -53,7 +53,7 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
   const tools = settings.tools;
 
   /** Shows the change at once; puts the old settings back if saving fails. */
-  const save = (next: SettingsData["tools"]) => {
+  const save = (next: SettingsView["tools"]) => {
     const previous = settings;
     onSettings({ ...settings, tools: next });
     setFlash(null);

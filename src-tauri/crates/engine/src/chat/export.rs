@@ -106,7 +106,7 @@ async fn load(
     let row = store
         .chat(chat)
         .await?
-        .ok_or_else(|| StoreError::Invalid(format!("chat {chat} does not exist")))?;
+        .ok_or_else(|| StoreError::NotFound(format!("chat {chat} does not exist")))?;
     Ok((
         row,
         store.chat_messages(chat).await?,

@@ -3,7 +3,7 @@
 //! the user stops, or the provider fails.
 //!
 //! The app drives a turn through [`start_turn`]: it receives [`ChatEvent`]s on a channel, sends
-//! decisions through the executor, answers to `ask_user` through the [`crate::questions::QuestionHub`],
+//! decisions through the executor, answers to `ask_user` through the [`crate::tools::questions::QuestionHub`],
 //! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
 
 pub mod export;

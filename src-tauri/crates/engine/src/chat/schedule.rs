@@ -51,13 +51,12 @@ pub(super) async fn run_calls(
     cancel: &CancellationToken,
 ) -> Vec<ToolCallResult> {
     // Decide each call's lane and doom-loop flag, in order.
-    let planned: Vec<(ToolCallRequest, Lane, Option<String>)> = calls
+    let planned: Vec<(ToolCallRequest, Lane, Option<u32>)> = calls
         .into_iter()
         .map(|req| {
             let run = repeats.observe(&req);
-            let force = (threshold > 0 && run >= threshold)
-                .then(|| format!("The model made this exact call {run} times in a row"));
-            let pre = exec.preflight(&req, force.is_some());
+            let force = (threshold > 0 && run >= threshold).then_some(run);
+            let pre = exec.preflight(&req, force);
             let lane = if pre.asks {
                 Lane::Ask
             } else if pre.read_only {
@@ -79,12 +78,12 @@ pub(super) async fn run_calls(
                 j += 1;
             }
         }
-        let group: Vec<(ToolCallRequest, Option<String>)> = planned[i..j]
+        let group: Vec<(ToolCallRequest, Option<u32>)> = planned[i..j]
             .iter()
-            .map(|(r, _, f)| (r.clone(), f.clone()))
+            .map(|(r, _, f)| (r.clone(), *f))
             .collect();
-        let origin = |force: Option<String>, turnstile: Option<Turnstile>| CallOrigin {
-            force_ask: force,
+        let origin = |force: Option<u32>, turnstile: Option<Turnstile>| CallOrigin {
+            repeats: force,
             turnstile,
             ..base.clone()
         };

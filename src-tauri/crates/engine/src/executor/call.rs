@@ -26,8 +26,9 @@ pub struct ToolCallRequest {
 pub struct CallOrigin {
     pub message_id: Option<i64>,
     pub round: u32,
-    /// Ask the user even if a policy, rule or record would allow (the doom-loop check, F-23).
-    pub force_ask: Option<String>,
+    /// The model made this exact call this many times in a row (the doom-loop check, F-23):
+    /// ask the user even if a policy, rule or record would allow.
+    pub repeats: Option<u32>,
     /// Run only after the calls before this one in its group are done (F-21).
     #[serde(skip)]
     pub turnstile: Option<super::Turnstile>,

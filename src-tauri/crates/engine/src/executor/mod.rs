@@ -104,20 +104,20 @@ impl ToolExecutor {
             seq: AtomicU64::new(seq),
             deps,
         };
-        exec.install_rule_variables();
+        exec.install_guide_variables();
         Ok(Arc::new(exec))
     }
 
-    fn install_rule_variables(&self) {
+    fn install_guide_variables(&self) {
         let registry = self.registry();
         for group in registry.groups() {
-            for rule in &group.skill_rules {
-                let name = group.rule_var_name(rule);
-                if let Err(e) = self
-                    .vars
-                    .set(&name, Arc::from(rule.prompt.as_str()), VarKind::Rule)
+            for guide in &group.guides {
+                let name = group.guide_var_name(guide);
+                if let Err(e) =
+                    self.vars
+                        .set(&name, Arc::from(guide.prompt.as_str()), VarKind::Guide)
                 {
-                    tracing::warn!("rule variable {name} not installed: {e}");
+                    tracing::warn!("guide variable {name} not installed: {e}");
                 }
             }
         }
@@ -141,7 +141,7 @@ impl ToolExecutor {
     /// Swaps in a new registry (e.g. after an MCP server was added) and installs its rules.
     pub fn set_registry(&self, registry: Arc<Registry>) {
         *self.registry.write() = registry;
-        self.install_rule_variables();
+        self.install_guide_variables();
     }
 
     /// The chat's workspace folder.

@@ -15,7 +15,8 @@ use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
-use crate::rules::{suggest_pattern, Rule, RuleSubject};
+use crate::protocol::{AskReason, Rule};
+use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
 use crate::vars::reference::resolve_value;
@@ -27,19 +28,23 @@ use std::path::PathBuf;
 pub(super) enum Verdict {
     Allow { by: DecidedBy },
     Deny { by: DecidedBy, message: String },
-    Ask { reason: String },
+    Ask { reason: AskReason },
 }
 
-/// The fixed decision order, as a pure function so it can be tested on its own.
+/// The fixed decision order, as a pure function so it can be tested on its own. `repeats`: the
+/// model made this exact call this many times in a row (F-23), so whatever would allow it asks.
 pub(super) fn verdict(
     policy: ExecutionPolicy,
     rule: Option<&Rule>,
     record: Option<bool>,
-    force_ask: Option<&str>,
+    repeats: Option<u32>,
 ) -> Verdict {
-    let allow = |by: DecidedBy, what: &str| match force_ask {
-        Some(why) => Verdict::Ask {
-            reason: format!("{why} ({what} would allow it)"),
+    let allow = |by: DecidedBy| match repeats {
+        Some(times) => Verdict::Ask {
+            reason: AskReason::Repeated {
+                times,
+                would_allow: by,
+            },
         },
         None => Verdict::Allow { by },
     };
@@ -58,14 +63,14 @@ pub(super) fn verdict(
                     rule.describe()
                 ),
             },
-            RuleAction::Allow => allow(DecidedBy::Rule, "a rule"),
+            RuleAction::Allow => allow(DecidedBy::Rule),
             RuleAction::Ask => Verdict::Ask {
-                reason: format!("A rule asks for approval: {}.", rule.describe()),
+                reason: AskReason::Rule { rule: rule.clone() },
             },
         };
     }
     match record {
-        Some(true) => return allow(DecidedBy::Record, "an earlier approval in this chat"),
+        Some(true) => return allow(DecidedBy::Record),
         Some(false) => {
             return Verdict::Deny {
                 by: DecidedBy::Record,
@@ -75,12 +80,12 @@ pub(super) fn verdict(
         None => {}
     }
     match policy {
-        ExecutionPolicy::Auto => allow(DecidedBy::Auto, "the tool's policy"),
+        ExecutionPolicy::Auto => allow(DecidedBy::Auto),
         ExecutionPolicy::AskOnce => Verdict::Ask {
-            reason: "This tool asks once for each distinct set of arguments in a chat.".into(),
+            reason: AskReason::AskOnce,
         },
         ExecutionPolicy::AskAlways => Verdict::Ask {
-            reason: "This tool asks before every call.".into(),
+            reason: AskReason::AskAlways,
         },
         ExecutionPolicy::Deny => Verdict::Deny {
             by: DecidedBy::Policy,
@@ -235,7 +240,7 @@ impl ToolExecutor {
             inputs.policy,
             inputs.rule.as_ref(),
             inputs.record,
-            ctx.origin.force_ask.as_deref(),
+            ctx.origin.repeats,
         ) {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
@@ -434,10 +439,14 @@ mod tests {
                 ..
             }
         ));
-        assert!(matches!(
+        assert_eq!(
             verdict(Auto, Some(&rule(RuleAction::Ask)), None, None),
-            Verdict::Ask { .. }
-        ));
+            Verdict::Ask {
+                reason: AskReason::Rule {
+                    rule: rule(RuleAction::Ask)
+                }
+            }
+        );
         assert!(matches!(
             verdict(AskOnce, None, Some(true), None),
             Verdict::Allow {
@@ -457,32 +466,39 @@ mod tests {
                 by: DecidedBy::Auto
             }
         ));
-        assert!(matches!(
+        assert_eq!(
             verdict(AskOnce, None, None, None),
-            Verdict::Ask { .. }
-        ));
-        assert!(matches!(
+            Verdict::Ask {
+                reason: AskReason::AskOnce
+            }
+        );
+        assert_eq!(
             verdict(AskAlways, None, None, None),
-            Verdict::Ask { .. }
-        ));
+            Verdict::Ask {
+                reason: AskReason::AskAlways
+            }
+        );
     }
 
     #[test]
     fn force_ask_turns_every_allow_into_a_question_but_keeps_denials() {
         use ExecutionPolicy::*;
-        let why = Some("Same call 3 times in a row");
-        assert!(matches!(
-            verdict(Auto, None, None, why),
-            Verdict::Ask { .. }
-        ));
-        assert!(matches!(
+        let why = Some(3);
+        let repeated = |by| Verdict::Ask {
+            reason: AskReason::Repeated {
+                times: 3,
+                would_allow: by,
+            },
+        };
+        assert_eq!(verdict(Auto, None, None, why), repeated(DecidedBy::Auto));
+        assert_eq!(
             verdict(AskOnce, None, Some(true), why),
-            Verdict::Ask { .. }
-        ));
-        assert!(matches!(
+            repeated(DecidedBy::Record)
+        );
+        assert_eq!(
             verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why),
-            Verdict::Ask { .. }
-        ));
+            repeated(DecidedBy::Rule)
+        );
         assert!(matches!(
             verdict(Auto, Some(&rule(RuleAction::Deny)), None, why),
             Verdict::Deny { .. }

@@ -515,7 +515,7 @@ impl ToolExecutor {
     }
 
     /// Predicts, without side effects, whether a call is read-only and whether it will ask.
-    pub fn preflight(&self, req: &ToolCallRequest, force_ask: bool) -> Preflight {
+    pub fn preflight(&self, req: &ToolCallRequest, repeats: Option<u32>) -> Preflight {
         let Ok(args) = parse_arguments(&req.arguments) else {
             return Preflight {
                 read_only: true,
@@ -531,9 +531,8 @@ impl ToolExecutor {
         };
         let spec = entry.tool.spec();
         let inputs = self.permission_inputs(entry, &args);
-        let force = force_ask.then_some("preflight");
         let asks_first = matches!(
-            super::permission::verdict(inputs.policy, inputs.rule.as_ref(), inputs.record, force),
+            super::permission::verdict(inputs.policy, inputs.rule.as_ref(), inputs.record, repeats),
             super::permission::Verdict::Ask { .. }
         );
         let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;

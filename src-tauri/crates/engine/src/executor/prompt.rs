@@ -1,5 +1,5 @@
-//! The tool section of the system prompt (F-20): general rules, then each enabled group's rule
-//! prompt and skill rules (always-load rules inline, the others in a table to read on demand).
+//! The tool section of the system prompt (F-20): general rules, then each enabled group's
+//! guidance and guides (always-load guides inline, the others in a table to read on demand).
 
 use super::ToolExecutor;
 use crate::tools::vars_tools::VARS_GROUP;
@@ -37,7 +37,7 @@ impl ToolExecutor {
                 out.push_str(&group.description);
                 out.push('\n');
             }
-            if let Some(prompt) = &group.rule_prompt {
+            if let Some(prompt) = &group.guidance {
                 let text = prompt.render(&tools);
                 if !text.trim().is_empty() {
                     out.push('\n');
@@ -45,27 +45,23 @@ impl ToolExecutor {
                     out.push('\n');
                 }
             }
-            for rule in group.skill_rules.iter().filter(|r| r.always_load) {
+            for guide in group.guides.iter().filter(|g| g.always_load) {
                 out.push_str(&format!(
-                    "\n### Rule: {}\n{}\n",
-                    rule.name,
-                    rule.prompt.trim()
+                    "\n### Guide: {}\n{}\n",
+                    guide.name,
+                    guide.prompt.trim()
                 ));
             }
-            let on_demand: Vec<_> = group
-                .skill_rules
-                .iter()
-                .filter(|r| !r.always_load)
-                .collect();
+            let on_demand: Vec<_> = group.guides.iter().filter(|g| !g.always_load).collect();
             if !on_demand.is_empty() {
-                out.push_str("\nRules to read when they apply:\n\n| Rule | When | What | Read with |\n|---|---|---|---|\n");
-                for rule in on_demand {
+                out.push_str("\nGuides to read when they apply:\n\n| Guide | When | What | Read with |\n|---|---|---|---|\n");
+                for guide in on_demand {
                     out.push_str(&format!(
                         "| {} | {} | {} | `ReadVar(name=\"{}\")` |\n",
-                        rule.name,
-                        rule.when.as_deref().unwrap_or("when relevant"),
-                        rule.desc,
-                        group.rule_var_name(rule)
+                        guide.name,
+                        guide.when.as_deref().unwrap_or("when relevant"),
+                        guide.desc,
+                        group.guide_var_name(guide)
                     ));
                 }
             }

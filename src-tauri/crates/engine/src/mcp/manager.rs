@@ -8,7 +8,7 @@ use super::connection::{McpConnection, ServerIdentity};
 use super::inline_secrets;
 use super::slot::ServerSlot;
 use super::tool::McpTool;
-use crate::tools::{RulePrompt, ToolGroup};
+use crate::tools::{Guidance, ToolGroup};
 use parking_lot::Mutex;
 use rmcp::model::Tool as McpToolInfo;
 use serde::Serialize;
@@ -335,7 +335,7 @@ impl McpManager {
                     .filter(|t| !t.trim().is_empty())
                 {
                     let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
-                    group = group.rule_prompt(RulePrompt::Text(text));
+                    group = group.guidance(Guidance::Text(text));
                 }
                 for info in &e.tools {
                     group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot)));

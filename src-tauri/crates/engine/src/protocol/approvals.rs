@@ -1,8 +1,10 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
-use super::{RuleScope, RuleSubjectKind};
+use super::{Rule, RuleScope, RuleSubjectKind};
 use crate::ids::{ApprovalId, ChatId};
-use crate::policy::{CallDecision, CallStatus, ExecutionChoice, ExecutionPolicy, ResultChoice};
+use crate::policy::{
+    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,8 +29,8 @@ pub enum ApprovalRequest {
         preview: Option<ApprovalPreview>,
         /// The policy that asked.
         policy: ExecutionPolicy,
-        /// Why the user is asked, in plain words.
-        reason: String,
+        /// Why the user is asked (the UI words it in the user's language).
+        reason: AskReason,
         /// What a rule pattern for this tool matches, so the card can say what it allows.
         rule_subject: RuleSubjectKind,
         /// A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
@@ -205,4 +207,20 @@ pub enum ApprovalPreview {
         bytes_before: u64,
         bytes_after: u64,
     },
+}
+
+/// Why the user is asked about a call (F-05, F-23).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum AskReason {
+    /// The tool asks once for each distinct set of arguments in a chat.
+    AskOnce,
+    /// The tool asks before every call.
+    AskAlways,
+    /// A rule asks for approval.
+    Rule { rule: Rule },
+    /// The model made this exact call `times` times in a row; what would otherwise have
+    /// allowed it (the tool's policy, a rule or an earlier approval) is set aside.
+    #[serde(rename_all = "camelCase")]
+    Repeated { times: u32, would_allow: DecidedBy },
 }

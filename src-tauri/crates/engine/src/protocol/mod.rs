@@ -12,6 +12,7 @@
 //! store is the lowest layer above this one, so every layer that needs them may use them.
 
 pub mod approvals;
+pub mod errors;
 pub mod events;
 pub mod providers;
 pub mod rules;
@@ -19,6 +20,7 @@ pub mod tool_settings;
 pub mod tools;
 
 pub use approvals::*;
+pub use errors::*;
 pub use events::*;
 pub use providers::*;
 pub use rules::*;

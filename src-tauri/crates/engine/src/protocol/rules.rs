@@ -60,3 +60,15 @@ pub enum RuleSubjectKind {
     Url,
     Args,
 }
+
+/// A rule.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    pub id: i64,
+    pub tool: String,
+    pub pattern: Option<String>,
+    pub action: RuleAction,
+    pub scope: RuleScope,
+    pub created_at: i64,
+}

@@ -19,99 +19,10 @@
 pub mod command;
 
 use crate::ids::ChatId;
-use crate::protocol::{RuleAction, RuleScope, RuleSubjectKind};
+use crate::protocol::{Rule, RuleAction, RuleScope, RuleSubjectKind};
 use crate::store::{RuleRow, Store, StoreError, StoreResult};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
-
-/// A rule.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Rule {
-    pub id: i64,
-    pub tool: String,
-    pub pattern: Option<String>,
-    pub action: RuleAction,
-    pub scope: RuleScope,
-    pub created_at: i64,
-}
-
-/// What a tool's rules match against.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "camelCase")]
-pub enum RuleSubject {
-    /// A shell command line: patterns are words (`git status *`), matched against the parsed
-    /// command (see the module doc).
-    Command(String),
-    /// A path relative to the workspace, after symlinks: patterns are globs.
-    Path(String),
-    /// A path that leads out of the workspace: no allow rule matches it.
-    Outside(String),
-    /// A URL, normalised: patterns are wildcards.
-    Url(String),
-    /// The canonical JSON of the arguments: patterns are wildcards.
-    Args(String),
-}
-
-impl RuleSubject {
-    pub fn kind(&self) -> RuleSubjectKind {
-        match self {
-            Self::Command(_) => RuleSubjectKind::Command,
-            Self::Path(_) | Self::Outside(_) => RuleSubjectKind::Path,
-            Self::Url(_) => RuleSubjectKind::Url,
-            Self::Args(_) => RuleSubjectKind::Args,
-        }
-    }
-}
-
-/// Why a rule pattern was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PatternError {
-    #[error("the pattern is empty: type what the rule should allow, or choose \"every call of this tool\"")]
-    Empty,
-    #[error("the command pattern cannot be read: {0}")]
-    Command(String),
-    #[error("the path pattern is not a valid glob: {0}")]
-    Glob(String),
-}
-
-/// Checks a pattern the user typed for a tool whose rules match `kind`.
-pub fn check_pattern(kind: RuleSubjectKind, pattern: &str) -> Result<(), PatternError> {
-    if pattern.trim().is_empty() {
-        return Err(PatternError::Empty);
-    }
-    match kind {
-        RuleSubjectKind::Command => command::CommandPattern::parse(pattern)
-            .map(|_| ())
-            .map_err(|e| PatternError::Command(e.to_string())),
-        RuleSubjectKind::Path => globset::GlobBuilder::new(pattern.trim())
-            .literal_separator(true)
-            .build()
-            .map(|_| ())
-            .map_err(|e| PatternError::Glob(e.to_string())),
-        RuleSubjectKind::Url | RuleSubjectKind::Args => Ok(()),
-    }
-}
-
-/// The pattern to offer for "always allow" (F-05): as narrow as the call itself unless a wider
-/// one still reads as what it matches. Commands follow [`command::suggest_pattern`] (no
-/// suggestion where no allow rule can match); paths are the resolved path; URLs are their
-/// origin with any path below it; other tools' arguments exactly as given.
-pub fn suggest_pattern(subject: &RuleSubject) -> Option<String> {
-    match subject {
-        RuleSubject::Command(cmd) => command::suggest_pattern(cmd),
-        // Escaped, so a file literally named `docs/**` is not offered as the whole folder.
-        RuleSubject::Path(p) => Some(globset::escape(p)),
-        RuleSubject::Outside(_) => None,
-        RuleSubject::Url(u) => reqwest::Url::parse(u)
-            .ok()
-            .filter(|url| url.has_host())
-            .map(|url| format!("{}/*", url.origin().ascii_serialization())),
-        // Wildcards have no escape: arguments holding `*` or `?` get no suggestion rather than
-        // one that matches more than this call.
-        RuleSubject::Args(args) => (!args.contains(['*', '?'])).then(|| args.clone()),
-    }
-}
 
 impl Rule {
     fn from_row(row: RuleRow) -> StoreResult<Self> {
@@ -196,6 +107,83 @@ impl Rule {
             RuleScope::Chat { .. } => "in this chat",
         };
         format!("{} {what} {scope}", capitalise(self.action.as_str()))
+    }
+}
+
+/// What a tool's rules match against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "camelCase")]
+pub enum RuleSubject {
+    /// A shell command line: patterns are words (`git status *`), matched against the parsed
+    /// command (see the module doc).
+    Command(String),
+    /// A path relative to the workspace, after symlinks: patterns are globs.
+    Path(String),
+    /// A path that leads out of the workspace: no allow rule matches it.
+    Outside(String),
+    /// A URL, normalised: patterns are wildcards.
+    Url(String),
+    /// The canonical JSON of the arguments: patterns are wildcards.
+    Args(String),
+}
+
+impl RuleSubject {
+    pub fn kind(&self) -> RuleSubjectKind {
+        match self {
+            Self::Command(_) => RuleSubjectKind::Command,
+            Self::Path(_) | Self::Outside(_) => RuleSubjectKind::Path,
+            Self::Url(_) => RuleSubjectKind::Url,
+            Self::Args(_) => RuleSubjectKind::Args,
+        }
+    }
+}
+
+/// Why a rule pattern was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("the pattern is empty: type what the rule should allow, or choose \"every call of this tool\"")]
+    Empty,
+    #[error("the command pattern cannot be read: {0}")]
+    Command(String),
+    #[error("the path pattern is not a valid glob: {0}")]
+    Glob(String),
+}
+
+/// Checks a pattern the user typed for a tool whose rules match `kind`.
+pub fn check_pattern(kind: RuleSubjectKind, pattern: &str) -> Result<(), PatternError> {
+    if pattern.trim().is_empty() {
+        return Err(PatternError::Empty);
+    }
+    match kind {
+        RuleSubjectKind::Command => command::CommandPattern::parse(pattern)
+            .map(|_| ())
+            .map_err(|e| PatternError::Command(e.to_string())),
+        RuleSubjectKind::Path => globset::GlobBuilder::new(pattern.trim())
+            .literal_separator(true)
+            .build()
+            .map(|_| ())
+            .map_err(|e| PatternError::Glob(e.to_string())),
+        RuleSubjectKind::Url | RuleSubjectKind::Args => Ok(()),
+    }
+}
+
+/// The pattern to offer for "always allow" (F-05): as narrow as the call itself unless a wider
+/// one still reads as what it matches. Commands follow [`command::suggest_pattern`] (no
+/// suggestion where no allow rule can match); paths are the resolved path; URLs are their
+/// origin with any path below it; other tools' arguments exactly as given.
+pub fn suggest_pattern(subject: &RuleSubject) -> Option<String> {
+    match subject {
+        RuleSubject::Command(cmd) => command::suggest_pattern(cmd),
+        // Escaped, so a file literally named `docs/**` is not offered as the whole folder.
+        RuleSubject::Path(p) => Some(globset::escape(p)),
+        RuleSubject::Outside(_) => None,
+        RuleSubject::Url(u) => reqwest::Url::parse(u)
+            .ok()
+            .filter(|url| url.has_host())
+            .map(|url| format!("{}/*", url.origin().ascii_serialization())),
+        // Wildcards have no escape: arguments holding `*` or `?` get no suggestion rather than
+        // one that matches more than this call.
+        RuleSubject::Args(args) => (!args.contains(['*', '?'])).then(|| args.clone()),
     }
 }
 

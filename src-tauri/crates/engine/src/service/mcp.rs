@@ -6,7 +6,7 @@ use super::{ServiceError, Tollgate};
 use crate::mcp::{
     import_json, inline_secrets, McpLaunch, McpServerConfig, McpServerState, McpStatus,
 };
-use crate::questions;
+use crate::tools::questions;
 use crate::tools::{Registry, RegistryError};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -49,11 +49,7 @@ impl Tollgate {
         questions: &Arc<questions::QuestionHub>,
         mcp_groups: Vec<crate::tools::ToolGroup>,
     ) -> Result<Registry, RegistryError> {
-        let mut registry = Registry::with_builtins()?;
-        registry.register_group(questions::group(Arc::clone(questions)))?;
-        registry.register_group(crate::tools::files::group())?;
-        registry.register_group(crate::tools::shell::group())?;
-        registry.register_group(crate::tools::web::group())?;
+        let mut registry = Registry::with_builtins(questions)?;
         for group in mcp_groups {
             let name = group.name.clone();
             if let Err(e) = registry.register_group(group) {

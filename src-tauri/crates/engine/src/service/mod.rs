@@ -10,10 +10,10 @@ use crate::protocol::{Decision, PendingApproval};
 use crate::protocol::{EventSink, Router};
 use crate::protocol::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use crate::providers::config::{ConfigError, Providers};
-use crate::questions::{AnswerError, QuestionHub};
 use crate::rules::RuleBook;
 use crate::secrets::Keychain;
 use crate::store::{Store, StoreError};
+use crate::tools::questions::{AnswerError, QuestionHub};
 use crate::tools::{Registry, RegistryError};
 use crate::ApprovalHub;
 use parking_lot::{Mutex, RwLock};
@@ -24,7 +24,12 @@ use std::sync::Arc;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+mod chats;
+mod errors;
+mod gate;
 mod mcp;
+pub use chats::{ChatHistory, ExportFormat};
+pub use gate::SettingsView;
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 
 /// The settings key of [`AppSettings`].
@@ -82,6 +87,10 @@ pub enum ServiceError {
     NoSuchMcpServer(String),
     #[error("an MCP server called \"{0}\" exists already")]
     McpNameTaken(String),
+    #[error(transparent)]
+    Provider(#[from] crate::providers::ProviderError),
+    #[error("{0}")]
+    NotFound(String),
     #[error("{0}")]
     Invalid(String),
     #[error("a reply is already being written in this chat; wait for it or press Stop")]

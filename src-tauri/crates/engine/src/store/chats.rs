@@ -177,7 +177,7 @@ impl Store {
     {
         let changed = self.call(move |c| Ok(f(c)?)).await?;
         if changed == 0 {
-            return Err(StoreError::Invalid(format!("chat {id} does not exist")));
+            return Err(StoreError::NotFound(format!("chat {id} does not exist")));
         }
         Ok(())
     }

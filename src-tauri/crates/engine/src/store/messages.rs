@@ -113,7 +113,7 @@ fn finish_row(
     (mut m, role, payload, usage): (MessageRow, String, Option<String>, Option<String>),
 ) -> StoreResult<MessageRow> {
     m.role = Role::parse(&role).ok_or_else(|| {
-        StoreError::Invalid(format!("message {} has an unknown role \"{role}\"", m.id))
+        StoreError::Corrupt(format!("message {} has an unknown role \"{role}\"", m.id))
     })?;
     m.payload = payload.map(|p| serde_json::from_str(&p)).transpose()?;
     m.usage = usage.map(|u| serde_json::from_str(&u)).transpose()?;

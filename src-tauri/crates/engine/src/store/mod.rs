@@ -65,8 +65,15 @@ pub enum StoreError {
     Json(#[from] serde_json::Error),
     #[error("the database thread has stopped")]
     Closed,
+    /// What the operation names does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The input was refused (e.g. an empty rule pattern).
     #[error("{0}")]
     Invalid(String),
+    /// The database holds what this version cannot read, or could not start.
+    #[error("{0}")]
+    Corrupt(String),
 }
 
 /// The outcome type of store operations.
@@ -187,7 +194,7 @@ impl Store {
             .name("tollgate-db".into())
             .spawn(move || run(conn, rx, &failed))
             .map_err(|e| {
-                StoreError::Invalid(format!("could not start the database thread: {e}"))
+                StoreError::Corrupt(format!("could not start the database thread: {e}"))
             })?;
         Ok(Self {
             tx,

@@ -59,7 +59,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<(ProviderConfig, String)> {
 
 fn with_kind((mut p, kind): (ProviderConfig, String)) -> StoreResult<ProviderConfig> {
     p.kind = ProviderKind::parse(&kind).ok_or_else(|| {
-        StoreError::Invalid(format!("provider {} has an unknown kind \"{kind}\"", p.id))
+        StoreError::Corrupt(format!("provider {} has an unknown kind \"{kind}\"", p.id))
     })?;
     Ok(p)
 }
@@ -106,7 +106,7 @@ impl Store {
             .await?;
         self.provider(id)
             .await?
-            .ok_or_else(|| StoreError::Invalid("the new provider vanished".into()))
+            .ok_or_else(|| StoreError::Corrupt("the new provider vanished".into()))
     }
 
     /// Changes a provider's settings (not its key).
@@ -120,7 +120,9 @@ impl Store {
             })
             .await?;
         if n == 0 {
-            return Err(StoreError::Invalid(format!("provider {id} does not exist")));
+            return Err(StoreError::NotFound(format!(
+                "provider {id} does not exist"
+            )));
         }
         Ok(())
     }

@@ -1,20 +1,21 @@
-//! Tool groups: the unit the user enables, and the rules they bring into the system prompt.
+//! Tool groups: the unit the user enables, and the guidance they bring into the system prompt.
+//! ("Guidance" and "guides" are prompt text for the model; permission rules are `crate::rules`.)
 
 use super::Tool;
 use std::fmt;
 use std::sync::Arc;
 
-/// Builds a rule prompt from the names of a group's enabled tools.
-pub type RulePromptFn = Arc<dyn Fn(&[&str]) -> String + Send + Sync>;
+/// Builds a group's guidance from the names of a group's enabled tools.
+pub type GuidanceFn = Arc<dyn Fn(&[&str]) -> String + Send + Sync>;
 
-/// A group's rule prompt: fixed text, or text built from the names of its enabled tools.
+/// A group's guidance: fixed text, or text built from the names of its enabled tools.
 #[derive(Clone)]
-pub enum RulePrompt {
+pub enum Guidance {
     Text(String),
-    Dynamic(RulePromptFn),
+    Dynamic(GuidanceFn),
 }
 
-impl RulePrompt {
+impl Guidance {
     /// The prompt for the given enabled tools.
     pub fn render(&self, enabled_tools: &[&str]) -> String {
         match self {
@@ -24,7 +25,7 @@ impl RulePrompt {
     }
 }
 
-impl fmt::Debug for RulePrompt {
+impl fmt::Debug for Guidance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Text(t) => f.debug_tuple("Text").field(t).finish(),
@@ -33,17 +34,17 @@ impl fmt::Debug for RulePrompt {
     }
 }
 
-/// A skill rule: guidance the model loads when it needs it (SPEC §1).
+/// A guide: guidance the model loads when it needs it (SPEC §1).
 #[derive(Debug, Clone)]
-pub struct SkillRule {
+pub struct Guide {
     pub name: String,
-    /// One line shown in the system prompt's rule table.
+    /// One line shown in the system prompt's table of guides.
     pub desc: String,
-    /// The full rule, stored as the variable `Rule/<group>/<name>`.
+    /// The full text, stored as the variable `Guide/<group>/<name>`.
     pub prompt: String,
     /// When the model should read it.
     pub when: Option<String>,
-    /// Inline the rule in the system prompt instead of listing it.
+    /// Inline the guide in the system prompt instead of listing it.
     pub always_load: bool,
 }
 
@@ -55,8 +56,8 @@ pub struct ToolGroup {
     pub description: String,
     pub tools: Vec<Arc<dyn Tool>>,
     pub enabled_by_default: bool,
-    pub rule_prompt: Option<RulePrompt>,
-    pub skill_rules: Vec<SkillRule>,
+    pub guidance: Option<Guidance>,
+    pub guides: Vec<Guide>,
     /// Offered only in chats that have a workspace folder (file and shell tools).
     pub needs_workspace: bool,
 }
@@ -73,8 +74,8 @@ impl ToolGroup {
             description: description.into(),
             tools: Vec::new(),
             enabled_by_default: false,
-            rule_prompt: None,
-            skill_rules: Vec::new(),
+            guidance: None,
+            guides: Vec::new(),
             needs_workspace: false,
         }
     }
@@ -94,19 +95,19 @@ impl ToolGroup {
         self
     }
 
-    pub fn rule_prompt(mut self, prompt: RulePrompt) -> Self {
-        self.rule_prompt = Some(prompt);
+    pub fn guidance(mut self, prompt: Guidance) -> Self {
+        self.guidance = Some(prompt);
         self
     }
 
-    pub fn skill_rule(mut self, rule: SkillRule) -> Self {
-        self.skill_rules.push(rule);
+    pub fn guide(mut self, guide: Guide) -> Self {
+        self.guides.push(guide);
         self
     }
 
-    /// The variable name of one of this group's skill rules.
-    pub fn rule_var_name(&self, rule: &SkillRule) -> String {
-        format!("{}{}/{}", crate::vars::RULE_PREFIX, self.name, rule.name)
+    /// The variable name of one of this group's guides.
+    pub fn guide_var_name(&self, guide: &Guide) -> String {
+        format!("{}{}/{}", crate::vars::GUIDE_PREFIX, self.name, guide.name)
     }
 }
 

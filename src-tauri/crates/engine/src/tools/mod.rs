@@ -4,9 +4,11 @@
 //! validation, permission, truncation, recording — is the executor's job, so a tool stays small.
 
 pub mod basic;
+pub mod builtin;
 mod expr;
 pub mod files;
 mod group;
+pub mod questions;
 pub mod reach;
 mod registry;
 pub mod shell;
@@ -15,7 +17,7 @@ mod validation;
 pub mod vars_tools;
 pub mod web;
 
-pub use group::{RulePrompt, RulePromptFn, SkillRule, ToolGroup};
+pub use group::{Guidance, GuidanceFn, Guide, ToolGroup};
 pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
 
 use crate::ids::ChatId;

@@ -77,14 +77,6 @@ impl Registry {
         Self::default()
     }
 
-    /// The registry with the built-in groups every chat has: `vars` and `basic`.
-    pub fn with_builtins() -> Result<Self, RegistryError> {
-        let mut r = Self::new();
-        r.register_group(super::vars_tools::group())?;
-        r.register_group(super::basic::group())?;
-        Ok(r)
-    }
-
     /// Registers a group and compiles its tools' validators.
     pub fn register_group(&mut self, group: ToolGroup) -> Result<(), RegistryError> {
         if self.groups.iter().any(|g| g.name == group.name) {

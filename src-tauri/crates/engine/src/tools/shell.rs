@@ -37,7 +37,7 @@ pub fn group() -> ToolGroup {
     )
     .enabled_by_default(true)
     .needs_workspace()
-    .rule_prompt(super::RulePrompt::Text(
+    .guidance(super::Guidance::Text(
         "`run_command` runs one command line with `sh -c` in the workspace folder, without a terminal or input. Prefer non-interactive flags (e.g. `--yes`, `--no-pager`). Use the file tools, not `cat`/`sed`, to read and change files.".into(),
     ))
     .tool(RunCommand::new())

@@ -13,7 +13,7 @@ pub const READ_DEFAULT_LENGTH: usize = 8_000;
 /// The group; the executor enables it whenever any other group is enabled.
 pub fn group() -> ToolGroup {
     ToolGroup::new(
-        crate::tools::vars_tools::VARS_GROUP,
+        VARS_GROUP,
         "Variables",
         "Full tool results and other stored text, read on demand.",
     )
@@ -181,7 +181,7 @@ impl Tool for WriteVar {
                 VarError::Protected(_) => {
                     ToolError::new(super::ToolErrorKind::PermissionDenied, e.to_string())
                         .with_suggestion(
-                            "Choose another name; names starting with Rule/ are reserved.",
+                            "Choose another name; names starting with Guide/ are reserved.",
                         )
                 }
                 other => ToolError::invalid(other.to_string()),

@@ -31,7 +31,7 @@ pub fn group() -> ToolGroup {
 pub fn group_reaching(reach: Reach) -> ToolGroup {
     ToolGroup::new("web", "Web", "Fetch web pages and APIs over http(s).")
         .enabled_by_default(true)
-        .rule_prompt(super::RulePrompt::Text(
+        .guidance(super::Guidance::Text(
             "`fetch_url` returns HTML pages as markdown and JSON pretty-printed. It cannot run JavaScript or log in; if a page needs that, say so.".into(),
         ))
         .tool(FetchUrl::reaching(reach))

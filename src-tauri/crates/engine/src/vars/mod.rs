@@ -3,7 +3,7 @@
 //! Every tool result and its arguments are kept in full as variables so the model can see a short
 //! version and read the rest on demand (`ReadVar`) or pass it on by reference (`$VAR_REF{{…}}`).
 //! The store is bounded: least recently used variables are evicted past a count or size limit.
-//! Rule variables (`Rule/<group>/<name>`) come from the tool groups, are never evicted, never
+//! Guide variables (`Guide/<group>/<name>`) come from the tool groups, are never evicted, never
 //! persisted (they are rebuilt from the groups at open) and cannot be overwritten or removed.
 
 pub mod reference;
@@ -18,15 +18,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use thiserror::Error;
 
-/// The prefix of rule variables.
-pub const RULE_PREFIX: &str = "Rule/";
+/// The prefix of guide variables (the full text of a tool group's guides).
+pub const GUIDE_PREFIX: &str = "Guide/";
 
 /// Where a variable came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VarKind {
-    /// A skill rule of a tool group.
-    Rule,
+    /// A guide of a tool group: its full text, listed by name in the system prompt.
+    Guide,
     /// The full formatted result of a tool call.
     ToolResult,
     /// The resolved arguments of a tool call.
@@ -39,7 +39,7 @@ impl VarKind {
     /// The stored string.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Rule => "rule",
+            Self::Guide => "guide",
             Self::ToolResult => "tool_result",
             Self::ToolArgs => "tool_args",
             Self::User => "user",
@@ -48,7 +48,7 @@ impl VarKind {
 
     fn parse(s: &str) -> Self {
         match s {
-            "rule" => Self::Rule,
+            "guide" => Self::Guide,
             "tool_result" => Self::ToolResult,
             "tool_args" => Self::ToolArgs,
             _ => Self::User,
@@ -59,7 +59,7 @@ impl VarKind {
 /// Why a variable operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum VarError {
-    #[error("\"{0}\" is a rule variable and cannot be changed or removed")]
+    #[error("\"{0}\" is a guide variable and cannot be changed or removed")]
     Protected(String),
     #[error("variable names must be non-empty and contain no spaces, braces or colons: \"{0}\"")]
     BadName(String),
@@ -155,12 +155,12 @@ impl VarStore {
     }
 
     /// Sets a variable, evicting least recently used ones past the limits. `User` and tool
-    /// variables may not replace a rule.
+    /// variables may not replace a guide.
     pub fn set(&self, name: &str, value: Arc<str>, kind: VarKind) -> Result<(), VarError> {
         if !valid_name(name) {
             return Err(VarError::BadName(name.to_string()));
         }
-        if kind != VarKind::Rule && value.len() > self.limits.max_bytes {
+        if kind != VarKind::Guide && value.len() > self.limits.max_bytes {
             return Err(VarError::TooLarge {
                 name: name.to_string(),
                 chars: value.chars().count(),
@@ -168,14 +168,19 @@ impl VarStore {
             });
         }
         let mut inner = self.inner.lock();
-        if kind != VarKind::Rule && inner.map.get(name).is_some_and(|e| e.kind == VarKind::Rule) {
+        if kind != VarKind::Guide
+            && inner
+                .map
+                .get(name)
+                .is_some_and(|e| e.kind == VarKind::Guide)
+        {
             return Err(VarError::Protected(name.to_string()));
         }
         let tick = self.insert_locked(&mut inner, name.to_string(), Arc::clone(&value), kind, None);
         let evicted = self.evict_locked(&mut inner, name);
         drop(inner);
         if let Some(store) = &self.store {
-            if kind != VarKind::Rule {
+            if kind != VarKind::Guide {
                 store.put_variable(
                     self.chat,
                     name.to_string(),
@@ -205,7 +210,7 @@ impl VarStore {
         });
         Self::detach_locked(inner, &name);
         let mut tick = tick;
-        if kind != VarKind::Rule {
+        if kind != VarKind::Guide {
             // Ticks loaded from the database may collide; keep the order map injective.
             while inner.order.contains_key(&tick) {
                 tick += 1;
@@ -228,10 +233,10 @@ impl VarStore {
         tick
     }
 
-    /// Takes `name` out of the map and, unless it is a rule, out of the LRU accounting.
+    /// Takes `name` out of the map and, unless it is a guide, out of the LRU accounting.
     fn detach_locked(inner: &mut Inner, name: &str) -> Option<Entry> {
         let old = inner.map.remove(name)?;
-        if old.kind != VarKind::Rule {
+        if old.kind != VarKind::Guide {
             inner.order.remove(&old.tick);
             inner.bytes -= old.value.len();
             inner.count -= 1;
@@ -263,7 +268,7 @@ impl VarStore {
         let inner = &mut *inner;
         let entry = inner.map.get_mut(name)?;
         let value = Arc::clone(&entry.value);
-        if entry.kind != VarKind::Rule {
+        if entry.kind != VarKind::Guide {
             inner.order.remove(&entry.tick);
             entry.tick = now;
             inner.order.insert(now, name.to_string());
@@ -291,7 +296,7 @@ impl VarStore {
         for name in names {
             let outcome = match inner.map.get(name).map(|e| e.kind) {
                 None => Ok(false),
-                Some(VarKind::Rule) => Err(VarError::Protected(name.clone())),
+                Some(VarKind::Guide) => Err(VarError::Protected(name.clone())),
                 Some(_) => {
                     Self::detach_locked(&mut inner, name);
                     removed.push(name.clone());
@@ -369,19 +374,19 @@ mod tests {
     }
 
     #[test]
-    fn byte_bound_evicts_and_rules_are_exempt() {
+    fn byte_bound_evicts_and_guides_are_exempt() {
         let v = VarStore::in_memory(ChatId(1), limits(100, 10));
         v.set(
-            "Rule/g/r",
-            Arc::from("a long rule text well over ten bytes"),
-            VarKind::Rule,
+            "Guide/g/r",
+            Arc::from("a long guide text well over ten bytes"),
+            VarKind::Guide,
         )
         .unwrap();
         v.set("x", Arc::from("123456"), VarKind::User).unwrap();
         v.set("y", Arc::from("123456"), VarKind::User).unwrap();
         assert!(v.peek("x").is_none());
         assert!(v.peek("y").is_some());
-        assert!(v.peek("Rule/g/r").is_some());
+        assert!(v.peek("Guide/g/r").is_some());
         assert_eq!(v.usage(), (1, 6));
         assert!(matches!(
             v.set("z", Arc::from("12345678901"), VarKind::User),
@@ -390,19 +395,20 @@ mod tests {
     }
 
     #[test]
-    fn rules_cannot_be_overwritten_or_removed() {
+    fn guides_cannot_be_overwritten_or_removed() {
         let v = VarStore::in_memory(ChatId(1), limits(10, 1000));
-        v.set("Rule/g/r", Arc::from("rule"), VarKind::Rule).unwrap();
+        v.set("Guide/g/r", Arc::from("rule"), VarKind::Guide)
+            .unwrap();
         assert_eq!(
-            v.set("Rule/g/r", Arc::from("x"), VarKind::User),
-            Err(VarError::Protected("Rule/g/r".into()))
+            v.set("Guide/g/r", Arc::from("x"), VarKind::User),
+            Err(VarError::Protected("Guide/g/r".into()))
         );
         v.set("u", Arc::from("x"), VarKind::User).unwrap();
-        let out = v.remove(&["Rule/g/r".into(), "u".into(), "nope".into()]);
+        let out = v.remove(&["Guide/g/r".into(), "u".into(), "nope".into()]);
         assert!(matches!(out[0].1, Err(VarError::Protected(_))));
         assert_eq!(out[1].1, Ok(true));
         assert_eq!(out[2].1, Ok(false));
-        assert_eq!(v.peek("Rule/g/r").as_deref(), Some("rule"));
+        assert_eq!(v.peek("Guide/g/r").as_deref(), Some("rule"));
     }
 
     #[test]
@@ -434,7 +440,7 @@ mod tests {
             v.get("a");
             v.set("gone", Arc::from("G"), VarKind::User).unwrap();
             v.remove(&["gone".into()]);
-            v.set("Rule/g/r", Arc::from("R"), VarKind::Rule).unwrap();
+            v.set("Guide/g/r", Arc::from("R"), VarKind::Guide).unwrap();
             store.flush().await.unwrap();
         }
         let v = VarStore::load(chat, store.clone(), limits(3, 1 << 20))
@@ -444,7 +450,7 @@ mod tests {
         assert_eq!(
             names,
             ["a", "c"],
-            "b was evicted, gone removed, rules not persisted"
+            "b was evicted, gone removed, guides not persisted"
         );
         assert_eq!(v.peek("c").as_deref(), Some("C"));
         v.set("d", Arc::from("D"), VarKind::User).unwrap();

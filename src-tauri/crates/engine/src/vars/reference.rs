@@ -310,13 +310,13 @@ mod tests {
 
     #[test]
     fn whole_and_sliced_references() {
-        let v = vars(&[("a", "hello world"), ("Rule/files/edit", "RULE")]);
+        let v = vars(&[("a", "hello world"), ("Guide/files/edit", "RULE")]);
         assert_eq!(resolve_str("<$VAR_REF{{a}}>", &v).unwrap(), "<hello world>");
         assert_eq!(resolve_str("$VAR_REF{{a:6:5}}!", &v).unwrap(), "world!");
         assert_eq!(resolve_str("$VAR_REF{{a:6:100}}", &v).unwrap(), "world");
         assert_eq!(resolve_str("$VAR_REF{{a:11:3}}", &v).unwrap(), "");
         assert_eq!(
-            resolve_str("$VAR_REF{{Rule/files/edit}}", &v).unwrap(),
+            resolve_str("$VAR_REF{{Guide/files/edit}}", &v).unwrap(),
             "RULE"
         );
         assert_eq!(

@@ -18,7 +18,7 @@ use tollgate_engine::protocol::{EventSink, OutputStream, ToolEvent};
 use tollgate_engine::protocol::{SharedSettings, ToolSettings};
 use tollgate_engine::rules::{RuleBook, RuleSubject};
 use tollgate_engine::tools::{
-    Registry, RulePrompt, SkillRule, Tool, ToolContext, ToolError, ToolGroup, ToolSpec,
+    Guidance, Guide, Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec,
 };
 use tollgate_engine::{
     ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolCallResult, ToolExecutor,
@@ -123,17 +123,17 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
     let seen = Arc::clone(&cancelled_seen);
     ToolGroup::new("test", "Test tools", "Tools for the engine's tests.")
         .enabled_by_default(true)
-        .rule_prompt(RulePrompt::Dynamic(Arc::new(|tools: &[&str]| {
+        .guidance(Guidance::Dynamic(Arc::new(|tools: &[&str]| {
             format!("Test tools available: {}.", tools.join(", "))
         })))
-        .skill_rule(SkillRule {
+        .guide(Guide {
             name: "inline".into(),
             desc: "always here".into(),
             prompt: "INLINE RULE TEXT".into(),
             when: None,
             always_load: true,
         })
-        .skill_rule(SkillRule {
+        .guide(Guide {
             name: "deep".into(),
             desc: "how to go deep".into(),
             prompt: "DEEP RULE TEXT".into(),
@@ -261,7 +261,11 @@ impl Harness {
         let store = Store::open_in(dir.path()).unwrap();
         let ran = Arc::new(Ran::default());
         let cancelled_seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let mut registry = Registry::with_builtins().unwrap();
+        let mut registry = Registry::with_groups([
+            tollgate_engine::tools::vars_tools::group(),
+            tollgate_engine::tools::basic::group(),
+        ])
+        .unwrap();
         registry
             .register_group(test_group(Arc::clone(&ran), Arc::clone(&cancelled_seen)))
             .unwrap();

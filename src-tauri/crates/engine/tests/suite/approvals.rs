@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::approvals::ApprovalError;
 use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_engine::protocol::{ApprovalRequest, AskReason, RuleGrant, RuleScopeChoice};
 use tollgate_engine::protocol::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
 
@@ -48,7 +48,7 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     };
     assert_eq!(arguments, &json!({"text": "a"}));
     assert_eq!(*policy, ExecutionPolicy::AskAlways);
-    assert!(reason.contains("asks before every call"), "{reason}");
+    assert_eq!(*reason, AskReason::AskAlways);
     assert!(h.ran().is_empty(), "nothing runs before the decision");
     assert_eq!(exec.pending().len(), 1);
     exec.decide(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
@@ -295,7 +295,10 @@ async fn deny_rules_beat_auto_and_ask_rules_make_auto_tools_ask() {
     let ApprovalRequest::Execution { reason, .. } = &p.request else {
         panic!()
     };
-    assert!(reason.starts_with("A rule asks for approval"), "{reason}");
+    assert!(
+        matches!(reason, AskReason::Rule { rule } if rule.action == RuleAction::Ask && rule.tool == "lines"),
+        "{reason:?}"
+    );
     exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
@@ -426,7 +429,7 @@ async fn the_doom_loop_check_makes_even_auto_tools_ask() {
     let h = Harness::new().await;
     let exec = h.chat().await;
     let origin = CallOrigin {
-        force_ask: Some("The same call was made 3 times in a row".into()),
+        repeats: Some(3),
         ..Default::default()
     };
     let task = {
@@ -444,9 +447,12 @@ async fn the_doom_loop_check_makes_even_auto_tools_ask() {
     let ApprovalRequest::Execution { reason, .. } = &p.request else {
         panic!()
     };
-    assert!(
-        reason.starts_with("The same call was made 3 times in a row"),
-        "{reason}"
+    assert_eq!(
+        *reason,
+        AskReason::Repeated {
+            times: 3,
+            would_allow: DecidedBy::Auto
+        }
     );
     exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();

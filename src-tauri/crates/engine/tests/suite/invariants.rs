@@ -118,7 +118,7 @@ fn world() -> &'static World {
                     ran: Arc::clone(&ran),
                 });
             }
-            let mut registry = Registry::with_builtins().unwrap();
+            let mut registry = Registry::with_groups([tollgate_engine::tools::vars_tools::group(), tollgate_engine::tools::basic::group()]).unwrap();
             registry.register_group(group).unwrap();
             let deps = ExecutorDeps {
                 registry: Arc::new(registry),

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! ids, canonical, policy, names, parse, secrets  →  protocol  →  store  →  vars, rules, approvals
-//!   →  tools, providers  →  mcp, questions  →  executor  →  chat  →  service  →  (the app)
+//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service  →  (the app)
 //! ```
 //!
 //! A module may use modules of a lower layer only, never one of its own layer or above; inside a
@@ -32,7 +32,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("tools", 4),
     ("providers", 4),
     ("mcp", 5),
-    ("questions", 5),
     ("executor", 6),
     ("chat", 7),
     ("service", 8),

@@ -368,34 +368,34 @@ async fn the_system_prompt_carries_group_rules_and_rule_variables() {
     assert!(p.contains("$VAR_REF{{name}}"));
     assert!(p.contains("## Test tools (`test`)"));
     assert!(p.contains("Test tools available: echo, lines,"), "{p}");
-    assert!(p.contains("### Rule: inline\nINLINE RULE TEXT"));
+    assert!(p.contains("### Guide: inline\nINLINE RULE TEXT"));
     assert!(
         !p.contains("DEEP RULE TEXT"),
         "on-demand rules are not inlined"
     );
     assert!(
         p.contains(
-            "| deep | when going deep | how to go deep | `ReadVar(name=\"Rule/test/deep\")` |"
+            "| deep | when going deep | how to go deep | `ReadVar(name=\"Guide/test/deep\")` |"
         ),
         "{p}"
     );
 
-    let r = run(&exec, call("ReadVar", json!({"name": "Rule/test/deep"}))).await;
+    let r = run(&exec, call("ReadVar", json!({"name": "Guide/test/deep"}))).await;
     assert_eq!(r.content, "DEEP RULE TEXT");
     let r = run(
         &exec,
-        call("RemoveVars", json!({"names": ["Rule/test/deep"]})),
+        call("RemoveVars", json!({"names": ["Guide/test/deep"]})),
     )
     .await;
     assert!(r.content.contains("not removed"), "{}", r.content);
     let r = run(
         &exec,
-        call("WriteVar", json!({"name": "Rule/test/deep", "value": "x"})),
+        call("WriteVar", json!({"name": "Guide/test/deep", "value": "x"})),
     )
     .await;
     assert_eq!(r.status, CallStatus::Error);
     assert_eq!(
-        exec.vars().peek("Rule/test/deep").as_deref(),
+        exec.vars().peek("Guide/test/deep").as_deref(),
         Some("DEEP RULE TEXT")
     );
 }

@@ -25,7 +25,7 @@ pub fn group() -> ToolGroup {
     ToolGroup::new("files", "Files", "Read, search and change files in this chat's workspace folder.")
         .enabled_by_default(true)
         .needs_workspace()
-        .rule_prompt(super::RulePrompt::Text(
+        .guidance(super::Guidance::Text(
             "Paths are relative to the workspace folder. Read a file before editing it; `edit_file` replaces one exact, unique piece of text, so copy it exactly (whitespace included) and include enough surrounding lines to make it unique.".into(),
         ))
         .tool(ReadFile::new())

@@ -2,10 +2,10 @@
 //! which becomes the tool's result. Questions are routed like approvals: random ids bound to
 //! their chat; an answer for an unknown or foreign id is refused.
 
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::ExecutionPolicy;
 use crate::protocol::ToolEvent;
-use crate::tools::{Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use async_trait::async_trait;
 use parking_lot::Mutex;
 use serde_json::{json, Value};

@@ -1,0 +1,102 @@
+//! Every engine error as a [`CommandError`]: the kind the UI switches on, and the message.
+//! Matches are exhaustive so that a new error variant must choose its kind here.
+
+use super::ServiceError;
+use crate::approvals::ApprovalError;
+use crate::executor::ExecutorError;
+use crate::protocol::{CommandError, ErrorKind};
+use crate::providers::config::ConfigError;
+use crate::providers::ProviderError;
+use crate::secrets::SecretError;
+use crate::store::StoreError;
+use crate::tools::questions::AnswerError;
+
+fn store_kind(e: &StoreError) -> ErrorKind {
+    match e {
+        StoreError::NotFound(_) => ErrorKind::NotFound,
+        StoreError::Invalid(_) => ErrorKind::Invalid,
+        StoreError::Corrupt(_)
+        | StoreError::Open { .. }
+        | StoreError::DataDir { .. }
+        | StoreError::Migration(_)
+        | StoreError::Sqlite(_)
+        | StoreError::Json(_)
+        | StoreError::Closed => ErrorKind::Storage,
+    }
+}
+
+fn provider_kind(e: &ProviderError) -> ErrorKind {
+    match e {
+        ProviderError::Cancelled => ErrorKind::Internal,
+        ProviderError::Config(_) => ErrorKind::Invalid,
+        _ => ErrorKind::Provider,
+    }
+}
+
+fn kind(e: &ServiceError) -> ErrorKind {
+    match e {
+        ServiceError::Store(e) => store_kind(e),
+        ServiceError::Registry(_) => ErrorKind::Internal,
+        ServiceError::Executor(e) => match e {
+            ExecutorError::NoSuchChat(_)
+            | ExecutorError::NoSuchGroup(_)
+            | ExecutorError::NoSuchTool(_) => ErrorKind::NotFound,
+            ExecutorError::Store(e) => store_kind(e),
+        },
+        ServiceError::Approval(e) => match e {
+            ApprovalError::Unknown(_) | ApprovalError::Cancelled(_) => ErrorKind::NotFound,
+            ApprovalError::Foreign(_)
+            | ApprovalError::WrongKind { .. }
+            | ApprovalError::InvalidEdit(_)
+            | ApprovalError::InvalidPattern(_) => ErrorKind::Invalid,
+        },
+        ServiceError::Answer(e) => match e {
+            AnswerError::Unknown(_) => ErrorKind::NotFound,
+            AnswerError::Foreign(_) => ErrorKind::Invalid,
+        },
+        ServiceError::Config(e) => match e {
+            ConfigError::Secret(_) => ErrorKind::Keychain,
+            ConfigError::Store(e) => store_kind(e),
+            ConfigError::Provider(e) => provider_kind(e),
+        },
+        ServiceError::Provider(e) => provider_kind(e),
+        ServiceError::McpConfig(_) | ServiceError::McpNameTaken(_) | ServiceError::Invalid(_) => {
+            ErrorKind::Invalid
+        }
+        ServiceError::Secret(e) => match e {
+            SecretError::Unavailable(_) | SecretError::Locked(_) | SecretError::Failed(_) => {
+                ErrorKind::Keychain
+            }
+        },
+        ServiceError::NoSuchMcpServer(_) | ServiceError::NotFound(_) => ErrorKind::NotFound,
+        ServiceError::Busy => ErrorKind::Busy,
+    }
+}
+
+impl From<ServiceError> for CommandError {
+    fn from(e: ServiceError) -> Self {
+        CommandError::new(kind(&e), e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ChatId;
+
+    #[test]
+    fn kinds_the_ui_acts_on() {
+        let busy = CommandError::from(ServiceError::Busy);
+        assert_eq!(busy.kind, ErrorKind::Busy);
+        assert!(busy.message.contains("press Stop"));
+        let gone = CommandError::from(ServiceError::Executor(ExecutorError::NoSuchChat(ChatId(9))));
+        assert_eq!(gone.kind, ErrorKind::NotFound);
+        let db = CommandError::from(ServiceError::Store(StoreError::Closed));
+        assert_eq!(db.kind, ErrorKind::Storage);
+        let kc = CommandError::from(ServiceError::Secret(SecretError::Locked("x".into())));
+        assert_eq!(kc.kind, ErrorKind::Keychain);
+        let json = serde_json::to_value(&busy).unwrap();
+        assert_eq!(json["kind"], "busy");
+        assert!(json["message"].is_string());
+    }
+}

@@ -1,0 +1,49 @@
+// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
+// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
+/* eslint-disable */
+import type { Channel } from "@tauri-apps/api/core";
+import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatRow, Decision, ExportFormat, GroupView, McpServerConfig, McpServerView, NewChat, PendingApproval, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+
+/** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
+export interface Commands {
+  ui_ready: { args: Record<string, never>; result: void };
+  list_chats: { args: Record<string, never>; result: ChatRow[] };
+  create_chat: { args: { chat: NewChat }; result: ChatRow };
+  rename_chat: { args: { chat: ChatId; title: string }; result: void };
+  delete_chat: { args: { chat: ChatId }; result: void };
+  search_chats: { args: { query: string }; result: SearchHit[] };
+  set_chat_workspace: { args: { chat: ChatId; workspace: string | null }; result: void };
+  set_chat_model: { args: { chat: ChatId; providerId: number | null; model: string }; result: void };
+  chat_history: { args: { chat: ChatId }; result: ChatHistory };
+  export_chat: { args: { chat: ChatId; format: ExportFormat }; result: string };
+  send_message: { args: { chat: ChatId; text: string; onEvent: Channel<ChatEvent> }; result: void };
+  retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
+  stop_turn: { args: { chat: ChatId }; result: boolean };
+  decide: { args: { chat: ChatId; id: string; decision: Decision }; result: void };
+  answer_question: { args: { chat: ChatId; id: string; answer: string }; result: void };
+  pending_approvals: { args: { chat: ChatId }; result: PendingApproval[] };
+  waiting_counts: { args: Record<string, never>; result: Record<string, number> };
+  get_settings: { args: Record<string, never>; result: SettingsView };
+  set_app_settings: { args: { settings: AppSettings }; result: void };
+  set_tool_settings: { args: { settings: ToolSettings }; result: void };
+  list_tool_groups: { args: Record<string, never>; result: GroupView[] };
+  chat_tool_groups: { args: { chat: ChatId }; result: GroupView[] };
+  set_chat_group_enabled: { args: { chat: ChatId; group: string; enabled: boolean | null }; result: void };
+  set_chat_tool_enabled: { args: { chat: ChatId; tool: string; enabled: boolean | null }; result: void };
+  list_providers: { args: Record<string, never>; result: ProviderConfig[] };
+  add_provider: { args: { provider: ProviderInput }; result: ProviderConfig };
+  save_provider_key: { args: { id: number; key: string }; result: void };
+  remove_provider: { args: { id: number }; result: boolean };
+  list_models: { args: { id: number }; result: string[] };
+  list_rules: { args: Record<string, never>; result: Rule[] };
+  revoke_rule: { args: { id: number }; result: boolean };
+  list_records: { args: { chat: ChatId }; result: ApprovalRecordRow[] };
+  revoke_record: { args: { chat: ChatId; tool: string; argsHash: string }; result: boolean };
+  list_mcp_servers: { args: Record<string, never>; result: McpServerView[] };
+  save_mcp_server: { args: { config: McpServerConfig; previous: string | null }; result: void };
+  import_mcp_servers: { args: { json: string }; result: string[] };
+  remove_mcp_server: { args: { name: string }; result: void };
+  restart_mcp_server: { args: { name: string }; result: void };
+}
+
+export type CommandName = keyof Commands;
