@@ -65,7 +65,9 @@ pub(super) fn verdict(
             },
             RuleAction::Allow => allow(DecidedBy::Rule),
             RuleAction::Ask => Verdict::Ask {
-                reason: AskReason::Rule { rule: rule.clone() },
+                reason: AskReason::Rule {
+                    rule: Box::new(rule.clone()),
+                },
             },
         };
     }
@@ -443,7 +445,7 @@ mod tests {
             verdict(Auto, Some(&rule(RuleAction::Ask)), None, None),
             Verdict::Ask {
                 reason: AskReason::Rule {
-                    rule: rule(RuleAction::Ask)
+                    rule: Box::new(rule(RuleAction::Ask))
                 }
             }
         );

@@ -218,7 +218,7 @@ pub enum AskReason {
     /// The tool asks before every call.
     AskAlways,
     /// A rule asks for approval.
-    Rule { rule: Rule },
+    Rule { rule: Box<Rule> },
     /// The model made this exact call `times` times in a row; what would otherwise have
     /// allowed it (the tool's policy, a rule or an earlier approval) is set aside.
     #[serde(rename_all = "camelCase")]
