@@ -1,9 +1,12 @@
-//! One turn of the chat loop.
+//! One turn of the chat loop: the user's message is saved, then rounds of request, stream,
+//! record, schedule the tool calls and record their results, until the model answers without
+//! calling a tool, the round limit is reached, the user stops, or something fails (see
+//! [`run_rounds`] for the stages).
 
 use super::history::{self, AssistantPayload, ToolPayload, TurnFailure};
 use super::schedule::{self, RepeatTracker};
 use super::{save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
-use crate::executor::CallOrigin;
+use crate::executor::{CallOrigin, ToolCallResult};
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
 use crate::protocol::{EventSink, ToolEvent};
@@ -59,115 +62,208 @@ fn failed(error: String, retryable: bool, usage: Usage) -> TurnOutcome {
     }
 }
 
+/// The turn's stages, in order (each returns what the next needs, or the turn's outcome when
+/// the turn ends there):
+///
+/// 1. Start — [`Rounds::start`]: the user's message is saved, the conversation read.
+/// 2. Per round: request — [`build_request`] and [`Rounds::open_answer`]; stream —
+///    [`Rounds::stream`] (with retries); record the answer — [`Rounds::record_answer`];
+///    schedule the tool calls — [`Rounds::schedule`]; record their results —
+///    [`Rounds::record_results`].
 async fn run_rounds(
     turn: &Turn,
     input: TurnInput,
     tx: &UnboundedSender<ChatEvent>,
     cancel: &CancellationToken,
 ) -> TurnOutcome {
-    let chat = turn.exec.chat();
-    let store = &turn.store;
-    let mut usage = Usage::default();
+    match drive(turn, input, tx, cancel).await {
+        Ok(outcome) | Err(outcome) => outcome,
+    }
+}
 
-    // F-61: the user's message is on disk before anything is sent.
-    let user_message_id = match input {
-        TurnInput::Message(text) => match store
-            .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
-            .await
-        {
-            Ok(id) => Some(id),
-            Err(e) => {
-                return failed(
-                    format!("your message could not be saved: {e}"),
-                    false,
-                    usage,
-                )
-            }
-        },
-        TurnInput::Retry => None,
-    };
-    let _ = tx.send(ChatEvent::TurnStarted {
-        chat,
-        user_message_id,
-    });
-    let mut messages = match store.chat_messages(chat).await {
-        Ok(rows) => history::from_rows(&rows),
-        Err(e) => {
-            return failed(
-                format!("the conversation could not be read: {e}"),
-                true,
-                usage,
-            )
-        }
-    };
-
+async fn drive(
+    turn: &Turn,
+    input: TurnInput,
+    tx: &UnboundedSender<ChatEvent>,
+    cancel: &CancellationToken,
+) -> Result<TurnOutcome, TurnOutcome> {
+    let mut rounds = Rounds::start(turn, input, tx, cancel).await?;
     let max_rounds = turn.settings.max_rounds.max(1);
-    let mut repeats = RepeatTracker::default();
     let mut round = 0;
     loop {
         round += 1;
         let tools_allowed = round <= max_rounds;
-        let request = build_request(turn, &messages, tools_allowed);
-        let message_id = match store
+        let request = build_request(turn, &rounds.messages, tools_allowed);
+        let message_id = rounds.open_answer(round).await?;
+        let mut completion = rounds.stream(&request, message_id).await?;
+        let raw_args = take_text_calls(turn, &mut completion, message_id, tools_allowed);
+        rounds.record_answer(round, message_id, &completion).await?;
+        if completion.tool_calls.is_empty() {
+            return Ok(TurnOutcome::Completed {
+                usage: rounds.usage,
+            });
+        }
+        let results = rounds
+            .schedule(round, message_id, &completion, raw_args, tools_allowed)
+            .await;
+        let stop_requested = results.iter().any(|r| r.stop_turn);
+        rounds.record_results(&completion, results).await?;
+        if stop_requested || cancel.is_cancelled() {
+            return Ok(TurnOutcome::Stopped {
+                usage: rounds.usage,
+            });
+        }
+        if !tools_allowed {
+            // The model called tools even without any on offer; do not loop again.
+            return Ok(TurnOutcome::Completed {
+                usage: rounds.usage,
+            });
+        }
+    }
+}
+
+/// A turn in progress: the conversation as the provider will see it, and what the rounds used.
+struct Rounds<'a> {
+    turn: &'a Turn,
+    tx: &'a UnboundedSender<ChatEvent>,
+    cancel: &'a CancellationToken,
+    messages: Vec<ChatMessage>,
+    usage: Usage,
+    repeats: RepeatTracker,
+}
+
+impl<'a> Rounds<'a> {
+    /// Start: the user's message is on disk before anything is sent (F-61); then the
+    /// conversation is read back as the provider will see it.
+    async fn start(
+        turn: &'a Turn,
+        input: TurnInput,
+        tx: &'a UnboundedSender<ChatEvent>,
+        cancel: &'a CancellationToken,
+    ) -> Result<Rounds<'a>, TurnOutcome> {
+        let chat = turn.exec.chat();
+        let usage = Usage::default();
+        let user_message_id = match input {
+            TurnInput::Message(text) => Some(
+                turn.store
+                    .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
+                    .await
+                    .map_err(|e| {
+                        failed(
+                            format!("your message could not be saved: {e}"),
+                            false,
+                            usage,
+                        )
+                    })?,
+            ),
+            TurnInput::Retry => None,
+        };
+        let _ = tx.send(ChatEvent::TurnStarted {
+            chat,
+            user_message_id,
+        });
+        let rows = turn.store.chat_messages(chat).await.map_err(|e| {
+            failed(
+                format!("the conversation could not be read: {e}"),
+                true,
+                usage,
+            )
+        })?;
+        Ok(Rounds {
+            turn,
+            tx,
+            cancel,
+            messages: history::from_rows(&rows),
+            usage,
+            repeats: RepeatTracker::default(),
+        })
+    }
+
+    fn failed(&self, error: String) -> TurnOutcome {
+        failed(error, true, self.usage)
+    }
+
+    /// Request: the answer's row exists (streaming) before the first byte arrives.
+    async fn open_answer(&self, round: u32) -> Result<i64, TurnOutcome> {
+        let message_id = self
+            .turn
+            .store
             .insert_message(
-                chat,
+                self.turn.exec.chat(),
                 Role::Assistant,
                 String::new(),
                 MessageStatus::Streaming,
                 None,
             )
             .await
-        {
-            Ok(id) => id,
-            Err(e) => return failed(format!("the answer could not be saved: {e}"), true, usage),
-        };
-        let _ = tx.send(ChatEvent::RoundStarted { round, message_id });
+            .map_err(|e| self.failed(format!("the answer could not be saved: {e}")))?;
+        let _ = self.tx.send(ChatEvent::RoundStarted { round, message_id });
+        Ok(message_id)
+    }
 
-        let mut completion = match stream_with_retries(turn, &request, message_id, tx, cancel).await
-        {
-            Ok(c) => c,
-            Err((error, partial)) => {
-                let stopped = matches!(error, ProviderError::Cancelled);
-                let retryable = error.is_retryable()
-                    || matches!(
-                        error,
-                        ProviderError::Incomplete(_) | ProviderError::Malformed(_)
-                    );
-                let (status, payload) = if stopped {
-                    (MessageStatus::Stopped, None)
-                } else {
-                    let failure = AssistantPayload {
-                        tool_calls: Vec::new(),
-                        failure: Some(TurnFailure {
-                            message: error.to_string(),
-                            retryable,
-                        }),
-                    };
-                    (MessageStatus::Error, serde_json::to_value(failure).ok())
-                };
-                if let Err(e) = store
-                    .finish_message(message_id, partial, status, payload, None)
-                    .await
-                {
-                    tracing::error!("partial answer not saved: {e}");
+    /// Stream: the completion, retried where the fault allows (F-26). A failure keeps what
+    /// arrived, marked as failed (or stopped) with the reason, and ends the turn.
+    async fn stream(
+        &mut self,
+        request: &ChatRequest,
+        message_id: i64,
+    ) -> Result<Completion, TurnOutcome> {
+        let (error, partial) =
+            match stream_with_retries(self.turn, request, message_id, self.tx, self.cancel).await {
+                Ok(completion) => {
+                    self.usage.add(completion.usage);
+                    return Ok(completion);
                 }
-                return if stopped {
-                    TurnOutcome::Stopped { usage }
-                } else {
-                    failed(error.to_string(), retryable, usage)
-                };
-            }
+                Err(failure) => failure,
+            };
+        let stopped = matches!(error, ProviderError::Cancelled);
+        let retryable = error.is_retryable()
+            || matches!(
+                error,
+                ProviderError::Incomplete(_) | ProviderError::Malformed(_)
+            );
+        let (status, payload) = if stopped {
+            (MessageStatus::Stopped, None)
+        } else {
+            let failure = AssistantPayload {
+                tool_calls: Vec::new(),
+                failure: Some(TurnFailure {
+                    message: error.to_string(),
+                    retryable,
+                }),
+            };
+            (MessageStatus::Error, serde_json::to_value(failure).ok())
         };
-        usage.add(completion.usage);
-        let raw_args = take_text_calls(turn, &mut completion, message_id, tools_allowed);
+        if let Err(e) = self
+            .turn
+            .store
+            .finish_message(message_id, partial, status, payload, None)
+            .await
+        {
+            tracing::error!("partial answer not saved: {e}");
+        }
+        Err(if stopped {
+            TurnOutcome::Stopped { usage: self.usage }
+        } else {
+            failed(error.to_string(), retryable, self.usage)
+        })
+    }
 
+    /// Record the answer: its text, its tool calls and its token counts.
+    async fn record_answer(
+        &mut self,
+        round: u32,
+        message_id: i64,
+        completion: &Completion,
+    ) -> Result<(), TurnOutcome> {
         let payload = serde_json::to_value(AssistantPayload {
             tool_calls: completion.tool_calls.clone(),
             failure: None,
         })
         .ok();
         let usage_json = serde_json::to_value(completion.usage).ok();
-        if let Err(e) = store
+        self.turn
+            .store
             .finish_message(
                 message_id,
                 completion.text.clone(),
@@ -176,23 +272,33 @@ async fn run_rounds(
                 usage_json,
             )
             .await
-        {
-            return failed(format!("the answer could not be saved: {e}"), true, usage);
-        }
-        let _ = tx.send(ChatEvent::RoundFinished {
+            .map_err(|e| self.failed(format!("the answer could not be saved: {e}")))?;
+        let _ = self.tx.send(ChatEvent::RoundFinished {
             round,
             message_id,
             finish: completion.finish.clone(),
             usage: completion.usage,
         });
-        if completion.tool_calls.is_empty() {
-            return TurnOutcome::Completed { usage };
+        if !completion.tool_calls.is_empty() {
+            self.messages.push(ChatMessage::Assistant {
+                content: completion.text.clone(),
+                tool_calls: completion.tool_calls.clone(),
+            });
         }
+        Ok(())
+    }
 
-        messages.push(ChatMessage::Assistant {
-            content: completion.text.clone(),
-            tool_calls: completion.tool_calls.clone(),
-        });
+    /// Schedule: the calls run through the gate (F-21), or past the round limit are recorded as
+    /// not run (F-22). Results come back in the calls' order.
+    async fn schedule(
+        &mut self,
+        round: u32,
+        message_id: i64,
+        completion: &Completion,
+        raw_args: Vec<RawArguments>,
+        tools_allowed: bool,
+    ) -> Vec<ToolCallResult> {
+        let turn = self.turn;
         let origin = CallOrigin {
             message_id: Some(message_id),
             round,
@@ -204,24 +310,31 @@ async fn run_rounds(
             .zip(raw_args)
             .map(|(c, args)| schedule::request(&c.id, &c.name, args))
             .collect();
-        let results = if tools_allowed {
-            schedule::run_calls(
-                &turn.exec,
-                requests,
-                origin,
-                &mut repeats,
-                turn.settings.doom_loop_threshold,
-                turn.settings.max_parallel,
-                cancel,
-            )
-            .await
-        } else {
-            requests
+        if !tools_allowed {
+            return requests
                 .into_iter()
                 .map(|r| turn.exec.skip(r, &origin, ROUND_LIMIT_REACHED))
-                .collect()
-        };
-        let stop_requested = results.iter().any(|r| r.stop_turn);
+                .collect();
+        }
+        schedule::run_calls(
+            &turn.exec,
+            requests,
+            origin,
+            &mut self.repeats,
+            turn.settings.doom_loop_threshold,
+            turn.settings.max_parallel,
+            self.cancel,
+        )
+        .await
+    }
+
+    /// Record the results: one tool message with every call's result, which the next round
+    /// sends to the model.
+    async fn record_results(
+        &mut self,
+        completion: &Completion,
+        results: Vec<ToolCallResult>,
+    ) -> Result<(), TurnOutcome> {
         let results: Vec<ToolResultMessage> = completion
             .tool_calls
             .iter()
@@ -237,30 +350,19 @@ async fn run_rounds(
             results: results.clone(),
         })
         .ok();
-        if let Err(e) = store
+        self.turn
+            .store
             .insert_message(
-                chat,
+                self.turn.exec.chat(),
                 Role::Tool,
                 String::new(),
                 MessageStatus::Complete,
                 payload,
             )
             .await
-        {
-            return failed(
-                format!("the tool results could not be saved: {e}"),
-                true,
-                usage,
-            );
-        }
-        messages.push(ChatMessage::Tool { results });
-        if stop_requested || cancel.is_cancelled() {
-            return TurnOutcome::Stopped { usage };
-        }
-        if !tools_allowed {
-            // The model called tools even without any on offer; do not loop again.
-            return TurnOutcome::Completed { usage };
-        }
+            .map_err(|e| self.failed(format!("the tool results could not be saved: {e}")))?;
+        self.messages.push(ChatMessage::Tool { results });
+        Ok(())
     }
 }
 
