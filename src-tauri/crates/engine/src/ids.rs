@@ -20,7 +20,7 @@ impl fmt::Display for ChatId {
 /// A pending approval's id: 128 random bits, hex encoded.
 ///
 /// Random rather than sequential so that a decision can never be aimed at an approval by
-/// guessing; the id is bound to its chat in the [`crate::ApprovalHub`].
+/// guessing; the id is bound to its chat in the [`crate::approvals::ApprovalHub`].
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ApprovalId(String);

@@ -4,12 +4,16 @@
 //! The engine has no Tauri dependency so that every behaviour can be tested headless. The app
 //! crate wires it to a window; the chat loop (providers, rounds) drives it per turn.
 //!
-//! Main entry points:
+//! Main entry points (the layers and the life of a call: `docs/ARCHITECTURE.md`):
+//! - [`protocol`]: every type that crosses between layers or into the UI (requests, decisions,
+//!   events, tool views, errors).
 //! - [`executor::ToolExecutor`]: one per chat; runs the pipeline of SPEC §3 for each call.
-//! - [`tools`]: the [`tools::Tool`] trait, [`tools::ToolGroup`]s and the [`tools::Registry`].
-//! - [`approvals`]: pending approvals and the decisions of SPEC F-05/F-06.
+//! - [`tools`]: the [`tools::Tool`] trait, [`tools::ToolGroup`]s, the [`tools::Registry`] and
+//!   the one list of built-in groups ([`tools::builtin`]).
+//! - [`approvals`]: the hub that routes the user's decisions (F-05, F-06) to waiting calls.
 //! - [`vars`]: the per-chat variable store, `$VAR_REF{{…}}` resolution and truncation.
 //! - [`store`]: the SQLite database (one connection owner thread, versioned migrations).
+//! - [`chat`]: the turn loop; [`service`]: the facade the app's commands call.
 
 pub mod approvals;
 pub mod canonical;

@@ -9,9 +9,8 @@ use crate::protocol::{ChatToolOverrides, GroupView, ToolSettings};
 use crate::store::{ApprovalRecordRow, ProviderConfig, ProviderInput};
 use serde::Serialize;
 
-/// Both kinds of user settings, as the settings screen reads them at once. (The four settings
-/// types: [`AppSettings`] for the app, [`ToolSettings`] for the tools, `chat::TurnSettings` for
-/// what one turn runs with, derived from both; this view carries the first two.)
+/// Both kinds of user settings, as the settings screen reads them at once: [`AppSettings`]
+/// (which holds `chat::TurnSettings`, what a turn runs with) and [`ToolSettings`].
 #[derive(ts_rs::TS, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {

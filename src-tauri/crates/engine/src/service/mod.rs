@@ -3,6 +3,7 @@
 //! chat. The desktop app's commands are thin calls into this.
 
 use crate::approvals::ApprovalError;
+use crate::approvals::ApprovalHub;
 use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
@@ -15,7 +16,6 @@ use crate::secrets::Keychain;
 use crate::store::{Store, StoreError};
 use crate::tools::questions::{AnswerError, QuestionHub};
 use crate::tools::{Registry, RegistryError};
-use crate::ApprovalHub;
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -5,7 +5,8 @@
 //! `setsid` or a double fork — and kills them all on timeout, on Stop, and when the command ends:
 //! nothing keeps running unseen, and nothing holds the call open. Without a supervisor (the
 //! library's own unit tests) the command's process group is killed instead.
-//! Default policy: ask-always; "always allow" rules match by command prefix (see `rules`).
+//! Default policy: ask-always; "always allow" rules match the parsed command, never a prefix of
+//! the text (see `rules::command`).
 
 use super::files::{str_arg, workspace::Workspace};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
