@@ -331,7 +331,7 @@ export const en = {
   "general.outputLimit": "Default truncation limit (chars)",
   "general.outputLimitHint": "Tool output longer than this is cut before the model sees it.",
   "general.doomLoop": "Doom-loop threshold",
-  "general.doomLoopHint": "Identical calls in a row before the turn is stopped.",
+  "general.doomLoopHint": "After this many identical calls in a row you are asked, even where a rule or policy would allow (0: off).",
   "general.save": "Save",
   "general.positive": "Each value must be a whole number above 0.",
 
@@ -670,7 +670,7 @@ export const zhCN: Record<Key, string> = {
   "general.outputLimit": "默认截断上限（字符）",
   "general.outputLimitHint": "超过此长度的工具输出在交给模型前会被截断。",
   "general.doomLoop": "死循环阈值",
-  "general.doomLoopHint": "连续相同调用达到此次数时停止本轮。",
+  "general.doomLoopHint": "连续相同调用达到此次数后，即使规则或策略允许也会询问你（0：关闭）。",
   "general.save": "保存",
   "general.positive": "每个值都必须是大于 0 的整数。",
 
