@@ -22,6 +22,7 @@ pub mod executor;
 pub mod ids;
 pub mod mcp;
 pub mod names;
+pub mod panics;
 pub mod parse;
 pub mod policy;
 pub mod protocol;

@@ -20,7 +20,9 @@ use crate::protocol::Usage;
 use crate::protocol::{Router, ToolEvent};
 use crate::providers::{FinishReason, Provider};
 use crate::store::Store;
+use futures::FutureExt;
 use serde::{Deserialize, Serialize};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -191,11 +193,49 @@ pub fn start_turn(turn: Turn, input: TurnInput) -> TurnHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let token = cancel.clone();
-    let task = tokio::spawn(async move { turn::run(turn, input, tx, token).await });
+    let task = tokio::spawn(supervised(turn, input, tx, token));
     TurnHandle {
         events: rx,
         cancel,
         task,
+    }
+}
+
+/// Runs the turn so that it always ends visibly: if its task panics (a bug in stream handling,
+/// history or scheduling), the panic is logged, text left streaming is marked interrupted, and
+/// the window gets a failed turn with the reason and Retry instead of "Working…" forever.
+async fn supervised(
+    turn: Turn,
+    input: TurnInput,
+    tx: mpsc::UnboundedSender<ChatEvent>,
+    cancel: CancellationToken,
+) -> TurnOutcome {
+    let chat = turn.exec.chat();
+    let store = turn.store.clone();
+    let events = tx.clone();
+    match AssertUnwindSafe(turn::run(turn, input, tx, cancel))
+        .catch_unwind()
+        .await
+    {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let reason = crate::panics::panic_message(&*panic);
+            tracing::error!("the turn in chat {chat} panicked: {reason}");
+            if let Err(e) = store.interrupt_streaming(chat).await {
+                tracing::error!("the interrupted answer in chat {chat} was not marked: {e}");
+            }
+            let outcome = TurnOutcome::Failed {
+                error: format!(
+                    "The turn stopped because of an internal error ({reason}). What was written so far is kept; press Retry to try again."
+                ),
+                retryable: true,
+                usage: Usage::default(),
+            };
+            let _ = events.send(ChatEvent::TurnFinished {
+                outcome: outcome.clone(),
+            });
+            outcome
+        }
     }
 }
 

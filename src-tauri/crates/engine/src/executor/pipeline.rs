@@ -22,6 +22,7 @@ use super::call::{
 use super::permission::{Grant, Recheck};
 use super::ToolExecutor;
 use crate::names::{closest_names, repair_name, NameMatch};
+use crate::panics::panic_message;
 use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::protocol::{ApprovalRequest, Decision, ResultDecision};
@@ -43,14 +44,6 @@ use tokio_util::sync::CancellationToken;
 struct ExecFailure {
     status: CallStatus,
     message: String,
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 fn seconds(d: Duration) -> String {

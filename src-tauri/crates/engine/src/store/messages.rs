@@ -159,6 +159,23 @@ impl Store {
         .await
     }
 
+    /// Marks the chat's messages still streaming as interrupted (their turn's task died); the
+    /// text saved so far stays.
+    pub async fn interrupt_streaming(&self, chat: ChatId) -> StoreResult<()> {
+        self.call(move |c| {
+            c.execute(
+                "UPDATE messages SET status = ?1 WHERE chat_id = ?2 AND status = ?3",
+                params![
+                    MessageStatus::Interrupted.as_str(),
+                    chat.0,
+                    MessageStatus::Streaming.as_str()
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Queues an update of a streaming message's text (bounded batching is the caller's).
     pub fn save_streamed_text(&self, id: i64, content: String) {
         self.write(move |c| {

@@ -1015,3 +1015,63 @@ async fn the_demo_provider_runs_a_whole_turn_through_the_gate() {
     assert_eq!(calls[0].tool.as_deref(), Some("calculate"));
     assert_eq!(calls[0].status, RecordStatus::Success);
 }
+
+/// A provider with a bug: it streams a little, then panics inside the stream handling.
+struct PanickingProvider;
+
+#[async_trait]
+impl Provider for PanickingProvider {
+    fn kind(&self) -> tollgate_engine::protocol::ProviderKind {
+        tollgate_engine::protocol::ProviderKind::OpenAi
+    }
+
+    async fn complete(
+        &self,
+        _request: &tollgate_engine::providers::ChatRequest,
+        on_delta: &mut (dyn FnMut(tollgate_engine::providers::StreamDelta) + Send),
+        _cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<tollgate_engine::providers::Completion, tollgate_engine::providers::ProviderError>
+    {
+        on_delta(tollgate_engine::providers::StreamDelta::Text {
+            text: "half an ans".into(),
+        });
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        panic!("index out of bounds in the stream decoder");
+    }
+
+    async fn models(&self) -> Result<Vec<String>, tollgate_engine::providers::ProviderError> {
+        Ok(Vec::new())
+    }
+}
+
+#[tokio::test]
+async fn a_turn_whose_task_panics_ends_visibly_and_the_chat_can_go_on() {
+    let env = Env::new().await;
+    let handle = env.start(Arc::new(PanickingProvider), "go");
+    let (events, outcome) = handle.collect().await;
+    // The window hears the end of the turn, with the reason and Retry: never "Working…" forever.
+    let finished = events
+        .iter()
+        .filter_map(|e| match e {
+            ChatEvent::TurnFinished { outcome } => Some(outcome),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(finished.len(), 1, "{events:?}");
+    for o in [finished[0], &outcome] {
+        assert!(
+            matches!(o, TurnOutcome::Failed { error, retryable: true, .. }
+                if error.contains("internal error") && error.contains("stream decoder")),
+            "{o:?}"
+        );
+    }
+    // What streamed is kept, marked interrupted rather than left streaming.
+    env.store.flush().await.unwrap();
+    let msgs = env.messages().await;
+    assert_eq!(msgs[1].role, Role::Assistant);
+    assert_eq!(msgs[1].status, MessageStatus::Interrupted);
+    // The chat goes on: the next turn runs normally.
+    env.mock.push(openai::text("all good"));
+    let next = env.start(env.openai(), "again").join().await;
+    assert!(matches!(next, TurnOutcome::Completed { .. }), "{next:?}");
+}
