@@ -69,6 +69,18 @@ struct Reviewed {
     shown: Shown,
 }
 
+/// The variables a call's full result and arguments are stored as (F-16), when its tool stores
+/// them: `<tool>_c<seq>_result` and `<tool>_c<seq>_args`. The truncation notice names the first.
+fn call_vars(entry: &RegisteredTool, seq: u64) -> Option<(String, String)> {
+    let spec = entry.tool.spec();
+    spec.stores_result.then(|| {
+        (
+            format!("{}_c{seq}_result", spec.name),
+            format!("{}_c{seq}_args", spec.name),
+        )
+    })
+}
+
 /// Parse: the arguments as the model wrote them, repaired where that is unambiguous (F-10).
 fn parse_stage(req: &ToolCallRequest) -> Result<Value, Outcome> {
     parse_arguments(&req.arguments).map_err(|e| {
@@ -375,11 +387,8 @@ impl ToolExecutor {
         seq: u64,
         formatted: &str,
     ) -> Shown {
-        let spec = entry.tool.spec();
         let limit = self.output_limit(entry, args);
-        let result_var = spec
-            .stores_result
-            .then(|| format!("{}_c{seq}_result", spec.name));
+        let result_var = call_vars(entry, seq).map(|(result, _)| result);
         let (text, truncated) = self.shorten(entry, formatted, args, limit, result_var.as_deref());
         Shown {
             text,
@@ -471,11 +480,7 @@ impl ToolExecutor {
             limit,
         } = shown;
         let mut stored_vars = (None, None);
-        if spec.stores_result {
-            let (rv, av) = (
-                format!("{name}_c{seq}_result"),
-                format!("{name}_c{seq}_args"),
-            );
+        if let Some((rv, av)) = call_vars(entry, seq) {
             let full: Arc<str> = Arc::from(stored);
             match self.vars.set(&rv, Arc::clone(&full), VarKind::ToolResult) {
                 Ok(()) => {

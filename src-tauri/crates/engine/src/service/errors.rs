@@ -29,7 +29,12 @@ fn provider_kind(e: &ProviderError) -> ErrorKind {
     match e {
         ProviderError::Cancelled => ErrorKind::Internal,
         ProviderError::Config(_) => ErrorKind::Invalid,
-        _ => ErrorKind::Provider,
+        ProviderError::Http { .. }
+        | ProviderError::Connect(_)
+        | ProviderError::Timeout
+        | ProviderError::Incomplete(_)
+        | ProviderError::Malformed(_)
+        | ProviderError::Api(_) => ErrorKind::Provider,
     }
 }
 

@@ -295,6 +295,19 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
+/// The strings of the array argument `key` (other items skipped; missing: empty).
+pub(crate) fn string_list(args: &Value, key: &str) -> Vec<String> {
+    args.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The schema the registry would send and validate for `schema` (it adds `limit`).
 pub(crate) fn registry_schema(schema: &Value) -> Value {
     registry::with_limit_arg(schema)

@@ -125,16 +125,7 @@ impl Tool for AskUser {
         if question.is_empty() {
             return Err(ToolError::invalid("the question is empty"));
         }
-        let choices: Vec<String> = args
-            .get("choices")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let choices = super::string_list(&args, "choices");
         let (id, rx) = self.hub.ask(ctx.chat);
         ctx.sink.emit(ToolEvent::QuestionAsked {
             chat: ctx.chat,

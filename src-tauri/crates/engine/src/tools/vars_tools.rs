@@ -213,16 +213,7 @@ impl Tool for RemoveVars {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let names: Vec<String> = args
-            .get("names")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = super::string_list(&args, "names");
         let lines: Vec<String> = ctx
             .vars
             .remove(&names)
