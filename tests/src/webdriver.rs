@@ -33,6 +33,49 @@ fn tauri_driver() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("tauri-driver"))
 }
 
+/// How many times a session is tried before the start fails.
+const SESSION_ATTEMPTS: usize = 3;
+
+/// Starts tauri-driver on fresh ports, the app's data in `data_dir`, and waits until it
+/// listens; returns it and its URL.
+fn spawn_driver(
+    data_dir: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Result<(Child, String), E2eError> {
+    let port = free_port()?;
+    let native_port = free_port()?;
+    let mut cmd = Command::new(tauri_driver());
+    cmd.args([
+        "--port",
+        &port.to_string(),
+        "--native-port",
+        &native_port.to_string(),
+        "--native-driver",
+        NATIVE_DRIVER,
+    ])
+    .env("TOLLGATE_DATA_DIR", data_dir)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let driver = cmd.spawn().map_err(|source| E2eError::Io {
+        what: "starting tauri-driver (cargo install tauri-driver --locked)".into(),
+        source,
+    })?;
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            return Err(E2eError::Timeout(
+                "tauri-driver did not start listening".into(),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((driver, url))
+}
+
 /// A WebDriver session on a fresh app; the driver and app are stopped on drop.
 pub struct Session {
     pub client: Client,
@@ -76,57 +119,46 @@ impl Session {
             return Err(E2eError::NoDisplay);
         }
         let bin = app_binary()?;
-        let port = free_port()?;
-        let native_port = free_port()?;
-        let mut cmd = Command::new(tauri_driver());
-        cmd.args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native_port.to_string(),
-            "--native-driver",
-            NATIVE_DRIVER,
-        ])
-        .env("TOLLGATE_DATA_DIR", data_dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let driver = cmd.spawn().map_err(|source| E2eError::Io {
-            what: "starting tauri-driver (cargo install tauri-driver --locked)".into(),
-            source,
-        })?;
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err(E2eError::Timeout(
-                    "tauri-driver did not start listening".into(),
-                ));
+        // A session that cannot be opened is retried with a fresh driver on fresh ports: the
+        // ports are chosen free but released before the driver binds them, and a driver or
+        // WebKitWebDriver of the test before may still be going away (seen once in a full run:
+        // "webdriver server did not respond"). The session's own steps are never retried.
+        let mut last = None;
+        for _ in 0..SESSION_ATTEMPTS {
+            let (mut driver, url) = spawn_driver(data_dir.path(), env)?;
+            let mut caps = serde_json::Map::new();
+            caps.insert(
+                "tauri:options".into(),
+                serde_json::json!({"application": bin}),
+            );
+            caps.insert("browserName".into(), serde_json::json!("wry"));
+            let started = Instant::now();
+            let connected = ClientBuilder::rustls()
+                .map_err(|e| E2eError::Timeout(format!("WebDriver client: {e}")))?
+                .capabilities(caps)
+                .connect(&url)
+                .await;
+            match connected {
+                Ok(client) => {
+                    return Ok(Self {
+                        client,
+                        driver,
+                        data_dir: Some(data_dir),
+                        startup: started.elapsed(),
+                    })
+                }
+                Err(e) => {
+                    let _ = driver.kill();
+                    let _ = driver.wait();
+                    last = Some(e.to_string());
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
             }
-            std::thread::sleep(Duration::from_millis(50));
         }
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "tauri:options".into(),
-            serde_json::json!({"application": bin}),
-        );
-        caps.insert("browserName".into(), serde_json::json!("wry"));
-        let started = Instant::now();
-        let client = ClientBuilder::rustls()
-            .map_err(|e| E2eError::Timeout(format!("WebDriver client: {e}")))?
-            .capabilities(caps)
-            .connect(&url)
-            .await
-            .map_err(|e| E2eError::Timeout(format!("could not open a WebDriver session: {e}")))?;
-        let startup = started.elapsed();
-        Ok(Self {
-            client,
-            driver,
-            data_dir: Some(data_dir),
-            startup,
-        })
+        Err(E2eError::Timeout(format!(
+            "could not open a WebDriver session in {SESSION_ATTEMPTS} attempts: {}",
+            last.unwrap_or_default()
+        )))
     }
 
     /// Waits until `css` matches a displayed element and returns its text.
