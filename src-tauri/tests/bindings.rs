@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::path::PathBuf;
-use tollgate_engine::chat::history::{AssistantPayload, ToolPayload, TurnFailure};
+use tollgate_engine::chat::history::{AssistantPayload, RetryNotice, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
 use tollgate_engine::ids::{ApprovalId, ChatId};
@@ -26,8 +26,11 @@ use tollgate_engine::protocol::{
     CommandError, ErrorKind, Rule, RuleAction, RuleScope, RuleSubjectKind,
 };
 use tollgate_engine::protocol::{GroupView, ToolView};
-use tollgate_engine::protocol::{ProviderKind, ToolCalling, Usage};
-use tollgate_engine::providers::{AssistantToolCall, FinishReason, ToolResultMessage};
+use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
+use tollgate_engine::providers::local::LocalServer;
+use tollgate_engine::providers::{
+    AssistantToolCall, FinishReason, ThinkingBlock, ToolResultMessage,
+};
 use tollgate_engine::service::{
     AppSettings, ChatHistory, ExportFormat, Language, McpServerView, SettingsView, Theme,
 };
@@ -79,6 +82,8 @@ fn render() -> String {
         AssistantToolCall,
         ToolResultMessage,
         TurnFailure,
+        ThinkingBlock,
+        RetryNotice,
         AssistantPayload,
         ToolPayload,
         MessageRow,
@@ -110,8 +115,11 @@ fn render() -> String {
         ErrorKind,
         CommandError,
         ProviderKind,
+        RequestStyle,
+        ProviderOptions,
         ProviderConfig,
         ProviderInput,
+        LocalServer,
         RuleAction,
         RuleScope,
         Rule,

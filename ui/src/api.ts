@@ -14,6 +14,7 @@ import type {
   ChatRow,
   Decision,
   GroupView,
+  LocalServer,
   McpServerConfig,
   McpServerView,
   NewChat,
@@ -172,6 +173,12 @@ export function listProviders(): Promise<ProviderConfig[]> {
 }
 export function addProvider(provider: ProviderInput): Promise<ProviderConfig> {
   return call("add_provider", { provider });
+}
+export function updateProvider(id: ProviderConfig["id"], provider: ProviderInput): Promise<ProviderConfig> {
+  return call("update_provider", { id, provider });
+}
+export function detectLocalServers(): Promise<LocalServer[]> {
+  return call("detect_local_servers", {});
 }
 export function saveProviderKey(id: ProviderConfig["id"], key: string): Promise<void> {
   return call("save_provider_key", { id, key });

@@ -58,7 +58,15 @@ export type Role = "user" | "assistant" | "tool";
 
 export type MessageStatus = "streaming" | "complete" | "stopped" | "error" | "interrupted";
 
-export type Usage = { inputTokens: number, outputTokens: number, };
+export type Usage = { inputTokens: number, outputTokens: number, 
+/**
+ * Input tokens served from the prompt cache (cheaper and faster).
+ */
+cacheReadTokens: number, 
+/**
+ * Input tokens written to the prompt cache by this request.
+ */
+cacheWriteTokens: number, };
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | { "other": string };
 
@@ -72,7 +80,32 @@ export type ToolResultMessage = { callId: string, name: string, content: string,
 
 export type TurnFailure = { message: string, retryable: boolean, };
 
+export type ThinkingBlock = { "type": "thinking", thinking: string, signature: string, } | { "type": "redacted", data: string, };
+
+export type RetryNotice = { 
+/**
+ * Which retry this is (1-based), of `max_retries`.
+ */
+attempt: number, maxRetries: number, 
+/**
+ * What broke the previous attempt.
+ */
+error: string, };
+
 export type AssistantPayload = { toolCalls: Array<AssistantToolCall>, 
+/**
+ * The model's reasoning, shown in the answer's "Thinking" section (F-29).
+ */
+reasoning?: string, 
+/**
+ * Anthropic thinking blocks, sent back unchanged in the turn's later rounds (F-29).
+ */
+thinking?: Array<ThinkingBlock>, 
+/**
+ * Set while the answer's stream is being tried again: the broken attempt's text was
+ * dropped, and this says why and which retry is under way (F-26).
+ */
+retry?: RetryNotice, 
 /**
  * Why the turn failed on this message, so a reopened chat still says why and offers Retry.
  */
@@ -80,7 +113,12 @@ failure?: TurnFailure, };
 
 export type ToolPayload = { results: Array<ToolResultMessage>, };
 
-export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, payload: { toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null, usage: Usage | null, createdAt: number, };
+export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, 
+/**
+ * An assistant's `AssistantPayload` or a tool message's `ToolPayload` (chat::history), as
+ * stored; every field may be missing in rows older versions wrote.
+ */
+payload: Partial<AssistantPayload & ToolPayload> | null, usage: Usage | null, createdAt: number, };
 
 export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
 
@@ -161,7 +199,7 @@ export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callI
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, retryable: boolean, usage: Usage, };
 
-export type ChatEvent = { "type": "turnStarted", chat: ChatId, userMessageId: number | null, } | { "type": "roundStarted", round: number, messageId: number, } | { "type": "textDelta", messageId: number, text: string, } | { "type": "toolCallStarted", messageId: number, index: number, id: string, name: string, } | { "type": "tool", event: ToolEvent, } | { "type": "retrying", attempt: number, delayMs: number, error: string, } | { "type": "roundFinished", round: number, messageId: number, finish: FinishReason, usage: Usage, } | { "type": "turnFinished", outcome: TurnOutcome, };
+export type ChatEvent = { "type": "turnStarted", chat: ChatId, userMessageId: number | null, } | { "type": "roundStarted", round: number, messageId: number, } | { "type": "textDelta", messageId: number, text: string, } | { "type": "reasoningDelta", messageId: number, text: string, } | { "type": "toolCallStarted", messageId: number, index: number, id: string, name: string, } | { "type": "tool", event: ToolEvent, } | { "type": "retrying", attempt: number, maxRetries: number, delayMs: number, error: string, messageId: number | null, } | { "type": "roundFinished", round: number, messageId: number, finish: FinishReason, usage: Usage, } | { "type": "turnFinished", outcome: TurnOutcome, };
 
 export type Theme = "system" | "light" | "dark";
 
@@ -169,9 +207,24 @@ export type Language = "en" | "zh-CN";
 
 export type RetryPolicy = { 
 /**
- * Retries after the first attempt.
+ * Retries after the first attempt (so at most `max_retries + 1` requests).
  */
-maxRetries: number, baseDelayMs: number, maxDelayMs: number, };
+maxRetries: number, 
+/**
+ * The backoff of the first retry; it doubles with every further one.
+ */
+baseDelayMs: number, 
+/**
+ * The longest wait: backoff stops growing here, and a server asking for longer is not
+ * waited for (the turn fails and says how long the server asked for).
+ */
+maxDelayMs: number, 
+/**
+ * Full jitter: each backoff wait is drawn uniformly from zero to its exponential ceiling,
+ * so many clients failing together do not come back together. Off only where a test
+ * measures the backoff itself.
+ */
+jitter: boolean, };
 
 export type TurnSettings = { 
 /**
@@ -186,6 +239,11 @@ doomLoopThreshold: number,
  * Read-only calls run at most this many at once.
  */
 maxParallel: number, maxTokens: number, temperature: number | null, retry: RetryPolicy, 
+/**
+ * A stream silent this long (before it starts or between two pieces) is broken and tried
+ * again (F-26). Not a limit on the whole answer.
+ */
+idleTimeoutMs: number, 
 /**
  * How often streamed text is saved (F-61: a crash loses at most this much).
  */
@@ -223,11 +281,27 @@ export type CommandError = { kind: ErrorKind, message: string, };
 
 export type ProviderKind = "openai" | "anthropic" | "demo";
 
+export type RequestStyle = "auto" | "classic" | "reasoning";
+
+export type ProviderOptions = { 
+/**
+ * OpenAI-compatible providers: which parameters requests carry.
+ */
+requestStyle: RequestStyle, 
+/**
+ * Anthropic: extended thinking with this many tokens of budget; `None` turns it off.
+ */
+thinkingBudget?: number, };
+
 export type ProviderConfig = { id: number, kind: ProviderKind, name: string, baseUrl: string, defaultModel: string, 
 /**
  * Whether a key for it is saved in the keychain.
  */
-hasKey: boolean, toolCalling: ToolCalling, createdAt: number, };
+hasKey: boolean, toolCalling: ToolCalling, 
+/**
+ * Request options: parameters for reasoning models, extended thinking.
+ */
+options: ProviderOptions, createdAt: number, };
 
 export type ProviderInput = { kind: ProviderKind, name: string, 
 /**
@@ -237,7 +311,9 @@ baseUrl: string, defaultModel: string,
 /**
  * Native tool calls unless the model is served without them.
  */
-toolCalling: ToolCalling, };
+toolCalling: ToolCalling, options: ProviderOptions, };
+
+export type LocalServer = { name: string, baseUrl: string, models: Array<string>, };
 
 export type RuleAction = "allow" | "ask" | "deny";
 

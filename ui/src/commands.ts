@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatRow, Decision, ExportFormat, GroupView, McpServerConfig, McpServerView, NewChat, PendingApproval, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, NewChat, PendingApproval, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -32,6 +32,8 @@ export interface Commands {
   set_chat_tool_enabled: { args: { chat: ChatId; tool: string; enabled: boolean | null }; result: void };
   list_providers: { args: Record<string, never>; result: ProviderConfig[] };
   add_provider: { args: { provider: ProviderInput }; result: ProviderConfig };
+  update_provider: { args: { id: number; provider: ProviderInput }; result: ProviderConfig };
+  detect_local_servers: { args: Record<string, never>; result: LocalServer[] };
   save_provider_key: { args: { id: number; key: string }; result: void };
   remove_provider: { args: { id: number }; result: boolean };
   list_models: { args: { id: number }; result: string[] };

@@ -180,7 +180,7 @@ describe("timeline reducer", () => {
           },
         },
       },
-      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0 } } },
+      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
     ]);
     expect(s.calls.map((c) => c.status)).toEqual(["cancelled", "cancelled", "execution_rejected"]);
     expect(isUnfinished("awaiting_result_review")).toBe(true);
@@ -225,7 +225,7 @@ describe("timeline reducer", () => {
     const answered = applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 2, id: "q", answered: true } });
     expect(answered.questions).toEqual([]);
     expect(applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 9, id: "other", answered: false } })).toBe(s);
-    s = applyEvent(s, { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2 } } });
+    s = applyEvent(s, { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } } });
     expect(s.questions).toEqual([]);
     expect(s.approvals).toEqual([]);
     expect(s.running).toBe(false);
@@ -235,14 +235,14 @@ describe("timeline reducer", () => {
     let s = run([
       { type: "roundStarted", round: 1, messageId: 2 },
       { type: "textDelta", messageId: 2, text: "par" },
-      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0 } } },
+      { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
     ]);
     expect(s.messages[0]?.status).toBe("stopped");
     s = run(
       [
         { type: "roundStarted", round: 1, messageId: 3 },
-        { type: "retrying", attempt: 1, delayMs: 500, error: "502" },
-        { type: "turnFinished", outcome: { type: "failed", error: "HTTP 401", retryable: true, usage: { inputTokens: 0, outputTokens: 0 } } },
+        { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 500, error: "502", messageId: null },
+        { type: "turnFinished", outcome: { type: "failed", error: "HTTP 401", retryable: true, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
       ],
       s,
     );
@@ -250,12 +250,37 @@ describe("timeline reducer", () => {
     expect(s.retrying).toBeNull();
   });
 
+  it("replaces a broken attempt's text, reasoning and calls with the retry notice until text comes back", () => {
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "reasoningDelta", messageId: 2, text: "hmm " },
+      { type: "reasoningDelta", messageId: 2, text: "yes" },
+      { type: "textDelta", messageId: 2, text: "Half an ans" },
+      { type: "toolCallStarted", messageId: 2, index: 0, id: "c1", name: "echo" },
+    ]);
+    expect(s.messages[0]).toMatchObject({ reasoning: "hmm yes", content: "Half an ans", retry: null });
+    s = applyEvent(s, { type: "retrying", attempt: 2, maxRetries: 4, delayMs: 800, error: "the connection was lost", messageId: 2 });
+    expect(s.messages[0]).toMatchObject({
+      content: "",
+      reasoning: "",
+      toolCalls: [],
+      status: "streaming",
+      retry: { attempt: 2, maxRetries: 4, error: "the connection was lost" },
+    });
+    s = applyEvent(s, { type: "textDelta", messageId: 2, text: "The whole answer." });
+    expect(s.messages[0]).toMatchObject({ content: "The whole answer.", retry: null });
+    // A retry before anything was shown leaves the messages alone and only raises the banner.
+    const before = applyEvent(s, { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 100, error: "503", messageId: null });
+    expect(before.messages).toBe(s.messages);
+    expect(before.retrying).toMatchObject({ attempt: 1, maxRetries: 4, messageId: null });
+  });
+
   it("records usage per round", () => {
     const s = run([
       { type: "roundStarted", round: 1, messageId: 2 },
-      { type: "roundFinished", round: 1, messageId: 2, finish: "stop", usage: { inputTokens: 10, outputTokens: 3 } },
+      { type: "roundFinished", round: 1, messageId: 2, finish: "stop", usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } },
     ]);
-    expect(s.messages[0]).toMatchObject({ status: "complete", usage: { inputTokens: 10, outputTokens: 3 } });
+    expect(s.messages[0]).toMatchObject({ status: "complete", usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } });
   });
 });
 
@@ -271,7 +296,7 @@ describe("fromHistory", () => {
         content: "",
         status: "complete",
         payload: { toolCalls: [{ id: "c1", name: "current_time", arguments: "{}" }] },
-        usage: { inputTokens: 5, outputTokens: 1 },
+        usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
         createdAt: 2,
       },
       {
@@ -284,7 +309,7 @@ describe("fromHistory", () => {
         usage: null,
         createdAt: 3,
       },
-      { id: 4, chat: 7, role: "assistant", content: "It is 9.", status: "interrupted", payload: null, usage: null, createdAt: 4 },
+      { id: 4, chat: 7, role: "assistant", content: "It is 9.", status: "interrupted", payload: { reasoning: "Check the clock." }, usage: null, createdAt: 4 },
     ],
     calls: [
       {
@@ -318,6 +343,8 @@ describe("fromHistory", () => {
     const s = fromHistory(7, history);
     expect(s.messages.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
     expect(s.messages[2]?.status).toBe("interrupted");
+    expect(s.messages[2]).toMatchObject({ reasoning: "Check the clock.", retry: null });
+    expect(s.messages[1]?.reasoning).toBe("");
     expect(callsFor(s, 2)).toHaveLength(1);
     expect(callsFor(s, 2)[0]).toMatchObject({ name: "current_time", args: { tz: "UTC" }, content: "09:00", status: "success" });
     expect(callsByTurn(s)).toEqual([{ userText: "time?", calls: [expect.objectContaining({ callId: "c1" })] }]);

@@ -13,6 +13,7 @@ import type {
   MessageStatus,
   PendingApproval,
   RecordedCall,
+  RetryNotice,
   AssistantToolCall,
   ToolEvent,
   UiCallStatus,
@@ -51,6 +52,10 @@ export interface TimelineMessage {
   id: number;
   role: "user" | "assistant";
   content: string;
+  /** The model's reasoning, shown in the "Thinking" section above the answer (never answer text). */
+  reasoning: string;
+  /** Set while a broken stream is tried again: its text was discarded, and this says why. */
+  retry: RetryNotice | null;
   status: MessageStatus;
   toolCalls: AssistantToolCall[];
   usage: Usage | null;
@@ -85,7 +90,8 @@ export interface ChatState {
   running: boolean;
   /** The error of the last failed turn, shown with Retry. */
   error: { message: string; retryable: boolean } | null;
-  retrying: { attempt: number; delayMs: number; error: string } | null;
+  /** A request being tried again (before anything was shown; a shown answer carries its own `retry`). */
+  retrying: { attempt: number; maxRetries: number; delayMs: number; error: string; messageId: number | null } | null;
   /** Usage of the last finished turn. */
   turnUsage: Usage | null;
   /** The last failed action in this chat (not the turn's own failure, which is `error`). */
@@ -177,6 +183,8 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
       id: m.id,
       role: m.role,
       content: m.content,
+      reasoning: m.payload?.reasoning ?? "",
+      retry: m.payload?.retry ?? null,
       status: m.status,
       toolCalls: m.payload?.toolCalls ?? [],
       usage: m.usage,
@@ -237,6 +245,8 @@ function updateMessage(state: ChatState, id: number, f: (m: TimelineMessage) => 
     id,
     role: "assistant",
     content: "",
+    reasoning: "",
+    retry: null,
     status: "streaming",
     toolCalls: [],
     usage: null,
@@ -269,7 +279,7 @@ export function addPendingUserMessage(state: ChatState, text: string, now = Date
     running: true,
     messages: [
       ...state.messages,
-      { id: PENDING_USER_ID, role: "user", content: text, status: "complete", toolCalls: [], usage: null, createdAt: now },
+      { id: PENDING_USER_ID, role: "user", content: text, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: now },
     ],
   };
 }
@@ -391,7 +401,9 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
     case "roundStarted":
       return updateMessage({ ...state, retrying: null }, event.messageId, (m) => ({ ...m, status: "streaming" }));
     case "textDelta":
-      return updateMessage(state, event.messageId, (m) => ({ ...m, content: m.content + event.text }));
+      return updateMessage(state, event.messageId, (m) => ({ ...m, content: m.content + event.text, retry: null }));
+    case "reasoningDelta":
+      return updateMessage(state, event.messageId, (m) => ({ ...m, reasoning: m.reasoning + event.text, retry: null }));
     case "toolCallStarted":
       return updateMessage(state, event.messageId, (m) =>
         m.toolCalls.some((t) => t.id === event.id)
@@ -400,10 +412,29 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       );
     case "tool":
       return applyToolEvent(state, event.event);
-    case "retrying":
-      return { ...state, retrying: { attempt: event.attempt, delayMs: event.delayMs, error: event.error } };
+    case "retrying": {
+      const retrying = {
+        attempt: event.attempt,
+        maxRetries: event.maxRetries,
+        delayMs: event.delayMs,
+        error: event.error,
+        messageId: event.messageId,
+      };
+      if (event.messageId === null) return { ...state, retrying };
+      // The stream broke after showing something: that attempt is discarded, text, reasoning and
+      // tool calls alike (none of its calls runs), and the answer says it is being tried again.
+      const notice: RetryNotice = { attempt: event.attempt, maxRetries: event.maxRetries, error: event.error };
+      return updateMessage({ ...state, retrying }, event.messageId, (m) => ({
+        ...m,
+        content: "",
+        reasoning: "",
+        toolCalls: [],
+        retry: notice,
+        status: "streaming",
+      }));
+    }
     case "roundFinished":
-      return updateMessage(state, event.messageId, (m) => ({ ...m, status: "complete", usage: event.usage }));
+      return updateMessage({ ...state, retrying: null }, event.messageId, (m) => ({ ...m, status: "complete", usage: event.usage, retry: null }));
     case "turnFinished": {
       const o = event.outcome;
       const endStatus: MessageStatus = o.type === "completed" ? "complete" : o.type === "stopped" ? "stopped" : "error";

@@ -55,6 +55,8 @@ commands![
     tools::set_chat_tool_enabled,
     providers::list_providers,
     providers::add_provider,
+    providers::update_provider,
+    providers::detect_local_servers,
     providers::save_provider_key,
     providers::remove_provider,
     providers::list_models,

@@ -3,6 +3,7 @@
 use crate::state::AppState;
 use tauri::State;
 use tollgate_engine::protocol::CommandError;
+use tollgate_engine::providers::local::LocalServer;
 use tollgate_engine::store::{ProviderConfig, ProviderInput};
 
 #[tauri::command]
@@ -18,6 +19,24 @@ pub async fn add_provider(
     provider: ProviderInput,
 ) -> Result<ProviderConfig, CommandError> {
     Ok(state.app.add_provider(provider).await?)
+}
+
+/// Changes a provider's settings; its key stays in the keychain.
+#[tauri::command]
+pub async fn update_provider(
+    state: State<'_, AppState>,
+    id: i64,
+    provider: ProviderInput,
+) -> Result<ProviderConfig, CommandError> {
+    Ok(state.app.update_provider(id, provider).await?)
+}
+
+/// Model servers running on this computer, with their models (F-34).
+#[tauri::command]
+pub async fn detect_local_servers(
+    state: State<'_, AppState>,
+) -> Result<Vec<LocalServer>, CommandError> {
+    Ok(state.app.detect_local_servers().await)
 }
 
 /// Saves the key to the keychain; the key never comes back to the UI.

@@ -141,3 +141,44 @@ describe("a failed chat action shows above the composer", () => {
     expect(root.querySelector('.timeline [role="status"]')).toBeNull();
   });
 });
+
+describe("thinking and retries in an answer", () => {
+  const streaming = (patch: Partial<import("../timeline").TimelineMessage>) =>
+    act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        running: true,
+        messages: [
+          { id: 1, role: "user", content: "2+2?", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 },
+          { id: 2, role: "assistant", content: "", reasoning: "", retry: null, status: "streaming", toolCalls: [], usage: null, createdAt: 0, ...patch },
+        ],
+      })),
+    );
+
+  it("shows the reasoning open while the model thinks and folds it once the answer starts", async () => {
+    await mount();
+    await streaming({ reasoning: "Two plus two is four." });
+    let thinking = root.querySelector<HTMLDetailsElement>('[data-role="thinking"]');
+    expect(thinking?.open).toBe(true);
+    expect(thinking?.querySelector("summary")?.textContent).toBe("Thinking…");
+    expect(thinking?.textContent).toContain("Two plus two is four.");
+    await streaming({ reasoning: "Two plus two is four.", content: "Four." });
+    thinking = root.querySelector<HTMLDetailsElement>('[data-role="thinking"]');
+    expect(thinking?.open).toBe(false);
+    expect(thinking?.querySelector("summary")?.textContent).toBe("Thinking");
+    // The answer is not inside the thinking section, and the reasoning is not in the answer.
+    const answer = [...root.querySelectorAll<HTMLElement>('[data-message="2"] > .markdown')];
+    expect(answer.map((a) => a.textContent?.trim())).toEqual(["Four."]);
+  });
+
+  it("stands the retry notice in for a broken attempt's text", async () => {
+    await mount();
+    await streaming({ retry: { attempt: 2, maxRetries: 4, error: "the connection was lost" } });
+    const notice = root.querySelector<HTMLElement>('[data-role="retry-notice"]');
+    expect(notice?.getAttribute("role")).toBe("status");
+    expect(notice?.textContent).toContain("Connection lost — retrying (2/4)…");
+    expect(notice?.textContent).toContain("the connection was lost");
+    expect(root.querySelector('[data-message="2"] .typing')).toBeNull();
+    expect(root.querySelector('[data-role="retrying"]')).toBeNull();
+  });
+});

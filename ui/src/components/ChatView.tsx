@@ -159,10 +159,15 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
       );
     }
     const calls = callsFor(state, m.id);
+    const streaming = m.status === "streaming";
     return (
       <div key={m.id} class="msg msg--assistant" data-message={m.id}>
+        {m.reasoning ? <Thinking text={m.reasoning} live={streaming && !m.content && calls.length === 0} /> : null}
+        {m.retry ? <RetryNotice message={m} /> : null}
         {m.content ? <Markdown text={m.content} /> : null}
-        {m.status === "streaming" && !m.content && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
+        {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? (
+          <span class="typing" aria-label={t("chat.running")} />
+        ) : null}
         {calls.length ? (
           <div class="tool-cards">
             {calls.map((c) => (
@@ -196,10 +201,11 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
     <>
       {items}
       {rest.length ? <div class="msg msg--assistant">{rest}</div> : null}
-      {state.retrying ? (
-        <div class="notice notice--warn" role="status">
+      {state.retrying && state.retrying.messageId === null ? (
+        <div class="notice notice--warn" role="status" data-role="retrying">
           {t("chat.retrying", {
             attempt: state.retrying.attempt,
+            max: state.retrying.maxRetries,
             delay: formatDuration(state.retrying.delayMs),
             error: state.retrying.error,
           })}
@@ -243,6 +249,44 @@ function TurnError({ state }: { state: ChatState }) {
   );
 }
 
+/**
+ * The model's reasoning, above its answer: open while the model is still thinking, folded once
+ * the answer starts — unless the user opened or closed it, which then stays as they left it.
+ */
+function Thinking({ text, live }: { text: string; live: boolean }) {
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const open = chosen ?? live;
+  return (
+    <details
+      class="thinking"
+      data-role="thinking"
+      open={open}
+      onToggle={(e) => {
+        const now = e.currentTarget.open;
+        if (now !== open) setChosen(now);
+      }}
+    >
+      <summary>{live ? t("chat.thinkingLive") : t("chat.thinking")}</summary>
+      <div class="thinking-body">
+        <Markdown text={text} />
+      </div>
+    </details>
+  );
+}
+
+/** A broken stream being tried again: its text is gone, and this stands in its place. */
+function RetryNotice({ message }: { message: TimelineMessage }) {
+  const r = message.retry;
+  if (!r) return null;
+  const words = { attempt: r.attempt, max: r.maxRetries };
+  return (
+    <div class="retry-notice" role="status" data-role="retry-notice">
+      <span>{message.status === "streaming" ? t("chat.retryNotice", words) : t("chat.retryInterrupted", words)}</span>
+      <small class="muted">{r.error}</small>
+    </div>
+  );
+}
+
 function MessageFooter({ message }: { message: TimelineMessage }) {
   const marks = [];
   if (message.status === "stopped") marks.push(<span class="marker marker--stopped">■ {t("chat.stopped")}</span>);
@@ -255,6 +299,7 @@ function MessageFooter({ message }: { message: TimelineMessage }) {
       {message.usage ? (
         <span class="usage" title="tokens">
           {t("chat.usage", { input: formatTokens(message.usage.inputTokens), output: formatTokens(message.usage.outputTokens) })}
+          {message.usage.cacheReadTokens ? ` · ${t("chat.usageCached", { cached: formatTokens(message.usage.cacheReadTokens) })}` : null}
         </span>
       ) : null}
     </div>

@@ -185,6 +185,7 @@ impl Bench {
             base_url: format!("{}/v1", self.mock.url()),
             api_key: Default::default(),
             tool_calling: Default::default(),
+            ..Default::default()
         });
         Turn {
             exec,

@@ -4,10 +4,12 @@
 //! `Retry-After`, a connection dropped mid-stream, a stream without its finish event, a
 //! malformed chunk, slow streams).
 //!
-//! Replies are served in the order they were pushed, one per POST request. `GET …/models`
-//! answers with a fixed model list.
+//! Replies are served in the order they were pushed, one per POST request; with none queued, a
+//! [`Responder`] can compute the reply from the request, and [`chaos::Chaos`] can break a share of
+//! replies at random (seeded) to test recovery. `GET …/models` answers with a fixed model list.
 
 pub mod anthropic;
+pub mod chaos;
 pub mod openai;
 
 use axum::body::Body;
@@ -36,6 +38,8 @@ pub struct Reply {
     pub frame_delay: Duration,
     /// Drop the connection after this many frames.
     pub drop_after: Option<usize>,
+    /// Before frame `.0`, go silent for `.1` (a stalled stream).
+    pub stall: Option<(usize, Duration)>,
 }
 
 impl Reply {
@@ -48,6 +52,7 @@ impl Reply {
             body: None,
             frame_delay: Duration::ZERO,
             drop_after: None,
+            stall: None,
         }
     }
 
@@ -60,6 +65,7 @@ impl Reply {
             body: Some(json!({"error": {"type": "mock_error", "message": message}}).to_string()),
             frame_delay: Duration::ZERO,
             drop_after: None,
+            stall: None,
         }
     }
 
@@ -78,6 +84,32 @@ impl Reply {
     pub fn drop_after(mut self, n: usize) -> Self {
         self.drop_after = Some(n);
         self
+    }
+
+    /// Goes silent for `pause` before frame `n` (then goes on, if the client is still there).
+    pub fn stall_at(mut self, n: usize, pause: Duration) -> Self {
+        self.stall = Some((n, pause));
+        self
+    }
+
+    /// Ends the stream cleanly after `n` frames, before its finish events.
+    pub fn cut_after(mut self, n: usize) -> Self {
+        self.frames.truncate(n);
+        self
+    }
+
+    /// How many frames come before the first one that says the answer is finished (where a
+    /// cut leaves the answer incomplete).
+    pub fn frames_before_finish(&self) -> usize {
+        self.frames
+            .iter()
+            .position(|f| {
+                f.contains("\"finish_reason\":\"")
+                    || f.contains("[DONE]")
+                    || f.contains("message_delta")
+                    || f.contains("message_stop")
+            })
+            .unwrap_or(self.frames.len())
     }
 
     /// Leaves out the frames that say the answer is finished.
@@ -104,6 +136,8 @@ impl Reply {
 /// A request the server received.
 #[derive(Debug, Clone)]
 pub struct Recorded {
+    /// When the request arrived.
+    pub at: std::time::Instant,
     pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
@@ -120,11 +154,16 @@ impl Recorded {
     }
 }
 
+/// Computes a reply from a request's body, for scripts longer than a queue (the chaos soak).
+pub type Responder = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct Inner {
     replies: VecDeque<Reply>,
     requests: Vec<Recorded>,
     models: Vec<String>,
+    responder: Option<Responder>,
+    chaos: Option<chaos::Chaos>,
 }
 
 /// The running server; stops when dropped.
@@ -171,6 +210,26 @@ impl MockLlm {
         self.inner.lock().replies.push_back(reply);
     }
 
+    /// Answers every POST with nothing queued by calling `responder` with the request's body.
+    pub fn respond_with(&self, responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) {
+        self.inner.lock().responder = Some(Arc::new(responder));
+    }
+
+    /// Breaks a share of the replies from here on (see [`chaos::Chaos`]).
+    pub fn set_chaos(&self, chaos: chaos::Chaos) {
+        self.inner.lock().chaos = Some(chaos);
+    }
+
+    /// How many faults of each kind the chaos has injected so far.
+    pub fn chaos_counts(&self) -> Vec<(chaos::FaultKind, u64)> {
+        self.inner
+            .lock()
+            .chaos
+            .as_ref()
+            .map(chaos::Chaos::counts)
+            .unwrap_or_default()
+    }
+
     /// Every request received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.inner.lock().requests.clone()
@@ -201,6 +260,7 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let recorded = Recorded {
+        at: std::time::Instant::now(),
         method: method.to_string(),
         path: uri.path().to_string(),
         headers: headers
@@ -230,7 +290,15 @@ async fn handle(
                 json!({"object": "list", "data": data}).to_string(),
             );
         }
-        inner.replies.pop_front()
+        let body = recorded_body(&inner);
+        let reply = inner
+            .replies
+            .pop_front()
+            .or_else(|| inner.responder.as_ref().map(|r| r(&body)));
+        match (reply, inner.chaos.as_mut()) {
+            (Some(reply), Some(chaos)) => Some(chaos.apply(reply)),
+            (reply, _) => reply,
+        }
     };
     let Some(reply) = reply else {
         return plain(
@@ -245,9 +313,15 @@ async fn handle(
     let frames = Arc::new(reply.frames);
     let delay = reply.frame_delay;
     let drop_after = reply.drop_after;
+    let stall = reply.stall;
     let stream = futures::stream::unfold(0usize, move |i| {
         let frames = Arc::clone(&frames);
         async move {
+            if let Some((at, pause)) = stall {
+                if at == i {
+                    tokio::time::sleep(pause).await;
+                }
+            }
             if drop_after == Some(i) {
                 // Let the frames already written reach the client before the connection dies.
                 if i > 0 {
@@ -275,6 +349,15 @@ async fn handle(
     builder
         .body(Body::from_stream(stream))
         .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+/// The body of the request just recorded.
+fn recorded_body(inner: &Inner) -> Value {
+    inner
+        .requests
+        .last()
+        .map(|r| r.body.clone())
+        .unwrap_or(Value::Null)
 }
 
 fn plain(status: u16, headers: &[(String, String)], body: String) -> Response {

@@ -11,6 +11,8 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
   const [rounds, setRounds] = useState("");
   const [doom, setDoom] = useState("");
   const [limit, setLimit] = useState("");
+  const [retries, setRetries] = useState("");
+  const [idle, setIdle] = useState("");
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
 
   useEffect(() => {
@@ -18,6 +20,8 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
     setRounds(String(settings.app.turn.maxRounds));
     setDoom(String(settings.app.turn.doomLoopThreshold));
     setLimit(String(settings.tools.defaultOutputLimit));
+    setRetries(String(settings.app.turn.retry.maxRetries));
+    setIdle(String(Math.round(settings.app.turn.idleTimeoutMs / 1000)));
   }, [settings === null]);
 
   if (settingsError !== null) return <ErrorState message={settingsError} onRetry={onReloadSettings} />;
@@ -42,8 +46,24 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
       setStatus({ ok: false, text: t("general.positive") });
       return;
     }
+    const n = Number(retries);
+    const idleSecs = Number(idle);
+    if (!(Number.isInteger(n) && n >= 0 && n <= 10 && idleSecs >= 5)) {
+      setStatus({ ok: false, text: t("general.nonNegative") });
+      return;
+    }
+    const turn = settings.app.turn;
     const next: SettingsView = {
-      app: { ...settings.app, turn: { ...settings.app.turn, maxRounds: r, doomLoopThreshold: d } },
+      app: {
+        ...settings.app,
+        turn: {
+          ...turn,
+          maxRounds: r,
+          doomLoopThreshold: d,
+          retry: { ...turn.retry, maxRetries: n },
+          idleTimeoutMs: Math.round(idleSecs * 1000),
+        },
+      },
       tools: { ...settings.tools, defaultOutputLimit: l },
     };
     try {
@@ -99,6 +119,16 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
             <span>{t("general.outputLimit")}</span>
             <input type="number" min="1" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
             <small class="muted">{t("general.outputLimitHint")}</small>
+          </label>
+          <label class="field">
+            <span>{t("general.retries")}</span>
+            <input type="number" min="0" max="10" value={retries} onInput={(e) => setRetries(e.currentTarget.value)} data-role="max-retries" />
+            <small class="muted">{t("general.retriesHint")}</small>
+          </label>
+          <label class="field">
+            <span>{t("general.idleTimeout")}</span>
+            <input type="number" min="5" value={idle} onInput={(e) => setIdle(e.currentTarget.value)} data-role="idle-timeout" />
+            <small class="muted">{t("general.idleTimeoutHint")}</small>
           </label>
         </div>
         <div class="row">

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { type Key, t } from "../../i18n";
-import type { ProviderConfig, ProviderInput, ProviderKind, ToolCalling } from "../../types";
+import type { LocalServer, ProviderConfig, ProviderInput, ProviderKind, ProviderOptions, RequestStyle, ToolCalling } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
 import { LoadStatus } from "../States";
@@ -58,12 +58,14 @@ export function ProvidersTab({ onChanged, onConfirm }: { onChanged: () => void; 
           }
         />
       ))}
+      <LocalServers configured={providers.data ?? []} onAdded={changed} />
       <AddProvider onAdded={changed} />
     </div>
   );
 }
 
 function ProviderCard({ provider, onChanged, onRemove }: { provider: ProviderConfig; onChanged: () => void; onRemove: () => void }) {
+  const [editing, setEditing] = useState(false);
   const [key, setKey] = useState("");
   const [editingKey, setEditingKey] = useState(!provider.hasKey);
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
@@ -99,12 +101,34 @@ function ProviderCard({ provider, onChanged, onRemove }: { provider: ProviderCon
           <div class="muted small">
             {kindLabel(provider.kind)} · <code>{provider.baseUrl}</code> · <code>{provider.defaultModel}</code>
             {provider.toolCalling === "text" ? <span data-role="text-tool-calls"> · {t("providers.textToolCalls")}</span> : null}
+            {provider.options.requestStyle === "reasoning" ? <span> · {t("providers.reasoningStyle")}</span> : null}
+            {provider.options.thinkingBudget != null ? <span data-role="thinking-on"> · {t("providers.thinkingOn", { budget: provider.options.thinkingBudget })}</span> : null}
           </div>
         </div>
-        <button type="button" class="btn btn--danger-outline btn--small" onClick={onRemove}>
-          {t("common.remove")}
-        </button>
+        <div class="row">
+          {provider.kind !== "demo" && !editing ? (
+            <button type="button" class="btn btn--small" onClick={() => setEditing(true)} data-role="edit-provider">
+              {t("providers.edit")}
+            </button>
+          ) : null}
+          <button type="button" class="btn btn--danger-outline btn--small" onClick={onRemove}>
+            {t("common.remove")}
+          </button>
+        </div>
       </div>
+      {editing ? (
+        <ProviderForm
+          initial={provider}
+          title={t("providers.edit")}
+          submitLabel={t("providers.saveChanges")}
+          onCancel={() => setEditing(false)}
+          onSubmit={async (input) => {
+            await api.updateProvider(provider.id, input);
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      ) : null}
       {provider.kind !== "demo" ? (
         <div class="row key-row">
           <span class="field-label">{t("providers.key")}</span>
@@ -154,16 +178,58 @@ function ProviderCard({ provider, onChanged, onRemove }: { provider: ProviderCon
   );
 }
 
-function AddProvider({ onAdded }: { onAdded: () => void }) {
-  const [kind, setKind] = useState<"openai" | "anthropic">("openai");
-  const [name, setName] = useState("");
-  const [baseUrl, setBaseUrl] = useState(KIND_DEFAULTS.openai.baseUrl);
-  const [model, setModel] = useState(KIND_DEFAULTS.openai.model);
-  const [toolCalling, setToolCalling] = useState<ToolCalling>("native");
+/** The words for a request style, as the provider form offers them. */
+function requestStyleKey(style: RequestStyle): Key {
+  switch (style) {
+    case "auto":
+      return "providers.requestStyleAuto";
+    case "classic":
+      return "providers.requestStyleClassic";
+    case "reasoning":
+      return "providers.requestStyleReasoning";
+  }
+}
+
+function parseRequestStyle(value: string): RequestStyle {
+  return value === "classic" || value === "reasoning" ? value : "auto";
+}
+
+/** The smallest thinking budget Anthropic accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+type EditableKind = "openai" | "anthropic";
+
+/**
+ * The provider form: adding one (with its key) or editing one (the key is changed on the card).
+ * Options appear for the kind they apply to: request parameters for OpenAI-compatible servers,
+ * extended thinking for Anthropic.
+ */
+function ProviderForm({
+  initial,
+  title,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  initial: ProviderConfig | null;
+  title: string;
+  submitLabel: string;
+  onSubmit: (input: ProviderInput, key: string) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const startKind: EditableKind = initial?.kind === "anthropic" ? "anthropic" : "openai";
+  const [kind, setKind] = useState<EditableKind>(startKind);
+  const [name, setName] = useState(initial?.name ?? "");
+  const [baseUrl, setBaseUrl] = useState(initial?.baseUrl ?? KIND_DEFAULTS[startKind].baseUrl);
+  const [model, setModel] = useState(initial?.defaultModel ?? KIND_DEFAULTS[startKind].model);
+  const [toolCalling, setToolCalling] = useState<ToolCalling>(initial?.toolCalling ?? "native");
+  const [requestStyle, setRequestStyle] = useState<RequestStyle>(initial?.options.requestStyle ?? "auto");
+  const [thinking, setThinking] = useState(initial?.options.thinkingBudget != null);
+  const [budget, setBudget] = useState(String(initial?.options.thinkingBudget ?? 4096));
   const [key, setKey] = useState("");
   const { error, busy, run, setError } = useAction();
 
-  const pickKind = (k: "openai" | "anthropic") => {
+  const pickKind = (k: EditableKind) => {
     const old = KIND_DEFAULTS[kind];
     if (baseUrl === old.baseUrl || !baseUrl) setBaseUrl(KIND_DEFAULTS[k].baseUrl);
     if (model === old.model || !model) setModel(KIND_DEFAULTS[k].model);
@@ -175,31 +241,42 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
       setError(t("providers.required"));
       return;
     }
-    const provider: ProviderInput = { kind, name: name.trim(), baseUrl: baseUrl.trim(), defaultModel: model.trim(), toolCalling };
-    const added = await run(async () => {
-      const row = await api.addProvider(provider);
-      if (key.trim()) await api.saveProviderKey(row.id, key.trim());
-    });
-    if (!added) return;
-    setName("");
-    setKey("");
-    setToolCalling("native");
-    onAdded();
+    const thinkingBudget = Math.round(Number(budget));
+    if (kind === "anthropic" && thinking && !(thinkingBudget >= MIN_THINKING_BUDGET)) {
+      setError(t("providers.thinkingHint"));
+      return;
+    }
+    const options: ProviderOptions =
+      kind === "anthropic"
+        ? { requestStyle: "auto", ...(thinking ? { thinkingBudget } : {}) }
+        : { requestStyle };
+    const input: ProviderInput = {
+      kind,
+      name: name.trim(),
+      baseUrl: baseUrl.trim(),
+      defaultModel: model.trim(),
+      toolCalling: kind === "anthropic" ? "native" : toolCalling,
+      options,
+    };
+    if (await run(() => onSubmit(input, key.trim()))) {
+      setKey("");
+    }
   };
 
   return (
     <form
-      class="card add-provider"
+      class={initial ? "provider-edit" : "card add-provider"}
+      data-role={initial ? "provider-edit" : "add-provider"}
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
       }}
     >
-      <h3 class="card-title">{t("providers.add")}</h3>
+      <h3 class="card-title">{title}</h3>
       <div class="form-grid">
         <label class="field">
           <span>{t("providers.kind")}</span>
-          <select value={kind} onChange={(e) => pickKind(e.currentTarget.value as "openai" | "anthropic")}>
+          <select value={kind} disabled={initial !== null} onChange={(e) => pickKind(e.currentTarget.value === "anthropic" ? "anthropic" : "openai")}>
             <option value="openai">{t("providers.kindOpenai")}</option>
             <option value="anthropic">{t("providers.kindAnthropic")}</option>
           </select>
@@ -216,24 +293,147 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
           <span>{t("providers.model")}</span>
           <input class="mono" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
         </label>
-        <label class="field field--wide">
-          <span>{t("providers.toolCalling")}</span>
-          <select value={toolCalling} onChange={(e) => setToolCalling(parseToolCalling(e.currentTarget.value))} data-role="tool-calling">
-            <option value="native">{t(toolCallingKey("native"))}</option>
-            <option value="text">{t(toolCallingKey("text"))}</option>
-          </select>
-        </label>
-        <label class="field field--wide">
-          <span>{t("providers.key")}</span>
-          <input type="password" autocomplete="off" value={key} placeholder={t("providers.keyPlaceholder")} onInput={(e) => setKey(e.currentTarget.value)} />
-        </label>
+        {kind === "openai" ? (
+          <>
+            <label class="field field--wide">
+              <span>{t("providers.toolCalling")}</span>
+              <select value={toolCalling} onChange={(e) => setToolCalling(parseToolCalling(e.currentTarget.value))} data-role="tool-calling">
+                <option value="native">{t(toolCallingKey("native"))}</option>
+                <option value="text">{t(toolCallingKey("text"))}</option>
+              </select>
+            </label>
+            <label class="field field--wide">
+              <span>{t("providers.requestStyle")}</span>
+              <select value={requestStyle} onChange={(e) => setRequestStyle(parseRequestStyle(e.currentTarget.value))} data-role="request-style">
+                {(["auto", "classic", "reasoning"] as const).map((style) => (
+                  <option key={style} value={style}>
+                    {t(requestStyleKey(style))}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </>
+        ) : (
+          <div class="field field--wide">
+            <label class="check">
+              <input type="checkbox" checked={thinking} onChange={(e) => setThinking(e.currentTarget.checked)} data-role="thinking" />
+              <span>{t("providers.thinking")}</span>
+            </label>
+            {thinking ? (
+              <label class="field">
+                <span>{t("providers.thinkingBudget")}</span>
+                <input type="number" min={MIN_THINKING_BUDGET} step="1024" value={budget} onInput={(e) => setBudget(e.currentTarget.value)} data-role="thinking-budget" />
+              </label>
+            ) : null}
+            <small class="muted">{t("providers.thinkingHint")}</small>
+          </div>
+        )}
+        {initial ? null : (
+          <label class="field field--wide">
+            <span>{t("providers.key")}</span>
+            <input type="password" autocomplete="off" value={key} placeholder={t("providers.keyPlaceholder")} onInput={(e) => setKey(e.currentTarget.value)} />
+          </label>
+        )}
       </div>
       {error ? <p class="inline-error">{error}</p> : null}
       <div class="row">
         <button type="submit" class="btn btn--primary" disabled={busy}>
-          {t("providers.add")}
+          {submitLabel}
         </button>
+        {onCancel ? (
+          <button type="button" class="btn btn--ghost" onClick={onCancel}>
+            {t("common.cancel")}
+          </button>
+        ) : null}
       </div>
     </form>
+  );
+}
+
+function AddProvider({ onAdded }: { onAdded: () => void }) {
+  // A new form after each add: the fields start from the defaults again.
+  const [generation, setGeneration] = useState(0);
+  return (
+    <ProviderForm
+      key={generation}
+      initial={null}
+      title={t("providers.add")}
+      submitLabel={t("providers.add")}
+      onSubmit={async (input, key) => {
+        const row = await api.addProvider(input);
+        if (key) await api.saveProviderKey(row.id, key);
+        setGeneration((g) => g + 1);
+        onAdded();
+      }}
+    />
+  );
+}
+
+/** Ollama, LM Studio and llama.cpp servers running here, each added with one click. */
+function LocalServers({ configured, onAdded }: { configured: ProviderConfig[]; onAdded: () => void }) {
+  const found = useLoad(() => api.detectLocalServers(), []);
+  const { error, run } = useAction();
+  const [picked, setPicked] = useState<Record<string, string>>({});
+  const known = new Set(configured.map((p) => p.baseUrl.replace(/\/+$/, "")));
+  const add = (server: LocalServer) =>
+    run(async () => {
+      await api.addProvider({
+        kind: "openai",
+        name: server.name,
+        baseUrl: server.baseUrl,
+        defaultModel: picked[server.baseUrl] ?? server.models[0] ?? "",
+        toolCalling: "native",
+        options: { requestStyle: "auto" },
+      });
+      onAdded();
+    });
+  return (
+    <section class="card local-servers" data-role="local-servers">
+      <div class="card-header">
+        <h3 class="card-title">{t("providers.local")}</h3>
+        <button type="button" class="btn btn--small" disabled={found.loading} onClick={() => void found.reload()}>
+          {found.loading ? t("providers.localSearching") : t("providers.localSearch")}
+        </button>
+      </div>
+      <LoadStatus load={found} />
+      {found.data && found.data.length === 0 ? <p class="muted small">{t("providers.localNone")}</p> : null}
+      {found.data?.map((server) => {
+        const added = known.has(server.baseUrl);
+        return (
+          <div key={server.baseUrl} class="row local-server" data-server={server.name}>
+            <div class="grow">
+              <strong>{server.name}</strong> <code class="small">{server.baseUrl}</code>
+              <div class="muted small">
+                {server.models.length ? t("providers.localModels", { count: server.models.length }) : t("providers.localNoModels")}
+              </div>
+            </div>
+            {server.models.length > 1 && !added ? (
+              <select
+                aria-label={t("providers.model")}
+                value={picked[server.baseUrl] ?? server.models[0]}
+                onChange={(e) => {
+                  const model = e.currentTarget.value;
+                  setPicked((p) => ({ ...p, [server.baseUrl]: model }));
+                }}
+              >
+                {server.models.map((m) => (
+                  <option key={m} value={m}>
+                    {m}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+            {added ? (
+              <span class="ok-text">{t("providers.localAdded")}</span>
+            ) : (
+              <button type="button" class="btn btn--primary btn--small" disabled={!server.models.length} onClick={() => void add(server)}>
+                {t("providers.localAdd", { name: server.name })}
+              </button>
+            )}
+          </div>
+        );
+      })}
+      {error ? <p class="inline-error">{error}</p> : null}
+    </section>
   );
 }

@@ -7,6 +7,10 @@ vi.mock("../../api", () => ({
   listToolGroups: vi.fn(),
   listProviders: vi.fn(),
   addProvider: vi.fn(),
+  updateProvider: vi.fn(),
+  detectLocalServers: vi.fn(() => Promise.resolve([])),
+  setAppSettings: vi.fn(() => Promise.resolve()),
+  setToolSettings: vi.fn(() => Promise.resolve()),
   saveProviderKey: vi.fn(() => Promise.resolve()),
   listRules: vi.fn(() => Promise.resolve([])),
   listRecords: vi.fn(),
@@ -16,8 +20,8 @@ import * as api from "../../api";
 import { type SettingsTab, SettingsScreen } from "./Settings";
 
 const providers: ProviderConfig[] = [
-  { id: 1, kind: "openai", name: "Local llama", baseUrl: "http://127.0.0.1:8080/v1", defaultModel: "llama", hasKey: false, toolCalling: "text", createdAt: 0 },
-  { id: 2, kind: "anthropic", name: "Claude", baseUrl: "https://api.anthropic.com", defaultModel: "claude", hasKey: true, toolCalling: "native", createdAt: 0 },
+  { id: 1, kind: "openai", name: "Local llama", baseUrl: "http://127.0.0.1:8080/v1", defaultModel: "llama", hasKey: false, toolCalling: "text", options: { requestStyle: "auto" }, createdAt: 0 },
+  { id: 2, kind: "anthropic", name: "Claude", baseUrl: "https://api.anthropic.com", defaultModel: "claude", hasKey: true, toolCalling: "native", options: { requestStyle: "auto", thinkingBudget: 8192 }, createdAt: 0 },
 ];
 
 const records: ApprovalRecordRow[] = [
@@ -88,7 +92,11 @@ describe("provider tool calling", () => {
     await addProvider();
     expect(api.addProvider).toHaveBeenLastCalledWith(expect.objectContaining({ name: "Mine", toolCalling: "native" }));
 
-    await input(select, "text", "change");
+    // The form starts afresh after an add.
+    const again = root.querySelector<HTMLSelectElement>('[data-role="tool-calling"]');
+    if (!again) throw new Error("no tool-calling select");
+    expect(again.value).toBe("native");
+    await input(again, "text", "change");
     await addProvider();
     expect(api.addProvider).toHaveBeenLastCalledWith(expect.objectContaining({ name: "Mine", toolCalling: "text" }));
   });
@@ -97,6 +105,100 @@ describe("provider tool calling", () => {
     await show("providers");
     const rows = [...root.querySelectorAll<HTMLElement>(".provider-card")];
     expect(rows.map((r) => r.querySelector('[data-role="text-tool-calls"]')?.textContent ?? null)).toEqual([" · tool calls as text", null]);
+  });
+});
+
+describe("provider options", () => {
+  it("edits a provider in place, with request parameters for OpenAI-compatible servers", async () => {
+    vi.mocked(api.updateProvider).mockResolvedValue(providers[0]!);
+    await show("providers");
+    const card = root.querySelector<HTMLElement>('[data-provider="1"]');
+    const edit = card?.querySelector<HTMLButtonElement>('[data-role="edit-provider"]');
+    if (!card || !edit) throw new Error("no edit button");
+    await act(async () => edit.click());
+    const form = card.querySelector<HTMLFormElement>('[data-role="provider-edit"]');
+    const style = form?.querySelector<HTMLSelectElement>('[data-role="request-style"]');
+    if (!form || !style) throw new Error("no edit form");
+    expect(form.querySelectorAll<HTMLInputElement>("input")[0]?.value).toBe("Local llama");
+    expect(form.querySelector('[type="password"]')).toBeNull();
+    expect(form.querySelector('[data-role="thinking"]')).toBeNull();
+    await input(style, "reasoning", "change");
+    await act(async () => {
+      form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    expect(api.updateProvider).toHaveBeenCalledWith(1, {
+      kind: "openai",
+      name: "Local llama",
+      baseUrl: "http://127.0.0.1:8080/v1",
+      defaultModel: "llama",
+      toolCalling: "text",
+      options: { requestStyle: "reasoning" },
+    });
+    expect(card.querySelector('[data-role="provider-edit"]')).toBeNull();
+  });
+
+  it("turns Anthropic's extended thinking on with a budget, and refuses a budget under the minimum", async () => {
+    await show("providers");
+    const form = root.querySelector<HTMLFormElement>(".add-provider");
+    const kind = form?.querySelector<HTMLSelectElement>("select");
+    if (!form || !kind) throw new Error("no add form");
+    await input(kind, "anthropic", "change");
+    expect(form.querySelector('[data-role="request-style"]')).toBeNull();
+    expect(form.querySelector('[data-role="tool-calling"]')).toBeNull();
+    const thinking = form.querySelector<HTMLInputElement>('[data-role="thinking"]');
+    if (!thinking) throw new Error("no thinking switch");
+    await act(async () => thinking.click());
+    const budget = form.querySelector<HTMLInputElement>('[data-role="thinking-budget"]');
+    if (!budget) throw new Error("no budget");
+    await input(budget, "500");
+    await addProvider();
+    expect(api.addProvider).not.toHaveBeenCalled();
+    expect(form.querySelector(".inline-error")?.textContent).toContain("1,024");
+    await input(budget, "8192");
+    await addProvider();
+    expect(api.addProvider).toHaveBeenLastCalledWith(
+      expect.objectContaining({ kind: "anthropic", toolCalling: "native", options: { requestStyle: "auto", thinkingBudget: 8192 } }),
+    );
+  });
+
+  it("shows a provider's thinking budget on its card", async () => {
+    await show("providers");
+    expect(root.querySelector('[data-provider="2"] [data-role="thinking-on"]')?.textContent).toBe(" · thinking 8192 tokens");
+  });
+});
+
+describe("local servers", () => {
+  it("offers each running server with its models and adds the picked one in one click", async () => {
+    vi.mocked(api.detectLocalServers).mockResolvedValue([
+      { name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", models: ["llama3.2", "qwen3:8b"] },
+      { name: "llama.cpp", baseUrl: "http://127.0.0.1:8080/v1", models: ["llama"] },
+    ]);
+    await show("providers");
+    const servers = [...root.querySelectorAll<HTMLElement>(".local-server")];
+    expect(servers.map((s) => s.dataset.server)).toEqual(["Ollama", "llama.cpp"]);
+    // llama.cpp's address is already a provider: it says so instead of offering it again.
+    expect(servers[1]?.querySelector(".ok-text")?.textContent).toBe("Added");
+    expect(servers[1]?.querySelector("button")).toBeNull();
+    const pick = servers[0]?.querySelector<HTMLSelectElement>("select");
+    const add = servers[0]?.querySelector<HTMLButtonElement>("button");
+    if (!pick || !add) throw new Error("no offer");
+    expect(add.textContent).toBe("Add Ollama");
+    await input(pick, "qwen3:8b", "change");
+    await act(async () => add.click());
+    expect(api.addProvider).toHaveBeenCalledWith({
+      kind: "openai",
+      name: "Ollama",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      defaultModel: "qwen3:8b",
+      toolCalling: "native",
+      options: { requestStyle: "auto" },
+    });
+  });
+
+  it("says which ports were tried when nothing runs", async () => {
+    vi.mocked(api.detectLocalServers).mockResolvedValue([]);
+    await show("providers");
+    expect(root.querySelector('[data-role="local-servers"]')?.textContent).toContain("11434, 1234, 8080");
   });
 });
 
@@ -111,7 +213,7 @@ const appSettings: SettingsView = {
   app: {
     theme: "system",
     language: "en",
-    turn: { maxRounds: 10, doomLoopThreshold: 3, maxParallel: 4, maxTokens: 4096, temperature: null, retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000 }, saveIntervalMs: 250 },
+    turn: { maxRounds: 10, doomLoopThreshold: 3, maxParallel: 4, maxTokens: 4096, temperature: null, retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000, jitter: true }, idleTimeoutMs: 90000, saveIntervalMs: 250 },
   },
   tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },
 };
@@ -136,6 +238,32 @@ const groups: GroupView[] = [
     ],
   },
 ];
+
+describe("general tab", () => {
+  it("saves the retry count and the stream idle timeout in seconds", async () => {
+    await show("general", { settings: appSettings, settingsError: null });
+    const retries = root.querySelector<HTMLInputElement>('[data-role="max-retries"]');
+    const idle = root.querySelector<HTMLInputElement>('[data-role="idle-timeout"]');
+    const form = retries?.closest("form");
+    if (!retries || !idle || !form) throw new Error("no retry fields");
+    expect([retries.value, idle.value]).toEqual(["2", "90"]);
+    await input(retries, "6");
+    await input(idle, "45");
+    await act(async () => {
+      form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    expect(api.setAppSettings).toHaveBeenLastCalledWith(
+      expect.objectContaining({ turn: expect.objectContaining({ idleTimeoutMs: 45_000, retry: expect.objectContaining({ maxRetries: 6 }) }) }),
+    );
+    await input(idle, "1");
+    const calls = vi.mocked(api.setAppSettings).mock.calls.length;
+    await act(async () => {
+      form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    expect(vi.mocked(api.setAppSettings).mock.calls.length).toBe(calls);
+    expect(form.querySelector(".inline-error")?.textContent).toContain("at least 5 s");
+  });
+});
 
 describe("tools tab", () => {
   beforeEach(() => {

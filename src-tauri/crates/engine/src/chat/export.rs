@@ -1,6 +1,6 @@
 //! Export a chat (F-55) as Markdown for reading and as JSON with every tool call for tools.
 
-use crate::chat::history::{AssistantPayload, ToolPayload};
+use crate::chat::history::{payload, AssistantPayload, ToolPayload};
 use crate::ids::ChatId;
 use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
 use serde_json::{json, Value};
@@ -36,6 +36,16 @@ fn call_markdown(call: &RecordedCall) -> String {
     )
 }
 
+/// The model's reasoning as a quoted "Thinking" block, so it reads apart from the answer.
+fn thinking_markdown(reasoning: &str) -> String {
+    let quoted: Vec<String> = reasoning
+        .trim()
+        .lines()
+        .map(|l| format!("> {l}").trim_end().to_string())
+        .collect();
+    format!("> **Thinking**\n>\n{}\n\n", quoted.join("\n"))
+}
+
 /// The chat as Markdown: messages in order, each assistant turn followed by its tool calls.
 pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError> {
     let (row, messages, calls) = load(store, chat).await?;
@@ -52,6 +62,10 @@ pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError>
         match m.role {
             Role::User => out.push_str(&format!("## You\n\n{}\n\n", m.content.trim())),
             Role::Assistant => {
+                let p: AssistantPayload = payload(&m.payload);
+                if !p.reasoning.trim().is_empty() {
+                    out.push_str(&thinking_markdown(&p.reasoning));
+                }
                 if !m.content.trim().is_empty() {
                     let note = match m.status {
                         MessageStatus::Stopped => " _(stopped)_",
@@ -81,12 +95,15 @@ pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
             let mut v = json!({"id": m.id, "role": m.role, "content": m.content, "status": m.status, "createdAt": m.created_at});
             match m.role {
                 Role::Assistant => {
-                    let p: AssistantPayload = m.payload.clone().and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
+                    let p: AssistantPayload = payload(&m.payload);
                     v["toolCalls"] = json!(p.tool_calls);
+                    if !p.reasoning.is_empty() {
+                        v["reasoning"] = json!(p.reasoning);
+                    }
                     v["usage"] = m.usage.clone().unwrap_or(Value::Null);
                 }
                 Role::Tool => {
-                    let p: ToolPayload = m.payload.clone().and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
+                    let p: ToolPayload = payload(&m.payload);
                     v["results"] = json!(p.results);
                 }
                 Role::User => {}
@@ -117,6 +134,14 @@ async fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thinking_is_quoted_apart_from_the_answer() {
+        assert_eq!(
+            thinking_markdown("First.\n\nThen.\n"),
+            "> **Thinking**\n>\n> First.\n>\n> Then.\n\n"
+        );
+    }
 
     #[test]
     fn fences_outgrow_backticks_inside() {

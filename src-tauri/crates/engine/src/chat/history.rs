@@ -4,7 +4,7 @@
 //! left out so Retry regenerates them, and a tool call without results gets an explicit "not
 //! executed" result so every provider accepts the history.
 
-use crate::providers::{AssistantToolCall, ChatMessage, ToolResultMessage};
+use crate::providers::{AssistantToolCall, ChatMessage, ThinkingBlock, ToolResultMessage};
 use crate::store::{MessageRow, MessageStatus, Role};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,6 +14,19 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase", default)]
 pub struct AssistantPayload {
     pub tool_calls: Vec<AssistantToolCall>,
+    /// The model's reasoning, shown in the answer's "Thinking" section (F-29).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
+    pub reasoning: String,
+    /// Anthropic thinking blocks, sent back unchanged in the turn's later rounds (F-29).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ThinkingBlock>>", optional)]
+    pub thinking: Vec<ThinkingBlock>,
+    /// Set while the answer's stream is being tried again: the broken attempt's text was
+    /// dropped, and this says why and which retry is under way (F-26).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub retry: Option<RetryNotice>,
     /// Why the turn failed on this message, so a reopened chat still says why and offers Retry.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -28,6 +41,17 @@ pub struct TurnFailure {
     pub retryable: bool,
 }
 
+/// A broken stream being tried again, as stored with its answer while the retry runs.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetryNotice {
+    /// Which retry this is (1-based), of `max_retries`.
+    pub attempt: u32,
+    pub max_retries: u32,
+    /// What broke the previous attempt.
+    pub error: String,
+}
+
 /// The payload of a tool message.
 #[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -38,7 +62,8 @@ pub struct ToolPayload {
 /// The result given for a call whose result was never stored.
 pub const NOT_EXECUTED: &str = "Not executed: the turn ended before this call ran.";
 
-fn payload<T: serde::de::DeserializeOwned + Default>(v: &Option<Value>) -> T {
+/// A stored payload as `T`; a missing or unreadable one (an older version's row) is the default.
+pub fn payload<T: serde::de::DeserializeOwned + Default>(v: &Option<Value>) -> T {
     v.as_ref()
         .and_then(|v| serde_json::from_value(v.clone()).ok())
         .unwrap_or_default()
@@ -67,6 +92,7 @@ pub fn from_rows(rows: &[MessageRow]) -> Vec<ChatMessage> {
                 out.push(ChatMessage::Assistant {
                     content: row.content.clone(),
                     tool_calls: p.tool_calls,
+                    thinking: p.thinking,
                 });
             }
             Role::Tool => {
@@ -87,6 +113,7 @@ fn repair(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                thinking,
             } if !tool_calls.is_empty() => {
                 let given: Vec<ToolResultMessage> = match iter.peek() {
                     Some(ChatMessage::Tool { .. }) => match iter.next() {
@@ -113,6 +140,7 @@ fn repair(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                 out.push(ChatMessage::Assistant {
                     content,
                     tool_calls,
+                    thinking,
                 });
                 out.push(ChatMessage::Tool { results });
             }
@@ -184,7 +212,8 @@ mod tests {
             h[3],
             ChatMessage::Assistant {
                 content: "stopped answ".into(),
-                tool_calls: vec![]
+                tool_calls: vec![],
+                thinking: vec![],
             }
         );
     }

@@ -12,7 +12,7 @@ pub mod retry;
 mod schedule;
 mod turn;
 
-pub use retry::RetryPolicy;
+pub use retry::{NextStep, RetryPolicy};
 
 use crate::executor::ToolExecutor;
 use crate::ids::ChatId;
@@ -41,6 +41,9 @@ pub struct TurnSettings {
     pub max_tokens: u32,
     pub temperature: Option<f32>,
     pub retry: RetryPolicy,
+    /// A stream silent this long (before it starts or between two pieces) is broken and tried
+    /// again (F-26). Not a limit on the whole answer.
+    pub idle_timeout_ms: u64,
     /// How often streamed text is saved (F-61: a crash loses at most this much).
     pub save_interval_ms: u64,
 }
@@ -54,6 +57,7 @@ impl Default for TurnSettings {
             max_tokens: 8_192,
             temperature: None,
             retry: RetryPolicy::default(),
+            idle_timeout_ms: 90_000,
             save_interval_ms: 250,
         }
     }
@@ -97,6 +101,12 @@ pub enum ChatEvent {
         message_id: i64,
         text: String,
     },
+    /// A piece of the model's reasoning, shown in the answer's "Thinking" section (F-29).
+    #[serde(rename_all = "camelCase")]
+    ReasoningDelta {
+        message_id: i64,
+        text: String,
+    },
     /// The model started writing a tool call.
     #[serde(rename_all = "camelCase")]
     ToolCallStarted {
@@ -109,12 +119,17 @@ pub enum ChatEvent {
     Tool {
         event: Box<ToolEvent>,
     },
-    /// A request failed and will be tried again.
+    /// A request failed and will be tried again after `delay_ms` (retry `attempt` of
+    /// `max_retries`). With `message_id`, the stream broke after it had shown something: that
+    /// answer's text, reasoning and tool calls are discarded (none of its calls runs) and the
+    /// answer streams again from the start.
     #[serde(rename_all = "camelCase")]
     Retrying {
         attempt: u32,
+        max_retries: u32,
         delay_ms: u64,
         error: String,
+        message_id: Option<i64>,
     },
     #[serde(rename_all = "camelCase")]
     RoundFinished {
@@ -237,6 +252,11 @@ async fn supervised(
             outcome
         }
     }
+}
+
+/// How long a stream may stay silent.
+fn idle_timeout(settings: &TurnSettings) -> Duration {
+    Duration::from_millis(settings.idle_timeout_ms.max(10))
 }
 
 /// Saved streamed text at least this often.

@@ -3,9 +3,10 @@
 //! calling a tool, the round limit is reached, the user stops, or something fails (see
 //! [`run_rounds`] for the stages).
 
-use super::history::{self, AssistantPayload, ToolPayload, TurnFailure};
+use super::history::{self, AssistantPayload, RetryNotice, ToolPayload, TurnFailure};
+use super::retry::NextStep;
 use super::schedule::{self, RepeatTracker};
-use super::{save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
+use super::{idle_timeout, save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
 use crate::executor::{CallOrigin, ToolCallResult};
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
@@ -217,20 +218,16 @@ impl<'a> Rounds<'a> {
                 Err(failure) => failure,
             };
         let stopped = matches!(error, ProviderError::Cancelled);
-        let retryable = error.is_retryable()
-            || matches!(
-                error,
-                ProviderError::Incomplete(_) | ProviderError::Malformed(_)
-            );
+        let retryable = error.worth_retrying_later();
         let (status, payload) = if stopped {
             (MessageStatus::Stopped, None)
         } else {
             let failure = AssistantPayload {
-                tool_calls: Vec::new(),
                 failure: Some(TurnFailure {
                     message: error.to_string(),
                     retryable,
                 }),
+                ..Default::default()
             };
             (MessageStatus::Error, serde_json::to_value(failure).ok())
         };
@@ -258,7 +255,9 @@ impl<'a> Rounds<'a> {
     ) -> Result<(), TurnOutcome> {
         let payload = serde_json::to_value(AssistantPayload {
             tool_calls: completion.tool_calls.clone(),
-            failure: None,
+            reasoning: completion.reasoning.clone(),
+            thinking: completion.thinking.clone(),
+            ..Default::default()
         })
         .ok();
         let usage_json = serde_json::to_value(completion.usage).ok();
@@ -283,6 +282,7 @@ impl<'a> Rounds<'a> {
             self.messages.push(ChatMessage::Assistant {
                 content: completion.text.clone(),
                 tool_calls: completion.tool_calls.clone(),
+                thinking: completion.thinking.clone(),
             });
         }
         Ok(())
@@ -398,6 +398,7 @@ fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> 
         },
         max_tokens: turn.settings.max_tokens,
         temperature: turn.settings.temperature,
+        idle_timeout: idle_timeout(&turn.settings),
     }
 }
 
@@ -464,7 +465,9 @@ fn take_text_calls(
 }
 
 /// Streams one completion, saving text as it arrives and retrying faults that allow it (F-26).
-/// On failure returns the error and the text that had arrived.
+/// A stream that breaks after showing something is tried again too: its text is replaced, on
+/// screen and on disk, by a retry notice, and its tool calls are dropped unrun (only a complete
+/// completion reaches the scheduler). On failure returns the error and the last attempt's text.
 async fn stream_with_retries(
     turn: &Turn,
     request: &ChatRequest,
@@ -473,15 +476,16 @@ async fn stream_with_retries(
     cancel: &CancellationToken,
 ) -> Result<Completion, (ProviderError, String)> {
     let interval = save_interval(&turn.settings);
+    let policy = turn.settings.retry;
     let mut attempt = 0;
     loop {
         let mut text = String::new();
-        let mut emitted = false;
+        let mut shown = false;
         let result = {
             let store = turn.store.clone();
             let mut last_save = Instant::now();
             let mut on_delta = |delta: StreamDelta| {
-                emitted = true;
+                shown = true;
                 match delta {
                     StreamDelta::Text { text: piece } => {
                         text.push_str(&piece);
@@ -493,6 +497,12 @@ async fn stream_with_retries(
                             store.save_streamed_text(message_id, text.clone());
                             last_save = Instant::now();
                         }
+                    }
+                    StreamDelta::Reasoning { text: piece } => {
+                        let _ = tx.send(ChatEvent::ReasoningDelta {
+                            message_id,
+                            text: piece,
+                        });
                     }
                     StreamDelta::ToolCallStart { index, id, name } => {
                         let _ = tx.send(ChatEvent::ToolCallStarted {
@@ -513,22 +523,41 @@ async fn stream_with_retries(
             Err(e) => e,
         };
         attempt += 1;
-        // Once text was shown, a retry would repeat it: report instead and let the user retry.
-        let delay = if emitted {
-            None
-        } else {
-            turn.settings.retry.delay(attempt, &error)
+        let delay = match policy.next_step(attempt, &error) {
+            NextStep::RetryAfter(delay) => delay,
+            NextStep::GiveUp => return Err((error, text)),
+            NextStep::WaitTooLong(wait) => {
+                let cause = error.to_string();
+                return Err((ProviderError::WaitTooLong { wait, cause }, text));
+            }
         };
-        let Some(delay) = delay else {
-            return Err((error, text));
-        };
+        let error = error.to_string();
+        if shown {
+            let notice = AssistantPayload {
+                retry: Some(RetryNotice {
+                    attempt,
+                    max_retries: policy.max_retries,
+                    error: error.clone(),
+                }),
+                ..Default::default()
+            };
+            if let Err(e) = turn
+                .store
+                .restart_streaming(message_id, serde_json::to_value(notice).ok())
+                .await
+            {
+                tracing::error!("the broken answer {message_id} was not cleared: {e}");
+            }
+        }
         let _ = tx.send(ChatEvent::Retrying {
             attempt,
+            max_retries: policy.max_retries,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            error: error.to_string(),
+            error,
+            message_id: shown.then_some(message_id),
         });
         tokio::select! {
-            () = cancel.cancelled() => return Err((ProviderError::Cancelled, text)),
+            () = cancel.cancelled() => return Err((ProviderError::Cancelled, String::new())),
             () = tokio::time::sleep(delay) => {}
         }
     }

@@ -62,6 +62,24 @@ pub fn preview(s: &str, max: usize) -> String {
     }
 }
 
+/// A wait in words a user reads at a glance: "45 s", "3 min 20 s", "2 h 5 min".
+pub fn duration_words(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    if secs < 60 {
+        format!("{} s", secs.max(u64::from(d.as_millis() > 0)))
+    } else if secs < 3_600 {
+        match secs % 60 {
+            0 => format!("{} min", secs / 60),
+            s => format!("{} min {s} s", secs / 60),
+        }
+    } else {
+        match (secs % 3_600) / 60 {
+            0 => format!("{} h", secs / 3_600),
+            m => format!("{} h {m} min", secs / 3_600),
+        }
+    }
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -117,6 +135,17 @@ fn strip_position(msg: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn waits_read_in_words() {
+        assert_eq!(duration_words(Duration::from_millis(300)), "1 s");
+        assert_eq!(duration_words(Duration::from_secs(45)), "45 s");
+        assert_eq!(duration_words(Duration::from_secs(180)), "3 min");
+        assert_eq!(duration_words(Duration::from_secs(200)), "3 min 20 s");
+        assert_eq!(duration_words(Duration::from_secs(7_500)), "2 h 5 min");
+        assert_eq!(duration_words(Duration::from_secs(86_400)), "24 h");
+    }
 
     #[test]
     fn valid_and_empty_arguments() {

@@ -59,18 +59,55 @@ impl ToolCalling {
     }
 }
 
-/// Token counts (F-27).
+/// Which request parameters an OpenAI-compatible model takes (F-34). Reasoning models (OpenAI's
+/// o-series and gpt-5 families) refuse `max_tokens` and any `temperature` but the default; they
+/// want `max_completion_tokens`. `Auto` decides by the model's name; a provider can pin either.
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestStyle {
+    #[default]
+    Auto,
+    /// `max_tokens` and `temperature`, as most servers take them.
+    Classic,
+    /// `max_completion_tokens`, no `temperature`.
+    Reasoning,
+}
+
+/// Per-provider request options beyond the address and the model, stored with the provider.
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProviderOptions {
+    /// OpenAI-compatible providers: which parameters requests carry.
+    pub request_style: RequestStyle,
+    /// Anthropic: extended thinking with this many tokens of budget; `None` turns it off.
+    #[ts(optional)]
+    pub thinking_budget: Option<u32>,
+}
+
+/// The smallest thinking budget Anthropic accepts.
+pub const MIN_THINKING_BUDGET: u32 = 1_024;
+
+/// Token counts (F-27). `input_tokens` counts every input token, cached or not; the cache
+/// figures say how many of them were read from or written to the provider's prompt cache.
 #[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Input tokens served from the prompt cache (cheaper and faster).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the prompt cache by this request.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
     }
 }
 

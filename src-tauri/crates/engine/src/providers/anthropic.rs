@@ -1,12 +1,14 @@
 //! Anthropic Messages API (F-31): streaming events, `tool_use` / `tool_result` with `is_error`,
-//! the system prompt as its own field, usage from `message_start` and `message_delta`.
+//! the system prompt as its own field, usage from `message_start` and `message_delta`; extended
+//! thinking with its signed blocks sent back in later rounds (F-29); prompt caching of the
+//! system prompt, the tools and the conversation so far (F-34).
 
 use super::http::{self, Endpoint};
 use super::{
     ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError, StreamAssembler, StreamDelta,
+    ProviderError, StreamAssembler, StreamDelta, ThinkingBlock,
 };
-use crate::protocol::{ProviderKind, Usage};
+use crate::protocol::{ProviderKind, Usage, MIN_THINKING_BUDGET};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -18,11 +20,30 @@ use tokio_util::sync::CancellationToken;
 pub const API_VERSION: &str = "2023-06-01";
 
 /// An Anthropic endpoint.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct AnthropicProvider {
     /// e.g. `https://api.anthropic.com`.
     pub base_url: String,
     pub api_key: ApiKey,
+    /// Extended thinking with this token budget; `None` is off.
+    pub thinking_budget: Option<u32>,
+}
+
+/// Marks a block as the end of a cached prefix: the next request that starts the same way reads
+/// it from the cache instead of paying for it again.
+fn cached(mut block: Value) -> Value {
+    block["cache_control"] = json!({"type": "ephemeral"});
+    block
+}
+
+fn thinking_block(block: &ThinkingBlock) -> Value {
+    match block {
+        ThinkingBlock::Thinking {
+            thinking,
+            signature,
+        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+        ThinkingBlock::Redacted { data } => json!({"type": "redacted_thinking", "data": data}),
+    }
 }
 
 fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
@@ -41,8 +62,12 @@ fn push_blocks(messages: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
     messages.push(json!({"role": role, "content": blocks}));
 }
 
-/// The request body.
-pub fn request_body(req: &ChatRequest) -> Value {
+/// The request body. With `thinking_budget`, extended thinking is on: the budget must stay below
+/// `max_tokens` and the temperature cannot be set; earlier thinking blocks go back unchanged.
+/// Cache breakpoints sit on the last tool, the system prompt and the last block of the
+/// conversation, so each round of a tool-using turn reads everything before it from the cache.
+pub fn request_body(req: &ChatRequest, thinking_budget: Option<u32>) -> Value {
+    let thinking_budget = thinking_budget.map(|b| b.max(MIN_THINKING_BUDGET));
     let mut messages: Vec<Value> = Vec::new();
     for m in &req.messages {
         match m {
@@ -57,8 +82,12 @@ pub fn request_body(req: &ChatRequest) -> Value {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                thinking,
             } => {
                 let mut blocks = Vec::new();
+                if thinking_budget.is_some() {
+                    blocks.extend(thinking.iter().map(thinking_block));
+                }
                 if !content.trim().is_empty() {
                     blocks.push(json!({"type": "text", "text": content}));
                 }
@@ -84,6 +113,13 @@ pub fn request_body(req: &ChatRequest) -> Value {
             }
         }
     }
+    if let Some(last) = messages
+        .last_mut()
+        .and_then(|m| m["content"].as_array_mut())
+        .and_then(|blocks| blocks.last_mut())
+    {
+        *last = cached(last.take());
+    }
     let mut body = json!({
         "model": req.model,
         "max_tokens": req.max_tokens,
@@ -91,17 +127,31 @@ pub fn request_body(req: &ChatRequest) -> Value {
         "stream": true,
     });
     if !req.system.is_empty() {
-        body["system"] = json!(req.system);
+        body["system"] = json!([cached(json!({"type": "text", "text": req.system}))]);
     }
-    if let Some(t) = req.temperature {
-        body["temperature"] = json!(t);
+    match thinking_budget {
+        Some(budget) => {
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+            if req.max_tokens <= budget {
+                body["max_tokens"] = json!(budget.saturating_add(req.max_tokens));
+            }
+        }
+        None => {
+            if let Some(t) = req.temperature {
+                body["temperature"] = json!(t);
+            }
+        }
     }
     if !req.tools.is_empty() {
-        body["tools"] = req
+        let mut tools: Vec<Value> = req
             .tools
             .iter()
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
             .collect();
+        if let Some(last) = tools.last_mut() {
+            *last = cached(last.take());
+        }
+        body["tools"] = Value::Array(tools);
     }
     body
 }
@@ -169,6 +219,16 @@ enum BlockStart<'a> {
         #[serde(borrow)]
         name: Cow<'a, str>,
     },
+    Thinking {
+        #[serde(default, borrow)]
+        thinking: Cow<'a, str>,
+        #[serde(default, borrow)]
+        signature: Cow<'a, str>,
+    },
+    RedactedThinking {
+        #[serde(default, borrow)]
+        data: Cow<'a, str>,
+    },
     #[serde(other)]
     Other,
 }
@@ -183,6 +243,14 @@ enum BlockDelta<'a> {
     InputJsonDelta {
         #[serde(borrow)]
         partial_json: Cow<'a, str>,
+    },
+    ThinkingDelta {
+        #[serde(borrow)]
+        thinking: Cow<'a, str>,
+    },
+    SignatureDelta {
+        #[serde(borrow)]
+        signature: Cow<'a, str>,
     },
     #[serde(other)]
     Other,
@@ -212,10 +280,23 @@ struct ToolBlock {
 #[derive(Default)]
 pub struct AnthropicStream {
     text: String,
+    reasoning: String,
+    thinking: BTreeMap<u32, ThinkingBlock>,
     tools: BTreeMap<u32, ToolBlock>,
     stop_reason: Option<String>,
     usage: Usage,
     stopped: bool,
+}
+
+impl AnthropicStream {
+    fn add_reasoning(&mut self, text: &str, on_delta: &mut (dyn FnMut(StreamDelta) + Send)) {
+        if !text.is_empty() {
+            self.reasoning.push_str(text);
+            on_delta(StreamDelta::Reasoning {
+                text: text.to_string(),
+            });
+        }
+    }
 }
 
 impl StreamAssembler for AnthropicStream {
@@ -239,10 +320,14 @@ impl StreamAssembler for AnthropicStream {
         match event {
             Event::MessageStart { message } => {
                 if let Some(u) = message.usage {
-                    self.usage.input_tokens = u.input_tokens.unwrap_or(0)
-                        + u.cache_creation_input_tokens.unwrap_or(0)
-                        + u.cache_read_input_tokens.unwrap_or(0);
-                    self.usage.output_tokens = u.output_tokens.unwrap_or(0);
+                    let read = u.cache_read_input_tokens.unwrap_or(0);
+                    let written = u.cache_creation_input_tokens.unwrap_or(0);
+                    self.usage = Usage {
+                        input_tokens: u.input_tokens.unwrap_or(0) + read + written,
+                        output_tokens: u.output_tokens.unwrap_or(0),
+                        cache_read_tokens: read,
+                        cache_write_tokens: written,
+                    };
                 }
             }
             Event::ContentBlockStart {
@@ -272,6 +357,27 @@ impl StreamAssembler for AnthropicStream {
                         },
                     );
                 }
+                BlockStart::Thinking {
+                    thinking,
+                    signature,
+                } => {
+                    self.add_reasoning(&thinking, on_delta);
+                    self.thinking.insert(
+                        index,
+                        ThinkingBlock::Thinking {
+                            thinking: thinking.into_owned(),
+                            signature: signature.into_owned(),
+                        },
+                    );
+                }
+                BlockStart::RedactedThinking { data } => {
+                    self.thinking.insert(
+                        index,
+                        ThinkingBlock::Redacted {
+                            data: data.into_owned(),
+                        },
+                    );
+                }
                 BlockStart::Other => {}
             },
             Event::ContentBlockDelta { index, delta } => match delta {
@@ -293,6 +399,24 @@ impl StreamAssembler for AnthropicStream {
                         fragment: partial_json.into_owned(),
                     });
                 }
+                BlockDelta::ThinkingDelta { thinking } => {
+                    self.add_reasoning(&thinking, on_delta);
+                    if let Some(ThinkingBlock::Thinking { thinking: all, .. }) =
+                        self.thinking.get_mut(&index)
+                    {
+                        all.push_str(&thinking);
+                    }
+                }
+                BlockDelta::SignatureDelta { signature } => match self.thinking.get_mut(&index) {
+                    Some(ThinkingBlock::Thinking { signature: all, .. }) => {
+                        all.push_str(&signature)
+                    }
+                    _ => {
+                        return Err(ProviderError::Malformed(format!(
+                            "signature_delta for block {index}, which is not a thinking block"
+                        )))
+                    }
+                },
                 BlockDelta::Other => {}
             },
             Event::ContentBlockStop { .. } | Event::Ping => {}
@@ -359,6 +483,8 @@ impl StreamAssembler for AnthropicStream {
             .collect();
         Ok(Completion {
             text: self.text,
+            reasoning: self.reasoning,
+            thinking: self.thinking.into_values().collect(),
             tool_calls,
             finish,
             usage: self.usage,
@@ -382,8 +508,15 @@ impl Provider for AnthropicProvider {
         let builder = http::client()?
             .post(endpoint.url())
             .headers(self.headers()?)
-            .json(&request_body(request));
-        http::complete_stream::<AnthropicStream>(builder, on_delta, cancel).await
+            .json(&request_body(request, self.thinking_budget));
+        http::complete_stream(
+            AnthropicStream::default(),
+            builder,
+            request.idle_timeout,
+            on_delta,
+            cancel,
+        )
+        .await
     }
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
@@ -443,7 +576,8 @@ mod tests {
             c.usage,
             Usage {
                 input_tokens: 25,
-                output_tokens: 40
+                output_tokens: 40,
+                ..Usage::default()
             }
         );
         assert_eq!(
@@ -512,6 +646,7 @@ mod tests {
                             arguments: "{broken".into(),
                         },
                     ],
+                    thinking: vec![],
                 },
                 ChatMessage::Tool {
                     results: vec![
@@ -536,9 +671,14 @@ mod tests {
             tools: vec![],
             max_tokens: 1024,
             temperature: Some(0.2),
+            ..Default::default()
         };
-        let body = request_body(&req);
-        assert_eq!(body["system"], "sys");
+        let body = request_body(&req, Default::default());
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}])
+        );
+        assert_eq!(body["temperature"], json!(0.2f32));
         let msgs = body["messages"].as_array().unwrap();
         assert_eq!(
             msgs.len(),
@@ -556,8 +696,153 @@ mod tests {
         );
         assert_eq!(
             msgs[2]["content"][2],
-            json!({"type": "text", "text": "and then?"})
+            json!({"type": "text", "text": "and then?", "cache_control": {"type": "ephemeral"}}),
+            "the conversation so far is a cached prefix for the next round"
         );
         assert!(body.get("tools").is_none());
+        assert!(body.get("thinking").is_none());
+    }
+
+    fn tool(name: &str) -> crate::protocol::ToolDefinition {
+        crate::protocol::ToolDefinition {
+            name: name.into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        }
+    }
+
+    #[test]
+    fn thinking_streams_as_reasoning_and_its_signed_blocks_are_kept() {
+        let (c, deltas) = feed(&[
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":900,"cache_creation_input_tokens":100,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Two and "}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"two."}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCkYIARgC"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"ENCRYPTED"}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Four."}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":30}}"#,
+            r#"{"type":"message_stop"}"#,
+        ]);
+        let c = c.unwrap();
+        assert_eq!(c.text, "Four.", "thinking is never answer text");
+        assert_eq!(c.reasoning, "Two and two.");
+        assert_eq!(
+            c.thinking,
+            vec![
+                ThinkingBlock::Thinking {
+                    thinking: "Two and two.".into(),
+                    signature: "EqQBCkYIARgC".into()
+                },
+                ThinkingBlock::Redacted {
+                    data: "ENCRYPTED".into()
+                }
+            ]
+        );
+        assert_eq!(
+            deltas
+                .iter()
+                .filter(|d| matches!(d, StreamDelta::Reasoning { .. }))
+                .count(),
+            2,
+            "reasoning streams live"
+        );
+        assert_eq!(
+            c.usage,
+            Usage {
+                input_tokens: 1_005,
+                output_tokens: 30,
+                cache_read_tokens: 900,
+                cache_write_tokens: 100,
+            }
+        );
+        let (bad, _) = feed(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}"#,
+        ]);
+        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+    }
+
+    #[test]
+    fn extended_thinking_sends_its_budget_no_temperature_and_the_blocks_back() {
+        let signed = ThinkingBlock::Thinking {
+            thinking: "plan".into(),
+            signature: "sig-1".into(),
+        };
+        let req = ChatRequest {
+            model: "claude".into(),
+            messages: vec![
+                ChatMessage::User {
+                    content: "go".into(),
+                },
+                ChatMessage::Assistant {
+                    content: String::new(),
+                    tool_calls: vec![AssistantToolCall {
+                        id: "t1".into(),
+                        name: "a".into(),
+                        arguments: "{}".into(),
+                    }],
+                    thinking: vec![
+                        signed.clone(),
+                        ThinkingBlock::Redacted {
+                            data: "opaque".into(),
+                        },
+                    ],
+                },
+                ChatMessage::Tool {
+                    results: vec![ToolResultMessage {
+                        call_id: "t1".into(),
+                        name: "a".into(),
+                        content: "done".into(),
+                        is_error: false,
+                    }],
+                },
+            ],
+            tools: vec![tool("a"), tool("b")],
+            max_tokens: 2_000,
+            temperature: Some(0.3),
+            ..Default::default()
+        };
+        let body = request_body(&req, Some(4_000));
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4000})
+        );
+        assert_eq!(
+            body["max_tokens"], 6_000,
+            "the budget fits under max_tokens"
+        );
+        assert!(body.get("temperature").is_none());
+        let assistant = &body["messages"][1]["content"];
+        assert_eq!(
+            assistant[0],
+            json!({"type": "thinking", "thinking": "plan", "signature": "sig-1"}),
+            "passed back unchanged, first"
+        );
+        assert_eq!(
+            assistant[1],
+            json!({"type": "redacted_thinking", "data": "opaque"})
+        );
+        assert_eq!(assistant[2]["type"], "tool_use");
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(
+            body["tools"][1]["cache_control"],
+            json!({"type": "ephemeral"}),
+            "the last tool ends the cached tool prefix"
+        );
+        let small = request_body(&req, Some(10));
+        assert_eq!(
+            small["thinking"]["budget_tokens"], 1_024,
+            "the API's minimum budget"
+        );
+        let off = request_body(&req, None);
+        assert!(off.get("thinking").is_none());
+        assert_eq!(
+            off["messages"][1]["content"][0]["type"], "tool_use",
+            "blocks are only sent while thinking is on"
+        );
     }
 }

@@ -20,6 +20,23 @@ pub fn default_base_url(kind: ProviderKind) -> &'static str {
     }
 }
 
+/// A provider's settings as they are stored: an empty base URL is the kind's default, the URL
+/// must be http(s), and the name is never blank.
+fn checked(mut input: ProviderInput) -> Result<ProviderInput, ConfigError> {
+    input.base_url = input.base_url.trim().to_string();
+    if input.base_url.is_empty() {
+        input.base_url = default_base_url(input.kind).to_string();
+    }
+    if input.kind != ProviderKind::Demo {
+        super::http::Endpoint::new(&input.base_url, "")?;
+    }
+    input.name = input.name.trim().to_string();
+    if input.name.is_empty() {
+        input.name = input.base_url.clone();
+    }
+    Ok(input)
+}
+
 /// Why a provider could not be set up.
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -44,14 +61,21 @@ impl Providers {
     }
 
     /// Adds a provider; an empty base URL takes the kind's default.
-    pub async fn add(&self, mut input: ProviderInput) -> Result<ProviderConfig, ConfigError> {
-        if input.base_url.trim().is_empty() {
-            input.base_url = default_base_url(input.kind).to_string();
-        }
-        if input.kind != ProviderKind::Demo {
-            super::http::Endpoint::new(&input.base_url, "")?;
-        }
-        Ok(self.store.insert_provider(input).await?)
+    pub async fn add(&self, input: ProviderInput) -> Result<ProviderConfig, ConfigError> {
+        Ok(self.store.insert_provider(checked(input)?).await?)
+    }
+
+    /// Changes a provider's settings (its key stays where it is), checked as when added.
+    pub async fn update(
+        &self,
+        id: i64,
+        input: ProviderInput,
+    ) -> Result<ProviderConfig, ConfigError> {
+        self.store.update_provider(id, checked(input)?).await?;
+        self.store
+            .provider(id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("provider {id} does not exist")).into())
     }
 
     /// Saves a provider's key in the keychain (never in the database). An empty key removes it.
@@ -108,6 +132,7 @@ impl Providers {
                 base_url: cfg.base_url.clone(),
                 api_key: key.into(),
                 tool_calling: cfg.tool_calling,
+                request_style: cfg.options.request_style,
             }),
             ProviderKind::Anthropic => {
                 if key.is_empty() {
@@ -120,6 +145,7 @@ impl Providers {
                 Arc::new(AnthropicProvider {
                     base_url: cfg.base_url.clone(),
                     api_key: key.into(),
+                    thinking_budget: cfg.options.thinking_budget,
                 })
             }
         })

@@ -218,11 +218,14 @@ impl Provider for DemoProvider {
         let input_tokens = request.messages.len() as u64 * 12 + request.system.len() as u64 / 4;
         Ok(Completion {
             text: step.text,
+            reasoning: String::new(),
+            thinking: Vec::new(),
             tool_calls,
             finish,
             usage: Usage {
                 input_tokens,
                 output_tokens: words,
+                ..Usage::default()
             },
         })
     }
@@ -253,6 +256,7 @@ mod tests {
             tools: tools.iter().map(|t| tool(t)).collect(),
             max_tokens: 100,
             temperature: None,
+            ..Default::default()
         }
     }
 
@@ -288,6 +292,7 @@ mod tests {
         msgs.push(ChatMessage::Assistant {
             content: c.text,
             tool_calls: c.tool_calls,
+            thinking: Vec::new(),
         });
         msgs.push(result("list_dir", "src/\nREADME.md\t120 bytes\n", false));
         let c = step(&req(&tools, msgs.clone())).await;
@@ -296,6 +301,7 @@ mod tests {
         msgs.push(ChatMessage::Assistant {
             content: c.text,
             tool_calls: c.tool_calls,
+            thinking: Vec::new(),
         });
         msgs.push(result("read_file", "# Hello", false));
         let c = step(&req(&tools, msgs.clone())).await;
@@ -303,6 +309,7 @@ mod tests {
         msgs.push(ChatMessage::Assistant {
             content: c.text,
             tool_calls: c.tool_calls,
+            thinking: Vec::new(),
         });
         msgs.push(result("calculate", "42", false));
         let c = step(&req(&tools, msgs)).await;
@@ -330,6 +337,7 @@ mod tests {
             ChatMessage::Assistant {
                 content: String::new(),
                 tool_calls: vec![],
+                thinking: Vec::new(),
             },
             result("calculate", "The user denied this call.", true),
         ];

@@ -13,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 /// How long connecting may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long the stream may stay silent (models can think for a while before the first token).
-pub const READ_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a short, non-streamed request (a model list, a probe) may take in all. Streams have
+/// no total limit, only the idle limit of their request ([`super::ChatRequest::idle_timeout`]).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How much of an error body is kept for the message.
 const ERROR_BODY_LIMIT: usize = 2_000;
 
@@ -27,7 +28,6 @@ pub fn client() -> Result<reqwest::Client, ProviderError> {
             reqwest::Client::builder()
                 .redirect(same_origin_redirects())
                 .connect_timeout(CONNECT_TIMEOUT)
-                .read_timeout(READ_TIMEOUT)
                 .user_agent(concat!("Tollgate/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .map_err(|e| e.to_string())
@@ -203,14 +203,23 @@ fn with_tool_calling_hint(message: String) -> String {
 
 /// Sends `request` and feeds its SSE events to `on_event` until the stream ends or `on_event`
 /// returns `Ok(false)`. Whether the stream was complete is for the caller's assembler to judge.
+/// Silence longer than `idle` — before the response starts, or between two pieces of it — is
+/// [`ProviderError::Stalled`]; the answer as a whole may take as long as it takes.
 pub async fn stream_sse(
     request: reqwest::RequestBuilder,
+    idle: Duration,
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(SseEvent) -> Result<bool, ProviderError> + Send),
 ) -> Result<(), ProviderError> {
+    let send = request
+        .header(reqwest::header::ACCEPT, "text/event-stream")
+        .send();
     let resp = tokio::select! {
         () = cancel.cancelled() => return Err(ProviderError::Cancelled),
-        r = request.header(reqwest::header::ACCEPT, "text/event-stream").send() => r.map_err(map_send_error)?,
+        r = tokio::time::timeout(idle, send) => match r {
+            Err(_) => return Err(ProviderError::Stalled(idle)),
+            Ok(r) => r.map_err(map_send_error)?,
+        },
     };
     if !resp.status().is_success() {
         return Err(http_error(resp).await);
@@ -220,11 +229,14 @@ pub async fn stream_sse(
     loop {
         let next = tokio::select! {
             () = cancel.cancelled() => return Err(ProviderError::Cancelled),
-            n = body.next() => n,
+            n = tokio::time::timeout(idle, body.next()) => match n {
+                Err(_) => return Err(ProviderError::Stalled(idle)),
+                Ok(n) => n,
+            },
         };
         let bytes = match next {
             None => return Ok(()),
-            Some(Err(e)) if e.is_timeout() => return Err(ProviderError::Timeout),
+            Some(Err(e)) if e.is_timeout() => return Err(ProviderError::Stalled(idle)),
             Some(Err(e)) => {
                 return Err(ProviderError::Incomplete(format!(
                     "the connection was lost: {}",
@@ -247,14 +259,15 @@ pub async fn stream_sse(
     }
 }
 
-/// Sends `request` and assembles its streamed answer with `A`.
+/// Sends `request` and assembles its streamed answer with `assembler`.
 pub async fn complete_stream<A: StreamAssembler>(
+    mut assembler: A,
     request: reqwest::RequestBuilder,
+    idle: Duration,
     on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     cancel: &CancellationToken,
 ) -> Result<Completion, ProviderError> {
-    let mut assembler = A::default();
-    stream_sse(request, cancel, &mut |event| {
+    stream_sse(request, idle, cancel, &mut |event| {
         assembler.on_data(&event.data, on_delta)?;
         Ok(!assembler.is_done())
     })
@@ -262,7 +275,8 @@ pub async fn complete_stream<A: StreamAssembler>(
     assembler.finish()
 }
 
-/// Sends a model-list request and returns the `data[].id` values, sorted.
+/// Sends a model-list request and returns the `data[].id` values, sorted. An answer that is
+/// not a model list is [`ProviderError::Malformed`].
 pub async fn list_model_ids(
     request: reqwest::RequestBuilder,
 ) -> Result<Vec<String>, ProviderError> {
@@ -270,20 +284,22 @@ pub async fn list_model_ids(
     let mut ids: Vec<String> = body
         .get("data")
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.get("id").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+        .ok_or_else(|| ProviderError::Malformed("the answer has no model list (`data`)".into()))?
+        .iter()
+        .filter_map(|m| m.get("id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
     ids.sort();
     Ok(ids)
 }
 
 /// Sends `request` and parses a JSON answer.
 pub async fn get_json(request: reqwest::RequestBuilder) -> Result<Value, ProviderError> {
-    let resp = request.send().await.map_err(map_send_error)?;
+    let resp = request
+        .timeout(REQUEST_TIMEOUT)
+        .send()
+        .await
+        .map_err(map_send_error)?;
     if !resp.status().is_success() {
         return Err(http_error(resp).await);
     }

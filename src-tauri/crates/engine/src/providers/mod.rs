@@ -9,8 +9,10 @@ pub mod anthropic;
 pub mod config;
 pub mod demo;
 pub mod http;
+pub mod local;
 pub mod openai;
 pub mod sse;
+pub mod think;
 mod types;
 
 pub use types::*;
@@ -20,7 +22,7 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 /// Assembles one completion from a provider's stream, event by event.
-pub trait StreamAssembler: Default + Send {
+pub trait StreamAssembler: Send {
     /// Handles one event's `data`, reporting fragments to `on_delta`.
     fn on_data(
         &mut self,

@@ -5,11 +5,12 @@
 //! name, the arguments arrive as string fragments. The assembler joins them per index.
 
 use super::http::{self, Endpoint};
+use super::think::{Part, ThinkSplitter};
 use super::{
     ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
     ProviderError, StreamAssembler, StreamDelta,
 };
-use crate::protocol::{ProviderKind, ToolCalling, Usage};
+use crate::protocol::{ProviderKind, RequestStyle, ToolCalling, Usage};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -18,7 +19,7 @@ use std::collections::BTreeMap;
 use tokio_util::sync::CancellationToken;
 
 /// An OpenAI-compatible server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct OpenAiProvider {
     /// e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
     pub base_url: String,
@@ -26,10 +27,34 @@ pub struct OpenAiProvider {
     pub api_key: ApiKey,
     /// Native tool calls, or calls written as text for models served without them.
     pub tool_calling: ToolCalling,
+    /// Which token and sampling parameters requests carry (F-34).
+    pub request_style: RequestStyle,
 }
 
-/// The request body (F-20): system prompt first, tools only when there are any.
-pub fn request_body(req: &ChatRequest) -> Value {
+/// Whether a model is one of OpenAI's reasoning families, which take `max_completion_tokens`
+/// and refuse `temperature`: o1, o3, o4-mini, gpt-5 and their dated or suffixed variants, also
+/// behind a router's `openai/` prefix.
+pub fn is_reasoning_model(model: &str) -> bool {
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    let family = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.', ':']))
+    };
+    [
+        "o1", "o3", "o4", "o4-mini", "o3-mini", "o1-mini", "o1-pro", "o3-pro",
+    ]
+    .iter()
+    .any(|p| family(p))
+        || name.starts_with("gpt-5")
+}
+
+/// The request body (F-20): system prompt first, tools only when there are any; the token limit
+/// and temperature in the form the model takes (F-34).
+pub fn request_body(req: &ChatRequest, style: RequestStyle) -> Value {
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
@@ -42,6 +67,7 @@ pub fn request_body(req: &ChatRequest) -> Value {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let mut msg = json!({"role": "assistant", "content": if content.is_empty() { Value::Null } else { json!(content) }});
                 if !tool_calls.is_empty() {
@@ -66,10 +92,19 @@ pub fn request_body(req: &ChatRequest) -> Value {
         "messages": messages,
         "stream": true,
         "stream_options": {"include_usage": true},
-        "max_tokens": req.max_tokens,
     });
-    if let Some(t) = req.temperature {
-        body["temperature"] = json!(t);
+    let reasoning = match style {
+        RequestStyle::Auto => is_reasoning_model(&req.model),
+        RequestStyle::Classic => false,
+        RequestStyle::Reasoning => true,
+    };
+    if reasoning {
+        body["max_completion_tokens"] = json!(req.max_tokens);
+    } else {
+        body["max_tokens"] = json!(req.max_tokens);
+        if let Some(t) = req.temperature {
+            body["temperature"] = json!(t);
+        }
     }
     if !req.tools.is_empty() {
         body["tools"] = req
@@ -103,6 +138,12 @@ struct Choice<'a> {
 struct Delta<'a> {
     #[serde(default, borrow)]
     content: Option<Cow<'a, str>>,
+    /// DeepSeek and compatible servers (vLLM, SGLang, LM Studio).
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    /// OpenRouter and Ollama.
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     tool_calls: Option<Vec<ToolCallDelta<'a>>>,
 }
@@ -131,6 +172,17 @@ struct ChunkUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's name for cached prompt tokens.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Default)]
@@ -144,6 +196,8 @@ struct PartialCall {
 #[derive(Default)]
 pub struct OpenAiStream {
     text: String,
+    reasoning: String,
+    think: ThinkSplitter,
     calls: BTreeMap<u32, PartialCall>,
     finish: Option<FinishReason>,
     usage: Usage,
@@ -157,6 +211,25 @@ fn finish_reason(s: &str) -> FinishReason {
         "length" => FinishReason::Length,
         "content_filter" => FinishReason::ContentFilter,
         other => FinishReason::Other(other.to_string()),
+    }
+}
+
+/// Adds a split piece of content to the answer or the reasoning, and reports it.
+fn take_part(
+    part: Part,
+    answer: &mut String,
+    reasoning: &mut String,
+    on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+) {
+    match part {
+        Part::Answer(text) => {
+            answer.push_str(&text);
+            on_delta(StreamDelta::Text { text });
+        }
+        Part::Reasoning(text) => {
+            reasoning.push_str(&text);
+            on_delta(StreamDelta::Reasoning { text });
+        }
     }
 }
 
@@ -195,14 +268,30 @@ impl StreamAssembler for OpenAiStream {
             self.usage = Usage {
                 input_tokens: u.prompt_tokens,
                 output_tokens: u.completion_tokens,
+                cache_read_tokens: u
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .or(u.prompt_cache_hit_tokens)
+                    .unwrap_or(0),
+                cache_write_tokens: 0,
             };
         }
         for choice in chunk.choices {
             if let Some(delta) = choice.delta {
-                if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                    self.text.push_str(&text);
-                    on_delta(StreamDelta::Text {
+                if let Some(text) = delta
+                    .reasoning_content
+                    .or(delta.reasoning)
+                    .filter(|t| !t.is_empty())
+                {
+                    self.reasoning.push_str(&text);
+                    on_delta(StreamDelta::Reasoning {
                         text: text.into_owned(),
+                    });
+                }
+                if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                    let (answer, reasoning) = (&mut self.text, &mut self.reasoning);
+                    self.think.push(&text, &mut |part| {
+                        take_part(part, answer, reasoning, on_delta)
                     });
                 }
                 for tc in delta.tool_calls.unwrap_or_default() {
@@ -240,13 +329,20 @@ impl StreamAssembler for OpenAiStream {
             }
             if let Some(reason) = choice.finish_reason {
                 self.finish = Some(finish_reason(&reason));
+                // The content is over: text held back as a possible tag is what it is.
+                let (answer, reasoning) = (&mut self.text, &mut self.reasoning);
+                self.think
+                    .finish(&mut |part| take_part(part, answer, reasoning, on_delta));
             }
         }
         Ok(())
     }
 
     /// The completion, or an error if the stream never said it was finished.
-    fn finish(self) -> Result<Completion, ProviderError> {
+    fn finish(mut self) -> Result<Completion, ProviderError> {
+        let (answer, reasoning) = (&mut self.text, &mut self.reasoning);
+        self.think
+            .finish(&mut |part| take_part(part, answer, reasoning, &mut |_| {}));
         let Some(finish) = self.finish else {
             return Err(ProviderError::Incomplete(
                 "no finish_reason was received".into(),
@@ -267,6 +363,8 @@ impl StreamAssembler for OpenAiStream {
             .collect();
         Ok(Completion {
             text: self.text,
+            reasoning: self.reasoning,
+            thinking: Vec::new(),
             tool_calls,
             finish,
             usage: self.usage,
@@ -294,8 +392,15 @@ impl Provider for OpenAiProvider {
         let builder = http::client()?
             .post(endpoint.url())
             .headers(self.headers()?)
-            .json(&request_body(request));
-        http::complete_stream::<OpenAiStream>(builder, on_delta, cancel).await
+            .json(&request_body(request, self.request_style));
+        http::complete_stream(
+            OpenAiStream::default(),
+            builder,
+            request.idle_timeout,
+            on_delta,
+            cancel,
+        )
+        .await
     }
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
@@ -354,7 +459,8 @@ mod tests {
             c.usage,
             Usage {
                 input_tokens: 12,
-                output_tokens: 34
+                output_tokens: 34,
+                ..Usage::default()
             }
         );
         assert_eq!(
@@ -424,6 +530,7 @@ mod tests {
                         name: "t".into(),
                         arguments: "{}".into(),
                     }],
+                    thinking: Vec::new(),
                 },
                 ChatMessage::Tool {
                     results: vec![ToolResultMessage {
@@ -441,8 +548,9 @@ mod tests {
             }],
             max_tokens: 100,
             temperature: None,
+            ..Default::default()
         };
-        let body = request_body(&req);
+        let body = request_body(&req, Default::default());
         assert_eq!(
             body["messages"][0],
             json!({"role": "system", "content": "sys"})
@@ -462,5 +570,108 @@ mod tests {
         );
         assert_eq!(body["stream"], true);
         assert!(body.get("temperature").is_none());
+    }
+
+    #[test]
+    fn reasoning_models_get_max_completion_tokens_and_no_temperature() {
+        for model in [
+            "o1",
+            "o3-mini",
+            "o4-mini-2025-04-16",
+            "gpt-5",
+            "gpt-5-mini",
+            "openai/o3",
+            "O1-preview",
+        ] {
+            assert!(is_reasoning_model(model), "{model}");
+        }
+        for model in [
+            "gpt-4o",
+            "gpt-4.1-mini",
+            "o",
+            "oss-20b",
+            "llama3.1",
+            "deepseek-r1",
+            "o1x",
+        ] {
+            assert!(!is_reasoning_model(model), "{model}");
+        }
+        let req = |model: &str| ChatRequest {
+            model: model.into(),
+            max_tokens: 500,
+            temperature: Some(0.7),
+            ..Default::default()
+        };
+        let body = request_body(&req("gpt-5-mini"), RequestStyle::Auto);
+        assert_eq!(body["max_completion_tokens"], 500);
+        assert!(body.get("max_tokens").is_none() && body.get("temperature").is_none());
+        let body = request_body(&req("gpt-4o"), RequestStyle::Auto);
+        assert_eq!(body["max_tokens"], 500);
+        assert_eq!(body["temperature"], json!(0.7f32));
+        let pinned = request_body(&req("my-finetune"), RequestStyle::Reasoning);
+        assert_eq!(pinned["max_completion_tokens"], 500);
+        let classic = request_body(&req("o3"), RequestStyle::Classic);
+        assert_eq!(
+            classic["max_tokens"], 500,
+            "a provider can pin the classic form"
+        );
+    }
+
+    #[test]
+    fn reasoning_fields_and_think_tags_are_reasoning_not_answer() {
+        let (c, deltas) = feed(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Deep "}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"thought."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"Answer."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":8}}}"#,
+            "[DONE]",
+        ]);
+        let c = c.unwrap();
+        assert_eq!(
+            (c.text.as_str(), c.reasoning.as_str()),
+            ("Answer.", "Deep thought.")
+        );
+        assert_eq!(c.usage.cache_read_tokens, 8);
+        assert_eq!(
+            deltas
+                .iter()
+                .filter(|d| matches!(d, StreamDelta::Reasoning { .. }))
+                .count(),
+            2
+        );
+        let (c, deltas) = feed(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"<thi"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"nk>Let me see</th"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"ink>\n\nIt is 4."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ]);
+        let c = c.unwrap();
+        assert_eq!(
+            (c.text.as_str(), c.reasoning.as_str()),
+            ("It is 4.", "Let me see")
+        );
+        let shown: String = deltas
+            .iter()
+            .filter_map(|d| match d {
+                StreamDelta::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            shown, "It is 4.",
+            "the window never sees the tags as answer text"
+        );
+        let (c, deltas) = feed(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"<th"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(c.unwrap().text, "<th");
+        assert_eq!(
+            deltas,
+            vec![StreamDelta::Text { text: "<th".into() }],
+            "text held back as a possible tag is shown when the answer ends"
+        );
     }
 }

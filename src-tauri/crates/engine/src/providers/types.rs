@@ -37,12 +37,34 @@ pub enum ChatMessage {
     Assistant {
         content: String,
         tool_calls: Vec<AssistantToolCall>,
+        /// Extended-thinking blocks of the answer, sent back unchanged (Anthropic checks their
+        /// signatures); empty for other providers.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        thinking: Vec<ThinkingBlock>,
     },
     /// The results of one round's calls, in the model's order.
     Tool {
         results: Vec<ToolResultMessage>,
     },
 }
+
+/// A block of an Anthropic model's extended thinking. The API requires the blocks of a
+/// tool-using turn to come back unchanged in its later rounds, signature and all.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ThinkingBlock {
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    /// Thinking the provider encrypted (flagged by its safety systems): kept, never shown.
+    Redacted {
+        data: String,
+    },
+}
+
+/// How long a stream may stay silent before it counts as stalled, unless settings say otherwise.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// What is sent for one completion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,6 +76,28 @@ pub struct ChatRequest {
     pub tools: Vec<ToolDefinition>,
     pub max_tokens: u32,
     pub temperature: Option<f32>,
+    /// How long the stream may stay silent (between bytes, and before the response starts).
+    /// Not a limit on the whole answer: long answers are normal.
+    #[serde(skip, default = "default_idle_timeout")]
+    pub idle_timeout: Duration,
+}
+
+fn default_idle_timeout() -> Duration {
+    DEFAULT_IDLE_TIMEOUT
+}
+
+impl Default for ChatRequest {
+    fn default() -> Self {
+        Self {
+            model: String::new(),
+            system: String::new(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            max_tokens: 4_096,
+            temperature: None,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
 }
 
 /// A fragment of a streamed completion.
@@ -61,6 +105,10 @@ pub struct ChatRequest {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum StreamDelta {
     Text {
+        text: String,
+    },
+    /// The model's reasoning ("thinking"), shown apart from the answer and never counted as it.
+    Reasoning {
         text: String,
     },
     ToolCallStart {
@@ -90,6 +138,13 @@ pub enum FinishReason {
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     pub text: String,
+    /// The reasoning shown with the answer (all formats: `reasoning_content`, `reasoning`,
+    /// thinking blocks, `<think>` text).
+    #[serde(default)]
+    pub reasoning: String,
+    /// Anthropic thinking blocks to send back in the next round.
+    #[serde(default)]
+    pub thinking: Vec<ThinkingBlock>,
     pub tool_calls: Vec<AssistantToolCall>,
     pub finish: FinishReason,
     pub usage: Usage,
@@ -108,6 +163,11 @@ pub enum ProviderError {
     Connect(String),
     #[error("the provider did not answer in time")]
     Timeout,
+    #[error("the stream stalled: nothing arrived for {}", crate::parse::duration_words(*.0))]
+    Stalled(Duration),
+    /// The server asked for a wait longer than Tollgate waits on its own.
+    #[error("{cause} — the provider asks to wait {}, longer than Tollgate waits by itself; try again after that", crate::parse::duration_words(*.wait))]
+    WaitTooLong { wait: Duration, cause: String },
     #[error("the response stream ended before the model finished ({0}); the answer is incomplete")]
     Incomplete(String),
     #[error("the provider sent a malformed chunk: {0}")]
@@ -121,17 +181,23 @@ pub enum ProviderError {
 }
 
 impl ProviderError {
-    /// Whether trying again may help (F-26): rate limits, server errors, connection failures.
+    /// Whether trying the same request again may help (F-26): rate limits, server errors,
+    /// connection failures, and broken streams (cut, stalled, or with a malformed chunk).
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Http { status, .. } => *status == 429 || *status == 408 || *status >= 500,
-            Self::Connect(_) | Self::Timeout => true,
-            Self::Incomplete(_)
-            | Self::Malformed(_)
-            | Self::Api(_)
-            | Self::Cancelled
-            | Self::Config(_) => false,
+            Self::Connect(_)
+            | Self::Timeout
+            | Self::Stalled(_)
+            | Self::Incomplete(_)
+            | Self::Malformed(_) => true,
+            Self::WaitTooLong { .. } | Self::Api(_) | Self::Cancelled | Self::Config(_) => false,
         }
+    }
+
+    /// Whether the user's Retry may help once automatic retries gave up.
+    pub fn worth_retrying_later(&self) -> bool {
+        self.is_retryable() || matches!(self, Self::WaitTooLong { .. })
     }
 
     /// The wait the server asked for, if any.

@@ -32,6 +32,8 @@ fn provider_kind(e: &ProviderError) -> ErrorKind {
         ProviderError::Http { .. }
         | ProviderError::Connect(_)
         | ProviderError::Timeout
+        | ProviderError::Stalled(_)
+        | ProviderError::WaitTooLong { .. }
         | ProviderError::Incomplete(_)
         | ProviderError::Malformed(_)
         | ProviderError::Api(_) => ErrorKind::Provider,

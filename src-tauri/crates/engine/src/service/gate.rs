@@ -6,6 +6,7 @@ use crate::executor::group_views;
 use crate::ids::ChatId;
 use crate::protocol::Rule;
 use crate::protocol::{ChatToolOverrides, GroupView, ToolSettings};
+use crate::providers::local::{self, LocalServer};
 use crate::store::{ApprovalRecordRow, ProviderConfig, ProviderInput};
 use serde::Serialize;
 
@@ -104,6 +105,21 @@ impl Tollgate {
     /// Adds a provider; an empty base URL takes the kind's default.
     pub async fn add_provider(&self, input: ProviderInput) -> Result<ProviderConfig, ServiceError> {
         Ok(self.providers.add(input).await?)
+    }
+
+    /// Changes a provider's name, address, model, tool calling and options; its key stays.
+    pub async fn update_provider(
+        &self,
+        provider: i64,
+        input: ProviderInput,
+    ) -> Result<ProviderConfig, ServiceError> {
+        Ok(self.providers.update(provider, input).await?)
+    }
+
+    /// Model servers running on this computer (Ollama, LM Studio, llama.cpp) with their
+    /// models, found on their usual ports (F-34).
+    pub async fn detect_local_servers(&self) -> Vec<LocalServer> {
+        local::detect(&local::default_candidates()).await
     }
 
     /// Saves a provider's key in the keychain (never in the database); the key never comes

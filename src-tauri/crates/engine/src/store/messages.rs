@@ -82,9 +82,9 @@ pub struct MessageRow {
     pub role: Role,
     pub content: String,
     pub status: MessageStatus,
-    #[ts(
-        type = "{ toolCalls?: Array<AssistantToolCall>, results?: Array<ToolResultMessage>, failure?: TurnFailure } | null"
-    )]
+    /// An assistant's `AssistantPayload` or a tool message's `ToolPayload` (chat::history), as
+    /// stored; every field may be missing in rows older versions wrote.
+    #[ts(type = "Partial<AssistantPayload & ToolPayload> | null")]
     pub payload: Option<Value>,
     #[ts(as = "Option<crate::protocol::Usage>")]
     pub usage: Option<Value>,
@@ -183,6 +183,20 @@ impl Store {
                 .execute(params![id, content])
                 .map(|_| ())
         });
+    }
+
+    /// Starts a streaming message over: its text is emptied and `payload` (what the window
+    /// shows in its place, e.g. a retry notice) stored. Ordered after every queued text save.
+    pub async fn restart_streaming(&self, id: i64, payload: Option<Value>) -> StoreResult<()> {
+        let payload = payload.map(|p| p.to_string());
+        self.call(move |c| {
+            c.execute(
+                "UPDATE messages SET content = '', payload = ?2 WHERE id = ?1",
+                params![id, payload],
+            )?;
+            Ok(())
+        })
+        .await
     }
 
     /// Completes a message: final text, status, payload and usage. Awaited.

@@ -147,8 +147,15 @@ ALTER TABLE approval_records ADD COLUMN workspace TEXT;
 ALTER TABLE providers ADD COLUMN tool_calling TEXT NOT NULL DEFAULT 'native';
 "#;
 
+/// Per-provider request options (F-29, F-34) as JSON: `requestStyle`, `thinkingBudget`. The
+/// first schema's `mcp_servers` table was never used (MCP servers live in `settings`).
+const V3: &str = r#"
+ALTER TABLE providers ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+DROP TABLE IF EXISTS mcp_servers;
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3)])
 }
 
 /// Brings the schema to the latest version.
@@ -170,7 +177,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
     }
 
     #[test]

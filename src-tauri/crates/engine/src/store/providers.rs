@@ -2,7 +2,7 @@
 //! the keychain.
 
 use super::{now_ms, Store, StoreError, StoreResult};
-use crate::protocol::{ProviderKind, ToolCalling};
+use crate::protocol::{ProviderKind, ProviderOptions, ToolCalling};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +18,8 @@ pub struct ProviderConfig {
     /// Whether a key for it is saved in the keychain.
     pub has_key: bool,
     pub tool_calling: ToolCalling,
+    /// Request options: parameters for reasoning models, extended thinking.
+    pub options: ProviderOptions,
     pub created_at: i64,
 }
 
@@ -36,9 +38,12 @@ pub struct ProviderInput {
     /// Native tool calls unless the model is served without them.
     #[serde(default)]
     pub tool_calling: ToolCalling,
+    #[serde(default)]
+    pub options: ProviderOptions,
 }
 
-const COLUMNS: &str = "id, kind, name, base_url, default_model, has_key, created_at, tool_calling";
+const COLUMNS: &str =
+    "id, kind, name, base_url, default_model, has_key, created_at, tool_calling, options";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<(ProviderConfig, String)> {
     Ok((
@@ -52,9 +57,15 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<(ProviderConfig, String)> {
             created_at: r.get(6)?,
             // An unknown value reads as native: text calls are only ever opted into.
             tool_calling: ToolCalling::parse(&r.get::<_, String>(7)?).unwrap_or_default(),
+            // Options a newer version wrote, or a hand-edited row, read as the defaults.
+            options: serde_json::from_str(&r.get::<_, String>(8)?).unwrap_or_default(),
         },
         r.get(1)?,
     ))
+}
+
+fn options_json(options: &ProviderOptions) -> StoreResult<String> {
+    Ok(serde_json::to_string(options)?)
 }
 
 fn with_kind((mut p, kind): (ProviderConfig, String)) -> StoreResult<ProviderConfig> {
@@ -98,8 +109,8 @@ impl Store {
         let id = self
             .call(move |c| {
                 c.execute(
-                    "INSERT INTO providers(kind, name, base_url, default_model, has_key, created_at, tool_calling) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)",
-                    params![input.kind.as_str(), input.name, input.base_url, input.default_model, now_ms(), input.tool_calling.as_str()],
+                    "INSERT INTO providers(kind, name, base_url, default_model, has_key, created_at, tool_calling, options) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7)",
+                    params![input.kind.as_str(), input.name, input.base_url, input.default_model, now_ms(), input.tool_calling.as_str(), options_json(&input.options)?],
                 )?;
                 Ok(c.last_insert_rowid())
             })
@@ -114,8 +125,8 @@ impl Store {
         let n = self
             .call(move |c| {
                 Ok(c.execute(
-                    "UPDATE providers SET kind = ?2, name = ?3, base_url = ?4, default_model = ?5, tool_calling = ?6 WHERE id = ?1",
-                    params![id, input.kind.as_str(), input.name, input.base_url, input.default_model, input.tool_calling.as_str()],
+                    "UPDATE providers SET kind = ?2, name = ?3, base_url = ?4, default_model = ?5, tool_calling = ?6, options = ?7 WHERE id = ?1",
+                    params![id, input.kind.as_str(), input.name, input.base_url, input.default_model, input.tool_calling.as_str(), options_json(&input.options)?],
                 )?)
             })
             .await?;

@@ -405,6 +405,7 @@ fn providers_never_print_their_key() {
         AnthropicProvider {
             base_url: "https://api.anthropic.com".into(),
             api_key: key.into(),
+            ..Default::default()
         }
     );
     let o = format!(
@@ -413,6 +414,7 @@ fn providers_never_print_their_key() {
             base_url: "https://api.openai.com/v1".into(),
             api_key: key.into(),
             tool_calling: Default::default(),
+            ..Default::default()
         }
     );
     assert!(!a.contains(key) && !o.contains(key), "{a} {o}");
@@ -453,6 +455,7 @@ async fn api_keys_never_follow_a_redirect_to_another_host() {
     let provider = AnthropicProvider {
         base_url: format!("http://{addr}"),
         api_key: "sk-ant-MUST-STAY-HOME".into(),
+        ..Default::default()
     };
     let request = ChatRequest {
         model: "m".into(),
@@ -463,6 +466,7 @@ async fn api_keys_never_follow_a_redirect_to_another_host() {
         tools: vec![],
         max_tokens: 10,
         temperature: None,
+        ..Default::default()
     };
     let result = provider
         .complete(&request, &mut |_| {}, &CancellationToken::new())

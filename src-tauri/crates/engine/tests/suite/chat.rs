@@ -54,15 +54,15 @@ impl Tool for Probe {
     }
 }
 
-struct Env {
+pub(super) struct Env {
     _dir: tempfile::TempDir,
-    store: Store,
-    exec: Arc<ToolExecutor>,
-    router: Arc<Router>,
-    mock: MockLlm,
-    questions: Arc<QuestionHub>,
-    log: Arc<Mutex<Vec<(String, Instant, Instant)>>>,
-    settings: TurnSettings,
+    pub(super) store: Store,
+    pub(super) exec: Arc<ToolExecutor>,
+    pub(super) router: Arc<Router>,
+    pub(super) mock: MockLlm,
+    pub(super) questions: Arc<QuestionHub>,
+    pub(super) log: Arc<Mutex<Vec<(String, Instant, Instant)>>>,
+    pub(super) settings: TurnSettings,
 }
 
 fn schema() -> Value {
@@ -70,7 +70,7 @@ fn schema() -> Value {
 }
 
 impl Env {
-    async fn new() -> Self {
+    pub(super) async fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let chat = store.create_chat(Default::default()).await.unwrap().id;
@@ -120,7 +120,9 @@ impl Env {
                 max_retries: 3,
                 base_delay_ms: 10,
                 max_delay_ms: 200,
+                jitter: false,
             },
+            idle_timeout_ms: 2_000,
             save_interval_ms: 10,
             ..Default::default()
         };
@@ -136,7 +138,7 @@ impl Env {
         }
     }
 
-    fn openai(&self) -> Arc<dyn Provider> {
+    pub(super) fn openai(&self) -> Arc<dyn Provider> {
         self.openai_calling(ToolCalling::Native)
     }
 
@@ -145,21 +147,23 @@ impl Env {
             base_url: format!("{}/v1", self.mock.url()),
             api_key: "sk-test-openai".into(),
             tool_calling,
+            ..Default::default()
         })
     }
 
-    fn anthropic(&self) -> Arc<dyn Provider> {
+    pub(super) fn anthropic(&self) -> Arc<dyn Provider> {
         Arc::new(AnthropicProvider {
             base_url: self.mock.url(),
             api_key: "sk-ant-test".into(),
+            ..Default::default()
         })
     }
 
-    fn start(&self, provider: Arc<dyn Provider>, text: &str) -> TurnHandle {
+    pub(super) fn start(&self, provider: Arc<dyn Provider>, text: &str) -> TurnHandle {
         start_turn(self.turn(provider), TurnInput::Message(text.into()))
     }
 
-    fn turn(&self, provider: Arc<dyn Provider>) -> Turn {
+    pub(super) fn turn(&self, provider: Arc<dyn Provider>) -> Turn {
         Turn {
             exec: Arc::clone(&self.exec),
             provider,
@@ -171,12 +175,12 @@ impl Env {
         }
     }
 
-    async fn messages(&self) -> Vec<tollgate_engine::store::MessageRow> {
+    pub(super) async fn messages(&self) -> Vec<tollgate_engine::store::MessageRow> {
         self.store.chat_messages(self.exec.chat()).await.unwrap()
     }
 }
 
-async fn next_event(
+pub(super) async fn next_event(
     events: &mut UnboundedReceiver<ChatEvent>,
     what: &str,
     pred: impl Fn(&ChatEvent) -> bool,
@@ -207,7 +211,7 @@ fn approval(e: &ChatEvent) -> Option<tollgate_engine::PendingApproval> {
     }
 }
 
-fn text_of(events: &[ChatEvent]) -> String {
+pub(super) fn text_of(events: &[ChatEvent]) -> String {
     events
         .iter()
         .filter_map(|e| {
@@ -239,7 +243,8 @@ async fn openai_streams_an_answer_with_system_prompt_tools_key_and_usage() {
         TurnOutcome::Completed {
             usage: tollgate_engine::protocol::Usage {
                 input_tokens: 11,
-                output_tokens: 7
+                output_tokens: 7,
+                ..Default::default()
             }
         }
     );
@@ -279,7 +284,9 @@ async fn openai_streams_an_answer_with_system_prompt_tools_key_and_usage() {
     assert_eq!(msgs[1].content, "Hello from the mock model.");
     assert_eq!(
         msgs[1].usage,
-        Some(json!({"inputTokens": 11, "outputTokens": 7}))
+        Some(
+            json!({"inputTokens": 11, "outputTokens": 7, "cacheReadTokens": 0, "cacheWriteTokens": 0})
+        )
     );
 }
 
@@ -335,6 +342,7 @@ async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
     let usage = tollgate_engine::protocol::Usage {
         input_tokens: 42,
         output_tokens: 18,
+        ..Default::default()
     };
     assert_eq!(
         outcome,
@@ -346,7 +354,7 @@ async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
     assert_eq!(reqs[0].path, "/v1/messages");
     assert_eq!(reqs[0].header("x-api-key"), Some("sk-ant-test"));
     assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
-    assert!(reqs[0].body["system"]
+    assert!(reqs[0].body["system"][0]["text"]
         .as_str()
         .unwrap()
         .starts_with("You are a test assistant."));
@@ -696,6 +704,7 @@ async fn rate_limits_are_retried_after_the_servers_wait() {
                 attempt,
                 delay_ms,
                 error,
+                ..
             } = e
             {
                 Some((*attempt, *delay_ms, error.clone()))
@@ -744,102 +753,6 @@ async fn client_errors_are_not_retried_and_say_what_the_server_said() {
     );
     assert!(!retryable);
     assert_eq!(env.mock.bodies().len(), 1);
-}
-
-#[tokio::test]
-async fn a_dropped_connection_after_text_is_an_error_not_a_short_answer() {
-    let env = Env::new().await;
-    env.mock
-        .push(openai::text("This answer will be cut off somewhere in the middle.").drop_after(5));
-    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
-    let TurnOutcome::Failed {
-        error, retryable, ..
-    } = outcome
-    else {
-        panic!("{outcome:?}")
-    };
-    assert!(
-        error.contains("incomplete") || error.contains("connection"),
-        "{error}"
-    );
-    assert!(retryable);
-    assert_eq!(
-        env.mock.bodies().len(),
-        1,
-        "no silent retry once text was shown"
-    );
-    let msgs = env.messages().await;
-    assert_eq!(msgs[1].status, MessageStatus::Error);
-    assert!(!msgs[1].content.is_empty(), "the partial text is kept");
-    let failure = &msgs[1].payload.as_ref().unwrap()["failure"];
-    assert_eq!(
-        failure["message"],
-        error.as_str(),
-        "the reason is kept for a reopened chat"
-    );
-    assert_eq!(failure["retryable"], true);
-
-    // Retry regenerates from the stored history, without the failed attempt.
-    env.mock.push(openai::text("A whole answer."));
-    let (events, outcome) = start_turn(env.turn(env.openai()), TurnInput::Retry)
-        .collect()
-        .await;
-    assert!(
-        matches!(outcome, TurnOutcome::Completed { .. }),
-        "{outcome:?} {events:?} {:?}",
-        env.mock.bodies().len()
-    );
-    let body = &env.mock.bodies()[1];
-    assert_eq!(
-        body["messages"].as_array().unwrap().len(),
-        2,
-        "system + the user message only"
-    );
-}
-
-#[tokio::test]
-async fn a_drop_before_any_text_is_retried() {
-    let env = Env::new().await;
-    env.mock.push(openai::text("lost").drop_after(0));
-    env.mock.push(openai::text("second try"));
-    let (events, outcome) = env.start(env.openai(), "hi").collect().await;
-    assert!(
-        matches!(outcome, TurnOutcome::Completed { .. }),
-        "{outcome:?}"
-    );
-    assert!(events
-        .iter()
-        .any(|e| matches!(e, ChatEvent::Retrying { .. })));
-    assert_eq!(text_of(&events), "second try");
-}
-
-#[tokio::test]
-async fn streams_without_finish_events_fail_in_both_formats() {
-    let env = Env::new().await;
-    env.mock.push(openai::text("half").without_finish());
-    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
-    assert!(
-        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("incomplete")),
-        "{outcome:?}"
-    );
-    env.mock.push(anthropic::text("half").without_finish());
-    let (_e, outcome) = env.start(env.anthropic(), "hi").collect().await;
-    assert!(
-        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("message_stop")),
-        "{outcome:?}"
-    );
-}
-
-#[tokio::test]
-async fn a_malformed_chunk_is_an_error() {
-    let env = Env::new().await;
-    env.mock
-        .push(openai::text("some words here").malformed_at(2));
-    let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
-    assert!(
-        matches!(&outcome, TurnOutcome::Failed { error, .. } if error.contains("malformed")),
-        "{outcome:?}"
-    );
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 
 mod approvals;
 mod attacks;
+mod chaos;
 mod chat;
 mod files;
 mod invariants;
@@ -9,6 +10,7 @@ mod layers;
 mod mcp;
 mod pipeline;
 mod providers;
+mod recovery;
 mod results;
 mod robustness;
 mod secrets;

@@ -63,6 +63,7 @@ async fn with_mock(app: &Tollgate) -> MockLlm {
             base_url: format!("{}/v1", mock.url()),
             default_model: "mock-large".into(),
             tool_calling: Default::default(),
+            options: Default::default(),
         })
         .await
         .unwrap();
@@ -300,6 +301,33 @@ async fn export_has_messages_and_every_tool_call() {
         .collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
     assert_eq!(js["messages"][2]["results"][0]["content"], json!("42"));
+    assert!(js["messages"][3].get("reasoning").is_none());
+
+    // A reasoning model's thinking is exported apart from its answer.
+    app.store
+        .insert_message(
+            chat,
+            tollgate_engine::store::Role::Assistant,
+            "Forty-two.".into(),
+            tollgate_engine::store::MessageStatus::Complete,
+            Some(json!({"toolCalls": [], "reasoning": "Six sevens.\nThat is 42."})),
+        )
+        .await
+        .unwrap();
+    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
+        .await
+        .unwrap();
+    assert!(
+        md.ends_with(
+            "> **Thinking**\n>\n> Six sevens.\n> That is 42.\n\n## Assistant\n\nForty-two.\n\n"
+        ),
+        "{md}"
+    );
+    let js = tollgate_engine::chat::export::json(&app.store, chat)
+        .await
+        .unwrap();
+    assert_eq!(js["messages"][4]["reasoning"], "Six sevens.\nThat is 42.");
+    assert_eq!(js["messages"][4]["content"], "Forty-two.");
     assert!(app.store.chat(ChatId(999)).await.unwrap().is_none());
     assert!(
         tollgate_engine::chat::export::markdown(&app.store, ChatId(999))

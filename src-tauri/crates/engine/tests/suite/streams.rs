@@ -21,7 +21,7 @@ fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     out
 }
 
-fn run<A: StreamAssembler>(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
+fn run<A: StreamAssembler + Default>(pieces: &[Vec<u8>]) -> Result<Completion, ProviderError> {
     let mut parser = SseParser::new();
     let mut stream = A::default();
     let mut err = None;
