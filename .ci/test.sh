@@ -28,7 +28,14 @@ with_keyring() {
 }
 
 say "Rust unit and integration tests (keychain: gnome-keyring)"
+rm -f target/chaos-report.txt
 with_keyring cargo test --workspace --exclude tollgate-e2e --locked 2>&1 | tee -a "$LOG"
+
+# The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
+if [ -f target/chaos-report.txt ]; then
+  say "Chaos soak"
+  cat target/chaos-report.txt
+fi
 
 say "Fuzz targets build"
 CARGO_TARGET_DIR=target/fuzz-check cargo check --locked --manifest-path src-tauri/crates/engine/fuzz/Cargo.toml

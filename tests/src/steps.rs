@@ -25,6 +25,7 @@ pub mod keys {
     pub const SPACE: char = '\u{E00D}';
     pub const ESCAPE: char = '\u{E00C}';
     pub const CONTROL: char = '\u{E009}';
+    pub const SHIFT: char = '\u{E008}';
     pub const BACKSPACE: char = '\u{E003}';
     /// Releases held modifier keys.
     pub const NULL: char = '\u{E000}';
@@ -136,6 +137,20 @@ impl Session {
             .is_empty())
     }
 
+    /// The drawn height in CSS pixels of the first element matching `css` (0 if none): how a test
+    /// sees that content was folded away or opened, which WebDriver's element text cannot tell.
+    pub async fn height(&self, css: &str) -> Result<f64, E2eError> {
+        let v = self
+            .client
+            .execute(
+                "const e = document.querySelector(arguments[0]); return e ? e.getBoundingClientRect().height : 0;",
+                vec![serde_json::Value::String(css.to_string())],
+            )
+            .await
+            .map_err(|e| fail(format!("measuring \"{css}\": {e}")))?;
+        Ok(v.as_f64().unwrap_or(0.0))
+    }
+
     /// Presses a key wherever the focus is (as a person at the keyboard would).
     pub async fn press(&self, key: char) -> Result<(), E2eError> {
         let actions = KeyActions::new("keyboard".into())
@@ -145,6 +160,19 @@ impl Session {
             .perform_actions(actions)
             .await
             .map_err(|e| fail(format!("pressing a key: {e}")))
+    }
+
+    /// Presses Shift+Tab wherever the focus is: the focus moves back one stop.
+    pub async fn press_shift_tab(&self) -> Result<(), E2eError> {
+        let actions = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value: keys::SHIFT })
+            .then(KeyAction::Down { value: keys::TAB })
+            .then(KeyAction::Up { value: keys::TAB })
+            .then(KeyAction::Up { value: keys::SHIFT });
+        self.client
+            .perform_actions(actions)
+            .await
+            .map_err(|e| fail(format!("pressing Shift+Tab: {e}")))
     }
 
     /// Opens Settings on the tab labelled `tab`.
@@ -274,6 +302,15 @@ impl Session {
     /// Presses Tab, as a user does, until the focused element's text starts with `label` (or its
     /// `data-role` is `label`). Fails after 40 presses.
     pub async fn tab_to(&self, label: &str) -> Result<(), E2eError> {
+        self.move_focus_to(label, false).await
+    }
+
+    /// Like [`Session::tab_to`], backwards with Shift+Tab.
+    pub async fn back_tab_to(&self, label: &str) -> Result<(), E2eError> {
+        self.move_focus_to(label, true).await
+    }
+
+    async fn move_focus_to(&self, label: &str, backwards: bool) -> Result<(), E2eError> {
         for _ in 0..40 {
             let focused = self.focused().await?;
             let mut parts = focused.splitn(3, '|');
@@ -285,7 +322,11 @@ impl Session {
             if role == label || text.starts_with(label) {
                 return Ok(());
             }
-            self.press(keys::TAB).await?;
+            if backwards {
+                self.press_shift_tab().await?;
+            } else {
+                self.press(keys::TAB).await?;
+            }
         }
         Err(fail(format!("Tab never reached \"{label}\"")))
     }

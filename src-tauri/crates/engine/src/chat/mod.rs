@@ -193,6 +193,26 @@ impl TurnHandle {
         })
     }
 
+    /// Passes every event to `on_event` until the turn ends, and returns how it ended. The last
+    /// event is always `TurnFinished`: if the task ended without sending one (it was aborted, or
+    /// died where the supervisor could not catch it), one is made from how the task ended, so
+    /// the window never waits on "Working…" for a turn that is gone.
+    pub async fn relay(mut self, on_event: &(dyn Fn(ChatEvent) + Send + Sync)) -> TurnOutcome {
+        let mut finished = false;
+        while let Some(event) = self.events.recv().await {
+            finished |= matches!(event, ChatEvent::TurnFinished { .. });
+            on_event(event);
+        }
+        let outcome = self.join().await;
+        if !finished {
+            tracing::error!("a turn ended without saying how: {outcome:?}");
+            on_event(ChatEvent::TurnFinished {
+                outcome: outcome.clone(),
+            });
+        }
+        outcome
+    }
+
     /// Waits for the turn to end, collecting every event (tests and headless use).
     pub async fn collect(mut self) -> (Vec<ChatEvent>, TurnOutcome) {
         let mut events = Vec::new();
@@ -257,6 +277,66 @@ async fn supervised(
 /// How long a stream may stay silent.
 fn idle_timeout(settings: &TurnSettings) -> Duration {
     Duration::from_millis(settings.idle_timeout_ms.max(10))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parking_lot::Mutex;
+
+    fn handle(
+        task: tokio::task::JoinHandle<TurnOutcome>,
+    ) -> (TurnHandle, mpsc::UnboundedSender<ChatEvent>) {
+        let (tx, events) = mpsc::unbounded_channel();
+        (
+            TurnHandle {
+                events,
+                cancel: CancellationToken::new(),
+                task,
+            },
+            tx,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_turn_that_ends_without_its_final_event_still_ends_in_the_window() {
+        let seen = Mutex::new(Vec::new());
+        let on_event = |e: ChatEvent| seen.lock().push(e);
+        // The task is aborted before it can say anything.
+        let task = tokio::spawn(std::future::pending::<TurnOutcome>());
+        task.abort();
+        let (h, tx) = handle(task);
+        drop(tx);
+        let outcome = h.relay(&on_event).await;
+        assert!(matches!(
+            outcome,
+            TurnOutcome::Failed {
+                retryable: true,
+                ..
+            }
+        ));
+        let seen = std::mem::take(&mut *seen.lock());
+        assert!(
+            matches!(seen.as_slice(), [ChatEvent::TurnFinished { outcome: TurnOutcome::Failed { error, .. } }] if error.contains("ended unexpectedly")),
+            "{seen:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_turn_that_says_how_it_ended_is_not_announced_twice() {
+        let seen = Mutex::new(Vec::new());
+        let on_event = |e: ChatEvent| seen.lock().push(e);
+        let done = TurnOutcome::Completed {
+            usage: Usage::default(),
+        };
+        let (h, tx) = handle(tokio::spawn(std::future::ready(done.clone())));
+        let _ = tx.send(ChatEvent::TurnFinished {
+            outcome: done.clone(),
+        });
+        drop(tx);
+        assert_eq!(h.relay(&on_event).await, done);
+        assert_eq!(seen.lock().len(), 1);
+    }
 }
 
 /// Saved streamed text at least this often.

@@ -245,7 +245,7 @@ impl Tollgate {
             system_prompt: row.system_prompt,
             settings: self.app_settings.read().turn.clone(),
         };
-        let mut handle = {
+        let handle = {
             let mut turns = self.turns.lock();
             if turns.contains_key(&chat) {
                 return Err(ServiceError::Busy);
@@ -256,10 +256,7 @@ impl Tollgate {
         };
         let this = Arc::clone(self);
         tokio::spawn(async move {
-            while let Some(event) = handle.events.recv().await {
-                on_event(event);
-            }
-            let _ = handle.join().await;
+            handle.relay(&*on_event).await;
             this.turns.lock().remove(&chat);
         });
         Ok(())

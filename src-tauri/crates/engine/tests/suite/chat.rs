@@ -39,6 +39,9 @@ impl Tool for Probe {
         &self.spec
     }
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+        if self.spec.name == "boom" {
+            panic!("tool bug: {}", args["text"]);
+        }
         let start = Instant::now();
         tokio::select! {
             () = tokio::time::sleep(self.sleep) => {}
@@ -102,7 +105,8 @@ impl Env {
                     .tool(probe("peek", ExecutionPolicy::Auto, true, 200))
                     .tool(probe("echo", ExecutionPolicy::Auto, false, 0))
                     .tool(probe("note", ExecutionPolicy::AskAlways, false, 20))
-                    .tool(probe("slow", ExecutionPolicy::Auto, false, 60_000)),
+                    .tool(probe("slow", ExecutionPolicy::Auto, false, 60_000))
+                    .tool(probe("boom", ExecutionPolicy::Auto, false, 0)),
             )
             .unwrap();
         let router = Arc::new(Router::new(Arc::new(NullSink)));
@@ -987,4 +991,45 @@ async fn a_turn_whose_task_panics_ends_visibly_and_the_chat_can_go_on() {
     env.mock.push(openai::text("all good"));
     let next = env.start(env.openai(), "again").join().await;
     assert!(matches!(next, TurnOutcome::Completed { .. }), "{next:?}");
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_mid_turn_fails_visibly_and_the_turn_goes_on() {
+    let env = Env::new().await;
+    env.mock.push(openai::calls(
+        "",
+        &[("call_1", "boom", r#"{"text":"value missing"}"#)],
+    ));
+    env.mock
+        .push(openai::text("The tool crashed; here is what I know."));
+    let (events, outcome) = env.start(env.openai(), "go").collect().await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let finished = events
+        .iter()
+        .filter_map(tool_event)
+        .find_map(|e| match e {
+            ToolEvent::Finished { summary, .. } => Some(summary.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        finished.status,
+        tollgate_engine::policy::CallStatus::Error,
+        "the window's tool card shows the failure"
+    );
+    assert!(
+        finished.content.contains("crashed") && finished.content.contains("value missing"),
+        "{}",
+        finished.content
+    );
+    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    assert_eq!(calls[0].status, RecordStatus::Error);
+    let results = &env.mock.bodies()[1]["messages"];
+    let tool_msg = results.as_array().unwrap().last().unwrap();
+    assert_eq!(tool_msg["role"], "tool");
+    assert!(tool_msg["content"].as_str().unwrap().contains("crashed"));
+    assert_eq!(text_of(&events), "The tool crashed; here is what I know.");
 }
