@@ -130,9 +130,21 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
         thinking_open(&s).await,
         "Enter on the summary opens the thinking"
     );
-    s.wait_for_text("Two plus two makes four.", WAIT)
-        .await
-        .unwrap();
+    let opened = s.height("[data-role=thinking]").await.unwrap();
+    assert!(
+        opened > folded + 10.0,
+        "the thinking shows when open ({folded} px folded, {opened} px open)"
+    );
+    assert_eq!(
+        s.el(".thinking-body")
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+            .trim(),
+        "Two plus two makes four."
+    );
     s.screenshot("flow-thinking-open").await.unwrap();
     let reasoning: String = db
         .query_row(

@@ -279,6 +279,11 @@ fn idle_timeout(settings: &TurnSettings) -> Duration {
     Duration::from_millis(settings.idle_timeout_ms.max(10))
 }
 
+/// Saved streamed text at least this often.
+fn save_interval(settings: &TurnSettings) -> Duration {
+    Duration::from_millis(settings.save_interval_ms.max(10))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,9 +342,4 @@ mod tests {
         assert_eq!(h.relay(&on_event).await, done);
         assert_eq!(seen.lock().len(), 1);
     }
-}
-
-/// Saved streamed text at least this often.
-fn save_interval(settings: &TurnSettings) -> Duration {
-    Duration::from_millis(settings.save_interval_ms.max(10))
 }
