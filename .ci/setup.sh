@@ -10,7 +10,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 PACKAGES=(
   build-essential pkg-config libssl-dev libdbus-1-dev libwebkit2gtk-4.1-dev
   xvfb xauth xdotool imagemagick webkit2gtk-driver gnome-keyring dbus-x11 libsecret-tools
-  ripgrep
+  ripgrep xclip
+  # Fonts for every glyph the UI draws, Chinese included (tests/tests/glyphs.rs checks them).
+  fonts-dejavu-core fonts-wqy-microhei
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -5,6 +5,8 @@
 //! turn's events over a per-turn channel and app-wide notices as events.
 
 pub mod commands;
+pub mod dialogs;
+pub mod navigation;
 pub mod rendering;
 pub mod state;
 
@@ -97,6 +99,9 @@ pub fn run() -> Result<(), StartError> {
     }
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(navigation::guard())
         .setup(|app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);

@@ -245,10 +245,17 @@ fn command_sigs(
         let at = ["pub async fn ", "pub fn "]
             .iter()
             .find_map(|p| {
-                src.find(&format!("{p}{name}("))
+                [format!("{p}{name}("), format!("{p}{name}<")]
+                    .iter()
+                    .find_map(|head| src.find(head.as_str()))
                     .map(|i| i + p.len() + name.len())
             })
             .unwrap_or_else(|| panic!("command {name} not found in commands/{module}.rs"));
+        // Generic parameters (`<R: tauri::Runtime>`) come before the arguments.
+        let at = match src[at..].strip_prefix('<') {
+            Some(generics) => at + 1 + generics.find('>').unwrap() + 1,
+            None => at,
+        };
         let rest = &src[at..];
         let mut depth = 0;
         let close = rest
@@ -357,7 +364,7 @@ fn every_command_function_is_listed() {
             let name = after
                 .split("fn ")
                 .nth(1)
-                .and_then(|s| s.split('(').next())
+                .and_then(|s| s.split(['(', '<']).next())
                 .unwrap()
                 .trim();
             assert!(

@@ -132,13 +132,26 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     );
     assert_eq!(err.unwrap_err()["kind"], "invalid");
 
-    let md = invoke(
+    // Export takes no path from the window: a missing chat is refused before any dialog, and
+    // without the dialog plugin (this mock runtime has none) the command fails, never panics.
+    let err = invoke(
         &webview,
-        "export_chat",
-        json!({"chat": id, "format": "markdown"}),
+        "save_chat_export",
+        json!({"chat": 999, "format": "markdown"}),
     )
-    .unwrap();
-    assert!(md.as_str().unwrap().starts_with("# Renamed"));
+    .unwrap_err();
+    assert_eq!(err["kind"], "notFound", "{err}");
+    let err = invoke(
+        &webview,
+        "save_chat_export",
+        json!({"chat": id, "format": "json", "path": "/tmp/planted.json"}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        json!({"kind": "internal", "message": "the save dialog is not available"})
+    );
+    assert!(!std::path::Path::new("/tmp/planted.json").exists());
     let history = invoke(&webview, "chat_history", json!({"chat": id})).unwrap();
     assert_eq!(history["messages"], json!([]));
     assert_eq!(history["running"], false);

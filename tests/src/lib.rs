@@ -148,6 +148,50 @@ impl App {
     }
 }
 
+/// Answers a native dialog (a GTK window titled exactly `title`, e.g. the save dialog) from the
+/// keyboard: waits until it shows, gives it the X input focus, and presses `keys` there (xdotool
+/// key names, e.g. `Return`). The dialog is outside the web page, so WebDriver cannot reach it.
+pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Result<(), E2eError> {
+    let deadline = Instant::now() + timeout;
+    let id = loop {
+        let out = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
+            .output()
+            .map_err(io("running xdotool (install the xdotool package)"))?;
+        let ids = String::from_utf8_lossy(&out.stdout).to_string();
+        if let Some(id) = ids.lines().next().filter(|l| !l.trim().is_empty()) {
+            break id.trim().to_string();
+        }
+        if Instant::now() > deadline {
+            return Err(E2eError::Timeout(format!(
+                "no dialog \"{title}\" after {timeout:?}"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // Let GTK finish laying the dialog out (the name field takes the focus when it maps).
+    std::thread::sleep(Duration::from_millis(500));
+    let status = Command::new("xdotool")
+        .args(["windowfocus", "--sync", &id])
+        .status()
+        .map_err(io("running xdotool"))?;
+    if !status.success() {
+        return Err(E2eError::Timeout(format!(
+            "could not focus the dialog \"{title}\""
+        )));
+    }
+    for key in keys {
+        let status = Command::new("xdotool")
+            .args(["key", "--clearmodifiers", key])
+            .status()
+            .map_err(io("running xdotool"))?;
+        if !status.success() {
+            return Err(E2eError::Timeout(format!("could not press {key}")));
+        }
+    }
+    Ok(())
+}
+
 /// Saves a PNG of the X display (the real window's pixels) to `target/e2e-screenshots/<name>.png`.
 pub fn capture_screen(name: &str) -> Result<PathBuf, E2eError> {
     let path = screenshot_dir()?.join(format!("{name}.png"));

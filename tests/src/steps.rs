@@ -7,6 +7,7 @@ use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::elements::Element;
 use fantoccini::Locator;
 use std::time::{Duration, Instant};
+use tollgate_mock_llm::MockLlm;
 
 /// The end-to-end tests of one binary run one at a time: each drives its own app window, and two
 /// at once would fight over the keyboard focus of the one X display.
@@ -212,6 +213,34 @@ impl Session {
         self.click("form.add-provider button[type=submit]").await?;
         self.wait_for_text("Key saved", STEP).await?;
         self.back_to_chat().await
+    }
+
+    /// Starts the app (with `env`) and the mock LLM server, and adds the server as an
+    /// OpenAI-compatible provider through Settings, key and all.
+    pub async fn with_mock_provider(
+        env: &[(&str, &str)],
+        key: &str,
+    ) -> Result<(Session, MockLlm), E2eError> {
+        let mock = MockLlm::start()
+            .await
+            .map_err(|e| fail(format!("starting the mock LLM server: {e}")))?;
+        let s = Session::start(env).await?;
+        s.add_openai_provider("Mock", &format!("{}/v1", mock.url()), "mock-large", key)
+            .await?;
+        Ok((s, mock))
+    }
+
+    /// Sets the open chat's workspace folder by typing it in the header, as a user does.
+    pub async fn set_workspace(&self, folder: &std::path::Path) -> Result<(), E2eError> {
+        let field = self.el(".workspace input").await?;
+        field
+            .send_keys(&folder.display().to_string())
+            .await
+            .map_err(|e| fail(format!("typing the workspace: {e}")))?;
+        field
+            .send_keys(&keys::ENTER.to_string())
+            .await
+            .map_err(|e| fail(format!("setting the workspace: {e}")))
     }
 
     /// Sets a tool's execution and/or result policy in Settings → Tools, then returns to the chat.

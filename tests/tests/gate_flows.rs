@@ -12,18 +12,9 @@ use tollgate_mock_llm::{openai, MockLlm};
 const KEY: &str = "sk-e2e-7f3a9c-never-in-the-db";
 const WAIT: Duration = Duration::from_secs(30);
 
-async fn session() -> Session {
-    Session::start(&[]).await.expect("session")
-}
-
 /// A fresh app with the mock server added as its provider (through Settings, key and all).
 async fn app_with_mock() -> (Session, MockLlm) {
-    let mock = MockLlm::start().await.unwrap();
-    let s = session().await;
-    s.add_openai_provider("Mock", &format!("{}/v1", mock.url()), "mock-large", KEY)
-        .await
-        .unwrap();
-    (s, mock)
+    Session::with_mock_provider(&[], KEY).await.unwrap()
 }
 
 /// The contents of the tool messages in a recorded chat-completions request.
@@ -369,12 +360,7 @@ async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
     mock.push(openai::calls("", &[("call_sh", "run_command", args)]));
     mock.push(openai::text("The listing shows notes.txt."));
     s.click("button.new-chat").await.unwrap();
-    let field = s.el(".workspace input").await.unwrap();
-    field
-        .send_keys(&workspace.path().display().to_string())
-        .await
-        .unwrap();
-    field.send_keys(&keys::ENTER.to_string()).await.unwrap();
+    s.set_workspace(workspace.path()).await.unwrap();
     s.send("what is in my folder?").await.unwrap();
     let card = s.active_approval().await.unwrap();
     let text = card.text().await.unwrap();

@@ -8,7 +8,7 @@
 use std::time::Duration;
 use tollgate_e2e::steps::{keys, SERIAL};
 use tollgate_e2e::webdriver::Session;
-use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(30);
 const ANSWER: &str =
@@ -29,16 +29,9 @@ async fn thinking_open(s: &Session) -> bool {
 #[tokio::test]
 async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
     let _serial = SERIAL.lock().await;
-    let mock = MockLlm::start().await.unwrap();
-    let s = Session::start(&[]).await.expect("session");
-    s.add_openai_provider(
-        "Flaky",
-        &format!("{}/v1", mock.url()),
-        "mock-large",
-        "sk-e2e-flaky",
-    )
-    .await
-    .unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-flaky")
+        .await
+        .unwrap();
     // Its options are edited in place on its card; nothing runs on the usual local ports here.
     s.open_settings("Providers").await.unwrap();
     let local = s

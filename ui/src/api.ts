@@ -4,6 +4,8 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import { writeText } from "@tauri-apps/plugin-clipboard-manager";
+import { openUrl } from "@tauri-apps/plugin-opener";
 import type { CommandName, Commands } from "./commands";
 import type {
   ApprovalRecordRow,
@@ -13,6 +15,7 @@ import type {
   ChatId,
   ChatRow,
   Decision,
+  ExportFormat,
   GroupView,
   LocalServer,
   McpServerConfig,
@@ -107,8 +110,9 @@ export function setChatWorkspace(chat: ChatId, workspace: string | null): Promis
 export function chatHistory(chat: ChatId): Promise<ChatHistory> {
   return call("chat_history", { chat });
 }
-export function exportChat(chat: ChatId, format: "markdown" | "json"): Promise<string> {
-  return call("export_chat", { chat, format });
+/** Saves the chat where the user picks in the native save dialog; the saved file's path, or null if cancelled. */
+export function saveChatExport(chat: ChatId, format: ExportFormat): Promise<string | null> {
+  return call("save_chat_export", { chat, format });
 }
 
 // ---- turns ----
@@ -233,6 +237,18 @@ export async function onMcpChanged(handler: () => void): Promise<() => void> {
 // ---- native dialogs ----
 
 /** The native folder picker; resolves to the chosen folder, or null if the user cancelled. */
+/** Puts text on the system clipboard (the window may write the clipboard, never read it). */
+export async function copyText(text: string): Promise<void> {
+  if (!available()) throw new BackendUnavailableError();
+  await writeText(text);
+}
+
+/** Opens a web or mail link in the system's browser or mail app (the opener plugin), never in the window. */
+export async function openExternal(url: string): Promise<void> {
+  if (!available()) throw new BackendUnavailableError();
+  await openUrl(url);
+}
+
 export async function pickFolder(title: string, start: string | null): Promise<string | null> {
   if (!available()) throw new BackendUnavailableError();
   const chosen = await openDialog(

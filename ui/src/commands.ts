@@ -15,7 +15,7 @@ export interface Commands {
   set_chat_workspace: { args: { chat: ChatId; workspace: string | null }; result: void };
   set_chat_model: { args: { chat: ChatId; providerId: number | null; model: string }; result: void };
   chat_history: { args: { chat: ChatId }; result: ChatHistory };
-  export_chat: { args: { chat: ChatId; format: ExportFormat }; result: string };
+  save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
   send_message: { args: { chat: ChatId; text: string; onEvent: Channel<ChatEvent> }; result: void };
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
   stop_turn: { args: { chat: ChatId }; result: boolean };

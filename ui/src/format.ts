@@ -76,7 +76,7 @@ export function statusInfo(status: UiCallStatus): { icon: string; tone: StatusTo
     case "cancelled":
       return { icon: "–", tone: "muted", label: "status.cancelled" };
     case "timed_out":
-      return { icon: "⏱", tone: "error", label: "status.timed_out" };
+      return { icon: "◷", tone: "error", label: "status.timed_out" };
     case "running":
       return { icon: "●", tone: "busy", label: "status.running" };
     case "pending":

@@ -1,4 +1,5 @@
-//! Chats: list, create, rename, delete, search, workspace, provider and model, history, export.
+//! Chats: list, create, rename, delete, search, workspace, provider and model, history, export
+//! to a file.
 
 use crate::state::AppState;
 use tauri::State;
@@ -72,12 +73,20 @@ pub async fn set_chat_model(
     Ok(state.app.set_chat_model(chat, provider_id, &model).await?)
 }
 
-/// The chat as Markdown or JSON text; the UI saves it where the user picks.
+/// Saves the chat as Markdown or JSON where the user picks in the native save dialog (F-55), and
+/// returns the file's path; `null` if the dialog was cancelled. The path comes from the dialog,
+/// never from the window, so the window has no way to write a file of its choosing.
 #[tauri::command]
-pub async fn export_chat(
+pub async fn save_chat_export<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     chat: ChatId,
     format: ExportFormat,
-) -> Result<String, CommandError> {
-    Ok(state.app.export_chat(chat, format).await?)
+) -> Result<Option<String>, CommandError> {
+    let target = state.app.export_target(chat, format).await?;
+    let Some(path) = crate::dialogs::save_file(&app, &target, format).await? else {
+        return Ok(None);
+    };
+    state.app.export_chat_to(chat, format, &path).await?;
+    Ok(Some(path.display().to_string()))
 }

@@ -38,7 +38,7 @@ commands![
     chats::set_chat_workspace,
     chats::set_chat_model,
     chats::chat_history,
-    chats::export_chat,
+    chats::save_chat_export,
     turns::send_message,
     turns::retry_turn,
     turns::stop_turn,

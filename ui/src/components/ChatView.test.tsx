@@ -11,6 +11,8 @@ vi.mock("../api", () => ({
   stopTurn: vi.fn(),
   listModels: vi.fn(() => Promise.resolve([])),
   chatToolGroups: vi.fn(() => Promise.resolve([])),
+  openExternal: vi.fn(() => Promise.resolve()),
+  copyText: vi.fn(() => Promise.resolve()),
 }));
 
 import * as api from "../api";
@@ -180,5 +182,110 @@ describe("thinking and retries in an answer", () => {
     expect(notice?.textContent).toContain("the connection was lost");
     expect(root.querySelector('[data-message="2"] .typing')).toBeNull();
     expect(root.querySelector('[data-role="retrying"]')).toBeNull();
+  });
+});
+
+describe("links in answers", () => {
+  const answer = (content: string) =>
+    act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        messages: [{ id: 5, role: "assistant", content, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 }],
+      })),
+    );
+  const link = () => {
+    const a = root.querySelector<HTMLAnchorElement>('[data-message="5"] .markdown a');
+    if (!a) throw new Error("no link");
+    return a;
+  };
+  const dialog = () => root.querySelector<HTMLElement>('[data-role="link-dialog"]');
+  beforeEach(() => vi.mocked(api.openExternal).mockClear());
+
+  it("opens a link whose text is its address in the browser, never in the window", async () => {
+    await mount();
+    await answer("See [docs.rs/tokio](https://docs.rs/tokio) for more.");
+    const click = new MouseEvent("click", { bubbles: true, cancelable: true });
+    await act(async () => {
+      link().dispatchEvent(click);
+    });
+    expect(click.defaultPrevented).toBe(true);
+    expect(api.openExternal).toHaveBeenCalledWith("https://docs.rs/tokio");
+    expect(dialog()).toBeNull();
+  });
+
+  it("shows the full target first when the text reads otherwise, and Escape opens nothing", async () => {
+    await mount();
+    await answer("The [official docs.rs page](https://docs.rs.evil.example/login?next=%2F) has it.");
+    await click(link());
+    expect(api.openExternal).not.toHaveBeenCalled();
+    expect(dialog()?.querySelector(".link-target")?.textContent).toBe("https://docs.rs.evil.example/login?next=%2F");
+    expect(document.activeElement?.textContent).toBe("Cancel");
+    await act(async () => {
+      window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+    });
+    expect(dialog()).toBeNull();
+    expect(api.openExternal).not.toHaveBeenCalled();
+    await click(link());
+    await click(dialog()?.querySelector<HTMLButtonElement>('[data-role="open-link"]'));
+    expect(api.openExternal).toHaveBeenCalledWith("https://docs.rs.evil.example/login?next=%2F");
+    expect(dialog()).toBeNull();
+  });
+
+  it("says why a link could not be opened", async () => {
+    vi.mocked(api.openExternal).mockRejectedValueOnce(new Error("no browser"));
+    await mount();
+    await answer("[example.com](https://example.com/)");
+    await click(link());
+    expect(root.querySelector('[data-message="5"] .inline-error')?.textContent).toBe("The link could not be opened: no browser");
+  });
+
+  it("offers no way to open a link that is not a web or mail link", async () => {
+    await mount();
+    await answer("[passwords](file:///etc/passwd)");
+    await click(link());
+    expect(dialog()?.textContent).toContain("only web and mail links");
+    expect(dialog()?.querySelector('[data-role="open-link"]')).toBeNull();
+    expect(api.openExternal).not.toHaveBeenCalled();
+  });
+});
+
+describe("copy", () => {
+  beforeEach(() => vi.mocked(api.copyText).mockClear());
+
+  it("copies a code block's code and a message's markdown, and says so", async () => {
+    await mount();
+    const source = "Run this:\n\n```sh\necho 'hi' > out.txt\n```\n\nThen **check**.";
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        messages: [
+          { id: 1, role: "user", content: "how?", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 },
+          { id: 2, role: "assistant", content: source, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 },
+        ],
+      })),
+    );
+    const codeButton = root.querySelector<HTMLButtonElement>('[data-message="2"] pre [data-role="copy-code"]');
+    expect(codeButton?.getAttribute("aria-label")).toBe("Copy this code");
+    await click(codeButton);
+    expect(api.copyText).toHaveBeenLastCalledWith("echo 'hi' > out.txt");
+    expect(codeButton?.textContent).toBe("Copied");
+    await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="copy-message"]'));
+    expect(api.copyText).toHaveBeenLastCalledWith(source);
+    expect(root.querySelector('[data-message="2"] [data-role="copy-message"]')?.textContent).toContain("Copied");
+    await click(root.querySelector<HTMLButtonElement>('.msg--user [data-role="copy-message"]'));
+    expect(api.copyText).toHaveBeenLastCalledWith("how?");
+  });
+
+  it("says when the clipboard refused", async () => {
+    vi.mocked(api.copyText).mockRejectedValueOnce(new Error("no clipboard"));
+    await mount();
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        messages: [{ id: 2, role: "assistant", content: "text", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 }],
+      })),
+    );
+    await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="copy-message"]'));
+    expect(root.querySelector('[data-message="2"] [data-role="copy-message"]')?.textContent).toContain("Not copied");
   });
 });

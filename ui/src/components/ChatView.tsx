@@ -3,10 +3,11 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import * as api from "../api";
 import { chatTitle, formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
+import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, type TimelineMessage } from "../timeline";
-import type { ChatId, ChatRow, PendingApproval, ProviderConfig } from "../types";
+import type { ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
@@ -15,16 +16,134 @@ import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
 export function Markdown({ text }: { text: string }) {
   const html = useMemo(() => renderMarkdown(text), [text]);
+  const [asking, setAsking] = useState<LinkTarget | null>(null);
+  const opening = useAction();
+  const open = (target: LinkTarget) => void opening.run(() => api.openExternal(target.href));
+  const box = useRef<HTMLDivElement>(null);
+  // A copy button on every code block. Made here with DOM calls, never from the model's HTML
+  // (which may not contain buttons at all: DOMPurify removes them).
+  useLayoutEffect(() => {
+    for (const pre of box.current?.querySelectorAll("pre") ?? []) {
+      if (pre.querySelector(":scope > .copy-code")) continue;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-code";
+      button.dataset.role = "copy-code";
+      button.textContent = t("chat.copy");
+      button.setAttribute("aria-label", t("chat.copyCode"));
+      pre.append(button);
+    }
+  }, [html]);
   return (
-    <div
-      class="markdown"
-      // Sanitised by renderMarkdown (DOMPurify); raw HTML from the model is escaped.
-      dangerouslySetInnerHTML={{ __html: html }}
-      onClick={(e) => {
-        // Links would navigate the app window away; show the target instead.
-        if ((e.target as HTMLElement).closest("a")) e.preventDefault();
+    <>
+      <div
+        ref={box}
+        class="markdown"
+        // Sanitised by renderMarkdown (DOMPurify); raw HTML from the model is escaped.
+        dangerouslySetInnerHTML={{ __html: html }}
+        onClick={(e) => {
+          const copy = (e.target as HTMLElement).closest<HTMLButtonElement>(".copy-code");
+          if (copy) {
+            const code = copy.parentElement?.querySelector("code")?.textContent ?? "";
+            void copyWithFeedback(code, copy);
+            return;
+          }
+          // A link never navigates the app window: it opens in the system browser, after
+          // showing its full target when its text reads otherwise (F-59).
+          const a = (e.target as HTMLElement).closest("a");
+          if (!a) return;
+          e.preventDefault();
+          const target = linkTarget(a.getAttribute("href") ?? "", a.textContent ?? "");
+          if (target.openable && !target.differs) open(target);
+          else setAsking(target);
+        }}
+      />
+      {opening.error ? <p class="inline-error">{t("chat.linkFailed", { message: opening.error })}</p> : null}
+      {asking ? (
+        <LinkDialog
+          target={asking}
+          onClose={() => setAsking(null)}
+          onOpen={() => {
+            setAsking(null);
+            open(asking);
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/** Copies `text` and says so on `button` for a moment (or that it failed). */
+async function copyWithFeedback(text: string, button: HTMLButtonElement): Promise<void> {
+  let word: string;
+  try {
+    await api.copyText(text);
+    word = t("chat.copied");
+  } catch {
+    word = t("chat.copyFailed");
+  }
+  button.textContent = word;
+  setTimeout(() => {
+    button.textContent = t("chat.copy");
+  }, 1500);
+}
+
+/** Copies a whole message as its markdown source. */
+function CopyMessage({ text }: { text: string }) {
+  const [word, setWord] = useState<"copy" | "copied" | "failed">("copy");
+  useEffect(() => {
+    if (word === "copy") return;
+    const timer = setTimeout(() => setWord("copy"), 1500);
+    return () => clearTimeout(timer);
+  }, [word]);
+  return (
+    <button
+      type="button"
+      class="link-btn copy-message"
+      data-role="copy-message"
+      title={t("chat.copyMessage")}
+      aria-label={t("chat.copyMessage")}
+      onClick={() => {
+        api.copyText(text).then(
+          () => setWord("copied"),
+          () => setWord("failed"),
+        );
       }}
-    />
+    >
+      <Icon name="copy" /> {word === "copied" ? t("chat.copied") : word === "failed" ? t("chat.copyFailed") : t("chat.copy")}
+    </button>
+  );
+}
+
+/** Shows where a link really goes before it opens; a link that cannot leave the app says so. */
+function LinkDialog({ target, onOpen, onClose }: { target: LinkTarget; onOpen: () => void; onClose: () => void }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") {
+        e.preventDefault();
+        onClose();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <div class="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="link-dialog-title" data-role="link-dialog">
+        <p id="link-dialog-title">{target.openable ? t("chat.linkDiffers") : t("chat.linkRefused")}</p>
+        <code class="link-target">{target.href}</code>
+        <div class="row row--end">
+          <button type="button" class="btn" ref={(b) => b?.focus()} onClick={onClose}>
+            {target.openable ? t("common.cancel") : t("common.close")}
+          </button>
+          {target.openable ? (
+            <button type="button" class="btn btn--primary" onClick={onOpen} data-role="open-link">
+              {t("chat.linkOpen")}
+            </button>
+          ) : null}
+        </div>
+      </div>
+    </div>
   );
 }
 
@@ -155,6 +274,9 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
       return (
         <div key={m.id} class="msg msg--user">
           <div class="bubble">{m.content}</div>
+          <div class="msg-footer msg-footer--user">
+            <CopyMessage text={m.content} />
+          </div>
         </div>
       );
     }
@@ -292,10 +414,12 @@ function MessageFooter({ message }: { message: TimelineMessage }) {
   if (message.status === "stopped") marks.push(<span class="marker marker--stopped">■ {t("chat.stopped")}</span>);
   if (message.status === "interrupted") marks.push(<span class="marker marker--stopped">⚠ {t("chat.interrupted")}</span>);
   if (message.status === "error") marks.push(<span class="marker marker--error">✕ {t("chat.failed")}</span>);
-  if (!marks.length && !message.usage) return null;
+  const copyable = message.content.trim() !== "" && message.status !== "streaming";
+  if (!marks.length && !message.usage && !copyable) return null;
   return (
     <div class="msg-footer">
       {marks}
+      {copyable ? <CopyMessage text={message.content} /> : null}
       {message.usage ? (
         <span class="usage" title="tokens">
           {t("chat.usage", { input: formatTokens(message.usage.inputTokens), output: formatTokens(message.usage.outputTokens) })}
@@ -615,28 +739,23 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
   );
 }
 
-function safeFileName(title: string): string {
-  return (title || "chat").replace(/[\\/:*?"<>|\u0000-\u001f]+/g, "_").slice(0, 80);
-}
-
 function ExportMenu({ chat }: { chat: ChatRow }) {
   const [open, setOpen] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const { error, run: runAction } = useAction();
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
-  const run = (format: "markdown" | "json") => {
+  useEffect(() => {
+    if (saved === null) return;
+    const timer = setTimeout(() => setSaved(null), 6000);
+    return () => clearTimeout(timer);
+  }, [saved]);
+  const run = (format: ExportFormat) => {
     setOpen(false);
+    setSaved(null);
     return runAction(async () => {
-      const text = await api.exportChat(chat.id, format);
-      const blob = new Blob([text], { type: format === "json" ? "application/json" : "text/markdown" });
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement("a");
-      a.href = url;
-      a.download = `${safeFileName(chat.title)}.${format === "json" ? "json" : "md"}`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      const path = await api.saveChatExport(chat.id, format);
+      if (path !== null) setSaved(path);
     });
   };
   return (
@@ -645,6 +764,11 @@ function ExportMenu({ chat }: { chat: ChatRow }) {
         <Icon name="download" /> <span class="btn-label">{t("chat.export")}</span>
         {error ? <span class="dot dot--error" /> : null}
       </button>
+      {saved !== null || error !== null ? (
+        <div class={`export-status ${error !== null ? "inline-error" : "ok-text"}`} role="status" data-role="export-status">
+          {error !== null ? t("chat.exportFailed", { message: error }) : t("chat.exportSaved", { path: saved ?? "" })}
+        </div>
+      ) : null}
       {open ? (
         <div class="popover popover--menu" role="menu">
           <button type="button" role="menuitem" class="menu-item" onClick={() => void run("markdown")}>

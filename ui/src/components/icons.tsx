@@ -8,6 +8,7 @@ const paths: Record<string, string> = {
   pencil: "M4 20l4-1 11-11-3-3L5 16zM14 6l3 3",
   gate: "M4 6h16M7 6v14M17 6v14M7 10h10",
   download: "M12 4v11M7 10l5 5 5-5M5 20h14",
+  copy: "M9 9h11v11H9zM5 15H4V4h11v1",
   log: "M4 6h16M4 12h16M4 18h10",
   question: "M9 9a3 3 0 1 1 4 2.8c-.7.3-1 .9-1 1.7V14M12 18h.01",
   gear: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM19 12l2-1-1-3-2 .3-1.3-1.3L17 5l-3-1-1 2h-2L10 4 7 5l.3 2L6 8.3 4 8l-1 3 2 1v0l-2 1 1 3 2-.3L7.3 17 7 19l3 1 1-2h2l1 2 3-1-.3-2 1.3-1.3 2 .3 1-3z",

@@ -21,7 +21,7 @@ pub enum ErrorKind {
     Keychain,
     /// The provider (or the network to it) failed.
     Provider,
-    /// The database failed.
+    /// The database failed, or a file (an export) could not be written.
     Storage,
     /// Anything else: a bug, reported with its message.
     Internal,

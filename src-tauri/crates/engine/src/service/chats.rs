@@ -26,6 +26,55 @@ pub enum ExportFormat {
     Json,
 }
 
+impl ExportFormat {
+    /// The file extension an export of this format is saved with.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::Json => "json",
+        }
+    }
+}
+
+/// What the save dialog of an export offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportTarget {
+    pub file_name: String,
+    pub folder: Option<std::path::PathBuf>,
+}
+
+/// A chat title as a file name every system accepts: no path separators, reserved characters or
+/// control characters, no leading dots, at most 80 characters; "chat" when nothing is left.
+pub fn export_file_name(title: &str, format: ExportFormat) -> String {
+    let mut name = String::new();
+    let mut last_was_gap = false;
+    for c in title.trim().chars() {
+        let bad =
+            c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|');
+        if bad {
+            if !last_was_gap {
+                name.push('_');
+            }
+            last_was_gap = true;
+        } else {
+            name.push(c);
+            last_was_gap = false;
+        }
+    }
+    let name: String = name
+        .trim_start_matches('.')
+        .trim()
+        .chars()
+        .take(80)
+        .collect();
+    let name = if name.trim_matches('_').is_empty() {
+        "chat".to_string()
+    } else {
+        name
+    };
+    format!("{name}.{}", format.extension())
+}
+
 impl Tollgate {
     pub async fn list_chats(&self) -> Result<Vec<ChatRow>, ServiceError> {
         Ok(self.store.list_chats().await?)
@@ -70,6 +119,58 @@ impl Tollgate {
     }
 
     /// The chat as text in `format`.
+    /// Where the save dialog starts for an export of `chat`: its title as the file name, in its
+    /// workspace folder if it has one.
+    pub async fn export_target(
+        &self,
+        chat: ChatId,
+        format: ExportFormat,
+    ) -> Result<ExportTarget, ServiceError> {
+        let row = self
+            .store
+            .chat(chat)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+        Ok(ExportTarget {
+            file_name: export_file_name(&row.title, format),
+            folder: row
+                .workspace
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_dir()),
+        })
+    }
+
+    /// Writes the export of `chat` to `path`, the file the user chose (F-55). It is written to a
+    /// temporary file beside it and then renamed over it, so a failed write never leaves half an
+    /// export, nor damages a file that was there.
+    pub async fn export_chat_to(
+        &self,
+        chat: ChatId,
+        format: ExportFormat,
+        path: &std::path::Path,
+    ) -> Result<(), ServiceError> {
+        let text = self.export_chat(chat, format).await?;
+        let target = path.to_path_buf();
+        let failed = |source: std::io::Error| ServiceError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            let dir = target
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let mut file = tempfile::NamedTempFile::new_in(dir)?;
+            std::io::Write::write_all(&mut file, text.as_bytes())?;
+            file.as_file().sync_all()?;
+            file.persist(&target).map_err(|e| e.error)?;
+            Ok(())
+        })
+        .await
+        .map_err(|e| failed(std::io::Error::other(e.to_string())))?
+        .map_err(failed)
+    }
+
     pub async fn export_chat(
         &self,
         chat: ChatId,

@@ -77,6 +77,7 @@ fn kind(e: &ServiceError) -> ErrorKind {
         },
         ServiceError::NoSuchMcpServer(_) | ServiceError::NotFound(_) => ErrorKind::NotFound,
         ServiceError::Busy => ErrorKind::Busy,
+        ServiceError::Write { .. } => ErrorKind::Storage,
     }
 }
 

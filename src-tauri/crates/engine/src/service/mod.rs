@@ -28,7 +28,7 @@ mod chats;
 mod errors;
 mod gate;
 mod mcp;
-pub use chats::{ChatHistory, ExportFormat};
+pub use chats::{export_file_name, ChatHistory, ExportFormat, ExportTarget};
 pub use gate::SettingsView;
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 
@@ -95,6 +95,11 @@ pub enum ServiceError {
     Invalid(String),
     #[error("a reply is already being written in this chat; wait for it or press Stop")]
     Busy,
+    #[error("{path} could not be written: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// Longest automatic chat title, in characters.

@@ -1,0 +1,55 @@
+//! Native dialogs opened from Rust: the save dialog of an export (F-55). The window asks for an
+//! export; where it goes is the user's answer to this dialog, not the window's.
+
+use std::path::PathBuf;
+use tauri::{AppHandle, Manager, Runtime};
+use tollgate_engine::protocol::{CommandError, ErrorKind};
+use tollgate_engine::service::{ExportFormat, ExportTarget};
+
+/// Asks where to save an export; `None` if the user cancelled. Starts in the chat's workspace,
+/// else the Downloads folder, with the chat's title as the file name.
+pub async fn save_file<R: Runtime>(
+    app: &AppHandle<R>,
+    target: &ExportTarget,
+    format: ExportFormat,
+) -> Result<Option<PathBuf>, CommandError> {
+    let (title, filter) = match format {
+        ExportFormat::Markdown => ("Export chat as Markdown", "Markdown"),
+        ExportFormat::Json => ("Export chat as JSON", "JSON"),
+    };
+    // The dialog plugin's state, missing only where the app was built without it (tests on the
+    // mock runtime): then the command fails instead of panicking.
+    let dialogs = app
+        .try_state::<tauri_plugin_dialog::Dialog<R>>()
+        .ok_or_else(|| {
+            CommandError::new(ErrorKind::Internal, "the save dialog is not available")
+        })?;
+    let mut dialog = dialogs
+        .file()
+        .set_title(title)
+        .set_file_name(&target.file_name)
+        .add_filter(filter, &[format.extension()]);
+    if let Some(folder) = target
+        .folder
+        .clone()
+        .or_else(|| app.path().download_dir().ok())
+    {
+        dialog = dialog.set_directory(folder);
+    }
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.set_parent(&window);
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    dialog.save_file(move |chosen| {
+        let _ = tx.send(chosen);
+    });
+    let Some(chosen) = rx.await.ok().flatten() else {
+        return Ok(None);
+    };
+    chosen.into_path().map(Some).map_err(|e| {
+        CommandError::new(
+            ErrorKind::Invalid,
+            format!("the chosen file cannot be written to: {e}"),
+        )
+    })
+}
