@@ -35,8 +35,8 @@ use tollgate_engine::service::{
     AppSettings, ChatHistory, ExportFormat, Language, McpServerView, SettingsView, Theme,
 };
 use tollgate_engine::store::{
-    ApprovalRecordRow, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig, ProviderInput,
-    RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
+    ApprovalRecordRow, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig,
+    ProviderInput, RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
 };
 use ts_rs::{Config, TS};
 
@@ -72,6 +72,7 @@ fn render() -> String {
         ToolView,
         GroupView,
         ChatToolOverrides,
+        ChatParams,
         ChatRow,
         NewChat,
         SearchHit,

@@ -13,6 +13,7 @@ import type {
   ChatEvent,
   ChatHistory,
   ChatId,
+  ChatParams,
   ChatRow,
   Decision,
   ExportFormat,
@@ -109,6 +110,10 @@ export function setChatWorkspace(chat: ChatId, workspace: string | null): Promis
 }
 export function chatHistory(chat: ChatId): Promise<ChatHistory> {
   return call("chat_history", { chat });
+}
+/** Sets the chat's own system prompt, temperature and longest answer; the next turn uses them. */
+export function setChatPrompt(chat: ChatId, systemPrompt: string, params: ChatParams): Promise<void> {
+  return call("set_chat_prompt", { chat, systemPrompt, params });
 }
 /** Saves the chat where the user picks in the native save dialog; the saved file's path, or null if cancelled. */
 export function saveChatExport(chat: ChatId, format: ExportFormat): Promise<string | null> {

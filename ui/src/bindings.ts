@@ -44,7 +44,21 @@ export type GroupView = { name: string, title: string, description: string, enab
 
 export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: { [key in string]: boolean }, };
 
-export type ChatRow = { id: ChatId, title: string, providerId: number | null, model: string, systemPrompt: string, workspace: string | null, toolOverrides: ChatToolOverrides, createdAt: number, updatedAt: number, };
+export type ChatParams = { 
+/**
+ * Sampling temperature, 0–2.
+ */
+temperature?: number, 
+/**
+ * The longest answer, in tokens.
+ */
+maxTokens?: number, };
+
+export type ChatRow = { id: ChatId, title: string, providerId: number | null, model: string, systemPrompt: string, workspace: string | null, toolOverrides: ChatToolOverrides, 
+/**
+ * Temperature and answer length for this chat only.
+ */
+params: ChatParams, createdAt: number, updatedAt: number, };
 
 export type NewChat = { title: string, providerId?: number, model: string, systemPrompt: string, workspace?: string, };
 

@@ -20,6 +20,7 @@ export type {
   ChatEvent,
   ChatHistory,
   ChatId,
+  ChatParams,
   ChatRow,
   ChatToolOverrides,
   CommandError,

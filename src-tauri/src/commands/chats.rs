@@ -5,7 +5,7 @@ use crate::state::AppState;
 use tauri::State;
 use tollgate_engine::protocol::CommandError;
 use tollgate_engine::service::{ChatHistory, ExportFormat};
-use tollgate_engine::store::{ChatRow, NewChat, SearchHit};
+use tollgate_engine::store::{ChatParams, ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
 
 #[tauri::command]
@@ -71,6 +71,20 @@ pub async fn set_chat_model(
     model: String,
 ) -> Result<(), CommandError> {
     Ok(state.app.set_chat_model(chat, provider_id, &model).await?)
+}
+
+/// The chat's system prompt, temperature and longest answer (F-58); the next turn uses them.
+#[tauri::command]
+pub async fn set_chat_prompt(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    system_prompt: String,
+    params: ChatParams,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .set_chat_prompt(chat, &system_prompt, params)
+        .await?)
 }
 
 /// Saves the chat as Markdown or JSON where the user picks in the native save dialog (F-55), and

@@ -38,6 +38,7 @@ commands![
     chats::set_chat_workspace,
     chats::set_chat_model,
     chats::chat_history,
+    chats::set_chat_prompt,
     chats::save_chat_export,
     turns::send_message,
     turns::retry_turn,

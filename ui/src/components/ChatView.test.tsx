@@ -13,6 +13,7 @@ vi.mock("../api", () => ({
   chatToolGroups: vi.fn(() => Promise.resolve([])),
   openExternal: vi.fn(() => Promise.resolve()),
   copyText: vi.fn(() => Promise.resolve()),
+  setChatPrompt: vi.fn(() => Promise.resolve()),
 }));
 
 import * as api from "../api";
@@ -28,6 +29,7 @@ const chat: ChatRow = {
   systemPrompt: "",
   workspace: null,
   toolOverrides: { groups: {}, tools: {} },
+  params: {},
   createdAt: 0,
   updatedAt: 0,
 };
@@ -287,5 +289,50 @@ describe("copy", () => {
     );
     await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="copy-message"]'));
     expect(root.querySelector('[data-message="2"] [data-role="copy-message"]')?.textContent).toContain("Not copied");
+  });
+});
+
+describe("the chat's prompt and parameters", () => {
+  async function field(role: string, value: string) {
+    const el = root.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[data-role="${role}"]`);
+    if (!el) throw new Error(`no ${role}`);
+    await act(async () => {
+      el.value = value;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
+  async function submit() {
+    const form = root.querySelector<HTMLFormElement>('[data-role="chat-prompt-form"]');
+    if (!form) throw new Error("no prompt form");
+    await act(async () => {
+      form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+  }
+
+  it("saves the prompt, temperature and longest answer, and refuses values out of range", async () => {
+    await mount();
+    await click(root.querySelector<HTMLButtonElement>('[data-role="chat-prompt"]'));
+    await field("system-prompt", "Be brief.");
+    await field("temperature", "3");
+    await submit();
+    expect(api.setChatPrompt).not.toHaveBeenCalled();
+    expect(root.querySelector('[data-role="chat-prompt-form"] .inline-error')?.textContent).toContain("from 0 to 2");
+    await field("temperature", "0.4");
+    await field("max-tokens", "12.5");
+    await submit();
+    expect(api.setChatPrompt).not.toHaveBeenCalled();
+    await field("max-tokens", "500");
+    await submit();
+    expect(api.setChatPrompt).toHaveBeenCalledWith(21, "Be brief.", { temperature: 0.4, maxTokens: 500 });
+    await act(async () => {});
+    expect(root.querySelector('[data-role="chat-prompt-form"]')).toBeNull();
+  });
+
+  it("blank fields go back to the defaults", async () => {
+    vi.mocked(api.setChatPrompt).mockClear();
+    await mount();
+    await click(root.querySelector<HTMLButtonElement>('[data-role="chat-prompt"]'));
+    await submit();
+    expect(api.setChatPrompt).toHaveBeenCalledWith(21, "", {});
   });
 });

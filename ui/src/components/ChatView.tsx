@@ -7,7 +7,7 @@ import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, type TimelineMessage } from "../timeline";
-import type { ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
+import type { ChatId, ChatParams, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
@@ -528,6 +528,7 @@ function ChatHeader(props: Props) {
       </div>
       <div class="chat-actions">
         <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
+        <PromptPopover chat={chat} onChanged={props.onChatChanged} />
         <ToolsPopover chat={chat} />
         <ExportMenu chat={chat} />
         <button type="button" class={`btn btn--ghost${props.showLog ? " is-pressed" : ""}`} aria-pressed={props.showLog} title={t("chat.log")} onClick={props.onToggleLog}>
@@ -672,6 +673,110 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
           ) : null}
           </form>
         </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** Reads a number field: blank is "use the default" (`undefined`), anything else must parse. */
+function optionalNumber(raw: string): number | undefined | null {
+  const text = raw.trim();
+  if (!text) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The chat's system prompt, temperature and longest answer (F-58), in a popover in the header. */
+function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  const [prompt, setPrompt] = useState(chat.systemPrompt);
+  const [temperature, setTemperature] = useState("");
+  const [maxTokens, setMaxTokens] = useState("");
+  const { error, busy, run, setError } = useAction();
+  useEffect(() => {
+    if (!open) return;
+    setPrompt(chat.systemPrompt);
+    setTemperature(chat.params.temperature == null ? "" : String(chat.params.temperature));
+    setMaxTokens(chat.params.maxTokens == null ? "" : String(chat.params.maxTokens));
+    setError(null);
+  }, [open, chat.id]);
+  const custom = chat.systemPrompt.trim() !== "" || chat.params.temperature != null || chat.params.maxTokens != null;
+
+  const save = async () => {
+    const t1 = optionalNumber(temperature);
+    const m1 = optionalNumber(maxTokens);
+    if (t1 === null || (t1 !== undefined && (t1 < 0 || t1 > 2))) {
+      setError(t("chat.promptTemperatureRange"));
+      return;
+    }
+    if (m1 === null || (m1 !== undefined && (!Number.isInteger(m1) || m1 < 1))) {
+      setError(t("chat.promptMaxTokensRange"));
+      return;
+    }
+    const params: ChatParams = {};
+    if (t1 !== undefined) params.temperature = t1;
+    if (m1 !== undefined) params.maxTokens = m1;
+    if (
+      await run(async () => {
+        await api.setChatPrompt(chat.id, prompt, params);
+        onChanged();
+      })
+    ) {
+      setOpen(false);
+    }
+  };
+
+  return (
+    <div class="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        class={`btn btn--ghost${open ? " is-pressed" : ""}`}
+        aria-expanded={open}
+        title={t("chat.promptTitle")}
+        onClick={() => setOpen(!open)}
+        data-role="chat-prompt"
+      >
+        <Icon name="pencil" /> <span class="btn-label">{t("chat.prompt")}</span>
+        {custom ? <span class="dot dot--accent" aria-label={t("chat.promptCustom")} /> : null}
+      </button>
+      {open ? (
+        <form
+          class="popover popover--wide"
+          aria-label={t("chat.promptTitle")}
+          data-role="chat-prompt-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          <div class="popover-title">{t("chat.promptTitle")}</div>
+          <label class="field">
+            <span>{t("chat.systemPrompt")}</span>
+            <textarea rows={5} value={prompt} placeholder={t("chat.systemPromptPlaceholder")} onInput={(e) => setPrompt(e.currentTarget.value)} data-role="system-prompt" />
+          </label>
+          <div class="form-grid form-grid--tight">
+            <label class="field">
+              <span>{t("chat.temperature")}</span>
+              <input type="number" min="0" max="2" step="0.1" value={temperature} placeholder={t("chat.useDefault")} onInput={(e) => setTemperature(e.currentTarget.value)} data-role="temperature" />
+            </label>
+            <label class="field">
+              <span>{t("chat.maxTokens")}</span>
+              <input type="number" min="1" step="1" value={maxTokens} placeholder={t("chat.useDefault")} onInput={(e) => setMaxTokens(e.currentTarget.value)} data-role="max-tokens" />
+            </label>
+          </div>
+          <small class="muted">{t("chat.promptHint")}</small>
+          {error ? <p class="inline-error">{error}</p> : null}
+          <div class="row row--end">
+            <button type="button" class="btn btn--ghost" onClick={() => setOpen(false)}>
+              {t("common.cancel")}
+            </button>
+            <button type="submit" class="btn btn--primary" disabled={busy}>
+              {t("common.save")}
+            </button>
+          </div>
+        </form>
       ) : null}
     </div>
   );

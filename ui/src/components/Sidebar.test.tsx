@@ -12,7 +12,7 @@ import * as api from "../api";
 import { Sidebar } from "./Sidebar";
 
 const chats: ChatRow[] = [
-  { id: 1, title: "Travel plans", providerId: null, model: "", systemPrompt: "", workspace: null, toolOverrides: { groups: {}, tools: {} }, createdAt: 0, updatedAt: 0 },
+  { id: 1, title: "Travel plans", providerId: null, model: "", systemPrompt: "", workspace: null, toolOverrides: { groups: {}, tools: {} }, params: {}, createdAt: 0, updatedAt: 0 },
 ];
 
 let root: HTMLElement;

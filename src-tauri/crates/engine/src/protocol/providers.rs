@@ -80,6 +80,7 @@ pub struct ProviderOptions {
     /// OpenAI-compatible providers: which parameters requests carry.
     pub request_style: RequestStyle,
     /// Anthropic: extended thinking with this many tokens of budget; `None` turns it off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub thinking_budget: Option<u32>,
 }

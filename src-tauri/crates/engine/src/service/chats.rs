@@ -3,7 +3,7 @@
 
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
-use crate::store::{ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
+use crate::store::{ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
 use serde::{Deserialize, Serialize};
 
 /// A chat's messages and recorded tool calls, to rebuild the timeline on open.
@@ -119,6 +119,37 @@ impl Tollgate {
     }
 
     /// The chat as text in `format`.
+    /// Sets the chat's system prompt, temperature and answer length (F-58); the next turn uses
+    /// them. A temperature outside 0–2 or a length of 0 is refused.
+    pub async fn set_chat_prompt(
+        &self,
+        chat: ChatId,
+        system_prompt: &str,
+        params: ChatParams,
+    ) -> Result<(), ServiceError> {
+        if let Some(t) = params.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(ServiceError::Invalid(format!(
+                    "the temperature must be between 0 and 2, not {t}"
+                )));
+            }
+        }
+        if params.max_tokens == Some(0) {
+            return Err(ServiceError::Invalid(
+                "the longest answer must be at least 1 token".into(),
+            ));
+        }
+        if self.store.chat(chat).await?.is_none() {
+            return Err(ServiceError::NotFound(format!(
+                "chat {chat} does not exist"
+            )));
+        }
+        Ok(self
+            .store
+            .set_chat_prompt(chat, system_prompt.trim().to_string(), params)
+            .await?)
+    }
+
     /// Where the save dialog starts for an export of `chat`: its title as the file name, in its
     /// workspace folder if it has one.
     pub async fn export_target(

@@ -13,7 +13,7 @@ use crate::protocol::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use crate::providers::config::{ConfigError, Providers};
 use crate::rules::RuleBook;
 use crate::secrets::Keychain;
-use crate::store::{Store, StoreError};
+use crate::store::{ChatParams, Store, StoreError};
 use crate::tools::questions::{AnswerError, QuestionHub};
 use crate::tools::{Registry, RegistryError};
 use parking_lot::{Mutex, RwLock};
@@ -100,6 +100,18 @@ pub enum ServiceError {
         path: String,
         source: std::io::Error,
     },
+}
+
+/// What a turn runs with: the app's settings, with the chat's own temperature and answer length
+/// where it has them (F-58).
+pub fn with_chat_params(mut settings: TurnSettings, params: ChatParams) -> TurnSettings {
+    if params.temperature.is_some() {
+        settings.temperature = params.temperature;
+    }
+    if let Some(max) = params.max_tokens {
+        settings.max_tokens = max;
+    }
+    settings
 }
 
 /// Longest automatic chat title, in characters.
@@ -248,7 +260,7 @@ impl Tollgate {
             router: Arc::clone(&self.router),
             model,
             system_prompt: row.system_prompt,
-            settings: self.app_settings.read().turn.clone(),
+            settings: with_chat_params(self.app_settings.read().turn.clone(), row.params),
         };
         let handle = {
             let mut turns = self.turns.lock();

@@ -18,6 +18,20 @@ pub struct NewChat {
     pub workspace: Option<String>,
 }
 
+/// A chat's own request parameters (F-58); `None` uses the app's setting.
+#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatParams {
+    /// Sampling temperature, 0–2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub temperature: Option<f32>,
+    /// The longest answer, in tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_tokens: Option<u32>,
+}
+
 /// A chat as stored.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,12 +43,13 @@ pub struct ChatRow {
     pub system_prompt: String,
     pub workspace: Option<String>,
     pub tool_overrides: ChatToolOverrides,
+    /// Temperature and answer length for this chat only.
+    pub params: ChatParams,
     pub created_at: i64,
     pub updated_at: i64,
 }
 
-const COLUMNS: &str =
-    "id, title, provider_id, model, system_prompt, workspace, tool_overrides, created_at, updated_at";
+const COLUMNS: &str = "id, title, provider_id, model, system_prompt, workspace, tool_overrides, created_at, updated_at, params";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<(ChatRow, String)> {
     Ok((
@@ -46,6 +61,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(ChatRow, String)> {
             system_prompt: row.get(4)?,
             workspace: row.get(5)?,
             tool_overrides: ChatToolOverrides::default(),
+            // Parameters a newer version wrote, or a hand-edited row, read as the defaults.
+            params: serde_json::from_str(&row.get::<_, String>(9)?).unwrap_or_default(),
             created_at: row.get(7)?,
             updated_at: row.get(8)?,
         },
@@ -127,6 +144,23 @@ impl Store {
             c.execute(
                 "UPDATE chats SET provider_id = ?2, model = ?3, updated_at = ?4 WHERE id = ?1",
                 params![id.0, provider_id, model, now_ms()],
+            )
+        })
+        .await
+    }
+
+    /// Sets the chat's own system prompt and request parameters (F-58).
+    pub async fn set_chat_prompt(
+        &self,
+        id: ChatId,
+        system_prompt: String,
+        params: ChatParams,
+    ) -> StoreResult<()> {
+        let params = serde_json::to_string(&params)?;
+        self.update_chat(id, move |c| {
+            c.execute(
+                "UPDATE chats SET system_prompt = ?2, params = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id.0, system_prompt, params, now_ms()],
             )
         })
         .await

@@ -154,8 +154,13 @@ ALTER TABLE providers ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 DROP TABLE IF EXISTS mcp_servers;
 "#;
 
+/// A chat's own request parameters (F-58) as JSON: `temperature`, `maxTokens`.
+const V4: &str = r#"
+ALTER TABLE chats ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4)])
 }
 
 /// Brings the schema to the latest version.
@@ -177,7 +182,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, 4);
     }
 
     #[test]

@@ -21,7 +21,7 @@ mod settings;
 mod variables;
 
 pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
-pub use chats::{ChatRow, NewChat};
+pub use chats::{ChatParams, ChatRow, NewChat};
 pub use messages::{MessageRow, MessageStatus, Role};
 pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};

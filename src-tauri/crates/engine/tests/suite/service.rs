@@ -360,3 +360,77 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
     assert!(app.store.chat(chat).await.unwrap().is_none());
     assert!(app.store.chat_messages(chat).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_restart() {
+    use tollgate_engine::store::ChatParams;
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let refused = [
+        ChatParams {
+            temperature: Some(2.5),
+            max_tokens: None,
+        },
+        ChatParams {
+            temperature: Some(-0.1),
+            max_tokens: None,
+        },
+        ChatParams {
+            temperature: None,
+            max_tokens: Some(0),
+        },
+    ];
+    for params in refused {
+        assert!(
+            matches!(
+                app.set_chat_prompt(chat, "x", params).await,
+                Err(ServiceError::Invalid(_))
+            ),
+            "{params:?}"
+        );
+    }
+    assert!(matches!(
+        app.set_chat_prompt(ChatId(999), "x", ChatParams::default())
+            .await,
+        Err(ServiceError::NotFound(_))
+    ));
+    let params = ChatParams {
+        temperature: Some(0.3),
+        max_tokens: Some(777),
+    };
+    app.set_chat_prompt(chat, "  You answer in haiku.  ", params)
+        .await
+        .unwrap();
+
+    mock.push(openai::text("Five, seven, five."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("hello".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let body = &mock.bodies()[0];
+    assert_eq!(body["temperature"], json!(0.3f32));
+    assert_eq!(body["max_tokens"], 777);
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You answer in haiku."), "{system}");
+
+    // Another chat keeps the app's defaults.
+    let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    mock.push(openai::text("Hi."));
+    let (on_event, mut rx) = collector();
+    app.send(other, TurnInput::Message("hello".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let body = &mock.bodies()[1];
+    assert!(body.get("temperature").is_none());
+    assert_eq!(body["max_tokens"], 8_192);
+
+    drop(app);
+    let reopened = open(dir.path()).await;
+    let row = reopened.store.chat(chat).await.unwrap().unwrap();
+    assert_eq!(row.system_prompt, "You answer in haiku.");
+    assert_eq!(row.params, params);
+}

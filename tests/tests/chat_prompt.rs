@@ -1,0 +1,79 @@
+//! A chat's own system prompt, temperature and longest answer (F-58), set in the chat header's
+//! popover as a user does — typing, Tab between fields, Enter to save — and sent with the next
+//! request; another chat keeps the defaults.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use std::time::Duration;
+use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::webdriver::Session;
+use tollgate_mock_llm::openai;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+#[tokio::test]
+async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-prompt")
+        .await
+        .unwrap();
+    s.click("button.new-chat").await.unwrap();
+    s.click("[data-role=chat-prompt]").await.unwrap();
+    let prompt = s.el("[data-role=system-prompt]").await.unwrap();
+    prompt.send_keys("Answer like a pirate.").await.unwrap();
+    // Tab to the temperature, type; Tab to the longest answer, type; Enter saves.
+    s.press(keys::TAB).await.unwrap();
+    assert!(s.focused().await.unwrap().contains("|temperature|"));
+    s.el("[data-role=temperature]")
+        .await
+        .unwrap()
+        .send_keys("0.2")
+        .await
+        .unwrap();
+    s.press(keys::TAB).await.unwrap();
+    s.el("[data-role=max-tokens]")
+        .await
+        .unwrap()
+        .send_keys("321")
+        .await
+        .unwrap();
+    s.screenshot("flow-chat-prompt").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while s.exists("[data-role=chat-prompt-form]").await.unwrap() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the popover stayed open"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(s
+        .exists("[data-role=chat-prompt] .dot--accent")
+        .await
+        .unwrap());
+
+    mock.push(openai::text("Arr, ahoy!"));
+    s.send("hello").await.unwrap();
+    s.wait_for_text("Arr, ahoy!", WAIT).await.unwrap();
+    let body = &mock.bodies()[0];
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Answer like a pirate."),
+        "{body}"
+    );
+    assert_eq!(body["temperature"], serde_json::json!(0.2f32));
+    assert_eq!(body["max_tokens"], 321);
+
+    // A new chat starts from the defaults.
+    mock.push(openai::text("Hello."));
+    s.new_chat_and_send("hi").await.unwrap();
+    s.wait_for_text("Hello.", WAIT).await.unwrap();
+    let body = &mock.bodies()[1];
+    assert!(body.get("temperature").is_none(), "{body}");
+    assert!(!s
+        .exists("[data-role=chat-prompt] .dot--accent")
+        .await
+        .unwrap());
+    s.close().await;
+}
