@@ -35,8 +35,9 @@ use tollgate_engine::service::{
     AppSettings, ChatHistory, ExportFormat, Language, McpServerView, SettingsView, Theme,
 };
 use tollgate_engine::store::{
-    ApprovalRecordRow, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, ProviderConfig,
-    ProviderInput, RecordStatus, RecordedCall, Role, RuleRow, SearchHit,
+    ApprovalRecordRow, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
+    PresetInput, ProviderConfig, ProviderInput, RecordStatus, RecordedCall, Role, RuleRow,
+    SearchHit,
 };
 use ts_rs::{Config, TS};
 
@@ -73,6 +74,8 @@ fn render() -> String {
         GroupView,
         ChatToolOverrides,
         ChatParams,
+        PresetInput,
+        Preset,
         ChatRow,
         NewChat,
         SearchHit,

@@ -77,3 +77,63 @@ async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
         .unwrap());
     s.close().await;
 }
+
+#[tokio::test]
+async fn an_assistant_starts_a_chat_with_its_prompt_and_tools() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-preset")
+        .await
+        .unwrap();
+    s.open_settings("Assistants").await.unwrap();
+    s.click("[data-role=add-preset]").await.unwrap();
+    s.el("[data-role=preset-name]")
+        .await
+        .unwrap()
+        .send_keys("Pirate")
+        .await
+        .unwrap();
+    s.el("[data-role=preset-prompt]")
+        .await
+        .unwrap()
+        .send_keys("Answer like a pirate.")
+        .await
+        .unwrap();
+    s.el("[data-group=basic] select")
+        .await
+        .unwrap()
+        .select_by_value("off")
+        .await
+        .unwrap();
+    s.screenshot("settings-assistant-form").await.unwrap();
+    s.click_text("[data-role=preset-form] button", "Save")
+        .await
+        .unwrap();
+    let card = s.wait_text("[data-preset=Pirate]", WAIT).await.unwrap();
+    assert!(card.contains("Basics off"), "{card}");
+    s.screenshot("settings-assistants").await.unwrap();
+    s.back_to_chat().await.unwrap();
+
+    // The ▾ beside New chat lists the assistant; choosing it starts a chat with its settings.
+    s.click("[data-role=new-from-preset]").await.unwrap();
+    s.click_text("[role=menu] .menu-item", "Pirate")
+        .await
+        .unwrap();
+    mock.push(openai::text("Arr."));
+    s.send("hello").await.unwrap();
+    s.wait_for_text("Arr.", WAIT).await.unwrap();
+    let body = &mock.bodies()[0];
+    assert!(body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Answer like a pirate."));
+    let tools: Vec<String> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|x| x["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!tools.contains(&"calculate".to_string()), "{tools:?}");
+    s.close().await;
+}

@@ -23,6 +23,8 @@ import type {
   McpServerView,
   NewChat,
   PendingApproval,
+  Preset,
+  PresetInput,
   ProviderConfig,
   ProviderInput,
   Rule,
@@ -110,6 +112,20 @@ export function setChatWorkspace(chat: ChatId, workspace: string | null): Promis
 }
 export function chatHistory(chat: ChatId): Promise<ChatHistory> {
   return call("chat_history", { chat });
+}
+export function listPresets(): Promise<Preset[]> {
+  return call("list_presets", {});
+}
+/** Adds a preset (`id` null) or changes one. */
+export function savePreset(id: number | null, preset: PresetInput): Promise<Preset> {
+  return call("save_preset", { id, preset });
+}
+export function deletePreset(id: number): Promise<boolean> {
+  return call("delete_preset", { id });
+}
+/** A new chat with the preset's prompt, model, parameters and tool groups. */
+export function createChatFromPreset(preset: number): Promise<ChatRow> {
+  return call("create_chat_from_preset", { preset });
 }
 /** Sets the chat's own system prompt, temperature and longest answer; the next turn uses them. */
 export function setChatPrompt(chat: ChatId, systemPrompt: string, params: ChatParams): Promise<void> {

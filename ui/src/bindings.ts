@@ -54,6 +54,36 @@ temperature?: number,
  */
 maxTokens?: number, };
 
+export type PresetInput = { name: string, systemPrompt: string, 
+/**
+ * `None`: the first configured provider, as for any new chat.
+ */
+providerId?: number, 
+/**
+ * Empty: the provider's default model.
+ */
+model: string, params: ChatParams, 
+/**
+ * Tool groups turned on (`true`) or off (`false`) in chats started from the preset; groups
+ * not named follow the app-wide setting.
+ */
+groups: { [key in string]: boolean }, };
+
+export type Preset = { id: number, createdAt: number, name: string, systemPrompt: string, 
+/**
+ * `None`: the first configured provider, as for any new chat.
+ */
+providerId?: number, 
+/**
+ * Empty: the provider's default model.
+ */
+model: string, params: ChatParams, 
+/**
+ * Tool groups turned on (`true`) or off (`false`) in chats started from the preset; groups
+ * not named follow the app-wide setting.
+ */
+groups: { [key in string]: boolean }, };
+
 export type ChatRow = { id: ChatId, title: string, providerId: number | null, model: string, systemPrompt: string, workspace: string | null, toolOverrides: ChatToolOverrides, 
 /**
  * Temperature and answer length for this chat only.

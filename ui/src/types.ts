@@ -46,6 +46,8 @@ export type {
   NewChat,
   OutputStream,
   PendingApproval,
+  Preset,
+  PresetInput,
   ProviderConfig,
   ProviderInput,
   ProviderKind,

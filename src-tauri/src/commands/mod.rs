@@ -8,6 +8,7 @@ pub mod app;
 pub mod chats;
 pub mod decisions;
 pub mod mcp;
+pub mod presets;
 pub mod providers;
 pub mod rules;
 pub mod settings;
@@ -54,6 +55,10 @@ commands![
     tools::chat_tool_groups,
     tools::set_chat_group_enabled,
     tools::set_chat_tool_enabled,
+    presets::list_presets,
+    presets::save_preset,
+    presets::delete_preset,
+    presets::create_chat_from_preset,
     providers::list_providers,
     providers::add_provider,
     providers::update_provider,

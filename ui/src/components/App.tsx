@@ -84,6 +84,7 @@ export function App() {
   }, []);
   const providers = useLoad(() => api.listProviders(), []);
   const waiting = useLoad(() => api.waitingCounts(), []);
+  const presets = useLoad(() => api.listPresets(), []);
   const reloadWaiting = waiting.reload;
   const creating = useAction();
   const [inviteDismissed, setInviteDismissed] = useState(stored("tollgate.inviteDismissed") === "1");
@@ -144,9 +145,9 @@ export function App() {
   }, []);
 
   const newChat = useCallback(
-    (): void =>
+    (preset?: number): void =>
       void creating.run(async () => {
-        const row = await api.createChat({});
+        const row = preset === undefined ? await api.createChat({}) : await api.createChatFromPreset(preset);
         // Shown at once, in the same render as the switch to it; the reload puts it in its place.
         chatsLoad.setData([row, ...chatsRef.current.filter((c) => c.id !== row.id)]);
         setCurrent(row.id);
@@ -214,7 +215,9 @@ export function App() {
           setCurrent(id);
           setView("chat");
         }}
-        onNew={newChat}
+        onNew={() => newChat()}
+        presets={presets.data ?? []}
+        onNewFromPreset={(id) => newChat(id)}
         onRenamed={() => void reloadChats()}
         onDelete={deleteChat}
         onSettings={() => setView(view === "settings" ? "chat" : "settings")}
@@ -233,6 +236,7 @@ export function App() {
             chats={chats}
             currentChat={currentId}
             onProvidersChanged={() => void providers.reload()}
+            onPresetsChanged={() => void presets.reload()}
             onConfirm={askConfirm}
             onBack={() => setView("chat")}
           />

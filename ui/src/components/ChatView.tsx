@@ -7,10 +7,11 @@ import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, type TimelineMessage } from "../timeline";
-import type { ChatId, ChatParams, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
+import type { ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
+import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "./params";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
@@ -640,11 +641,7 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
                   }}
                 >
                   <option value="">{t("chat.providerDefault", { name: providers[0]?.name ?? t("providers.kindDemo") })}</option>
-                  {providers.map((p) => (
-                    <option key={p.id} value={String(p.id)}>
-                      {p.name}
-                    </option>
-                  ))}
+                  <ProviderOptions providers={providers} />
                 </select>
               </label>
               <label class="field">
@@ -678,49 +675,31 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
   );
 }
 
-/** Reads a number field: blank is "use the default" (`undefined`), anything else must parse. */
-function optionalNumber(raw: string): number | undefined | null {
-  const text = raw.trim();
-  if (!text) return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : null;
-}
-
 /** The chat's system prompt, temperature and longest answer (F-58), in a popover in the header. */
 function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
   const [prompt, setPrompt] = useState(chat.systemPrompt);
-  const [temperature, setTemperature] = useState("");
-  const [maxTokens, setMaxTokens] = useState("");
+  const [fields, setFields] = useState<ParamsText>(paramsText(chat.params));
   const { error, busy, run, setError } = useAction();
   useEffect(() => {
     if (!open) return;
     setPrompt(chat.systemPrompt);
-    setTemperature(chat.params.temperature == null ? "" : String(chat.params.temperature));
-    setMaxTokens(chat.params.maxTokens == null ? "" : String(chat.params.maxTokens));
+    setFields(paramsText(chat.params));
     setError(null);
   }, [open, chat.id]);
   const custom = chat.systemPrompt.trim() !== "" || chat.params.temperature != null || chat.params.maxTokens != null;
 
   const save = async () => {
-    const t1 = optionalNumber(temperature);
-    const m1 = optionalNumber(maxTokens);
-    if (t1 === null || (t1 !== undefined && (t1 < 0 || t1 > 2))) {
-      setError(t("chat.promptTemperatureRange"));
+    const read = readParams(fields);
+    if ("error" in read) {
+      setError(t(read.error));
       return;
     }
-    if (m1 === null || (m1 !== undefined && (!Number.isInteger(m1) || m1 < 1))) {
-      setError(t("chat.promptMaxTokensRange"));
-      return;
-    }
-    const params: ChatParams = {};
-    if (t1 !== undefined) params.temperature = t1;
-    if (m1 !== undefined) params.maxTokens = m1;
     if (
       await run(async () => {
-        await api.setChatPrompt(chat.id, prompt, params);
+        await api.setChatPrompt(chat.id, prompt, read.params);
         onChanged();
       })
     ) {
@@ -757,14 +736,7 @@ function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => vo
             <textarea rows={5} value={prompt} placeholder={t("chat.systemPromptPlaceholder")} onInput={(e) => setPrompt(e.currentTarget.value)} data-role="system-prompt" />
           </label>
           <div class="form-grid form-grid--tight">
-            <label class="field">
-              <span>{t("chat.temperature")}</span>
-              <input type="number" min="0" max="2" step="0.1" value={temperature} placeholder={t("chat.useDefault")} onInput={(e) => setTemperature(e.currentTarget.value)} data-role="temperature" />
-            </label>
-            <label class="field">
-              <span>{t("chat.maxTokens")}</span>
-              <input type="number" min="1" step="1" value={maxTokens} placeholder={t("chat.useDefault")} onInput={(e) => setMaxTokens(e.currentTarget.value)} data-role="max-tokens" />
-            </label>
+            <ParamsFields value={fields} onChange={setFields} />
           </div>
           <small class="muted">{t("chat.promptHint")}</small>
           {error ? <p class="inline-error">{error}</p> : null}

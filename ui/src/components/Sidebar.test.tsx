@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ChatRow } from "../types";
+import type { ChatRow, Preset } from "../types";
 
 vi.mock("../api", () => ({
   searchChats: vi.fn(),
@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => render(null, root));
 
-async function mount() {
+async function mount(presets: Preset[] = [], onNewFromPreset: (id: number) => void = () => {}) {
   await act(async () => {
     render(
       <Sidebar
@@ -34,6 +34,8 @@ async function mount() {
         waiting={{}}
         onSelect={() => {}}
         onNew={() => {}}
+        presets={presets}
+        onNewFromPreset={onNewFromPreset}
         onRenamed={() => {}}
         onDelete={() => {}}
         onSettings={() => {}}
@@ -76,5 +78,26 @@ describe("chat search", () => {
     await type("train");
     await settle();
     expect(root.querySelector(".chat-list .inline-error")?.textContent).toBe("index rebuilding");
+  });
+});
+
+describe("new chat with an assistant", () => {
+  const preset: Preset = { id: 4, name: "Reviewer", systemPrompt: "Review code.", model: "", params: {}, groups: {}, createdAt: 0 };
+
+  it("has no menu while there are no assistants", async () => {
+    await mount();
+    expect(root.querySelector('[data-role="new-from-preset"]')).toBeNull();
+  });
+
+  it("lists the assistants beside New chat and starts the chosen one", async () => {
+    const picked: number[] = [];
+    await mount([preset], (id) => picked.push(id));
+    const caret = root.querySelector<HTMLButtonElement>('[data-role="new-from-preset"]');
+    expect(caret?.getAttribute("aria-label")).toBe("New chat with an assistant");
+    await act(async () => caret?.click());
+    const item = [...root.querySelectorAll<HTMLButtonElement>('[role="menuitem"]')].find((b) => b.textContent === "Reviewer");
+    await act(async () => item?.click());
+    expect(picked).toEqual([4]);
+    expect(root.querySelector('[role="menu"]')).toBeNull();
   });
 });

@@ -2,9 +2,9 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { chatTitle, relativeTime, snippetParts } from "../format";
 import { language, t } from "../i18n";
-import { pause, useAction, useLoad } from "./hooks";
+import { pause, useAction, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
-import type { ChatId, ChatRow, SearchHit } from "../types";
+import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
 
 /** How long typing must pause before a search runs. */
 const SEARCH_DELAY_MS = 150;
@@ -19,11 +19,56 @@ interface Props {
   waiting: Record<string, number>;
   onSelect: (chat: ChatId) => void;
   onNew: () => void;
+  /** The presets a chat can start from (the caret beside New chat lists them). */
+  presets: Preset[];
+  onNewFromPreset: (preset: number) => void;
   onRenamed: () => void;
   onDelete: (chat: ChatRow) => void;
   onSettings: () => void;
   settingsOpen: boolean;
   searchRef: { current: HTMLInputElement | null };
+}
+
+/** Starts a chat from a preset: a menu beside New chat. */
+function PresetMenu({ presets, onPick }: { presets: Preset[]; onPick: (id: number) => void }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  return (
+    <div class="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        class="btn btn--primary new-chat-more"
+        aria-expanded={open}
+        aria-haspopup="menu"
+        aria-label={t("sidebar.newFromPreset")}
+        title={t("sidebar.newFromPreset")}
+        onClick={() => setOpen(!open)}
+        data-role="new-from-preset"
+      >
+        ▾
+      </button>
+      {open ? (
+        <div class="popover popover--menu" role="menu">
+          <div class="popover-title menu-title">{t("sidebar.newFromPreset")}</div>
+          {presets.map((p) => (
+            <button
+              key={p.id}
+              type="button"
+              role="menuitem"
+              class="menu-item"
+              onClick={() => {
+                setOpen(false);
+                onPick(p.id);
+              }}
+            >
+              {p.name}
+            </button>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
 }
 
 function BrandMark() {
@@ -60,9 +105,12 @@ export function Sidebar(props: Props) {
         <BrandMark />
         <span class="brand-name">{t("app.name")}</span>
       </div>
-      <button type="button" class="btn btn--primary new-chat" onClick={props.onNew} title="Ctrl+N">
-        <Icon name="plus" /> {t("sidebar.newChat")}
-      </button>
+      <div class="new-chat-row">
+        <button type="button" class="btn btn--primary new-chat" onClick={props.onNew} title="Ctrl+N">
+          <Icon name="plus" /> {t("sidebar.newChat")}
+        </button>
+        {props.presets.length ? <PresetMenu presets={props.presets} onPick={props.onNewFromPreset} /> : null}
+      </div>
       <div class="search">
         <input
           ref={props.searchRef}

@@ -9,6 +9,9 @@ vi.mock("../../api", () => ({
   addProvider: vi.fn(),
   updateProvider: vi.fn(),
   detectLocalServers: vi.fn(() => Promise.resolve([])),
+  listPresets: vi.fn(() => Promise.resolve([])),
+  savePreset: vi.fn(() => Promise.resolve({})),
+  deletePreset: vi.fn(() => Promise.resolve(true)),
   setAppSettings: vi.fn(() => Promise.resolve()),
   setToolSettings: vi.fn(() => Promise.resolve()),
   saveProviderKey: vi.fn(() => Promise.resolve()),
@@ -53,6 +56,7 @@ async function show(tab: SettingsTab, settings: { settings: SettingsView | null;
         chats={[]}
         currentChat={3}
         onProvidersChanged={() => {}}
+        onPresetsChanged={() => {}}
         onConfirm={() => {}}
         onBack={() => {}}
       />,
@@ -238,6 +242,44 @@ const groups: GroupView[] = [
     ],
   },
 ];
+
+describe("assistants tab", () => {
+  it("adds an assistant with its prompt, parameters and tool groups", async () => {
+    vi.mocked(api.listToolGroups).mockResolvedValue(groups);
+    await show("presets");
+    expect(root.textContent).toContain("No assistants yet.");
+    await act(async () => root.querySelector<HTMLButtonElement>('[data-role="add-preset"]')?.click());
+    const form = root.querySelector<HTMLFormElement>('[data-role="preset-form"]');
+    if (!form) throw new Error("no preset form");
+    const submit = () =>
+      act(async () => {
+        form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+      });
+    await submit();
+    expect(form.querySelector(".inline-error")?.textContent).toBe("An assistant needs a name.");
+    const name = form.querySelector<HTMLInputElement>('[data-role="preset-name"]');
+    const prompt = form.querySelector<HTMLTextAreaElement>('[data-role="preset-prompt"]');
+    const group = form.querySelector<HTMLSelectElement>('[data-group="basic"] select');
+    const selects = form.querySelectorAll<HTMLSelectElement>("select");
+    const numbers = form.querySelectorAll<HTMLInputElement>('input[type="number"]');
+    if (!name || !prompt || !group || !numbers[0]) throw new Error("fields missing");
+    expect([...group.options].map((o) => o.textContent)).toEqual(["As in Settings (On)", "On", "Off"]);
+    await input(name, "Reviewer");
+    await input(prompt as unknown as HTMLInputElement, "Review code.");
+    await input(numbers[0], "0.3");
+    await input(group, "off", "change");
+    await input(selects[0]!, "2", "change");
+    await submit();
+    expect(api.savePreset).toHaveBeenCalledWith(null, {
+      name: "Reviewer",
+      systemPrompt: "Review code.",
+      model: "",
+      params: { temperature: 0.3 },
+      groups: { basic: false },
+      providerId: 2,
+    });
+  });
+});
 
 describe("general tab", () => {
   it("saves the retry count and the stream idle timeout in seconds", async () => {

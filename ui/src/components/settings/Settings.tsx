@@ -6,11 +6,12 @@ import { type Key, t } from "../../i18n";
 import type { ChatId, ChatRow, SettingsView } from "../../types";
 import { GeneralTab } from "./GeneralTab";
 import { McpTab } from "./McpTab";
+import { PresetsTab } from "./PresetsTab";
 import { ProvidersTab } from "./ProvidersTab";
 import { RulesTab } from "./RulesTab";
 import { ToolsTab } from "./ToolsTab";
 
-export type SettingsTab = "providers" | "tools" | "mcp" | "rules" | "general";
+export type SettingsTab = "providers" | "presets" | "tools" | "mcp" | "rules" | "general";
 
 /** Asks before a destructive action; the dialog shows the action's error if it fails. */
 export type Confirm = (message: string, action: () => Promise<void>) => void;
@@ -33,12 +34,15 @@ interface Props extends SharedSettings {
   chats: ChatRow[];
   currentChat: ChatId | null;
   onProvidersChanged: () => void;
+  /** Presets were added, changed or removed (the New chat menu lists them). */
+  onPresetsChanged: () => void;
   onConfirm: Confirm;
   onBack: () => void;
 }
 
 const TABS: Array<[SettingsTab, Key]> = [
   ["providers", "settings.providers"],
+  ["presets", "settings.presets"],
   ["tools", "settings.tools"],
   ["mcp", "settings.mcp"],
   ["rules", "settings.rules"],
@@ -76,6 +80,8 @@ function body(props: Props, shared: SharedSettings) {
   switch (props.tab) {
     case "providers":
       return <ProvidersTab onChanged={props.onProvidersChanged} onConfirm={props.onConfirm} />;
+    case "presets":
+      return <PresetsTab onConfirm={props.onConfirm} onChanged={props.onPresetsChanged} />;
     case "tools":
       return <ToolsTab {...shared} />;
     case "mcp":

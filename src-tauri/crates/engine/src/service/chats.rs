@@ -36,6 +36,24 @@ impl ExportFormat {
     }
 }
 
+/// Refuses request parameters no provider takes: a temperature outside 0–2, an answer of 0
+/// tokens.
+pub(super) fn check_params(params: ChatParams) -> Result<(), ServiceError> {
+    if let Some(t) = params.temperature {
+        if !(0.0..=2.0).contains(&t) {
+            return Err(ServiceError::Invalid(format!(
+                "the temperature must be between 0 and 2, not {t}"
+            )));
+        }
+    }
+    if params.max_tokens == Some(0) {
+        return Err(ServiceError::Invalid(
+            "the longest answer must be at least 1 token".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// What the save dialog of an export offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportTarget {
@@ -127,18 +145,7 @@ impl Tollgate {
         system_prompt: &str,
         params: ChatParams,
     ) -> Result<(), ServiceError> {
-        if let Some(t) = params.temperature {
-            if !(0.0..=2.0).contains(&t) {
-                return Err(ServiceError::Invalid(format!(
-                    "the temperature must be between 0 and 2, not {t}"
-                )));
-            }
-        }
-        if params.max_tokens == Some(0) {
-            return Err(ServiceError::Invalid(
-                "the longest answer must be at least 1 token".into(),
-            ));
-        }
+        check_params(params)?;
         if self.store.chat(chat).await?.is_none() {
             return Err(ServiceError::NotFound(format!(
                 "chat {chat} does not exist"

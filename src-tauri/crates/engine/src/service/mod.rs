@@ -28,6 +28,7 @@ mod chats;
 mod errors;
 mod gate;
 mod mcp;
+mod presets;
 pub use chats::{export_file_name, ChatHistory, ExportFormat, ExportTarget};
 pub use gate::SettingsView;
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};

@@ -159,8 +159,23 @@ const V4: &str = r#"
 ALTER TABLE chats ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
 "#;
 
+/// Presets ("assistants", F-58). A preset whose provider is removed falls back to the first
+/// configured one, like a new chat.
+const V5: &str = r#"
+CREATE TABLE presets (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,
+    system_prompt TEXT NOT NULL DEFAULT '',
+    provider_id   INTEGER REFERENCES providers(id) ON DELETE SET NULL,
+    model         TEXT NOT NULL DEFAULT '',
+    params        TEXT NOT NULL DEFAULT '{}',
+    groups        TEXT NOT NULL DEFAULT '{}',
+    created_at    INTEGER NOT NULL
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4)])
+    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4), M::up(V5)])
 }
 
 /// Brings the schema to the latest version.
@@ -182,7 +197,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 4);
+        assert_eq!(version, 5);
     }
 
     #[test]

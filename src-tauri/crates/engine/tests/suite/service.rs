@@ -434,3 +434,120 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
     assert_eq!(row.system_prompt, "You answer in haiku.");
     assert_eq!(row.params, params);
 }
+
+#[tokio::test]
+async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
+    use std::collections::BTreeMap;
+    use tollgate_engine::store::{ChatParams, PresetInput};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let provider = app.store.providers().await.unwrap()[0].id;
+    let input = PresetInput {
+        name: "  Reviewer ".into(),
+        system_prompt: "Review the code you are shown.".into(),
+        provider_id: Some(provider),
+        model: "mock-small".into(),
+        params: ChatParams {
+            temperature: Some(0.1),
+            max_tokens: Some(999),
+        },
+        groups: BTreeMap::from([("basic".to_string(), false)]),
+    };
+    for bad in [
+        PresetInput {
+            name: " ".into(),
+            ..input.clone()
+        },
+        PresetInput {
+            provider_id: Some(4242),
+            ..input.clone()
+        },
+        PresetInput {
+            params: ChatParams {
+                temperature: Some(9.0),
+                max_tokens: None,
+            },
+            ..input.clone()
+        },
+    ] {
+        assert!(
+            matches!(
+                app.save_preset(None, bad).await,
+                Err(ServiceError::Invalid(_))
+            ),
+            "refused"
+        );
+    }
+    let preset = app.save_preset(None, input.clone()).await.unwrap();
+    assert_eq!(preset.input.name, "Reviewer");
+    assert!(matches!(
+        app.save_preset(Some(4242), input.clone()).await,
+        Err(ServiceError::Store(_))
+    ));
+
+    let chat = app.create_chat_from_preset(preset.id).await.unwrap();
+    assert_eq!(chat.system_prompt, "Review the code you are shown.");
+    assert_eq!(chat.model, "mock-small");
+    assert_eq!(chat.provider_id, Some(provider));
+    assert_eq!(chat.params.max_tokens, Some(999));
+    assert_eq!(chat.tool_overrides.groups.get("basic"), Some(&false));
+
+    mock.push(openai::text("Looks fine."));
+    let (on_event, mut rx) = collector();
+    app.send(chat.id, TurnInput::Message("fn main() {}".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let body = &mock.bodies()[0];
+    assert_eq!(body["model"], "mock-small");
+    assert_eq!(body["temperature"], json!(0.1f32));
+    assert_eq!(body["max_tokens"], 999);
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|x| x["function"]["name"].as_str().unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!tools.contains(&"calculate"), "{tools:?}");
+    assert!(body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Review the code you are shown."));
+
+    // Editing the preset changes later chats, not this one; removing it leaves the chat as is.
+    app.save_preset(
+        Some(preset.id),
+        PresetInput {
+            system_prompt: "Be terse.".into(),
+            ..input
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        app.create_chat_from_preset(preset.id)
+            .await
+            .unwrap()
+            .system_prompt,
+        "Be terse."
+    );
+    assert!(app.delete_preset(preset.id).await.unwrap());
+    assert!(!app.delete_preset(preset.id).await.unwrap());
+    assert_eq!(
+        app.store
+            .chat(chat.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .system_prompt,
+        "Review the code you are shown."
+    );
+    assert!(matches!(
+        app.create_chat_from_preset(preset.id).await,
+        Err(ServiceError::NotFound(_))
+    ));
+    assert!(app.list_presets().await.unwrap().is_empty());
+}

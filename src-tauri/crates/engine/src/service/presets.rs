@@ -1,0 +1,81 @@
+//! Presets ("assistants", F-58): listed and edited in Settings, chosen when a chat starts.
+
+use super::chats::check_params;
+use super::{ServiceError, Tollgate};
+use crate::store::{ChatRow, NewChat, Preset, PresetInput};
+
+impl Tollgate {
+    pub async fn list_presets(&self) -> Result<Vec<Preset>, ServiceError> {
+        Ok(self.store.presets().await?)
+    }
+
+    /// Adds (`id: None`) or changes a preset. It needs a name; its parameters are checked as a
+    /// chat's are, and its provider must exist.
+    pub async fn save_preset(
+        &self,
+        id: Option<i64>,
+        mut input: PresetInput,
+    ) -> Result<Preset, ServiceError> {
+        input.name = input.name.trim().to_string();
+        if input.name.is_empty() {
+            return Err(ServiceError::Invalid("a preset needs a name".into()));
+        }
+        input.system_prompt = input.system_prompt.trim().to_string();
+        input.model = input.model.trim().to_string();
+        check_params(input.params)?;
+        if let Some(provider) = input.provider_id {
+            if self.store.provider(provider).await?.is_none() {
+                return Err(ServiceError::Invalid(format!(
+                    "there is no provider with id {provider}; choose one from Settings → Providers"
+                )));
+            }
+        }
+        Ok(self.store.save_preset(id, input).await?)
+    }
+
+    /// Removes a preset; `false` if there was none. Chats started from it keep their settings.
+    pub async fn delete_preset(&self, id: i64) -> Result<bool, ServiceError> {
+        Ok(self.store.delete_preset(id).await?)
+    }
+
+    /// Starts a chat from a preset: its prompt, provider, model and parameters, and its tool
+    /// groups turned on or off for the chat. Groups that no longer exist are skipped.
+    pub async fn create_chat_from_preset(&self, preset: i64) -> Result<ChatRow, ServiceError> {
+        let p = self
+            .store
+            .preset(preset)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("preset {preset} does not exist")))?
+            .input;
+        let provider_id = match p.provider_id {
+            Some(id) if self.store.provider(id).await?.is_some() => Some(id),
+            _ => None,
+        };
+        let row = self
+            .store
+            .create_chat(NewChat {
+                title: String::new(),
+                provider_id,
+                model: p.model.clone(),
+                system_prompt: p.system_prompt.clone(),
+                workspace: None,
+            })
+            .await?;
+        self.store
+            .set_chat_prompt(row.id, p.system_prompt, p.params)
+            .await?;
+        for (group, enabled) in p.groups {
+            match self
+                .set_chat_group_enabled(row.id, &group, Some(enabled))
+                .await
+            {
+                Ok(()) => {}
+                Err(e) => tracing::info!("preset {preset}: group {group} skipped: {e}"),
+            }
+        }
+        self.store
+            .chat(row.id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("chat {} vanished", row.id)))
+    }
+}
