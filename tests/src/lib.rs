@@ -124,13 +124,8 @@ impl App {
         let deadline = Instant::now() + timeout;
         loop {
             self.check_alive()?;
-            let out = Command::new("xdotool")
-                .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
-                .output()
-                .map_err(io("running xdotool (install the xdotool package)"))?;
-            let ids = String::from_utf8_lossy(&out.stdout);
-            if let Some(id) = ids.lines().next().filter(|l| !l.trim().is_empty()) {
-                return Ok(id.trim().to_string());
+            if let Some(id) = visible_window(title)? {
+                return Ok(id);
             }
             if Instant::now() > deadline {
                 return Err(E2eError::Timeout(format!(
@@ -148,19 +143,27 @@ impl App {
     }
 }
 
+/// The X id of a visible window titled exactly `title`, if there is one.
+fn visible_window(title: &str) -> Result<Option<String>, E2eError> {
+    let out = Command::new("xdotool")
+        .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
+        .output()
+        .map_err(io("running xdotool (install the xdotool package)"))?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string))
+}
+
 /// Answers a native dialog (a GTK window titled exactly `title`, e.g. the save dialog) from the
 /// keyboard: waits until it shows, gives it the X input focus, and presses `keys` there (xdotool
 /// key names, e.g. `Return`). The dialog is outside the web page, so WebDriver cannot reach it.
 pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Result<(), E2eError> {
     let deadline = Instant::now() + timeout;
     let id = loop {
-        let out = Command::new("xdotool")
-            .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
-            .output()
-            .map_err(io("running xdotool (install the xdotool package)"))?;
-        let ids = String::from_utf8_lossy(&out.stdout).to_string();
-        if let Some(id) = ids.lines().next().filter(|l| !l.trim().is_empty()) {
-            break id.trim().to_string();
+        if let Some(id) = visible_window(title)? {
+            break id;
         }
         if Instant::now() > deadline {
             return Err(E2eError::Timeout(format!(

@@ -394,13 +394,35 @@ impl Session {
 
     /// Waits until no approval card is shown.
     pub async fn approvals_gone(&self) -> Result<(), E2eError> {
+        self.wait_gone(
+            ".approval-card",
+            "an approval card stayed after the decision",
+        )
+        .await
+    }
+
+    /// Waits until nothing matches `css` (a popover closed, Stop gave way to Send); fails with
+    /// `what` after [`STEP`].
+    pub async fn wait_gone(&self, css: &str, what: &str) -> Result<(), E2eError> {
         let deadline = Instant::now() + STEP;
-        while self.exists(".approval-card").await? {
+        while self.exists(css).await? {
             if Instant::now() > deadline {
-                return Err(fail("an approval card stayed after the decision"));
+                return Err(fail(what));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Ok(())
+    }
+
+    /// The newest assistant message as stored in the app's database file: its text and status.
+    pub fn last_answer_row(&self) -> Result<(String, String), E2eError> {
+        let db = rusqlite::Connection::open(self.data_path().join("tollgate.sqlite3"))
+            .map_err(|e| fail(format!("opening the database: {e}")))?;
+        db.query_row(
+            "SELECT content, status FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| fail(format!("reading the last answer: {e}")))
     }
 }

@@ -38,14 +38,9 @@ async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
         .unwrap();
     s.screenshot("flow-chat-prompt").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
-    let deadline = std::time::Instant::now() + WAIT;
-    while s.exists("[data-role=chat-prompt-form]").await.unwrap() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the popover stayed open"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    s.wait_gone("[data-role=chat-prompt-form]", "the popover stayed open")
+        .await
+        .unwrap();
     assert!(s
         .exists("[data-role=chat-prompt] .dot--accent")
         .await

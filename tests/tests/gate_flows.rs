@@ -326,14 +326,7 @@ async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools()
     assert!(text.contains("word3"), "{text}");
     assert!(!text.contains("word80"), "the answer was not stopped");
     s.screenshot("flow-stopped").await.unwrap();
-    let db = rusqlite::Connection::open(s.data_path().join("tollgate.sqlite3")).unwrap();
-    let (content, status): (String, String) = db
-        .query_row(
-            "SELECT content, status FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    let (content, status) = s.last_answer_row().unwrap();
     assert_eq!(status, "stopped");
     assert!(content.starts_with("word1 word2 word3"), "{content}");
     assert!(completions(&mock).len() == 1);

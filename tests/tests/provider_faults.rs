@@ -77,14 +77,7 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
     s.screenshot("flow-retry-recovered").await.unwrap();
     assert_eq!(mock.bodies().len(), 2);
     assert_eq!(mock.bodies()[0], mock.bodies()[1], "the same request again");
-    let db = rusqlite::Connection::open(s.data_path().join("tollgate.sqlite3")).unwrap();
-    let (content, status): (String, String) = db
-        .query_row(
-            "SELECT content, status FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    let (content, status) = s.last_answer_row().unwrap();
     assert_eq!((content.as_str(), status.as_str()), (ANSWER, "complete"));
 
     // A reasoning model: the thinking streams live above the answer, then folds.
@@ -101,11 +94,9 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
     s.send("2+2?").await.unwrap();
     s.wait_for_text("It is four.", WAIT).await.unwrap();
     // The turn is over when Stop gives way to Send.
-    let deadline = std::time::Instant::now() + WAIT;
-    while s.exists(".composer-wrap button.btn--danger").await.unwrap() {
-        assert!(std::time::Instant::now() < deadline, "the turn never ended");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    s.wait_gone(".composer-wrap button.btn--danger", "the turn never ended")
+        .await
+        .unwrap();
     assert!(!thinking_open(&s).await, "folded once the answer came");
     let folded = s.height("[data-role=thinking]").await.unwrap();
     s.screenshot("flow-thinking-folded").await.unwrap();
@@ -139,6 +130,7 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
         "Two plus two makes four."
     );
     s.screenshot("flow-thinking-open").await.unwrap();
+    let db = rusqlite::Connection::open(s.data_path().join("tollgate.sqlite3")).unwrap();
     let reasoning: String = db
         .query_row(
             "SELECT json_extract(payload, '$.reasoning') FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1",

@@ -90,7 +90,11 @@ export type ChatRow = { id: ChatId, title: string, providerId: number | null, mo
  */
 params: ChatParams, createdAt: number, updatedAt: number, };
 
-export type NewChat = { title: string, providerId?: number, model: string, systemPrompt: string, workspace?: string, };
+export type NewChat = { title: string, providerId?: number, model: string, systemPrompt: string, workspace?: string, 
+/**
+ * Temperature and answer length (a chat started from a preset).
+ */
+params?: ChatParams, };
 
 export type SearchHit = { chat: ChatId, title: string, 
 /**

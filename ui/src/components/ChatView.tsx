@@ -1,4 +1,4 @@
-import type { RefObject } from "preact";
+import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { chatTitle, formatDuration, formatTokens } from "../format";
@@ -675,6 +675,31 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
   );
 }
 
+/** A header button that opens and closes its popover (Prompt, Tools, Export). */
+function PopoverToggle(props: {
+  open: boolean;
+  onToggle: () => void;
+  icon: string;
+  label: string;
+  title: string;
+  role?: string;
+  children?: ComponentChildren;
+}) {
+  return (
+    <button
+      type="button"
+      class={`btn btn--ghost${props.open ? " is-pressed" : ""}`}
+      aria-expanded={props.open}
+      title={props.title}
+      onClick={props.onToggle}
+      data-role={props.role}
+    >
+      <Icon name={props.icon} /> <span class="btn-label">{props.label}</span>
+      {props.children}
+    </button>
+  );
+}
+
 /** The chat's system prompt, temperature and longest answer (F-58), in a popover in the header. */
 function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
@@ -709,17 +734,9 @@ function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => vo
 
   return (
     <div class="popover-anchor" ref={ref}>
-      <button
-        type="button"
-        class={`btn btn--ghost${open ? " is-pressed" : ""}`}
-        aria-expanded={open}
-        title={t("chat.promptTitle")}
-        onClick={() => setOpen(!open)}
-        data-role="chat-prompt"
-      >
-        <Icon name="pencil" /> <span class="btn-label">{t("chat.prompt")}</span>
+      <PopoverToggle open={open} onToggle={() => setOpen(!open)} icon="pencil" label={t("chat.prompt")} title={t("chat.promptTitle")} role="chat-prompt">
         {custom ? <span class="dot dot--accent" aria-label={t("chat.promptCustom")} /> : null}
-      </button>
+      </PopoverToggle>
       {open ? (
         <form
           class="popover popover--wide"
@@ -779,15 +796,7 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
 
   return (
     <div class="popover-anchor" ref={ref}>
-      <button
-        type="button"
-        class={`btn btn--ghost${open ? " is-pressed" : ""}`}
-        aria-expanded={open}
-        title={t("chat.toolsTitle")}
-        onClick={() => setOpen(!open)}
-      >
-        <Icon name="tools" /> <span class="btn-label">{t("chat.tools")}</span>
-      </button>
+      <PopoverToggle open={open} onToggle={() => setOpen(!open)} icon="tools" label={t("chat.tools")} title={t("chat.toolsTitle")} />
       {open ? (
         <div class="popover" role="dialog" aria-label={t("chat.toolsTitle")}>
           <div class="popover-title">{t("chat.toolsTitle")}</div>
@@ -837,10 +846,9 @@ function ExportMenu({ chat }: { chat: ChatRow }) {
   };
   return (
     <div class="popover-anchor" ref={ref}>
-      <button type="button" class={`btn btn--ghost${open ? " is-pressed" : ""}`} aria-expanded={open} onClick={() => setOpen(!open)} title={error ?? t("chat.export")}>
-        <Icon name="download" /> <span class="btn-label">{t("chat.export")}</span>
+      <PopoverToggle open={open} onToggle={() => setOpen(!open)} icon="download" label={t("chat.export")} title={error ?? t("chat.export")}>
         {error ? <span class="dot dot--error" /> : null}
-      </button>
+      </PopoverToggle>
       {saved !== null || error !== null ? (
         <div class={`export-status ${error !== null ? "inline-error" : "ok-text"}`} role="status" data-role="export-status">
           {error !== null ? t("chat.exportFailed", { message: error }) : t("chat.exportSaved", { path: saved ?? "" })}

@@ -56,13 +56,11 @@ impl Tollgate {
             .create_chat(NewChat {
                 title: String::new(),
                 provider_id,
-                model: p.model.clone(),
-                system_prompt: p.system_prompt.clone(),
+                model: p.model,
+                system_prompt: p.system_prompt,
                 workspace: None,
+                params: p.params,
             })
-            .await?;
-        self.store
-            .set_chat_prompt(row.id, p.system_prompt, p.params)
             .await?;
         for (group, enabled) in p.groups {
             match self

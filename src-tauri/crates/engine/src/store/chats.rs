@@ -16,6 +16,9 @@ pub struct NewChat {
     pub model: String,
     pub system_prompt: String,
     pub workspace: Option<String>,
+    /// Temperature and answer length (a chat started from a preset).
+    #[ts(as = "Option<ChatParams>", optional)]
+    pub params: ChatParams,
 }
 
 /// A chat's own request parameters (F-58); `None` uses the app's setting.
@@ -78,12 +81,13 @@ fn with_overrides((mut chat, json): (ChatRow, String)) -> StoreResult<ChatRow> {
 impl Store {
     /// Creates a chat and returns it.
     pub async fn create_chat(&self, new: NewChat) -> StoreResult<ChatRow> {
+        let params = serde_json::to_string(&new.params)?;
         self.call(move |c| {
             let now = now_ms();
             c.execute(
-                "INSERT INTO chats(id, title, provider_id, model, system_prompt, workspace, created_at, updated_at)
-                 VALUES ((SELECT last + 1 FROM id_sequence WHERE name = 'chats'), ?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-                params![new.title, new.provider_id, new.model, new.system_prompt, new.workspace, now],
+                "INSERT INTO chats(id, title, provider_id, model, system_prompt, workspace, params, created_at, updated_at)
+                 VALUES ((SELECT last + 1 FROM id_sequence WHERE name = 'chats'), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                params![new.title, new.provider_id, new.model, new.system_prompt, new.workspace, params, now],
             )?;
             let id = c.last_insert_rowid();
             let row = c.query_row(&format!("SELECT {COLUMNS} FROM chats WHERE id = ?1"), [id], from_row)?;

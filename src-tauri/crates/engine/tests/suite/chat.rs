@@ -215,6 +215,16 @@ fn approval(e: &ChatEvent) -> Option<tollgate_engine::PendingApproval> {
     }
 }
 
+/// The error and "Retry may help" of a failed turn (any other outcome fails the test).
+pub(super) fn failure(outcome: TurnOutcome) -> (String, bool) {
+    match outcome {
+        TurnOutcome::Failed {
+            error, retryable, ..
+        } => (error, retryable),
+        other => panic!("the turn did not fail: {other:?}"),
+    }
+}
+
 pub(super) fn text_of(events: &[ChatEvent]) -> String {
     events
         .iter()
@@ -741,12 +751,7 @@ async fn client_errors_are_not_retried_and_say_what_the_server_said() {
     let env = Env::new().await;
     env.mock.push(Reply::status(401, "invalid api key"));
     let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
-    let TurnOutcome::Failed {
-        error, retryable, ..
-    } = outcome
-    else {
-        panic!("{outcome:?}")
-    };
+    let (error, retryable) = failure(outcome);
     assert!(
         error.contains("401") && error.contains("invalid api key"),
         "{error}"

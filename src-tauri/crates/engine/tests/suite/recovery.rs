@@ -4,7 +4,7 @@
 //! notice on disk and on screen, a tool call from a broken stream never runs, and a stream that
 //! breaks on every attempt ends in one visible error after exactly `max_retries + 1` requests.
 
-use super::chat::{next_event, text_of, Env};
+use super::chat::{failure, next_event, text_of, Env};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -276,12 +276,7 @@ async fn a_wait_longer_than_the_maximum_fails_at_once_and_says_how_long() {
         .push(Reply::status(429, "quota exhausted").header("retry-after", "7500"));
     env.mock.push(openai::text(ANSWER));
     let (events, outcome) = env.start(env.openai(), "hi").collect().await;
-    let TurnOutcome::Failed {
-        error, retryable, ..
-    } = outcome
-    else {
-        panic!("{outcome:?}")
-    };
+    let (error, retryable) = failure(outcome);
     assert!(
         error.contains("2 h 5 min") && error.contains("quota exhausted"),
         "{error}"
