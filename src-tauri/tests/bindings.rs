@@ -32,7 +32,8 @@ use tollgate_engine::providers::{
     AssistantToolCall, FinishReason, ThinkingBlock, ToolResultMessage,
 };
 use tollgate_engine::service::{
-    AppSettings, ChatHistory, ExportFormat, Language, McpServerView, SettingsView, Theme,
+    AppSettings, ChatHistory, ExportFormat, Language, McpServerView, ModelChoice, SettingsView,
+    Theme,
 };
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
@@ -116,6 +117,7 @@ fn render() -> String {
         ToolSettings,
         SettingsView,
         ExportFormat,
+        ModelChoice,
         ErrorKind,
         CommandError,
         ProviderKind,

@@ -128,6 +128,32 @@ impl Session {
             .map_err(|e| fail(format!("typing into a field: {e}")))
     }
 
+    /// Saves the window in the light and the dark theme: `<name>.png` and `<name>-dark.png`
+    /// (the page's theme is switched for the shot and put back after).
+    pub async fn screenshots(&self, name: &str) -> Result<(), E2eError> {
+        let set = |theme: &str| {
+            self.client.execute(
+                "const root = document.documentElement; const was = root.dataset.theme || ''; \
+                 root.dataset.theme = arguments[0]; return was;",
+                vec![serde_json::Value::String(theme.to_string())],
+            )
+        };
+        let was = set("light")
+            .await
+            .map_err(|e| fail(format!("switching to the light theme: {e}")))?;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        self.screenshot(name).await?;
+        set("dark")
+            .await
+            .map_err(|e| fail(format!("switching to the dark theme: {e}")))?;
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        self.screenshot(&format!("{name}-dark")).await?;
+        set(was.as_str().unwrap_or("light"))
+            .await
+            .map_err(|e| fail(format!("restoring the theme: {e}")))?;
+        Ok(())
+    }
+
     /// Whether an element matching `css` exists right now.
     pub async fn exists(&self, css: &str) -> Result<bool, E2eError> {
         Ok(!self

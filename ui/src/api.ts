@@ -18,6 +18,7 @@ import type {
   Decision,
   ExportFormat,
   GroupView,
+  ModelChoice,
   LocalServer,
   McpServerConfig,
   McpServerView,
@@ -153,6 +154,25 @@ export function sendMessage(chat: ChatId, text: string, onEvent: (event: ChatEve
 export function retryTurn(chat: ChatId, onEvent: (event: ChatEvent) => void): Promise<void> {
   if (!available()) return Promise.reject(new BackendUnavailableError());
   return call("retry_turn", { chat, onEvent: channel(onEvent) });
+}
+/** Sends `text` as a new version of user message `message` (F-56); the old version stays as a branch. */
+export function editMessage(chat: ChatId, message: number, text: string, onEvent: (event: ChatEvent) => void): Promise<void> {
+  if (!available()) return Promise.reject(new BackendUnavailableError());
+  return call("edit_message", { chat, message, text, onEvent: channel(onEvent) });
+}
+/** Answers the turn of `message` again, with the chat's model or `model` for this answer only. */
+export function regenerateAnswer(
+  chat: ChatId,
+  message: number,
+  model: ModelChoice | null,
+  onEvent: (event: ChatEvent) => void,
+): Promise<void> {
+  if (!available()) return Promise.reject(new BackendUnavailableError());
+  return call("regenerate_answer", { chat, message, model, onEvent: channel(onEvent) });
+}
+/** Shows the branch through `message` (a version picked with ‹ ›, or a search hit). */
+export function showBranch(chat: ChatId, message: number): Promise<void> {
+  return call("show_branch", { chat, message });
 }
 export function stopTurn(chat: ChatId): Promise<boolean> {
   return call("stop_turn", { chat });

@@ -100,7 +100,11 @@ export type SearchHit = { chat: ChatId, title: string,
 /**
  * A short excerpt around the match, with the match in `[` `]`; empty for title matches.
  */
-snippet: string, };
+snippet: string, 
+/**
+ * The message that matched (none for a title match): opening the hit shows its branch.
+ */
+message: number | null, };
 
 export type Role = "user" | "assistant" | "tool";
 
@@ -155,6 +159,10 @@ thinking?: Array<ThinkingBlock>,
  */
 retry?: RetryNotice, 
 /**
+ * The model that wrote this answer (versions of an answer may come from different ones).
+ */
+model?: string, 
+/**
  * Why the turn failed on this message, so a reopened chat still says why and offers Retry.
  */
 failure?: TurnFailure, };
@@ -166,7 +174,16 @@ export type MessageRow = { id: number, chat: ChatId, role: Role, content: string
  * An assistant's `AssistantPayload` or a tool message's `ToolPayload` (chat::history), as
  * stored; every field may be missing in rows older versions wrote.
  */
-payload: Partial<AssistantPayload & ToolPayload> | null, usage: Usage | null, createdAt: number, };
+payload: Partial<AssistantPayload & ToolPayload> | null, usage: Usage | null, createdAt: number, 
+/**
+ * The message before this one on its branch (none for a chat's first message).
+ */
+parentId: number | null, 
+/**
+ * Every version of this message (it and its siblings, oldest first) when there is more
+ * than one: edits of a user message, regenerated answers. Empty otherwise.
+ */
+siblings: Array<number>, };
 
 export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
 
@@ -322,6 +339,8 @@ varMaxCount: number, varMaxBytes: number, };
 export type SettingsView = { app: AppSettings, tools: ToolSettings, };
 
 export type ExportFormat = "markdown" | "json";
+
+export type ModelChoice = { provider: number, model: string, };
 
 export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider" | "storage" | "internal";
 

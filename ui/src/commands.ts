@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -19,6 +19,9 @@ export interface Commands {
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
   send_message: { args: { chat: ChatId; text: string; onEvent: Channel<ChatEvent> }; result: void };
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
+  edit_message: { args: { chat: ChatId; message: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
+  regenerate_answer: { args: { chat: ChatId; message: number; model: ModelChoice | null; onEvent: Channel<ChatEvent> }; result: void };
+  show_branch: { args: { chat: ChatId; message: number }; result: void };
   stop_turn: { args: { chat: ChatId }; result: boolean };
   decide: { args: { chat: ChatId; id: string; decision: Decision }; result: void };
   answer_question: { args: { chat: ChatId; id: string; answer: string }; result: void };

@@ -8,8 +8,8 @@
 import * as api from "./api";
 import { errorMessage } from "./format";
 import { type ChatStore, chatStore } from "./store";
-import { addPendingUserMessage, type ChatAction, fromHistory, PENDING_USER_ID } from "./timeline";
-import type { ChatEvent, ChatId } from "./types";
+import { addPendingUserMessage, type ChatAction, type ChatState, fromHistory, startEdit, startRegenerate } from "./timeline";
+import type { ChatEvent, ChatId, ModelChoice } from "./types";
 
 /** Chats whose turn events arrive on a channel this window holds. */
 const live = new Set<ChatId>();
@@ -74,35 +74,73 @@ function handler(chat: ChatId, store: ChatStore) {
   };
 }
 
-/** Sends a message, starting a turn. Resolves to whether the turn started; why not is the chat's alert. */
-export async function send(chat: ChatId, text: string, store: ChatStore = chatStore): Promise<boolean> {
-  store.update(chat, (s) => ({ ...addPendingUserMessage(s, text), alert: null }));
+/**
+ * Starts a turn: the view changes at once (`optimistic`), and if the turn cannot start it goes
+ * back to what it was and the chat's alert says why. Resolves to whether the turn started.
+ */
+async function begin(
+  chat: ChatId,
+  action: ChatAction,
+  store: ChatStore,
+  optimistic: (s: ChatState) => ChatState,
+  start: (onEvent: (event: ChatEvent) => void) => Promise<void>,
+): Promise<boolean> {
+  const before = store.get(chat);
+  store.update(chat, (s) => ({ ...optimistic(s), alert: null }));
   live.add(chat);
   try {
-    await api.sendMessage(chat, text, handler(chat, store));
+    await start(handler(chat, store));
     return true;
   } catch (e) {
     live.delete(chat);
-    store.update(chat, (s) => ({ ...s, running: false, messages: s.messages.filter((m) => m.id !== PENDING_USER_ID) }));
-    alert(store, chat, "send", e);
+    store.set(chat, before);
+    alert(store, chat, action, e);
     return false;
   }
 }
 
+/** Sends a message, starting a turn. Resolves to whether the turn started; why not is the chat's alert. */
+export function send(chat: ChatId, text: string, store: ChatStore = chatStore): Promise<boolean> {
+  return begin(chat, "send", store, (s) => addPendingUserMessage(s, text), (h) => api.sendMessage(chat, text, h));
+}
+
 /** Runs the last turn again. If it cannot start, the turn's own error comes back (with Retry) and the chat's alert says why. */
-export async function retry(chat: ChatId, store: ChatStore = chatStore): Promise<boolean> {
-  const failed = store.get(chat).error;
-  store.update(chat, (s) => ({ ...s, error: null, running: true, alert: null }));
-  live.add(chat);
+export function retry(chat: ChatId, store: ChatStore = chatStore): Promise<boolean> {
+  return begin(chat, "retry", store, (s) => ({ ...s, error: null, running: true }), (h) => api.retryTurn(chat, h));
+}
+
+/** Sends `text` as a new version of user message `message` (F-56); the view shows the new branch. */
+export function edit(chat: ChatId, message: number, text: string, store: ChatStore = chatStore): Promise<boolean> {
+  return begin(chat, "edit", store, (s) => startEdit(s, message, text), (h) => api.editMessage(chat, message, text, h));
+}
+
+/** Answers the turn of `message` again, with the chat's model or `model` (F-56). */
+export function regenerate(chat: ChatId, message: number, model: ModelChoice | null = null, store: ChatStore = chatStore): Promise<boolean> {
+  return begin(chat, "regenerate", store, (s) => startRegenerate(s, message), (h) => api.regenerateAnswer(chat, message, model, h));
+}
+
+/** Shows another version of a message (‹ ›) or the branch of a search hit; resolves to whether it did. */
+export async function showBranch(chat: ChatId, message: number, store: ChatStore = chatStore): Promise<boolean> {
   try {
-    await api.retryTurn(chat, handler(chat, store));
+    await api.showBranch(chat, message);
+    await loadChat(chat, store, true);
     return true;
   } catch (e) {
-    live.delete(chat);
-    store.update(chat, (s) => ({ ...s, running: false, error: failed }));
-    alert(store, chat, "retry", e);
+    alert(store, chat, "branch", e);
     return false;
   }
+}
+
+/**
+ * Opens a search hit's message: its branch is shown unless it is on screen already, or a turn
+ * runs there (the branch cannot change under a turn; the chat opens as it is).
+ */
+export async function showMessage(chat: ChatId, message: number, store: ChatStore = chatStore): Promise<void> {
+  if (store.has(chat)) {
+    const s = store.get(chat);
+    if (s.running || s.messages.some((m) => m.id === message)) return;
+  }
+  await showBranch(chat, message, store);
 }
 
 /** Stops the chat's turn; resolves to whether the stop was delivered (why not is the chat's alert). */

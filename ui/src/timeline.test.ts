@@ -10,6 +10,11 @@ import {
   isUnfinished,
   LIVE_OUTPUT_LIMIT,
   PENDING_USER_ID,
+  startEdit,
+  startRegenerate,
+  type CallView,
+  type ChatState,
+  type TimelineMessage,
 } from "./timeline";
 import { ChatStore } from "./store";
 import type { ChatEvent, ChatHistory, PendingApproval } from "./types";
@@ -288,11 +293,13 @@ describe("fromHistory", () => {
   const history: ChatHistory = {
     running: false,
     messages: [
-      { id: 1, chat: 7, role: "user", content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
+      { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
       {
         id: 2,
         chat: 7,
         role: "assistant",
+        parentId: null,
+        siblings: [],
         content: "",
         status: "complete",
         payload: { toolCalls: [{ id: "c1", name: "current_time", arguments: "{}" }] },
@@ -303,13 +310,15 @@ describe("fromHistory", () => {
         id: 3,
         chat: 7,
         role: "tool",
+        parentId: null,
+        siblings: [],
         content: "",
         status: "complete",
         payload: { results: [{ callId: "c1", name: "current_time", content: "09:00", isError: false }] },
         usage: null,
         createdAt: 3,
       },
-      { id: 4, chat: 7, role: "assistant", content: "It is 9.", status: "interrupted", payload: { reasoning: "Check the clock." }, usage: null, createdAt: 4 },
+      { id: 4, chat: 7, role: "assistant", parentId: null, siblings: [], content: "It is 9.", status: "interrupted", payload: { reasoning: "Check the clock." }, usage: null, createdAt: 4 },
     ],
     calls: [
       {
@@ -353,11 +362,13 @@ describe("fromHistory", () => {
   it("says why the last turn failed after the chat is reopened", () => {
     const failed: ChatHistory = {
       messages: [
-        { id: 1, chat: 7, role: "user", content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
+        { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
         {
           id: 2,
           chat: 7,
           role: "assistant",
+          parentId: null,
+          siblings: [],
           content: "half an ans",
           status: "error",
           payload: { toolCalls: [], failure: { message: "the stream was incomplete", retryable: true } },
@@ -404,5 +415,41 @@ describe("ChatStore", () => {
     frames[0]?.();
     expect(renders).toBe(1);
     expect(store.get(7).messages[0]?.content).toHaveLength(2000);
+  });
+});
+
+describe("edit and regenerate start from the right point (F-56)", () => {
+  const msg = (id: number, role: "user" | "assistant"): TimelineMessage => ({
+    id,
+    role,
+    content: `m${id}`,
+    reasoning: "",
+    retry: null,
+    status: "complete",
+    toolCalls: [],
+    usage: null,
+    createdAt: 0,
+  });
+  const base = (): ChatState => ({
+    ...emptyChat(1),
+    messages: [msg(1, "user"), msg(2, "assistant"), msg(3, "assistant"), msg(4, "user"), msg(5, "assistant")],
+    // Only `seq` and `messageId` matter here.
+    calls: [{ seq: 1, messageId: 2 } as CallView, { seq: 2, messageId: 5 } as CallView],
+  });
+
+  it("regenerating an answer keeps the conversation up to its question, and that question's earlier calls go", () => {
+    const s = startRegenerate(base(), 3);
+    expect(s.messages.map((m) => m.id)).toEqual([1]);
+    expect(s.calls).toEqual([]);
+    expect(s.running).toBe(true);
+    const later = startRegenerate(base(), 5);
+    expect(later.messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(later.calls.map((c) => c.seq)).toEqual([1]);
+  });
+
+  it("editing a message keeps what came before it and shows the new version", () => {
+    const s = startEdit(base(), 4, "better", 9);
+    expect(s.messages.map((m) => m.content)).toEqual(["m1", "m2", "m3", "better"]);
+    expect(s.messages[3]?.id).toBe(PENDING_USER_ID);
   });
 });

@@ -60,6 +60,10 @@ export interface TimelineMessage {
   toolCalls: AssistantToolCall[];
   usage: Usage | null;
   createdAt: number;
+  /** Every version of this message, oldest first, when there is more than one (F-56). */
+  siblings?: number[];
+  /** The model that wrote this answer. */
+  model?: string | undefined;
 }
 
 export interface Question {
@@ -73,7 +77,7 @@ export interface Question {
  * Something the user did in a chat, outside a turn's own events, that failed: sending a
  * message, Stop, Retry, or reading the chat again after a turn or a background change.
  */
-export type ChatAction = "send" | "stop" | "retry" | "reload";
+export type ChatAction = "send" | "stop" | "retry" | "reload" | "edit" | "regenerate" | "branch";
 
 /** Why a `ChatAction` failed; shown above the composer until dismissed or superseded. */
 export interface ChatAlert {
@@ -189,6 +193,8 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
       toolCalls: m.payload?.toolCalls ?? [],
       usage: m.usage,
       createdAt: m.createdAt,
+      siblings: m.siblings,
+      model: m.payload?.model,
     });
   }
   // Give calls without a message the assistant message that requested them.
@@ -282,6 +288,29 @@ export function addPendingUserMessage(state: ChatState, text: string, now = Date
       { id: PENDING_USER_ID, role: "user", content: text, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: now },
     ],
   };
+}
+
+/** The view as an edit of user message `message` starts: what came before it, then the new version. */
+export function startEdit(state: ChatState, message: number, text: string, now = Date.now()): ChatState {
+  const at = state.messages.findIndex((m) => m.id === message);
+  if (at < 0) return addPendingUserMessage(state, text, now);
+  return addPendingUserMessage(keepMessages(state, at), text, now);
+}
+
+/** The view as a regeneration of the turn `message` belongs to starts: the conversation up to that turn's question. */
+export function startRegenerate(state: ChatState, message: number): ChatState {
+  const at = state.messages.findIndex((m) => m.id === message);
+  let question = at;
+  while (question >= 0 && state.messages[question]?.role !== "user") question--;
+  const kept = at < 0 ? state : keepMessages(state, question + 1);
+  return { ...kept, error: null, running: true };
+}
+
+/** The first `count` messages and their calls; approvals and questions belong to a turn that is over. */
+function keepMessages(state: ChatState, count: number): ChatState {
+  const messages = state.messages.slice(0, count);
+  const ids = new Set(messages.map((m) => m.id));
+  return { ...state, messages, calls: state.calls.filter((c) => c.messageId === null || ids.has(c.messageId)), turnUsage: null };
 }
 
 /** How much live output a call keeps: the last 64 Ki characters (UTF-16 code units). */

@@ -31,6 +31,7 @@ export type {
   ExecutionPolicy,
   ErrorKind,
   ExportFormat,
+  ModelChoice,
   GroupView,
   JsonValue,
   Language,

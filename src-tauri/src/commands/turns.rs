@@ -5,6 +5,7 @@ use tauri::ipc::Channel;
 use tauri::State;
 use tollgate_engine::chat::{ChatEvent, TurnInput};
 use tollgate_engine::protocol::{CommandError, ErrorKind};
+use tollgate_engine::service::ModelChoice;
 use tollgate_engine::ChatId;
 
 fn forward(channel: Channel<ChatEvent>) -> Box<dyn Fn(ChatEvent) + Send + Sync> {
@@ -44,6 +45,47 @@ pub async fn retry_turn(
         .app
         .send(chat, TurnInput::Retry, forward(on_event))
         .await?)
+}
+
+/// Sends `text` as a new version of user message `message` (F-56); the earlier version stays
+/// as a branch.
+#[tauri::command]
+pub async fn edit_message(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    message: i64,
+    text: String,
+    on_event: Channel<ChatEvent>,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .edit_message(chat, message, text, forward(on_event))
+        .await?)
+}
+
+/// Answers again the turn `message` belongs to, with the chat's model or `model` (F-56).
+#[tauri::command]
+pub async fn regenerate_answer(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    message: i64,
+    model: Option<ModelChoice>,
+    on_event: Channel<ChatEvent>,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .regenerate(chat, message, model, forward(on_event))
+        .await?)
+}
+
+/// Shows the branch through `message` (F-56).
+#[tauri::command]
+pub async fn show_branch(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    message: i64,
+) -> Result<(), CommandError> {
+    Ok(state.app.show_branch(chat, message).await?)
 }
 
 #[tauri::command]

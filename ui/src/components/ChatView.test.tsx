@@ -14,6 +14,9 @@ vi.mock("../api", () => ({
   openExternal: vi.fn(() => Promise.resolve()),
   copyText: vi.fn(() => Promise.resolve()),
   setChatPrompt: vi.fn(() => Promise.resolve()),
+  editMessage: vi.fn(() => Promise.resolve()),
+  regenerateAnswer: vi.fn(() => Promise.resolve()),
+  showBranch: vi.fn(() => Promise.resolve()),
 }));
 
 import * as api from "../api";
@@ -334,5 +337,133 @@ describe("the chat's prompt and parameters", () => {
     await click(root.querySelector<HTMLButtonElement>('[data-role="chat-prompt"]'));
     await submit();
     expect(api.setChatPrompt).toHaveBeenCalledWith(21, "", {});
+  });
+});
+
+describe("edit, regenerate and versions (F-56)", () => {
+  const message = (id: number, role: "user" | "assistant", content: string, extra: object = {}) => ({
+    id,
+    role,
+    content,
+    reasoning: "",
+    retry: null,
+    status: "complete" as const,
+    toolCalls: [],
+    usage: null,
+    createdAt: 0,
+    ...extra,
+  });
+  const providers = [
+    { id: 3, kind: "openai" as const, name: "Mock", baseUrl: "http://x/v1", defaultModel: "big", hasKey: true, toolCalling: "native" as const, options: { requestStyle: "auto" as const }, createdAt: 0 },
+  ];
+  async function show(messages: ReturnType<typeof message>[]) {
+    await act(async () => {
+      render(
+        <ChatView
+          chat={chat}
+          providers={providers}
+          providersError={null}
+          showLog={false}
+          onToggleLog={() => {}}
+          showDemoInvite={false}
+          onDismissInvite={() => {}}
+          onOpenProviders={() => {}}
+          onChatChanged={() => {}}
+        />,
+        root,
+      );
+    });
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, messages })));
+  }
+  function key(el: Element | null, k: string, shiftKey = false) {
+    el?.dispatchEvent(new KeyboardEvent("keydown", { key: k, shiftKey, bubbles: true, cancelable: true }));
+  }
+  beforeEach(() => {
+    vi.mocked(api.editMessage).mockReset().mockResolvedValue(undefined);
+    vi.mocked(api.regenerateAnswer).mockReset().mockResolvedValue(undefined);
+    vi.mocked(api.showBranch).mockReset().mockResolvedValue(undefined);
+  });
+
+  it("edits a message from the keyboard: Escape keeps it, Enter sends the new version", async () => {
+    await show([message(1, "user", "first"), message(2, "assistant", "answer"), message(3, "user", "second"), message(4, "assistant", "later")]);
+    await click(root.querySelector<HTMLButtonElement>('[data-message="3"] [data-role="edit-message"]'));
+    let area = root.querySelector<HTMLTextAreaElement>('[data-role="edit-form"] textarea');
+    expect(document.activeElement).toBe(area);
+    expect(area?.value).toBe("second");
+    await act(async () => key(area, "Escape"));
+    expect(root.querySelector('[data-role="edit-form"]')).toBeNull();
+    expect(api.editMessage).not.toHaveBeenCalled();
+
+    await click(root.querySelector<HTMLButtonElement>('[data-message="3"] [data-role="edit-message"]'));
+    area = root.querySelector<HTMLTextAreaElement>('[data-role="edit-form"] textarea');
+    await act(async () => {
+      if (!area) return;
+      area.value = "second, better";
+      area.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => key(area, "Enter"));
+    expect(api.editMessage).toHaveBeenCalledWith(21, 3, "second, better", expect.any(Function));
+    // The view shows the new branch at once: what came before, then the new version.
+    const s = chatStore.get(chat.id);
+    expect(s.messages.map((m) => m.content)).toEqual(["first", "answer", "second, better"]);
+    expect(s.running).toBe(true);
+  });
+
+  it("an edit that cannot be sent opens again with its text, and the alert says why", async () => {
+    vi.mocked(api.editMessage).mockRejectedValueOnce(new Error("no provider"));
+    await show([message(1, "user", "first"), message(2, "assistant", "answer")]);
+    await click(root.querySelector<HTMLButtonElement>('[data-message="1"] [data-role="edit-message"]'));
+    const area = root.querySelector<HTMLTextAreaElement>('[data-role="edit-form"] textarea');
+    await act(async () => {
+      if (!area) return;
+      area.value = "first, edited";
+      area.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => key(area, "Enter"));
+    await act(async () => {});
+    expect(chatStore.get(chat.id).messages.map((m) => m.content)).toEqual(["first", "answer"]);
+    expect(root.querySelector<HTMLTextAreaElement>('[data-role="edit-form"] textarea')?.value).toBe("first, edited");
+    expect(alertBanner()?.textContent).toContain("no provider");
+    // Escape drops the draft for good.
+    await act(async () => key(root.querySelector('[data-role="edit-form"] textarea'), "Escape"));
+    expect(root.querySelector('[data-role="edit-form"]')).toBeNull();
+  });
+
+  it("switches versions with ‹ › and regenerates the last answer of a turn", async () => {
+    await show([
+      message(1, "user", "q", { siblings: [1, 5] }),
+      message(2, "assistant", "calling", { siblings: [2, 7, 9] }),
+      message(3, "assistant", "done", { model: "big" }),
+    ]);
+    const versions = root.querySelector('[data-message="2"] [data-role="versions"]');
+    expect(versions?.textContent).toContain("1/3");
+    expect(versions?.getAttribute("aria-label")).toBe("Version 1 of 3");
+    expect(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="version-previous"]')?.disabled).toBe(true);
+    expect(root.querySelector('[data-message="1"] [data-role="versions"]')?.textContent).toContain("1/2");
+    // Only the turn's last answer offers Regenerate; it names the model that wrote it.
+    expect(root.querySelector('[data-message="2"] [data-role="regenerate"]')).toBeNull();
+    expect(root.querySelector('[data-message="3"] .msg-model')?.textContent).toBe("big");
+    await click(root.querySelector<HTMLButtonElement>('[data-message="3"] [data-role="regenerate"]'));
+    expect(api.regenerateAnswer).toHaveBeenCalledWith(21, 3, null, expect.any(Function));
+    expect(chatStore.get(chat.id).messages.map((m) => m.id)).toEqual([1]);
+
+    // The next version: the backend shows that branch and the chat is read again.
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, running: false, messages: [message(1, "user", "q"), message(2, "assistant", "a", { siblings: [2, 7] })] })));
+    await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="version-next"]'));
+    expect(api.showBranch).toHaveBeenCalledWith(21, 7);
+    expect(api.chatHistory).toHaveBeenLastCalledWith(21);
+  });
+
+  it("regenerates with another model chosen in the ▾ menu", async () => {
+    await show([message(1, "user", "q"), message(2, "assistant", "a")]);
+    await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="regenerate-with"]'));
+    const input = root.querySelector<HTMLInputElement>('[data-message="2"] .popover input');
+    await act(async () => {
+      if (!input) return;
+      input.value = "small";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await click(root.querySelector<HTMLButtonElement>('[data-role="regenerate-go"]'));
+    expect(api.regenerateAnswer).toHaveBeenCalledWith(21, 2, { provider: 3, model: "small" }, expect.any(Function));
   });
 });

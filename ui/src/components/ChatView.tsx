@@ -6,7 +6,7 @@ import { type Key, t } from "../i18n";
 import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
-import { type ChatAction, type ChatAlert, callsFor, type ChatState, type TimelineMessage } from "../timeline";
+import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import type { ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
@@ -212,7 +212,7 @@ export function ChatView(props: Props) {
             </div>
           ) : null}
           {empty ? <EmptyChat chat={chat} /> : null}
-          <Timeline state={state} scroller={scroller} stick={stick} />
+          <Timeline state={state} chat={chat} providers={props.providers} scroller={scroller} stick={stick} />
         </div>
       </div>
       <Composer chat={chat} state={state} />
@@ -237,7 +237,19 @@ function EmptyChat({ chat }: { chat: ChatRow }) {
   );
 }
 
-function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefObject<HTMLDivElement | null>; stick: RefObject<boolean> }) {
+function Timeline({
+  state,
+  chat,
+  providers,
+  scroller,
+  stick,
+}: {
+  state: ChatState;
+  chat: ChatRow;
+  providers: ProviderConfig[] | null;
+  scroller: RefObject<HTMLDivElement | null>;
+  stick: RefObject<boolean>;
+}) {
   const placed = new Set<string>();
   const total = state.approvals.length;
   const queueIndex = new Map(state.approvals.map((a, i) => [a.id, i]));
@@ -270,17 +282,13 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
   };
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
 
-  const renderMessage = (m: TimelineMessage) => {
+  const renderMessage = (m: TimelineMessage, index: number) => {
     if (m.role === "user") {
-      return (
-        <div key={m.id} class="msg msg--user">
-          <div class="bubble">{m.content}</div>
-          <div class="msg-footer msg-footer--user">
-            <CopyMessage text={m.content} />
-          </div>
-        </div>
-      );
+      return <UserMessage key={m.id} chat={state.chat} message={m} running={state.running} />;
     }
+    // The last answer of a turn can be regenerated (the turn's answers are one run of messages).
+    const endsTurn = state.messages[index + 1]?.role !== "assistant";
+    const regenerable = endsTurn && !state.running && m.status !== "streaming";
     const calls = callsFor(state, m.id);
     const streaming = m.status === "streaming";
     return (
@@ -302,7 +310,10 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
             ))}
           </div>
         ) : null}
-        <MessageFooter message={m} />
+        <MessageFooter message={m}>
+          <VersionSwitcher chat={state.chat} message={m} running={state.running} />
+          {regenerable ? <RegenerateButtons chat={chat} message={m} providers={providers} /> : null}
+        </MessageFooter>
       </div>
     );
   };
@@ -310,7 +321,7 @@ function Timeline({ state, scroller, stick }: { state: ChatState; scroller: RefO
   // messages, which are rendered whenever the view is at the bottom.
   const items =
     state.messages.length >= VIRTUALIZE_FROM ? (
-      <VirtualList items={state.messages.map((m) => ({ key: m.id, render: () => renderMessage(m) }))} scroller={scroller} stick={stick} />
+      <VirtualList items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i) }))} scroller={scroller} stick={stick} />
     ) : (
       state.messages.map(renderMessage)
     );
@@ -410,17 +421,18 @@ function RetryNotice({ message }: { message: TimelineMessage }) {
   );
 }
 
-function MessageFooter({ message }: { message: TimelineMessage }) {
+function MessageFooter({ message, children }: { message: TimelineMessage; children?: ComponentChildren }) {
   const marks = [];
   if (message.status === "stopped") marks.push(<span class="marker marker--stopped">■ {t("chat.stopped")}</span>);
   if (message.status === "interrupted") marks.push(<span class="marker marker--stopped">⚠ {t("chat.interrupted")}</span>);
   if (message.status === "error") marks.push(<span class="marker marker--error">✕ {t("chat.failed")}</span>);
   const copyable = message.content.trim() !== "" && message.status !== "streaming";
-  if (!marks.length && !message.usage && !copyable) return null;
   return (
     <div class="msg-footer">
       {marks}
+      {children}
       {copyable ? <CopyMessage text={message.content} /> : null}
+      {message.model && message.status !== "streaming" ? <span class="muted small msg-model">{message.model}</span> : null}
       {message.usage ? (
         <span class="usage" title="tokens">
           {t("chat.usage", { input: formatTokens(message.usage.inputTokens), output: formatTokens(message.usage.outputTokens) })}
@@ -428,6 +440,284 @@ function MessageFooter({ message }: { message: TimelineMessage }) {
         </span>
       ) : null}
     </div>
+  );
+}
+
+/** Drafts of edits whose sending failed, by message: the edit opens again with the text. */
+const editDrafts = new Map<number, string>();
+
+/** A message of the user's, with Edit (a new version, F-56), its versions and Copy. */
+function UserMessage({ chat, message, running }: { chat: ChatId; message: TimelineMessage; running: boolean }) {
+  const [editing, setEditing] = useState(editDrafts.has(message.id));
+  if (editing) {
+    return (
+      <EditMessage
+        initial={editDrafts.get(message.id) ?? message.content}
+        onCancel={() => {
+          editDrafts.delete(message.id);
+          setEditing(false);
+        }}
+        onSend={(text) => {
+          editDrafts.set(message.id, text);
+          setEditing(false);
+          // A failed send restores the chat; the edit opens again with its text (on a fresh
+          // mount through the draft, or here when the message never left the screen).
+          void session.edit(chat, message.id, text).then((sent) => {
+            if (sent) editDrafts.delete(message.id);
+            else setEditing(true);
+          });
+        }}
+      />
+    );
+  }
+  const saved = message.id !== PENDING_USER_ID;
+  return (
+    <div class="msg msg--user" data-message={message.id}>
+      <div class="bubble">{message.content}</div>
+      <div class={`msg-footer msg-footer--user${(message.siblings?.length ?? 0) > 1 ? " has-versions" : ""}`}>
+        <VersionSwitcher chat={chat} message={message} running={running} />
+        {saved ? (
+          <button
+            type="button"
+            class="link-btn"
+            data-role="edit-message"
+            disabled={running}
+            title={t("chat.editMessage")}
+            onClick={() => setEditing(true)}
+          >
+            <Icon name="pencil" /> {t("chat.edit")}
+          </button>
+        ) : null}
+        <CopyMessage text={message.content} />
+      </div>
+    </div>
+  );
+}
+
+/** The editor that replaces a user message while it is edited: Enter sends, Escape cancels. */
+function EditMessage({ initial, onSend, onCancel }: { initial: string; onSend: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = useState(initial);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, 320)}px`;
+  }, [text]);
+  const send = () => {
+    const value = text.trim();
+    if (value) onSend(value);
+  };
+  return (
+    <form
+      class="msg msg--user edit-form"
+      data-role="edit-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <textarea
+        ref={area}
+        value={text}
+        aria-label={t("chat.editMessage")}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            send();
+          } else if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+      <div class="row row--end">
+        <small class="muted edit-hint">{t("chat.editHint")}</small>
+        <button type="button" class="btn btn--small" onClick={onCancel}>
+          {t("common.cancel")}
+        </button>
+        <button type="submit" class="btn btn--primary btn--small" disabled={!text.trim()}>
+          {t("chat.editSend")}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** ‹ 2/3 ›: moves between the versions of a message (edits, regenerated answers; F-56). */
+function VersionSwitcher({ chat, message, running }: { chat: ChatId; message: TimelineMessage; running: boolean }) {
+  const versions = message.siblings ?? [];
+  const at = versions.indexOf(message.id);
+  if (versions.length < 2 || at < 0) return null;
+  const show = (i: number) => {
+    const id = versions[i];
+    if (id !== undefined) void session.showBranch(chat, id);
+  };
+  const label = t("chat.versionOf", { n: at + 1, count: versions.length });
+  return (
+    <span class="versions" role="group" aria-label={label} data-role="versions">
+      <button
+        type="button"
+        class="icon-btn"
+        data-role="version-previous"
+        disabled={running || at === 0}
+        title={t("chat.versionPrevious")}
+        aria-label={t("chat.versionPrevious")}
+        onClick={() => show(at - 1)}
+      >
+        <Icon name="chevronLeft" />
+      </button>
+      <span class="versions-count" title={label}>
+        {at + 1}/{versions.length}
+      </span>
+      <button
+        type="button"
+        class="icon-btn"
+        data-role="version-next"
+        disabled={running || at === versions.length - 1}
+        title={t("chat.versionNext")}
+        aria-label={t("chat.versionNext")}
+        onClick={() => show(at + 1)}
+      >
+        <Icon name="chevronRight" />
+      </button>
+    </span>
+  );
+}
+
+/** Regenerate (with the chat's model) and ▾ to regenerate with another model, this answer only. */
+function RegenerateButtons({ chat, message, providers }: { chat: ChatRow; message: TimelineMessage; providers: ProviderConfig[] | null }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLSpanElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  const configured = providers?.filter((p) => p.kind !== "demo") ?? [];
+  const [providerId, setProviderId] = useState<number | null>(null);
+  const [model, setModel] = useState("");
+  // Open downwards when there is room below the button, otherwise upwards.
+  const [up, setUp] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    const box = ref.current?.getBoundingClientRect();
+    setUp(box !== undefined && window.innerHeight - box.bottom < 300);
+    const start = configured.find((p) => p.id === chat.providerId) ?? configured[0];
+    setProviderId(start?.id ?? null);
+    setModel("");
+  }, [open]);
+  return (
+    <span class="popover-anchor regenerate" ref={ref}>
+      <button
+        type="button"
+        class="link-btn"
+        data-role="regenerate"
+        title={t("chat.regenerateTitle")}
+        onClick={() => void session.regenerate(chat.id, message.id)}
+      >
+        <Icon name="regenerate" /> {t("chat.regenerate")}
+      </button>
+      {configured.length ? (
+        <button
+          type="button"
+          data-role="regenerate-with"
+          class="link-btn regenerate-more"
+          aria-expanded={open}
+          title={t("chat.regenerateWith")}
+          aria-label={t("chat.regenerateWith")}
+          onClick={() => setOpen(!open)}
+        >
+          ▾
+        </button>
+      ) : null}
+      {open && providerId !== null ? (
+        <div class={`popover popover--left${up ? " popover--up" : ""}`} role="dialog" aria-label={t("chat.regenerateWith")}>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              setOpen(false);
+              void session.regenerate(chat.id, message.id, { provider: providerId, model: model.trim() });
+            }}
+          >
+            <div class="popover-title">{t("chat.regenerateWithTitle")}</div>
+            <ModelFields
+              providers={configured}
+              providerId={providerId}
+              model={model}
+              listId={`regen-models-${message.id}`}
+              onProvider={(id) => {
+                setProviderId(id);
+                setModel("");
+              }}
+              onModel={setModel}
+            />
+            <div class="row">
+              <button type="submit" class="btn btn--primary btn--small" data-role="regenerate-go">
+                <Icon name="regenerate" /> {t("chat.regenerate")}
+              </button>
+            </div>
+          </form>
+        </div>
+      ) : null}
+    </span>
+  );
+}
+
+/**
+ * A provider and a model, with the provider's models suggested as the user types. `providerId`
+ * null is "the default provider" (offered when `defaultName` is given).
+ */
+function ModelFields(props: {
+  providers: ProviderConfig[];
+  providerId: number | null;
+  model: string;
+  listId: string;
+  defaultName?: string;
+  onProvider: (id: number | null) => void;
+  onModel: (model: string) => void;
+}) {
+  const { providers, providerId } = props;
+  const chosen = providers.find((p) => p.id === providerId) ?? providers[0] ?? null;
+  const listed = chosen && chosen.kind !== "demo" ? chosen.id : null;
+  const models = useLoad(listed === null ? null : () => api.listModels(listed), [listed]);
+  return (
+    <>
+      <label class="field">
+        <span>{t("chat.provider")}</span>
+        <select
+          value={providerId === null ? "" : String(providerId)}
+          onChange={(e) => {
+            const v = e.currentTarget.value;
+            props.onProvider(v === "" ? null : Number(v));
+          }}
+        >
+          {props.defaultName !== undefined ? <option value="">{t("chat.providerDefault", { name: props.defaultName })}</option> : null}
+          <ProviderOptions providers={providers} />
+        </select>
+      </label>
+      <label class="field">
+        <span>{t("chat.model")}</span>
+        <input
+          class="mono"
+          list={props.listId}
+          value={props.model}
+          placeholder={chosen?.defaultModel ?? ""}
+          onInput={(e) => props.onModel(e.currentTarget.value)}
+        />
+        <datalist id={props.listId}>
+          {(models.data ?? []).map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <small class="muted">{t("chat.modelHint")}</small>
+        {models.error ? <small class="inline-error">{t("chat.modelsFailed", { message: models.error })}</small> : null}
+      </label>
+    </>
   );
 }
 
@@ -442,6 +732,12 @@ function alertKey(action: ChatAction): Key {
       return "chat.retryFailed";
     case "reload":
       return "chat.reloadFailed";
+    case "edit":
+      return "chat.editFailed";
+    case "regenerate":
+      return "chat.regenerateFailed";
+    case "branch":
+      return "chat.branchFailed";
   }
 }
 
@@ -594,16 +890,12 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
   }, [chat.id, chat.providerId, chat.model]);
 
   const current = providers?.find((p) => p.id === chat.providerId) ?? providers?.[0] ?? null;
-  const chosen = providers?.find((p) => p.id === providerId) ?? providers?.[0] ?? null;
   const label =
     providers !== null && providers.length === 0
       ? t("providers.kindDemo")
       : `${chat.model || current?.defaultModel || t("chat.defaultModel")}${current ? ` · ${current.name}` : ""}`;
 
   const openPicker = () => setOpen(!open);
-  /** The provider whose models the open picker suggests (the demo model has no list). */
-  const listed = open && chosen && chosen.kind !== "demo" ? chosen.id : null;
-  const models = useLoad(listed === null ? null : () => api.listModels(listed), [listed]);
 
   const save = () =>
     void saving.run(async () => {
@@ -630,37 +922,18 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
           {!providers && !error ? <p class="muted">{t("common.loading")}</p> : null}
           {providers ? (
             <>
-              <label class="field">
-                <span>{t("chat.provider")}</span>
-                <select
-                  value={providerId === null ? "" : String(providerId)}
-                  onChange={(e) => {
-                    const v = e.currentTarget.value;
-                    setProviderId(v === "" ? null : Number(v));
-                    setModel("");
-                  }}
-                >
-                  <option value="">{t("chat.providerDefault", { name: providers[0]?.name ?? t("providers.kindDemo") })}</option>
-                  <ProviderOptions providers={providers} />
-                </select>
-              </label>
-              <label class="field">
-                <span>{t("chat.model")}</span>
-                <input
-                  class="mono"
-                  list={`models-${chat.id}`}
-                  value={model}
-                  placeholder={chosen?.defaultModel ?? ""}
-                  onInput={(e) => setModel(e.currentTarget.value)}
-                />
-                <datalist id={`models-${chat.id}`}>
-                  {(models.data ?? []).map((m) => (
-                    <option key={m} value={m} />
-                  ))}
-                </datalist>
-                <small class="muted">{t("chat.modelHint")}</small>
-                {models.error ? <small class="inline-error">{t("chat.modelsFailed", { message: models.error })}</small> : null}
-              </label>
+              <ModelFields
+                providers={providers}
+                providerId={providerId}
+                model={model}
+                listId={`models-${chat.id}`}
+                defaultName={providers[0]?.name ?? t("providers.kindDemo")}
+                onProvider={(id) => {
+                  setProviderId(id);
+                  setModel("");
+                }}
+                onModel={setModel}
+              />
               <div class="row">
                 <button type="submit" class="btn btn--primary btn--small">
                   {t("common.save")}

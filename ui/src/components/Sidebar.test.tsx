@@ -63,7 +63,7 @@ async function settle() {
 
 describe("chat search", () => {
   it("searches once typing pauses and shows the hits", async () => {
-    vi.mocked(api.searchChats).mockResolvedValue([{ chat: 1, title: "Travel plans", snippet: "book the [train]" }]);
+    vi.mocked(api.searchChats).mockResolvedValue([{ chat: 1, title: "Travel plans", snippet: "book the [train]", message: 12 }]);
     await mount();
     await type("tr");
     await type("train");

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
+import * as session from "../session";
 import { chatTitle, relativeTime, snippetParts } from "../format";
 import { language, t } from "../i18n";
 import { pause, useAction, useDismiss, useLoad } from "./hooks";
@@ -165,7 +166,11 @@ function SearchResults({
     <ul>
       {hits.map((h) => (
         <li key={h.chat}>
-          <button type="button" class={`chat-item${h.chat === current ? " is-active" : ""}`} onClick={() => onSelect(h.chat)}>
+          <button type="button" class={`chat-item${h.chat === current ? " is-active" : ""}`} onClick={() => {
+              onSelect(h.chat);
+              if (h.message !== null) void session.showMessage(h.chat, h.message);
+            }}
+          >
             <span class="chat-item-title">{chatTitle(h)}</span>
             {h.snippet ? (
               <span class="snippet">

@@ -59,6 +59,9 @@ pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError>
         out.push_str(&format!("_Model: {}_\n\n", row.model));
     }
     for m in &messages {
+        if let Some(i) = m.siblings.iter().position(|&s| s == m.id) {
+            out.push_str(&format!("_Version {} of {}_\n\n", i + 1, m.siblings.len()));
+        }
         match m.role {
             Role::User => out.push_str(&format!("## You\n\n{}\n\n", m.content.trim())),
             Role::Assistant => {
@@ -86,13 +89,17 @@ pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError>
     Ok(out)
 }
 
-/// The chat as JSON: the chat, its messages (with tool calls and results) and every recorded call.
+/// The chat as JSON: the chat, every message of every branch (with tool calls, results and
+/// its parent) and every recorded call; `leafId` is the end of the branch that was on screen.
 pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
-    let (row, messages, calls) = load(store, chat).await?;
-    let messages: Vec<Value> = messages
+    let (row, branch, calls) = load(store, chat).await?;
+    let leaf = branch.last().map(|m| m.id);
+    let messages: Vec<Value> = store
+        .all_chat_messages(chat)
+        .await?
         .iter()
         .map(|m| {
-            let mut v = json!({"id": m.id, "role": m.role, "content": m.content, "status": m.status, "createdAt": m.created_at});
+            let mut v = json!({"id": m.id, "parentId": m.parent_id, "role": m.role, "content": m.content, "status": m.status, "createdAt": m.created_at});
             match m.role {
                 Role::Assistant => {
                     let p: AssistantPayload = payload(&m.payload);
@@ -101,6 +108,9 @@ pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
                         v["reasoning"] = json!(p.reasoning);
                     }
                     v["usage"] = m.usage.clone().unwrap_or(Value::Null);
+                    if let Some(model) = p.model {
+                        v["model"] = json!(model);
+                    }
                 }
                 Role::Tool => {
                     let p: ToolPayload = payload(&m.payload);
@@ -112,7 +122,7 @@ pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
         })
         .collect();
     Ok(
-        json!({"format": "tollgate-chat", "version": 1, "chat": row, "messages": messages, "toolCalls": calls}),
+        json!({"format": "tollgate-chat", "version": 2, "chat": row, "leafId": leaf, "messages": messages, "toolCalls": calls}),
     )
 }
 

@@ -27,6 +27,10 @@ pub struct AssistantPayload {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub retry: Option<RetryNotice>,
+    /// The model that wrote this answer (versions of an answer may come from different ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
     /// Why the turn failed on this message, so a reopened chat still says why and offers Retry.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -168,6 +172,8 @@ mod tests {
             payload,
             usage: None,
             created_at: 0,
+            parent_id: None,
+            siblings: Vec::new(),
         }
     }
 

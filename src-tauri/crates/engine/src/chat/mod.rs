@@ -150,6 +150,11 @@ pub enum TurnInput {
     Message(String),
     /// Answer again from the stored history (after an error).
     Retry,
+    /// A new version of a user message (F-56): written under `parent` (the edited message's
+    /// parent), beside the earlier version, and answered.
+    Edit { parent: Option<i64>, text: String },
+    /// A new answer to the user message `question` (F-56), beside the earlier answers.
+    Regenerate { question: i64 },
 }
 
 /// Everything a turn needs.

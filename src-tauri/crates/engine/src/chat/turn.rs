@@ -16,7 +16,7 @@ use crate::providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
     ToolResultMessage,
 };
-use crate::store::{MessageStatus, Role};
+use crate::store::{MessageStatus, Role, Under};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -144,19 +144,43 @@ impl<'a> Rounds<'a> {
     ) -> Result<Rounds<'a>, TurnOutcome> {
         let chat = turn.exec.chat();
         let usage = Usage::default();
+        let saved = |e: crate::store::StoreError| {
+            failed(
+                format!("your message could not be saved: {e}"),
+                false,
+                usage,
+            )
+        };
         let user_message_id = match input {
             TurnInput::Message(text) => Some(
                 turn.store
                     .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
                     .await
-                    .map_err(|e| {
-                        failed(
-                            format!("your message could not be saved: {e}"),
-                            false,
-                            usage,
-                        )
-                    })?,
+                    .map_err(saved)?,
             ),
+            TurnInput::Edit { parent, text } => Some(
+                turn.store
+                    .insert_message_under(
+                        chat,
+                        Under::Parent(parent),
+                        Role::User,
+                        text,
+                        MessageStatus::Complete,
+                        None,
+                    )
+                    .await
+                    .map_err(saved)?,
+            ),
+            TurnInput::Regenerate { question } => {
+                turn.store.set_leaf(chat, question).await.map_err(|e| {
+                    failed(
+                        format!("the answer could not be started again: {e}"),
+                        false,
+                        usage,
+                    )
+                })?;
+                None
+            }
             TurnInput::Retry => None,
         };
         let _ = tx.send(ChatEvent::TurnStarted {
@@ -227,6 +251,7 @@ impl<'a> Rounds<'a> {
                     message: error.to_string(),
                     retryable,
                 }),
+                model: Some(self.turn.model.clone()),
                 ..Default::default()
             };
             (MessageStatus::Error, serde_json::to_value(failure).ok())
@@ -257,6 +282,7 @@ impl<'a> Rounds<'a> {
             tool_calls: completion.tool_calls.clone(),
             reasoning: completion.reasoning.clone(),
             thinking: completion.thinking.clone(),
+            model: Some(self.turn.model.clone()),
             ..Default::default()
         })
         .ok();

@@ -129,9 +129,14 @@ impl Tollgate {
     }
 
     pub async fn chat_history(&self, chat: ChatId) -> Result<ChatHistory, ServiceError> {
+        let messages = self.store.chat_messages(chat).await?;
+        let on_branch: std::collections::HashSet<i64> = messages.iter().map(|m| m.id).collect();
+        let mut calls = self.store.chat_calls(chat).await?;
+        // Other branches' calls stay with their branch (F-56).
+        calls.retain(|c| c.message_id.is_none_or(|id| on_branch.contains(&id)));
         Ok(ChatHistory {
-            messages: self.store.chat_messages(chat).await?,
-            calls: self.store.chat_calls(chat).await?,
+            messages,
+            calls,
             running: self.is_running(chat),
         })
     }

@@ -24,11 +24,13 @@ use std::sync::Arc;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+mod branches;
 mod chats;
 mod errors;
 mod gate;
 mod mcp;
 mod presets;
+pub use branches::ModelChoice;
 pub use chats::{export_file_name, ChatHistory, ExportFormat, ExportTarget};
 pub use gate::SettingsView;
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
@@ -231,16 +233,29 @@ impl Tollgate {
         input: TurnInput,
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
-        if self.turns.lock().contains_key(&chat) {
-            return Err(ServiceError::Busy);
-        }
+        self.start(chat, input, None, on_event).await
+    }
+
+    /// Starts a turn with the chat's model, or `model` for this turn only.
+    async fn start(
+        self: &Arc<Self>,
+        chat: ChatId,
+        input: TurnInput,
+        model: Option<ModelChoice>,
+        on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
+    ) -> Result<(), ServiceError> {
+        self.not_running(chat)?;
         let row = self
             .store
             .chat(chat)
             .await?
             .ok_or(ExecutorError::NoSuchChat(chat))?;
         let exec = self.executor(chat).await?;
-        let (provider, default_model) = self.providers.resolve(row.provider_id).await?;
+        let (provider_id, chosen_model) = match model {
+            Some(m) => (Some(m.provider), m.model),
+            None => (row.provider_id, row.model.clone()),
+        };
+        let (provider, default_model) = self.providers.resolve(provider_id).await?;
         if row.title.trim().is_empty() {
             if let TurnInput::Message(text) = &input {
                 let title = title_from_message(text);
@@ -249,10 +264,10 @@ impl Tollgate {
                 }
             }
         }
-        let model = if row.model.trim().is_empty() {
+        let model = if chosen_model.trim().is_empty() {
             default_model
         } else {
-            row.model.clone()
+            chosen_model
         };
         let turn = Turn {
             exec,
@@ -294,6 +309,14 @@ impl Tollgate {
     /// Whether a turn runs in `chat`.
     pub fn is_running(&self, chat: ChatId) -> bool {
         self.turns.lock().contains_key(&chat)
+    }
+
+    /// Refuses (`Busy`) while a turn runs in `chat`: the conversation is changing under it.
+    fn not_running(&self, chat: ChatId) -> Result<(), ServiceError> {
+        if self.is_running(chat) {
+            return Err(ServiceError::Busy);
+        }
+        Ok(())
     }
 
     /// Delivers a decision for one of `chat`'s approvals.

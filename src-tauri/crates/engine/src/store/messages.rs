@@ -1,12 +1,26 @@
 //! Messages (F-61): the user's message is written before the request goes out, the assistant's
 //! text is saved in batches while it streams, and a message left streaming by a crash is marked
 //! as interrupted at the next start.
+//!
+//! Messages form a tree (F-56): each has a parent (the message before it), and the chat's
+//! `leaf_id` is the end of the branch on screen. A new message goes under the leaf and becomes
+//! it, so a turn appends to whichever branch is shown; editing or regenerating forks instead
+//! (`branches`).
 
 use super::{now_ms, Store, StoreError, StoreResult};
 use crate::ids::ChatId;
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Where a new message goes in the chat's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Under {
+    /// At the end of the branch on screen.
+    Leaf,
+    /// Under this message (`None`: as a first message), beside any children it has.
+    Parent(Option<i64>),
+}
 
 /// Who wrote a message.
 #[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,9 +103,20 @@ pub struct MessageRow {
     #[ts(as = "Option<crate::protocol::Usage>")]
     pub usage: Option<Value>,
     pub created_at: i64,
+    /// The message before this one on its branch (none for a chat's first message).
+    pub parent_id: Option<i64>,
+    /// Every version of this message (it and its siblings, oldest first) when there is more
+    /// than one: edits of a user message, regenerated answers. Empty otherwise.
+    pub siblings: Vec<i64>,
 }
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<(MessageRow, String, Option<String>, Option<String>)> {
+/// The columns `from_row` reads, in its order.
+pub(super) const MESSAGE_COLUMNS: &str =
+    "id, chat_id, role, content, status, payload, usage, created_at, parent_id";
+
+pub(super) fn from_row(
+    r: &Row<'_>,
+) -> rusqlite::Result<(MessageRow, String, Option<String>, Option<String>)> {
     Ok((
         MessageRow {
             id: r.get(0)?,
@@ -102,6 +127,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<(MessageRow, String, Option<String>
             payload: None,
             usage: None,
             created_at: r.get(7)?,
+            parent_id: r.get(8)?,
+            siblings: Vec::new(),
         },
         r.get(2)?,
         r.get(5)?,
@@ -109,7 +136,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<(MessageRow, String, Option<String>
     ))
 }
 
-fn finish_row(
+pub(super) fn finish_row(
     (mut m, role, payload, usage): (MessageRow, String, Option<String>, Option<String>),
 ) -> StoreResult<MessageRow> {
     m.role = Role::parse(&role).ok_or_else(|| {
@@ -133,11 +160,27 @@ pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
 }
 
 impl Store {
-    /// Writes a message now (awaited: the caller needs its id, and a user message must be on disk
-    /// before the request is sent). Touches the chat's `updated_at`.
+    /// Writes a message now at the end of the branch on screen (awaited: the caller needs its
+    /// id, and a user message must be on disk before the request is sent). It becomes the
+    /// chat's leaf; touches the chat's `updated_at`.
     pub async fn insert_message(
         &self,
         chat: ChatId,
+        role: Role,
+        content: String,
+        status: MessageStatus,
+        payload: Option<Value>,
+    ) -> StoreResult<i64> {
+        self.insert_message_under(chat, Under::Leaf, role, content, status, payload)
+            .await
+    }
+
+    /// Writes a message under `under` (the leaf, or a chosen parent: a new version of a
+    /// message is its sibling); it becomes the chat's leaf.
+    pub async fn insert_message_under(
+        &self,
+        chat: ChatId,
+        under: Under,
         role: Role,
         content: String,
         status: MessageStatus,
@@ -147,12 +190,22 @@ impl Store {
         self.call(move |c| {
             let now = now_ms();
             let tx = c.transaction()?;
+            let parent: Option<i64> = match under {
+                Under::Leaf => tx
+                    .query_row("SELECT leaf_id FROM chats WHERE id = ?1", [chat.0], |r| r.get(0))
+                    .optional()?
+                    .ok_or_else(|| StoreError::NotFound(format!("chat {chat} does not exist")))?,
+                Under::Parent(parent) => parent,
+            };
             tx.execute(
-                "INSERT INTO messages(chat_id, role, content, status, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![chat.0, role.as_str(), content, status.as_str(), payload, now],
+                "INSERT INTO messages(chat_id, role, content, status, payload, created_at, parent_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![chat.0, role.as_str(), content, status.as_str(), payload, now, parent],
             )?;
             let id = tx.last_insert_rowid();
-            tx.execute("UPDATE chats SET updated_at = ?2 WHERE id = ?1", params![chat.0, now])?;
+            tx.execute(
+                "UPDATE chats SET updated_at = ?2, leaf_id = ?3 WHERE id = ?1",
+                params![chat.0, now, id],
+            )?;
             tx.commit()?;
             Ok(id)
         })
@@ -220,13 +273,21 @@ impl Store {
         .await
     }
 
-    /// Every message of a chat, in order.
+    /// The messages of the branch on screen, first to last, each with its versions.
     pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
+        self.call(move |c| super::branches::current_branch(c, chat))
+            .await
+    }
+
+    /// Every message of a chat on every branch, in the order they were written.
+    pub async fn all_chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
         self.call(move |c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT id, chat_id, role, content, status, payload, usage, created_at FROM messages WHERE chat_id = ?1 ORDER BY id",
-            )?;
-            let rows = stmt.query_map([chat.0], from_row)?.collect::<Result<Vec<_>, _>>()?;
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE chat_id = ?1 ORDER BY id"
+            ))?;
+            let rows = stmt
+                .query_map([chat.0], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
             rows.into_iter().map(finish_row).collect()
         })
         .await

@@ -174,8 +174,29 @@ CREATE TABLE presets (
 );
 "#;
 
+/// The message tree (F-56): each message's parent, and the end of the branch on screen. Rows
+/// written before were one line, so each message's parent is the one before it. `parent_id` has
+/// no foreign key: a cascade down a 10,000-message line would pass SQLite's trigger depth, and
+/// messages are only ever deleted with their chat.
+const V6: &str = r#"
+ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+UPDATE messages SET parent_id = (
+    SELECT MAX(p.id) FROM messages p WHERE p.chat_id = messages.chat_id AND p.id < messages.id
+);
+CREATE INDEX messages_parent ON messages(chat_id, parent_id);
+ALTER TABLE chats ADD COLUMN leaf_id INTEGER;
+UPDATE chats SET leaf_id = (SELECT MAX(id) FROM messages WHERE chat_id = chats.id);
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3), M::up(V4), M::up(V5)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(V2),
+        M::up(V3),
+        M::up(V4),
+        M::up(V5),
+        M::up(V6),
+    ])
 }
 
 /// Brings the schema to the latest version.
@@ -197,7 +218,36 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 6);
+    }
+
+    #[test]
+    fn messages_written_before_the_tree_become_one_branch() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 5).unwrap();
+        conn.execute_batch(
+            "INSERT INTO chats(id, created_at, updated_at) VALUES (1, 0, 0), (2, 0, 0), (3, 0, 0);
+             INSERT INTO messages(id, chat_id, role, content, created_at) VALUES
+                 (1, 1, 'user', 'q', 0), (2, 2, 'user', 'other', 0), (3, 1, 'assistant', 'a', 0), (4, 1, 'user', 'q2', 0);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let parents: Vec<(i64, Option<i64>)> = conn
+            .prepare("SELECT id, parent_id FROM messages ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(parents, [(1, None), (2, None), (3, Some(1)), (4, Some(3))]);
+        let leaves: Vec<Option<i64>> = conn
+            .prepare("SELECT leaf_id FROM chats ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(leaves, [Some(4), Some(2), None]);
     }
 
     #[test]

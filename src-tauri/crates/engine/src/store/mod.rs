@@ -10,6 +10,7 @@
 //!
 //! Order is preserved across both: a `call` sees every `write` queued before it.
 
+mod branches;
 mod calls;
 mod chats;
 mod messages;
@@ -23,7 +24,7 @@ mod variables;
 
 pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
 pub use chats::{ChatParams, ChatRow, NewChat};
-pub use messages::{MessageRow, MessageStatus, Role};
+pub use messages::{MessageRow, MessageStatus, Role, Under};
 pub use presets::{Preset, PresetInput};
 pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};

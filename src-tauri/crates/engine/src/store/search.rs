@@ -12,6 +12,8 @@ pub struct SearchHit {
     pub title: String,
     /// A short excerpt around the match, with the match in `[` `]`; empty for title matches.
     pub snippet: String,
+    /// The message that matched (none for a title match): opening the hit shows its branch.
+    pub message: Option<i64>,
 }
 
 /// Turns what the user typed into a safe FTS5 query: every word quoted (so operators and
@@ -50,20 +52,23 @@ impl Store {
             )?;
             for row in titles.query_map([&like], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?)))? {
                 let (chat, title) = row?;
-                hits.push(SearchHit { chat, title, snippet: String::new() });
+                hits.push(SearchHit { chat, title, snippet: String::new(), message: None });
             }
             let mut texts = c.prepare_cached(
-                "SELECT m.chat_id, c.title, snippet(messages_fts, 0, '[', ']', '…', 10)
+                "SELECT m.chat_id, c.title, snippet(messages_fts, 0, '[', ']', '…', 10), m.id
                  FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN chats c ON c.id = m.chat_id
                  WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 200",
             )?;
-            for row in texts.query_map([&fts], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
-                let (chat, title, snippet) = row?;
+            for row in texts.query_map([&fts], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?)))? {
+                let (chat, title, snippet, message) = row?;
                 let full = hits.len() >= 50;
                 match hits.iter_mut().find(|h| h.chat == chat) {
-                    Some(h) if h.snippet.is_empty() => h.snippet = snippet,
+                    Some(h) if h.snippet.is_empty() => {
+                        h.snippet = snippet;
+                        h.message = Some(message);
+                    }
                     Some(_) => {}
-                    None if !full => hits.push(SearchHit { chat, title, snippet }),
+                    None if !full => hits.push(SearchHit { chat, title, snippet, message: Some(message) }),
                     None => {}
                 }
             }

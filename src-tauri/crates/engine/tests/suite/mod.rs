@@ -2,6 +2,7 @@
 
 mod approvals;
 mod attacks;
+mod branches;
 mod chaos;
 mod chat;
 mod files;

@@ -15,7 +15,7 @@ use tollgate_engine::store::{NewChat, ProviderInput};
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
 
-async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
+pub(super) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     Tollgate::open(
         dir,
         Keychain::new("app.tollgate.test.service"),
@@ -25,7 +25,7 @@ async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     .unwrap()
 }
 
-fn collector() -> (
+pub(super) fn collector() -> (
     Box<dyn Fn(ChatEvent) + Send + Sync>,
     mpsc::UnboundedReceiver<ChatEvent>,
 ) {
@@ -38,7 +38,7 @@ fn collector() -> (
     )
 }
 
-async fn until_finished(
+pub(super) async fn until_finished(
     rx: &mut mpsc::UnboundedReceiver<ChatEvent>,
 ) -> (Vec<ChatEvent>, TurnOutcome) {
     let mut events = Vec::new();
@@ -54,7 +54,7 @@ async fn until_finished(
     }
 }
 
-async fn with_mock(app: &Tollgate) -> MockLlm {
+pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
     let mock = MockLlm::start().await.unwrap();
     app.providers
         .add(ProviderInput {

@@ -1,0 +1,250 @@
+//! Edit, regenerate and branches (F-56) through the service, against a mock provider speaking
+//! the OpenAI wire format: each version is kept, the model sees only the branch on screen, and
+//! tool calls stay with the branch that made them.
+
+use super::service::{collector, open, until_finished, with_mock};
+use serde_json::Value;
+use tollgate_engine::chat::{export, TurnInput, TurnOutcome};
+use tollgate_engine::protocol::{CommandError, ErrorKind};
+use tollgate_engine::service::{ModelChoice, ServiceError, Tollgate};
+use tollgate_engine::store::{MessageRow, NewChat, Role};
+use tollgate_engine::ChatId;
+use tollgate_mock_llm::openai;
+
+fn texts(rows: &[MessageRow]) -> Vec<&str> {
+    rows.iter()
+        .filter(|m| m.role != Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect()
+}
+
+/// What the model was sent: each message's role and text, after the system prompt.
+fn sent(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap(),
+                m["content"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+/// The kind the window would be told.
+fn kind<T: std::fmt::Debug>(r: Result<T, ServiceError>) -> ErrorKind {
+    CommandError::from(r.expect_err("refused")).kind
+}
+
+async fn history(app: &Tollgate, chat: ChatId) -> Vec<MessageRow> {
+    app.chat_history(chat).await.unwrap().messages
+}
+
+#[tokio::test]
+async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let provider = app.list_providers().await.unwrap()[0].id;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+
+    // Turn 1 calls a tool, turn 2 is plain.
+    mock.push(openai::calls(
+        "",
+        &[("c1", "calculate", r#"{"expression": "6*7"}"#)],
+    ));
+    mock.push(openai::text("It is 42."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("six sevens?".into()), on_event)
+        .await
+        .unwrap();
+    assert!(matches!(
+        until_finished(&mut rx).await.1,
+        TurnOutcome::Completed { .. }
+    ));
+    mock.push(openai::text("Blue."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("sky colour?".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let before = history(&app, chat).await;
+    assert_eq!(
+        texts(&before),
+        ["six sevens?", "", "It is 42.", "sky colour?", "Blue."]
+    );
+    let question2 = before[4].id;
+    assert!(before.iter().all(|m| m.siblings.is_empty()));
+
+    // Edit the second question: a branch from the same point; the old one is not sent.
+    mock.push(openai::text("Grey, today."));
+    let (on_event, mut rx) = collector();
+    app.edit_message(chat, question2, "sky colour in London?".into(), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let edited = history(&app, chat).await;
+    assert_eq!(
+        texts(&edited),
+        [
+            "six sevens?",
+            "",
+            "It is 42.",
+            "sky colour in London?",
+            "Grey, today."
+        ]
+    );
+    assert_eq!(edited[4].siblings, vec![question2, edited[4].id]);
+    let body = mock.bodies().last().unwrap().clone();
+    assert_eq!(sent(&body).last().unwrap(), "user: sky colour in London?");
+    assert!(!sent(&body)
+        .iter()
+        .any(|m| m.contains("sky colour?") || m.contains("Blue")));
+
+    // Regenerate the first answer with another model, for this turn only.
+    let first_answer = before[1].id;
+    mock.push(openai::text("Forty-two."));
+    let (on_event, mut rx) = collector();
+    let other = ModelChoice {
+        provider,
+        model: "mock-small".into(),
+    };
+    app.regenerate(chat, before[3].id, Some(other), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let body = mock.bodies().last().unwrap().clone();
+    assert_eq!(body["model"], "mock-small");
+    assert_eq!(sent(&body), ["user: six sevens?"]);
+    let regenerated = history(&app, chat).await;
+    assert_eq!(texts(&regenerated), ["six sevens?", "Forty-two."]);
+    assert_eq!(
+        regenerated[1].siblings,
+        vec![first_answer, regenerated[1].id]
+    );
+    assert_eq!(
+        regenerated[1].payload.as_ref().unwrap()["model"],
+        "mock-small"
+    );
+    assert_eq!(
+        app.store.chat(chat).await.unwrap().unwrap().model,
+        "",
+        "the chat's own model is unchanged"
+    );
+    // The first branch's tool call stays with it.
+    assert!(app.chat_history(chat).await.unwrap().calls.is_empty());
+
+    // The next message continues the branch on screen.
+    mock.push(openai::text("You are welcome."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("thanks".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    assert_eq!(
+        sent(mock.bodies().last().unwrap()),
+        ["user: six sevens?", "assistant: Forty-two.", "user: thanks"]
+    );
+
+    // Back to the first answer: its newest continuation (the edit) and its tool call return.
+    app.show_branch(chat, first_answer).await.unwrap();
+    let back = app.chat_history(chat).await.unwrap();
+    assert_eq!(texts(&back.messages), texts(&edited));
+    assert_eq!(back.calls.len(), 1);
+    assert_eq!(back.calls[0].result_text.as_deref(), Some("42"));
+
+    // Search finds the hidden original question, and its hit leads to its branch.
+    let hit = app
+        .search_chats("colour")
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|h| h.message == Some(question2));
+    let hit = hit.expect("the original question is searchable");
+    app.show_branch(hit.chat, hit.message.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(texts(&history(&app, chat).await), texts(&before));
+
+    // Export: Markdown is the branch on screen; JSON has every version and how they hang.
+    let md = export::markdown(&app.store, chat).await.unwrap();
+    assert!(
+        md.contains("_Version 1 of 2_\n\n## You\n\nsky colour?"),
+        "{md}"
+    );
+    assert!(!md.contains("Forty-two"), "{md}");
+    let js = export::json(&app.store, chat).await.unwrap();
+    assert_eq!(js["version"], 2);
+    assert_eq!(js["leafId"], before[5].id);
+    let all = js["messages"].as_array().unwrap();
+    assert_eq!(all.len(), 11);
+    let by_id = |id: i64| all.iter().find(|m| m["id"] == id).unwrap();
+    assert_eq!(by_id(edited[4].id)["parentId"], before[3].id);
+    assert_eq!(by_id(regenerated[1].id)["model"], "mock-small");
+
+    // What cannot be edited or regenerated is refused and changes nothing.
+    let (on_event, _rx) = collector();
+    let an_answer = app
+        .edit_message(chat, before[5].id, "x".into(), on_event)
+        .await;
+    assert_eq!(kind(an_answer), ErrorKind::Invalid);
+    let stranger = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let (on_event, _rx) = collector();
+    let foreign = app.regenerate(stranger, first_answer, None, on_event).await;
+    assert_eq!(kind(foreign), ErrorKind::NotFound);
+    assert_eq!(
+        kind(app.show_branch(stranger, first_answer).await),
+        ErrorKind::NotFound
+    );
+    let (on_event, _rx) = collector();
+    let blank = app
+        .edit_message(chat, question2, "  ".into(), on_event)
+        .await;
+    assert_eq!(kind(blank), ErrorKind::Invalid);
+    assert_eq!(texts(&history(&app, chat).await), texts(&before));
+    assert_eq!(app.store.all_chat_messages(chat).await.unwrap().len(), 11);
+}
+
+#[tokio::test]
+async fn a_branch_cannot_change_while_its_turn_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    mock.push(openai::text("One."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("first".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let question = history(&app, chat).await[0].id;
+
+    // A turn that waits on the mock: the stream stalls until the turn is stopped.
+    mock.push(openai::text("Two.").stall_at(0, std::time::Duration::from_secs(30)));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("second".into()), on_event)
+        .await
+        .unwrap();
+    let (edit_event, _e) = collector();
+    let (regen_event, _r) = collector();
+    assert!(matches!(
+        app.edit_message(chat, question, "changed".into(), edit_event)
+            .await,
+        Err(ServiceError::Busy)
+    ));
+    assert!(matches!(
+        app.regenerate(chat, question, None, regen_event).await,
+        Err(ServiceError::Busy)
+    ));
+    assert!(matches!(
+        app.show_branch(chat, question).await,
+        Err(ServiceError::Busy)
+    ));
+    app.stop(chat);
+    until_finished(&mut rx).await;
+    assert_eq!(texts(&history(&app, chat).await)[..2], ["first", "One."]);
+}
