@@ -49,7 +49,10 @@ async fn edit_branches_switch_back_and_regenerate_with_another_model() {
     let sent = mock.bodies().last().unwrap().clone();
     let sent_text = sent["messages"].to_string();
     assert!(sent_text.contains("capital of Italy?"), "{sent}");
-    assert!(!sent_text.contains("France") && !sent_text.contains("Paris"), "{sent}");
+    assert!(
+        !sent_text.contains("France") && !sent_text.contains("Paris"),
+        "{sent}"
+    );
     let versions = s
         .wait_text(".msg--user [data-role=versions]", WAIT)
         .await
@@ -64,7 +67,10 @@ async fn edit_branches_switch_back_and_regenerate_with_another_model() {
         .unwrap();
     s.wait_for_text("Paris.", WAIT).await.unwrap();
     let shown = conversation(&s).await;
-    assert!(shown.contains("capital of France?") && !shown.contains("Rome."), "{shown}");
+    assert!(
+        shown.contains("capital of France?") && !shown.contains("Rome."),
+        "{shown}"
+    );
     assert!(s
         .wait_text(".msg--user [data-role=versions]", WAIT)
         .await
