@@ -4,8 +4,10 @@
 //! app-data folder and exposes it to the UI as Tauri commands (one module per area), streaming a
 //! turn's events over a per-turn channel and app-wide notices as events.
 
+pub mod attention;
 pub mod commands;
 pub mod dialogs;
+pub mod instance;
 pub mod navigation;
 pub mod rendering;
 pub mod state;
@@ -61,6 +63,7 @@ pub fn manage_state<R: Runtime>(
             let _ = emitter.emit(MCP_EVENT, ());
         }
     });
+    attention::watch(handle, &app);
     handle.manage(AppState { app });
     Ok(())
 }
@@ -98,6 +101,10 @@ pub fn run() -> Result<(), StartError> {
         ),
     }
     tauri::Builder::default()
+        // First: a second launch must stop before it opens anything.
+        .plugin(instance::single_instance())
+        .plugin(instance::window_state())
+        .on_window_event(instance::save_when_settled())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_clipboard_manager::init())

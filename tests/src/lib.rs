@@ -4,6 +4,7 @@
 //! The tests run under `xvfb-run` (the README's test command does that); the app binary must be
 //! built first (`cargo build -p tollgate`).
 
+pub mod notifications;
 pub mod steps;
 pub mod webdriver;
 
@@ -141,6 +142,38 @@ impl App {
     pub fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
         capture_screen(name)
     }
+}
+
+/// Hides the window titled exactly `title` (unmaps it: the display has no window manager to
+/// minimise it) and returns its X id, for [`map_window`].
+pub fn unmap_window(title: &str) -> Result<String, E2eError> {
+    let id = visible_window(title)?
+        .ok_or_else(|| E2eError::Timeout(format!("no visible window \"{title}\"")))?;
+    xdotool(&["windowunmap", "--sync", &id])?;
+    Ok(id)
+}
+
+/// Shows a window hidden by [`unmap_window`] again.
+pub fn map_window(id: &str) -> Result<(), E2eError> {
+    xdotool(&["windowmap", "--sync", id])
+}
+
+fn xdotool(args: &[&str]) -> Result<(), E2eError> {
+    let status = Command::new("xdotool")
+        .args(args)
+        .status()
+        .map_err(io("running xdotool"))?;
+    if !status.success() {
+        return Err(E2eError::Timeout(format!(
+            "xdotool {args:?} failed with {status}"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether a window titled exactly `title` is shown right now.
+pub fn window_shown(title: &str) -> Result<bool, E2eError> {
+    Ok(visible_window(title)?.is_some())
 }
 
 /// The X id of a visible window titled exactly `title`, if there is one.

@@ -55,7 +55,12 @@ fn spawn_driver(
     ])
     .env("TOLLGATE_DATA_DIR", data_dir)
     .stdout(Stdio::null())
-    .stderr(Stdio::null());
+    // TOLLGATE_E2E_STDERR=1 shows the driver's and the app's log (debugging a test).
+    .stderr(if std::env::var_os("TOLLGATE_E2E_STDERR").is_some() {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    });
     for (k, v) in env {
         cmd.env(k, v);
     }

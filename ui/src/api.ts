@@ -193,6 +193,12 @@ export async function waitingCounts(): Promise<Record<string, number>> {
   return call("waiting_counts", {});
 }
 
+/** A clicked notification asks the window to open a chat (F-59). Resolves to an unsubscribe function. */
+export async function onOpenChat(handler: (chat: ChatId) => void): Promise<() => void> {
+  if (!available()) return () => {};
+  return listen<ChatId>("open-chat", (e) => handler(e.payload));
+}
+
 /** App-wide gate events from chats with no turn running in view. Resolves to an unsubscribe function. */
 export async function onGateEvent(handler: (event: ToolEvent) => void): Promise<() => void> {
   if (!available()) return () => {};

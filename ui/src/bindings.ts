@@ -314,7 +314,16 @@ idleTimeoutMs: number,
  */
 saveIntervalMs: number, };
 
-export type AppSettings = { theme: Theme, language: Language, turn: TurnSettings, };
+export type AppSettings = { theme: Theme, language: Language, turn: TurnSettings, 
+/**
+ * While the window is not focused, an approval or question that starts waiting shows a
+ * system notification (F-59).
+ */
+notify: boolean, 
+/**
+ * ... and asks for the window's attention (the taskbar's urgency hint) (F-59).
+ */
+attentionHint: boolean, };
 
 export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, };
 

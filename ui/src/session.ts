@@ -14,9 +14,15 @@ import type { ChatEvent, ChatId, ModelChoice } from "./types";
 /** Chats whose turn events arrive on a channel this window holds. */
 const live = new Set<ChatId>();
 let onTurnEnd: (chat: ChatId) => void = () => {};
+let onTurnStart: (chat: ChatId) => void = () => {};
 
 export function setTurnEndListener(f: (chat: ChatId) => void): void {
   onTurnEnd = f;
+}
+
+/** Called once a turn has started (the chat may have been given its title from the message). */
+export function setTurnStartListener(f: (chat: ChatId) => void): void {
+  onTurnStart = f;
 }
 
 export function isLive(chat: ChatId): boolean {
@@ -90,6 +96,7 @@ async function begin(
   live.add(chat);
   try {
     await start(handler(chat, store));
+    onTurnStart(chat);
     return true;
   } catch (e) {
     live.delete(chat);

@@ -9,6 +9,7 @@ vi.mock("../api", () => ({
   listProviders: vi.fn(),
   getSettings: vi.fn(),
   onGateEvent: vi.fn(() => Promise.resolve(() => {})),
+  onOpenChat: vi.fn(() => Promise.resolve(() => {})),
   listToolGroups: vi.fn(),
   createChat: vi.fn(),
 }));
@@ -20,6 +21,8 @@ const settings: SettingsView = {
   app: {
     theme: "system",
     language: "en",
+    notify: true,
+    attentionHint: true,
     turn: {
       maxRounds: 10,
       doomLoopThreshold: 3,

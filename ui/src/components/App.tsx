@@ -112,6 +112,8 @@ export function App() {
       void reloadChats();
       void reloadWaiting();
     });
+    // A first message names its chat as the turn starts: show the name at once.
+    session.setTurnStartListener(() => void reloadChats());
 
     // Background chats: refresh badges, and the open chat if its turn is not ours.
     let reloadTimer: ReturnType<typeof setTimeout> | undefined;
@@ -138,9 +140,15 @@ export function App() {
       clearTimeout(waitTimer);
       waitTimer = setTimeout(() => void reloadWaiting(), 200);
     });
+    // A clicked notification (an approval or a question waiting, F-59) opens its chat.
+    const unlistenOpen = api.onOpenChat((chat) => {
+      setCurrent(chat);
+      setView("chat");
+    });
     return () => {
       unsubscribe();
       void unlisten.then((f) => f());
+      void unlistenOpen.then((f) => f());
     };
   }, []);
 

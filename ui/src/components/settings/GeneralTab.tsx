@@ -1,4 +1,4 @@
-/** Settings → General: theme, language and the limits of a turn. */
+/** Settings → General: theme, language, attention (notifications) and the limits of a turn. */
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
@@ -96,6 +96,36 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
             </select>
           </label>
         </div>
+      </section>
+      <section class="card" aria-labelledby="attention-title">
+        <h3 id="attention-title" class="card-title">{t("general.attention")}</h3>
+        <p class="muted small">{t("general.attentionHint")}</p>
+        <label class="switch-row">
+          <input
+            type="checkbox"
+            class="switch"
+            data-role="notify"
+            checked={settings.app.notify}
+            onChange={(e) => void saveApp({ ...settings.app, notify: e.currentTarget.checked })}
+          />
+          <span>
+            <strong>{t("general.notify")}</strong>
+            <small class="muted block">{t("general.notifyHint")}</small>
+          </span>
+        </label>
+        <label class="switch-row">
+          <input
+            type="checkbox"
+            class="switch"
+            data-role="attention-hint"
+            checked={settings.app.attentionHint}
+            onChange={(e) => void saveApp({ ...settings.app, attentionHint: e.currentTarget.checked })}
+          />
+          <span>
+            <strong>{t("general.attentionHintSwitch")}</strong>
+            <small class="muted block">{t("general.attentionHintSwitchHint")}</small>
+          </span>
+        </label>
       </section>
       <form
         class="card"

@@ -217,6 +217,8 @@ const appSettings: SettingsView = {
   app: {
     theme: "system",
     language: "en",
+    notify: true,
+    attentionHint: true,
     turn: { maxRounds: 10, doomLoopThreshold: 3, maxParallel: 4, maxTokens: 4096, temperature: null, retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000, jitter: true }, idleTimeoutMs: 90000, saveIntervalMs: 250 },
   },
   tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },

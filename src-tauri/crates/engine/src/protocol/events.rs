@@ -138,6 +138,52 @@ impl EventSink for ChannelSink {
 pub struct Router {
     routes: parking_lot::RwLock<std::collections::HashMap<ChatId, std::sync::Arc<dyn EventSink>>>,
     fallback: std::sync::Arc<dyn EventSink>,
+    watchers: parking_lot::RwLock<Vec<AttentionWatcher>>,
+}
+
+/// Something that waits on the user (F-59): the app tells a user who is looking elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttentionRequest {
+    pub chat: ChatId,
+    pub reason: AttentionReason,
+}
+
+/// What waits on the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttentionReason {
+    /// A tool call waits for approval.
+    Approval { tool: String },
+    /// The model asks a question (`ask_user`).
+    Question { question: String },
+}
+
+/// Called for every [`AttentionRequest`], wherever its chat's events are routed. Must not block.
+pub type AttentionWatcher = std::sync::Arc<dyn Fn(AttentionRequest) + Send + Sync>;
+
+impl AttentionRequest {
+    /// The request an event makes, if it waits on the user.
+    pub fn of(event: &ToolEvent) -> Option<Self> {
+        match event {
+            ToolEvent::ApprovalRequested { approval } => Some(Self {
+                chat: approval.chat,
+                reason: AttentionReason::Approval {
+                    tool: approval.tool.clone(),
+                },
+            }),
+            ToolEvent::QuestionAsked { chat, question, .. } => Some(Self {
+                chat: *chat,
+                reason: AttentionReason::Question {
+                    question: question.clone(),
+                },
+            }),
+            ToolEvent::BeforeCall { .. }
+            | ToolEvent::ApprovalResolved { .. }
+            | ToolEvent::Started { .. }
+            | ToolEvent::OutputDelta { .. }
+            | ToolEvent::Finished { .. }
+            | ToolEvent::QuestionResolved { .. } => None,
+        }
+    }
 }
 
 impl Router {
@@ -145,7 +191,13 @@ impl Router {
         Self {
             routes: parking_lot::RwLock::new(std::collections::HashMap::new()),
             fallback,
+            watchers: parking_lot::RwLock::new(Vec::new()),
         }
+    }
+
+    /// Calls `watcher` whenever an approval or a question starts waiting in any chat (F-59).
+    pub fn watch_attention(&self, watcher: AttentionWatcher) {
+        self.watchers.write().push(watcher);
     }
 
     /// Sends `chat`'s events to `sink` until the guard is dropped.
@@ -177,6 +229,11 @@ fn event_chat(event: &ToolEvent) -> ChatId {
 
 impl EventSink for Router {
     fn emit(&self, event: ToolEvent) {
+        if let Some(request) = AttentionRequest::of(&event) {
+            for watcher in self.watchers.read().iter() {
+                watcher(request.clone());
+            }
+        }
         let target = self.routes.read().get(&event_chat(&event)).cloned();
         match target {
             Some(sink) => sink.emit(event),
@@ -194,5 +251,47 @@ pub struct RouteGuard {
 impl Drop for RouteGuard {
     fn drop(&mut self) {
         self.router.routes.write().remove(&self.chat);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ApprovalId;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn attention_is_seen_wherever_the_chat_is_routed_and_only_for_what_waits() {
+        let router = Arc::new(Router::new(Arc::new(NullSink)));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        router.watch_attention(Arc::new(move |r| into.lock().unwrap().push(r)));
+        let asked = |chat: i64| ToolEvent::QuestionAsked {
+            chat: ChatId(chat),
+            seq: 1,
+            id: ApprovalId::random(),
+            question: "Which file?".into(),
+            choices: Vec::new(),
+        };
+        // A chat with a running turn (routed) and one without (the fallback) are both seen.
+        let _route = router.route(ChatId(1), Arc::new(NullSink));
+        router.emit(asked(1));
+        router.emit(asked(2));
+        router.emit(ToolEvent::OutputDelta {
+            chat: ChatId(1),
+            seq: 1,
+            stream: OutputStream::Stdout,
+            text: "hi".into(),
+        });
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].chat, ChatId(1));
+        assert_eq!(seen[1].chat, ChatId(2));
+        assert_eq!(
+            seen[0].reason,
+            AttentionReason::Question {
+                question: "Which file?".into()
+            }
+        );
     }
 }

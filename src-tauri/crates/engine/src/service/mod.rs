@@ -59,12 +59,29 @@ pub enum Language {
 }
 
 /// General settings (F-53).
-#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AppSettings {
     pub theme: Theme,
     pub language: Language,
     pub turn: TurnSettings,
+    /// While the window is not focused, an approval or question that starts waiting shows a
+    /// system notification (F-59).
+    pub notify: bool,
+    /// ... and asks for the window's attention (the taskbar's urgency hint) (F-59).
+    pub attention_hint: bool,
+}
+
+impl Default for AppSettings {
+    fn default() -> Self {
+        Self {
+            theme: Theme::default(),
+            language: Language::default(),
+            turn: TurnSettings::default(),
+            notify: true,
+            attention_hint: true,
+        }
+    }
 }
 
 /// Why an operation failed; the message is shown to the user.

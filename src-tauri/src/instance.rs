@@ -1,0 +1,69 @@
+//! One window per data folder (F-59): a second launch brings the running window forward instead
+//! of opening the same database twice; the window's size and position are remembered.
+
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tauri::plugin::TauriPlugin;
+use tauri::{Manager, Runtime, Window, WindowEvent};
+use tauri_plugin_window_state::{AppHandleExt, StateFlags};
+use tollgate_engine::store::DATA_DIR_ENV;
+
+/// What is remembered of the window: not whether it is visible or decorated.
+fn remembered() -> StateFlags {
+    StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED
+}
+
+/// The data folder chosen by `TOLLGATE_DATA_DIR`, if any (tests, portable use).
+fn chosen_data_dir() -> Option<PathBuf> {
+    std::env::var_os(DATA_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The single-instance plugin. With `TOLLGATE_DATA_DIR` set, "the same instance" means the
+/// same data folder (its own D-Bus name on Linux), so apps on different folders run side by side.
+pub fn single_instance<R: Runtime>() -> TauriPlugin<R> {
+    let mut builder = tauri_plugin_single_instance::Builder::new()
+        .callback(|app, _argv, _cwd| crate::attention::show_window(app));
+    if let Some(dir) = chosen_data_dir() {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        dir.hash(&mut hasher);
+        builder = builder.dbus_id(format!("app.tollgate.data{:016x}", hasher.finish()));
+    }
+    builder.build()
+}
+
+/// The window-state plugin, its file beside the database when the data folder is chosen.
+pub fn window_state<R: Runtime>() -> TauriPlugin<R> {
+    let mut builder = tauri_plugin_window_state::Builder::new().with_state_flags(remembered());
+    if let Some(dir) = chosen_data_dir() {
+        // An absolute file name replaces the plugin's folder.
+        builder = builder.with_filename(dir.join("window-state.json").to_string_lossy());
+    }
+    builder.build()
+}
+
+/// Saves the window's size and position half a second after it last moved or was resized, so
+/// they survive a crash or a kill as well as a normal exit.
+pub fn save_when_settled<R: Runtime>() -> impl Fn(&Window<R>, &WindowEvent) + Send + Sync {
+    let generation = Arc::new(AtomicU64::new(0));
+    move |window, event| {
+        if !matches!(event, WindowEvent::Moved(_) | WindowEvent::Resized(_)) {
+            return;
+        }
+        let mine = generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let generation = Arc::clone(&generation);
+        let handle = window.app_handle().clone();
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            if generation.load(Ordering::SeqCst) == mine {
+                if let Err(e) = handle.save_window_state(remembered()) {
+                    tracing::warn!("the window's size and position were not saved: {e}");
+                }
+            }
+        });
+    }
+}
