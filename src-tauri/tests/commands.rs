@@ -149,9 +149,20 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     .unwrap_err();
     assert_eq!(
         err,
-        json!({"kind": "internal", "message": "the save dialog is not available"})
+        json!({"kind": "internal", "message": "file dialogs are not available"})
     );
     assert!(!std::path::Path::new("/tmp/planted.json").exists());
+    // Import reads only the file the open dialog names: a path from the window is ignored.
+    let planted = std::env::temp_dir().join("tollgate-planted-import.json");
+    std::fs::write(&planted, r#"{"format": "tollgate-chat", "version": 2}"#).unwrap();
+    let err = invoke(
+        &webview,
+        "import_chats",
+        json!({"path": planted.display().to_string()}),
+    )
+    .unwrap_err();
+    assert_eq!(err["kind"], "internal", "{err}");
+    let _ = std::fs::remove_file(&planted);
     let history = invoke(&webview, "chat_history", json!({"chat": id})).unwrap();
     assert_eq!(history["messages"], json!([]));
     assert_eq!(history["running"], false);

@@ -193,6 +193,18 @@ fn visible_window(title: &str) -> Result<Option<String>, E2eError> {
 /// keyboard: waits until it shows, gives it the X input focus, and presses `keys` there (xdotool
 /// key names, e.g. `Return`). The dialog is outside the web page, so WebDriver cannot reach it.
 pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Result<(), E2eError> {
+    answer_native_dialog_typing(title, &[], None, keys, timeout)
+}
+
+/// Like [`answer_native_dialog`], first pressing `before` (e.g. `ctrl+l` for a file dialog's
+/// location field) and typing `text` there, as a user does.
+pub fn answer_native_dialog_typing(
+    title: &str,
+    before: &[&str],
+    text: Option<&str>,
+    keys: &[&str],
+    timeout: Duration,
+) -> Result<(), E2eError> {
     let deadline = Instant::now() + timeout;
     let id = loop {
         if let Some(id) = visible_window(title)? {
@@ -216,7 +228,7 @@ pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Re
             "could not focus the dialog \"{title}\""
         )));
     }
-    for key in keys {
+    let press = |key: &str| -> Result<(), E2eError> {
         let status = Command::new("xdotool")
             .args(["key", "--clearmodifiers", key])
             .status()
@@ -224,6 +236,24 @@ pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Re
         if !status.success() {
             return Err(E2eError::Timeout(format!("could not press {key}")));
         }
+        Ok(())
+    };
+    for key in before {
+        press(key)?;
+    }
+    if let Some(text) = text {
+        std::thread::sleep(Duration::from_millis(300));
+        let status = Command::new("xdotool")
+            .args(["type", "--delay", "15", text])
+            .status()
+            .map_err(io("running xdotool"))?;
+        if !status.success() {
+            return Err(E2eError::Timeout(format!("could not type {text:?}")));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    for key in keys {
+        press(key)?;
     }
     Ok(())
 }

@@ -125,6 +125,10 @@ export function deletePreset(id: number): Promise<boolean> {
   return call("delete_preset", { id });
 }
 /** A new chat with the preset's prompt, model, parameters and tool groups. */
+/** Asks for an export file with the native open dialog and imports its chats (none if cancelled), newest first. */
+export function importChats(): Promise<ChatRow[]> {
+  return call("import_chats", {});
+}
 export function createChatFromPreset(preset: number): Promise<ChatRow> {
   return call("create_chat_from_preset", { preset });
 }

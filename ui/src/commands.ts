@@ -17,6 +17,7 @@ export interface Commands {
   chat_history: { args: { chat: ChatId }; result: ChatHistory };
   set_chat_prompt: { args: { chat: ChatId; systemPrompt: string; params: ChatParams }; result: void };
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
+  import_chats: { args: Record<string, never>; result: ChatRow[] };
   send_message: { args: { chat: ChatId; text: string; onEvent: Channel<ChatEvent> }; result: void };
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
   edit_message: { args: { chat: ChatId; message: number; text: string; onEvent: Channel<ChatEvent> }; result: void };

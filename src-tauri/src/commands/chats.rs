@@ -3,7 +3,7 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::CommandError;
+use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ChatHistory, ExportFormat};
 use tollgate_engine::store::{ChatParams, ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
@@ -103,4 +103,40 @@ pub async fn save_chat_export<R: tauri::Runtime>(
     };
     state.app.export_chat_to(chat, format, &path).await?;
     Ok(Some(path.display().to_string()))
+}
+
+/// The largest export file Tollgate imports (a ChatGPT export of years of use fits).
+const IMPORT_LIMIT: u64 = 1 << 30;
+
+/// Asks for an export file with the native open dialog and imports its chats (F-62); returns
+/// them, newest first (none if the dialog was cancelled). As with export, the path comes from
+/// the dialog, never from the window.
+#[tauri::command]
+pub async fn import_chats<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<Vec<ChatRow>, CommandError> {
+    let Some(path) = crate::dialogs::open_import_file(&app).await? else {
+        return Ok(Vec::new());
+    };
+    let unreadable = |e: std::io::Error| {
+        CommandError::new(
+            ErrorKind::Invalid,
+            format!("{} cannot be read: {e}", path.display()),
+        )
+    };
+    let size = tokio::fs::metadata(&path).await.map_err(unreadable)?.len();
+    if size > IMPORT_LIMIT {
+        return Err(CommandError::new(
+            ErrorKind::Invalid,
+            format!(
+                "{} is {} MB; Tollgate imports files up to {} MB.",
+                path.display(),
+                size >> 20,
+                IMPORT_LIMIT >> 20
+            ),
+        ));
+    }
+    let bytes = tokio::fs::read(&path).await.map_err(unreadable)?;
+    Ok(state.app.import_chats(&bytes).await?)
 }

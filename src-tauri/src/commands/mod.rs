@@ -41,6 +41,7 @@ commands![
     chats::chat_history,
     chats::set_chat_prompt,
     chats::save_chat_export,
+    chats::import_chats,
     turns::send_message,
     turns::retry_turn,
     turns::edit_message,

@@ -87,6 +87,8 @@ export function App() {
   const presets = useLoad(() => api.listPresets(), []);
   const reloadWaiting = waiting.reload;
   const creating = useAction();
+  const importing = useAction();
+  const [imported, setImported] = useState<number | null>(null);
   const [inviteDismissed, setInviteDismissed] = useState(stored("tollgate.inviteDismissed") === "1");
   const [showLog, setShowLog] = useState(stored("tollgate.showLog") === "1");
   const [confirm, setConfirm] = useState<Confirm | null>(null);
@@ -152,6 +154,23 @@ export function App() {
     };
   }, []);
 
+  /** Imports chats from a file the user picks; the newest opens. */
+  const importChats = (): void =>
+    void importing.run(async () => {
+      setImported(null);
+      const rows = await api.importChats();
+      if (!rows.length) return;
+      await reloadChats();
+      setCurrent(rows[0]?.id ?? null);
+      setView("chat");
+      setImported(rows.length);
+    });
+  useEffect(() => {
+    if (imported === null) return;
+    const timer = setTimeout(() => setImported(null), 6000);
+    return () => clearTimeout(timer);
+  }, [imported]);
+
   const newChat = useCallback(
     (preset?: number): void =>
       void creating.run(async () => {
@@ -204,6 +223,7 @@ export function App() {
   const sidebarNotices = [
     ...(waiting.error !== null ? [t("sidebar.waitingFailed", { message: waiting.error })] : []),
     ...(creating.error !== null ? [t("sidebar.newChatFailed", { message: creating.error })] : []),
+    ...(importing.error !== null ? [t("sidebar.importFailed", { message: importing.error })] : []),
   ];
 
   const toggleLog = () => {
@@ -226,6 +246,8 @@ export function App() {
         onNew={() => newChat()}
         presets={presets.data ?? []}
         onNewFromPreset={(id) => newChat(id)}
+        onImport={importChats}
+        status={imported !== null ? t("sidebar.imported", { count: imported }) : null}
         onRenamed={() => void reloadChats()}
         onDelete={deleteChat}
         onSettings={() => setView(view === "settings" ? "chat" : "settings")}

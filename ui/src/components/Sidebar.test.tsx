@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => render(null, root));
 
-async function mount(presets: Preset[] = [], onNewFromPreset: (id: number) => void = () => {}) {
+async function mount(presets: Preset[] = [], onNewFromPreset: (id: number) => void = () => {}, onImport: () => void = () => {}) {
   await act(async () => {
     render(
       <Sidebar
@@ -36,6 +36,8 @@ async function mount(presets: Preset[] = [], onNewFromPreset: (id: number) => vo
         onNew={() => {}}
         presets={presets}
         onNewFromPreset={onNewFromPreset}
+        onImport={onImport}
+        status={null}
         onRenamed={() => {}}
         onDelete={() => {}}
         onSettings={() => {}}
@@ -84,16 +86,22 @@ describe("chat search", () => {
 describe("new chat with an assistant", () => {
   const preset: Preset = { id: 4, name: "Reviewer", systemPrompt: "Review code.", model: "", params: {}, groups: {}, createdAt: 0 };
 
-  it("has no menu while there are no assistants", async () => {
-    await mount();
-    expect(root.querySelector('[data-role="new-from-preset"]')).toBeNull();
+  it("offers import alone while there are no assistants", async () => {
+    let imports = 0;
+    await mount([], () => {}, () => imports++);
+    await act(async () => root.querySelector<HTMLButtonElement>('[data-role="new-from-preset"]')?.click());
+    const items = [...root.querySelectorAll<HTMLButtonElement>('[role="menuitem"]')];
+    expect(items.map((b) => b.textContent?.trim())).toEqual(["Import chats…"]);
+    await act(async () => items[0]?.click());
+    expect(imports).toBe(1);
+    expect(root.querySelector('[role="menu"]')).toBeNull();
   });
 
   it("lists the assistants beside New chat and starts the chosen one", async () => {
     const picked: number[] = [];
     await mount([preset], (id) => picked.push(id));
     const caret = root.querySelector<HTMLButtonElement>('[data-role="new-from-preset"]');
-    expect(caret?.getAttribute("aria-label")).toBe("New chat with an assistant");
+    expect(caret?.getAttribute("aria-label")).toBe("More ways to start: assistants, import");
     await act(async () => caret?.click());
     const item = [...root.querySelectorAll<HTMLButtonElement>('[role="menuitem"]')].find((b) => b.textContent === "Reviewer");
     await act(async () => item?.click());

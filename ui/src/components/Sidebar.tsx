@@ -16,6 +16,8 @@ interface Props {
   loadError: string | null;
   /** Failures of the sidebar's own actions and badges (a new chat, the waiting counts), shown above the list. */
   notices: string[];
+  /** A passing word about what just happened (e.g. how many chats were imported). */
+  status: string | null;
   current: ChatId | null;
   waiting: Record<string, number>;
   onSelect: (chat: ChatId) => void;
@@ -23,6 +25,8 @@ interface Props {
   /** The presets a chat can start from (the caret beside New chat lists them). */
   presets: Preset[];
   onNewFromPreset: (preset: number) => void;
+  /** Import chats from an export file (F-62). */
+  onImport: () => void;
   onRenamed: () => void;
   onDelete: (chat: ChatRow) => void;
   onSettings: () => void;
@@ -31,7 +35,8 @@ interface Props {
 }
 
 /** Starts a chat from a preset: a menu beside New chat. */
-function PresetMenu({ presets, onPick }: { presets: Preset[]; onPick: (id: number) => void }) {
+/** ▾ beside New chat: start a chat from an assistant (F-58), or import chats (F-62). */
+function NewChatMenu({ presets, onPick, onImport }: { presets: Preset[]; onPick: (id: number) => void; onImport: () => void }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
@@ -42,8 +47,8 @@ function PresetMenu({ presets, onPick }: { presets: Preset[]; onPick: (id: numbe
         class="btn btn--primary new-chat-more"
         aria-expanded={open}
         aria-haspopup="menu"
-        aria-label={t("sidebar.newFromPreset")}
-        title={t("sidebar.newFromPreset")}
+        aria-label={t("sidebar.moreNew")}
+        title={t("sidebar.moreNew")}
         onClick={() => setOpen(!open)}
         data-role="new-from-preset"
       >
@@ -51,7 +56,7 @@ function PresetMenu({ presets, onPick }: { presets: Preset[]; onPick: (id: numbe
       </button>
       {open ? (
         <div class="popover popover--menu" role="menu">
-          <div class="popover-title menu-title">{t("sidebar.newFromPreset")}</div>
+          {presets.length ? <div class="popover-title menu-title">{t("sidebar.newFromPreset")}</div> : null}
           {presets.map((p) => (
             <button
               key={p.id}
@@ -66,6 +71,19 @@ function PresetMenu({ presets, onPick }: { presets: Preset[]; onPick: (id: numbe
               {p.name}
             </button>
           ))}
+          {presets.length ? <div class="menu-separator" role="separator" /> : null}
+          <button
+            type="button"
+            role="menuitem"
+            class="menu-item"
+            data-role="import-chats"
+            onClick={() => {
+              setOpen(false);
+              onImport();
+            }}
+          >
+            <Icon name="upload" /> {t("sidebar.import")}
+          </button>
         </div>
       ) : null}
     </div>
@@ -110,7 +128,7 @@ export function Sidebar(props: Props) {
         <button type="button" class="btn btn--primary new-chat" onClick={props.onNew} title="Ctrl+N">
           <Icon name="plus" /> {t("sidebar.newChat")}
         </button>
-        {props.presets.length ? <PresetMenu presets={props.presets} onPick={props.onNewFromPreset} /> : null}
+        <NewChatMenu presets={props.presets} onPick={props.onNewFromPreset} onImport={props.onImport} />
       </div>
       <div class="search">
         <input
@@ -128,6 +146,11 @@ export function Sidebar(props: Props) {
           }}
         />
       </div>
+      {props.status ? (
+        <p class="muted side-note" role="status" data-role="sidebar-status">
+          {props.status}
+        </p>
+      ) : null}
       {props.notices.map((n) => (
         <p key={n} class="inline-error side-note" role="alert">
           {n}

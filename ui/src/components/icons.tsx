@@ -11,6 +11,7 @@ const paths: Record<string, string> = {
   chevronRight: "M9 6l6 6-6 6",
   gate: "M4 6h16M7 6v14M17 6v14M7 10h10",
   download: "M12 4v11M7 10l5 5 5-5M5 20h14",
+  upload: "M12 15V4M7 9l5-5 5 5M5 20h14",
   copy: "M9 9h11v11H9zM5 15H4V4h11v1",
   log: "M4 6h16M4 12h16M4 18h10",
   question: "M9 9a3 3 0 1 1 4 2.8c-.7.3-1 .9-1 1.7V14M12 18h.01",

@@ -8,6 +8,7 @@
 
 pub mod export;
 pub mod history;
+pub mod import;
 pub mod retry;
 mod schedule;
 mod turn;

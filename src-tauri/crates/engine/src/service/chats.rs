@@ -141,6 +141,19 @@ impl Tollgate {
         })
     }
 
+    /// Imports the chats in an export file (F-62): Tollgate's own JSON or ChatGPT's
+    /// `conversations.json`. Each becomes a new chat; they are returned newest first.
+    pub async fn import_chats(&self, bytes: &[u8]) -> Result<Vec<ChatRow>, ServiceError> {
+        let chats = crate::chat::import::parse(bytes)
+            .map_err(|e| ServiceError::Invalid(format!("This file cannot be imported: {e}.")))?;
+        let mut rows = Vec::with_capacity(chats.len());
+        for chat in chats {
+            rows.push(self.store.import_chat(chat).await?);
+        }
+        rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+        Ok(rows)
+    }
+
     /// The chat as text in `format`.
     /// Sets the chat's system prompt, temperature and answer length (F-58); the next turn uses
     /// them. A temperature outside 0–2 or a length of 0 is refused.

@@ -13,6 +13,7 @@
 mod branches;
 mod calls;
 mod chats;
+mod import;
 mod messages;
 mod migrations;
 mod presets;
@@ -24,6 +25,7 @@ mod variables;
 
 pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
 pub use chats::{ChatParams, ChatRow, NewChat};
+pub use import::{ImportedChat, ImportedMessage};
 pub use messages::{MessageRow, MessageStatus, Role, Under};
 pub use presets::{Preset, PresetInput};
 pub use providers::{ProviderConfig, ProviderInput};

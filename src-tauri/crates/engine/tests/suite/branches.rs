@@ -248,3 +248,135 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
     until_finished(&mut rx).await;
     assert_eq!(texts(&history(&app, chat).await)[..2], ["first", "One."]);
 }
+
+/// Every message of every branch, as comparable text: role, status, content, parent's position,
+/// and the payload's tool calls, results and model.
+async fn tree(app: &Tollgate, chat: ChatId) -> Vec<String> {
+    let all = app.store.all_chat_messages(chat).await.unwrap();
+    let position = |id: Option<i64>| id.and_then(|id| all.iter().position(|m| m.id == id));
+    all.iter()
+        .map(|m| {
+            let p = m.payload.clone().unwrap_or(Value::Null);
+            format!(
+                "{:?} {:?} {:?} under {:?} calls={} results={} model={}",
+                m.role,
+                m.status,
+                m.content,
+                position(m.parent_id),
+                p["toolCalls"],
+                p["results"],
+                p["model"]
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let mock = with_mock(&app).await;
+    let chat = app
+        .store
+        .create_chat(NewChat {
+            title: "Sums".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .id;
+    mock.push(openai::calls(
+        "",
+        &[("c1", "calculate", r#"{"expression": "6*7"}"#)],
+    ));
+    mock.push(openai::text("It is 42."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("six sevens?".into()), on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    let question = history(&app, chat).await[0].id;
+    mock.push(openai::text("Forty-two."));
+    let (on_event, mut rx) = collector();
+    app.regenerate(chat, question, None, on_event)
+        .await
+        .unwrap();
+    until_finished(&mut rx).await;
+    app.show_branch(chat, history(&app, chat).await[1].siblings[0])
+        .await
+        .unwrap();
+
+    let exported = export::json(&app.store, chat).await.unwrap().to_string();
+    let imported = app.import_chats(exported.as_bytes()).await.unwrap();
+    assert_eq!(imported.len(), 1);
+    let copy = imported[0].id;
+    assert_ne!(copy, chat);
+    assert_eq!(imported[0].title, "Sums");
+    assert_eq!(tree(&app, copy).await, tree(&app, chat).await);
+    // The branch on screen, and its recorded call with its decision.
+    assert_eq!(
+        texts(&history(&app, copy).await),
+        texts(&history(&app, chat).await)
+    );
+    let (a, b) = (
+        app.chat_history(chat).await.unwrap().calls,
+        app.chat_history(copy).await.unwrap().calls,
+    );
+    assert_eq!(b.len(), 1);
+    assert_eq!(
+        (
+            &b[0].tool,
+            &b[0].raw_args,
+            &b[0].result_text,
+            b[0].decision,
+            b[0].decided_by,
+            b[0].status
+        ),
+        (
+            &a[0].tool,
+            &a[0].raw_args,
+            &a[0].result_text,
+            a[0].decision,
+            a[0].decided_by,
+            a[0].status
+        )
+    );
+    assert_eq!(
+        b[0].message_id,
+        Some(history(&app, copy).await[1].id),
+        "the call belongs to the imported answer"
+    );
+    // The imported chat goes on like any other; its next call is numbered after the imported one.
+    mock.push(openai::calls(
+        "",
+        &[("c2", "calculate", r#"{"expression": "1+1"}"#)],
+    ));
+    mock.push(openai::text("Two."));
+    let (on_event, mut rx) = collector();
+    app.send(copy, TurnInput::Message("and 1+1?".into()), on_event)
+        .await
+        .unwrap();
+    assert!(matches!(
+        until_finished(&mut rx).await.1,
+        TurnOutcome::Completed { .. }
+    ));
+    let calls = app.chat_history(copy).await.unwrap().calls;
+    assert_eq!(calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 2]);
+    // What would reach outside the conversation is not imported.
+    let row = app.store.chat(copy).await.unwrap().unwrap();
+    assert_eq!((row.workspace, row.provider_id), (None, None));
+}
+
+#[tokio::test]
+async fn an_import_that_cannot_be_read_says_why_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    for bad in [
+        &b"{\"format\": \"tollgate-chat\", \"version\": 3}"[..],
+        b"<html>",
+        b"{}",
+    ] {
+        assert_eq!(kind(app.import_chats(bad).await), ErrorKind::Invalid);
+    }
+    assert!(app.list_chats().await.unwrap().is_empty());
+}
