@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::path::PathBuf;
+use tollgate_engine::chat::attachments::{Attachment, AttachmentKind, UserPayload};
 use tollgate_engine::chat::history::{AssistantPayload, RetryNotice, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
@@ -29,7 +30,7 @@ use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
 use tollgate_engine::providers::{
-    AssistantToolCall, FinishReason, ThinkingBlock, ToolResultMessage,
+    AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
 };
 use tollgate_engine::service::{
     AppSettings, ChatHistory, ExportFormat, Language, McpServerView, ModelChoice, SettingsView,
@@ -88,9 +89,13 @@ fn render() -> String {
         ToolResultMessage,
         TurnFailure,
         ThinkingBlock,
+        ImagePart,
         RetryNotice,
         AssistantPayload,
         ToolPayload,
+        AttachmentKind,
+        Attachment,
+        UserPayload,
         MessageRow,
         RecordedCall,
         ChatHistory,

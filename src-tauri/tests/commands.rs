@@ -128,9 +128,24 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     let err = invoke(
         &webview,
         "send_message",
-        json!({"chat": id, "text": " ", "onEvent": "__CHANNEL__:1"}),
+        json!({"chat": id, "text": " ", "attachments": [], "onEvent": "__CHANNEL__:1"}),
     );
     assert_eq!(err.unwrap_err()["kind"], "invalid");
+    // A "photo" that is a script is refused before anything is stored.
+    let err = invoke(
+        &webview,
+        "send_message",
+        json!({"chat": id, "text": "look", "attachments": [{"name": "a.png", "kind": "image", "mediaType": "image/png", "data": "IyEvYmluL3NoCg=="}], "onEvent": "__CHANNEL__:1"}),
+    )
+    .unwrap_err();
+    assert_eq!(err["kind"], "invalid", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not a PNG, JPEG, GIF or WebP image"),
+        "{err}"
+    );
 
     // Export takes no path from the window: a missing chat is refused before any dialog, and
     // without the dialog plugin (this mock runtime has none) the command fails, never panics.

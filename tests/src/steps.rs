@@ -221,10 +221,28 @@ impl Session {
         model: &str,
         key: &str,
     ) -> Result<(), E2eError> {
+        self.add_provider("openai", name, base_url, model, key)
+            .await
+    }
+
+    /// Adds a provider of `kind` (`openai` or `anthropic`) in Settings → Providers, key and all.
+    pub async fn add_provider(
+        &self,
+        kind: &str,
+        name: &str,
+        base_url: &str,
+        model: &str,
+        key: &str,
+    ) -> Result<(), E2eError> {
         self.open_settings("Providers").await?;
+        self.el("form.add-provider select")
+            .await?
+            .select_by_value(kind)
+            .await
+            .map_err(|e| fail(format!("choosing the kind {kind}: {e}")))?;
         let form = self.el("form.add-provider").await?;
         let inputs = form
-            .find_all(Locator::Css("input"))
+            .find_all(Locator::Css("input:not([type=checkbox])"))
             .await
             .map_err(|e| fail(format!("the provider form: {e}")))?;
         let [n, url, m, k] = inputs.as_slice() else {
@@ -237,6 +255,8 @@ impl Session {
             self.replace_text(input, value).await?;
         }
         self.click("form.add-provider button[type=submit]").await?;
+        // The new card: its name (form fields are not page text) and its saved key.
+        self.wait_for_text(name, STEP).await?;
         self.wait_for_text("Key saved", STEP).await?;
         self.back_to_chat().await
     }

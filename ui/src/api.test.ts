@@ -39,7 +39,7 @@ describe("listToolGroups", () => {
 
   it("fails with a clear error outside the Tauri app", async () => {
     await expect(listToolGroups()).rejects.toBeInstanceOf(BackendUnavailableError);
-    await expect(sendMessage(1, "x", () => {})).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(sendMessage(1, "x", [], () => {})).rejects.toBeInstanceOf(BackendUnavailableError);
   });
 });
 
@@ -55,10 +55,11 @@ describe("commands", () => {
   it("send_message passes a channel whose messages reach the handler", async () => {
     const { invoke, callbacks } = installMock();
     const seen: ChatEvent[] = [];
-    await sendMessage(4, "hello", (e) => seen.push(e));
+    const file = { name: "a.txt", kind: "text" as const, mediaType: "text/plain", data: "hi" };
+    await sendMessage(4, "hello", [file], (e) => seen.push(e));
     const [command, args] = invoke.mock.calls[0] ?? [];
     expect(command).toBe("send_message");
-    expect(args).toMatchObject({ chat: 4, text: "hello" });
+    expect(args).toMatchObject({ chat: 4, text: "hello", attachments: [file] });
     const channel = (args as { onEvent: { id: number } }).onEvent;
     callbacks.get(channel.id)?.({ index: 0, message: { type: "textDelta", messageId: 1, text: "hi" } });
     expect(seen).toEqual([{ type: "textDelta", messageId: 1, text: "hi" }]);

@@ -9,6 +9,7 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import type { CommandName, Commands } from "./commands";
 import type {
   ApprovalRecordRow,
+  Attachment,
   AppSettings,
   ChatEvent,
   ChatHistory,
@@ -150,9 +151,9 @@ function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
 }
 
 /** Starts a turn with a new user message; events arrive on `onEvent` until `turnFinished`. */
-export function sendMessage(chat: ChatId, text: string, onEvent: (event: ChatEvent) => void): Promise<void> {
+export function sendMessage(chat: ChatId, text: string, attachments: Attachment[], onEvent: (event: ChatEvent) => void): Promise<void> {
   if (!available()) return Promise.reject(new BackendUnavailableError());
-  return call("send_message", { chat, text, onEvent: channel(onEvent) });
+  return call("send_message", { chat, text, attachments, onEvent: channel(onEvent) });
 }
 /** Runs the last turn again (after a failure). */
 export function retryTurn(chat: ChatId, onEvent: (event: ChatEvent) => void): Promise<void> {

@@ -134,6 +134,16 @@ export type TurnFailure = { message: string, retryable: boolean, };
 
 export type ThinkingBlock = { "type": "thinking", thinking: string, signature: string, } | { "type": "redacted", data: string, };
 
+export type ImagePart = { 
+/**
+ * `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+ */
+mediaType: string, 
+/**
+ * The image's bytes in standard base64.
+ */
+data: string, };
+
 export type RetryNotice = { 
 /**
  * Which retry this is (1-based), of `max_retries`.
@@ -169,12 +179,26 @@ failure?: TurnFailure, };
 
 export type ToolPayload = { results: Array<ToolResultMessage>, };
 
+export type AttachmentKind = "image" | "text";
+
+export type Attachment = { name: string, kind: AttachmentKind, 
+/**
+ * For images, the format read from the bytes; for text, what the window said.
+ */
+mediaType: string, 
+/**
+ * Base64 (images) or the text itself.
+ */
+data: string, };
+
+export type UserPayload = { attachments?: Array<Attachment>, };
+
 export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, 
 /**
  * An assistant's `AssistantPayload` or a tool message's `ToolPayload` (chat::history), as
  * stored; every field may be missing in rows older versions wrote.
  */
-payload: Partial<AssistantPayload & ToolPayload> | null, usage: Usage | null, createdAt: number, 
+payload: Partial<AssistantPayload & ToolPayload & UserPayload> | null, usage: Usage | null, createdAt: number, 
 /**
  * The message before this one on its branch (none for a chat's first message).
  */

@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -18,7 +18,7 @@ export interface Commands {
   set_chat_prompt: { args: { chat: ChatId; systemPrompt: string; params: ChatParams }; result: void };
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
   import_chats: { args: Record<string, never>; result: ChatRow[] };
-  send_message: { args: { chat: ChatId; text: string; onEvent: Channel<ChatEvent> }; result: void };
+  send_message: { args: { chat: ChatId; text: string; attachments: Attachment[]; onEvent: Channel<ChatEvent> }; result: void };
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
   edit_message: { args: { chat: ChatId; message: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
   regenerate_answer: { args: { chat: ChatId; message: number; model: ModelChoice | null; onEvent: Channel<ChatEvent> }; result: void };

@@ -9,7 +9,7 @@ import * as api from "./api";
 import { errorMessage } from "./format";
 import { type ChatStore, chatStore } from "./store";
 import { addPendingUserMessage, type ChatAction, type ChatState, fromHistory, startEdit, startRegenerate } from "./timeline";
-import type { ChatEvent, ChatId, ModelChoice } from "./types";
+import type { Attachment, ChatEvent, ChatId, ModelChoice } from "./types";
 
 /** Chats whose turn events arrive on a channel this window holds. */
 const live = new Set<ChatId>();
@@ -107,8 +107,14 @@ async function begin(
 }
 
 /** Sends a message, starting a turn. Resolves to whether the turn started; why not is the chat's alert. */
-export function send(chat: ChatId, text: string, store: ChatStore = chatStore): Promise<boolean> {
-  return begin(chat, "send", store, (s) => addPendingUserMessage(s, text), (h) => api.sendMessage(chat, text, h));
+export function send(chat: ChatId, text: string, store: ChatStore = chatStore, attachments: Attachment[] = []): Promise<boolean> {
+  return begin(
+    chat,
+    "send",
+    store,
+    (s) => addPendingUserMessage(s, text, Date.now(), attachments),
+    (h) => api.sendMessage(chat, text, attachments, h),
+  );
 }
 
 /** Runs the last turn again. If it cannot start, the turn's own error comes back (with Retry) and the chat's alert says why. */

@@ -4,6 +4,7 @@
  * as the live one did.
  */
 import type {
+  Attachment,
   CallDecision,
   ChatEvent,
   ChatHistory,
@@ -64,6 +65,8 @@ export interface TimelineMessage {
   siblings?: number[];
   /** The model that wrote this answer. */
   model?: string | undefined;
+  /** Files attached to a user message (F-57). */
+  attachments?: Attachment[] | undefined;
 }
 
 export interface Question {
@@ -195,6 +198,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
       createdAt: m.createdAt,
       siblings: m.siblings,
       model: m.payload?.model,
+      attachments: m.payload?.attachments,
     });
   }
   // Give calls without a message the assistant message that requested them.
@@ -278,14 +282,14 @@ function currentAssistant(state: ChatState): TimelineMessage | undefined {
 export const PENDING_USER_ID = -1;
 
 /** Adds the user's message optimistically before `send_message` answers. */
-export function addPendingUserMessage(state: ChatState, text: string, now = Date.now()): ChatState {
+export function addPendingUserMessage(state: ChatState, text: string, now = Date.now(), attachments: Attachment[] = []): ChatState {
   return {
     ...state,
     error: null,
     running: true,
     messages: [
       ...state.messages,
-      { id: PENDING_USER_ID, role: "user", content: text, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: now },
+      { id: PENDING_USER_ID, role: "user", content: text, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: now, attachments },
     ],
   };
 }

@@ -8,6 +8,8 @@ import type { ApprovalRequest, AssistantPayload, RecordStatus, ToolPayload } fro
 
 export type {
   AppSettings,
+  Attachment,
+  AttachmentKind,
   ApprovalRecordRow,
   AssistantToolCall,
   ApprovalId,

@@ -3,8 +3,9 @@
 use crate::state::AppState;
 use tauri::ipc::Channel;
 use tauri::State;
-use tollgate_engine::chat::{ChatEvent, TurnInput};
-use tollgate_engine::protocol::{CommandError, ErrorKind};
+use tollgate_engine::chat::attachments::Attachment;
+use tollgate_engine::chat::{ChatEvent, TurnInput, UserInput};
+use tollgate_engine::protocol::CommandError;
 use tollgate_engine::service::ModelChoice;
 use tollgate_engine::ChatId;
 
@@ -16,22 +17,20 @@ fn forward(channel: Channel<ChatEvent>) -> Box<dyn Fn(ChatEvent) + Send + Sync> 
     })
 }
 
+/// Sends a message with its attached files (F-57), starting a turn. An empty message, or a
+/// file that is too big or not what it claims, is refused before anything is stored.
 #[tauri::command]
 pub async fn send_message(
     state: State<'_, AppState>,
     chat: ChatId,
     text: String,
+    attachments: Vec<Attachment>,
     on_event: Channel<ChatEvent>,
 ) -> Result<(), CommandError> {
-    if text.trim().is_empty() {
-        return Err(CommandError::new(
-            ErrorKind::Invalid,
-            "The message is empty.",
-        ));
-    }
+    let input = UserInput { text, attachments };
     Ok(state
         .app
-        .send(chat, TurnInput::Message(text), forward(on_event))
+        .send(chat, TurnInput::Message(input), forward(on_event))
         .await?)
 }
 

@@ -467,3 +467,43 @@ describe("edit, regenerate and versions (F-56)", () => {
     expect(api.regenerateAnswer).toHaveBeenCalledWith(21, 2, { provider: 3, model: "small" }, expect.any(Function));
   });
 });
+
+describe("attachments in the composer (F-57)", () => {
+  async function pick(files: File[]) {
+    const input = root.querySelector<HTMLInputElement>('[data-role="attach-input"]');
+    if (!input) throw new Error("no file input");
+    Object.defineProperty(input, "files", { value: files, configurable: true });
+    await act(async () => {
+      input.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    // FileReader finishes on a later turn of the event loop.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+  }
+
+  it("shows picked files, sends them with the message, and keeps them when sending fails", async () => {
+    vi.mocked(api.sendMessage).mockRejectedValueOnce(new Error("offline")).mockResolvedValueOnce(undefined);
+    await mount();
+    const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])], "dot.png", { type: "image/png" });
+    await pick([png, new File(["- milk"], "notes.md"), new File(["MZ"], "app.exe", { type: "application/x-msdownload" })]);
+    const chips = [...root.querySelectorAll('.composer [data-role="attachments"] li')];
+    expect(chips.map((c) => c.getAttribute("title"))).toEqual(["dot.png", "notes.md"]);
+    expect(root.querySelector(".composer img")?.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    expect(root.querySelector('[data-role="attach-error"]')?.textContent).toContain('"app.exe" is not an image');
+
+    // Files alone can be sent; a failed send gives them back.
+    const send = root.querySelector<HTMLButtonElement>(".composer button.btn--primary");
+    expect(send?.disabled).toBe(false);
+    await click(send);
+    await act(async () => {});
+    expect(api.sendMessage).toHaveBeenCalledWith(21, "", [expect.objectContaining({ name: "dot.png", kind: "image" }), expect.objectContaining({ name: "notes.md", kind: "text", data: "- milk" })], expect.any(Function));
+    expect(root.querySelectorAll('.composer [data-role="attachments"] li')).toHaveLength(2);
+
+    // A chip can be removed before sending.
+    await click(root.querySelector<HTMLButtonElement>('.composer [aria-label="Remove notes.md"]'));
+    await click(root.querySelector<HTMLButtonElement>(".composer button.btn--primary"));
+    expect(vi.mocked(api.sendMessage).mock.calls[1]?.[2]).toHaveLength(1);
+    expect(root.querySelector('.composer [data-role="attachments"]')).toBeNull();
+    // The pending message shows its image.
+    expect(root.querySelector('.msg--user [data-role="attachments"] img')).not.toBeNull();
+  });
+});

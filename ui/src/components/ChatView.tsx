@@ -7,7 +7,8 @@ import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
-import type { ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
+import { addAttachments, imageSource } from "../files";
+import type { Attachment, ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
@@ -473,7 +474,8 @@ function UserMessage({ chat, message, running }: { chat: ChatId; message: Timeli
   const saved = message.id !== PENDING_USER_ID;
   return (
     <div class="msg msg--user" data-message={message.id}>
-      <div class="bubble">{message.content}</div>
+      {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
+      {message.content ? <div class="bubble">{message.content}</div> : null}
       <div class={`msg-footer msg-footer--user${(message.siblings?.length ?? 0) > 1 ? " has-versions" : ""}`}>
         <VersionSwitcher chat={chat} message={message} running={running} />
         {saved ? (
@@ -755,7 +757,11 @@ function AlertBanner({ chat, alert }: { chat: ChatId; alert: ChatAlert }) {
 
 function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const [text, setText] = useState("");
+  const [files, setFiles] = useState<Attachment[]>([]);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [dropping, setDropping] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   const running = state.running;
 
   useEffect(() => {
@@ -769,49 +775,149 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [text]);
 
+  const attach = async (list: File[]) => {
+    if (!list.length) return;
+    const added = await addAttachments(files, list);
+    setFiles(added.attachments);
+    setFileError(added.error);
+  };
+
   const submit = () => {
     const value = (area.current?.value ?? text).trim();
-    if (!value || running) return;
+    if ((!value && !files.length) || running) return;
+    const sending = files;
     setText("");
-    // The banner above says why a message could not be sent; it goes back into the box.
-    void session.send(chat.id, value).then((sent) => {
-      if (!sent) setText(value);
+    setFiles([]);
+    setFileError(null);
+    // The banner above says why a message could not be sent; it and its files go back.
+    void session.send(chat.id, value, undefined, sending).then((sent) => {
+      if (!sent) {
+        setText(value);
+        setFiles(sending);
+      }
     });
   };
 
   return (
-    <div class="composer-wrap">
+    <div
+      class={`composer-wrap${dropping ? " is-dropping" : ""}`}
+      onDragOver={(e) => {
+        if (!e.dataTransfer?.types.includes("Files")) return;
+        e.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDropping(false);
+      }}
+      onDrop={(e) => {
+        if (!e.dataTransfer?.files.length) return;
+        e.preventDefault();
+        setDropping(false);
+        void attach([...e.dataTransfer.files]);
+      }}
+    >
       {state.alert ? <AlertBanner chat={chat.id} alert={state.alert} /> : null}
       {state.approvals.length > 0 ? (
         <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p>
       ) : null}
+      {fileError ? (
+        <p class="inline-error composer-file-error" role="alert" data-role="attach-error">
+          {fileError}
+        </p>
+      ) : null}
       <div class={`composer${running ? " is-running" : ""}`}>
-        <textarea
-          ref={area}
-          id="composer"
-          rows={1}
-          value={text}
-          disabled={running}
-          placeholder={running ? t("chat.running") : t("chat.placeholder")}
-          onInput={(e) => setText(e.currentTarget.value)}
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        {files.length ? (
+          <Attachments
+            files={files}
+            onRemove={(i) => {
+              setFiles(files.filter((_, j) => j !== i));
+              setFileError(null);
+            }}
+          />
+        ) : null}
+        <div class="composer-row">
+          <button
+            type="button"
+            class="icon-btn composer-attach"
+            data-role="attach"
+            title={t("attach.addTitle")}
+            aria-label={t("attach.add")}
+            disabled={running}
+            onClick={() => picker.current?.click()}
+          >
+            <Icon name="paperclip" />
+          </button>
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            data-role="attach-input"
+            onChange={(e) => {
+              const input = e.currentTarget;
+              void attach([...(input.files ?? [])]).finally(() => {
+                input.value = "";
+              });
+            }}
+          />
+          <textarea
+            ref={area}
+            id="composer"
+            rows={1}
+            value={text}
+            disabled={running}
+            placeholder={dropping ? t("attach.drop") : running ? t("chat.running") : t("chat.placeholder")}
+            onInput={(e) => setText(e.currentTarget.value)}
+            onPaste={(e) => {
+              const pasted = [...(e.clipboardData?.files ?? [])];
+              if (!pasted.length) return;
               e.preventDefault();
-              submit();
-            }
-          }}
-        />
-        {running ? (
-          <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id)}>
-            ■ {t("chat.stop")}
-          </button>
-        ) : (
-          <button type="button" class="btn btn--primary" disabled={!text.trim()} onClick={submit}>
-            {t("chat.send")}
-          </button>
-        )}
+              void attach(pasted);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+                e.preventDefault();
+                submit();
+              }
+            }}
+          />
+          {running ? (
+            <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id)}>
+              ■ {t("chat.stop")}
+            </button>
+          ) : (
+            <button type="button" class="btn btn--primary" disabled={!text.trim() && !files.length} onClick={submit}>
+              {t("chat.send")}
+            </button>
+          )}
+        </div>
       </div>
     </div>
+  );
+}
+
+/** Attached files: image thumbnails and text-file chips; with `onRemove`, each can be taken off. */
+function Attachments({ files, onRemove }: { files: Attachment[]; onRemove?: (index: number) => void }) {
+  return (
+    <ul class="attachments" aria-label={t("attach.attached")} data-role="attachments">
+      {files.map((f, i) => (
+        <li key={`${i}-${f.name}`} class={`attachment attachment--${f.kind}`} title={f.name}>
+          {f.kind === "image" ? <img src={imageSource(f)} alt={f.name} /> : <Icon name="file" />}
+          <span class="attachment-name">{f.name}</span>
+          {onRemove ? (
+            <button
+              type="button"
+              class="icon-btn attachment-remove"
+              aria-label={t("attach.remove", { name: f.name })}
+              title={t("attach.remove", { name: f.name })}
+              onClick={() => onRemove(i)}
+            >
+              ✕
+            </button>
+          ) : null}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -12,6 +12,8 @@ const paths: Record<string, string> = {
   gate: "M4 6h16M7 6v14M17 6v14M7 10h10",
   download: "M12 4v11M7 10l5 5 5-5M5 20h14",
   upload: "M12 15V4M7 9l5-5 5 5M5 20h14",
+  paperclip: "M20 11.5l-8.5 8.5a5 5 0 0 1-7-7L13 4.5a3.3 3.3 0 0 1 4.7 4.7L9.2 17.7a1.7 1.7 0 0 1-2.4-2.4L14.5 7.6",
+  file: "M6 3h8l4 4v14H6zM14 3v4h4",
   copy: "M9 9h11v11H9zM5 15H4V4h11v1",
   log: "M4 6h16M4 12h16M4 18h10",
   question: "M9 9a3 3 0 1 1 4 2.8c-.7.3-1 .9-1 1.7V14M12 18h.01",

@@ -1,16 +1,10 @@
 //! Export a chat (F-55) as Markdown for reading and as JSON with every tool call for tools.
 
+use crate::chat::fence::fence;
 use crate::chat::history::{payload, AssistantPayload, ToolPayload};
 use crate::ids::ChatId;
 use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
 use serde_json::{json, Value};
-
-fn fence(text: &str, lang: &str) -> String {
-    // A fence longer than any run of backticks inside, so the content cannot close it.
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let ticks = "`".repeat(longest.max(2) + 1);
-    format!("{ticks}{lang}\n{}\n{ticks}", text.trim_end())
-}
 
 fn pretty_args(raw: &str) -> String {
     serde_json::from_str::<Value>(raw)
@@ -151,11 +145,5 @@ mod tests {
             thinking_markdown("First.\n\nThen.\n"),
             "> **Thinking**\n>\n> First.\n>\n> Then.\n\n"
         );
-    }
-
-    #[test]
-    fn fences_outgrow_backticks_inside() {
-        assert_eq!(fence("a", "json"), "```json\na\n```");
-        assert_eq!(fence("x ```` y", ""), "`````\nx ```` y\n`````");
     }
 }

@@ -78,9 +78,13 @@ pub fn from_rows(rows: &[MessageRow]) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::with_capacity(rows.len());
     for row in rows {
         match row.role {
-            Role::User => out.push(ChatMessage::User {
-                content: row.content.clone(),
-            }),
+            Role::User => {
+                let p: super::attachments::UserPayload = payload(&row.payload);
+                out.push(super::attachments::user_message(
+                    &row.content,
+                    &p.attachments,
+                ));
+            }
             Role::Assistant => {
                 let p: AssistantPayload = payload(&row.payload);
                 let failed = matches!(

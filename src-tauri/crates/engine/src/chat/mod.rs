@@ -6,7 +6,9 @@
 //! decisions through the executor, answers to `ask_user` through the [`crate::tools::questions::QuestionHub`],
 //! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
 
+pub mod attachments;
 pub mod export;
+pub mod fence;
 pub mod history;
 pub mod import;
 pub mod retry;
@@ -148,14 +150,52 @@ pub enum ChatEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnInput {
     /// A new user message.
-    Message(String),
+    Message(UserInput),
     /// Answer again from the stored history (after an error).
     Retry,
     /// A new version of a user message (F-56): written under `parent` (the edited message's
     /// parent), beside the earlier version, and answered.
-    Edit { parent: Option<i64>, text: String },
+    Edit {
+        parent: Option<i64>,
+        message: UserInput,
+    },
     /// A new answer to the user message `question` (F-56), beside the earlier answers.
     Regenerate { question: i64 },
+}
+
+/// What the user sends: text, and files attached to it (F-57).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserInput {
+    pub text: String,
+    pub attachments: Vec<attachments::Attachment>,
+}
+
+impl From<&str> for UserInput {
+    fn from(text: &str) -> Self {
+        text.to_string().into()
+    }
+}
+
+impl From<String> for UserInput {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            attachments: Vec::new(),
+        }
+    }
+}
+
+impl UserInput {
+    /// The payload stored with the message (none without attachments).
+    pub fn payload(&self) -> Option<serde_json::Value> {
+        if self.attachments.is_empty() {
+            return None;
+        }
+        serde_json::to_value(attachments::UserPayload {
+            attachments: self.attachments.clone(),
+        })
+        .ok()
+    }
 }
 
 /// Everything a turn needs.

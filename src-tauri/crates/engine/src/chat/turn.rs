@@ -152,25 +152,37 @@ impl<'a> Rounds<'a> {
             )
         };
         let user_message_id = match input {
-            TurnInput::Message(text) => Some(
-                turn.store
-                    .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
-                    .await
-                    .map_err(saved)?,
-            ),
-            TurnInput::Edit { parent, text } => Some(
-                turn.store
-                    .insert_message_under(
-                        chat,
-                        Under::Parent(parent),
-                        Role::User,
-                        text,
-                        MessageStatus::Complete,
-                        None,
-                    )
-                    .await
-                    .map_err(saved)?,
-            ),
+            TurnInput::Message(message) => {
+                let payload = message.payload();
+                Some(
+                    turn.store
+                        .insert_message(
+                            chat,
+                            Role::User,
+                            message.text,
+                            MessageStatus::Complete,
+                            payload,
+                        )
+                        .await
+                        .map_err(saved)?,
+                )
+            }
+            TurnInput::Edit { parent, message } => {
+                let payload = message.payload();
+                Some(
+                    turn.store
+                        .insert_message_under(
+                            chat,
+                            Under::Parent(parent),
+                            Role::User,
+                            message.text,
+                            MessageStatus::Complete,
+                            payload,
+                        )
+                        .await
+                        .map_err(saved)?,
+                )
+            }
             TurnInput::Regenerate { question } => {
                 turn.store.set_leaf(chat, question).await.map_err(|e| {
                     failed(

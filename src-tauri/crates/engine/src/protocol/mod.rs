@@ -12,6 +12,7 @@
 //! store is the lowest layer above this one, so every layer that needs them may use them.
 
 pub mod approvals;
+pub mod attachments;
 pub mod errors;
 pub mod events;
 pub mod providers;
@@ -20,6 +21,7 @@ pub mod tool_settings;
 pub mod tools;
 
 pub use approvals::*;
+pub use attachments::*;
 pub use errors::*;
 pub use events::*;
 pub use providers::*;

@@ -71,12 +71,15 @@ pub fn request_body(req: &ChatRequest, thinking_budget: Option<u32>) -> Value {
     let mut messages: Vec<Value> = Vec::new();
     for m in &req.messages {
         match m {
-            ChatMessage::User { content } => {
-                let blocks = if content.is_empty() {
-                    vec![]
-                } else {
-                    vec![json!({"type": "text", "text": content})]
-                };
+            ChatMessage::User { content, images } => {
+                // Images first, then the text that asks about them (Anthropic's advice).
+                let mut blocks: Vec<Value> = images
+                    .iter()
+                    .map(|i| json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}))
+                    .collect();
+                if !content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": content}));
+                }
                 push_blocks(&mut messages, "user", blocks);
             }
             ChatMessage::Assistant {
@@ -631,6 +634,7 @@ mod tests {
             messages: vec![
                 ChatMessage::User {
                     content: "hi".into(),
+                    images: Vec::new(),
                 },
                 ChatMessage::Assistant {
                     content: "ok".into(),
@@ -666,6 +670,7 @@ mod tests {
                 },
                 ChatMessage::User {
                     content: "and then?".into(),
+                    images: Vec::new(),
                 },
             ],
             tools: vec![],
@@ -777,6 +782,7 @@ mod tests {
             messages: vec![
                 ChatMessage::User {
                     content: "go".into(),
+                    images: Vec::new(),
                 },
                 ChatMessage::Assistant {
                     content: String::new(),

@@ -46,7 +46,7 @@ fn current_turn(req: &ChatRequest) -> (String, Vec<&ToolResultMessage>) {
     let mut results = Vec::new();
     for m in req.messages.iter().rev() {
         match m {
-            ChatMessage::User { content } => {
+            ChatMessage::User { content, .. } => {
                 results.reverse();
                 return (content.clone(), results);
             }
@@ -285,6 +285,7 @@ mod tests {
         let tools = ["list_dir", "read_file", "calculate"];
         let mut msgs = vec![ChatMessage::User {
             content: "what is 6 * 7?".into(),
+            images: Vec::new(),
         }];
         let c = step(&req(&tools, msgs.clone())).await;
         assert!(c.text.contains("demo model"));
@@ -325,6 +326,7 @@ mod tests {
             &[],
             vec![ChatMessage::User {
                 content: "hi".into(),
+                images: Vec::new(),
             }],
         ))
         .await;
@@ -333,6 +335,7 @@ mod tests {
         let msgs = vec![
             ChatMessage::User {
                 content: "hi".into(),
+                images: Vec::new(),
             },
             ChatMessage::Assistant {
                 content: String::new(),

@@ -61,8 +61,20 @@ pub fn request_body(req: &ChatRequest, style: RequestStyle) -> Value {
     }
     for m in &req.messages {
         match m {
-            ChatMessage::User { content } => {
+            ChatMessage::User { content, images } if images.is_empty() => {
                 messages.push(json!({"role": "user", "content": content}))
+            }
+            ChatMessage::User { content, images } => {
+                // With images the content is a list of parts: the text, then each image as a
+                // data URL.
+                let mut parts = Vec::with_capacity(images.len() + 1);
+                if !content.is_empty() {
+                    parts.push(json!({"type": "text", "text": content}));
+                }
+                parts.extend(images.iter().map(|i| {
+                    json!({"type": "image_url", "image_url": {"url": format!("data:{};base64,{}", i.media_type, i.data)}})
+                }));
+                messages.push(json!({"role": "user", "content": parts}))
             }
             ChatMessage::Assistant {
                 content,
@@ -522,6 +534,7 @@ mod tests {
             messages: vec![
                 ChatMessage::User {
                     content: "hi".into(),
+                    images: Vec::new(),
                 },
                 ChatMessage::Assistant {
                     content: String::new(),

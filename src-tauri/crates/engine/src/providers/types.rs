@@ -32,6 +32,9 @@ pub struct ToolResultMessage {
 pub enum ChatMessage {
     User {
         content: String,
+        /// Images attached to the message (F-57), sent as image parts after its text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImagePart>,
     },
     #[serde(rename_all = "camelCase")]
     Assistant {
@@ -43,9 +46,17 @@ pub enum ChatMessage {
         thinking: Vec<ThinkingBlock>,
     },
     /// The results of one round's calls, in the model's order.
-    Tool {
-        results: Vec<ToolResultMessage>,
-    },
+    Tool { results: Vec<ToolResultMessage> },
+}
+
+/// An image in a user message, as the providers take it: base64 data and its media type.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePart {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub media_type: String,
+    /// The image's bytes in standard base64.
+    pub data: String,
 }
 
 /// A block of an Anthropic model's extended thinking. The API requires the blocks of a

@@ -2,7 +2,7 @@
 //! chat's message tree; these start a turn on a new branch or show another one.
 
 use super::{ServiceError, Tollgate};
-use crate::chat::{ChatEvent, TurnInput};
+use crate::chat::{ChatEvent, TurnInput, UserInput};
 use crate::ids::ChatId;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -17,8 +17,9 @@ pub struct ModelChoice {
 }
 
 impl Tollgate {
-    /// Sends `text` as a new version of the user message `message`: a branch beside it, from the
-    /// same point in the conversation. The earlier version and its answers stay.
+    /// Sends `text` as a new version of the user message `message`, with that message's files:
+    /// a branch beside it, from the same point in the conversation. The earlier version and its
+    /// answers stay.
     pub async fn edit_message(
         self: &Arc<Self>,
         chat: ChatId,
@@ -26,12 +27,11 @@ impl Tollgate {
         text: String,
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
-        if text.trim().is_empty() {
-            return Err(ServiceError::Invalid("The message is empty.".into()));
-        }
         self.not_running(chat)?;
-        let parent = self.store.edit_point(chat, message).await?;
-        self.start(chat, TurnInput::Edit { parent, text }, None, on_event)
+        let (parent, attachments) = self.store.edit_point(chat, message).await?;
+        // The new version keeps the files of the one it replaces.
+        let message = UserInput { text, attachments };
+        self.start(chat, TurnInput::Edit { parent, message }, None, on_event)
             .await
     }
 

@@ -4,7 +4,7 @@
 
 use crate::approvals::ApprovalError;
 use crate::approvals::ApprovalHub;
-use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings};
+use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
 use crate::protocol::{Decision, PendingApproval};
@@ -166,6 +166,26 @@ pub fn title_from_message(text: &str) -> String {
     out
 }
 
+/// A message worth sending: text or a file, its files within the limits (F-57).
+fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
+    let check = |mut m: UserInput| -> Result<UserInput, ServiceError> {
+        if m.text.trim().is_empty() && m.attachments.is_empty() {
+            return Err(ServiceError::Invalid("The message is empty.".into()));
+        }
+        m.attachments =
+            crate::chat::attachments::check(m.attachments).map_err(ServiceError::Invalid)?;
+        Ok(m)
+    };
+    Ok(match input {
+        TurnInput::Message(m) => TurnInput::Message(check(m)?),
+        TurnInput::Edit { parent, message } => TurnInput::Edit {
+            parent,
+            message: check(message)?,
+        },
+        other @ (TurnInput::Retry | TurnInput::Regenerate { .. }) => other,
+    })
+}
+
 /// Everything the app runs on.
 pub struct Tollgate {
     pub store: Store,
@@ -262,6 +282,7 @@ impl Tollgate {
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
+        let input = checked(input)?;
         let row = self
             .store
             .chat(chat)
@@ -274,8 +295,8 @@ impl Tollgate {
         };
         let (provider, default_model) = self.providers.resolve(provider_id).await?;
         if row.title.trim().is_empty() {
-            if let TurnInput::Message(text) = &input {
-                let title = title_from_message(text);
+            if let TurnInput::Message(message) = &input {
+                let title = title_from_message(&message.text);
                 if !title.is_empty() {
                     self.store.rename_chat(chat, title).await?;
                 }

@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
 /// The branch on screen, first to last, each message with its versions.
-pub(super) fn current_branch(c: &Connection, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
+fn current_branch(c: &Connection, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
     // UNION (not UNION ALL) stops at a repeated row, so even a corrupt parent loop ends.
     let mut stmt = c.prepare_cached(&format!(
         "WITH RECURSIVE branch(id, parent) AS (
@@ -115,6 +115,11 @@ fn on_current_branch(c: &Connection, chat: ChatId, id: i64) -> StoreResult<bool>
 }
 
 impl Store {
+    /// The messages of the branch on screen, first to last, each with its versions.
+    pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
+        self.call(move |c| current_branch(c, chat)).await
+    }
+
     /// Shows the branch through `message`: unchanged when it is already on screen, otherwise
     /// the branch continues from `message` along its newest replies (F-56).
     pub async fn show_branch(&self, chat: ChatId, message: i64) -> StoreResult<()> {
@@ -133,10 +138,23 @@ impl Store {
         .await
     }
 
-    /// Where a new version of user message `message` goes: under the same parent.
-    pub async fn edit_point(&self, chat: ChatId, message: i64) -> StoreResult<Option<i64>> {
+    /// Where a new version of user message `message` goes (under the same parent), and the
+    /// files attached to it.
+    pub async fn edit_point(
+        &self,
+        chat: ChatId,
+        message: i64,
+    ) -> StoreResult<(Option<i64>, Vec<crate::protocol::Attachment>)> {
         self.call(move |c| match message_of(c, chat, message)? {
-            (Role::User, parent) => Ok(parent),
+            (Role::User, parent) => {
+                let payload: Option<String> = c
+                    .prepare_cached("SELECT payload FROM messages WHERE id = ?1")?
+                    .query_row([message], |r| r.get(0))?;
+                let files: crate::protocol::UserPayload = payload
+                    .and_then(|p| serde_json::from_str(&p).ok())
+                    .unwrap_or_default();
+                Ok((parent, files.attachments))
+            }
             (role, _) => Err(StoreError::Invalid(format!(
                 "message {message} is an {} message; only your own messages can be edited",
                 role.as_str()
@@ -212,7 +230,7 @@ mod tests {
         say(&store, chat, Under::Leaf, Role::Assistant, "a2").await;
 
         // Edit q2: a sibling under a1.
-        assert_eq!(store.edit_point(chat, q2).await.unwrap(), Some(a1));
+        assert_eq!(store.edit_point(chat, q2).await.unwrap().0, Some(a1));
         let q2b = say(&store, chat, Under::Parent(Some(a1)), Role::User, "q2b").await;
         say(&store, chat, Under::Leaf, Role::Assistant, "a2b").await;
         let rows = store.chat_messages(chat).await.unwrap();
@@ -273,7 +291,7 @@ mod tests {
             store.set_leaf(other, q).await,
             Err(StoreError::NotFound(_))
         ));
-        assert_eq!(store.edit_point(chat, q).await.unwrap(), None);
+        assert_eq!(store.edit_point(chat, q).await.unwrap().0, None);
         assert_eq!(
             texts(&store.chat_messages(other).await.unwrap()),
             Vec::<&str>::new()

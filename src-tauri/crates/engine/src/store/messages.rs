@@ -98,7 +98,7 @@ pub struct MessageRow {
     pub status: MessageStatus,
     /// An assistant's `AssistantPayload` or a tool message's `ToolPayload` (chat::history), as
     /// stored; every field may be missing in rows older versions wrote.
-    #[ts(type = "Partial<AssistantPayload & ToolPayload> | null")]
+    #[ts(type = "Partial<AssistantPayload & ToolPayload & UserPayload> | null")]
     pub payload: Option<Value>,
     #[ts(as = "Option<crate::protocol::Usage>")]
     pub usage: Option<Value>,
@@ -271,12 +271,6 @@ impl Store {
             Ok(())
         })
         .await
-    }
-
-    /// The messages of the branch on screen, first to last, each with its versions.
-    pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
-        self.call(move |c| super::branches::current_branch(c, chat))
-            .await
     }
 
     /// Every message of a chat on every branch, in the order they were written.

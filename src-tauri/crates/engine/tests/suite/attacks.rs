@@ -462,6 +462,7 @@ async fn api_keys_never_follow_a_redirect_to_another_host() {
         system: String::new(),
         messages: vec![ChatMessage::User {
             content: "hi".into(),
+            images: Vec::new(),
         }],
         tools: vec![],
         max_tokens: 10,

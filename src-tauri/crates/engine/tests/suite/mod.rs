@@ -1,6 +1,7 @@
 //! The suites of `tests/all.rs`, one module per area.
 
 mod approvals;
+mod attachments;
 mod attacks;
 mod branches;
 mod chaos;

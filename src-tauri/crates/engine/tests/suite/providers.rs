@@ -53,6 +53,7 @@ async fn keys_live_in_the_keychain_and_nowhere_in_the_database_file() {
         system: String::new(),
         messages: vec![tollgate_engine::providers::ChatMessage::User {
             content: "x".into(),
+            images: Vec::new(),
         }],
         tools: vec![],
         max_tokens: 10,

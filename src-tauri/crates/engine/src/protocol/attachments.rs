@@ -1,0 +1,35 @@
+//! Files attached to a user message (F-57), as the window sends them and the store keeps them.
+//! Checking them and sending them to the model is `chat::attachments`.
+
+use serde::{Deserialize, Serialize};
+
+/// What a file is to the model.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AttachmentKind {
+    /// Sent as an image part: `data` is base64.
+    Image,
+    /// Inlined into the message: `data` is the text.
+    Text,
+}
+
+/// A file attached to a user message, as sent by the window and stored with the message.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub name: String,
+    pub kind: AttachmentKind,
+    /// For images, the format read from the bytes; for text, what the window said.
+    pub media_type: String,
+    /// Base64 (images) or the text itself.
+    pub data: String,
+}
+
+/// The payload of a user message.
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UserPayload {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<Attachment>>")]
+    pub attachments: Vec<Attachment>,
+}
