@@ -10,7 +10,8 @@ use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
 use tollgate_engine::ids::{ApprovalId, ChatId};
 use tollgate_engine::mcp::{
-    McpServerConfig, McpServerState, McpStatus, McpToolSummary, McpTransport,
+    FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpServerConfig,
+    McpServerState, McpStatus, McpToolSummary, McpTransport,
 };
 use tollgate_engine::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
@@ -141,6 +142,10 @@ fn render() -> String {
         McpStatus,
         McpToolSummary,
         McpServerState,
+        McpResourceView,
+        McpPromptArgument,
+        McpPromptView,
+        FilledPrompt,
         McpServerView,
     );
     out

@@ -1,6 +1,7 @@
 // A small MCP server for the tests of what server-everything cannot show: whether a cancelled
-// call reaches the server (it writes PROBE_MARKER when the request is aborted) and what happens
-// when a server dies mid-session.
+// call reaches the server (it writes PROBE_MARKER when the request is aborted), what happens
+// when a server dies mid-session, and resources, prompts and lists that change while connected
+// (`grow` adds a tool, a resource and a prompt; the SDK sends the list_changed notifications).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { writeFileSync } from "node:fs";
@@ -40,6 +41,62 @@ server.registerTool(
     process.stderr.write("probe: crashing on purpose\n");
     setTimeout(() => process.exit(3), 10);
     return new Promise(() => {});
+  },
+);
+
+// A 1×1 PNG.
+const DOT =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+
+server.registerResource(
+  "notes",
+  "probe://notes.md",
+  { title: "Project notes", description: "What the project is about", mimeType: "text/markdown" },
+  async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: "# Notes\nShip on Friday." }] }),
+);
+
+server.registerResource(
+  "dot",
+  "probe://dot.png",
+  { title: "A dot", mimeType: "image/png" },
+  async (uri) => ({ contents: [{ uri: uri.href, mimeType: "image/png", blob: DOT }] }),
+);
+
+server.registerPrompt(
+  "review",
+  {
+    title: "Review a file",
+    description: "Asks for a careful review of one file",
+    argsSchema: { file: z.string().describe("The file to review"), focus: z.string().optional() },
+  },
+  ({ file, focus }) => ({
+    messages: [
+      {
+        role: "user",
+        content: { type: "text", text: `Review ${file} carefully${focus ? `, looking at ${focus}` : ""}.` },
+      },
+      {
+        role: "user",
+        content: { type: "resource", resource: { uri: "probe://notes.md", mimeType: "text/markdown", text: "# Notes\nShip on Friday." } },
+      },
+    ],
+  }),
+);
+
+server.registerTool(
+  "grow",
+  { description: "Adds a tool, a resource and a prompt.", inputSchema: {} },
+  async () => {
+    server.registerTool("later", { description: "Added while connected.", inputSchema: {} }, async () => ({
+      content: [{ type: "text", text: "later" }],
+    }));
+    server.registerResource("later-notes", "probe://later.txt", { mimeType: "text/plain" }, async (uri) => ({
+      contents: [{ uri: uri.href, text: "added later" }],
+    }));
+    server.registerPrompt("later-prompt", { description: "Added while connected." }, () => ({
+      messages: [{ role: "user", content: { type: "text", text: "A later prompt." } }],
+    }));
+    return { content: [{ type: "text", text: "grown" }] };
   },
 );
 

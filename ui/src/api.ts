@@ -10,6 +10,9 @@ import type { CommandName, Commands } from "./commands";
 import type {
   ApprovalRecordRow,
   Attachment,
+  FilledPrompt,
+  McpPromptView,
+  McpResourceView,
   AppSettings,
   ChatEvent,
   ChatHistory,
@@ -281,6 +284,22 @@ export function restartMcpServer(name: string): Promise<void> {
   return call("restart_mcp_server", { name });
 }
 /** Fires whenever a server's state or tools change. Resolves to an unsubscribe function. */
+/** The resources of the running MCP servers (F-45), to attach to a message. */
+export function listMcpResources(): Promise<McpResourceView[]> {
+  return call("list_mcp_resources", {});
+}
+/** The prompts of the running MCP servers (F-45), for the composer's `/`. */
+export function listMcpPrompts(): Promise<McpPromptView[]> {
+  return call("list_mcp_prompts", {});
+}
+/** A server's resource as attachments for the message being written. */
+export function readMcpResource(server: string, uri: string): Promise<Attachment[]> {
+  return call("read_mcp_resource", { server, uri });
+}
+/** A server's prompt filled in with `args`, for the composer. */
+export function getMcpPrompt(server: string, name: string, args: Record<string, string>): Promise<FilledPrompt> {
+  return call("get_mcp_prompt", { server, name, arguments: args });
+}
 export async function onMcpChanged(handler: () => void): Promise<() => void> {
   if (!available()) return () => {};
   return listen("mcp-changed", () => handler());

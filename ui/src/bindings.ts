@@ -472,6 +472,18 @@ export type McpServerState = { name: string, status: McpStatus,
 /**
  * The server's own name and version, once connected.
  */
-serverName: string | null, serverVersion: string | null, tools: Array<McpToolSummary>, };
+serverName: string | null, serverVersion: string | null, tools: Array<McpToolSummary>, 
+/**
+ * How many resources and prompts it offers.
+ */
+resources: number, prompts: number, };
+
+export type McpResourceView = { server: string, uri: string, name: string, title: string | null, description: string | null, mimeType: string | null, };
+
+export type McpPromptArgument = { name: string, description: string | null, required: boolean, };
+
+export type McpPromptView = { server: string, name: string, title: string | null, description: string | null, arguments: Array<McpPromptArgument>, };
+
+export type FilledPrompt = { text: string, attachments: Array<Attachment>, };
 
 export type McpServerView = { config: McpServerConfig, state: McpServerState, };

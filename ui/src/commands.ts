@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, GroupView, LocalServer, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -55,6 +55,10 @@ export interface Commands {
   import_mcp_servers: { args: { json: string }; result: string[] };
   remove_mcp_server: { args: { name: string }; result: void };
   restart_mcp_server: { args: { name: string }; result: void };
+  list_mcp_resources: { args: Record<string, never>; result: McpResourceView[] };
+  list_mcp_prompts: { args: Record<string, never>; result: McpPromptView[] };
+  read_mcp_resource: { args: { server: string; uri: string }; result: Attachment[] };
+  get_mcp_prompt: { args: { server: string; name: string; arguments: Record<string, string> }; result: FilledPrompt };
 }
 
 export type CommandName = keyof Commands;

@@ -9,6 +9,10 @@ import type { ApprovalRequest, AssistantPayload, RecordStatus, ToolPayload } fro
 export type {
   AppSettings,
   Attachment,
+  FilledPrompt,
+  McpPromptArgument,
+  McpPromptView,
+  McpResourceView,
   AttachmentKind,
   ApprovalRecordRow,
   AssistantToolCall,

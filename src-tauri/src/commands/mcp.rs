@@ -1,9 +1,12 @@
 //! MCP servers (F-45): list with their state, add or change, import `mcpServers` JSON, remove,
-//! restart. Secret values never come back to the UI (they are blanked in every view).
+//! restart; their resources (attached to a message) and prompts (the composer's `/`). Secret
+//! values never come back to the UI (they are blanked in every view).
 
 use crate::state::AppState;
+use std::collections::BTreeMap;
 use tauri::State;
-use tollgate_engine::mcp::McpServerConfig;
+use tollgate_engine::mcp::{FilledPrompt, McpPromptView, McpResourceView, McpServerConfig};
+use tollgate_engine::protocol::Attachment;
 use tollgate_engine::protocol::CommandError;
 use tollgate_engine::service::McpServerView;
 
@@ -45,4 +48,35 @@ pub async fn remove_mcp_server(
 #[tauri::command]
 pub fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), CommandError> {
     Ok(state.app.restart_mcp_server(&name)?)
+}
+
+#[tauri::command]
+pub fn list_mcp_resources(state: State<'_, AppState>) -> Vec<McpResourceView> {
+    state.app.mcp_resources()
+}
+
+#[tauri::command]
+pub fn list_mcp_prompts(state: State<'_, AppState>) -> Vec<McpPromptView> {
+    state.app.mcp_prompts()
+}
+
+/// A server's resource as attachments for the message being written.
+#[tauri::command]
+pub async fn read_mcp_resource(
+    state: State<'_, AppState>,
+    server: String,
+    uri: String,
+) -> Result<Vec<Attachment>, CommandError> {
+    Ok(state.app.read_mcp_resource(&server, &uri).await?)
+}
+
+/// A server's prompt filled in, for the composer (the user reads it before sending).
+#[tauri::command]
+pub async fn get_mcp_prompt(
+    state: State<'_, AppState>,
+    server: String,
+    name: String,
+    arguments: BTreeMap<String, String>,
+) -> Result<FilledPrompt, CommandError> {
+    Ok(state.app.get_mcp_prompt(&server, &name, arguments).await?)
 }

@@ -79,4 +79,8 @@ commands![
     mcp::import_mcp_servers,
     mcp::remove_mcp_server,
     mcp::restart_mcp_server,
+    mcp::list_mcp_resources,
+    mcp::list_mcp_prompts,
+    mcp::read_mcp_resource,
+    mcp::get_mcp_prompt,
 ];

@@ -17,6 +17,11 @@ vi.mock("../api", () => ({
   editMessage: vi.fn(() => Promise.resolve()),
   regenerateAnswer: vi.fn(() => Promise.resolve()),
   showBranch: vi.fn(() => Promise.resolve()),
+  listMcpResources: vi.fn(() => Promise.resolve([])),
+  listMcpPrompts: vi.fn(() => Promise.resolve([])),
+  readMcpResource: vi.fn(),
+  getMcpPrompt: vi.fn(),
+  onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
 }));
 
 import * as api from "../api";
@@ -505,5 +510,82 @@ describe("attachments in the composer (F-57)", () => {
     expect(root.querySelector('.composer [data-role="attachments"]')).toBeNull();
     // The pending message shows its image.
     expect(root.querySelector('.msg--user [data-role="attachments"] img')).not.toBeNull();
+  });
+});
+
+describe("MCP prompts and resources in the composer (F-45)", () => {
+  const review = {
+    server: "probe",
+    name: "review",
+    title: "Review a file",
+    description: "Asks for a review",
+    arguments: [
+      { name: "file", description: "The file", required: true },
+      { name: "focus", description: null, required: false },
+    ],
+  };
+  const hello = { server: "probe", name: "hello", title: null, description: "Says hello", arguments: [] };
+  const notes = { server: "probe", uri: "probe://notes.md", name: "notes", title: "Project notes", description: null, mimeType: "text/markdown" };
+  function key(k: string) {
+    const area = root.querySelector<HTMLTextAreaElement>("#composer");
+    area?.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true }));
+  }
+  beforeEach(() => {
+    vi.mocked(api.listMcpPrompts).mockResolvedValue([review, hello]);
+    vi.mocked(api.listMcpResources).mockResolvedValue([notes]);
+    vi.mocked(api.getMcpPrompt).mockReset().mockResolvedValue({ text: "Review main.rs carefully.", attachments: [{ name: "notes.md", kind: "text", mediaType: "text/markdown", data: "# Notes" }] });
+    vi.mocked(api.readMcpResource).mockReset().mockResolvedValue([{ name: "Project notes", kind: "text", mediaType: "text/markdown", data: "# Notes" }]);
+  });
+
+  it("lists prompts under /, picks one from the keyboard, asks its arguments and fills the composer", async () => {
+    await mount();
+    await type("/");
+    const items = [...root.querySelectorAll('[data-role="prompt-menu"] [role="option"]')];
+    expect(items.map((i) => i.getAttribute("data-prompt"))).toEqual(["review", "hello"]);
+    await type("/he");
+    expect([...root.querySelectorAll('[data-role="prompt-menu"] [role="option"]')].map((i) => i.getAttribute("data-prompt"))).toEqual(["hello"]);
+    await type("/");
+    await act(async () => key("ArrowDown"));
+    await act(async () => key("ArrowUp"));
+    expect(root.querySelector('[role="option"][aria-selected="true"]')?.getAttribute("data-prompt")).toBe("review");
+    await act(async () => key("Enter"));
+    // The arguments form: the required one must be given before the prompt can be used.
+    const form = root.querySelector('[data-role="prompt-form"]');
+    expect(form).not.toBeNull();
+    const use = form?.querySelector<HTMLButtonElement>('button[type="submit"]');
+    expect(use?.disabled).toBe(true);
+    const file = form?.querySelector<HTMLInputElement>('[data-arg="file"]');
+    expect(document.activeElement).toBe(file);
+    await act(async () => {
+      if (!file) return;
+      file.value = "main.rs";
+      file.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await act(async () => {
+      form?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    await act(async () => {});
+    expect(api.getMcpPrompt).toHaveBeenCalledWith("probe", "review", { file: "main.rs" });
+    expect(root.querySelector<HTMLTextAreaElement>("#composer")?.value).toBe("Review main.rs carefully.");
+    expect(root.querySelector('.composer [data-role="attachments"] li')?.getAttribute("title")).toBe("notes.md");
+    expect(api.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it("Escape closes the prompt list and leaves the text", async () => {
+    await mount();
+    await type("/re");
+    expect(root.querySelector('[data-role="prompt-menu"]')).not.toBeNull();
+    await act(async () => key("Escape"));
+    expect(root.querySelector('[data-role="prompt-menu"]')).toBeNull();
+    expect(root.querySelector<HTMLTextAreaElement>("#composer")?.value).toBe("/re");
+  });
+
+  it("attaches a resource picked from the list", async () => {
+    await mount();
+    await click(root.querySelector<HTMLButtonElement>('[data-role="attach-resource"]'));
+    await click(root.querySelector<HTMLButtonElement>('[data-uri="probe://notes.md"]'));
+    await act(async () => {});
+    expect(api.readMcpResource).toHaveBeenCalledWith("probe", "probe://notes.md");
+    expect(root.querySelector('.composer [data-role="attachments"] li')?.getAttribute("title")).toBe("Project notes");
   });
 });

@@ -1,17 +1,18 @@
 import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { chatTitle, formatDuration, formatTokens } from "../format";
+import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
 import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
-import { addAttachments, imageSource } from "../files";
-import type { Attachment, ChatId, ChatRow, ExportFormat, PendingApproval, ProviderConfig } from "../types";
+import { addAttachments, imageSource, MAX_ATTACHMENTS } from "../files";
+import type { Attachment, ChatId, ChatRow, ExportFormat, McpPromptView, McpResourceView, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
+import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "./params";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
@@ -763,6 +764,13 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const running = state.running;
+  const catalog = useMcpCatalog();
+  const [promptForm, setPromptForm] = useState<McpPromptView | null>(null);
+  const [activePrompt, setActivePrompt] = useState(0);
+  const [slashClosed, setSlashClosed] = useState<string | null>(null);
+  // `/name` alone in the composer lists the servers' prompts (F-45).
+  const slash = !running && !promptForm && /^\/\S*$/.test(text) && slashClosed !== text && catalog.prompts.length > 0;
+  const offered = slash ? matchingPrompts(catalog.prompts, text) : [];
 
   useEffect(() => {
     if (!running) area.current?.focus();
@@ -780,6 +788,39 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     const added = await addAttachments(files, list);
     setFiles(added.attachments);
     setFileError(added.error);
+  };
+
+  const withFiles = (more: Attachment[]) => {
+    const all = [...files, ...more];
+    setFiles(all.slice(0, MAX_ATTACHMENTS));
+    setFileError(all.length > MAX_ATTACHMENTS ? t("attach.tooMany", { max: MAX_ATTACHMENTS }) : null);
+  };
+
+  /** A prompt fills the composer (its text replaces the `/…`) and brings its files. */
+  const fillPrompt = async (p: McpPromptView, args: Record<string, string>) => {
+    setPromptForm(null);
+    try {
+      const filled = await api.getMcpPrompt(p.server, p.name, args);
+      setText(filled.text);
+      withFiles(filled.attachments);
+    } catch (e) {
+      setFileError(errorMessage(e));
+    }
+    area.current?.focus();
+  };
+
+  const pickPrompt = (p: McpPromptView) => {
+    if (p.arguments.length) setPromptForm(p);
+    else void fillPrompt(p, {});
+  };
+
+  const attachResource = async (r: McpResourceView) => {
+    try {
+      withFiles(await api.readMcpResource(r.server, r.uri));
+    } catch (e) {
+      setFileError(errorMessage(e));
+    }
+    area.current?.focus();
   };
 
   const submit = () => {
@@ -825,6 +866,17 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
           {fileError}
         </p>
       ) : null}
+      {slash ? <PromptMenu prompts={offered} active={Math.min(activePrompt, Math.max(offered.length - 1, 0))} onPick={pickPrompt} /> : null}
+      {promptForm ? (
+        <PromptForm
+          prompt={promptForm}
+          onFill={(args) => void fillPrompt(promptForm, args)}
+          onCancel={() => {
+            setPromptForm(null);
+            area.current?.focus();
+          }}
+        />
+      ) : null}
       <div class={`composer${running ? " is-running" : ""}`}>
         {files.length ? (
           <Attachments
@@ -847,6 +899,7 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
           >
             <Icon name="paperclip" />
           </button>
+          <ResourceButton resources={catalog.resources} disabled={running} onPick={(r) => void attachResource(r)} />
           <input
             ref={picker}
             type="file"
@@ -867,7 +920,10 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
             value={text}
             disabled={running}
             placeholder={dropping ? t("attach.drop") : running ? t("chat.running") : t("chat.placeholder")}
-            onInput={(e) => setText(e.currentTarget.value)}
+            onInput={(e) => {
+              setText(e.currentTarget.value);
+              setActivePrompt(0);
+            }}
             onPaste={(e) => {
               const pasted = [...(e.clipboardData?.files ?? [])];
               if (!pasted.length) return;
@@ -875,6 +931,26 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
               void attach(pasted);
             }}
             onKeyDown={(e) => {
+              if (slash && offered.length) {
+                const at = Math.min(activePrompt, offered.length - 1);
+                if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                  e.preventDefault();
+                  const step = e.key === "ArrowDown" ? 1 : offered.length - 1;
+                  setActivePrompt((at + step) % offered.length);
+                  return;
+                }
+                if ((e.key === "Enter" && !e.shiftKey && !e.isComposing) || e.key === "Tab") {
+                  e.preventDefault();
+                  const chosen = offered[at];
+                  if (chosen) pickPrompt(chosen);
+                  return;
+                }
+              }
+              if (slash && e.key === "Escape") {
+                e.preventDefault();
+                setSlashClosed(text);
+                return;
+              }
               if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
                 e.preventDefault();
                 submit();

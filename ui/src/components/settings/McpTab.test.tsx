@@ -25,7 +25,7 @@ const servers: McpServerView[] = [
       executionPolicy: null,
       resultPolicy: null,
     },
-    state: { name: "github", status: { state: "failed", error: "the server stopped unexpectedly; it last wrote: bad token" }, serverName: null, serverVersion: null, tools: [] },
+    state: { name: "github", status: { state: "failed", error: "the server stopped unexpectedly; it last wrote: bad token" }, serverName: null, serverVersion: null, tools: [], resources: 0, prompts: 0 },
   },
   {
     config: {
@@ -42,6 +42,8 @@ const servers: McpServerView[] = [
       serverName: "mcp-servers/everything",
       serverVersion: "2.0.0",
       tools: [{ name: "everything__echo", remoteName: "echo", description: "Echoes", readOnly: true }],
+      resources: 100,
+      prompts: 3,
     },
   },
 ];

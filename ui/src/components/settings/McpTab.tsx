@@ -147,6 +147,11 @@ function ServerCard(props: { server: McpServerView; onEdit: () => void; onChange
       </div>
       {state.status.state === "failed" ? <p class="inline-error">{state.status.error}</p> : null}
       {error ? <p class="inline-error">{error}</p> : null}
+      {state.resources + state.prompts > 0 ? (
+        <p class="muted small" data-role="mcp-offers">
+          {t("mcp.offers", { resources: state.resources, prompts: state.prompts })}
+        </p>
+      ) : null}
       {state.tools.length > 0 ? (
         <details class="mcp-tools">
           <summary>{t("mcp.toolCount", { count: state.tools.length })}</summary>

@@ -6,12 +6,15 @@
 use super::config::{McpServerConfig, McpTransport};
 use parking_lot::Mutex;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    JsonObject, Tool as McpToolInfo,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    GetPromptRequestParams, GetPromptResult, Implementation, JsonObject, Prompt,
+    ReadResourceRequestParams, Resource, ResourceContents, Tool as McpToolInfo,
 };
+use rmcp::service::NotificationContext;
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ClientHandler;
 use rmcp::{Peer, RoleClient, ServiceExt};
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -38,6 +41,8 @@ pub enum McpError {
     Handshake(String),
     #[error("listing the server's tools failed: {0}")]
     ListTools(String),
+    #[error("listing the server's {what} failed: {message}")]
+    List { what: &'static str, message: String },
     #[error("the server is not running")]
     Closed,
     #[error("the call was cancelled")]
@@ -54,9 +59,47 @@ pub struct ServerIdentity {
     pub instructions: Option<String>,
 }
 
+/// A list the server says has changed (`notifications/*/list_changed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListChanged {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+/// Tollgate's side of the session: it says who we are and passes the server's list_changed
+/// notifications on.
+struct Handler {
+    changes: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Prompts);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        client_config()
+    }
+}
+
+/// How long reading a resource or getting a prompt may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A connected server.
 pub struct McpConnection {
     peer: Peer<RoleClient>,
+    changes: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>>>,
+    has_resources: bool,
+    has_prompts: bool,
     identity: ServerIdentity,
     shutdown: CancellationToken,
     closed: watch::Receiver<bool>,
@@ -95,6 +138,10 @@ impl McpConnection {
     /// secret values (environment, headers) already.
     pub async fn connect(config: &McpServerConfig) -> Result<Self, McpError> {
         let shutdown = CancellationToken::new();
+        let (changes_tx, changes) = tokio::sync::mpsc::unbounded_channel();
+        let handler = Handler {
+            changes: changes_tx,
+        };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let (running, pid) = match &config.transport {
             McpTransport::Stdio {
@@ -131,20 +178,18 @@ impl McpConnection {
                         }
                     }));
                 }
-                let running =
-                    match handshake(client_config().serve_with_ct(transport, shutdown.clone()))
-                        .await
-                    {
-                        Ok(r) => r,
-                        Err(e) => {
-                            // A server that failed to start usually said why on stderr.
-                            if let Some(reader) = reader {
-                                let _ =
-                                    tokio::time::timeout(Duration::from_millis(500), reader).await;
-                            }
-                            return Err(with_stderr(e, &stderr_tail));
+                let running = match handshake(handler.serve_with_ct(transport, shutdown.clone()))
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        // A server that failed to start usually said why on stderr.
+                        if let Some(reader) = reader {
+                            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
                         }
-                    };
+                        return Err(with_stderr(e, &stderr_tail));
+                    }
+                };
                 (running, pid)
             }
             McpTransport::Http { url, headers } => {
@@ -161,8 +206,7 @@ impl McpConnection {
                     StreamableHttpClientTransportConfig::with_uri(url.trim().to_string())
                         .custom_headers(custom),
                 );
-                let running =
-                    handshake(client_config().serve_with_ct(transport, shutdown.clone())).await?;
+                let running = handshake(handler.serve_with_ct(transport, shutdown.clone())).await?;
                 (running, None)
             }
         };
@@ -174,6 +218,15 @@ impl McpConnection {
                 instructions: info.instructions.clone(),
             })
             .unwrap_or_default();
+        let (has_resources, has_prompts) = running
+            .peer_info()
+            .map(|info| {
+                (
+                    info.capabilities.resources.is_some(),
+                    info.capabilities.prompts.is_some(),
+                )
+            })
+            .unwrap_or_default();
         let peer = running.peer().clone();
         let (closed_tx, closed) = watch::channel(false);
         tokio::spawn(async move {
@@ -182,6 +235,9 @@ impl McpConnection {
         });
         Ok(Self {
             peer,
+            changes: Mutex::new(Some(changes)),
+            has_resources,
+            has_prompts,
             identity,
             shutdown,
             closed,
@@ -222,6 +278,79 @@ impl McpConnection {
             .list_all_tools()
             .await
             .map_err(|e| McpError::ListTools(e.to_string()))
+    }
+
+    /// The server's list_changed notifications, for the one who watches the connection.
+    pub fn take_changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>> {
+        self.changes.lock().take()
+    }
+
+    /// Every resource the server offers (none if it offers no resources).
+    pub async fn resources(&self) -> Result<Vec<Resource>, McpError> {
+        if !self.has_resources {
+            return Ok(Vec::new());
+        }
+        self.peer
+            .list_all_resources()
+            .await
+            .map_err(|e| McpError::List {
+                what: "resources",
+                message: e.to_string(),
+            })
+    }
+
+    /// Every prompt the server offers (none if it offers no prompts).
+    pub async fn prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        if !self.has_prompts {
+            return Ok(Vec::new());
+        }
+        self.peer
+            .list_all_prompts()
+            .await
+            .map_err(|e| McpError::List {
+                what: "prompts",
+                message: e.to_string(),
+            })
+    }
+
+    /// Reads a resource's contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, McpError> {
+        let read = self
+            .peer
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()));
+        Ok(self.fetch(read).await?.contents)
+    }
+
+    /// Gets a prompt filled in with `arguments`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<GetPromptResult, McpError> {
+        let get = self
+            .peer
+            .get_prompt(GetPromptRequestParams::new(name.to_string()).with_arguments(arguments));
+        self.fetch(get).await
+    }
+
+    /// A request with [`FETCH_TIMEOUT`], its errors in the user's words.
+    async fn fetch<T>(
+        &self,
+        request: impl std::future::Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, McpError> {
+        if !self.is_alive() {
+            return Err(McpError::Closed);
+        }
+        tokio::select! {
+            r = tokio::time::timeout(FETCH_TIMEOUT, request) => match r {
+                Err(_) => Err(McpError::Call(format!("the server did not answer within {} s", FETCH_TIMEOUT.as_secs()))),
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
+                Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
+                Ok(Err(e)) => Err(McpError::Call(e.to_string())),
+            },
+            () = self.closed() => Err(McpError::Closed),
+        }
     }
 
     /// Calls a tool. If `cancel` fires or the future is dropped (the executor's timeout), the

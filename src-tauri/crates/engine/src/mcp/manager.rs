@@ -3,14 +3,15 @@
 //! last wrote to stderr), and restarts it on request. Every change bumps a counter that the
 //! service watches to swap the registry of every chat.
 
+use super::catalog::{self, McpPromptView, McpResourceView};
 use super::config::McpServerConfig;
-use super::connection::{McpConnection, ServerIdentity};
+use super::connection::{ListChanged, McpConnection, ServerIdentity};
 use super::inline_secrets;
 use super::slot::ServerSlot;
 use super::tool::McpTool;
 use crate::tools::{Guidance, ToolGroup};
 use parking_lot::Mutex;
-use rmcp::model::Tool as McpToolInfo;
+use rmcp::model::{Prompt, Resource, Tool as McpToolInfo};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -55,6 +56,9 @@ pub struct McpServerState {
     pub server_name: Option<String>,
     pub server_version: Option<String>,
     pub tools: Vec<McpToolSummary>,
+    /// How many resources and prompts it offers.
+    pub resources: usize,
+    pub prompts: usize,
 }
 
 /// What [`McpManager::configure`] is given per server.
@@ -71,6 +75,8 @@ struct Entry {
     slot: Arc<ServerSlot>,
     status: McpStatus,
     tools: Vec<McpToolInfo>,
+    resources: Vec<Resource>,
+    prompts: Vec<Prompt>,
     identity: ServerIdentity,
     /// Bumped whenever the server is started or stopped on purpose, so that a connecting or
     /// watching task of an older start knows it is out of date.
@@ -78,6 +84,12 @@ struct Entry {
 }
 
 impl Entry {
+    fn clear_lists(&mut self) {
+        self.tools.clear();
+        self.resources.clear();
+        self.prompts.clear();
+    }
+
     fn state(&self) -> McpServerState {
         McpServerState {
             name: self.config.name.clone(),
@@ -94,6 +106,8 @@ impl Entry {
                     read_only: super::tool::read_only_hint(t),
                 })
                 .collect(),
+            resources: self.resources.len(),
+            prompts: self.prompts.len(),
         }
     }
 }
@@ -172,6 +186,8 @@ impl McpManager {
             slot: Arc::new(ServerSlot::new(&name)),
             status: McpStatus::Disabled,
             tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
             identity: ServerIdentity::default(),
             generation: 0,
         });
@@ -188,7 +204,7 @@ impl McpManager {
         entry.config = launch.config;
         entry.generation += 1;
         stopped.extend(entry.slot.replace(None));
-        entry.tools.clear();
+        entry.clear_lists();
         entry.status = match (&launch.blocked, entry.config.enabled) {
             (_, false) => McpStatus::Disabled,
             (Some(why), true) => McpStatus::Failed { error: why.clone() },
@@ -210,7 +226,7 @@ impl McpManager {
             };
             entry.generation += 1;
             stopped.extend(entry.slot.replace(None));
-            entry.tools.clear();
+            entry.clear_lists();
             if entry.config.enabled {
                 entry.status = McpStatus::Connecting;
                 start.push((name.to_string(), entry.generation, entry.config.clone()));
@@ -237,12 +253,22 @@ impl McpManager {
         self.notify();
     }
 
-    /// Connects, lists the tools, and then watches the connection until it ends.
+    /// Connects, lists the tools, resources and prompts, and then watches the connection until
+    /// it ends, listing again whatever the server says has changed.
     async fn run(self: Arc<Self>, name: String, generation: u64, config: McpServerConfig) {
         let started = async {
             let conn = McpConnection::connect(&config).await?;
             let tools = conn.tools().await?;
-            Ok::<_, super::McpError>((Arc::new(conn), tools))
+            // A server whose resources or prompts cannot be listed still offers its tools.
+            let resources = conn.resources().await.unwrap_or_else(|e| {
+                tracing::warn!("MCP server {name}: {e}");
+                Vec::new()
+            });
+            let prompts = conn.prompts().await.unwrap_or_else(|e| {
+                tracing::warn!("MCP server {name}: {e}");
+                Vec::new()
+            });
+            Ok::<_, super::McpError>((Arc::new(conn), tools, resources, prompts))
         }
         .await;
         let conn = {
@@ -255,9 +281,11 @@ impl McpManager {
                 return;
             };
             match started {
-                Ok((conn, tools)) => {
+                Ok((conn, tools, resources, prompts)) => {
                     entry.identity = conn.identity().clone();
                     entry.tools = tools;
+                    entry.resources = resources;
+                    entry.prompts = prompts;
                     entry.status = McpStatus::Ready;
                     entry.slot.replace(Some(Arc::clone(&conn)));
                     conn
@@ -273,7 +301,22 @@ impl McpManager {
             }
         };
         self.notify();
-        conn.closed().await;
+        if let Some(mut changes) = conn.take_changes() {
+            loop {
+                tokio::select! {
+                    () = conn.closed() => break,
+                    change = changes.recv() => match change {
+                        Some(kind) => self.relist(&name, generation, &conn, kind).await,
+                        None => {
+                            conn.closed().await;
+                            break;
+                        }
+                    },
+                }
+            }
+        } else {
+            conn.closed().await;
+        }
         let mut entries = self.entries.lock();
         let Some(entry) = entries
             .get_mut(&name)
@@ -289,8 +332,77 @@ impl McpManager {
             error: inline_secrets::scrub(&error, &entry.config.transport),
         };
         entry.slot.replace(None);
+        entry.clear_lists();
         drop(entries);
         self.notify();
+    }
+
+    /// Lists again what the server said changed (its tools change the chats' tool groups).
+    async fn relist(&self, name: &str, generation: u64, conn: &McpConnection, kind: ListChanged) {
+        enum Fresh {
+            Tools(Vec<McpToolInfo>),
+            Resources(Vec<Resource>),
+            Prompts(Vec<Prompt>),
+        }
+        let fresh = match kind {
+            ListChanged::Tools => conn.tools().await.map(Fresh::Tools),
+            ListChanged::Resources => conn.resources().await.map(Fresh::Resources),
+            ListChanged::Prompts => conn.prompts().await.map(Fresh::Prompts),
+        };
+        let fresh = match fresh {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!("MCP server {name}: {e}");
+                return;
+            }
+        };
+        {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries.get_mut(name).filter(|e| e.generation == generation) else {
+                return;
+            };
+            match fresh {
+                Fresh::Tools(t) => entry.tools = t,
+                Fresh::Resources(r) => entry.resources = r,
+                Fresh::Prompts(p) => entry.prompts = p,
+            }
+        }
+        self.notify();
+    }
+
+    /// Every resource of the ready servers.
+    pub fn resources(&self) -> Vec<McpResourceView> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .flat_map(|e| {
+                e.resources
+                    .iter()
+                    .map(|r| catalog::resource_view(&e.config.name, r))
+            })
+            .collect()
+    }
+
+    /// Every prompt of the ready servers.
+    pub fn prompts(&self) -> Vec<McpPromptView> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .flat_map(|e| {
+                e.prompts
+                    .iter()
+                    .map(|p| catalog::prompt_view(&e.config.name, p))
+            })
+            .collect()
+    }
+
+    /// The live connection of a ready server, and its settings (to scrub secrets from errors).
+    pub fn connection(&self, server: &str) -> Option<(Arc<McpConnection>, McpServerConfig)> {
+        let entries = self.entries.lock();
+        let e = entries.get(server)?;
+        Some((e.slot.connection()?, e.config.clone()))
     }
 
     /// The state of every configured server, by name.

@@ -2,6 +2,7 @@
 //! server becomes a tool group named after it; its tools pass through the same gate as the
 //! built-in ones.
 
+pub mod catalog;
 pub mod config;
 mod connection;
 pub mod inline_secrets;
@@ -9,8 +10,9 @@ mod manager;
 mod slot;
 mod tool;
 
+pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
 pub use config::{import_json, McpConfigError, McpServerConfig, McpTransport};
-pub use connection::{McpConnection, McpError, ServerIdentity};
+pub use connection::{ListChanged, McpConnection, McpError, ServerIdentity};
 pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary};
 pub use slot::ServerSlot;
 pub use tool::{render_result, tool_name, McpTool};

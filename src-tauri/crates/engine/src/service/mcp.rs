@@ -4,8 +4,10 @@
 
 use super::{ServiceError, Tollgate};
 use crate::mcp::{
-    import_json, inline_secrets, McpLaunch, McpServerConfig, McpServerState, McpStatus,
+    catalog, import_json, inline_secrets, FilledPrompt, McpLaunch, McpPromptView, McpResourceView,
+    McpServerConfig, McpServerState, McpStatus,
 };
+use crate::protocol::Attachment;
 use crate::tools::questions;
 use crate::tools::{Registry, RegistryError};
 use serde::Serialize;
@@ -190,6 +192,8 @@ impl Tollgate {
                     server_name: None,
                     server_version: None,
                     tools: Vec::new(),
+                    resources: 0,
+                    prompts: 0,
                 });
                 McpServerView { config, state }
             })
@@ -318,5 +322,78 @@ impl Tollgate {
         } else {
             Err(ServiceError::NoSuchMcpServer(name.to_string()))
         }
+    }
+}
+
+impl Tollgate {
+    /// Every resource the ready servers offer (F-45), to attach to a message.
+    pub fn mcp_resources(&self) -> Vec<McpResourceView> {
+        self.mcp.resources()
+    }
+
+    /// Every prompt the ready servers offer (F-45), for the composer's `/`.
+    pub fn mcp_prompts(&self) -> Vec<McpPromptView> {
+        self.mcp.prompts()
+    }
+
+    /// A ready server's connection, or why there is none.
+    fn ready_server(
+        &self,
+        server: &str,
+    ) -> Result<(Arc<crate::mcp::McpConnection>, McpServerConfig), ServiceError> {
+        self.mcp.connection(server).ok_or_else(|| {
+            ServiceError::Invalid(format!(
+                "The MCP server \"{server}\" is not running; start it in Settings → MCP servers."
+            ))
+        })
+    }
+
+    /// Reads a server's resource as attachments for the next message (text as a text file, an
+    /// image as an image), checked like any attached file.
+    pub async fn read_mcp_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<Vec<Attachment>, ServiceError> {
+        let (conn, config) = self.ready_server(server)?;
+        let name = self
+            .mcp
+            .resources()
+            .into_iter()
+            .find(|r| r.server == server && r.uri == uri)
+            .map(|r| r.title.unwrap_or(r.name));
+        let contents = conn.read_resource(uri).await.map_err(|e| {
+            ServiceError::Invalid(inline_secrets::scrub(
+                &format!("Reading {uri} from \"{server}\" failed: {e}"),
+                &config.transport,
+            ))
+        })?;
+        let files =
+            catalog::attachments(name.as_deref(), contents).map_err(ServiceError::Invalid)?;
+        crate::chat::attachments::check(files).map_err(ServiceError::Invalid)
+    }
+
+    /// Fills in a server's prompt with `arguments` for the composer: its text and its files.
+    pub async fn get_mcp_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<FilledPrompt, ServiceError> {
+        let (conn, config) = self.ready_server(server)?;
+        let arguments = arguments
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect();
+        let result = conn.get_prompt(name, arguments).await.map_err(|e| {
+            ServiceError::Invalid(inline_secrets::scrub(
+                &format!("The prompt \"{name}\" of \"{server}\" failed: {e}"),
+                &config.transport,
+            ))
+        })?;
+        let mut filled = catalog::filled(result).map_err(ServiceError::Invalid)?;
+        filled.attachments =
+            crate::chat::attachments::check(filled.attachments).map_err(ServiceError::Invalid)?;
+        Ok(filled)
     }
 }

@@ -567,3 +567,127 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     app.remove_mcp_server("remote").await.unwrap();
     app.mcp.shutdown().await;
 }
+
+/// Waits until `check` holds of the app (a list a server changed).
+async fn eventually(app: &Tollgate, what: &str, check: impl Fn(&Tollgate) -> bool) {
+    for _ in 0..200 {
+        if check(app) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("never: {what}");
+}
+
+#[tokio::test]
+async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
+    use std::collections::BTreeMap;
+    use tollgate_engine::protocol::AttachmentKind;
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    let state = app.mcp.state("probe").unwrap();
+    assert_eq!((state.resources, state.prompts), (2, 1));
+
+    // Resources: listed with their titles; a text one becomes a text file, an image an image.
+    let resources = app.mcp_resources();
+    let notes = resources
+        .iter()
+        .find(|r| r.uri == "probe://notes.md")
+        .unwrap();
+    assert_eq!(notes.title.as_deref(), Some("Project notes"));
+    let files = app
+        .read_mcp_resource("probe", "probe://notes.md")
+        .await
+        .unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        (
+            files[0].name.as_str(),
+            files[0].kind,
+            files[0].data.as_str()
+        ),
+        (
+            "Project notes",
+            AttachmentKind::Text,
+            "# Notes\nShip on Friday."
+        )
+    );
+    let dot = app
+        .read_mcp_resource("probe", "probe://dot.png")
+        .await
+        .unwrap();
+    assert_eq!(
+        (dot[0].kind, dot[0].media_type.as_str()),
+        (AttachmentKind::Image, "image/png")
+    );
+    let missing = app
+        .read_mcp_resource("probe", "probe://nope")
+        .await
+        .unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("Reading probe://nope from \"probe\" failed"),
+        "{missing}"
+    );
+    let stopped = app
+        .read_mcp_resource("nobody", "probe://notes.md")
+        .await
+        .unwrap_err();
+    assert!(stopped.to_string().contains("is not running"), "{stopped}");
+
+    // Prompts: listed with their arguments; filled in, the text and the embedded resource.
+    let prompts = app.mcp_prompts();
+    let review = prompts.iter().find(|p| p.name == "review").unwrap();
+    let args: Vec<(&str, bool)> = review
+        .arguments
+        .iter()
+        .map(|a| (a.name.as_str(), a.required))
+        .collect();
+    assert_eq!(args, [("file", true), ("focus", false)]);
+    let filled = app
+        .get_mcp_prompt(
+            "probe",
+            "review",
+            BTreeMap::from([("file".to_string(), "main.rs".to_string())]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(filled.text, "Review main.rs carefully.");
+    assert_eq!(filled.attachments.len(), 1);
+    assert_eq!(filled.attachments[0].name, "notes.md");
+
+    // `grow` adds a tool, a resource and a prompt while connected: the server's list_changed
+    // notifications make Tollgate list them again, and the new tool reaches the chats.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    let task = {
+        let exec = Arc::clone(&exec);
+        tokio::spawn(async move {
+            exec.execute(
+                call("probe__grow", json!({})),
+                CallOrigin::default(),
+                &CancellationToken::new(),
+            )
+            .await
+        })
+    };
+    approve_next(&app, chat).await;
+    assert_eq!(task.await.unwrap().status, CallStatus::Success);
+    registry_has(&app, "probe__later", true).await;
+    eventually(&app, "the new resource is listed", |a| {
+        a.mcp_resources()
+            .iter()
+            .any(|r| r.uri == "probe://later.txt")
+    })
+    .await;
+    eventually(&app, "the new prompt is listed", |a| {
+        a.mcp_prompts().iter().any(|p| p.name == "later-prompt")
+    })
+    .await;
+    app.mcp.shutdown().await;
+}
