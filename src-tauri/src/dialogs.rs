@@ -33,13 +33,21 @@ pub async fn save_file<R: Runtime>(
     dialog.save_file(move |chosen| {
         let _ = tx.send(chosen);
     });
+    chosen_path(rx, "written to").await
+}
+
+/// The path the user chose in a dialog; `None` if they cancelled.
+async fn chosen_path(
+    rx: tokio::sync::oneshot::Receiver<Option<tauri_plugin_dialog::FilePath>>,
+    use_: &str,
+) -> Result<Option<PathBuf>, CommandError> {
     let Some(chosen) = rx.await.ok().flatten() else {
         return Ok(None);
     };
     chosen.into_path().map(Some).map_err(|e| {
         CommandError::new(
             ErrorKind::Invalid,
-            format!("the chosen file cannot be written to: {e}"),
+            format!("the chosen file cannot be {use_}: {e}"),
         )
     })
 }
@@ -74,13 +82,5 @@ pub async fn open_import_file<R: Runtime>(
     dialog.pick_file(move |chosen| {
         let _ = tx.send(chosen);
     });
-    let Some(chosen) = rx.await.ok().flatten() else {
-        return Ok(None);
-    };
-    chosen.into_path().map(Some).map_err(|e| {
-        CommandError::new(
-            ErrorKind::Invalid,
-            format!("the chosen file cannot be read: {e}"),
-        )
-    })
+    chosen_path(rx, "read").await
 }

@@ -154,6 +154,26 @@ impl Session {
         Ok(())
     }
 
+    /// Waits until at least `n` elements match `css` (drawn or not); fails after [`STEP`].
+    pub async fn wait_count(&self, css: &str, n: usize) -> Result<(), E2eError> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let found = self
+                .client
+                .find_all(Locator::Css(css))
+                .await
+                .map_err(|e| fail(format!("finding \"{css}\": {e}")))?
+                .len();
+            if found >= n {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(fail(format!("{found} of {n} \"{css}\" after {STEP:?}")));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Whether an element matching `css` exists right now.
     pub async fn exists(&self, css: &str) -> Result<bool, E2eError> {
         Ok(!self

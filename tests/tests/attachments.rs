@@ -12,14 +12,7 @@ use tollgate_mock_llm::{anthropic, openai};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// A 1×1 PNG.
-const PNG: &[u8] = &[
-    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
-    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
-    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0,
-    0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
-    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
-];
+use tollgate_mock_llm::fixtures::TINY_PNG as PNG;
 
 /// Picks `path` in the composer's file input, as the file dialog would.
 async fn pick(s: &Session, path: &std::path::Path) {
@@ -54,21 +47,9 @@ async fn an_image_reaches_the_model_as_an_image_in_both_wire_formats() {
         refused.contains("\"tool.exe\" is not an image"),
         "{refused}"
     );
-    let deadline = std::time::Instant::now() + WAIT;
-    while s
-        .client
-        .find_all(Locator::Css(".composer [data-role=attachments] li"))
+    s.wait_count(".composer [data-role=attachments] li", 2)
         .await
-        .unwrap()
-        .len()
-        < 2
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the chips never showed"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        .unwrap();
     s.el("#composer")
         .await
         .unwrap()

@@ -99,21 +99,9 @@ async fn prompts_fill_the_composer_and_resources_attach() {
     s.wait_text(".resource-menu", WAIT).await.unwrap();
     s.screenshots("composer-resources").await.unwrap();
     s.click("[data-uri=\"probe://dot.png\"]").await.unwrap();
-    let deadline = std::time::Instant::now() + WAIT;
-    while s
-        .client
-        .find_all(Locator::Css(".composer [data-role=attachments] li"))
+    s.wait_count(".composer [data-role=attachments] li", 2)
         .await
-        .unwrap()
-        .len()
-        < 2
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the resource was not attached"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        .unwrap();
 
     // Sent as the user wrote it: the prompt's text, its resource inlined, the image as an image.
     mock.push(openai::text("Looks fine."));

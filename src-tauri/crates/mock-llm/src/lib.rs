@@ -10,6 +10,7 @@
 
 pub mod anthropic;
 pub mod chaos;
+pub mod fixtures;
 pub mod openai;
 
 use axum::body::Body;

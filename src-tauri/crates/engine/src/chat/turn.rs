@@ -151,38 +151,11 @@ impl<'a> Rounds<'a> {
                 usage,
             )
         };
-        let user_message_id = match input {
-            TurnInput::Message(message) => {
-                let payload = message.payload();
-                Some(
-                    turn.store
-                        .insert_message(
-                            chat,
-                            Role::User,
-                            message.text,
-                            MessageStatus::Complete,
-                            payload,
-                        )
-                        .await
-                        .map_err(saved)?,
-                )
-            }
-            TurnInput::Edit { parent, message } => {
-                let payload = message.payload();
-                Some(
-                    turn.store
-                        .insert_message_under(
-                            chat,
-                            Under::Parent(parent),
-                            Role::User,
-                            message.text,
-                            MessageStatus::Complete,
-                            payload,
-                        )
-                        .await
-                        .map_err(saved)?,
-                )
-            }
+        // A new message goes at the end of the branch on screen, an edit beside the message
+        // it replaces; a regenerated answer starts from its question.
+        let message = match input {
+            TurnInput::Message(message) => Some((Under::Leaf, message)),
+            TurnInput::Edit { parent, message } => Some((Under::Parent(parent), message)),
             TurnInput::Regenerate { question } => {
                 turn.store.set_leaf(chat, question).await.map_err(|e| {
                     failed(
@@ -194,6 +167,25 @@ impl<'a> Rounds<'a> {
                 None
             }
             TurnInput::Retry => None,
+        };
+        let user_message_id = match message {
+            Some((under, message)) => {
+                let payload = message.payload();
+                let id = turn
+                    .store
+                    .insert_message_under(
+                        chat,
+                        under,
+                        Role::User,
+                        message.text,
+                        MessageStatus::Complete,
+                        payload,
+                    )
+                    .await
+                    .map_err(saved)?;
+                Some(id)
+            }
+            None => None,
         };
         let _ = tx.send(ChatEvent::TurnStarted {
             chat,

@@ -84,6 +84,21 @@ async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
     );
 }
 
+/// Runs `request` in `chat`, allowing it once when it asks.
+async fn run_approved(
+    app: &Tollgate,
+    chat: tollgate_engine::ChatId,
+    request: ToolCallRequest,
+) -> tollgate_engine::ToolCallResult {
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(request, CallOrigin::default(), &CancellationToken::new())
+            .await
+    });
+    approve_next(app, chat).await;
+    task.await.unwrap()
+}
+
 /// Allows the next call waiting in `chat`; returns its group.
 async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
     for _ in 0..500 {
@@ -359,20 +374,7 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     // The server dies in the middle of a call: the call fails clearly, the server is marked failed
     // with what it wrote to stderr, and its tools leave the registry.
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let exec = app.executor(chat).await.unwrap();
-    let task = {
-        let exec = Arc::clone(&exec);
-        tokio::spawn(async move {
-            exec.execute(
-                call("probe__crash", json!({})),
-                CallOrigin::default(),
-                &CancellationToken::new(),
-            )
-            .await
-        })
-    };
-    approve_next(&app, chat).await;
-    let result = task.await.unwrap();
+    let result = run_approved(&app, chat, call("probe__crash", json!({}))).await;
     assert_eq!(result.status, CallStatus::Error);
     assert!(
         result.content.contains("stopped during the call"),
@@ -664,20 +666,8 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     // `grow` adds a tool, a resource and a prompt while connected: the server's list_changed
     // notifications make Tollgate list them again, and the new tool reaches the chats.
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let exec = app.executor(chat).await.unwrap();
-    let task = {
-        let exec = Arc::clone(&exec);
-        tokio::spawn(async move {
-            exec.execute(
-                call("probe__grow", json!({})),
-                CallOrigin::default(),
-                &CancellationToken::new(),
-            )
-            .await
-        })
-    };
-    approve_next(&app, chat).await;
-    assert_eq!(task.await.unwrap().status, CallStatus::Success);
+    let grown = run_approved(&app, chat, call("probe__grow", json!({}))).await;
+    assert_eq!(grown.status, CallStatus::Success);
     registry_has(&app, "probe__later", true).await;
     eventually(&app, "the new resource is listed", |a| {
         a.mcp_resources()
