@@ -82,7 +82,7 @@ async fn links_open_in_the_browser_never_in_the_window() {
         "{}",
         s.focused().await.unwrap()
     );
-    s.screenshot("flow-link-dialog").await.unwrap();
+    s.screenshots("flow-link-dialog").await.unwrap();
     s.press(keys::ESCAPE).await.unwrap();
     assert!(!s.exists("[data-role=link-dialog]").await.unwrap());
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -150,7 +150,7 @@ async fn copy_puts_a_code_block_and_a_whole_answer_on_the_clipboard() {
     // From the keyboard, as a user does: Shift+Tab back from the composer to the code's button.
     s.click("#composer").await.unwrap();
     s.back_tab_to("copy-code").await.unwrap();
-    s.screenshot("flow-copy-code-focused").await.unwrap();
+    s.screenshots("flow-copy-code-focused").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     assert_eq!(
         clipboard_becomes("echo 'hello' > greeting.txt").await,

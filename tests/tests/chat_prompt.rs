@@ -36,7 +36,7 @@ async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
         .send_keys("321")
         .await
         .unwrap();
-    s.screenshot("flow-chat-prompt").await.unwrap();
+    s.screenshots("flow-chat-prompt").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_gone("[data-role=chat-prompt-form]", "the popover stayed open")
         .await
@@ -99,13 +99,13 @@ async fn an_assistant_starts_a_chat_with_its_prompt_and_tools() {
         .select_by_value("off")
         .await
         .unwrap();
-    s.screenshot("settings-assistant-form").await.unwrap();
+    s.screenshots("settings-assistant-form").await.unwrap();
     s.click_text("[data-role=preset-form] button", "Save")
         .await
         .unwrap();
     let card = s.wait_text("[data-preset=Pirate]", WAIT).await.unwrap();
     assert!(card.contains("Basics off"), "{card}");
-    s.screenshot("settings-assistants").await.unwrap();
+    s.screenshots("settings-assistants").await.unwrap();
     s.back_to_chat().await.unwrap();
 
     // The ▾ beside New chat lists the assistant; choosing it starts a chat with its settings.

@@ -71,7 +71,7 @@ async fn export_asks_where_to_save_and_writes_both_formats() {
     assert_eq!(json["format"], "tollgate-chat");
     assert_eq!(json["messages"][0]["content"], "a haiku please");
     assert_eq!(json["messages"][1]["content"], ANSWER);
-    s.screenshot("flow-export-saved").await.unwrap();
+    s.screenshots("flow-export-saved").await.unwrap();
 
     // The JSON imports back (▾ beside New chat → Import chats…): a second chat with the same
     // conversation opens.
