@@ -3,6 +3,7 @@
 use crate::chat::fence::fence;
 use crate::chat::history::{payload, AssistantPayload, ToolPayload};
 use crate::ids::ChatId;
+use crate::protocol::UserPayload;
 use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
 use serde_json::{json, Value};
 
@@ -57,7 +58,18 @@ pub async fn markdown(store: &Store, chat: ChatId) -> Result<String, StoreError>
             out.push_str(&format!("_Version {} of {}_\n\n", i + 1, m.siblings.len()));
         }
         match m.role {
-            Role::User => out.push_str(&format!("## You\n\n{}\n\n", m.content.trim())),
+            Role::User => {
+                out.push_str(&format!("## You\n\n{}\n\n", m.content.trim()));
+                let p: UserPayload = payload(&m.payload);
+                if !p.attachments.is_empty() {
+                    let names: Vec<String> = p
+                        .attachments
+                        .iter()
+                        .map(|a| format!("`{}`", a.name))
+                        .collect();
+                    out.push_str(&format!("_Attached: {}_\n\n", names.join(", ")));
+                }
+            }
             Role::Assistant => {
                 let p: AssistantPayload = payload(&m.payload);
                 if !p.reasoning.trim().is_empty() {
@@ -110,7 +122,12 @@ pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
                     let p: ToolPayload = payload(&m.payload);
                     v["results"] = json!(p.results);
                 }
-                Role::User => {}
+                Role::User => {
+                    let p: UserPayload = payload(&m.payload);
+                    if !p.attachments.is_empty() {
+                        v["attachments"] = json!(p.attachments);
+                    }
+                }
             }
             v
         })

@@ -84,6 +84,8 @@ struct TollgateMessage {
     usage: Option<Value>,
     #[serde(default)]
     results: Vec<ToolResultMessage>,
+    #[serde(default)]
+    attachments: Vec<crate::protocol::Attachment>,
 }
 
 fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
@@ -108,7 +110,13 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
             })
             .ok(),
             Role::Tool => serde_json::to_value(ToolPayload { results: m.results }).ok(),
-            Role::User => None,
+            // Files are checked again before they are stored, as if just attached.
+            Role::User if m.attachments.is_empty() => None,
+            Role::User => {
+                let attachments = crate::chat::attachments::check(m.attachments)
+                    .map_err(|e| ImportError::Invalid(format!("message {}: {e}", m.id)))?;
+                serde_json::to_value(crate::protocol::UserPayload { attachments }).ok()
+            }
         };
         messages.push(ImportedMessage {
             key: m.id,

@@ -79,6 +79,18 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     assert_eq!(kept[0]["mediaType"], "image/png");
     assert_eq!(kept[1]["name"], "notes.md");
 
+    // Exported and imported back, the files come with the message; Markdown names them.
+    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
+        .await
+        .unwrap();
+    assert!(md.contains("_Attached: `dot.png`, `notes.md`_"), "{md}");
+    let js = tollgate_engine::chat::export::json(&app.store, chat)
+        .await
+        .unwrap();
+    let copy = app.import_chats(js.to_string().as_bytes()).await.unwrap()[0].id;
+    let imported = app.chat_history(copy).await.unwrap().messages[0].clone();
+    assert_eq!(imported.payload.unwrap()["attachments"], *kept);
+
     // The same chat on an Anthropic provider: the history's image goes as an image block.
     let claude = app
         .add_provider(ProviderInput {

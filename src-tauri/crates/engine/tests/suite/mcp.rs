@@ -669,6 +669,9 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     let grown = run_approved(&app, chat, call("probe__grow", json!({}))).await;
     assert_eq!(grown.status, CallStatus::Success);
     registry_has(&app, "probe__later", true).await;
+    // The new tool asks like the server's others (run_approved waits for its approval).
+    let later = run_approved(&app, chat, call("probe__later", json!({}))).await;
+    assert_eq!(later.content, "later");
     eventually(&app, "the new resource is listed", |a| {
         a.mcp_resources()
             .iter()
