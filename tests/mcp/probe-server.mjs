@@ -1,7 +1,8 @@
 // A small MCP server for the tests of what server-everything cannot show: whether a cancelled
 // call reaches the server (it writes PROBE_MARKER when the request is aborted), what happens
 // when a server dies mid-session, and resources, prompts and lists that change while connected
-// (`grow` adds a tool, a resource and a prompt; the SDK sends the list_changed notifications).
+// (`grow` adds a tool, a resource and a prompt; the SDK sends the list_changed notifications),
+// and a tool whose result carries images (`snapshot`).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { writeFileSync } from "node:fs";
@@ -79,6 +80,19 @@ server.registerPrompt(
         role: "user",
         content: { type: "resource", resource: { uri: "probe://notes.md", mimeType: "text/markdown", text: "# Notes\nShip on Friday." } },
       },
+    ],
+  }),
+);
+
+// An image result (F-45): a real PNG, an "image" that is an SVG with a script, and text.
+server.registerTool(
+  "snapshot",
+  { description: "Takes a snapshot of the screen.", inputSchema: {}, annotations: { readOnlyHint: true } },
+  async () => ({
+    content: [
+      { type: "text", text: "Snapshot taken." },
+      { type: "image", data: DOT, mimeType: "image/png" },
+      { type: "image", data: Buffer.from("<svg onload=alert(1)>").toString("base64"), mimeType: "image/svg+xml" },
     ],
   }),
 );

@@ -1,7 +1,8 @@
-//! MCP resources and prompts in the composer (F-45), in the real window against a real MCP
-//! server (tests/mcp/probe-server.mjs on the official SDK): `/` lists the server's prompts, a
-//! prompt's argument is asked and the prompt fills the composer with its text and resource; a
-//! resource is attached from the list; what the user sends reaches the mock model.
+//! MCP resources, prompts and images (F-45), in the real window against a real MCP server
+//! (tests/mcp/probe-server.mjs on the official SDK): `/` lists the server's prompts, a prompt's
+//! argument is asked and the prompt fills the composer with its text and resource; a resource is
+//! attached from the list; what the user sends reaches the mock model. An image a tool returns
+//! is shown in its card (a fake one is not), opens at full size, and the model reads only a note.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use fantoccini::Locator;
@@ -18,12 +19,8 @@ fn probe_js() -> String {
     p.display().to_string()
 }
 
-#[tokio::test]
-async fn prompts_fill_the_composer_and_resources_attach() {
-    let _serial = SERIAL.lock().await;
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-mcp-composer")
-        .await
-        .unwrap();
+/// Adds the probe server in Settings → MCP servers and waits until it is connected.
+async fn add_probe(s: &Session) {
     s.open_settings("MCP servers").await.unwrap();
     s.click(".mcp-import summary").await.unwrap();
     let json =
@@ -50,6 +47,15 @@ async fn prompts_fill_the_composer_and_resources_attach() {
         .unwrap();
     assert!(offers.starts_with("2 resources"), "{offers}");
     s.back_to_chat().await.unwrap();
+}
+
+#[tokio::test]
+async fn prompts_fill_the_composer_and_resources_attach() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-mcp-composer")
+        .await
+        .unwrap();
+    add_probe(&s).await;
     s.click("button.new-chat").await.unwrap();
 
     // `/` lists the prompts; Enter takes the highlighted one and asks its argument.
@@ -115,5 +121,82 @@ async fn prompts_fill_the_composer_and_resources_attach() {
     assert!(text.contains("Attached file \"notes.md\":"), "{body}");
     assert!(text.contains("Ship on Friday."), "{body}");
     assert_eq!(content[1]["type"], "image_url", "{body}");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn a_tools_image_is_shown_to_the_user_and_only_described_to_the_model() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-mcp-images")
+        .await
+        .unwrap();
+    add_probe(&s).await;
+    mock.push(openai::calls("", &[("c1", "probe__snapshot", "{}")]));
+    mock.push(openai::text("I took the snapshot."));
+    s.new_chat_and_send("Take a snapshot").await.unwrap();
+
+    // The read-only tool asks once; Enter on the focused Allow runs it.
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("I took the snapshot.", WAIT).await.unwrap();
+    s.wait_count("[data-role=tool-images] li", 1).await.unwrap();
+    let src = s
+        .el("[data-role=tool-images] img")
+        .await
+        .unwrap()
+        .attr("src")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        src.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{src}"
+    );
+    s.screenshots("tool-card-image").await.unwrap();
+
+    // The model read a note for each image: the real one shown, the SVG refused; no base64.
+    let body = mock.bodies()[1].clone();
+    let result = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("Snapshot taken."), "{result}");
+    assert!(
+        result.contains("[image 1: image/png, 70 bytes, shown to the user; you cannot see it]"),
+        "{result}"
+    );
+    assert!(
+        result.contains("not shown: it is not a PNG, JPEG, GIF or WebP image"),
+        "{result}"
+    );
+    assert!(!result.contains("iVBORw0KGgo"), "{result}");
+
+    // The thumbnail is a button: focused and Enter opens the image; Escape closes it.
+    s.client
+        .execute(
+            "document.querySelector('[data-role=tool-images] .attachment-view').focus()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_text("[data-role=image-viewer]", WAIT).await.unwrap();
+    s.screenshots("image-viewer").await.unwrap();
+    s.press(keys::ESCAPE).await.unwrap();
+    s.wait_gone("[data-role=image-viewer]", "the image viewer stayed open")
+        .await
+        .unwrap();
+
+    // The image stays with the call when the chat is opened again.
+    s.click("button.new-chat").await.unwrap();
+    s.click(".chat-list .chat-item[title=\"Take a snapshot\"]")
+        .await
+        .unwrap();
+    s.wait_count("[data-role=tool-images] li", 1).await.unwrap();
     s.close().await;
 }

@@ -209,7 +209,11 @@ parentId: number | null,
  */
 siblings: Array<number>, };
 
-export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, };
+export type RecordedCall = { chat: ChatId, messageId: number | null, round: number, seq: number, callId: string, requestedName: string, tool: string | null, group: string | null, rawArgs: string, resolvedArgs: string | null, policy: ExecutionPolicy | null, decision: CallDecision, decidedBy: DecidedBy, status: RecordStatus, resultText: string | null, isError: boolean, truncated: boolean, resultVar: string | null, argsVar: string | null, startedAt: number, endedAt: number | null, durationMs: number | null, 
+/**
+ * Images the tool returned, shown with the result (F-45).
+ */
+resultImages?: Array<Attachment>, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
 /**
@@ -282,7 +286,11 @@ preview: string,
 /**
  * The text the model received.
  */
-content: string, truncated: boolean, resultVar: string | null, argsVar: string | null, };
+content: string, truncated: boolean, resultVar: string | null, argsVar: string | null, 
+/**
+ * Images the tool returned, shown to the user beside the result (F-45).
+ */
+images?: Array<Attachment>, };
 
 export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 

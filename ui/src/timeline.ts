@@ -43,6 +43,8 @@ export interface CallView {
   truncated: boolean;
   resultVar: string | null;
   argsVar: string | null;
+  /** Images the tool returned (F-45), shown with the result; the model only reads a note of them. */
+  images: Attachment[];
   /** Live stdout / stderr / log while running: its last LIVE_OUTPUT_LIMIT characters. */
   output: string;
   /** Characters of live output dropped from the front to keep `output` within the limit. */
@@ -150,6 +152,7 @@ function callFromRecord(r: RecordedCall): CallView {
     truncated: r.truncated,
     resultVar: r.resultVar,
     argsVar: r.argsVar,
+    images: r.resultImages ?? [],
     output: "",
     outputDropped: 0,
   };
@@ -238,6 +241,7 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     truncated: false,
     resultVar: null,
     argsVar: null,
+    images: [],
     output: "",
     outputDropped: 0,
   };
@@ -408,6 +412,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         truncated: s.truncated,
         resultVar: s.resultVar,
         argsVar: s.argsVar,
+        images: s.images ?? [],
       }));
     }
     case "questionAsked":

@@ -7,10 +7,11 @@ import { type LinkTarget, linkTarget } from "../links";
 import { renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
-import { addAttachments, imageSource, MAX_ATTACHMENTS } from "../files";
+import { addAttachments, MAX_ATTACHMENTS } from "../files";
 import type { Attachment, ChatId, ChatRow, ExportFormat, McpPromptView, McpResourceView, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
-import { useAction, useChatState, useDismiss, useLoad } from "./hooks";
+import { Attachments } from "./Attachments";
+import { useAction, useAutoGrow, useChatState, useDismiss, useLoad } from "./hooks";
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "./params";
@@ -507,12 +508,7 @@ function EditMessage({ initial, onSend, onCancel }: { initial: string; onSend: (
     el.focus();
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
-  useLayoutEffect(() => {
-    const el = area.current;
-    if (!el) return;
-    el.style.height = "auto";
-    el.style.height = `${Math.min(el.scrollHeight, 320)}px`;
-  }, [text]);
+  useAutoGrow(area, text, 320);
   const send = () => {
     const value = text.trim();
     if (value) onSend(value);
@@ -776,12 +772,7 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     if (!running) area.current?.focus();
   }, [chat.id, running]);
 
-  useLayoutEffect(() => {
-    const el = area.current;
-    if (!el) return;
-    el.style.height = "auto";
-    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
-  }, [text]);
+  useAutoGrow(area, text, 240);
 
   const attach = async (list: File[]) => {
     if (!list.length) return;
@@ -969,31 +960,6 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
         </div>
       </div>
     </div>
-  );
-}
-
-/** Attached files: image thumbnails and text-file chips; with `onRemove`, each can be taken off. */
-function Attachments({ files, onRemove }: { files: Attachment[]; onRemove?: (index: number) => void }) {
-  return (
-    <ul class="attachments" aria-label={t("attach.attached")} data-role="attachments">
-      {files.map((f, i) => (
-        <li key={`${i}-${f.name}`} class={`attachment attachment--${f.kind}`} title={f.name}>
-          {f.kind === "image" ? <img src={imageSource(f)} alt={f.name} /> : <Icon name="file" />}
-          <span class="attachment-name">{f.name}</span>
-          {onRemove ? (
-            <button
-              type="button"
-              class="icon-btn attachment-remove"
-              aria-label={t("attach.remove", { name: f.name })}
-              title={t("attach.remove", { name: f.name })}
-              onClick={() => onRemove(i)}
-            >
-              ✕
-            </button>
-          ) : null}
-        </li>
-      ))}
-    </ul>
   );
 }
 

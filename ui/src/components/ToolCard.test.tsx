@@ -3,7 +3,7 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLanguage } from "../i18n";
 import { appendOutput, applyEvent, type CallView, emptyChat } from "../timeline";
-import type { CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
+import type { Attachment, CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
 import { decisionLines, ToolCard } from "./ToolCard";
 
 let root: HTMLElement;
@@ -16,8 +16,8 @@ afterEach(() => {
   setLanguage("en");
 });
 
-/** A finished call with the given decisions. */
-function finished(decision: CallDecision, decidedBy: DecidedBy): CallView {
+/** A finished call with the given decisions (and images, if any). */
+function finished(decision: CallDecision, decidedBy: DecidedBy, images?: Attachment[]): CallView {
   const state = applyEvent(emptyChat(1), {
     type: "tool",
     event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs: '{"command":"ls"}' },
@@ -39,6 +39,7 @@ function finished(decision: CallDecision, decidedBy: DecidedBy): CallView {
         truncated: false,
         resultVar: null,
         argsVar: null,
+        ...(images ? { images } : {}),
       },
     },
   }).calls[0];
@@ -137,5 +138,31 @@ describe("tool card live output", () => {
     });
     expect(root.querySelector(".output-dropped")).toBeNull();
     expect(root.textContent).toContain("short");
+  });
+});
+
+describe("tool card images", () => {
+  const dot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+  const image: Attachment = { name: "image 1", kind: "image", mediaType: "image/png", data: dot };
+
+  it("shows a tool's images, opens one at full size and closes it with Escape, focus back on the thumbnail", async () => {
+    await show(finished({ execution: "allow", result: null }, "auto", [image]));
+    const thumb = root.querySelector<HTMLButtonElement>("[data-role=tool-images] .attachment-view");
+    expect(thumb?.querySelector("img")?.getAttribute("src")).toBe(`data:image/png;base64,${dot}`);
+    thumb?.focus();
+    await act(async () => thumb?.click());
+    const viewer = document.querySelector("[data-role=image-viewer]");
+    expect(viewer?.getAttribute("aria-label")).toBe("image 1");
+    expect(document.activeElement?.textContent).toBe("Close");
+    await act(async () => {
+      document.activeElement?.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    });
+    expect(document.querySelector("[data-role=image-viewer]")).toBeNull();
+    expect(document.activeElement).toBe(thumb);
+  });
+
+  it("shows nothing extra for a call without images", async () => {
+    await show(finished({ execution: "allow", result: null }, "auto"));
+    expect(root.querySelector("[data-role=tool-images]")).toBeNull();
   });
 });

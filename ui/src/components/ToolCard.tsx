@@ -12,6 +12,7 @@ import {
 } from "../format";
 import { type Key, t } from "../i18n";
 import type { CallView } from "../timeline";
+import { Attachments } from "./Attachments";
 import type { UiCallStatus } from "../types";
 
 export function StatusIcon({ status }: { status: UiCallStatus }) {
@@ -84,6 +85,11 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
         </div>
       ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
+      {call.images.length ? (
+        <div class="tool-card-images" data-role="tool-images">
+          <Attachments files={call.images} label={t("tool.images")} />
+        </div>
+      ) : null}
       {open ? (
         <div class="tool-card-body">
           {call.group || call.policy ? (

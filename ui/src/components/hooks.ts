@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import type { RefObject } from "preact";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../format";
 import { chatStore } from "../store";
 import type { ChatState } from "../timeline";
@@ -220,4 +221,14 @@ export function useAction(): Action {
     }
   }, []);
   return { error, busy, run, setError };
+}
+
+/** Grows a textarea with its text, up to `max` pixels (then it scrolls). */
+export function useAutoGrow(area: RefObject<HTMLTextAreaElement | null>, text: string, max: number): void {
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, max)}px`;
+  }, [area, text, max]);
 }

@@ -20,6 +20,7 @@ pub mod canonical;
 pub mod chat;
 pub mod executor;
 pub mod ids;
+pub mod images;
 pub mod mcp;
 pub mod names;
 pub mod panics;

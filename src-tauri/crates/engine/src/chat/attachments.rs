@@ -3,35 +3,14 @@
 //! before anything is stored or sent: the size, the kind, and for an image its real format
 //! (read from its bytes, not from what the file was called).
 
+pub use crate::images::MAX_IMAGE_BYTES;
 pub use crate::protocol::{Attachment, AttachmentKind, UserPayload};
 use crate::providers::{ChatMessage, ImagePart};
-use base64::Engine;
 
 /// At most this many files per message.
 pub const MAX_ATTACHMENTS: usize = 10;
-/// The largest image, in bytes (what the providers accept comfortably).
-pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 /// The largest text file, in bytes (it is read by the model as part of the message).
 pub const MAX_TEXT_BYTES: usize = 256 * 1024;
-
-/// The image formats every provider takes, by their first bytes.
-fn sniff(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
-fn mb(bytes: usize) -> String {
-    format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-}
 
 /// Checks the files of a message; each image gets the media type its bytes show. The error
 /// names the file and says what is wrong, in words for the user.
@@ -49,24 +28,9 @@ pub fn check(mut attachments: Vec<Attachment>) -> Result<Vec<Attachment>, String
         }
         match a.kind {
             AttachmentKind::Image => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(a.data.as_bytes())
-                    .map_err(|_| format!("\"{}\" could not be read as an image.", a.name))?;
-                if bytes.len() > MAX_IMAGE_BYTES {
-                    return Err(format!(
-                        "\"{}\" is {}; images can be at most {}.",
-                        a.name,
-                        mb(bytes.len()),
-                        mb(MAX_IMAGE_BYTES)
-                    ));
-                }
-                let Some(format) = sniff(&bytes) else {
-                    return Err(format!(
-                        "\"{}\" is not a PNG, JPEG, GIF or WebP image, the formats models take.",
-                        a.name
-                    ));
-                };
-                a.media_type = format.to_string();
+                let image = crate::images::check_base64(&a.data)
+                    .map_err(|e| format!("\"{}\" {e}.", a.name))?;
+                a.media_type = image.media_type.to_string();
             }
             AttachmentKind::Text => {
                 if a.data.len() > MAX_TEXT_BYTES {
@@ -118,6 +82,7 @@ pub fn user_message(text: &str, attachments: &[Attachment]) -> ChatMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
 
     fn image(name: &str, bytes: &[u8]) -> Attachment {
         Attachment {

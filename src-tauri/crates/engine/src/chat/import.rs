@@ -136,6 +136,7 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
             if c.status == RecordStatus::Running {
                 c.status = RecordStatus::Cancelled;
             }
+            c.result_images = checked_result_images(std::mem::take(&mut c.result_images));
             c
         })
         .collect();
@@ -151,6 +152,23 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
         leaf: export.leaf_id,
         calls,
     })
+}
+
+/// A recorded call's images from a file, kept only when they are images by their bytes (the
+/// format taken from them), and no more than a tool result may show.
+fn checked_result_images(
+    images: Vec<crate::protocol::Attachment>,
+) -> Vec<crate::protocol::Attachment> {
+    images
+        .into_iter()
+        .filter(|a| a.kind == crate::protocol::AttachmentKind::Image)
+        .filter_map(|mut a| {
+            let image = crate::images::check_base64(&a.data).ok()?;
+            a.media_type = image.media_type.to_string();
+            Some(a)
+        })
+        .take(crate::mcp::MAX_RESULT_IMAGES)
+        .collect()
 }
 
 // ---- ChatGPT's conversations.json ----
@@ -388,6 +406,37 @@ mod tests {
             chat.messages[2].payload.as_ref().unwrap()["model"],
             "gpt-4o"
         );
+    }
+
+    #[test]
+    fn a_calls_images_from_a_file_are_kept_only_when_their_bytes_are_images() {
+        use crate::protocol::{Attachment, AttachmentKind};
+        let dot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+        let file = |kind, media: &str, data: &str| Attachment {
+            name: "image 1".into(),
+            kind,
+            media_type: media.into(),
+            data: data.into(),
+        };
+        let mut images = vec![
+            file(AttachmentKind::Image, "image/jpeg", dot),
+            // An SVG can carry script; a "text" image is not an image at all.
+            file(
+                AttachmentKind::Image,
+                "image/svg+xml",
+                "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+",
+            ),
+            file(AttachmentKind::Text, "image/png", dot),
+        ];
+        images.extend(std::iter::repeat_n(
+            file(AttachmentKind::Image, "image/png", dot),
+            20,
+        ));
+        let kept = checked_result_images(images);
+        assert_eq!(kept.len(), crate::mcp::MAX_RESULT_IMAGES);
+        assert!(kept
+            .iter()
+            .all(|a| a.media_type == "image/png" && a.data == dot));
     }
 
     #[test]

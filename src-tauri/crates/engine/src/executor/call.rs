@@ -83,6 +83,9 @@ pub(crate) struct Outcome {
     pub args_var: Option<String>,
     pub stop_turn: bool,
     pub preview: Option<String>,
+    /// Images shown to the user with the result (never sent to the model); boxed to keep
+    /// every stage's `Err(Outcome)` small.
+    pub images: Box<[crate::protocol::Attachment]>,
 }
 
 impl Outcome {
@@ -95,6 +98,7 @@ impl Outcome {
             args_var: None,
             stop_turn: false,
             preview: None,
+            images: Box::default(),
         }
     }
 }

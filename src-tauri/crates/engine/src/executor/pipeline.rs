@@ -25,7 +25,7 @@ use crate::names::{closest_names, repair_name, NameMatch};
 use crate::panics::panic_message;
 use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
-use crate::protocol::{ApprovalRequest, Decision, ResultDecision};
+use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, ToolEvent};
 use crate::store::{now_ms, CallFinish, CallStart};
 use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
@@ -63,10 +63,19 @@ struct Shown {
     limit: usize,
 }
 
-/// A result after review: the full text to store and what the model sees.
+/// A result as the tool gave it: its status, its full text and the images shown with it.
+struct Formatted {
+    status: CallStatus,
+    text: String,
+    images: Vec<Attachment>,
+}
+
+/// A result after review: the full text to store, what the model sees, and the images the
+/// user sees with it.
 struct Reviewed {
     stored: String,
     shown: Shown,
+    images: Vec<Attachment>,
 }
 
 /// The variables a call's full result and arguments are stored as (F-16), when its tool stores
@@ -198,6 +207,7 @@ impl ToolExecutor {
             truncated: outcome.truncated,
             result_var: outcome.result_var.clone(),
             args_var: outcome.args_var.clone(),
+            result_images: outcome.images.to_vec(),
             ended_at: now_ms(),
             duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
         });
@@ -217,6 +227,7 @@ impl ToolExecutor {
                 truncated: outcome.truncated,
                 result_var: outcome.result_var.clone(),
                 args_var: outcome.args_var.clone(),
+                images: std::mem::take(&mut outcome.images).into_vec(),
             },
         });
         ToolCallResult {
@@ -247,10 +258,11 @@ impl ToolExecutor {
         let args = self
             .wait_and_recheck_stage(entry, grant, call, trace)
             .await?;
-        let (status, formatted) = self.execute_and_format_stage(entry, &args, call).await?;
-        let shown = self.truncate_stage(entry, &args, call.seq, &formatted);
+        let formatted = self.execute_and_format_stage(entry, &args, call).await?;
+        let status = formatted.status;
+        let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
-            .result_approval_stage(entry, call, status, formatted, shown, trace)
+            .result_approval_stage(entry, call, formatted, shown, trace)
             .await?;
         Ok(self.store_stage(entry, &args, call.seq, status, reviewed))
     }
@@ -345,14 +357,14 @@ impl ToolExecutor {
         }
     }
 
-    /// Execute, then Format: the tool's data as text for the model (never empty). A tool error
-    /// is a result the model sees; a timeout or Stop ends the call.
+    /// Execute, then Format: the tool's data as text for the model (never empty) and the images
+    /// to show the user. A tool error is a result the model sees; a timeout or Stop ends the call.
     async fn execute_and_format_stage(
         &self,
         entry: &RegisteredTool,
         args: &Value,
         call: &CallCtx<'_>,
-    ) -> Result<(CallStatus, String), Outcome> {
+    ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
         match self
             .run_tool(entry, args, call.seq, &call.req.call_id, call.cancel)
@@ -368,12 +380,20 @@ impl ToolExecutor {
                 } else {
                     text
                 };
-                Ok((CallStatus::Success, text))
+                Ok(Formatted {
+                    status: CallStatus::Success,
+                    text,
+                    images: entry.tool.images(&data),
+                })
             }
             Err(ExecFailure {
                 status: CallStatus::Error,
                 message,
-            }) => Ok((CallStatus::Error, message)),
+            }) => Ok(Formatted {
+                status: CallStatus::Error,
+                text: message,
+                images: Vec::new(),
+            }),
             Err(ExecFailure { status, message }) => Err(Outcome::fail(status, message)),
         }
     }
@@ -398,19 +418,24 @@ impl ToolExecutor {
     }
 
     /// Result approval (F-06): when the result policy asks, the user approves, edits or
-    /// withholds what the model will see.
+    /// withholds what the model will see. A withheld result keeps nothing, images included.
     async fn result_approval_stage(
         &self,
         entry: &RegisteredTool,
         call: &CallCtx<'_>,
-        status: CallStatus,
-        formatted: String,
+        formatted: Formatted,
         shown: Shown,
         trace: &mut Trace,
     ) -> Result<Reviewed, Outcome> {
+        let Formatted {
+            status,
+            text,
+            images,
+        } = formatted;
         let reviewed = Reviewed {
-            stored: formatted,
+            stored: text,
             shown,
+            images,
         };
         if !self
             .result_policy(entry.tool.spec())
@@ -442,6 +467,7 @@ impl ToolExecutor {
                         truncated: false,
                         limit: reviewed.shown.limit,
                     },
+                    images: reviewed.images,
                 })
             }
             Some(Decision::Result(ResultDecision::Reject { reason })) => {
@@ -473,7 +499,11 @@ impl ToolExecutor {
     ) -> Outcome {
         let spec = entry.tool.spec();
         let name = &spec.name;
-        let Reviewed { stored, shown } = reviewed;
+        let Reviewed {
+            stored,
+            shown,
+            images,
+        } = reviewed;
         let Shown {
             mut text,
             mut truncated,
@@ -509,6 +539,7 @@ impl ToolExecutor {
             result_var: stored_vars.0,
             args_var: stored_vars.1,
             stop_turn: false,
+            images: images.into_boxed_slice(),
         }
     }
 

@@ -384,6 +384,16 @@ impl McpManager {
             .collect()
     }
 
+    /// The name to show for one resource of a ready server: its title, else its name.
+    pub fn resource_title(&self, server: &str, uri: &str) -> Option<String> {
+        let entries = self.entries.lock();
+        let entry = entries
+            .get(server)
+            .filter(|e| e.status == McpStatus::Ready)?;
+        let r = entry.resources.iter().find(|r| r.uri == uri)?;
+        Some(r.title.clone().unwrap_or_else(|| r.name.clone()))
+    }
+
     /// Every prompt of the ready servers.
     pub fn prompts(&self) -> Vec<McpPromptView> {
         let entries = self.entries.lock();

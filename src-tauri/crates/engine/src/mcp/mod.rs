@@ -15,4 +15,4 @@ pub use config::{import_json, McpConfigError, McpServerConfig, McpTransport};
 pub use connection::{ListChanged, McpConnection, McpError, ServerIdentity};
 pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary};
 pub use slot::ServerSlot;
-pub use tool::{render_result, tool_name, McpTool};
+pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES};

@@ -5,10 +5,13 @@
 
 use super::config::McpServerConfig;
 use super::slot::ServerSlot;
+use crate::images::{check_base64, human_size};
 use crate::policy::ExecutionPolicy;
+use crate::protocol::{Attachment, AttachmentKind};
 use crate::tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolSpec};
 use async_trait::async_trait;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool as McpToolInfo};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -137,15 +140,18 @@ impl Tool for McpTool {
             .await;
         match result {
             Ok(result) => {
-                let text = render_result(&result);
+                let Rendered { text, images } = render_result(&result);
                 if result.is_error == Some(true) {
                     Err(ToolError::other(if text.trim().is_empty() {
                         "the tool reported an error without a message".to_string()
                     } else {
                         text
                     }))
-                } else {
+                } else if images.is_empty() {
                     Ok(Value::String(text))
+                } else {
+                    Ok(serde_json::to_value(WithImages { text, images })
+                        .unwrap_or_else(|e| Value::String(format!("[images not shown: {e}]"))))
                 }
             }
             Err(super::McpError::Closed) => Err(ToolError::new(
@@ -158,6 +164,14 @@ impl Tool for McpTool {
         }
     }
 
+    fn format_for_llm(&self, data: &Value, _args: &Value) -> Option<String> {
+        WithImages::read(data).map(|w| w.text)
+    }
+
+    fn images(&self, data: &Value) -> Vec<Attachment> {
+        WithImages::read(data).map(|w| w.images).unwrap_or_default()
+    }
+
     fn compress_args(&self, args: &Value) -> Option<String> {
         let s = args.to_string();
         Some(if s.chars().count() > 120 {
@@ -168,23 +182,79 @@ impl Tool for McpTool {
     }
 }
 
-/// A call's content as text: text blocks as they are, resources with their URI, binary content
-/// as a short note (the model cannot read base64 usefully), structured content when nothing else
+/// At most this many images of one result are kept and shown; the rest are noted in the text.
+pub const MAX_RESULT_IMAGES: usize = 8;
+
+/// A result with images, as the tool's data: the text is what the model reads (and the
+/// variable keeps), the images are shown to the user beside it.
+#[derive(Serialize, Deserialize)]
+struct WithImages {
+    text: String,
+    images: Vec<Attachment>,
+}
+
+impl WithImages {
+    fn read(data: &Value) -> Option<Self> {
+        if !data.is_object() {
+            return None;
+        }
+        Self::deserialize(data).ok()
+    }
+}
+
+/// A call's result for Tollgate: its text for the model and the images to show the user.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    pub images: Vec<Attachment>,
+}
+
+impl Rendered {
+    /// Keeps an image (checked by its bytes) to show the user, and tells the model about it;
+    /// an image that is not one, or one too many, is only described.
+    fn image(&mut self, what: &str, declared: &str, data: &str) -> String {
+        let size = human_size(data.len() / 4 * 3);
+        if self.images.len() >= MAX_RESULT_IMAGES {
+            return format!("[{what} {declared} of about {size}, not shown: more than {MAX_RESULT_IMAGES} images]");
+        }
+        match check_base64(data) {
+            Ok(image) => {
+                let n = self.images.len() + 1;
+                self.images.push(Attachment {
+                    name: format!("{what} {n}"),
+                    kind: AttachmentKind::Image,
+                    media_type: image.media_type.to_string(),
+                    data: data.chars().filter(|c| !c.is_ascii_whitespace()).collect(),
+                });
+                format!(
+                    "[{what} {n}: {}, {}, shown to the user; you cannot see it]",
+                    image.media_type,
+                    human_size(image.bytes)
+                )
+            }
+            Err(e) => format!("[{what} {declared} of about {size}, not shown: it {e}]"),
+        }
+    }
+}
+
+/// A call's content for Tollgate: text blocks as they are, resources with their URI, images
+/// (also image blobs) kept to show the user with a note for the model, other binary content as
+/// a short note (the model cannot read base64 usefully), structured content when nothing else
 /// was given.
-pub fn render_result(result: &CallToolResult) -> String {
+pub fn render_result(result: &CallToolResult) -> Rendered {
+    let mut out = Rendered::default();
     let mut parts: Vec<String> = Vec::new();
     for block in &result.content {
         match block {
             ContentBlock::Text(t) => parts.push(t.text.clone()),
-            ContentBlock::Image(img) => parts.push(format!(
-                "[image {} of about {} bytes, not shown]",
-                img.mime_type,
-                img.data.len() / 4 * 3
-            )),
+            ContentBlock::Image(img) => {
+                let note = out.image("image", &img.mime_type, &img.data);
+                parts.push(note);
+            }
             ContentBlock::Audio(a) => parts.push(format!(
-                "[audio {} of about {} bytes, not shown]",
+                "[audio {} of about {}, not shown]",
                 a.mime_type,
-                a.data.len() / 4 * 3
+                human_size(a.data.len() / 4 * 3)
             )),
             ContentBlock::Resource(res) => match &res.resource {
                 ResourceContents::TextResourceContents { uri, text, .. } => {
@@ -195,11 +265,18 @@ pub fn render_result(result: &CallToolResult) -> String {
                     mime_type,
                     blob,
                     ..
-                } => parts.push(format!(
-                    "[binary resource {uri} ({}, about {} bytes), not shown]",
-                    mime_type.as_deref().unwrap_or("application/octet-stream"),
-                    blob.len() / 4 * 3
-                )),
+                } => {
+                    let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
+                    if mime.starts_with("image/") {
+                        let note = out.image("image", mime, blob);
+                        parts.push(format!("[resource {uri}] {note}"));
+                    } else {
+                        parts.push(format!(
+                            "[binary resource {uri} ({mime}, about {}), not shown]",
+                            human_size(blob.len() / 4 * 3)
+                        ));
+                    }
+                }
                 #[allow(unreachable_patterns)]
                 _ => parts.push("[resource of an unknown kind]".into()),
             },
@@ -217,7 +294,8 @@ pub fn render_result(result: &CallToolResult) -> String {
             );
         }
     }
-    parts.join("\n")
+    out.text = parts.join("\n");
+    out
 }
 
 #[cfg(test)]
@@ -234,24 +312,52 @@ mod tests {
         assert_ne!(long, tool_name("server", &"x".repeat(101)));
     }
 
+    const DOT: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+
     #[test]
-    fn results_become_text() {
+    fn results_become_text_and_images_to_show() {
         let result: CallToolResult = serde_json::from_value(json!({
             "content": [
                 {"type": "text", "text": "hello"},
-                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                {"type": "image", "data": DOT, "mimeType": "image/jpeg"},
+                {"type": "image", "data": "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+", "mimeType": "image/svg+xml"},
                 {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+                {"type": "resource", "resource": {"uri": "file:///d.png", "blob": DOT, "mimeType": "image/png"}},
+                {"type": "resource", "resource": {"uri": "file:///x.bin", "blob": "AAAA"}},
                 {"type": "resource_link", "uri": "file:///b", "name": "b"}
             ]
         }))
         .unwrap();
+        let rendered = render_result(&result);
         assert_eq!(
-            render_result(&result),
-            "hello\n[image image/png of about 3 bytes, not shown]\n[resource file:///a.txt]\ninside\n[resource link: b <file:///b>]"
+            rendered.text,
+            "hello\n[image 1: image/png, 70 bytes, shown to the user; you cannot see it]\n\
+             [image image/svg+xml of about 21 bytes, not shown: it is not a PNG, JPEG, GIF or WebP image, the formats models take]\n\
+             [resource file:///a.txt]\ninside\n\
+             [resource file:///d.png] [image 2: image/png, 70 bytes, shown to the user; you cannot see it]\n\
+             [binary resource file:///x.bin (application/octet-stream, about 3 bytes), not shown]\n\
+             [resource link: b <file:///b>]"
         );
+        assert_eq!(rendered.images.len(), 2);
+        assert_eq!(
+            rendered.images[0].media_type, "image/png",
+            "the bytes, not the server, say what it is"
+        );
+        assert_eq!(rendered.images[0].data, DOT);
         let structured: CallToolResult =
             serde_json::from_value(json!({"content": [], "structuredContent": {"sum": 3}}))
                 .unwrap();
-        assert_eq!(render_result(&structured), "{\n  \"sum\": 3\n}");
+        assert_eq!(render_result(&structured).text, "{\n  \"sum\": 3\n}");
+    }
+
+    #[test]
+    fn a_flood_of_images_is_cut_to_a_few() {
+        let blocks: Vec<Value> = (0..MAX_RESULT_IMAGES + 3)
+            .map(|_| json!({"type": "image", "data": DOT, "mimeType": "image/png"}))
+            .collect();
+        let result: CallToolResult = serde_json::from_value(json!({ "content": blocks })).unwrap();
+        let rendered = render_result(&result);
+        assert_eq!(rendered.images.len(), MAX_RESULT_IMAGES);
+        assert_eq!(rendered.text.matches("more than 8 images").count(), 3);
     }
 }

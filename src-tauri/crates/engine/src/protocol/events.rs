@@ -3,7 +3,7 @@
 //! The UI turns these into the live tool-chain log and the inline approval cards; what the UI
 //! shows is what the store records, so reopening a chat shows the same timeline.
 
-use super::{Decision, PendingApproval};
+use super::{Attachment, Decision, PendingApproval};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{CallDecision, CallStatus, DecidedBy};
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,10 @@ pub struct CallSummary {
     pub truncated: bool,
     pub result_var: Option<String>,
     pub args_var: Option<String>,
+    /// Images the tool returned, shown to the user beside the result (F-45).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<Attachment>>")]
+    pub images: Vec<Attachment>,
 }
 
 /// One event of a call's life.

@@ -356,12 +356,7 @@ impl Tollgate {
         uri: &str,
     ) -> Result<Vec<Attachment>, ServiceError> {
         let (conn, config) = self.ready_server(server)?;
-        let name = self
-            .mcp
-            .resources()
-            .into_iter()
-            .find(|r| r.server == server && r.uri == uri)
-            .map(|r| r.title.unwrap_or(r.name));
+        let name = self.mcp.resource_title(server, uri);
         let contents = conn.read_resource(uri).await.map_err(|e| {
             ServiceError::Invalid(inline_secrets::scrub(
                 &format!("Reading {uri} from \"{server}\" failed: {e}"),

@@ -4,6 +4,7 @@
 use super::{now_ms, Store, StoreResult};
 use crate::ids::ChatId;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
+use crate::protocol::Attachment;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,8 @@ pub struct CallFinish {
     pub truncated: bool,
     pub result_var: Option<String>,
     pub args_var: Option<String>,
+    /// Images shown with the result (F-45); checked by the tool.
+    pub result_images: Vec<Attachment>,
     pub ended_at: i64,
     pub duration_ms: i64,
 }
@@ -126,6 +129,66 @@ pub struct RecordedCall {
     pub started_at: i64,
     pub ended_at: Option<i64>,
     pub duration_ms: Option<i64>,
+    /// Images the tool returned, shown with the result (F-45).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<Attachment>>")]
+    pub result_images: Vec<Attachment>,
+}
+
+/// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
+/// [`insert_recorded_call`] writes them.
+const CALL_COLUMNS: &str =
+    "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
+    resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
+    result_var, args_var, started_at, ended_at, duration_ms, result_images";
+
+/// The `result_images` column: NULL for none.
+fn images_to_db(images: &[Attachment]) -> Option<String> {
+    if images.is_empty() {
+        None
+    } else {
+        serde_json::to_string(images).ok()
+    }
+}
+
+/// Reads the `result_images` column; what does not read as a list of attachments is none.
+fn images_from_db(text: Option<String>) -> Vec<Attachment> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// Writes a whole recorded call as a new row (an imported call).
+pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO tool_calls({CALL_COLUMNS})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+    ))?
+    .execute(params![
+        call.chat.0,
+        call.message_id,
+        call.round,
+        call.seq,
+        call.call_id,
+        call.requested_name,
+        call.tool,
+        call.group,
+        call.raw_args,
+        call.resolved_args,
+        call.policy.map(ExecutionPolicy::as_str),
+        call.decision.to_db(),
+        call.decided_by.as_str(),
+        call.status.to_string(),
+        call.result_text,
+        call.is_error,
+        call.truncated,
+        call.result_var,
+        call.args_var,
+        call.started_at,
+        call.ended_at,
+        call.duration_ms,
+        images_to_db(&call.result_images)
+    ])?;
+    Ok(())
 }
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
@@ -155,6 +218,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
         started_at: r.get(19)?,
         ended_at: r.get(20)?,
         duration_ms: r.get(21)?,
+        result_images: images_from_db(r.get(22)?),
     })
 }
 
@@ -189,7 +253,8 @@ impl Store {
             c.prepare_cached(
                 "UPDATE tool_calls SET tool = ?3, group_name = ?4, resolved_args = ?5, policy = ?6, decision = ?7,
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
-                    result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16
+                    result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16,
+                    result_images = ?17
                  WHERE chat_id = ?1 AND seq = ?2",
             )?
             .execute(params![
@@ -208,7 +273,8 @@ impl Store {
                 f.result_var,
                 f.args_var,
                 f.ended_at,
-                f.duration_ms
+                f.duration_ms,
+                images_to_db(&f.result_images)
             ])
             .map(|_| ())
         });
@@ -217,13 +283,12 @@ impl Store {
     /// Every recorded call of a chat, in order.
     pub async fn chat_calls(&self, chat: ChatId) -> StoreResult<Vec<RecordedCall>> {
         self.call(move |c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
-                        resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
-                        result_var, args_var, started_at, ended_at, duration_ms
-                 FROM tool_calls WHERE chat_id = ?1 ORDER BY seq",
-            )?;
-            let rows = stmt.query_map([chat.0], from_row)?.collect::<Result<Vec<_>, _>>()?;
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 ORDER BY seq"
+            ))?;
+            let rows = stmt
+                .query_map([chat.0], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(rows)
         })
         .await

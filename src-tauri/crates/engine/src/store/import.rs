@@ -2,11 +2,10 @@
 //! recorded tool calls. What would reach outside the conversation — a workspace folder, tool
 //! switches, a provider of this machine, approval records, rules — is never imported.
 
-use super::calls::RecordedCall;
+use super::calls::{insert_recorded_call, RecordedCall};
 use super::chats::{ChatParams, ChatRow};
 use super::messages::{MessageStatus, Role};
 use super::{Store, StoreResult};
-use crate::policy::ExecutionPolicy;
 use rusqlite::params;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -79,38 +78,17 @@ impl Store {
                         ])?;
                         ids.insert(m.key, tx.last_insert_rowid());
                     }
-                    let mut insert = tx.prepare(
-                        "INSERT INTO tool_calls(chat_id, message_id, round, seq, call_id, requested_name, tool, group_name,
-                            raw_args, resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
-                            result_var, args_var, started_at, ended_at, duration_ms)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
-                    )?;
                     for (n, call) in chat.calls.iter().enumerate() {
-                        insert.execute(params![
-                            id,
-                            call.message_id.and_then(|m| ids.get(&m).copied()),
-                            call.round,
-                            // Numbered again: a file may repeat or skip numbers.
-                            i64::try_from(n).unwrap_or(i64::MAX) + 1,
-                            call.call_id,
-                            call.requested_name,
-                            call.tool,
-                            call.group,
-                            call.raw_args,
-                            call.resolved_args,
-                            call.policy.map(ExecutionPolicy::as_str),
-                            call.decision.to_db(),
-                            call.decided_by.as_str(),
-                            call.status.to_string(),
-                            call.result_text,
-                            call.is_error,
-                            call.truncated,
-                            call.result_var,
-                            call.args_var,
-                            call.started_at,
-                            call.ended_at,
-                            call.duration_ms
-                        ])?;
+                        insert_recorded_call(
+                            &tx,
+                            &RecordedCall {
+                                chat: crate::ids::ChatId(id),
+                                message_id: call.message_id.and_then(|m| ids.get(&m).copied()),
+                                // Numbered again: a file may repeat or skip numbers.
+                                seq: u64::try_from(n).unwrap_or(u64::MAX).saturating_add(1),
+                                ..call.clone()
+                            },
+                        )?;
                     }
                 }
                 let leaf = chat

@@ -188,6 +188,11 @@ ALTER TABLE chats ADD COLUMN leaf_id INTEGER;
 UPDATE chats SET leaf_id = (SELECT MAX(id) FROM messages WHERE chat_id = chats.id);
 "#;
 
+/// Images an MCP tool returned with a result (F-45): a JSON list of attachments, NULL for none.
+const V7: &str = r#"
+ALTER TABLE tool_calls ADD COLUMN result_images TEXT;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -196,6 +201,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V4),
         M::up(V5),
         M::up(V6),
+        M::up(V7),
     ])
 }
 
@@ -218,7 +224,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 6);
+        assert_eq!(version, 7);
     }
 
     #[test]

@@ -257,6 +257,12 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Images in the tool's data, shown to the user with the result (F-45: an MCP tool's image
+    /// content). The model is told of them in the text; each was checked to be an image.
+    fn images(&self, _data: &Value) -> Vec<crate::protocol::Attachment> {
+        Vec::new()
+    }
+
     /// Custom truncation; `None` uses head + tail truncation.
     fn truncate_for_llm(
         &self,

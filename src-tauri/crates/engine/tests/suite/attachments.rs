@@ -3,7 +3,7 @@
 //! text file is inlined under its name, both are stored with the message and go with it again
 //! in later turns; what is not an image or is too big is refused before anything is stored.
 
-use super::service::{collector, open, until_finished, with_mock};
+use super::service::{collector, open, turn, until_finished, with_mock};
 use base64::Engine;
 use serde_json::{json, Value};
 use tollgate_engine::chat::attachments::{Attachment, AttachmentKind};
@@ -108,11 +108,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
         .unwrap();
     app.set_chat_model(chat, Some(claude.id), "").await.unwrap();
     mock.push(anthropic::text("Still a dot."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("And now?".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("And now?".into())).await;
     let body = &mock.bodies()[1];
     let first = &body["messages"][0]["content"];
     assert_eq!(

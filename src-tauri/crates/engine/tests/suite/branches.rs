@@ -2,7 +2,7 @@
 //! the OpenAI wire format: each version is kept, the model sees only the branch on screen, and
 //! tool calls stay with the branch that made them.
 
-use super::service::{collector, open, until_finished, with_mock};
+use super::service::{collector, open, turn, until_finished, with_mock};
 use serde_json::Value;
 use tollgate_engine::chat::{export, TurnInput, TurnOutcome};
 use tollgate_engine::protocol::{CommandError, ErrorKind};
@@ -58,20 +58,12 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         &[("c1", "calculate", r#"{"expression": "6*7"}"#)],
     ));
     mock.push(openai::text("It is 42."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("six sevens?".into()), on_event)
-        .await
-        .unwrap();
     assert!(matches!(
-        until_finished(&mut rx).await.1,
+        turn(&app, chat, TurnInput::Message("six sevens?".into())).await,
         TurnOutcome::Completed { .. }
     ));
     mock.push(openai::text("Blue."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("sky colour?".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("sky colour?".into())).await;
     let before = history(&app, chat).await;
     assert_eq!(
         texts(&before),
@@ -140,11 +132,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
 
     // The next message continues the branch on screen.
     mock.push(openai::text("You are welcome."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("thanks".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("thanks".into())).await;
     assert_eq!(
         sent(mock.bodies().last().unwrap()),
         ["user: six sevens?", "assistant: Forty-two.", "user: thanks"]
@@ -216,11 +204,7 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
     let mock = with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     mock.push(openai::text("One."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("first".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("first".into())).await;
     let question = history(&app, chat).await[0].id;
 
     // A turn that waits on the mock: the stream stalls until the turn is stopped.
@@ -290,11 +274,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         &[("c1", "calculate", r#"{"expression": "6*7"}"#)],
     ));
     mock.push(openai::text("It is 42."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("six sevens?".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("six sevens?".into())).await;
     let question = history(&app, chat).await[0].id;
     mock.push(openai::text("Forty-two."));
     let (on_event, mut rx) = collector();

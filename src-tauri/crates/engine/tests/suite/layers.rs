@@ -1,7 +1,7 @@
 //! The engine's dependency direction, checked on its source (docs/ARCHITECTURE.md, "Layers"):
 //!
 //! ```text
-//! ids, canonical, policy, names, parse, secrets, panics  →  protocol  →  store  →  vars, rules, approvals
+//! ids, canonical, policy, names, parse, secrets, panics, images  →  protocol  →  store  →  vars, rules, approvals
 //!   →  tools, providers  →  mcp  →  executor  →  chat  →  service  →  (the app)
 //! ```
 //!
@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("parse", 0),
     ("secrets", 0),
     ("panics", 0),
+    ("images", 0),
     ("protocol", 1),
     ("store", 2),
     ("vars", 3),

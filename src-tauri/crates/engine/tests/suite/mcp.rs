@@ -221,6 +221,125 @@ async fn everything_over_stdio_goes_through_the_gate() {
     app.mcp.shutdown().await;
 }
 
+/// F-45: an image a server returns is shown to the user with the call (in the event and the
+/// record), checked by its bytes; the model reads a note, never the base64; a withheld result
+/// keeps no image either.
+#[tokio::test]
+async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() {
+    use tollgate_engine::policy::ResultPolicy;
+    use tollgate_engine::protocol::{ChannelSink, ToolOverride, ToolSettings};
+    use tollgate_engine::{ResultDecision, ToolEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let app = Tollgate::open(
+        dir.path(),
+        Keychain::new("app.tollgate.test.mcp"),
+        Arc::new(ChannelSink(tx)),
+    )
+    .await
+    .unwrap();
+    app.save_mcp_server(everything("everything"), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
+    registry_has(&app, "everything__get-tiny-image", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+
+    let result = run_approved(&app, chat, call("everything__get-tiny-image", json!({}))).await;
+    assert_eq!(result.status, CallStatus::Success, "{}", result.content);
+    assert!(
+        result
+            .content
+            .contains("[image 1: image/png, 3.9 KB, shown to the user; you cannot see it]"),
+        "{}",
+        result.content
+    );
+    assert!(result.content.contains("The image above is the MCP logo."));
+    assert!(
+        !result.content.contains("iVBORw0KGgo"),
+        "the model is never sent the base64"
+    );
+    let stored = app
+        .executor(chat)
+        .await
+        .unwrap()
+        .vars()
+        .get(result.result_var.as_deref().unwrap())
+        .unwrap();
+    assert!(!stored.contains("iVBORw0KGgo"), "nor can it read it back");
+
+    let mut finished = None;
+    while let Ok(event) = events.try_recv() {
+        if let ToolEvent::Finished { summary, .. } = event {
+            finished = Some(summary);
+        }
+    }
+    let summary = finished.expect("the call's end was announced");
+    assert_eq!(summary.images.len(), 1);
+    assert_eq!(summary.images[0].media_type, "image/png");
+    assert!(summary.images[0].data.starts_with("iVBORw0KGgo"));
+
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert_eq!(
+        calls[0].result_images, summary.images,
+        "the record keeps them"
+    );
+    app.store.flush().await.unwrap();
+    app.mcp.shutdown().await;
+    drop(app);
+
+    // After a restart the record still has the image; a withheld result keeps none.
+    let app = open(dir.path()).await;
+    assert_eq!(
+        app.store.chat_calls(chat).await.unwrap()[0].result_images,
+        summary.images
+    );
+    assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
+    registry_has(&app, "everything__get-tiny-image", true).await;
+    let mut settings = ToolSettings::default();
+    settings.tools.insert(
+        "everything__get-tiny-image".into(),
+        ToolOverride {
+            result_policy: Some(ResultPolicy::Always),
+            ..Default::default()
+        },
+    );
+    app.set_tool_settings(settings).await.unwrap();
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(
+            call("everything__get-tiny-image", json!({})),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await
+    });
+    approve_next(&app, chat).await;
+    let review = loop {
+        if let Some(p) = app.pending(chat).into_iter().find(|p| {
+            matches!(
+                p.request,
+                tollgate_engine::protocol::ApprovalRequest::Result { .. }
+            )
+        }) {
+            break p;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    app.decide(
+        chat,
+        &review.id,
+        Decision::Result(ResultDecision::Reject { reason: None }),
+    )
+    .await
+    .unwrap();
+    let withheld = task.await.unwrap();
+    assert_eq!(withheld.status, CallStatus::ResultRejected);
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert!(calls[1].result_images.is_empty(), "{:?}", calls[1]);
+    app.mcp.shutdown().await;
+}
+
 #[tokio::test]
 async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     let dir = tempfile::tempdir().unwrap();
@@ -449,7 +568,9 @@ async fn everything_over_streamable_http() {
         )
         .await
         .unwrap();
-    assert!(tollgate_engine::mcp::render_result(&out).contains("through http"));
+    assert!(tollgate_engine::mcp::render_result(&out)
+        .text
+        .contains("through http"));
     conn.shutdown().await;
     server.kill().await.unwrap();
 }

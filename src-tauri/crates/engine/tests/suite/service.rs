@@ -54,6 +54,13 @@ pub(super) async fn until_finished(
     }
 }
 
+/// Runs one turn to its end: sends `input` in `chat` and waits for the turn to finish.
+pub(super) async fn turn(app: &Arc<Tollgate>, chat: ChatId, input: TurnInput) -> TurnOutcome {
+    let (on_event, mut rx) = collector();
+    app.send(chat, input, on_event).await.unwrap();
+    until_finished(&mut rx).await.1
+}
+
 pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
     let mock = MockLlm::start().await.unwrap();
     app.providers
@@ -271,11 +278,7 @@ async fn export_has_messages_and_every_tool_call() {
         .await
         .unwrap()
         .id;
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("what is 6 * 7?".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("what is 6 * 7?".into())).await;
     let md = tollgate_engine::chat::export::markdown(&app.store, chat)
         .await
         .unwrap();
@@ -405,11 +408,7 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
         .unwrap();
 
     mock.push(openai::text("Five, seven, five."));
-    let (on_event, mut rx) = collector();
-    app.send(chat, TurnInput::Message("hello".into()), on_event)
-        .await
-        .unwrap();
-    until_finished(&mut rx).await;
+    turn(&app, chat, TurnInput::Message("hello".into())).await;
     let body = &mock.bodies()[0];
     assert_eq!(body["temperature"], json!(0.3f32));
     assert_eq!(body["max_tokens"], 777);
