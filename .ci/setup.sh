@@ -33,7 +33,11 @@ fi
 
 # Toolchains. Neither can be fetched from here, so say clearly what is needed.
 if ! command -v cargo >/dev/null; then
-  echo "Rust is not installed: install it with rustup (stable, 1.88 or newer)." >&2
+  echo "Rust is not installed: install it with rustup (stable, 1.90 or newer)." >&2
+  exit 1
+fi
+if ! rustc --version | awk '{ split($2, v, "."); exit !(v[1] > 1 || (v[1] == 1 && v[2] >= 90)) }'; then
+  echo "Rust 1.90 or newer is needed (found: $(rustc --version)); run: rustup update stable" >&2
   exit 1
 fi
 for component in clippy rustfmt; do
@@ -66,7 +70,7 @@ if [ ! -f tests/mcp/node_modules/.package-lock.json ] || [ tests/mcp/package-loc
 fi
 
 # UI build: only when a source is newer than the last build.
-if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts ui/tsconfig.json -newer ui/dist/index.html -print -quit)" ]; then
+if [ ! -f ui/dist/index.html ] || grep -q tollgate-ui-not-built ui/dist/index.html || [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts ui/tsconfig.json -newer ui/dist/index.html -print -quit)" ]; then
   say "Building the UI"
   (cd ui && npm run --silent build)
 fi

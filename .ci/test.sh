@@ -12,8 +12,11 @@ LOG=$(mktemp)
 say "Formatting (cargo fmt --check)"
 cargo fmt --all --check
 
-say "UI type check and unit tests"
-(cd ui && npm run --silent typecheck && npm test --silent) 2>&1 | tee -a "$LOG"
+say "Minimum Rust version (rust-version against every locked package)"
+cargo metadata --locked --format-version 1 | node .ci/msrv.mjs
+
+say "UI type check, lints (ESLint), formatting (Prettier) and unit tests"
+(cd ui && npm run --silent typecheck && npm run --silent lint && npm run --silent format:check && npm test --silent) 2>&1 | tee -a "$LOG"
 
 say "Lints (clippy -D warnings)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -29,7 +32,8 @@ with_keyring() {
 
 say "Rust unit and integration tests (keychain: gnome-keyring)"
 rm -f target/chaos-report.txt
-with_keyring cargo test --workspace --exclude tollgate-e2e --locked 2>&1 | tee -a "$LOG"
+# system-tests: the keychain and MCP tests, which plain `cargo test` leaves out (ignored).
+with_keyring cargo test --workspace --exclude tollgate-e2e --locked --features tollgate-engine/system-tests 2>&1 | tee -a "$LOG"
 
 # The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
 if [ -f target/chaos-report.txt ]; then

@@ -8,8 +8,10 @@ pub mod attention;
 pub mod commands;
 pub mod dialogs;
 pub mod instance;
+pub mod logs;
 pub mod navigation;
 pub mod rendering;
+pub mod shell_path;
 pub mod state;
 
 use state::AppState;
@@ -68,16 +70,8 @@ pub fn manage_state<R: Runtime>(
     Ok(())
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TOLLGATE_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new("warn,tollgate=info,tollgate_engine=info")
-    });
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
+/// The app's identifier (`tauri.conf.json`): the name of its folders.
+pub const APP_ID: &str = "app.tollgate.desktop";
 
 /// Builds and runs the app until its window closes.
 pub fn run() -> Result<(), StartError> {
@@ -86,9 +80,22 @@ pub fn run() -> Result<(), StartError> {
         Ok(exe) => tollgate_engine::tools::supervisor::configure(exe),
         Err(e) => eprintln!("shell commands will run without a supervisor: {e}"),
     }
-    // Before GTK, WebKit or any other thread starts: it may set environment variables.
+    // Before GTK, WebKit or any other thread starts: both may set environment variables.
     let rendering = rendering::configure();
-    init_logging();
+    let path = shell_path::extend_from_login_shell();
+    match logs::init(logs::folder(APP_ID).as_deref()) {
+        Some(folder) => tracing::info!("log folder: {}", folder.display()),
+        None => tracing::warn!("no log file: the log goes to standard error only"),
+    }
+    match path {
+        shell_path::ShellPath::Added(folders) => {
+            tracing::info!("PATH: added from the login shell: {}", folders.join(", "))
+        }
+        shell_path::ShellPath::Unchanged => {}
+        shell_path::ShellPath::Skipped(why) => {
+            tracing::info!("PATH: the login shell was not asked: {why}")
+        }
+    }
     match &rendering {
         rendering::Rendering::Defaults => tracing::info!("rendering: GTK and WebKit defaults"),
         rendering::Rendering::Software { set } => tracing::info!(

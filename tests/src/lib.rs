@@ -38,6 +38,15 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> E2eError {
 
 /// The app binary next to the test executable (`target/<profile>/tollgate`).
 pub fn app_binary() -> Result<PathBuf, E2eError> {
+    // The install test drives the installed package (/usr/bin/tollgate) instead.
+    if let Some(app) = std::env::var_os("TOLLGATE_E2E_APP").filter(|a| !a.is_empty()) {
+        let app = PathBuf::from(app);
+        return if app.exists() {
+            Ok(app)
+        } else {
+            Err(E2eError::NoBinary(app))
+        };
+    }
     let exe = std::env::current_exe().map_err(io("locating the test binary"))?;
     // target/<profile>/deps/<test> → target/<profile>/tollgate
     let profile_dir = exe
@@ -54,11 +63,12 @@ pub fn app_binary() -> Result<PathBuf, E2eError> {
 
 /// Where tests save screenshots: `target/e2e-screenshots/`.
 pub fn screenshot_dir() -> Result<PathBuf, E2eError> {
-    let bin = app_binary()?;
-    let target = bin
-        .parent()
-        .and_then(Path::parent)
-        .ok_or_else(|| E2eError::NoBinary(bin.clone()))?;
+    let exe = std::env::current_exe().map_err(io("locating the test binary"))?;
+    // target/<profile>/deps/<test> → target
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .ok_or_else(|| E2eError::NoBinary(exe.clone()))?;
     let dir = target.join("e2e-screenshots");
     std::fs::create_dir_all(&dir).map_err(io("creating the screenshot folder"))?;
     Ok(dir)

@@ -47,7 +47,11 @@ describe("commands", () => {
   it("uses the backend's camelCase argument names", async () => {
     const { invoke } = installMock();
     await decide(4, "id-1", { kind: "execution", decision: { type: "deny", reason: null } });
-    expect(invoke).toHaveBeenCalledWith("decide", { chat: 4, id: "id-1", decision: { kind: "execution", decision: { type: "deny", reason: null } } }, undefined);
+    expect(invoke).toHaveBeenCalledWith(
+      "decide",
+      { chat: 4, id: "id-1", decision: { kind: "execution", decision: { type: "deny", reason: null } } },
+      undefined,
+    );
     await setChatGroupEnabled(4, "shell", null);
     expect(invoke).toHaveBeenLastCalledWith("set_chat_group_enabled", { chat: 4, group: "shell", enabled: null }, undefined);
   });

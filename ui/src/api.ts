@@ -169,12 +169,7 @@ export function editMessage(chat: ChatId, message: number, text: string, onEvent
   return call("edit_message", { chat, message, text, onEvent: channel(onEvent) });
 }
 /** Answers the turn of `message` again, with the chat's model or `model` for this answer only. */
-export function regenerateAnswer(
-  chat: ChatId,
-  message: number,
-  model: ModelChoice | null,
-  onEvent: (event: ChatEvent) => void,
-): Promise<void> {
+export function regenerateAnswer(chat: ChatId, message: number, model: ModelChoice | null, onEvent: (event: ChatEvent) => void): Promise<void> {
   if (!available()) return Promise.reject(new BackendUnavailableError());
   return call("regenerate_answer", { chat, message, model, onEvent: channel(onEvent) });
 }
@@ -223,6 +218,15 @@ export function setAppSettings(settings: AppSettings): Promise<void> {
 }
 export function setToolSettings(settings: ToolSettings): Promise<void> {
   return call("set_tool_settings", { settings });
+}
+
+/** The folder the app writes its log file to, or null when it writes only to standard error. */
+export function logFolder(): Promise<string | null> {
+  return call("log_folder", {});
+}
+/** Opens the log folder in the system's file manager. */
+export function openLogFolder(): Promise<void> {
+  return call("open_log_folder", {});
 }
 
 // ---- providers ----

@@ -7,6 +7,8 @@ import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
   ui_ready: { args: Record<string, never>; result: void };
+  log_folder: { args: Record<string, never>; result: string | null };
+  open_log_folder: { args: Record<string, never>; result: void };
   list_chats: { args: Record<string, never>; result: ChatRow[] };
   create_chat: { args: { chat: NewChat }; result: ChatRow };
   rename_chat: { args: { chat: ChatId; title: string }; result: void };

@@ -107,9 +107,7 @@ describe("command errors", () => {
     expect(errorMessage({ kind: "busy", message: "a reply is already being written" })).toBe(
       "A reply is already being written in this chat; wait for it or press Stop.",
     );
-    expect(errorMessage({ kind: "notFound", message: "chat 9 does not exist" })).toBe(
-      "It does not exist any more: chat 9 does not exist",
-    );
+    expect(errorMessage({ kind: "notFound", message: "chat 9 does not exist" })).toBe("It does not exist any more: chat 9 does not exist");
     expect(errorMessage({ kind: "keychain", message: "locked" })).toContain("keychain");
     setLanguage("zh-CN");
     expect(errorMessage({ kind: "storage", message: "disk full" })).toBe("数据库出错：disk full");

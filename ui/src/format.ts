@@ -102,7 +102,7 @@ function scalar(v: unknown, max: number): string {
 export function compressArgs(args: unknown, max = 96): string {
   if (args === null || args === undefined) return "";
   if (typeof args !== "object" || Array.isArray(args)) {
-    const s = typeof args === "string" ? args.replace(/\s+/g, " ") : JSON.stringify(args) ?? "";
+    const s = typeof args === "string" ? args.replace(/\s+/g, " ") : (JSON.stringify(args) ?? "");
     return s.length > max ? s.slice(0, max - 1) + "…" : s;
   }
   const parts = Object.entries(args as Record<string, unknown>).map(([k, v]) => `${k}=${scalar(v, 40)}`);
@@ -287,10 +287,7 @@ export function askReasonText(reason: AskReason): string {
       return t("approval.reason.askAlways");
     case "rule": {
       const { rule } = reason;
-      const what =
-        rule.pattern === null
-          ? t("approval.reason.ruleEvery")
-          : t("approval.reason.ruleMatching", { pattern: rule.pattern });
+      const what = rule.pattern === null ? t("approval.reason.ruleEvery") : t("approval.reason.ruleMatching", { pattern: rule.pattern });
       const scope = rule.scope.type === "global" ? t("rules.global") : t("approval.reason.ruleThisChat");
       return t("approval.reason.rule", { tool: rule.tool, what, scope });
     }

@@ -32,7 +32,7 @@ function comparable(address: string): string {
 
 /** Reads a link's target and whether its text tells the truth about it. */
 export function linkTarget(href: string, text: string): LinkTarget {
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(href);
   } catch {

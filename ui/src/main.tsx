@@ -9,10 +9,11 @@ if (root) {
   render(<App />, root);
   // Two frames later the first one is on screen: report it (logged as the start-up time).
   requestAnimationFrame(() =>
-    requestAnimationFrame(() =>
-      // Only the start-up time in the log depends on this call; the user has nothing to act on if it
-      // fails (the window works either way), so it is noted for developers instead of shown.
-      void api.uiReady().catch((e: unknown) => console.warn("ui_ready failed:", e)),
+    requestAnimationFrame(
+      () =>
+        // Only the start-up time in the log depends on this call; the user has nothing to act on if it
+        // fails (the window works either way), so it is noted for developers instead of shown.
+        void api.uiReady().catch((e: unknown) => console.warn("ui_ready failed:", e)),
     ),
   );
 }

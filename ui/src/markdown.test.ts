@@ -29,7 +29,7 @@ describe("renderMarkdown", () => {
   });
 
   it("highlights fenced code and escapes it", () => {
-    const el = render("```rust\nfn main() { let s = \"<b>\"; }\n```");
+    const el = render('```rust\nfn main() { let s = "<b>"; }\n```');
     const code = el.querySelector("pre code");
     expect(code?.querySelector(".hljs-keyword")?.textContent).toBe("fn");
     expect(code?.querySelector("b")).toBeNull();

@@ -41,12 +41,7 @@ const languages: Record<string, Parameters<typeof hljs.registerLanguage>[1]> = {
 for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
 
 export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
 /** Highlighted HTML for a code block (hljs escapes its input). */

@@ -9,7 +9,13 @@ describe("the policy lists", () => {
   });
 
   it("name each policy and rule action with a key the dictionary has", () => {
-    const keys = [...EXECUTION_POLICIES.map(executionPolicyKey), ...RESULT_POLICIES.map(resultPolicyKey), ruleActionKey("allow"), ruleActionKey("ask"), ruleActionKey("deny")];
+    const keys = [
+      ...EXECUTION_POLICIES.map(executionPolicyKey),
+      ...RESULT_POLICIES.map(resultPolicyKey),
+      ruleActionKey("allow"),
+      ruleActionKey("ask"),
+      ruleActionKey("deny"),
+    ];
     for (const key of keys) expect(Object.keys(en)).toContain(key);
     expect(t(executionPolicyKey("ask-once"))).toBe("Ask once");
     expect(t(resultPolicyKey("on-error"))).toBe("On error");

@@ -54,7 +54,10 @@ const HIDDEN =
 /** Space characters that draw as blank width. */
 const SPACE = "[ \\t\\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]";
 /** A hidden character (not the CR of a CRLF), or a whitespace run long enough to maybe mark. */
+// The class lists combining marks (U+034F and others) on purpose, each as its own code point.
+// eslint-disable-next-line no-misleading-character-class
 const SCAN = new RegExp(`((?!\\r\\n)${HIDDEN})|((?:${SPACE}|\\r?\\n){9,})`, "gu");
+// eslint-disable-next-line no-misleading-character-class
 const HIDDEN_ONE = new RegExp(`^${HIDDEN}$`, "u");
 const LINE_BREAK = /\r?\n/;
 

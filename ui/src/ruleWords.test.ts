@@ -61,7 +61,9 @@ describe("ruleWords: commands", () => {
   });
 
   it("a lone * is any one command, still never with shell operators", () => {
-    expect(words("command", "shell", "*", "thisChat")).toBe(`shell runs without asking for any one command, with any words, in this chat — ${OPERATORS}`);
+    expect(words("command", "shell", "*", "thisChat")).toBe(
+      `shell runs without asking for any one command, with any words, in this chat — ${OPERATORS}`,
+    );
   });
 
   it("a whole-word * before the end, or an unclosed quote, cannot be read", () => {
@@ -99,7 +101,9 @@ describe("ruleWords: paths, URLs and arguments", () => {
     expect(words("args", "everything__echo", '{"message":"hi"}', "thisChat")).toBe(
       'everything__echo runs without asking for calls with exactly these arguments: {"message":"hi"}, in this chat (arguments are compared as canonical JSON).',
     );
-    expect(words("args", "everything__echo", '{"message":"*"}', "thisChat")).toContain('calls whose arguments match {"message":"*"} (* is any characters)');
+    expect(words("args", "everything__echo", '{"message":"*"}', "thisChat")).toContain(
+      'calls whose arguments match {"message":"*"} (* is any characters)',
+    );
   });
 });
 

@@ -119,17 +119,35 @@ export function send(chat: ChatId, text: string, store: ChatStore = chatStore, a
 
 /** Runs the last turn again. If it cannot start, the turn's own error comes back (with Retry) and the chat's alert says why. */
 export function retry(chat: ChatId, store: ChatStore = chatStore): Promise<boolean> {
-  return begin(chat, "retry", store, (s) => ({ ...s, error: null, running: true }), (h) => api.retryTurn(chat, h));
+  return begin(
+    chat,
+    "retry",
+    store,
+    (s) => ({ ...s, error: null, running: true }),
+    (h) => api.retryTurn(chat, h),
+  );
 }
 
 /** Sends `text` as a new version of user message `message` (F-56); the view shows the new branch. */
 export function edit(chat: ChatId, message: number, text: string, store: ChatStore = chatStore): Promise<boolean> {
-  return begin(chat, "edit", store, (s) => startEdit(s, message, text), (h) => api.editMessage(chat, message, text, h));
+  return begin(
+    chat,
+    "edit",
+    store,
+    (s) => startEdit(s, message, text),
+    (h) => api.editMessage(chat, message, text, h),
+  );
 }
 
 /** Answers the turn of `message` again, with the chat's model or `model` (F-56). */
 export function regenerate(chat: ChatId, message: number, model: ModelChoice | null = null, store: ChatStore = chatStore): Promise<boolean> {
-  return begin(chat, "regenerate", store, (s) => startRegenerate(s, message), (h) => api.regenerateAnswer(chat, message, model, h));
+  return begin(
+    chat,
+    "regenerate",
+    store,
+    (s) => startRegenerate(s, message),
+    (h) => api.regenerateAnswer(chat, message, model, h),
+  );
 }
 
 /** Shows another version of a message (‹ ›) or the branch of a search hit; resolves to whether it did. */

@@ -83,7 +83,13 @@ describe("timeline reducer", () => {
 
     s = applyEvent(s, {
       type: "tool",
-      event: { type: "approvalResolved", chat: 7, seq: 1, id: "ap-1", outcome: { type: "decided", decision: { kind: "execution", decision: { type: "allowOnce" } } } },
+      event: {
+        type: "approvalResolved",
+        chat: 7,
+        seq: 1,
+        id: "ap-1",
+        outcome: { type: "decided", decision: { kind: "execution", decision: { type: "allowOnce" } } },
+      },
     });
     expect(s.approvals).toEqual([]);
   });
@@ -230,7 +236,10 @@ describe("timeline reducer", () => {
     const answered = applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 2, id: "q", answered: true } });
     expect(answered.questions).toEqual([]);
     expect(applyEvent(s, { type: "tool", event: { type: "questionResolved", chat: 7, seq: 9, id: "other", answered: false } })).toBe(s);
-    s = applyEvent(s, { type: "turnFinished", outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } } });
+    s = applyEvent(s, {
+      type: "turnFinished",
+      outcome: { type: "stopped", usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    });
     expect(s.questions).toEqual([]);
     expect(s.approvals).toEqual([]);
     expect(s.running).toBe(false);
@@ -247,7 +256,15 @@ describe("timeline reducer", () => {
       [
         { type: "roundStarted", round: 1, messageId: 3 },
         { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 500, error: "502", messageId: null },
-        { type: "turnFinished", outcome: { type: "failed", error: "HTTP 401", retryable: true, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
+        {
+          type: "turnFinished",
+          outcome: {
+            type: "failed",
+            error: "HTTP 401",
+            retryable: true,
+            usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          },
+        },
       ],
       s,
     );
@@ -283,7 +300,13 @@ describe("timeline reducer", () => {
   it("records usage per round", () => {
     const s = run([
       { type: "roundStarted", round: 1, messageId: 2 },
-      { type: "roundFinished", round: 1, messageId: 2, finish: "stop", usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      {
+        type: "roundFinished",
+        round: 1,
+        messageId: 2,
+        finish: "stop",
+        usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
     ]);
     expect(s.messages[0]).toMatchObject({ status: "complete", usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } });
   });
@@ -318,7 +341,18 @@ describe("fromHistory", () => {
         usage: null,
         createdAt: 3,
       },
-      { id: 4, chat: 7, role: "assistant", parentId: null, siblings: [], content: "It is 9.", status: "interrupted", payload: { reasoning: "Check the clock." }, usage: null, createdAt: 4 },
+      {
+        id: 4,
+        chat: 7,
+        role: "assistant",
+        parentId: null,
+        siblings: [],
+        content: "It is 9.",
+        status: "interrupted",
+        payload: { reasoning: "Check the clock." },
+        usage: null,
+        createdAt: 4,
+      },
     ],
     calls: [
       {

@@ -180,9 +180,9 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
           preview: firstLine(r.content),
           isError: r.isError,
         };
-        const owner = [...history.messages].reverse().find(
-          (x) => x.role === "assistant" && x.id < m.id && (x.payload?.toolCalls ?? []).some((c) => c.id === r.callId),
-        );
+        const owner = [...history.messages]
+          .reverse()
+          .find((x) => x.role === "assistant" && x.id < m.id && (x.payload?.toolCalls ?? []).some((c) => c.id === r.callId));
         view.messageId = owner?.id ?? null;
         byCallId.set(r.callId, view);
         calls.push(view);
@@ -293,7 +293,18 @@ export function addPendingUserMessage(state: ChatState, text: string, now = Date
     running: true,
     messages: [
       ...state.messages,
-      { id: PENDING_USER_ID, role: "user", content: text, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: now, attachments },
+      {
+        id: PENDING_USER_ID,
+        role: "user",
+        content: text,
+        reasoning: "",
+        retry: null,
+        status: "complete",
+        toolCalls: [],
+        usage: null,
+        createdAt: now,
+        attachments,
+      },
     ],
   };
 }
@@ -366,8 +377,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
   switch (event.type) {
     case "beforeCall": {
       if (state.calls.some((c) => c.seq === event.seq)) return state;
-      const owner =
-        state.messages.find((m) => m.toolCalls.some((t) => t.id === event.callId)) ?? currentAssistant(state);
+      const owner = state.messages.find((m) => m.toolCalls.some((t) => t.id === event.callId)) ?? currentAssistant(state);
       const call = blankCall(event.seq, event.callId, event.requestedName, owner?.id ?? null);
       call.args = parseArgs(event.rawArgs);
       call.status = "pending";
@@ -422,18 +432,14 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         questions: [...state.questions, { id: event.id, seq: event.seq, question: event.question, choices: event.choices }],
       };
     case "questionResolved":
-      return state.questions.some((q) => q.id === event.id)
-        ? { ...state, questions: state.questions.filter((q) => q.id !== event.id) }
-        : state;
+      return state.questions.some((q) => q.id === event.id) ? { ...state, questions: state.questions.filter((q) => q.id !== event.id) } : state;
   }
 }
 
 export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
     case "turnStarted": {
-      const messages = state.messages.map((m) =>
-        m.id === PENDING_USER_ID ? { ...m, id: event.userMessageId ?? m.id } : m,
-      );
+      const messages = state.messages.map((m) => (m.id === PENDING_USER_ID ? { ...m, id: event.userMessageId ?? m.id } : m));
       return { ...state, messages, running: true, error: null, retrying: null };
     }
     case "roundStarted":
@@ -444,9 +450,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       return updateMessage(state, event.messageId, (m) => ({ ...m, reasoning: m.reasoning + event.text, retry: null }));
     case "toolCallStarted":
       return updateMessage(state, event.messageId, (m) =>
-        m.toolCalls.some((t) => t.id === event.id)
-          ? m
-          : { ...m, toolCalls: [...m.toolCalls, { id: event.id, name: event.name, arguments: "" }] },
+        m.toolCalls.some((t) => t.id === event.id) ? m : { ...m, toolCalls: [...m.toolCalls, { id: event.id, name: event.name, arguments: "" }] },
       );
     case "tool":
       return applyToolEvent(state, event.event);

@@ -31,6 +31,8 @@ macro_rules! commands {
 
 commands![
     app::ui_ready,
+    app::log_folder,
+    app::open_log_folder,
     chats::list_chats,
     chats::create_chat,
     chats::rename_chat,

@@ -374,7 +374,10 @@ describe("keyboard on a focused button does what the button says (never the card
     await focus(labelled("approval.applyEdit"));
     await pressOnFocused(" ");
     expect(decide).toHaveBeenCalledTimes(1);
-    expect(decide).toHaveBeenCalledWith(3, "ap-9", { kind: "execution", decision: { type: "editAndAllow", arguments: { path: "a.txt", text: "hi" } } });
+    expect(decide).toHaveBeenCalledWith(3, "ap-9", {
+      kind: "execution",
+      decision: { type: "editAndAllow", arguments: { path: "a.txt", text: "hi" } },
+    });
   });
 
   it("result card: Enter on the edit panel's buttons and on the full-output summary", async () => {
@@ -501,7 +504,10 @@ describe("the card shows the whole payload", () => {
     const restore = pretendPanesOverflow();
     try {
       const long = Array.from({ length: 400 }, (_, i) => `line ${i}`).join("\n");
-      const card = await mount({ ...shell, request: { ...shell.request, preview: { type: "command", command: long, cwd: "/w" } } as PendingApproval["request"] });
+      const card = await mount({
+        ...shell,
+        request: { ...shell.request, preview: { type: "command", command: long, cwd: "/w" } } as PendingApproval["request"],
+      });
       const toggle = [...card.querySelectorAll<HTMLButtonElement>(".pane-toggle")].find((b) => b.textContent === "Show all (400 lines)");
       if (!toggle) throw new Error("no Show all toggle");
       expect(toggle.getAttribute("aria-expanded")).toBe("false");
@@ -549,7 +555,11 @@ describe("the card shows the whole payload", () => {
   it("marks hidden characters in a command and its folder", async () => {
     const card = await mount({
       ...shell,
-      request: { ...shell.request, arguments: { command: "ls" }, preview: { type: "command", command: "ls\u200F -la", cwd: "/w\u202E" } } as PendingApproval["request"],
+      request: {
+        ...shell.request,
+        arguments: { command: "ls" },
+        preview: { type: "command", command: "ls\u200F -la", cwd: "/w\u202E" },
+      } as PendingApproval["request"],
     });
     expect(card.querySelector(".code-pane--command")?.textContent).toBe("$ ls⟨U+200F⟩ -la");
     expect(card.querySelector(".section-label .muted")?.textContent).toBe("in /w⟨U+202E⟩");
@@ -768,7 +778,10 @@ describe("a write too large for a diff", () => {
   it("says the sizes and that the arguments hold the full content, marking hidden characters in the path", async () => {
     const large: PendingApproval = {
       ...execution,
-      request: { ...execution.request, preview: { type: "largeWrite", path: "a.txt", bytesBefore: 1_400_000, bytesAfter: 2_000_000 } } as PendingApproval["request"],
+      request: {
+        ...execution.request,
+        preview: { type: "largeWrite", path: "a.txt", bytesBefore: 1_400_000, bytesAfter: 2_000_000 },
+      } as PendingApproval["request"],
     };
     const card = await mount(large);
     expect(card.querySelector('[data-role="large-write"]')?.textContent).toBe(
@@ -780,7 +793,10 @@ describe("a write too large for a diff", () => {
     render(null, root);
     const sneaky = await mount({
       ...large,
-      request: { ...large.request, preview: { type: "largeWrite", path: "a\u202Etxt.exe", bytesBefore: 0, bytesAfter: 5_000_000 } } as PendingApproval["request"],
+      request: {
+        ...large.request,
+        preview: { type: "largeWrite", path: "a\u202Etxt.exe", bytesBefore: 0, bytesAfter: 5_000_000 },
+      } as PendingApproval["request"],
     });
     expect(sneaky.querySelector('[data-role="large-write"]')?.textContent).toBe(
       "a⟨U+202E⟩txt.exe: 0 B → 5.0 MB — too large to show a diff; the arguments hold the full new content",

@@ -217,10 +217,12 @@ function AlwaysAllowPanel(props: {
       <fieldset class="scope-choice">
         <legend>{t("approval.scopeQuestion")}</legend>
         <label>
-          <input ref={first} type="radio" name={`scope-${id}`} checked={scope === "thisChat"} onChange={() => setScope("thisChat")} /> {t("approval.scopeThisChat")}
+          <input ref={first} type="radio" name={`scope-${id}`} checked={scope === "thisChat"} onChange={() => setScope("thisChat")} />{" "}
+          {t("approval.scopeThisChat")}
         </label>
         <label>
-          <input type="radio" name={`scope-${id}`} checked={scope === "allChats"} onChange={() => setScope("allChats")} /> {t("approval.scopeAllChats")}
+          <input type="radio" name={`scope-${id}`} checked={scope === "allChats"} onChange={() => setScope("allChats")} />{" "}
+          {t("approval.scopeAllChats")}
         </label>
       </fieldset>
       <fieldset class="grant-choice">
@@ -370,10 +372,20 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
         <button type="button" class="btn" disabled={busy} onClick={() => execution({ type: "allowForChat" })}>
           {t("approval.allowForChat")} <kbd>A</kbd>
         </button>
-        <button type="button" class={`btn${mode === "always" ? " is-pressed" : ""}`} disabled={busy} onClick={() => setMode(mode === "always" ? "none" : "always")}>
+        <button
+          type="button"
+          class={`btn${mode === "always" ? " is-pressed" : ""}`}
+          disabled={busy}
+          onClick={() => setMode(mode === "always" ? "none" : "always")}
+        >
           {t("approval.alwaysAllow")}
         </button>
-        <button type="button" class={`btn${mode === "edit" ? " is-pressed" : ""}`} disabled={busy} onClick={() => setMode(mode === "edit" ? "none" : "edit")}>
+        <button
+          type="button"
+          class={`btn${mode === "edit" ? " is-pressed" : ""}`}
+          disabled={busy}
+          onClick={() => setMode(mode === "edit" ? "none" : "edit")}
+        >
           {t("approval.edit")}
         </button>
       </div>

@@ -162,7 +162,18 @@ describe("thinking and retries in an answer", () => {
         running: true,
         messages: [
           { id: 1, role: "user", content: "2+2?", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 },
-          { id: 2, role: "assistant", content: "", reasoning: "", retry: null, status: "streaming", toolCalls: [], usage: null, createdAt: 0, ...patch },
+          {
+            id: 2,
+            role: "assistant",
+            content: "",
+            reasoning: "",
+            retry: null,
+            status: "streaming",
+            toolCalls: [],
+            usage: null,
+            createdAt: 0,
+            ...patch,
+          },
         ],
       })),
     );
@@ -292,7 +303,9 @@ describe("copy", () => {
     await act(async () =>
       chatStore.update(chat.id, (s) => ({
         ...s,
-        messages: [{ id: 2, role: "assistant", content: "text", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 }],
+        messages: [
+          { id: 2, role: "assistant", content: "text", reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 },
+        ],
       })),
     );
     await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="copy-message"]'));
@@ -359,7 +372,17 @@ describe("edit, regenerate and versions (F-56)", () => {
     ...extra,
   });
   const providers = [
-    { id: 3, kind: "openai" as const, name: "Mock", baseUrl: "http://x/v1", defaultModel: "big", hasKey: true, toolCalling: "native" as const, options: { requestStyle: "auto" as const }, createdAt: 0 },
+    {
+      id: 3,
+      kind: "openai" as const,
+      name: "Mock",
+      baseUrl: "http://x/v1",
+      defaultModel: "big",
+      hasKey: true,
+      toolCalling: "native" as const,
+      options: { requestStyle: "auto" as const },
+      createdAt: 0,
+    },
   ];
   async function show(messages: ReturnType<typeof message>[]) {
     await act(async () => {
@@ -453,7 +476,13 @@ describe("edit, regenerate and versions (F-56)", () => {
     expect(chatStore.get(chat.id).messages.map((m) => m.id)).toEqual([1]);
 
     // The next version: the backend shows that branch and the chat is read again.
-    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, running: false, messages: [message(1, "user", "q"), message(2, "assistant", "a", { siblings: [2, 7] })] })));
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        running: false,
+        messages: [message(1, "user", "q"), message(2, "assistant", "a", { siblings: [2, 7] })],
+      })),
+    );
     await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="version-next"]'));
     expect(api.showBranch).toHaveBeenCalledWith(21, 7);
     expect(api.chatHistory).toHaveBeenLastCalledWith(21);
@@ -500,7 +529,12 @@ describe("attachments in the composer (F-57)", () => {
     expect(send?.disabled).toBe(false);
     await click(send);
     await act(async () => {});
-    expect(api.sendMessage).toHaveBeenCalledWith(21, "", [expect.objectContaining({ name: "dot.png", kind: "image" }), expect.objectContaining({ name: "notes.md", kind: "text", data: "- milk" })], expect.any(Function));
+    expect(api.sendMessage).toHaveBeenCalledWith(
+      21,
+      "",
+      [expect.objectContaining({ name: "dot.png", kind: "image" }), expect.objectContaining({ name: "notes.md", kind: "text", data: "- milk" })],
+      expect.any(Function),
+    );
     expect(root.querySelectorAll('.composer [data-role="attachments"] li')).toHaveLength(2);
 
     // A chip can be removed before sending.
@@ -533,8 +567,15 @@ describe("MCP prompts and resources in the composer (F-45)", () => {
   beforeEach(() => {
     vi.mocked(api.listMcpPrompts).mockResolvedValue([review, hello]);
     vi.mocked(api.listMcpResources).mockResolvedValue([notes]);
-    vi.mocked(api.getMcpPrompt).mockReset().mockResolvedValue({ text: "Review main.rs carefully.", attachments: [{ name: "notes.md", kind: "text", mediaType: "text/markdown", data: "# Notes" }] });
-    vi.mocked(api.readMcpResource).mockReset().mockResolvedValue([{ name: "Project notes", kind: "text", mediaType: "text/markdown", data: "# Notes" }]);
+    vi.mocked(api.getMcpPrompt)
+      .mockReset()
+      .mockResolvedValue({
+        text: "Review main.rs carefully.",
+        attachments: [{ name: "notes.md", kind: "text", mediaType: "text/markdown", data: "# Notes" }],
+      });
+    vi.mocked(api.readMcpResource)
+      .mockReset()
+      .mockResolvedValue([{ name: "Project notes", kind: "text", mediaType: "text/markdown", data: "# Notes" }]);
   });
 
   it("lists prompts under /, picks one from the keyboard, asks its arguments and fills the composer", async () => {

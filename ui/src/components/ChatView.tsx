@@ -299,9 +299,7 @@ function Timeline({
         {m.reasoning ? <Thinking text={m.reasoning} live={streaming && !m.content && calls.length === 0} /> : null}
         {m.retry ? <RetryNotice message={m} /> : null}
         {m.content ? <Markdown text={m.content} /> : null}
-        {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? (
-          <span class="typing" aria-label={t("chat.running")} />
-        ) : null}
+        {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
         {calls.length ? (
           <div class="tool-cards">
             {calls.map((c) => (
@@ -849,9 +847,7 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
       }}
     >
       {state.alert ? <AlertBanner chat={chat.id} alert={state.alert} /> : null}
-      {state.approvals.length > 0 ? (
-        <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p>
-      ) : null}
+      {state.approvals.length > 0 ? <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p> : null}
       {fileError ? (
         <p class="inline-error composer-file-error" role="alert" data-role="attach-error">
           {fileError}
@@ -976,7 +972,13 @@ function ChatHeader(props: Props) {
         <PromptPopover chat={chat} onChanged={props.onChatChanged} />
         <ToolsPopover chat={chat} />
         <ExportMenu chat={chat} />
-        <button type="button" class={`btn btn--ghost${props.showLog ? " is-pressed" : ""}`} aria-pressed={props.showLog} title={t("chat.log")} onClick={props.onToggleLog}>
+        <button
+          type="button"
+          class={`btn btn--ghost${props.showLog ? " is-pressed" : ""}`}
+          aria-pressed={props.showLog}
+          title={t("chat.log")}
+          onClick={props.onToggleLog}
+        >
           <Icon name="log" /> <span class="btn-label">{t("chat.log")}</span>
         </button>
       </div>
@@ -1065,30 +1067,30 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
               save();
             }}
           >
-          <div class="popover-title">{t("chat.modelTitle")}</div>
-          {error ? <p class="inline-error">{error}</p> : null}
-          {!providers && !error ? <p class="muted">{t("common.loading")}</p> : null}
-          {providers ? (
-            <>
-              <ModelFields
-                providers={providers}
-                providerId={providerId}
-                model={model}
-                listId={`models-${chat.id}`}
-                defaultName={providers[0]?.name ?? t("providers.kindDemo")}
-                onProvider={(id) => {
-                  setProviderId(id);
-                  setModel("");
-                }}
-                onModel={setModel}
-              />
-              <div class="row">
-                <button type="submit" class="btn btn--primary btn--small">
-                  {t("common.save")}
-                </button>
-              </div>
-            </>
-          ) : null}
+            <div class="popover-title">{t("chat.modelTitle")}</div>
+            {error ? <p class="inline-error">{error}</p> : null}
+            {!providers && !error ? <p class="muted">{t("common.loading")}</p> : null}
+            {providers ? (
+              <>
+                <ModelFields
+                  providers={providers}
+                  providerId={providerId}
+                  model={model}
+                  listId={`models-${chat.id}`}
+                  defaultName={providers[0]?.name ?? t("providers.kindDemo")}
+                  onProvider={(id) => {
+                    setProviderId(id);
+                    setModel("");
+                  }}
+                  onModel={setModel}
+                />
+                <div class="row">
+                  <button type="submit" class="btn btn--primary btn--small">
+                    {t("common.save")}
+                  </button>
+                </div>
+              </>
+            ) : null}
           </form>
         </div>
       ) : null}
@@ -1155,7 +1157,14 @@ function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => vo
 
   return (
     <div class="popover-anchor" ref={ref}>
-      <PopoverToggle open={open} onToggle={() => setOpen(!open)} icon="pencil" label={t("chat.prompt")} title={t("chat.promptTitle")} role="chat-prompt">
+      <PopoverToggle
+        open={open}
+        onToggle={() => setOpen(!open)}
+        icon="pencil"
+        label={t("chat.prompt")}
+        title={t("chat.promptTitle")}
+        role="chat-prompt"
+      >
         {custom ? <span class="dot dot--accent" aria-label={t("chat.promptCustom")} /> : null}
       </PopoverToggle>
       {open ? (
@@ -1171,7 +1180,13 @@ function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => vo
           <div class="popover-title">{t("chat.promptTitle")}</div>
           <label class="field">
             <span>{t("chat.systemPrompt")}</span>
-            <textarea rows={5} value={prompt} placeholder={t("chat.systemPromptPlaceholder")} onInput={(e) => setPrompt(e.currentTarget.value)} data-role="system-prompt" />
+            <textarea
+              rows={5}
+              value={prompt}
+              placeholder={t("chat.systemPromptPlaceholder")}
+              onInput={(e) => setPrompt(e.currentTarget.value)}
+              data-role="system-prompt"
+            />
           </label>
           <div class="form-grid form-grid--tight">
             <ParamsFields value={fields} onChange={setFields} />
@@ -1230,7 +1245,9 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
                 <input type="checkbox" class="switch" checked={g.enabled} onChange={(e) => setEnabled(g.name, e.currentTarget.checked)} />
                 <span>
                   <strong>{g.title}</strong>
-                  <small class="muted block">{g.tools.length} · {g.description}</small>
+                  <small class="muted block">
+                    {g.tools.length} · {g.description}
+                  </small>
                 </span>
               </label>
               {g.name in overrides.current ? (

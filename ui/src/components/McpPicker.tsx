@@ -40,7 +40,12 @@ export function matchingPrompts(prompts: McpPromptView[], typed: string): McpPro
 
 /** The list of prompts shown above the composer while the message is `/…`. */
 export function PromptMenu({ prompts, active, onPick }: { prompts: McpPromptView[]; active: number; onPick: (p: McpPromptView) => void }) {
-  if (!prompts.length) return <div class="prompt-menu muted small" role="status">{t("mcp.noPrompts")}</div>;
+  if (!prompts.length)
+    return (
+      <div class="prompt-menu muted small" role="status">
+        {t("mcp.noPrompts")}
+      </div>
+    );
   return (
     <ul class="prompt-menu" role="listbox" aria-label={t("mcp.prompts")} data-role="prompt-menu">
       {prompts.map((p, i) => (
@@ -67,7 +72,15 @@ export function PromptMenu({ prompts, active, onPick }: { prompts: McpPromptView
 }
 
 /** The arguments of a prompt, asked before it fills the composer. Enter fills, Escape cancels. */
-export function PromptForm({ prompt, onFill, onCancel }: { prompt: McpPromptView; onFill: (args: Record<string, string>) => void; onCancel: () => void }) {
+export function PromptForm({
+  prompt,
+  onFill,
+  onCancel,
+}: {
+  prompt: McpPromptView;
+  onFill: (args: Record<string, string>) => void;
+  onCancel: () => void;
+}) {
   const [values, setValues] = useState<Record<string, string>>({});
   const missing = prompt.arguments.filter((a) => a.required && !(values[a.name] ?? "").trim());
   return (
@@ -126,7 +139,15 @@ export function PromptForm({ prompt, onFill, onCancel }: { prompt: McpPromptView
 }
 
 /** The button that lists the servers' resources; picking one attaches it. */
-export function ResourceButton({ resources, disabled, onPick }: { resources: McpResourceView[]; disabled: boolean; onPick: (r: McpResourceView) => void }) {
+export function ResourceButton({
+  resources,
+  disabled,
+  onPick,
+}: {
+  resources: McpResourceView[];
+  disabled: boolean;
+  onPick: (r: McpResourceView) => void;
+}) {
   const [open, setOpen] = useState(false);
   const [filter, setFilter] = useState("");
   const ref = useRef<HTMLDivElement>(null);

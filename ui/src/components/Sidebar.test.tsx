@@ -12,7 +12,18 @@ import * as api from "../api";
 import { Sidebar } from "./Sidebar";
 
 const chats: ChatRow[] = [
-  { id: 1, title: "Travel plans", providerId: null, model: "", systemPrompt: "", workspace: null, toolOverrides: { groups: {}, tools: {} }, params: {}, createdAt: 0, updatedAt: 0 },
+  {
+    id: 1,
+    title: "Travel plans",
+    providerId: null,
+    model: "",
+    systemPrompt: "",
+    workspace: null,
+    toolOverrides: { groups: {}, tools: {} },
+    params: {},
+    createdAt: 0,
+    updatedAt: 0,
+  },
 ];
 
 let root: HTMLElement;
@@ -88,7 +99,11 @@ describe("new chat with an assistant", () => {
 
   it("offers import alone while there are no assistants", async () => {
     let imports = 0;
-    await mount([], () => {}, () => imports++);
+    await mount(
+      [],
+      () => {},
+      () => imports++,
+    );
     await act(async () => root.querySelector<HTMLButtonElement>('[data-role="new-from-preset"]')?.click());
     const items = [...root.querySelectorAll<HTMLButtonElement>('[role="menuitem"]')];
     expect(items.map((b) => b.textContent?.trim())).toEqual(["Import chats…"]);

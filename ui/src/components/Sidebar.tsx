@@ -189,7 +189,10 @@ function SearchResults({
     <ul>
       {hits.map((h) => (
         <li key={h.chat}>
-          <button type="button" class={`chat-item${h.chat === current ? " is-active" : ""}`} onClick={() => {
+          <button
+            type="button"
+            class={`chat-item${h.chat === current ? " is-active" : ""}`}
+            onClick={() => {
               onSelect(h.chat);
               if (h.message !== null) void session.showMessage(h.chat, h.message);
             }}

@@ -46,7 +46,11 @@ export function decisionLines(call: Pick<CallView, "decision" | "decidedBy">): D
   const lines: DecisionLine[] = [];
   const { execution, result } = call.decision;
   if (execution) {
-    lines.push({ stage: "execution", text: decidedBy(executionChoiceKey(execution), decidedByKey(call.decidedBy)), allowed: executionAllowed(execution) });
+    lines.push({
+      stage: "execution",
+      text: decidedBy(executionChoiceKey(execution), decidedByKey(call.decidedBy)),
+      allowed: executionAllowed(execution),
+    });
   }
   if (result) {
     lines.push({ stage: "result", text: decidedBy(resultChoiceKey(result), "by.user"), allowed: resultApproved(result) });
@@ -60,7 +64,7 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
   const info = statusInfo(call.status);
   const decisions = decisionLines(call);
   const duration = formatDuration(call.durationMs);
-  const preview = call.preview ?? (call.output ? call.output.trim().split("\n").pop() ?? "" : "");
+  const preview = call.preview ?? (call.output ? (call.output.trim().split("\n").pop() ?? "") : "");
   return (
     <div class={`tool-card tone-border-${info.tone}${compact ? " tool-card--compact" : ""}${open ? " is-open" : ""}`} data-seq={call.seq}>
       <button type="button" class="tool-card-head" aria-expanded={open} onClick={() => setOpen(!open)}>

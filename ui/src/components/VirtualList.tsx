@@ -18,7 +18,15 @@ export interface VirtualItem {
  * Renders the items of a long list that are near the viewport of `scroller`, with spacers for the
  * rest; heights are measured as items render. `stick` keeps the view at the bottom (new text).
  */
-export function VirtualList({ items, scroller, stick }: { items: VirtualItem[]; scroller: RefObject<HTMLDivElement | null>; stick: RefObject<boolean> }) {
+export function VirtualList({
+  items,
+  scroller,
+  stick,
+}: {
+  items: VirtualItem[];
+  scroller: RefObject<HTMLDivElement | null>;
+  stick: RefObject<boolean>;
+}) {
   const list = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string | number, number>());
   const [view, setView] = useState({ top: Number.MAX_SAFE_INTEGER, height: 800 });

@@ -56,9 +56,13 @@ describe("useLoad", () => {
 
   it("turns a loader that throws at once into an error, not a crash", async () => {
     const out: { current: Load<string> | null } = { current: null };
-    await mount(() => {
-      throw new Error("no runtime");
-    }, [], out);
+    await mount(
+      () => {
+        throw new Error("no runtime");
+      },
+      [],
+      out,
+    );
     expect(current(out).error).toBe("no runtime");
   });
 

@@ -1,9 +1,10 @@
-/** Settings → General: theme, language, attention (notifications) and the limits of a turn. */
+/** Settings → General: theme, language, attention (notifications), the limits of a turn and the log folder. */
 import { useEffect, useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { t } from "../../i18n";
 import type { Language, SettingsView, Theme } from "../../types";
+import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./Settings";
 
@@ -98,7 +99,9 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
         </div>
       </section>
       <section class="card" aria-labelledby="attention-title">
-        <h3 id="attention-title" class="card-title">{t("general.attention")}</h3>
+        <h3 id="attention-title" class="card-title">
+          {t("general.attention")}
+        </h3>
         <p class="muted small">{t("general.attentionHint")}</p>
         <label class="switch-row">
           <input
@@ -168,6 +171,34 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
           {status ? <span class={status.ok ? "ok-text" : "inline-error"}>{status.text}</span> : null}
         </div>
       </form>
+      <LogsCard />
     </div>
+  );
+}
+
+/** Where the log file is, and a button that opens its folder. */
+function LogsCard() {
+  const { data: folder, error: loadError } = useLoad(() => api.logFolder(), []);
+  const { error, run } = useAction();
+  return (
+    <section class="card" aria-labelledby="logs-title">
+      <h3 id="logs-title" class="card-title">
+        {t("general.logs")}
+      </h3>
+      <p class="muted small">{t("general.logsHint")}</p>
+      {loadError ? <p class="inline-error">{loadError}</p> : null}
+      {folder === null ? <p class="muted small">{t("general.logsNone")}</p> : null}
+      {folder ? (
+        <div class="row">
+          <code class="log-folder" data-role="log-folder">
+            {folder}
+          </code>
+          <button type="button" class="btn" data-role="open-log-folder" onClick={() => void run(() => api.openLogFolder())}>
+            {t("general.openLogFolder")}
+          </button>
+        </div>
+      ) : null}
+      {error ? <p class="inline-error">{error}</p> : null}
+    </section>
   );
 }

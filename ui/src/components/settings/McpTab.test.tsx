@@ -25,7 +25,15 @@ const servers: McpServerView[] = [
       executionPolicy: null,
       resultPolicy: null,
     },
-    state: { name: "github", status: { state: "failed", error: "the server stopped unexpectedly; it last wrote: bad token" }, serverName: null, serverVersion: null, tools: [], resources: 0, prompts: 0 },
+    state: {
+      name: "github",
+      status: { state: "failed", error: "the server stopped unexpectedly; it last wrote: bad token" },
+      serverName: null,
+      serverVersion: null,
+      tools: [],
+      resources: 0,
+      prompts: 0,
+    },
   },
   {
     config: {

@@ -61,10 +61,12 @@ export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
   useEffect(() => {
     let unlisten: (() => void) | null = null;
     let gone = false;
-    void api.onMcpChanged(() => void load()).then((u) => {
-      if (gone) u();
-      else unlisten = u;
-    });
+    void api
+      .onMcpChanged(() => void load())
+      .then((u) => {
+        if (gone) u();
+        else unlisten = u;
+      });
     return () => {
       gone = true;
       unlisten?.();
@@ -78,7 +80,14 @@ export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
       {servers && servers.length === 0 && editing === null ? <p class="empty-note">{t("mcp.none")}</p> : null}
       {servers?.map((s) =>
         editing !== null && editing !== "new" && editing.name === s.config.name ? (
-          <ServerForm key={s.config.name} initial={s.config} onDone={() => { setEditing(null); void load(); }} />
+          <ServerForm
+            key={s.config.name}
+            initial={s.config}
+            onDone={() => {
+              setEditing(null);
+              void load();
+            }}
+          />
         ) : (
           <ServerCard
             key={s.config.name}
@@ -95,7 +104,13 @@ export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
         ),
       )}
       {editing === "new" ? (
-        <ServerForm initial={null} onDone={() => { setEditing(null); void load(); }} />
+        <ServerForm
+          initial={null}
+          onDone={() => {
+            setEditing(null);
+            void load();
+          }}
+        />
       ) : (
         <div class="row">
           <button type="button" class="btn btn--primary" onClick={() => setEditing("new")}>
@@ -117,8 +132,7 @@ function ServerCard(props: { server: McpServerView; onEdit: () => void; onChange
   };
   const toggle = () => run(() => api.saveMcpServer({ ...config, enabled: !config.enabled }, config.name));
   const secrets = Object.keys(config.transport.type === "stdio" ? config.transport.env : config.transport.headers);
-  const summary =
-    config.transport.type === "stdio" ? [config.transport.command, ...config.transport.args].join(" ") : config.transport.url;
+  const summary = config.transport.type === "stdio" ? [config.transport.command, ...config.transport.args].join(" ") : config.transport.url;
   return (
     <section class="card mcp-server" data-server={config.name}>
       <div class="card-header">
@@ -248,7 +262,13 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
             </label>
             <label class="field">
               <span>{t("mcp.args")}</span>
-              <textarea class="mono" rows={3} value={args} placeholder={"-y\n@modelcontextprotocol/server-everything"} onInput={(e) => setArgs(e.currentTarget.value)} />
+              <textarea
+                class="mono"
+                rows={3}
+                value={args}
+                placeholder={"-y\n@modelcontextprotocol/server-everything"}
+                onInput={(e) => setArgs(e.currentTarget.value)}
+              />
             </label>
             <label class="field">
               <span>{t("mcp.env")}</span>
@@ -263,7 +283,13 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
             </label>
             <label class="field field--wide">
               <span>{t("mcp.headers")}</span>
-              <textarea class="mono" rows={2} value={headers} placeholder="Authorization: Bearer …" onInput={(e) => setHeaders(e.currentTarget.value)} />
+              <textarea
+                class="mono"
+                rows={2}
+                value={headers}
+                placeholder="Authorization: Bearer …"
+                onInput={(e) => setHeaders(e.currentTarget.value)}
+              />
             </label>
           </>
         )}
@@ -319,7 +345,9 @@ function ImportServers({ onImported }: { onImported: () => void }) {
         rows={6}
         value={text}
         aria-label={t("mcp.import")}
-        placeholder={'{\n  "mcpServers": {\n    "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"] }\n  }\n}'}
+        placeholder={
+          '{\n  "mcpServers": {\n    "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"] }\n  }\n}'
+        }
         onInput={(e) => setText(e.currentTarget.value)}
       />
       <div class="row">

@@ -102,7 +102,9 @@ function ProviderCard({ provider, onChanged, onRemove }: { provider: ProviderCon
             {kindLabel(provider.kind)} · <code>{provider.baseUrl}</code> · <code>{provider.defaultModel}</code>
             {provider.toolCalling === "text" ? <span data-role="text-tool-calls"> · {t("providers.textToolCalls")}</span> : null}
             {provider.options.requestStyle === "reasoning" ? <span> · {t("providers.reasoningStyle")}</span> : null}
-            {provider.options.thinkingBudget != null ? <span data-role="thinking-on"> · {t("providers.thinkingOn", { budget: provider.options.thinkingBudget })}</span> : null}
+            {provider.options.thinkingBudget != null ? (
+              <span data-role="thinking-on"> · {t("providers.thinkingOn", { budget: provider.options.thinkingBudget })}</span>
+            ) : null}
           </div>
         </div>
         <div class="row">
@@ -159,7 +161,9 @@ function ProviderCard({ provider, onChanged, onRemove }: { provider: ProviderCon
             </form>
           ) : (
             <>
-              <span class="key-saved"><Icon name="lock" /> {t("providers.keySaved")}</span>
+              <span class="key-saved">
+                <Icon name="lock" /> {t("providers.keySaved")}
+              </span>
               <button type="button" class="link-btn" onClick={() => setEditingKey(true)}>
                 {t("providers.replaceKey")}
               </button>
@@ -246,10 +250,7 @@ function ProviderForm({
       setError(t("providers.thinkingHint"));
       return;
     }
-    const options: ProviderOptions =
-      kind === "anthropic"
-        ? { requestStyle: "auto", ...(thinking ? { thinkingBudget } : {}) }
-        : { requestStyle };
+    const options: ProviderOptions = kind === "anthropic" ? { requestStyle: "auto", ...(thinking ? { thinkingBudget } : {}) } : { requestStyle };
     const input: ProviderInput = {
       kind,
       name: name.trim(),
@@ -322,7 +323,14 @@ function ProviderForm({
             {thinking ? (
               <label class="field">
                 <span>{t("providers.thinkingBudget")}</span>
-                <input type="number" min={MIN_THINKING_BUDGET} step="1024" value={budget} onInput={(e) => setBudget(e.currentTarget.value)} data-role="thinking-budget" />
+                <input
+                  type="number"
+                  min={MIN_THINKING_BUDGET}
+                  step="1024"
+                  value={budget}
+                  onInput={(e) => setBudget(e.currentTarget.value)}
+                  data-role="thinking-budget"
+                />
               </label>
             ) : null}
             <small class="muted">{t("providers.thinkingHint")}</small>
@@ -331,7 +339,13 @@ function ProviderForm({
         {initial ? null : (
           <label class="field field--wide">
             <span>{t("providers.key")}</span>
-            <input type="password" autocomplete="off" value={key} placeholder={t("providers.keyPlaceholder")} onInput={(e) => setKey(e.currentTarget.value)} />
+            <input
+              type="password"
+              autocomplete="off"
+              value={key}
+              placeholder={t("providers.keyPlaceholder")}
+              onInput={(e) => setKey(e.currentTarget.value)}
+            />
           </label>
         )}
       </div>

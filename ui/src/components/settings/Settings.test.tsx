@@ -23,8 +23,28 @@ import * as api from "../../api";
 import { type SettingsTab, SettingsScreen } from "./Settings";
 
 const providers: ProviderConfig[] = [
-  { id: 1, kind: "openai", name: "Local llama", baseUrl: "http://127.0.0.1:8080/v1", defaultModel: "llama", hasKey: false, toolCalling: "text", options: { requestStyle: "auto" }, createdAt: 0 },
-  { id: 2, kind: "anthropic", name: "Claude", baseUrl: "https://api.anthropic.com", defaultModel: "claude", hasKey: true, toolCalling: "native", options: { requestStyle: "auto", thinkingBudget: 8192 }, createdAt: 0 },
+  {
+    id: 1,
+    kind: "openai",
+    name: "Local llama",
+    baseUrl: "http://127.0.0.1:8080/v1",
+    defaultModel: "llama",
+    hasKey: false,
+    toolCalling: "text",
+    options: { requestStyle: "auto" },
+    createdAt: 0,
+  },
+  {
+    id: 2,
+    kind: "anthropic",
+    name: "Claude",
+    baseUrl: "https://api.anthropic.com",
+    defaultModel: "claude",
+    hasKey: true,
+    toolCalling: "native",
+    options: { requestStyle: "auto", thinkingBudget: 8192 },
+    createdAt: 0,
+  },
 ];
 
 const records: ApprovalRecordRow[] = [
@@ -43,7 +63,10 @@ beforeEach(() => {
 });
 afterEach(() => render(null, root));
 
-async function show(tab: SettingsTab, settings: { settings: SettingsView | null; settingsError: string | null } = { settings: null, settingsError: null }) {
+async function show(
+  tab: SettingsTab,
+  settings: { settings: SettingsView | null; settingsError: string | null } = { settings: null, settingsError: null },
+) {
   await act(async () => {
     render(
       <SettingsScreen
@@ -219,7 +242,16 @@ const appSettings: SettingsView = {
     language: "en",
     notify: true,
     attentionHint: true,
-    turn: { maxRounds: 10, doomLoopThreshold: 3, maxParallel: 4, maxTokens: 4096, temperature: null, retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000, jitter: true }, idleTimeoutMs: 90000, saveIntervalMs: 250 },
+    turn: {
+      maxRounds: 10,
+      doomLoopThreshold: 3,
+      maxParallel: 4,
+      maxTokens: 4096,
+      temperature: null,
+      retry: { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 8000, jitter: true },
+      idleTimeoutMs: 90000,
+      saveIntervalMs: 250,
+    },
   },
   tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },
 };

@@ -66,7 +66,14 @@ export function SettingsScreen(props: Props) {
       </header>
       <div class="tabs" role="tablist">
         {TABS.map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={props.tab === id} class={`tab${props.tab === id ? " is-active" : ""}`} onClick={() => props.onTab(id)}>
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            aria-selected={props.tab === id}
+            class={`tab${props.tab === id ? " is-active" : ""}`}
+            onClick={() => props.onTab(id)}
+          >
             {t(label)}
           </button>
         ))}

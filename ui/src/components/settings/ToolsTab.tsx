@@ -57,14 +57,16 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
     const previous = settings;
     onSettings({ ...settings, tools: next });
     setFlash(null);
-    void saving.run(() => api.setToolSettings(next)).then((saved) => {
-      if (!saved) {
-        onSettings(previous);
-        return;
-      }
-      setFlash(t("toolsettings.saved"));
-      setTimeout(() => setFlash(null), 1500);
-    });
+    void saving
+      .run(() => api.setToolSettings(next))
+      .then((saved) => {
+        if (!saved) {
+          onSettings(previous);
+          return;
+        }
+        setFlash(t("toolsettings.saved"));
+        setTimeout(() => setFlash(null), 1500);
+      });
   };
   const setOverride = (tool: string, patch: { [K in keyof ToolOverride]?: ToolOverride[K] | undefined }) => {
     const current: ToolOverride = { ...(tools.tools[tool] ?? {}) };
@@ -94,7 +96,12 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
           <section class="card" key={g.name} data-group={g.name}>
             <div class="card-header">
               <label class="switch-row">
-                <input type="checkbox" class="switch" checked={groupOn} onChange={(e) => save({ ...tools, groups: { ...tools.groups, [g.name]: e.currentTarget.checked } })} />
+                <input
+                  type="checkbox"
+                  class="switch"
+                  checked={groupOn}
+                  onChange={(e) => save({ ...tools, groups: { ...tools.groups, [g.name]: e.currentTarget.checked } })}
+                />
                 <span>
                   <strong class="card-title">{g.title}</strong> <code class="muted">{g.name}</code>
                   <small class="muted block">{g.description}</small>

@@ -14,6 +14,7 @@
 //! password, and URL query values whose names say the same.
 
 use super::config::McpTransport;
+use crate::secrets::looks_like_token;
 use std::collections::BTreeMap;
 
 /// What stands where a secret was taken out.
@@ -33,28 +34,9 @@ const SECRET_WORDS: [&str; 11] = [
     "bearer",
 ];
 
-const TOKEN_PREFIXES: [&str; 10] = [
-    "sk-",
-    "sk_",
-    "ghp_",
-    "gho_",
-    "ghs_",
-    "github_pat_",
-    "glpat-",
-    "xox",
-    "AKIA",
-    "eyJ",
-];
-
 fn secret_name(name: &str) -> bool {
     let n = name.trim_start_matches('-').to_ascii_lowercase();
     !n.is_empty() && SECRET_WORDS.iter().any(|w| n.contains(w))
-}
-
-fn looks_like_token(value: &str) -> bool {
-    let v = value.trim();
-    (v.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| v.starts_with(p)))
-        || v.to_ascii_lowercase().starts_with("bearer ")
 }
 
 /// The argument with its secret part replaced, if it holds one; `flag_before` says whether the

@@ -21,6 +21,9 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
+// The Windows shell child is a process-wrap child wrapper; its methods come from this trait.
+#[cfg(windows)]
+use process_wrap::tokio::ChildWrapper as _;
 
 /// The timeout of a command when the model gives none.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
@@ -197,23 +200,22 @@ async fn run(
         .env("NO_COLOR", "1");
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd.spawn().map_err(|e| {
+    let mut child = spawn_shell(cmd).map_err(|e| {
         ToolError::new(
             ToolErrorKind::Unavailable,
             format!("cannot start the shell: {e}"),
         )
     })?;
+    let (stdin, stdout, stderr) = take_pipes(&mut child);
     // Dropped on every way out of this function — including the executor dropping the future on
     // its own timeout — and then stops whatever is left: the supervisor sees its stdin close
     // and kills every descendant; without one, the process group is killed.
-    let group = match child.stdin.take() {
+    let group = match stdin {
         Some(stop_line) => Leftovers::Supervised {
             _stop_line: stop_line,
         },
         None => Leftovers::Group(child.id()),
     };
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
     let out_task = tokio::spawn(pump(stdout, OutputStream::Stdout, ctx.clone()));
     let err_task = tokio::spawn(pump(stderr, OutputStream::Stderr, ctx.clone()));
 
@@ -225,11 +227,13 @@ async fn run(
         () = tokio::time::sleep(timeout) => Ending::TimedOut,
         () = ctx.cancel.cancelled() => {
             drop(group);
+            kill_job(&mut child);
             return Err(ToolError::other("stopped by the user; the command and its child processes were killed"));
         }
     };
     // The shell is gone (or timed out): stop what it left behind so the pipes close.
     drop(group);
+    kill_job(&mut child);
     let stdout = out_task.await.unwrap_or_default();
     let stderr = err_task.await.unwrap_or_default();
     let (exit_code, timed_out) = match ending {
@@ -244,6 +248,58 @@ async fn run(
         "stdout": stdout,
         "stderr": stderr,
     }))
+}
+
+/// The running shell. On Windows, where there are no process groups to kill, it runs inside a
+/// job object: killing the job kills every process the command started (and dropping it does
+/// too, when the executor gives up on the call).
+#[cfg(not(windows))]
+type ShellChild = tokio::process::Child;
+#[cfg(windows)]
+type ShellChild = Box<dyn process_wrap::tokio::ChildWrapper>;
+
+#[cfg(not(windows))]
+fn spawn_shell(mut cmd: Command) -> std::io::Result<ShellChild> {
+    cmd.spawn()
+}
+
+#[cfg(windows)]
+fn spawn_shell(cmd: Command) -> std::io::Result<ShellChild> {
+    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+    wrap.wrap(process_wrap::tokio::JobObject)
+        .wrap(process_wrap::tokio::KillOnDrop);
+    wrap.spawn()
+}
+
+type Pipes = (
+    Option<tokio::process::ChildStdin>,
+    Option<tokio::process::ChildStdout>,
+    Option<tokio::process::ChildStderr>,
+);
+
+#[cfg(not(windows))]
+fn take_pipes(child: &mut ShellChild) -> Pipes {
+    (child.stdin.take(), child.stdout.take(), child.stderr.take())
+}
+
+#[cfg(windows)]
+fn take_pipes(child: &mut ShellChild) -> Pipes {
+    (
+        child.stdin().take(),
+        child.stdout().take(),
+        child.stderr().take(),
+    )
+}
+
+/// Kills what the command left running, where a job holds it (Windows); elsewhere [`Leftovers`]
+/// does it when dropped.
+#[cfg(not(windows))]
+fn kill_job(_child: &mut ShellChild) {}
+
+#[cfg(windows)]
+fn kill_job(child: &mut ShellChild) {
+    // Terminates the job: the shell and everything it started. Already gone is fine.
+    let _ = child.start_kill();
 }
 
 #[cfg(unix)]

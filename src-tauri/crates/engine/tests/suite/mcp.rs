@@ -136,6 +136,10 @@ fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn everything_over_stdio_goes_through_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
@@ -225,6 +229,10 @@ async fn everything_over_stdio_goes_through_the_gate() {
 /// record), checked by its bytes; the model reads a note, never the base64; a withheld result
 /// keeps no image either.
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() {
     use tollgate_engine::policy::ResultPolicy;
     use tollgate_engine::protocol::{ChannelSink, ToolOverride, ToolSettings};
@@ -341,6 +349,10 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("unused");
@@ -429,6 +441,10 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn cancelling_a_call_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled.txt");
@@ -480,6 +496,10 @@ async fn cancelling_a_call_tells_the_server() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
@@ -529,6 +549,10 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn everything_over_streamable_http() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -579,6 +603,10 @@ async fn everything_over_streamable_http() {
 /// database, the settings view or the system prompt (which goes to the provider every request),
 /// yet the server still gets them; and a stored header is never sent to a new host.
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     use tollgate_engine::mcp::inline_secrets::HIDDEN;
     use tollgate_engine::mcp::McpTransport;
@@ -703,6 +731,10 @@ async fn eventually(app: &Tollgate, what: &str, check: impl Fn(&Tollgate) -> boo
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
 async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     use std::collections::BTreeMap;
     use tollgate_engine::protocol::AttachmentKind;
