@@ -37,14 +37,21 @@ async fn the_log_file_is_written_named_in_settings_and_holds_no_key() {
     let logs = s.data_path().join("logs");
     assert_eq!(folder, logs.display().to_string());
     s.el("[data-role=open-log-folder]").await.unwrap();
+    s.client
+        .execute(
+            "document.querySelector('[data-role=log-folder]').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
     s.screenshots("settings-general-logs").await.unwrap();
 
     let data = s.close_keeping_data().await.unwrap();
     let log = std::fs::read_to_string(data.path().join("logs/tollgate.log")).unwrap();
     assert!(log.contains("data folder:"), "{log}");
     assert!(
-        log.contains("401"),
-        "the refused request is in the log:\n{log}"
+        log.contains("401: Incorrect API key provided: [redacted]"),
+        "the refused request is in the log, its key replaced:\n{log}"
     );
     assert!(!log.contains(KEY), "the key is in the log");
     assert!(!log.contains("LOGKEY"), "part of the key is in the log");

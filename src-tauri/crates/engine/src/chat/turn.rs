@@ -49,6 +49,10 @@ pub(super) async fn run(
         .router
         .route(turn.exec.chat(), Arc::new(Forward(tx.clone())));
     let outcome = run_rounds(&turn, input, &tx, &cancel).await;
+    if let TurnOutcome::Failed { error, .. } = &outcome {
+        // For the log a user sends with a bug report (keys are redacted on the way out).
+        tracing::warn!("the turn in chat {} failed: {error}", turn.exec.chat());
+    }
     let _ = tx.send(ChatEvent::TurnFinished {
         outcome: outcome.clone(),
     });

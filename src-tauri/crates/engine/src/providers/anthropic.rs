@@ -432,7 +432,8 @@ impl StreamAssembler for AnthropicStream {
                 }
             }
             Event::MessageStop => self.stopped = true,
-            Event::Error { error } => {
+            Event::Error { mut error } => {
+                error.message = crate::secrets::redact(&error.message).into_owned();
                 return Err(match error.kind.as_str() {
                     // Retryable like the HTTP status Anthropic uses for it.
                     "overloaded_error" => ProviderError::Http {

@@ -175,6 +175,8 @@ async fn http_error(resp: reqwest::Response) -> ProviderError {
                 crate::parse::preview(text, ERROR_BODY_LIMIT)
             }
         });
+    // Some providers quote the refused key back; the message is shown, stored and logged.
+    let message = crate::secrets::redact(&message).into_owned();
     ProviderError::Http {
         status,
         message: with_tool_calling_hint(message),

@@ -274,7 +274,9 @@ impl StreamAssembler for OpenAiStream {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or_else(|| err.to_string());
-            return Err(ProviderError::Api(msg));
+            return Err(ProviderError::Api(
+                crate::secrets::redact(&msg).into_owned(),
+            ));
         }
         if let Some(u) = chunk.usage {
             self.usage = Usage {

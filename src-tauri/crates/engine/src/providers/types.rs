@@ -161,7 +161,8 @@ pub struct Completion {
     pub usage: Usage,
 }
 
-/// Why a completion failed. Messages are shown to the user as they are: they never contain a key.
+/// Why a completion failed. Messages are shown to the user as they are: they never contain a key
+/// (a server's own message passes `secrets::redact` first, as some quote the key they refused).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProviderError {
     #[error("the provider answered {status}: {message}")]
