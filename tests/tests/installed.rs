@@ -86,12 +86,14 @@ async fn the_installed_app_runs_a_demo_turn_and_finds_tools_on_the_login_path() 
         .wait_text("[data-server=probe] [data-role=mcp-offers]", WAIT)
         .await
         .unwrap();
-    assert!(offers.starts_with("2 resources"), "{offers}");
+    assert!(offers.starts_with("Resources: 2 "), "{offers}");
     s.screenshot("installed-mcp-on-login-path").await.unwrap();
     s.press(keys::ESCAPE).await.unwrap();
 
     // The log went to the data folder's log file.
     let log = std::fs::read_to_string(s.data_path().join("logs/tollgate.log")).unwrap();
     assert!(log.contains("data folder:"), "{log}");
+    let added = format!("PATH: added from the login shell: {}", tools.display());
+    assert!(log.contains(&added), "{log}");
     s.close().await;
 }

@@ -45,7 +45,7 @@ async fn add_probe(s: &Session) {
         .wait_text("[data-server=probe] [data-role=mcp-offers]", WAIT)
         .await
         .unwrap();
-    assert!(offers.starts_with("2 resources"), "{offers}");
+    assert!(offers.starts_with("Resources: 2 "), "{offers}");
     s.back_to_chat().await.unwrap();
 }
 
