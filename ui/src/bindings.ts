@@ -258,7 +258,11 @@ textForModel: string,
 /**
  * The full formatted output.
  */
-fullOutput: string, status: CallStatus, };
+fullOutput: string, status: CallStatus, 
+/**
+ * Images the tool returned (F-45): shown to the reviewer, never sent to the model.
+ */
+images?: Array<Attachment>, };
 
 export type PendingApproval = { id: ApprovalId, chat: ChatId, 
 /**

@@ -283,6 +283,41 @@ describe("result approval card", () => {
   });
 });
 
+describe("a result with images", () => {
+  const dot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+  const withImage: PendingApproval = {
+    ...result,
+    request: {
+      kind: "result",
+      textForModel: "[image 1: image/png, 70 bytes, shown to the user; you cannot see it]",
+      fullOutput: "[image 1: image/png, 70 bytes, shown to the user; you cannot see it]",
+      status: "success",
+      images: [{ name: "image 1", kind: "image", mediaType: "image/png", data: dot }],
+    },
+  };
+
+  it("shows the reviewer the images; Enter and Escape in the image viewer never decide", async () => {
+    const card = await mount(withImage);
+    const thumb = root.querySelector<HTMLButtonElement>("[data-role=result-images] .attachment-view");
+    if (!thumb) throw new Error("no thumbnail");
+    expect(thumb.querySelector("img")?.getAttribute("src")).toBe(`data:image/png;base64,${dot}`);
+    thumb.focus();
+    await key(thumb, "Enter");
+    expect(decide).not.toHaveBeenCalled();
+    await act(async () => thumb.click());
+    const close = document.querySelector<HTMLElement>("[data-role=image-viewer] button");
+    if (!close) throw new Error("no viewer");
+    expect(document.activeElement).toBe(close);
+    await key(close, "Escape");
+    expect(document.querySelector("[data-role=image-viewer]")).toBeNull();
+    expect(decide).not.toHaveBeenCalled();
+    // Escape on the card itself still withholds the result.
+    card.focus();
+    await key(card, "Escape");
+    expect(decide).toHaveBeenLastCalledWith(3, "ap-10", { kind: "result", decision: { type: "reject", reason: null } });
+  });
+});
+
 describe("question card", () => {
   it("answers with a choice", async () => {
     const answered = vi.fn();

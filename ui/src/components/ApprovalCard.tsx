@@ -6,6 +6,7 @@ import { askReasonText, errorMessage, formatBytes, prettyJson } from "../format"
 import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
 import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
+import { Attachments } from "./Attachments";
 import { Icon } from "./icons";
 import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
 import type {
@@ -461,6 +462,12 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
           <RevealedText segments={shownText.segments} />
         </PayloadPane>
       )}
+      {request.images?.length ? (
+        <div class="approval-images" data-role="result-images">
+          <div class="section-label">{t("approval.images")}</div>
+          <Attachments files={request.images} label={t("approval.images")} />
+        </div>
+      ) : null}
       {fullOutput ? (
         <details class="full-output">
           <summary>{t("approval.fullOutput")}</summary>

@@ -178,6 +178,7 @@ mod tests {
                 text_for_model: "t".into(),
                 full_output: "t".into(),
                 status: CallStatus::Success,
+                images: Vec::new(),
             },
         };
         PendingApproval {

@@ -447,6 +447,7 @@ impl ToolExecutor {
             text_for_model: reviewed.shown.text.clone(),
             full_output: reviewed.stored.clone(),
             status,
+            images: reviewed.images.clone(),
         };
         let approval = self.pending_approval(entry, call.seq, &call.req.call_id, request);
         match self

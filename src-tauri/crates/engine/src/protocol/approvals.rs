@@ -1,6 +1,6 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
-use super::{Rule, RuleScope, RuleSubjectKind};
+use super::{Attachment, Rule, RuleScope, RuleSubjectKind};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
@@ -45,6 +45,10 @@ pub enum ApprovalRequest {
         /// The full formatted output.
         full_output: String,
         status: CallStatus,
+        /// Images the tool returned (F-45): shown to the reviewer, never sent to the model.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<Attachment>>")]
+        images: Vec<Attachment>,
     },
 }
 

@@ -334,6 +334,11 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    // The reviewer sees the image the model will not.
+    let tollgate_engine::protocol::ApprovalRequest::Result { images, .. } = &review.request else {
+        panic!("{review:?}")
+    };
+    assert_eq!(images, &summary.images);
     app.decide(
         chat,
         &review.id,

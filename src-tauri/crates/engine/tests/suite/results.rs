@@ -17,6 +17,7 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
         text_for_model,
         full_output,
         status,
+        ..
     } = &p.request
     else {
         panic!("{p:?}")
