@@ -11,6 +11,7 @@ mod group;
 pub mod questions;
 pub mod reach;
 mod registry;
+pub mod sandbox;
 pub mod shell;
 pub mod supervisor;
 mod validation;

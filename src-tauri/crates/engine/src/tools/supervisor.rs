@@ -24,6 +24,12 @@ pub const SUPERVISOR_ARG: &str = "--tollgate-run-supervised";
 /// The exit status the supervisor reports when it was told to stop (timeout or Stop).
 pub const STOPPED_STATUS: i32 = 137;
 
+/// The exit status when the sandbox a command asked for could not be set up (it did not run).
+pub const SANDBOX_FAILED_STATUS: i32 = 125;
+
+/// Starts the supervisor's own line on stderr about the sandbox.
+pub const SANDBOX_MARK: &str = "tollgate-sandbox:";
+
 static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
 
 /// Tells the shell tool which binary to run as the supervisor (the app's own executable, or a
@@ -62,12 +68,30 @@ fn supervise(command: &str) -> i32 {
         eprintln!("tollgate: the command could not be supervised: {e}");
         return 126;
     }
-    let child = std::process::Command::new("sh")
+    let mut shell = std::process::Command::new("sh");
+    shell
         .arg("-c")
         .arg(command)
         .stdin(std::process::Stdio::null())
-        .process_group(0)
-        .spawn();
+        .process_group(0);
+    // The sandbox (F-46), applied to this process before the shell starts, so that the command
+    // and everything it starts inherit it. Without the sandbox it asked for, nothing runs.
+    if let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) {
+        shell.env_remove(super::sandbox::SANDBOX_ENV);
+        let spec: super::sandbox::SandboxSpec = match serde_json::from_str(&raw.to_string_lossy()) {
+            Ok(spec) => spec,
+            Err(e) => {
+                eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
+                return SANDBOX_FAILED_STATUS;
+            }
+        };
+        if let Err(e) = super::sandbox::apply(&spec) {
+            eprintln!("{SANDBOX_MARK} {e}");
+            return SANDBOX_FAILED_STATUS;
+        }
+        shell.env("TMPDIR", &spec.temp);
+    }
+    let child = shell.spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {

@@ -15,6 +15,7 @@ mod providers;
 mod recovery;
 mod results;
 mod robustness;
+mod sandbox;
 mod secrets;
 mod service;
 mod streams;
