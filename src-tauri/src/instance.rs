@@ -2,25 +2,17 @@
 //! of opening the same database twice; the window's size and position are remembered.
 
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime, Window, WindowEvent};
 use tauri_plugin_window_state::{AppHandleExt, StateFlags};
-use tollgate_engine::store::DATA_DIR_ENV;
+use tollgate_engine::store::chosen_data_dir;
 
 /// What is remembered of the window: not whether it is visible or decorated.
 fn remembered() -> StateFlags {
     StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED
-}
-
-/// The data folder chosen by `TOLLGATE_DATA_DIR`, if any (tests, portable use).
-fn chosen_data_dir() -> Option<PathBuf> {
-    std::env::var_os(DATA_DIR_ENV)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
 }
 
 /// The single-instance plugin. With `TOLLGATE_DATA_DIR` set, "the same instance" means the

@@ -20,8 +20,8 @@ pub const KEEP: usize = 3;
 /// use), otherwise the OS log folder Tauri names for the app (`~/.local/share/<id>/logs` on
 /// Linux, `~/Library/Logs/<id>` on macOS, `%LOCALAPPDATA%\<id>\logs` on Windows).
 pub fn folder(identifier: &str) -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("TOLLGATE_DATA_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir).join("logs"));
+    if let Some(dir) = tollgate_engine::store::chosen_data_dir() {
+        return Some(dir.join("logs"));
     }
     if cfg!(target_os = "macos") {
         dirs::home_dir().map(|h| h.join("Library/Logs").join(identifier))

@@ -228,6 +228,37 @@ impl Session {
         self.click_text("[role=tab]", tab).await
     }
 
+    /// Imports MCP servers in Settings → MCP servers, as a user pastes an `mcpServers` JSON from
+    /// another client, and returns `server`'s line of what it offers once it is connected.
+    /// Settings stays open.
+    pub async fn import_mcp_servers(
+        &self,
+        json: &serde_json::Value,
+        server: &str,
+    ) -> Result<String, E2eError> {
+        self.open_settings("MCP servers").await?;
+        self.click(".mcp-import summary").await?;
+        self.el(".mcp-import textarea")
+            .await?
+            .send_keys(&json.to_string())
+            .await
+            .map_err(|e| fail(format!("typing the MCP JSON: {e}")))?;
+        self.client
+            .find(Locator::XPath(
+                "//details[contains(@class,'mcp-import')]//button",
+            ))
+            .await
+            .map_err(|e| fail(format!("finding the import button: {e}")))?
+            .click()
+            .await
+            .map_err(|e| fail(format!("clicking the import button: {e}")))?;
+        self.wait_text(
+            &format!("[data-server={server}] [data-role=mcp-offers]"),
+            Duration::from_secs(60),
+        )
+        .await
+    }
+
     /// Leaves Settings.
     pub async fn back_to_chat(&self) -> Result<(), E2eError> {
         self.click(".settings-header button").await

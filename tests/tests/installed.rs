@@ -4,7 +4,6 @@
 //! gate, and an MCP server whose command only the user's login shell can find gets connected.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-use fantoccini::Locator;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 use tollgate_e2e::steps::keys;
@@ -63,29 +62,8 @@ async fn the_installed_app_runs_a_demo_turn_and_finds_tools_on_the_login_path() 
     s.screenshot("installed-demo-turn").await.unwrap();
 
     // The MCP server's command is on the login shell's PATH only.
-    s.open_settings("MCP servers").await.unwrap();
-    s.click(".mcp-import summary").await.unwrap();
-    let json = serde_json::json!({"mcpServers": {"probe": {"command": "tollgate-probe-server"}}})
-        .to_string();
-    s.el(".mcp-import textarea")
-        .await
-        .unwrap()
-        .send_keys(&json)
-        .await
-        .unwrap();
-    s.client
-        .find(Locator::XPath(
-            "//details[contains(@class,'mcp-import')]//button",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let offers = s
-        .wait_text("[data-server=probe] [data-role=mcp-offers]", WAIT)
-        .await
-        .unwrap();
+    let json = serde_json::json!({"mcpServers": {"probe": {"command": "tollgate-probe-server"}}});
+    let offers = s.import_mcp_servers(&json, "probe").await.unwrap();
     assert!(offers.starts_with("Resources: 2 "), "{offers}");
     s.screenshot("installed-mcp-on-login-path").await.unwrap();
     s.press(keys::ESCAPE).await.unwrap();

@@ -5,7 +5,6 @@
 //! is shown in its card (a fake one is not), opens at full size, and the model reads only a note.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-use fantoccini::Locator;
 use std::time::Duration;
 use tollgate_e2e::steps::{keys, SERIAL};
 use tollgate_e2e::webdriver::Session;
@@ -21,30 +20,9 @@ fn probe_js() -> String {
 
 /// Adds the probe server in Settings → MCP servers and waits until it is connected.
 async fn add_probe(s: &Session) {
-    s.open_settings("MCP servers").await.unwrap();
-    s.click(".mcp-import summary").await.unwrap();
     let json =
-        serde_json::json!({"mcpServers": {"probe": {"command": "node", "args": [probe_js()]}}})
-            .to_string();
-    s.el(".mcp-import textarea")
-        .await
-        .unwrap()
-        .send_keys(&json)
-        .await
-        .unwrap();
-    s.client
-        .find(Locator::XPath(
-            "//details[contains(@class,'mcp-import')]//button",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let offers = s
-        .wait_text("[data-server=probe] [data-role=mcp-offers]", WAIT)
-        .await
-        .unwrap();
+        serde_json::json!({"mcpServers": {"probe": {"command": "node", "args": [probe_js()]}}});
+    let offers = s.import_mcp_servers(&json, "probe").await.unwrap();
     assert!(offers.starts_with("Resources: 2 "), "{offers}");
     s.back_to_chat().await.unwrap();
 }

@@ -98,11 +98,18 @@ pub fn data_dir(default: impl Into<PathBuf>) -> PathBuf {
     choose_data_dir(std::env::var_os(DATA_DIR_ENV), default.into())
 }
 
+/// The data folder chosen with `$TOLLGATE_DATA_DIR` (tests, portable use), if any: the app
+/// scopes its single instance, window state and log folder to it.
+pub fn chosen_data_dir() -> Option<PathBuf> {
+    chosen(std::env::var_os(DATA_DIR_ENV))
+}
+
+fn chosen(env: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    env.filter(|dir| !dir.is_empty()).map(PathBuf::from)
+}
+
 fn choose_data_dir(env: Option<std::ffi::OsString>, default: PathBuf) -> PathBuf {
-    match env {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => default,
-    }
+    chosen(env).unwrap_or(default)
 }
 
 /// A handle to the database. Cheap to clone; the thread ends when the last handle is dropped.
