@@ -121,6 +121,8 @@ pub fn run() -> Result<(), StartError> {
             let data_dir = tollgate_engine::store::data_dir(default_dir);
             manage_state(app.handle(), &data_dir)?;
             tracing::info!("data folder: {}", data_dir.display());
+            // Find out now, not on the first command, what this system's sandbox can do (F-46).
+            tauri::async_runtime::spawn(tollgate_engine::tools::supervisor::sandbox_support());
             Ok(())
         })
         .invoke_handler(commands::handler())

@@ -23,6 +23,9 @@ use tollgate_engine::protocol::{
     ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
     RuleScopeChoice,
 };
+use tollgate_engine::protocol::{
+    ChatSandbox, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
+};
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
     CommandError, ErrorKind, Rule, RuleAction, RuleScope, RuleSubjectKind,
@@ -75,6 +78,11 @@ fn render() -> String {
         ToolCalling,
         ToolView,
         GroupView,
+        SandboxLevel,
+        ChatSandbox,
+        SandboxSupport,
+        SandboxMode,
+        SandboxReport,
         ChatToolOverrides,
         ChatParams,
         PresetInput,

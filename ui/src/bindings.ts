@@ -42,7 +42,26 @@ defaultExecutionPolicy: ExecutionPolicy, defaultResultPolicy: ResultPolicy, read
 
 export type GroupView = { name: string, title: string, description: string, enabled: boolean, tools: Array<ToolView>, };
 
-export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: { [key in string]: boolean }, };
+export type SandboxLevel = "workspaceOnly" | "readOnly" | "off";
+
+export type ChatSandbox = { level: SandboxLevel, network: boolean, };
+
+export type SandboxSupport = { "kind": "full" } | { "kind": "filesOnly" } | { "kind": "unavailable", reason: string, };
+
+export type SandboxMode = "confined" | "networkOpen" | "off" | "unavailable";
+
+export type SandboxReport = { level: SandboxLevel, network: boolean, mode: SandboxMode, 
+/**
+ * One line per kind of operation the sandbox blocked ("writing outside the workspace:
+ * /home/ann/outside"), as the model was told.
+ */
+blocked?: Array<string>, };
+
+export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: { [key in string]: boolean }, 
+/**
+ * The chat's sandbox level and network switch (F-46).
+ */
+sandbox: ChatSandbox, };
 
 export type ChatParams = { 
 /**
@@ -213,7 +232,11 @@ export type RecordedCall = { chat: ChatId, messageId: number | null, round: numb
 /**
  * Images the tool returned, shown with the result (F-45).
  */
-resultImages?: Array<Attachment>, };
+resultImages?: Array<Attachment>, 
+/**
+ * How a sandboxed tool ran and what the sandbox blocked (F-46).
+ */
+sandbox?: SandboxReport, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
 /**
@@ -250,7 +273,11 @@ ruleSubject: RuleSubjectKind,
  * A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
  * pattern narrower than "every call" can cover this call.
  */
-suggestedPattern: string | null, } | { "kind": "result", 
+suggestedPattern: string | null, 
+/**
+ * The sandbox the call will run under, for tools that run under one (F-46).
+ */
+sandbox?: SandboxReport, } | { "kind": "result", 
 /**
  * Exactly the text the model would receive.
  */
@@ -294,7 +321,11 @@ content: string, truncated: boolean, resultVar: string | null, argsVar: string |
 /**
  * Images the tool returned, shown to the user beside the result (F-45).
  */
-images?: Array<Attachment>, };
+images?: Array<Attachment>, 
+/**
+ * How a sandboxed tool ran and what the sandbox blocked (F-46).
+ */
+sandbox?: SandboxReport, };
 
 export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 

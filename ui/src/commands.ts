@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -37,6 +37,8 @@ export interface Commands {
   chat_tool_groups: { args: { chat: ChatId }; result: GroupView[] };
   set_chat_group_enabled: { args: { chat: ChatId; group: string; enabled: boolean | null }; result: void };
   set_chat_tool_enabled: { args: { chat: ChatId; tool: string; enabled: boolean | null }; result: void };
+  set_chat_sandbox: { args: { chat: ChatId; sandbox: ChatSandbox; confirmedOff: boolean }; result: void };
+  sandbox_support: { args: Record<string, never>; result: SandboxSupport };
   list_presets: { args: Record<string, never>; result: Preset[] };
   save_preset: { args: { id: number | null; preset: PresetInput }; result: Preset };
   delete_preset: { args: { id: number }; result: boolean };

@@ -61,6 +61,8 @@ commands![
     tools::chat_tool_groups,
     tools::set_chat_group_enabled,
     tools::set_chat_tool_enabled,
+    tools::set_chat_sandbox,
+    tools::sandbox_support,
     presets::list_presets,
     presets::save_preset,
     presets::delete_preset,

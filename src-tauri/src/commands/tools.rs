@@ -2,7 +2,7 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, GroupView};
+use tollgate_engine::protocol::{ChatSandbox, CommandError, GroupView, SandboxSupport};
 use tollgate_engine::ChatId;
 
 /// Every tool group with its tools, policies and app-wide toggles.
@@ -46,4 +46,25 @@ pub async fn set_chat_tool_enabled(
         .app
         .set_chat_tool_enabled(chat, &tool, enabled)
         .await?)
+}
+
+/// Sets the chat's sandbox level and network switch (F-46). `confirmedOff`: the user confirmed
+/// turning the sandbox off.
+#[tauri::command]
+pub async fn set_chat_sandbox(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    sandbox: ChatSandbox,
+    confirmed_off: bool,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .set_chat_sandbox(chat, sandbox, confirmed_off)
+        .await?)
+}
+
+/// What this system's sandbox can enforce.
+#[tauri::command]
+pub async fn sandbox_support() -> SandboxSupport {
+    tollgate_engine::tools::supervisor::sandbox_support().await
 }

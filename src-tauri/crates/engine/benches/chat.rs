@@ -160,6 +160,7 @@ async fn bench_env() -> Bench {
         rules: Arc::new(RuleBook::load(store.clone()).await.expect("rules")),
         settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
         sink: router.clone(),
+        hidden: Default::default(),
     };
     Bench {
         _dir: dir,

@@ -94,6 +94,7 @@ async fn setup() -> Setup {
         rules: Arc::new(RuleBook::load(store.clone()).await.expect("rules")),
         settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
         sink: Arc::new(NullSink),
+        hidden: Default::default(),
     };
     let exec = ToolExecutor::open(chat, deps).await.expect("executor");
     Setup {

@@ -173,6 +173,7 @@ mod tests {
                 reason: AskReason::AskAlways,
                 rule_subject: RuleSubjectKind::Args,
                 suggested_pattern: None,
+                sandbox: None,
             },
             ApprovalKind::Result => ApprovalRequest::Result {
                 text_for_model: "t".into(),

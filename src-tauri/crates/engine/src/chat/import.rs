@@ -137,6 +137,9 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
                 c.status = RecordStatus::Cancelled;
             }
             c.result_images = checked_result_images(std::mem::take(&mut c.result_images));
+            // What a file says about a sandbox is not this machine's word: a planted "blocked"
+            // line must not offer an unsandboxed run (F-46).
+            c.sandbox = None;
             c
         })
         .collect();

@@ -72,6 +72,8 @@ pub(crate) struct Trace {
     pub decision: Option<ExecutionChoice>,
     pub decided_by: Option<DecidedBy>,
     pub result_decision: Option<ResultChoice>,
+    /// How the tool ran under the sandbox and what it blocked (F-46).
+    pub sandbox: Option<crate::protocol::SandboxReport>,
 }
 
 /// How the stages ended.

@@ -18,7 +18,7 @@ use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
 use crate::protocol::EventSink;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingApproval, RuleGrant};
-use crate::protocol::{ChatToolOverrides, SharedSettings, ToolSettings};
+use crate::protocol::{ChatSandbox, ChatToolOverrides, SharedSettings, ToolSettings};
 use crate::protocol::{GroupView, ToolDefinition, ToolView};
 use crate::rules::{check_pattern, RuleBook};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
@@ -54,6 +54,9 @@ pub struct ExecutorDeps {
     pub rules: Arc<RuleBook>,
     pub settings: SharedSettings,
     pub sink: Arc<dyn EventSink>,
+    /// The folders no sandboxed command may read (F-46): the user's secret folders and
+    /// Tollgate's data folder ([`crate::tools::sandbox::hidden_folders`]).
+    pub hidden: Arc<[PathBuf]>,
 }
 
 /// One chat's gate.
@@ -155,6 +158,25 @@ impl ToolExecutor {
         self.deps.store.set_chat_workspace(self.chat, text).await?;
         *self.workspace.write() = workspace;
         Ok(())
+    }
+
+    /// The chat's sandbox level and network switch (F-46).
+    pub fn sandbox(&self) -> ChatSandbox {
+        self.overrides.read().sandbox
+    }
+
+    /// Sets the chat's sandbox (persisted). Turning it off is a decision the caller has had the
+    /// user confirm.
+    pub async fn set_sandbox(&self, sandbox: ChatSandbox) -> Result<(), ExecutorError> {
+        self.update_overrides(|o| o.sandbox = sandbox).await
+    }
+
+    /// What a tool gets to know about the chat's sandbox.
+    pub(crate) fn sandbox_plan(&self) -> crate::tools::sandbox::SandboxPlan {
+        crate::tools::sandbox::SandboxPlan {
+            chat: self.sandbox(),
+            hidden: Arc::clone(&self.deps.hidden),
+        }
     }
 
     fn group_enabled_in(&self, registry: &Registry, name: &str) -> bool {

@@ -15,7 +15,7 @@ use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
-use crate::protocol::{AskReason, Rule};
+use crate::protocol::{AskReason, Rule, SandboxReport};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
@@ -266,10 +266,17 @@ impl ToolExecutor {
             Verdict::Ask { reason } => reason,
         };
 
+        let sandbox = if entry.tool.spec().sandboxed {
+            let support = crate::tools::supervisor::sandbox_support().await;
+            Some(SandboxReport::planned(self.sandbox(), &support))
+        } else {
+            None
+        };
         let request = ApprovalRequest::Execution {
             preview: entry
                 .tool
                 .approval_preview(&args, inputs.workspace.as_deref()),
+            sandbox,
             arguments: args.clone(),
             policy: inputs.policy,
             reason,

@@ -208,6 +208,7 @@ impl ToolExecutor {
             result_var: outcome.result_var.clone(),
             args_var: outcome.args_var.clone(),
             result_images: outcome.images.to_vec(),
+            sandbox: trace.sandbox.clone(),
             ended_at: now_ms(),
             duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
         });
@@ -228,6 +229,7 @@ impl ToolExecutor {
                 result_var: outcome.result_var.clone(),
                 args_var: outcome.args_var.clone(),
                 images: std::mem::take(&mut outcome.images).into_vec(),
+                sandbox: trace.sandbox,
             },
         });
         ToolCallResult {
@@ -258,7 +260,9 @@ impl ToolExecutor {
         let args = self
             .wait_and_recheck_stage(entry, grant, call, trace)
             .await?;
-        let formatted = self.execute_and_format_stage(entry, &args, call).await?;
+        let formatted = self
+            .execute_and_format_stage(entry, &args, call, trace)
+            .await?;
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
@@ -364,6 +368,7 @@ impl ToolExecutor {
         entry: &RegisteredTool,
         args: &Value,
         call: &CallCtx<'_>,
+        trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
         match self
@@ -371,6 +376,7 @@ impl ToolExecutor {
             .await
         {
             Ok(data) => {
+                trace.sandbox = entry.tool.sandbox_report(&data);
                 let text = entry
                     .tool
                     .format_for_llm(&data, args)
@@ -685,6 +691,7 @@ impl ToolExecutor {
             workspace: self.workspace(),
             cancel: token.clone(),
             vars: Arc::clone(&self.vars),
+            sandbox: self.sandbox_plan(),
             sink: Arc::clone(&self.deps.sink),
         };
         self.deps.sink.emit(ToolEvent::Started {

@@ -1,6 +1,6 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
-use super::{Attachment, Rule, RuleScope, RuleSubjectKind};
+use super::{Attachment, Rule, RuleScope, RuleSubjectKind, SandboxReport};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
@@ -36,6 +36,10 @@ pub enum ApprovalRequest {
         /// A rule pattern to offer for "always allow" (e.g. `git status *`), `None` when no
         /// pattern narrower than "every call" can cover this call.
         suggested_pattern: Option<String>,
+        /// The sandbox the call will run under, for tools that run under one (F-46).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        sandbox: Option<SandboxReport>,
     },
     /// May the model see this result? (F-06)
     #[serde(rename_all = "camelCase")]

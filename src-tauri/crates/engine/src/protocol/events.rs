@@ -3,7 +3,7 @@
 //! The UI turns these into the live tool-chain log and the inline approval cards; what the UI
 //! shows is what the store records, so reopening a chat shows the same timeline.
 
-use super::{Attachment, Decision, PendingApproval};
+use super::{Attachment, Decision, PendingApproval, SandboxReport};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{CallDecision, CallStatus, DecidedBy};
 use serde::{Deserialize, Serialize};
@@ -45,6 +45,10 @@ pub struct CallSummary {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<Attachment>>")]
     pub images: Vec<Attachment>,
+    /// How a sandboxed tool ran and what the sandbox blocked (F-46).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox: Option<SandboxReport>,
 }
 
 /// One event of a call's life.

@@ -17,6 +17,7 @@ pub mod errors;
 pub mod events;
 pub mod providers;
 pub mod rules;
+pub mod sandbox;
 pub mod tool_settings;
 pub mod tools;
 
@@ -26,5 +27,6 @@ pub use errors::*;
 pub use events::*;
 pub use providers::*;
 pub use rules::*;
+pub use sandbox::*;
 pub use tool_settings::*;
 pub use tools::*;

@@ -107,6 +107,8 @@ pub type SharedSettings = Arc<RwLock<ToolSettings>>;
 pub struct ChatToolOverrides {
     pub groups: BTreeMap<String, bool>,
     pub tools: BTreeMap<String, bool>,
+    /// The chat's sandbox level and network switch (F-46).
+    pub sandbox: super::ChatSandbox,
 }
 
 #[cfg(test)]

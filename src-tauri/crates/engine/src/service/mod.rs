@@ -19,7 +19,7 @@ use crate::tools::{Registry, RegistryError};
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
@@ -203,6 +203,8 @@ pub struct Tollgate {
     app_settings: RwLock<AppSettings>,
     executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
+    /// The folders no sandboxed command may read (F-46).
+    hidden: Arc<[PathBuf]>,
 }
 
 impl Tollgate {
@@ -213,7 +215,25 @@ impl Tollgate {
         keychain: Keychain,
         background: Arc<dyn EventSink>,
     ) -> Result<Arc<Self>, ServiceError> {
+        Self::open_for_home(
+            data_dir,
+            keychain,
+            background,
+            std::env::home_dir().as_deref(),
+        )
+        .await
+    }
+
+    /// [`Tollgate::open`] for the user whose home folder is `home`: its secret folders are the
+    /// ones sandboxed commands never read (F-46). Tests pass a planted home.
+    pub async fn open_for_home(
+        data_dir: &Path,
+        keychain: Keychain,
+        background: Arc<dyn EventSink>,
+        home: Option<&Path>,
+    ) -> Result<Arc<Self>, ServiceError> {
         let store = Store::open_in(data_dir)?;
+        let hidden = crate::tools::sandbox::hidden_folders(home, store.path().parent()).into();
         let settings: ToolSettings = store.setting(TOOL_SETTINGS_KEY).await?.unwrap_or_default();
         let app_settings: AppSettings = store.setting(APP_SETTINGS_KEY).await?.unwrap_or_default();
         let questions = Arc::new(QuestionHub::new());
@@ -232,6 +252,7 @@ impl Tollgate {
             app_settings: RwLock::new(app_settings),
             executors: tokio::sync::Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
+            hidden,
             store,
         });
         this.start_mcp().await?;
@@ -256,6 +277,7 @@ impl Tollgate {
             rules: Arc::clone(&self.rules),
             settings: Arc::clone(&self.settings),
             sink: self.router.clone(),
+            hidden: Arc::clone(&self.hidden),
         };
         let exec = ToolExecutor::open(chat, deps).await?;
         map.insert(chat, Arc::clone(&exec));

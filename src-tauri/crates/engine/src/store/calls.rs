@@ -4,7 +4,7 @@
 use super::{now_ms, Store, StoreResult};
 use crate::ids::ChatId;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
-use crate::protocol::Attachment;
+use crate::protocol::{Attachment, SandboxReport};
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +43,8 @@ pub struct CallFinish {
     pub args_var: Option<String>,
     /// Images shown with the result (F-45); checked by the tool.
     pub result_images: Vec<Attachment>,
+    /// How a sandboxed tool ran and what it blocked (F-46).
+    pub sandbox: Option<SandboxReport>,
     pub ended_at: i64,
     pub duration_ms: i64,
 }
@@ -133,6 +135,10 @@ pub struct RecordedCall {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<Attachment>>")]
     pub result_images: Vec<Attachment>,
+    /// How a sandboxed tool ran and what the sandbox blocked (F-46).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox: Option<SandboxReport>,
 }
 
 /// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
@@ -140,7 +146,7 @@ pub struct RecordedCall {
 const CALL_COLUMNS: &str =
     "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
     resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
-    result_var, args_var, started_at, ended_at, duration_ms, result_images";
+    result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox";
 
 /// The `result_images` column: NULL for none.
 fn images_to_db(images: &[Attachment]) -> Option<String> {
@@ -157,11 +163,21 @@ fn images_from_db(text: Option<String>) -> Vec<Attachment> {
         .unwrap_or_default()
 }
 
+/// The `sandbox` column: NULL for a tool without a sandbox.
+fn sandbox_to_db(report: Option<&SandboxReport>) -> Option<String> {
+    report.and_then(|r| serde_json::to_string(r).ok())
+}
+
+/// Reads the `sandbox` column; what does not read as a report is none.
+fn sandbox_from_db(text: Option<String>) -> Option<SandboxReport> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+}
+
 /// Writes a whole recorded call as a new row (an imported call).
 pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO tool_calls({CALL_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
     ))?
     .execute(params![
         call.chat.0,
@@ -186,7 +202,8 @@ pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> St
         call.started_at,
         call.ended_at,
         call.duration_ms,
-        images_to_db(&call.result_images)
+        images_to_db(&call.result_images),
+        sandbox_to_db(call.sandbox.as_ref())
     ])?;
     Ok(())
 }
@@ -219,6 +236,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
         ended_at: r.get(20)?,
         duration_ms: r.get(21)?,
         result_images: images_from_db(r.get(22)?),
+        sandbox: sandbox_from_db(r.get(23)?),
     })
 }
 
@@ -254,7 +272,7 @@ impl Store {
                 "UPDATE tool_calls SET tool = ?3, group_name = ?4, resolved_args = ?5, policy = ?6, decision = ?7,
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
                     result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16,
-                    result_images = ?17
+                    result_images = ?17, sandbox = ?18
                  WHERE chat_id = ?1 AND seq = ?2",
             )?
             .execute(params![
@@ -274,7 +292,8 @@ impl Store {
                 f.args_var,
                 f.ended_at,
                 f.duration_ms,
-                images_to_db(&f.result_images)
+                images_to_db(&f.result_images),
+                sandbox_to_db(f.sandbox.as_ref())
             ])
             .map(|_| ())
         });

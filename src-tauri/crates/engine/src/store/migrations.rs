@@ -193,6 +193,12 @@ const V7: &str = r#"
 ALTER TABLE tool_calls ADD COLUMN result_images TEXT;
 "#;
 
+/// How a sandboxed command ran and what the sandbox blocked (F-46): a JSON `SandboxReport`,
+/// NULL for tools that run under no sandbox.
+const V8: &str = r#"
+ALTER TABLE tool_calls ADD COLUMN sandbox TEXT;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -202,6 +208,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V5),
         M::up(V6),
         M::up(V7),
+        M::up(V8),
     ])
 }
 
@@ -224,7 +231,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 7);
+        assert_eq!(version, 8);
     }
 
     #[test]

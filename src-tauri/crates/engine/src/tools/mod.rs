@@ -64,6 +64,8 @@ pub struct ToolSpec {
     /// Whether the full result is stored as a variable. Off for the variable tools themselves
     /// (their output *is* variable content).
     pub stores_result: bool,
+    /// Runs under the chat's sandbox (F-46): its approval card says under which level.
+    pub sandboxed: bool,
 }
 
 impl ToolSpec {
@@ -80,6 +82,7 @@ impl ToolSpec {
             output_limit: None,
             declared_return: None,
             stores_result: true,
+            sandboxed: false,
         }
     }
 
@@ -118,6 +121,12 @@ impl ToolSpec {
 
     pub fn without_result_variable(mut self) -> Self {
         self.stores_result = false;
+        self
+    }
+
+    /// Marks the tool as running under the chat's sandbox (F-46).
+    pub fn sandboxed(mut self) -> Self {
+        self.sandboxed = true;
         self
     }
 }
@@ -201,6 +210,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The chat's variables (used by the variable tools).
     pub vars: Arc<VarStore>,
+    /// The chat's sandbox, for tools that run under it (F-46).
+    pub sandbox: sandbox::SandboxPlan,
     pub(crate) sink: Arc<dyn EventSink>,
 }
 
@@ -237,6 +248,7 @@ impl ToolContext {
                     max_bytes: 1 << 20,
                 },
             )),
+            sandbox: sandbox::SandboxPlan::default(),
             sink: Arc::new(crate::protocol::ChannelSink(tx)),
         };
         (ctx, rx)
@@ -262,6 +274,11 @@ pub trait Tool: Send + Sync + 'static {
     /// content). The model is told of them in the text; each was checked to be an image.
     fn images(&self, _data: &Value) -> Vec<crate::protocol::Attachment> {
         Vec::new()
+    }
+
+    /// How the call ran under the sandbox and what it blocked (F-46), for the tool card.
+    fn sandbox_report(&self, _data: &Value) -> Option<crate::protocol::SandboxReport> {
+        None
     }
 
     /// Custom truncation; `None` uses head + tail truncation.

@@ -9,6 +9,7 @@
 //! the text (see `rules::command`).
 
 use super::files::{str_arg, workspace::Workspace};
+use super::sandbox::{self, SandboxReport, SandboxSpec, SANDBOX_ENV};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
 use crate::policy::ExecutionPolicy;
 use crate::protocol::ApprovalPreview;
@@ -62,6 +63,7 @@ impl RunCommand {
                 }, "required": ["command"], "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::AskAlways)
+            .sandboxed()
             .timeout(MAX_COMMAND_TIMEOUT)
             .returns("CommandOutput", Some("exit code, stdout, stderr")),
         )
@@ -94,6 +96,10 @@ impl Tool for RunCommand {
 
     fn format_for_llm(&self, data: &Value, _args: &Value) -> Option<String> {
         Some(format_output(data))
+    }
+
+    fn sandbox_report(&self, data: &Value) -> Option<SandboxReport> {
+        serde_json::from_value(data.get("sandbox")?.clone()).ok()
     }
 
     fn compress_args(&self, args: &Value) -> Option<String> {
@@ -144,6 +150,18 @@ fn format_output(data: &Value) -> String {
         Some(code) => out.push_str(&format!("Exit code {code}.")),
         None => out.push_str("Ended by a signal (no exit code)."),
     }
+    let blocked = data
+        .get("sandbox")
+        .and_then(|s| s.get("blocked"))
+        .and_then(Value::as_array)
+        .map(|b| b.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+        .unwrap_or_default();
+    if !blocked.is_empty() {
+        out.push_str(&format!(
+            "\nBlocked by the sandbox: {}. {SANDBOX_HINT}",
+            blocked.join("; ")
+        ));
+    }
     for key in ["stdout", "stderr"] {
         let text = data.get(key).and_then(Value::as_str).unwrap_or_default();
         if !text.is_empty() {
@@ -169,6 +187,62 @@ fn format_output(data: &Value) -> String {
     out
 }
 
+/// What the model is told after a blocked operation: the sandbox is the user's to lower.
+const SANDBOX_HINT: &str = "The user can run it again without the sandbox or change this chat's sandbox; do not try to get around it.";
+
+/// The sandbox one run gets: what it will be reported as, and, when it confines the command,
+/// the spec for the supervisor with the private temp folder it owns (removed when dropped).
+struct RunSandbox {
+    report: SandboxReport,
+    confined: Option<(SandboxSpec, tempfile::TempDir)>,
+}
+
+impl RunSandbox {
+    async fn plan(ctx: &ToolContext, workspace: &Path) -> Result<Self, ToolError> {
+        let report = SandboxReport::planned(
+            ctx.sandbox.chat,
+            &super::supervisor::sandbox_support().await,
+        );
+        if !report.confined() {
+            return Ok(Self {
+                report,
+                confined: None,
+            });
+        }
+        let temp = tempfile::Builder::new()
+            .prefix("tollgate-run-")
+            .tempdir()
+            .map_err(|e| {
+                ToolError::new(
+                    ToolErrorKind::Io,
+                    format!("the sandbox's temp folder could not be made: {e}"),
+                )
+            })?;
+        let spec = SandboxSpec {
+            level: ctx.sandbox.chat.level,
+            network: ctx.sandbox.chat.network,
+            workspace: workspace.to_path_buf(),
+            temp: temp
+                .path()
+                .canonicalize()
+                .unwrap_or_else(|_| temp.path().to_path_buf()),
+            hidden: ctx.sandbox.hidden.to_vec(),
+        };
+        Ok(Self {
+            report,
+            confined: Some((spec, temp)),
+        })
+    }
+
+    /// The report after the run: what the command's error output shows the sandbox blocked.
+    fn finish(mut self, stdout: &str, stderr: &str) -> SandboxReport {
+        if let Some((spec, _)) = &self.confined {
+            self.report.blocked = sandbox::explain_denials(&format!("{stderr}\n{stdout}"), spec);
+        }
+        self.report
+    }
+}
+
 /// Spawns `command`, streams its output to the log and waits for it, the timeout or Stop.
 async fn run(
     command: &str,
@@ -176,6 +250,7 @@ async fn run(
     timeout: Duration,
     ctx: &ToolContext,
 ) -> Result<Value, ToolError> {
+    let sandbox = RunSandbox::plan(ctx, cwd).await?;
     let supervisor = super::supervisor::program();
     let mut cmd = match supervisor {
         Some(program) => {
@@ -198,6 +273,12 @@ async fn run(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1");
+    if let Some((spec, _)) = &sandbox.confined {
+        let json = serde_json::to_string(spec).map_err(|e| {
+            ToolError::other(format!("the sandbox settings could not be written: {e}"))
+        })?;
+        cmd.env(SANDBOX_ENV, json);
+    }
     #[cfg(unix)]
     cmd.process_group(0);
     let mut child = spawn_shell(cmd).map_err(|e| {
@@ -240,6 +321,18 @@ async fn run(
         Ending::Exited(code) => (code, false),
         Ending::TimedOut => (None, true),
     };
+    if sandbox.confined.is_some()
+        && exit_code == Some(super::supervisor::SANDBOX_FAILED_STATUS)
+        && stderr.starts_with(super::supervisor::SANDBOX_MARK)
+    {
+        let why = stderr[super::supervisor::SANDBOX_MARK.len()..].trim();
+        return Err(ToolError::new(
+            ToolErrorKind::Unavailable,
+            format!("the command did not run: {why}"),
+        )
+        .with_suggestion("Tell the user; they can turn this chat's sandbox off to run it."));
+    }
+    let report = sandbox.finish(&stdout, &stderr);
     Ok(json!({
         "command": command,
         "exit_code": exit_code,
@@ -247,6 +340,7 @@ async fn run(
         "timeout_seconds": timeout.as_secs(),
         "stdout": stdout,
         "stderr": stderr,
+        "sandbox": report,
     }))
 }
 

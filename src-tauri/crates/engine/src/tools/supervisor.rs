@@ -15,7 +15,8 @@
 //! Where it is not available (tests of the library alone, other systems), commands run
 //! directly in their own process group as before; [`configure`] says which.
 
-use std::path::PathBuf;
+use super::sandbox::SandboxSupport;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The argument that turns Tollgate's binary into the supervisor: `tollgate <ARG> <command>`.
@@ -47,11 +48,60 @@ pub(crate) fn program() -> Option<&'static PathBuf> {
     PROGRAM.get()
 }
 
+static SUPPORT: tokio::sync::OnceCell<SandboxSupport> = tokio::sync::OnceCell::const_new();
+
+/// What this system's sandbox can enforce (F-46), found once by running the probe
+/// ([`super::sandbox::PROBE_ARG`]) in the supervisor binary; without a supervisor there is no
+/// sandbox either.
+pub async fn sandbox_support() -> SandboxSupport {
+    let unavailable = |reason: &str| SandboxSupport::Unavailable {
+        reason: reason.into(),
+    };
+    if !cfg!(target_os = "linux") {
+        return unavailable("only Linux has a sandbox so far");
+    }
+    // Not remembered: the supervisor may be configured a moment later (at start-up).
+    let Some(program) = program() else {
+        return unavailable("commands run without Tollgate's supervisor");
+    };
+    SUPPORT.get_or_init(|| probe(program)).await.clone()
+}
+
+async fn probe(program: &Path) -> SandboxSupport {
+    let unavailable = |reason: String| SandboxSupport::Unavailable { reason };
+    let out = tokio::process::Command::new(program)
+        .arg(super::sandbox::PROBE_ARG)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let out = match tokio::time::timeout(std::time::Duration::from_secs(10), out).await {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => return unavailable(format!("the sandbox could not be tried: {e}")),
+        Err(_) => return unavailable("trying the sandbox took too long".into()),
+    };
+    let support = serde_json::from_slice::<SandboxSupport>(&out.stdout).unwrap_or_else(|_| {
+        unavailable(format!(
+            "the sandbox could not be tried (exit {})",
+            out.status.code().unwrap_or(-1)
+        ))
+    });
+    match &support {
+        SandboxSupport::Full => tracing::info!("sandbox: Landlock, files and network"),
+        SandboxSupport::FilesOnly => {
+            tracing::info!("sandbox: Landlock for files; this kernel cannot close the network")
+        }
+        SandboxSupport::Unavailable { reason } => tracing::warn!("no sandbox: {reason}"),
+    }
+    support
+}
+
 /// If `args` (the process's own, without the program name) ask for the supervisor, runs it and
-/// returns its exit status; otherwise `None`. The app's `main` calls this first.
+/// returns its exit status; likewise the sandbox probe ([`super::sandbox::PROBE_ARG`]);
+/// otherwise `None`. The app's `main` calls this first.
 pub fn run_if_requested(args: &[String]) -> Option<i32> {
     match args {
         [flag, command] if flag == SUPERVISOR_ARG => Some(supervise(command)),
+        [flag] if flag == super::sandbox::PROBE_ARG => Some(super::sandbox::probe_here()),
         _ => None,
     }
 }

@@ -288,6 +288,7 @@ impl Harness {
             rules: Arc::new(RuleBook::load(store.clone()).await.unwrap()),
             settings,
             sink: sink.clone(),
+            hidden: Default::default(),
         };
         Self {
             dir,

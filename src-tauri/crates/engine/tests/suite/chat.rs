@@ -117,6 +117,7 @@ impl Env {
             rules: Arc::new(RuleBook::load(store.clone()).await.unwrap()),
             settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
             sink: router.clone(),
+            hidden: Default::default(),
         };
         let exec = ToolExecutor::open(chat, deps).await.unwrap();
         let settings = TurnSettings {

@@ -127,6 +127,7 @@ fn world() -> &'static World {
                 rules: Arc::new(RuleBook::load(store.clone()).await.unwrap()),
                 settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
                 sink: Arc::new(Approvals(tx)),
+                hidden: Default::default(),
             };
             (store, deps)
         });

@@ -5,10 +5,24 @@
 //! the same work inside the workspace and the private temp folder succeeds.
 #![cfg(target_os = "linux")]
 
+use super::service::{collector, with_mock};
+use serde_json::json;
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
+use tollgate_engine::protocol::{
+    ApprovalRequest, ChatSandbox, NullSink, SandboxMode, SandboxReport, ToolEvent,
+};
+use tollgate_engine::secrets::Keychain;
+use tollgate_engine::service::Tollgate;
+use tollgate_engine::store::NewChat;
 use tollgate_engine::tools::sandbox::{SandboxLevel, SandboxSpec, SANDBOX_ENV};
 use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
+use tollgate_engine::{ChatId, Decision, ExecutionDecision};
+use tollgate_mock_llm::openai;
 
 /// Runs `command` under the supervisor with `spec`; its exit code and stderr.
 fn run(spec: &SandboxSpec, command: &str) -> (i32, String) {
@@ -119,4 +133,220 @@ fn with_the_network_off_a_command_cannot_connect() {
     };
     let (code, err) = run(&online, &connect);
     assert_eq!(code, 0, "{err}");
+}
+
+/// Sends `message`, allows every call the user is asked about, and returns the sandbox each
+/// approval card showed, with the turn's outcome.
+async fn turn_allowing_all(
+    app: &Arc<Tollgate>,
+    chat: ChatId,
+    message: &str,
+) -> (Vec<Option<SandboxReport>>, TurnOutcome) {
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message(message.into()), on_event)
+        .await
+        .unwrap();
+    let mut cards = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match event {
+            ChatEvent::TurnFinished { outcome } => return (cards, outcome),
+            ChatEvent::Tool { event } => {
+                if let ToolEvent::ApprovalRequested { approval } = *event {
+                    if let ApprovalRequest::Execution { sandbox, .. } = &approval.request {
+                        cards.push(sandbox.clone());
+                    }
+                    app.decide(
+                        chat,
+                        &approval.id,
+                        Decision::Execution(ExecutionDecision::AllowOnce),
+                    )
+                    .await
+                    .unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The tool results the model received in its last request, in order.
+fn tool_results(mock: &tollgate_mock_llm::MockLlm) -> Vec<String> {
+    let bodies = mock.bodies();
+    let last = bodies.last().unwrap();
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn command(id: &str, line: &str) -> (String, String) {
+    (id.to_string(), json!({ "command": line }).to_string())
+}
+
+/// Pushes one answer that calls `run_command` once per line, then a closing answer.
+fn script(mock: &tollgate_mock_llm::MockLlm, lines: &[String]) {
+    let calls: Vec<(String, String)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| command(&format!("c{i}"), l))
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, args)| (id.as_str(), "run_command", args.as_str()))
+        .collect();
+    mock.push(openai::calls("", &refs));
+    mock.push(openai::text("Done."));
+}
+
+/// The whole way, as in the app: the model asks for each attack, the user approves every one,
+/// the sandbox blocks it, and the model reads one line saying what was blocked — next to the
+/// command's own error. The same work inside the workspace succeeds; the record keeps the
+/// report for the tool card. Then the user turns the network on, and the sandbox off (which
+/// needs their confirmation).
+#[tokio::test]
+async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, home, ws) = (root.join("data"), root.join("home"), root.join("ws"));
+    for d in [&data, &home.join(".ssh"), &ws] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    std::os::unix::fs::symlink(&home, ws.join("out")).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Tollgate::open_for_home(
+        &data,
+        Keychain::new("app.tollgate.test.sandbox"),
+        Arc::new(NullSink),
+        Some(&home),
+    )
+    .await
+    .unwrap();
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    exec.set_workspace(Some(ws.clone())).await.unwrap();
+    assert_eq!(
+        app.chat_sandbox(chat).await.unwrap(),
+        ChatSandbox::default()
+    );
+
+    let p = |path: &Path| path.display().to_string();
+    let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'");
+    script(
+        &mock,
+        &[
+            format!("touch {}", p(&root.join("outside"))),
+            format!("cat {}", p(&home.join(".ssh/id_rsa"))),
+            "echo x > out/planted".to_string(),
+            format!("sh -c 'touch {}'", p(&root.join("child"))),
+            connect.clone(),
+            "echo ok > inside.txt && cat inside.txt && echo t > \"$TMPDIR/t\"".to_string(),
+        ],
+    );
+    let (cards, outcome) = turn_allowing_all(&app, chat, "try everything").await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(cards.len(), 6);
+    for card in &cards {
+        let card = card.as_ref().expect("a shell card shows its sandbox");
+        assert_eq!(
+            (card.level, card.network, card.mode),
+            (SandboxLevel::WorkspaceOnly, false, SandboxMode::Confined)
+        );
+    }
+    let results = tool_results(&mock);
+    assert_eq!(results.len(), 6, "{results:#?}");
+    let expect = [
+        format!(
+            "Blocked by the sandbox: writing outside the workspace: {}",
+            p(&root.join("outside"))
+        ),
+        format!(
+            "Blocked by the sandbox: reading a protected folder ({}): {}",
+            p(&home.join(".ssh")),
+            p(&home.join(".ssh/id_rsa"))
+        ),
+        format!(
+            "Blocked by the sandbox: writing outside the workspace: {}",
+            p(&home.join("planted"))
+        ),
+        format!(
+            "Blocked by the sandbox: writing outside the workspace: {}",
+            p(&root.join("child"))
+        ),
+        "Blocked by the sandbox: opening a network connection (the network is off in this chat)"
+            .to_string(),
+    ];
+    for (result, line) in results.iter().zip(&expect) {
+        assert!(result.contains(line.as_str()), "{line}\n---\n{result}");
+        assert!(
+            result.contains("Permission denied"),
+            "the command's own error stays: {result}"
+        );
+    }
+    assert!(results[5].starts_with("Exit code 0."), "{}", results[5]);
+    assert!(!results[5].contains("Blocked"), "{}", results[5]);
+    assert!(!root.join("outside").exists());
+    assert!(!home.join("planted").exists());
+    assert!(!root.join("child").exists());
+    assert!(!results[1].contains("PRIVATE KEY"));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
+        "ok\n"
+    );
+
+    // The record keeps what the tool card shows, also after the chat is read back.
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    let reports: Vec<_> = calls.iter().map(|c| c.sandbox.clone().unwrap()).collect();
+    assert_eq!(
+        reports[0].blocked,
+        [expect[0].trim_start_matches("Blocked by the sandbox: ")]
+    );
+    assert!(reports[5].blocked.is_empty());
+    assert_eq!(reports[5].mode, SandboxMode::Confined);
+
+    // Network on: the same connection goes through.
+    let online = ChatSandbox {
+        network: true,
+        ..ChatSandbox::default()
+    };
+    app.set_chat_sandbox(chat, online, false).await.unwrap();
+    script(&mock, std::slice::from_ref(&connect));
+    let (cards, _) = turn_allowing_all(&app, chat, "connect again").await;
+    assert!(cards[0].as_ref().unwrap().network);
+    let results = tool_results(&mock);
+    let last = results.last().unwrap();
+    assert!(last.starts_with("Exit code 0."), "{last}");
+    assert!(last.contains("connected"), "{last}");
+
+    // Off needs the user's confirmation; with it, the command reaches past the workspace.
+    let off = ChatSandbox {
+        level: SandboxLevel::Off,
+        network: true,
+    };
+    let refused = app.set_chat_sandbox(chat, off, false).await.unwrap_err();
+    assert!(refused.to_string().contains("confirmation"), "{refused}");
+    assert_eq!(app.chat_sandbox(chat).await.unwrap(), online);
+    app.set_chat_sandbox(chat, off, true).await.unwrap();
+    script(&mock, &[format!("touch {}", p(&root.join("outside")))]);
+    let (cards, _) = turn_allowing_all(&app, chat, "now outside").await;
+    assert_eq!(cards[0].as_ref().unwrap().mode, SandboxMode::Off);
+    assert!(root.join("outside").exists());
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert_eq!(
+        calls.last().unwrap().sandbox.as_ref().unwrap().mode,
+        SandboxMode::Off
+    );
 }
