@@ -28,6 +28,7 @@ pub mod keys {
     pub const CONTROL: char = '\u{E009}';
     pub const SHIFT: char = '\u{E008}';
     pub const BACKSPACE: char = '\u{E003}';
+    pub const ARROW_DOWN: char = '\u{E015}';
     /// Releases held modifier keys.
     pub const NULL: char = '\u{E000}';
 }
@@ -522,4 +523,27 @@ impl Session {
         )
         .map_err(|e| fail(format!("reading the last answer: {e}")))
     }
+}
+
+/// The contents of the tool messages in a recorded chat-completions request.
+pub fn tool_results(body: &serde_json::Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The chat-completions requests the mock received, in order.
+pub fn completions(mock: &MockLlm) -> Vec<serde_json::Value> {
+    mock.requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
+        .map(|r| r.body)
+        .collect()
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, MockLlm};
 
@@ -15,17 +15,6 @@ const WAIT: Duration = Duration::from_secs(30);
 /// A fresh app with the mock server added as its provider (through Settings, key and all).
 async fn app_with_mock() -> (Session, MockLlm) {
     Session::with_mock_provider(&[], KEY).await.unwrap()
-}
-
-/// The contents of the tool messages in a recorded chat-completions request.
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .collect()
 }
 
 fn tool_names(body: &Value) -> Vec<String> {
@@ -38,15 +27,6 @@ fn tool_names(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The chat-completions requests the mock received, in order.
-fn completions(mock: &MockLlm) -> Vec<Value> {
-    mock.requests()
-        .into_iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
-        .map(|r| r.body)
-        .collect()
 }
 
 fn calc(id: &str, expression: &str) -> tollgate_mock_llm::Reply {

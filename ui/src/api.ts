@@ -19,6 +19,7 @@ import type {
   ChatId,
   ChatParams,
   ChatRow,
+  ChatSandbox,
   Decision,
   ExportFormat,
   GroupView,
@@ -33,6 +34,7 @@ import type {
   ProviderConfig,
   ProviderInput,
   Rule,
+  SandboxSupport,
   SearchHit,
   SettingsView,
   ToolEvent,
@@ -88,6 +90,14 @@ export function setChatGroupEnabled(chat: ChatId, group: string, enabled: boolea
 }
 export function setChatToolEnabled(chat: ChatId, tool: string, enabled: boolean | null): Promise<void> {
   return call("set_chat_tool_enabled", { chat, tool, enabled });
+}
+/** Sets the chat's sandbox (F-46); turning it off needs `confirmedOff` (the user confirmed). */
+export function setChatSandbox(chat: ChatId, sandbox: ChatSandbox, confirmedOff: boolean): Promise<void> {
+  return call("set_chat_sandbox", { chat, sandbox, confirmedOff });
+}
+/** What this system's sandbox can enforce. */
+export function sandboxSupport(): Promise<SandboxSupport> {
+  return call("sandbox_support", {});
 }
 
 // ---- chats ----

@@ -15,6 +15,7 @@ import type {
   PendingApproval,
   RecordedCall,
   RetryNotice,
+  SandboxReport,
   AssistantToolCall,
   ToolEvent,
   UiCallStatus,
@@ -45,6 +46,8 @@ export interface CallView {
   argsVar: string | null;
   /** Images the tool returned (F-45), shown with the result; the model only reads a note of them. */
   images: Attachment[];
+  /** How a sandboxed command ran and what the sandbox blocked (F-46). */
+  sandbox: SandboxReport | null;
   /** Live stdout / stderr / log while running: its last LIVE_OUTPUT_LIMIT characters. */
   output: string;
   /** Characters of live output dropped from the front to keep `output` within the limit. */
@@ -153,6 +156,7 @@ function callFromRecord(r: RecordedCall): CallView {
     resultVar: r.resultVar,
     argsVar: r.argsVar,
     images: r.resultImages ?? [],
+    sandbox: r.sandbox ?? null,
     output: "",
     outputDropped: 0,
   };
@@ -242,6 +246,7 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     resultVar: null,
     argsVar: null,
     images: [],
+    sandbox: null,
     output: "",
     outputDropped: 0,
   };
@@ -423,6 +428,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         resultVar: s.resultVar,
         argsVar: s.argsVar,
         images: s.images ?? [],
+        sandbox: s.sandbox ?? null,
       }));
     }
     case "questionAsked":

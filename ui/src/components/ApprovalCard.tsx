@@ -9,6 +9,7 @@ import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
 import { Attachments } from "./Attachments";
 import { Icon } from "./icons";
 import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
+import { SandboxLine } from "./Sandbox";
 import type {
   ApprovalPreview,
   ChatId,
@@ -335,6 +336,7 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       </p>
       <HiddenCharsWarning count={hidden} result={false} />
       <Preview preview={preview} />
+      {request.sandbox ? <SandboxLine report={request.sandbox} stage="approval" /> : null}
       <div class="section-label">{t("tool.args")}</div>
       <PayloadPane lines={args.lines}>
         <RevealedText segments={args.segments} />

@@ -22,6 +22,8 @@ vi.mock("../api", () => ({
   readMcpResource: vi.fn(),
   getMcpPrompt: vi.fn(),
   onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
+  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
+  setChatSandbox: vi.fn(() => Promise.resolve()),
 }));
 
 import * as api from "../api";
@@ -36,7 +38,7 @@ const chat: ChatRow = {
   model: "",
   systemPrompt: "",
   workspace: null,
-  toolOverrides: { groups: {}, tools: {} },
+  toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
   params: {},
   createdAt: 0,
   updatedAt: 0,

@@ -15,6 +15,7 @@ import { useAction, useAutoGrow, useChatState, useDismiss, useLoad } from "./hoo
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "./params";
+import { SandboxSettings } from "./Sandbox";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
@@ -970,7 +971,7 @@ function ChatHeader(props: Props) {
       <div class="chat-actions">
         <WorkspaceField chat={chat} onChanged={props.onChatChanged} />
         <PromptPopover chat={chat} onChanged={props.onChatChanged} />
-        <ToolsPopover chat={chat} />
+        <ToolsPopover chat={chat} onChanged={props.onChatChanged} />
         <ExportMenu chat={chat} />
         <button
           type="button"
@@ -1207,7 +1208,7 @@ function PromptPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => vo
   );
 }
 
-function ToolsPopover({ chat }: { chat: ChatRow }) {
+function ToolsPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useDismiss(open, () => setOpen(false), ref);
@@ -1257,6 +1258,7 @@ function ToolsPopover({ chat }: { chat: ChatRow }) {
               ) : null}
             </div>
           ))}
+          <SandboxSettings chat={chat} onChanged={onChanged} />
         </div>
       ) : null}
     </div>

@@ -19,7 +19,7 @@ const chats: ChatRow[] = [
     model: "",
     systemPrompt: "",
     workspace: null,
-    toolOverrides: { groups: {}, tools: {} },
+    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
     params: {},
     createdAt: 0,
     updatedAt: 0,

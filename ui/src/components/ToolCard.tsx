@@ -13,6 +13,7 @@ import {
 import { type Key, t } from "../i18n";
 import type { CallView } from "../timeline";
 import { Attachments } from "./Attachments";
+import { SandboxLine, sandboxSummary } from "./Sandbox";
 import type { UiCallStatus } from "../types";
 
 export function StatusIcon({ status }: { status: UiCallStatus }) {
@@ -87,6 +88,9 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
             </div>
           ))}
         </div>
+      ) : null}
+      {call.sandbox && (!compact || call.sandbox.blocked?.length || !sandboxSummary(call.sandbox).confined) ? (
+        <SandboxLine report={call.sandbox} stage="result" />
       ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
       {call.images.length ? (

@@ -4,6 +4,7 @@ const paths: Record<string, string> = {
   folder: "M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z",
   tools: "M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.4-.6-.6-2.4z",
   lock: "M6 11h12v9H6zM8 11V8a4 4 0 0 1 8 0v3",
+  unlock: "M6 11h12v9H6zM8 11V8a4 4 0 0 1 7.7-1.5",
   trash: "M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13",
   pencil: "M4 20l4-1 11-11-3-3L5 16zM14 6l3 3",
   regenerate: "M20 12a8 8 0 1 1-2.3-5.7M20 4v5h-5",

@@ -1,0 +1,140 @@
+//! The sandbox of shell commands (F-46) as a user meets it, in the real window against the mock
+//! model: the approval card says which sandbox a command will run under; an approved command
+//! that reaches for `~/.ssh` and writes outside the workspace is blocked, the tool card says so
+//! and the model is told in one line; turning the sandbox off in the tools popover asks first —
+//! a stray Enter keeps it — and then the same command reaches out.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
+
+use std::time::Duration;
+use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::webdriver::Session;
+use tollgate_mock_llm::openai;
+
+const KEY: &str = "sk-e2e-sandbox-4b1d-never-in-the-db";
+const WAIT: Duration = Duration::from_secs(30);
+const TOOLS: &str = "button[title=\"Tool groups in this chat\"]";
+
+#[tokio::test]
+async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_blocked() {
+    let _serial = SERIAL.lock().await;
+    // A home of our own with a planted key: the app (and its commands) run with it as $HOME.
+    let home = tempfile::tempdir().unwrap();
+    let home_path = home.path().canonicalize().unwrap();
+    std::fs::create_dir(home_path.join(".ssh")).unwrap();
+    std::fs::write(home_path.join(".ssh/id_rsa"), "PLANTED PRIVATE KEY").unwrap();
+    let home_dir = home_path.display().to_string();
+    let (s, mock) = Session::with_mock_provider(&[("HOME", &home_dir)], KEY)
+        .await
+        .unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let attack = r#"{"command": "cat ~/.ssh/id_rsa; touch ~/outside; echo ok > inside.txt"}"#;
+    mock.push(openai::calls("", &[("call_1", "run_command", attack)]));
+    mock.push(openai::text("The sandbox stopped two of those."));
+    s.click("button.new-chat").await.unwrap();
+    s.set_workspace(workspace.path()).await.unwrap();
+    s.send("set things up").await.unwrap();
+
+    // The card says where the command will run before anyone allows it.
+    let card = s.active_approval().await.unwrap();
+    let line = card
+        .find(fantoccini::Locator::Css("[data-role=\"sandbox-approval\"]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(line, "Will run in the sandbox: workspace only, network off");
+    s.screenshot("sandbox-approval").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("The sandbox stopped two of those.", WAIT)
+        .await
+        .unwrap();
+
+    // The tool card shows what was blocked; the model read it in one line; nothing leaked.
+    let blocked = s
+        .el(".tool-card:not(.tool-card--compact) [data-role=\"sandbox-blocked\"]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(blocked.starts_with("Blocked by the sandbox:"), "{blocked}");
+    assert!(
+        blocked.contains(&format!(
+            "reading a protected folder ({home_dir}/.ssh): {home_dir}/.ssh/id_rsa"
+        )),
+        "{blocked}"
+    );
+    assert!(
+        blocked.contains(&format!(
+            "writing outside the workspace: {home_dir}/outside"
+        )),
+        "{blocked}"
+    );
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results[0].contains("Blocked by the sandbox: reading a protected folder"),
+        "{results:?}"
+    );
+    assert!(!results[0].contains("PLANTED PRIVATE KEY"), "{results:?}");
+    assert!(!home_path.join("outside").exists());
+    let inside = workspace.path().join("inside.txt");
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), "ok\n");
+    s.screenshot("sandbox-blocked-card").await.unwrap();
+
+    // Off asks first. Read-only is chosen at once; from it, the arrow key moves to "Off": the
+    // question takes the focus on Cancel, and Enter there keeps the sandbox.
+    s.click(TOOLS).await.unwrap();
+    s.el("[data-role=\"sandbox-settings\"]").await.unwrap();
+    s.click("input[type=radio][value=\"readOnly\"]")
+        .await
+        .unwrap();
+    s.press(keys::ARROW_DOWN).await.unwrap();
+    s.el("[data-role=\"sandbox-confirm-off\"]").await.unwrap();
+    let focused = s.focused().await.unwrap();
+    assert!(focused.ends_with("|Cancel"), "{focused}");
+    s.screenshot("sandbox-confirm-off").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_gone("[data-role=\"sandbox-confirm-off\"]", "the question")
+        .await
+        .unwrap();
+    assert!(s
+        .el("input[type=radio][value=\"readOnly\"]")
+        .await
+        .unwrap()
+        .prop("checked")
+        .await
+        .unwrap()
+        .is_some_and(|v| v == "true"));
+
+    // Confirmed from the keyboard: the chat's commands run with full access.
+    s.click("input[type=radio][value=\"off\"]").await.unwrap();
+    s.el("[data-role=\"sandbox-confirm-off\"]").await.unwrap();
+    s.back_tab_to("Turn the sandbox off").await.unwrap();
+    s.press(keys::SPACE).await.unwrap();
+    s.wait_gone("[data-role=\"sandbox-confirm-off\"]", "the question")
+        .await
+        .unwrap();
+    s.press(keys::ESCAPE).await.unwrap();
+    mock.push(openai::calls(
+        "",
+        &[("call_2", "run_command", r#"{"command": "touch ~/outside"}"#)],
+    ));
+    mock.push(openai::text("Done without the sandbox."));
+    s.send("again, without the sandbox").await.unwrap();
+    let card = s.active_approval().await.unwrap();
+    let line = card
+        .find(fantoccini::Locator::Css("[data-role=\"sandbox-approval\"]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(line, "Will run without the sandbox (full access)");
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("Done without the sandbox.", WAIT)
+        .await
+        .unwrap();
+    assert!(home_path.join("outside").exists());
+    s.close().await;
+}

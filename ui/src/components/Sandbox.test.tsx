@@ -1,0 +1,215 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setLanguage } from "../i18n";
+import { applyEvent, emptyChat } from "../timeline";
+import type { ChatRow, PendingApproval, SandboxReport } from "../types";
+
+vi.mock("../api", () => ({
+  decide: vi.fn(() => Promise.resolve()),
+  answerQuestion: vi.fn(() => Promise.resolve()),
+  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
+  setChatSandbox: vi.fn(() => Promise.resolve()),
+}));
+
+import * as api from "../api";
+import { ApprovalCard } from "./ApprovalCard";
+import { SandboxSettings } from "./Sandbox";
+import { ToolCard } from "./ToolCard";
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  vi.mocked(api.setChatSandbox).mockReset().mockResolvedValue(undefined);
+  vi.mocked(api.sandboxSupport).mockReset().mockResolvedValue({ kind: "full" });
+});
+afterEach(() => {
+  render(null, root);
+  setLanguage("en");
+});
+
+const confined: SandboxReport = { level: "workspaceOnly", network: false, mode: "confined" };
+
+function shellApproval(sandbox: SandboxReport): PendingApproval {
+  return {
+    id: "ap-1",
+    chat: 3,
+    seq: 1,
+    callId: "c",
+    tool: "run_command",
+    group: "shell",
+    createdAt: 0,
+    request: {
+      kind: "execution",
+      arguments: { command: "touch ~/outside" },
+      preview: { type: "command", command: "touch ~/outside", cwd: "/w" },
+      policy: "ask-always",
+      reason: { type: "askAlways" },
+      ruleSubject: "command",
+      suggestedPattern: null,
+      sandbox,
+    },
+  };
+}
+
+function ranCall(sandbox: SandboxReport) {
+  const state = applyEvent(emptyChat(1), {
+    type: "tool",
+    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs: '{"command":"touch ~/outside"}' },
+  });
+  const call = applyEvent(state, {
+    type: "tool",
+    event: {
+      type: "finished",
+      chat: 1,
+      seq: 1,
+      summary: {
+        tool: "run_command",
+        status: "success",
+        decision: { execution: "allow", result: null },
+        decidedBy: "user",
+        durationMs: 5,
+        preview: "Exit code 1.",
+        content: "Exit code 1.",
+        truncated: false,
+        resultVar: null,
+        argsVar: null,
+        sandbox,
+      },
+    },
+  }).calls[0];
+  if (!call) throw new Error("no call");
+  return call;
+}
+
+const text = (role: string) => root.querySelector(`[data-role="${role}"]`)?.textContent ?? null;
+
+describe("the sandbox on the cards", () => {
+  it("the approval card says which level the command will run under", async () => {
+    await act(() => {
+      render(<ApprovalCard approval={shellApproval(confined)} active position={1} total={1} onDecided={() => {}} />, root);
+    });
+    expect(text("sandbox-approval")).toBe("Will run in the sandbox: workspace only, network off");
+    expect(root.querySelector('[data-role="sandbox-approval"]')?.classList.contains("is-open")).toBe(false);
+  });
+
+  it("no sandbox is said on the card as a warning, never left out", async () => {
+    await act(() => {
+      render(
+        <ApprovalCard approval={shellApproval({ ...confined, mode: "unavailable" })} active position={1} total={1} onDecided={() => {}} />,
+        root,
+      );
+    });
+    expect(text("sandbox-approval")).toBe("Will run with full access: no sandbox on this system");
+    expect(root.querySelector('[data-role="sandbox-approval"]')?.classList.contains("is-open")).toBe(true);
+  });
+
+  it("the tool card shows what the sandbox blocked, also when the card is open", async () => {
+    const call = ranCall({ ...confined, blocked: ["writing outside the workspace: /root/outside"] });
+    await act(() => {
+      render(<ToolCard call={call} />, root);
+    });
+    expect(text("sandbox-blocked")).toBe("Blocked by the sandbox:writing outside the workspace: /root/outside");
+    expect(text("sandbox-result")).toContain("Ran in the sandbox: workspace only, network off");
+    await act(() => {
+      root.querySelector<HTMLButtonElement>(".tool-card-head")?.click();
+    });
+    expect(text("sandbox-blocked")).toContain("/root/outside");
+  });
+
+  it("a call without a sandbox report shows no sandbox line", async () => {
+    const call = { ...ranCall(confined), sandbox: null };
+    await act(() => {
+      render(<ToolCard call={call} />, root);
+    });
+    expect(root.querySelector('[data-role="sandbox-result"]')).toBeNull();
+  });
+});
+
+const chat: ChatRow = {
+  id: 7,
+  title: "Build",
+  providerId: null,
+  model: "",
+  systemPrompt: "",
+  workspace: "/w",
+  toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
+  params: {},
+  createdAt: 0,
+  updatedAt: 0,
+};
+
+async function mountSettings(row: ChatRow = chat) {
+  const onChanged = vi.fn();
+  await act(() => {
+    render(<SandboxSettings chat={row} onChanged={onChanged} />, root);
+  });
+  await act(() => Promise.resolve());
+  return onChanged;
+}
+
+const radio = (level: string) => {
+  const el = root.querySelector<HTMLInputElement>(`input[type="radio"][value="${level}"]`);
+  if (!el) throw new Error(`no ${level} radio`);
+  return el;
+};
+
+describe("the chat's sandbox settings", () => {
+  it("choosing Off asks first; Enter on the focused Cancel keeps the sandbox", async () => {
+    await mountSettings();
+    expect(radio("workspaceOnly").checked).toBe(true);
+    await act(() => {
+      radio("off").click();
+    });
+    const confirm = root.querySelector('[data-role="sandbox-confirm-off"]');
+    expect(confirm?.textContent).toContain("read your secret folders");
+    expect(api.setChatSandbox).not.toHaveBeenCalled();
+    // Cancel has the focus: a stray Enter or Space does not turn the sandbox off.
+    const focused = document.activeElement as HTMLButtonElement;
+    expect(focused.textContent).toBe("Cancel");
+    await act(() => {
+      focused.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+      focused.click();
+    });
+    expect(root.querySelector('[data-role="sandbox-confirm-off"]')).toBeNull();
+    expect(api.setChatSandbox).not.toHaveBeenCalled();
+  });
+
+  it("confirming turns it off with the confirmation sent along", async () => {
+    const onChanged = await mountSettings();
+    await act(() => {
+      radio("off").click();
+    });
+    const turnOff = [...root.querySelectorAll<HTMLButtonElement>('[data-role="sandbox-confirm-off"] button')].find(
+      (b) => b.textContent === "Turn the sandbox off",
+    );
+    await act(async () => {
+      turnOff?.click();
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenCalledWith(7, { level: "off", network: false }, true);
+    expect(onChanged).toHaveBeenCalled();
+  });
+
+  it("read-only and the network switch save at once, without asking", async () => {
+    await mountSettings();
+    await act(async () => {
+      radio("readOnly").click();
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "readOnly", network: false }, false);
+    const network = root.querySelector<HTMLInputElement>(".sandbox-network input");
+    await act(async () => {
+      network?.click();
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "workspaceOnly", network: true }, false);
+  });
+
+  it("says once, plainly, when this system has no sandbox", async () => {
+    vi.mocked(api.sandboxSupport).mockResolvedValue({ kind: "unavailable", reason: "the kernel has no Landlock" });
+    await mountSettings();
+    expect(text("sandbox-unsupported")).toBe("No sandbox on this system (the kernel has no Landlock): commands run with your full access.");
+  });
+});
