@@ -2,7 +2,8 @@
 //! model: the approval card says which sandbox a command will run under; an approved command
 //! that reaches for `~/.ssh` and writes outside the workspace is blocked, the tool card says so
 //! and the model is told in one line; turning the sandbox off in the tools popover asks first —
-//! a stray Enter keeps it — and then the same command reaches out.
+//! a stray Enter keeps it — and then the same command reaches out. A blocked call runs again
+//! without the sandbox on one explicit key press.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::time::Duration;
@@ -82,6 +83,31 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "ok\n");
     s.screenshot("sandbox-blocked-card").await.unwrap();
 
+    // One explicit rerun, from the keyboard: no card, the same command with full access, and
+    // the model reads the new result.
+    mock.push(openai::text("It ran without the sandbox."));
+    s.el("[data-role=\"sandbox-rerun\"]").await.unwrap();
+    s.back_tab_to("Run again without the sandbox")
+        .await
+        .unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("It ran without the sandbox.", WAIT)
+        .await
+        .unwrap();
+    assert!(home_path.join("outside").exists());
+    let text = s.body_text().await.unwrap();
+    assert!(
+        text.contains("Run c1 again without the sandbox: cat ~/.ssh/id_rsa"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Ran without the sandbox (full access)"),
+        "{text}"
+    );
+    let results = tool_results(&completions(&mock)[2]);
+    assert!(results[1].contains("PLANTED PRIVATE KEY"), "{results:?}");
+    s.screenshot("sandbox-rerun").await.unwrap();
+
     // Off asks first. Read-only is chosen at once; from it, the arrow key moves to "Off": the
     // question takes the focus on Cancel, and Enter there keeps the sandbox.
     s.click(TOOLS).await.unwrap();
@@ -118,7 +144,11 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     s.press(keys::ESCAPE).await.unwrap();
     mock.push(openai::calls(
         "",
-        &[("call_2", "run_command", r#"{"command": "touch ~/outside"}"#)],
+        &[(
+            "call_2",
+            "run_command",
+            r#"{"command": "touch ~/elsewhere"}"#,
+        )],
     ));
     mock.push(openai::text("Done without the sandbox."));
     s.send("again, without the sandbox").await.unwrap();
@@ -135,6 +165,6 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     s.wait_for_text("Done without the sandbox.", WAIT)
         .await
         .unwrap();
-    assert!(home_path.join("outside").exists());
+    assert!(home_path.join("elsewhere").exists());
     s.close().await;
 }

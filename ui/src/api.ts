@@ -183,6 +183,11 @@ export function regenerateAnswer(chat: ChatId, message: number, model: ModelChoi
   if (!available()) return Promise.reject(new BackendUnavailableError());
   return call("regenerate_answer", { chat, message, model, onEvent: channel(onEvent) });
 }
+/** Runs blocked call `c<seq>` again without the sandbox (F-46); `text` is the user's message saying so. */
+export function rerunUnsandboxed(chat: ChatId, seq: number, text: string, onEvent: (event: ChatEvent) => void): Promise<void> {
+  if (!available()) return Promise.reject(new BackendUnavailableError());
+  return call("rerun_unsandboxed", { chat, seq, text, onEvent: channel(onEvent) });
+}
 /** Shows the branch through `message` (a version picked with ‹ ›, or a search hit). */
 export function showBranch(chat: ChatId, message: number): Promise<void> {
   return call("show_branch", { chat, message });

@@ -24,6 +24,7 @@ export interface Commands {
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
   edit_message: { args: { chat: ChatId; message: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
   regenerate_answer: { args: { chat: ChatId; message: number; model: ModelChoice | null; onEvent: Channel<ChatEvent> }; result: void };
+  rerun_unsandboxed: { args: { chat: ChatId; seq: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
   show_branch: { args: { chat: ChatId; message: number }; result: void };
   stop_turn: { args: { chat: ChatId }; result: boolean };
   decide: { args: { chat: ChatId; id: string; decision: Decision }; result: void };

@@ -7,6 +7,7 @@
  */
 import * as api from "./api";
 import { errorMessage } from "./format";
+import { t } from "./i18n";
 import { type ChatStore, chatStore } from "./store";
 import { addPendingUserMessage, type ChatAction, type ChatState, fromHistory, startEdit, startRegenerate } from "./timeline";
 import type { Attachment, ChatEvent, ChatId, ModelChoice } from "./types";
@@ -136,6 +137,18 @@ export function edit(chat: ChatId, message: number, text: string, store: ChatSto
     store,
     (s) => startEdit(s, message, text),
     (h) => api.editMessage(chat, message, text, h),
+  );
+}
+
+/** Runs blocked call `c<seq>` again without the sandbox (F-46): the user's message saying so, the call, then the model's answer. */
+export function rerunUnsandboxed(chat: ChatId, seq: number, command: string, store: ChatStore = chatStore): Promise<boolean> {
+  const text = t("sandbox.rerunMessage", { seq, command });
+  return begin(
+    chat,
+    "rerun",
+    store,
+    (s) => addPendingUserMessage(s, text, Date.now()),
+    (h) => api.rerunUnsandboxed(chat, seq, text, h),
   );
 }
 

@@ -85,7 +85,7 @@ export interface Question {
  * Something the user did in a chat, outside a turn's own events, that failed: sending a
  * message, Stop, Retry, or reading the chat again after a turn or a background change.
  */
-export type ChatAction = "send" | "stop" | "retry" | "reload" | "edit" | "regenerate" | "branch";
+export type ChatAction = "send" | "stop" | "retry" | "reload" | "edit" | "regenerate" | "branch" | "rerun";
 
 /** Why a `ChatAction` failed; shown above the composer until dismissed or superseded. */
 export interface ChatAlert {
@@ -482,7 +482,13 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       }));
     }
     case "roundFinished":
-      return updateMessage({ ...state, retrying: null }, event.messageId, (m) => ({ ...m, status: "complete", usage: event.usage, retry: null }));
+      // A round that used no tokens (a rerun the user asked for, F-46) shows no usage.
+      return updateMessage({ ...state, retrying: null }, event.messageId, (m) => ({
+        ...m,
+        status: "complete",
+        usage: event.usage.inputTokens || event.usage.outputTokens ? event.usage : m.usage,
+        retry: null,
+      }));
     case "turnFinished": {
       const o = event.outcome;
       const endStatus: MessageStatus = o.type === "completed" ? "complete" : o.type === "stopped" ? "stopped" : "error";

@@ -48,6 +48,7 @@ commands![
     turns::retry_turn,
     turns::edit_message,
     turns::regenerate_answer,
+    turns::rerun_unsandboxed,
     turns::show_branch,
     turns::stop_turn,
     decisions::decide,

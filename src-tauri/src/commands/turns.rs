@@ -77,6 +77,22 @@ pub async fn regenerate_answer(
         .await?)
 }
 
+/// Runs blocked call `c<seq>` again without the sandbox, because the user clicked so (F-46);
+/// `text` is their message saying so. Then the model answers.
+#[tauri::command]
+pub async fn rerun_unsandboxed(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+    text: String,
+    on_event: Channel<ChatEvent>,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .rerun_unsandboxed(chat, seq, text, forward(on_event))
+        .await?)
+}
+
 /// Shows the branch through `message` (F-56).
 #[tauri::command]
 pub async fn show_branch(

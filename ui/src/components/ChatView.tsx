@@ -305,7 +305,7 @@ function Timeline({
           <div class="tool-cards">
             {calls.map((c) => (
               <div key={c.seq}>
-                <ToolCard call={c} />
+                <ToolCard call={c} onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)} />
                 {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
                 {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
               </div>
@@ -736,6 +736,8 @@ function alertKey(action: ChatAction): Key {
       return "chat.regenerateFailed";
     case "branch":
       return "chat.branchFailed";
+    case "rerun":
+      return "chat.rerunFailed";
   }
 }
 

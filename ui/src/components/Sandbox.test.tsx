@@ -118,6 +118,35 @@ describe("the sandbox on the cards", () => {
     expect(text("sandbox-blocked")).toContain("/root/outside");
   });
 
+  it("a blocked call offers one explicit rerun without the sandbox, with its command", async () => {
+    const onRerun = vi.fn();
+    const call = ranCall({ ...confined, blocked: ["writing outside the workspace: /root/outside"] });
+    await act(() => {
+      render(<ToolCard call={call} onRerun={onRerun} />, root);
+    });
+    const button = root.querySelector<HTMLButtonElement>('[data-role="sandbox-rerun"]');
+    expect(button?.textContent).toBe("Run again without the sandbox");
+    expect(onRerun).not.toHaveBeenCalled();
+    await act(() => {
+      button?.click();
+    });
+    expect(onRerun).toHaveBeenCalledWith("touch ~/outside");
+  });
+
+  it("no rerun while a turn runs, for a call that ran unconfined, or without a block", async () => {
+    const blocked = { ...confined, blocked: ["writing outside the workspace: /x"] };
+    for (const [report, onRerun] of [
+      [blocked, undefined],
+      [{ ...blocked, mode: "off" as const }, vi.fn()],
+      [confined, vi.fn()],
+    ] as const) {
+      await act(() => {
+        render(<ToolCard call={ranCall(report)} onRerun={onRerun} />, root);
+      });
+      expect(root.querySelector('[data-role="sandbox-rerun"]')).toBeNull();
+    }
+  });
+
   it("a call without a sandbox report shows no sandbox line", async () => {
     const call = { ...ranCall(confined), sandbox: null };
     await act(() => {

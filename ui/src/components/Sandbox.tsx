@@ -42,7 +42,7 @@ export function sandboxSummary(report: SandboxReport): { text: string; confined:
  * The sandbox a command will run under (approval card) or ran under (tool card, with what it
  * blocked). Anything short of a confined run is shown as a warning, never silently.
  */
-export function SandboxLine({ report, stage }: { report: SandboxReport; stage: "approval" | "result" }) {
+export function SandboxLine({ report, stage, onRerun }: { report: SandboxReport; stage: "approval" | "result"; onRerun?: (() => void) | undefined }) {
   const { text, confined } = sandboxSummary(report);
   const blocked = report.blocked ?? [];
   return (
@@ -59,6 +59,17 @@ export function SandboxLine({ report, stage }: { report: SandboxReport; stage: "
               <li key={line}>{line}</li>
             ))}
           </ul>
+          {onRerun && confined ? (
+            <button
+              type="button"
+              class="btn btn--small btn--danger-outline"
+              data-role="sandbox-rerun"
+              title={t("sandbox.rerunHint")}
+              onClick={onRerun}
+            >
+              {t("sandbox.rerun")}
+            </button>
+          ) : null}
         </div>
       ) : null}
     </div>

@@ -59,8 +59,25 @@ export function decisionLines(call: Pick<CallView, "decision" | "decidedBy">): D
   return lines;
 }
 
+/** The command line of a shell call's arguments (empty when there is none). */
+function commandOf(args: unknown): string {
+  if (args && typeof args === "object" && "command" in args) {
+    const command = (args as { command: unknown }).command;
+    if (typeof command === "string") return command;
+  }
+  return "";
+}
+
 /** One tool call: a compact row that expands to full arguments, result, live output and variables. */
-export function ToolCard({ call, compact = false }: { call: CallView; compact?: boolean }) {
+export function ToolCard({
+  call,
+  compact = false,
+  onRerun,
+}: {
+  call: CallView;
+  compact?: boolean;
+  onRerun?: ((command: string) => void) | undefined;
+}) {
   const [open, setOpen] = useState(false);
   const info = statusInfo(call.status);
   const decisions = decisionLines(call);
@@ -90,7 +107,7 @@ export function ToolCard({ call, compact = false }: { call: CallView; compact?: 
         </div>
       ) : null}
       {call.sandbox && (!compact || call.sandbox.blocked?.length || !sandboxSummary(call.sandbox).confined) ? (
-        <SandboxLine report={call.sandbox} stage="result" />
+        <SandboxLine report={call.sandbox} stage="result" onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined} />
       ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
       {call.images.length ? (

@@ -161,6 +161,13 @@ pub enum TurnInput {
     },
     /// A new answer to the user message `question` (F-56), beside the earlier answers.
     Regenerate { question: i64 },
+    /// The user's "run again without the sandbox" on call `c<of_seq>` (F-46): their message
+    /// saying so, then the same call run with the sandbox off, then the model answers.
+    Rerun {
+        message: UserInput,
+        call: crate::providers::AssistantToolCall,
+        of_seq: u64,
+    },
 }
 
 /// What the user sends: text, and files attached to it (F-57).

@@ -92,9 +92,25 @@ async fn drive(
     tx: &UnboundedSender<ChatEvent>,
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, TurnOutcome> {
+    let (input, rerun) = match input {
+        TurnInput::Rerun {
+            message,
+            call,
+            of_seq,
+        } => (TurnInput::Message(message), Some((call, of_seq))),
+        other => (other, None),
+    };
     let mut rounds = Rounds::start(turn, input, tx, cancel).await?;
     let max_rounds = turn.settings.max_rounds.max(1);
     let mut round = 0;
+    if let Some((call, of_seq)) = rerun {
+        round += 1;
+        if rounds.rerun(round, call, of_seq).await? {
+            return Ok(TurnOutcome::Stopped {
+                usage: rounds.usage,
+            });
+        }
+    }
     loop {
         round += 1;
         let tools_allowed = round <= max_rounds;
@@ -158,7 +174,10 @@ impl<'a> Rounds<'a> {
         // A new message goes at the end of the branch on screen, an edit beside the message
         // it replaces; a regenerated answer starts from its question.
         let message = match input {
-            TurnInput::Message(message) => Some((Under::Leaf, message)),
+            // `drive` has already taken the call out of a rerun: its message is a new one.
+            TurnInput::Message(message) | TurnInput::Rerun { message, .. } => {
+                Some((Under::Leaf, message))
+            }
             TurnInput::Edit { parent, message } => Some((Under::Parent(parent), message)),
             TurnInput::Regenerate { question } => {
                 turn.store.set_leaf(chat, question).await.map_err(|e| {
@@ -279,22 +298,36 @@ impl<'a> Rounds<'a> {
         })
     }
 
-    /// Record the answer: its text, its tool calls and its token counts.
+    /// Record the answer: its text, its tool calls and its token counts. An answer made for the
+    /// user (a rerun) names no model and used no tokens.
     async fn record_answer(
         &mut self,
         round: u32,
         message_id: i64,
         completion: &Completion,
     ) -> Result<(), TurnOutcome> {
+        self.record_answer_by(round, message_id, completion, true)
+            .await
+    }
+
+    async fn record_answer_by(
+        &mut self,
+        round: u32,
+        message_id: i64,
+        completion: &Completion,
+        by_model: bool,
+    ) -> Result<(), TurnOutcome> {
         let payload = serde_json::to_value(AssistantPayload {
             tool_calls: completion.tool_calls.clone(),
             reasoning: completion.reasoning.clone(),
             thinking: completion.thinking.clone(),
-            model: Some(self.turn.model.clone()),
+            model: by_model.then(|| self.turn.model.clone()),
             ..Default::default()
         })
         .ok();
-        let usage_json = serde_json::to_value(completion.usage).ok();
+        let usage_json = by_model
+            .then(|| serde_json::to_value(completion.usage).ok())
+            .flatten();
         self.turn
             .store
             .finish_message(
@@ -360,6 +393,48 @@ impl<'a> Rounds<'a> {
             self.cancel,
         )
         .await
+    }
+
+    /// The user's unsandboxed rerun of a call (F-46), as a round of its own: an answer holding
+    /// just that call (made for the user, not by the model), its result, and then the model
+    /// goes on from there. Returns whether the turn ends here (Stop).
+    async fn rerun(
+        &mut self,
+        round: u32,
+        call: AssistantToolCall,
+        of_seq: u64,
+    ) -> Result<bool, TurnOutcome> {
+        let message_id = self.open_answer(round).await?;
+        let completion = Completion {
+            text: String::new(),
+            reasoning: String::new(),
+            thinking: Vec::new(),
+            tool_calls: vec![call],
+            finish: crate::providers::FinishReason::ToolCalls,
+            usage: Usage::default(),
+        };
+        self.record_answer_by(round, message_id, &completion, false)
+            .await?;
+        let origin = CallOrigin {
+            message_id: Some(message_id),
+            round,
+            unsandboxed_rerun_of: Some(of_seq),
+            ..Default::default()
+        };
+        let mut results = Vec::with_capacity(1);
+        for c in &completion.tool_calls {
+            let request =
+                schedule::request(&c.id, &c.name, RawArguments::Text(c.arguments.clone()));
+            results.push(
+                self.turn
+                    .exec
+                    .execute(request, origin.clone(), self.cancel)
+                    .await,
+            );
+        }
+        let stop = results.iter().any(|r| r.stop_turn);
+        self.record_results(&completion, results).await?;
+        Ok(stop || self.cancel.is_cancelled())
     }
 
     /// Record the results: one tool message with every call's result, which the next round

@@ -32,6 +32,10 @@ pub struct CallOrigin {
     /// Run only after the calls before this one in its group are done (F-21).
     #[serde(skip)]
     pub turnstile: Option<super::Turnstile>,
+    /// The user clicked "run again without the sandbox" on call `c<seq>` (F-46): this call
+    /// repeats it with the sandbox off, and that click is its decision (a rule or the settings
+    /// that deny the tool still deny it).
+    pub unsandboxed_rerun_of: Option<u64>,
 }
 
 /// What the permission stage is expected to do with a call, for scheduling (F-21). Computed

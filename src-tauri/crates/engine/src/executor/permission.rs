@@ -238,12 +238,22 @@ impl ToolExecutor {
     ) -> Result<Grant, Outcome> {
         let name = entry.tool.spec().name.as_str();
         let inputs = self.permission_inputs(entry, &args);
-        let reason = match verdict(
-            inputs.policy,
-            inputs.rule.as_ref(),
-            inputs.record,
-            ctx.origin.repeats,
+        let verdict = match (
+            verdict(
+                inputs.policy,
+                inputs.rule.as_ref(),
+                inputs.record,
+                ctx.origin.repeats,
+            ),
+            ctx.origin.unsandboxed_rerun_of,
         ) {
+            // The user's click on "run again without the sandbox" is the decision.
+            (Verdict::Allow { .. } | Verdict::Ask { .. }, Some(_)) => Verdict::Allow {
+                by: DecidedBy::User,
+            },
+            (verdict, _) => verdict,
+        };
+        let reason = match verdict {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);

@@ -371,10 +371,7 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
-        match self
-            .run_tool(entry, args, call.seq, &call.req.call_id, call.cancel)
-            .await
-        {
+        match self.run_tool(entry, args, call).await {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data);
                 let text = entry
@@ -667,10 +664,13 @@ impl ToolExecutor {
         &self,
         entry: &RegisteredTool,
         args: &Value,
-        seq: u64,
-        call_id: &str,
-        cancel: &CancellationToken,
+        call: &CallCtx<'_>,
     ) -> Result<Value, ExecFailure> {
+        let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
+        let mut sandbox = self.sandbox_plan();
+        if call.origin.unsandboxed_rerun_of.is_some() {
+            sandbox.chat.level = crate::protocol::SandboxLevel::Off;
+        }
         let spec = entry.tool.spec();
         let name = &spec.name;
         let timeout = self
@@ -691,7 +691,7 @@ impl ToolExecutor {
             workspace: self.workspace(),
             cancel: token.clone(),
             vars: Arc::clone(&self.vars),
-            sandbox: self.sandbox_plan(),
+            sandbox,
             sink: Arc::clone(&self.deps.sink),
         };
         self.deps.sink.emit(ToolEvent::Started {

@@ -5,7 +5,6 @@ use super::{AppSettings, ServiceError, Tollgate};
 use crate::executor::group_views;
 use crate::ids::ChatId;
 use crate::protocol::Rule;
-use crate::protocol::{ChatSandbox, SandboxLevel};
 use crate::protocol::{ChatToolOverrides, GroupView, ToolSettings};
 use crate::providers::local::{self, LocalServer};
 use crate::store::{ApprovalRecordRow, ProviderConfig, ProviderInput};
@@ -70,38 +69,6 @@ impl Tollgate {
             .await?
             .set_tool_enabled(tool, enabled)
             .await?)
-    }
-
-    /// The chat's sandbox level and network switch (F-46).
-    pub async fn chat_sandbox(&self, chat: ChatId) -> Result<ChatSandbox, ServiceError> {
-        Ok(self.executor(chat).await?.sandbox())
-    }
-
-    /// Sets the chat's sandbox. Turning it off is a decision the user confirms: without
-    /// `confirmed_off` a change to "Off" is refused, so no slip of the window can do it alone.
-    pub async fn set_chat_sandbox(
-        &self,
-        chat: ChatId,
-        sandbox: ChatSandbox,
-        confirmed_off: bool,
-    ) -> Result<(), ServiceError> {
-        let exec = self.executor(chat).await?;
-        let was = exec.sandbox();
-        if sandbox.level == SandboxLevel::Off && was.level != SandboxLevel::Off && !confirmed_off {
-            return Err(ServiceError::Invalid(
-                "turning the sandbox off needs the user's confirmation".into(),
-            ));
-        }
-        if was != sandbox {
-            tracing::info!(
-                "chat {chat}: sandbox {:?} (network {}) → {:?} (network {})",
-                was.level,
-                if was.network { "on" } else { "off" },
-                sandbox.level,
-                if sandbox.network { "on" } else { "off" }
-            );
-        }
-        Ok(exec.set_sandbox(sandbox).await?)
     }
 
     pub fn list_rules(&self) -> Vec<Rule> {

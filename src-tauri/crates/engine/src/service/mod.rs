@@ -30,6 +30,7 @@ mod errors;
 mod gate;
 mod mcp;
 mod presets;
+mod sandbox;
 pub use branches::ModelChoice;
 pub use chats::{export_file_name, ChatHistory, ExportFormat, ExportTarget};
 pub use gate::SettingsView;
@@ -181,6 +182,15 @@ fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
         TurnInput::Edit { parent, message } => TurnInput::Edit {
             parent,
             message: check(message)?,
+        },
+        TurnInput::Rerun {
+            message,
+            call,
+            of_seq,
+        } => TurnInput::Rerun {
+            message: check(message)?,
+            call,
+            of_seq,
         },
         other @ (TurnInput::Retry | TurnInput::Regenerate { .. }) => other,
     })

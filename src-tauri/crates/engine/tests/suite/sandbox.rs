@@ -317,6 +317,58 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     assert!(reports[5].blocked.is_empty());
     assert_eq!(reports[5].mode, SandboxMode::Confined);
 
+    // The user runs the child-process call again without the sandbox: no card (the click is
+    // the decision), the same command, now with full access; the model reads the new result.
+    let refused = app
+        .rerun_unsandboxed(chat, reports.len() as u64, "again".into(), collector().0)
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("not blocked"), "{refused}");
+    mock.push(openai::text("Now it is there."));
+    let (on_event, mut rx) = collector();
+    app.rerun_unsandboxed(
+        chat,
+        calls[3].seq,
+        "Run it again without the sandbox.".into(),
+        on_event,
+    )
+    .await
+    .unwrap();
+    let (events, outcome) = super::service::until_finished(&mut rx).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert!(!events.iter().any(|e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::ApprovalRequested { .. }))));
+    assert!(root.join("child").exists());
+    let rerun = app.store.chat_calls(chat).await.unwrap().pop().unwrap();
+    assert_eq!(rerun.resolved_args, calls[3].resolved_args);
+    assert_eq!(rerun.decided_by, tollgate_engine::policy::DecidedBy::User);
+    assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
+    let body = mock.bodies().pop().unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(
+        messages[n - 3]["content"],
+        "Run it again without the sandbox."
+    );
+    assert_eq!(
+        messages[n - 2]["tool_calls"][0]["function"]["name"],
+        "run_command"
+    );
+    assert!(
+        messages[n - 1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Exit code 0."),
+        "{body}"
+    );
+    // A rerun is the user's only: the chat's own sandbox is unchanged.
+    assert_eq!(
+        app.chat_sandbox(chat).await.unwrap(),
+        ChatSandbox::default()
+    );
+
     // Network on: the same connection goes through.
     let online = ChatSandbox {
         network: true,

@@ -1,0 +1,65 @@
+//! Speed target of the sandbox issue (F-46): sandboxing a trivial command costs at most 5 ms
+//! over running it under the supervisor without a sandbox. Measured side by side in one run:
+//! `sh -c true` alone, under the supervisor, and under the supervisor with Landlock applied
+//! (workspace only, network off, the usual secret folders of this machine's home hidden).
+#![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use tollgate_engine::tools::sandbox::{hidden_folders, SandboxLevel, SandboxSpec, SANDBOX_ENV};
+use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
+
+/// Runs `true` once: directly with `sh`, or under the supervisor (with `spec`, sandboxed).
+fn run(supervised: bool, spec: Option<&str>) {
+    let mut cmd = if supervised {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"));
+        c.args([SUPERVISOR_ARG, "true"]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", "true"]);
+        c
+    };
+    if let Some(spec) = spec {
+        cmd.env(SANDBOX_ENV, spec);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start");
+    // The supervisor's stdin is its stop line: held open until the command ends.
+    let stdin = child.stdin.take();
+    let status = child.wait().expect("wait");
+    drop(stdin);
+    assert!(status.success(), "the command failed: {status}");
+}
+
+fn sandbox_overhead(c: &mut Criterion) {
+    let root = tempfile::tempdir().expect("temp");
+    let workspace = root.path().join("ws");
+    let temp = root.path().join("tmp");
+    std::fs::create_dir_all(&workspace).expect("ws");
+    std::fs::create_dir_all(&temp).expect("tmp");
+    let spec = SandboxSpec {
+        level: SandboxLevel::WorkspaceOnly,
+        network: false,
+        workspace,
+        temp,
+        hidden: hidden_folders(std::env::home_dir().as_deref(), Some(root.path())),
+    };
+    let spec = serde_json::to_string(&spec).expect("spec");
+    let mut g = c.benchmark_group("sandbox");
+    g.measurement_time(Duration::from_secs(10));
+    g.bench_function("sh -c true", |b| b.iter(|| run(false, None)));
+    g.bench_function("supervised", |b| b.iter(|| run(true, None)));
+    g.bench_function("supervised + sandbox", |b| {
+        b.iter(|| run(true, Some(&spec)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, sandbox_overhead);
+criterion_main!(benches);
