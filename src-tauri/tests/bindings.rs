@@ -10,7 +10,7 @@ use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
 use tollgate_engine::ids::{ApprovalId, ChatId};
 use tollgate_engine::mcp::{
-    FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpServerConfig,
+    FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpSandbox, McpServerConfig,
     McpServerState, McpStatus, McpToolSummary, McpTransport,
 };
 use tollgate_engine::policy::{
@@ -146,6 +146,7 @@ fn render() -> String {
         RuleRow,
         ApprovalRecordRow,
         McpTransport,
+        McpSandbox,
         McpServerConfig,
         McpStatus,
         McpToolSummary,

@@ -5,7 +5,7 @@
 // and a tool whose result carries images (`snapshot`).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 
 const marker = process.env.PROBE_MARKER;
@@ -82,6 +82,21 @@ server.registerPrompt(
       },
     ],
   }),
+);
+
+// The sandbox of local servers (F-46): writes or reads a file and says what happened.
+server.registerTool(
+  "touch",
+  { description: "Writes (or reads) a file.", inputSchema: { path: z.string(), read: z.boolean().optional() } },
+  async ({ path, read }) => {
+    try {
+      if (read) readFileSync(path, "utf8");
+      else writeFileSync(path, "probe\n");
+      return { content: [{ type: "text", text: "ok" }] };
+    } catch (e) {
+      return { content: [{ type: "text", text: `failed: ${e.code}` }] };
+    }
+  },
 );
 
 // An image result (F-45): a real PNG, an "image" that is an SVG with a script, and text.

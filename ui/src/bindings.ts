@@ -488,6 +488,12 @@ env: { [key in string]: string }, cwd: string | null, } | { "type": "http", url:
  */
 headers: { [key in string]: string }, };
 
+export type McpSandbox = { network: boolean, 
+/**
+ * Absolute paths of the folders the server may write in.
+ */
+folders: Array<string>, };
+
 export type McpServerConfig = { 
 /**
  * Also the name of its tool group.
@@ -497,7 +503,12 @@ name: string, enabled: boolean, transport: McpTransport, timeoutSecs: number,
  * The execution policy of every tool of this server; `None` derives it from the tool's
  * hints (read-only tools ask once, others ask every time).
  */
-executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null, };
+executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null, 
+/**
+ * Run this local server under the sandbox (F-46); `None`: without it. Imported servers
+ * start without it: the user knows best which folders a server they already use needs.
+ */
+sandbox?: McpSandbox, };
 
 export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, };
 

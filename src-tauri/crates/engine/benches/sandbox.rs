@@ -49,6 +49,7 @@ fn sandbox_overhead(c: &mut Criterion) {
         workspace,
         temp,
         hidden: hidden_folders(std::env::home_dir().as_deref(), Some(root.path())),
+        writable: Vec::new(),
     };
     let spec = serde_json::to_string(&spec).expect("spec");
     let mut g = c.benchmark_group("sandbox");

@@ -10,6 +10,7 @@ vi.mock("../../api", () => ({
   removeMcpServer: vi.fn(() => Promise.resolve()),
   restartMcpServer: vi.fn(() => Promise.resolve()),
   onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
+  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
 }));
 
 import * as api from "../../api";
@@ -125,6 +126,35 @@ describe("McpTab", () => {
         name: "github",
         transport: { type: "stdio", command: "npx", args: ["-y", "github-mcp"], env: { GITHUB_TOKEN: "" }, cwd: null },
       }),
+      "github",
+    );
+  });
+
+  it("an imported server runs without the sandbox until its form turns it on, with its folders", async () => {
+    await mount();
+    expect(root.querySelector('[data-server="github"] [data-role="mcp-sandbox-line"]')?.textContent?.trim()).toBe("Runs without the sandbox");
+    const edit = Array.from(root.querySelectorAll<HTMLButtonElement>('[data-server="github"] button')).find((b) => b.textContent === "Edit");
+    await act(async () => {
+      edit?.click();
+    });
+    const form = root.querySelector<HTMLFormElement>("form.mcp-form");
+    const box = form?.querySelector<HTMLInputElement>('[data-role="mcp-sandbox"] input[type=checkbox]');
+    expect(box?.checked).toBe(false);
+    await act(async () => {
+      box?.click();
+    });
+    const folders = form?.querySelector<HTMLTextAreaElement>('[data-role="mcp-sandbox"] textarea');
+    await act(async () => {
+      if (folders) {
+        folders.value = "/home/me/notes\n\n/srv/data";
+        folders.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+    await act(async () => {
+      form?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
+    });
+    expect(api.saveMcpServer).toHaveBeenCalledWith(
+      expect.objectContaining({ name: "github", sandbox: { network: true, folders: ["/home/me/notes", "/srv/data"] } }),
       "github",
     );
   });

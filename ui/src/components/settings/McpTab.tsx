@@ -54,6 +54,8 @@ function StatusPill({ status }: { status: McpStatus }) {
 
 export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
   const loaded = useLoad(() => api.listMcpServers(), []);
+  const support = useLoad(() => api.sandboxSupport(), []);
+  const noSandbox = support.data?.kind === "unavailable";
   const servers = loaded.data;
   const load = loaded.reload;
   const [editing, setEditing] = useState<McpServerConfig | "new" | null>(null);
@@ -92,6 +94,7 @@ export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
           <ServerCard
             key={s.config.name}
             server={s}
+            noSandbox={noSandbox}
             onEdit={() => setEditing(s.config)}
             onChanged={() => void load()}
             onRemove={() =>
@@ -123,7 +126,7 @@ export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
   );
 }
 
-function ServerCard(props: { server: McpServerView; onEdit: () => void; onChanged: () => void; onRemove: () => void }) {
+function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: () => void; onChanged: () => void; onRemove: () => void }) {
   const { config, state } = props.server;
   const action = useAction();
   const error = action.error;
@@ -149,6 +152,7 @@ function ServerCard(props: { server: McpServerView; onEdit: () => void; onChange
               <Icon name="lock" /> {t("mcp.secretsKept", { names: secrets.join(", ") })}
             </div>
           ) : null}
+          {config.transport.type === "stdio" ? <ServerSandboxLine config={config} noSandbox={props.noSandbox} /> : null}
         </div>
         <input
           type="checkbox"
@@ -196,6 +200,31 @@ function ServerCard(props: { server: McpServerView; onEdit: () => void; onChange
   );
 }
 
+/** Whether a local server runs in the sandbox, and where it may write. */
+function ServerSandboxLine({ config, noSandbox }: { config: McpServerConfig; noSandbox: boolean }) {
+  const sb = config.sandbox;
+  if (!sb) {
+    return (
+      <div class="muted small" data-role="mcp-sandbox-line">
+        <Icon name="unlock" /> {t("mcp.sandboxOff")}
+      </div>
+    );
+  }
+  if (noSandbox) {
+    return (
+      <div class="small tone-warn" data-role="mcp-sandbox-line">
+        <Icon name="unlock" /> {t("mcp.sandboxMissing")}
+      </div>
+    );
+  }
+  const where = sb.folders.length ? t("mcp.sandboxWrites", { folders: sb.folders.join(", ") }) : t("mcp.sandboxWritesNothing");
+  return (
+    <div class="muted small" data-role="mcp-sandbox-line">
+      <Icon name="lock" /> {t("mcp.sandboxOn", { where, network: sb.network ? t("sandbox.networkOn") : t("sandbox.networkOff") })}
+    </div>
+  );
+}
+
 function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDone: () => void }) {
   const tr = initial?.transport;
   const [name, setName] = useState(initial?.name ?? "");
@@ -207,6 +236,10 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
   const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
   const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
+  // A server added here starts in the sandbox; an imported or earlier one keeps its setting.
+  const [sandboxed, setSandboxed] = useState(initial ? !!initial.sandbox : true);
+  const [network, setNetwork] = useState(initial?.sandbox?.network ?? true);
+  const [folders, setFolders] = useState((initial?.sandbox?.folders ?? []).join("\n"));
   const { error, busy, run, setError } = useAction();
 
   const submit = async () => {
@@ -229,6 +262,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       timeoutSecs: secs,
       executionPolicy: policy === "" ? null : policy,
       resultPolicy: initial?.resultPolicy ?? null,
+      ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders) } } : {}),
     };
     if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
@@ -274,6 +308,27 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
               <span>{t("mcp.env")}</span>
               <textarea class="mono" rows={3} value={env} placeholder="API_TOKEN=…" onInput={(e) => setEnv(e.currentTarget.value)} />
             </label>
+            <div class="field field--wide mcp-sandbox" data-role="mcp-sandbox">
+              <label class="switch-row">
+                <input type="checkbox" class="switch" checked={sandboxed} onChange={(e) => setSandboxed(e.currentTarget.checked)} />
+                <span>
+                  <strong>{t("mcp.sandbox")}</strong>
+                  <small class="muted block">{t("mcp.sandboxHint")}</small>
+                </span>
+              </label>
+              {sandboxed ? (
+                <>
+                  <label class="switch-row">
+                    <input type="checkbox" class="switch" checked={network} onChange={(e) => setNetwork(e.currentTarget.checked)} />
+                    <span>{t("mcp.sandboxNetwork")}</span>
+                  </label>
+                  <label class="field">
+                    <span>{t("mcp.sandboxFolders")}</span>
+                    <textarea class="mono" rows={2} value={folders} placeholder="/home/me/notes" onInput={(e) => setFolders(e.currentTarget.value)} />
+                  </label>
+                </>
+              ) : null}
+            </div>
           </>
         ) : (
           <>

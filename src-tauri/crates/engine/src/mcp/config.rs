@@ -103,6 +103,22 @@ pub struct McpServerConfig {
     pub execution_policy: Option<ExecutionPolicy>,
     #[serde(default)]
     pub result_policy: Option<ResultPolicy>,
+    /// Run this local server under the sandbox (F-46); `None`: without it. Imported servers
+    /// start without it: the user knows best which folders a server they already use needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox: Option<McpSandbox>,
+}
+
+/// A local server in the sandbox (F-46): it reads the system but never the user's secret
+/// folders, writes only in `folders` and a private temp folder, and opens network connections
+/// only when `network` is on.
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct McpSandbox {
+    pub network: bool,
+    /// Absolute paths of the folders the server may write in.
+    pub folders: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -128,6 +144,7 @@ impl McpServerConfig {
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             execution_policy: None,
             result_policy: None,
+            sandbox: None,
         }
     }
 
@@ -143,6 +160,7 @@ impl McpServerConfig {
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             execution_policy: None,
             result_policy: None,
+            sandbox: None,
         }
     }
 
@@ -183,6 +201,22 @@ impl McpServerConfig {
         }
         if self.timeout_secs == 0 || self.timeout_secs > 3_600 {
             return Err(invalid("the timeout must be 1–3600 seconds"));
+        }
+        if let Some(sandbox) = &self.sandbox {
+            if matches!(self.transport, McpTransport::Http { .. }) {
+                return Err(invalid(
+                    "only a local server (a command) can run in the sandbox",
+                ));
+            }
+            if let Some(f) = sandbox
+                .folders
+                .iter()
+                .find(|f| !std::path::Path::new(f.trim()).is_absolute())
+            {
+                return Err(invalid(&format!(
+                    "the sandbox folder \"{f}\" must be a full path (starting with /)"
+                )));
+            }
         }
         Ok(())
     }
@@ -341,6 +375,7 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         timeout_secs: timeout_secs.min(3_600),
         execution_policy: None,
         result_policy: None,
+        sandbox: None,
     })
 }
 

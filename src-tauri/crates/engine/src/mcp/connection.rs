@@ -17,6 +17,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
 use rmcp::{Peer, RoleClient, ServiceExt};
 use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -105,6 +106,8 @@ pub struct McpConnection {
     closed: watch::Receiver<bool>,
     pid: Option<u32>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// A sandboxed server's private temp folder, removed when the connection goes.
+    _sandbox_temp: Option<tempfile::TempDir>,
 }
 
 fn client_config() -> ClientConfig {
@@ -114,14 +117,92 @@ fn client_config() -> ClientConfig {
     )
 }
 
+/// A server's sandbox for one launch: the spec, and the private temp folder it owns for as long
+/// as the server runs.
+struct ServerSandbox {
+    spec: crate::tools::sandbox::SandboxSpec,
+    program: PathBuf,
+    temp: tempfile::TempDir,
+}
+
+/// The sandbox `wanted` for server `name`, or `None` where this system has none (the server
+/// then runs without it, and the settings say so).
+async fn sandbox_for(
+    name: &str,
+    wanted: &super::config::McpSandbox,
+    hidden: &[PathBuf],
+) -> Result<Option<ServerSandbox>, McpError> {
+    use crate::protocol::{ChatSandbox, SandboxLevel, SandboxReport};
+    use crate::tools::supervisor;
+    let support = supervisor::sandbox_support().await;
+    let plan = SandboxReport::planned(
+        ChatSandbox {
+            level: SandboxLevel::WorkspaceOnly,
+            network: wanted.network,
+        },
+        &support,
+    );
+    let program = supervisor::program().cloned();
+    let (true, Some(program)) = (plan.confined(), program) else {
+        tracing::warn!("MCP server {name} runs without a sandbox: {support:?}");
+        return Ok(None);
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("tollgate-mcp-{name}-"))
+        .tempdir()
+        .map_err(|e| McpError::Spawn {
+            command: name.to_string(),
+            message: format!("the sandbox's temp folder could not be made: {e}"),
+        })?;
+    let private = temp
+        .path()
+        .canonicalize()
+        .unwrap_or_else(|_| temp.path().to_path_buf());
+    Ok(Some(ServerSandbox {
+        spec: crate::tools::sandbox::SandboxSpec {
+            level: SandboxLevel::WorkspaceOnly,
+            network: wanted.network,
+            workspace: private.clone(),
+            temp: private,
+            hidden: hidden.to_vec(),
+            writable: wanted
+                .folders
+                .iter()
+                .map(|f| PathBuf::from(f.trim()))
+                .collect(),
+        },
+        program,
+        temp,
+    }))
+}
+
+/// How a stdio server is started: the command itself, or — in the sandbox — Tollgate's own
+/// binary applying the sandbox and then becoming the command (so nothing runs unconfined).
 fn stdio_command(
     command: &str,
     args: &[String],
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&str>,
+    sandbox: Option<&ServerSandbox>,
 ) -> process_wrap::tokio::CommandWrap {
-    let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args).envs(env).kill_on_drop(true);
+    let mut cmd = match sandbox {
+        Some(sb) => {
+            let mut cmd = tokio::process::Command::new(&sb.program);
+            cmd.arg(crate::tools::supervisor::SANDBOXED_EXEC_ARG)
+                .arg(command)
+                .args(args);
+            if let Ok(json) = serde_json::to_string(&sb.spec) {
+                cmd.env(crate::tools::sandbox::SANDBOX_ENV, json);
+            }
+            cmd
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args);
+            cmd
+        }
+    };
+    cmd.envs(env).kill_on_drop(true);
     if let Some(dir) = cwd.filter(|d| !d.trim().is_empty()) {
         cmd.current_dir(dir);
     }
@@ -136,13 +217,15 @@ fn stdio_command(
 impl McpConnection {
     /// Starts or reaches the server and completes the MCP handshake. `config` must hold the
     /// secret values (environment, headers) already.
-    pub async fn connect(config: &McpServerConfig) -> Result<Self, McpError> {
+    /// A server with a sandbox in its settings starts under it, never reading `hidden` (F-46).
+    pub async fn connect(config: &McpServerConfig, hidden: &[PathBuf]) -> Result<Self, McpError> {
         let shutdown = CancellationToken::new();
         let (changes_tx, changes) = tokio::sync::mpsc::unbounded_channel();
         let handler = Handler {
             changes: changes_tx,
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let mut sandbox_temp = None;
         let (running, pid) = match &config.transport {
             McpTransport::Stdio {
                 command,
@@ -158,11 +241,16 @@ impl McpConnection {
                         e.to_string()
                     },
                 };
-                let (transport, stderr) =
-                    TokioChildProcess::builder(stdio_command(command, args, env, cwd.as_deref()))
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .map_err(spawn_error)?;
+                let sandbox = match &config.sandbox {
+                    Some(wanted) => sandbox_for(&config.name, wanted, hidden).await?,
+                    None => None,
+                };
+                let launch = stdio_command(command, args, env, cwd.as_deref(), sandbox.as_ref());
+                sandbox_temp = sandbox.map(|sb| sb.temp);
+                let (transport, stderr) = TokioChildProcess::builder(launch)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(spawn_error)?;
                 let pid = transport.id();
                 let mut reader = None;
                 if let Some(stderr) = stderr {
@@ -243,6 +331,7 @@ impl McpConnection {
             closed,
             pid,
             stderr_tail,
+            _sandbox_temp: sandbox_temp,
         })
     }
 

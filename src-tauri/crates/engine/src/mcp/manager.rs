@@ -116,13 +116,17 @@ impl Entry {
 pub struct McpManager {
     entries: Mutex<BTreeMap<String, Entry>>,
     changed: watch::Sender<u64>,
+    /// The folders a sandboxed server never reads (F-46).
+    hidden: Arc<[std::path::PathBuf]>,
 }
 
 impl McpManager {
-    pub fn new() -> Arc<Self> {
+    /// A manager whose sandboxed servers never read `hidden`.
+    pub fn new(hidden: Arc<[std::path::PathBuf]>) -> Arc<Self> {
         Arc::new(Self {
             entries: Mutex::new(BTreeMap::new()),
             changed: watch::channel(0).0,
+            hidden,
         })
     }
 
@@ -257,7 +261,7 @@ impl McpManager {
     /// it ends, listing again whatever the server says has changed.
     async fn run(self: Arc<Self>, name: String, generation: u64, config: McpServerConfig) {
         let started = async {
-            let conn = McpConnection::connect(&config).await?;
+            let conn = McpConnection::connect(&config, &self.hidden).await?;
             let tools = conn.tools().await?;
             // A server whose resources or prompts cannot be listed still offers its tools.
             let resources = conn.resources().await.unwrap_or_else(|e| {

@@ -11,7 +11,7 @@ mod slot;
 mod tool;
 
 pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
-pub use config::{import_json, McpConfigError, McpServerConfig, McpTransport};
+pub use config::{import_json, McpConfigError, McpSandbox, McpServerConfig, McpTransport};
 pub use connection::{ListChanged, McpConnection, McpError, ServerIdentity};
 pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary};
 pub use slot::ServerSlot;

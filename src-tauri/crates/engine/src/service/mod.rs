@@ -243,7 +243,8 @@ impl Tollgate {
         home: Option<&Path>,
     ) -> Result<Arc<Self>, ServiceError> {
         let store = Store::open_in(data_dir)?;
-        let hidden = crate::tools::sandbox::hidden_folders(home, store.path().parent()).into();
+        let hidden: Arc<[PathBuf]> =
+            crate::tools::sandbox::hidden_folders(home, store.path().parent()).into();
         let settings: ToolSettings = store.setting(TOOL_SETTINGS_KEY).await?.unwrap_or_default();
         let app_settings: AppSettings = store.setting(APP_SETTINGS_KEY).await?.unwrap_or_default();
         let questions = Arc::new(QuestionHub::new());
@@ -252,7 +253,7 @@ impl Tollgate {
             rules: Arc::new(RuleBook::load(store.clone()).await?),
             providers: Providers::new(store.clone(), keychain.clone()),
             registry: RwLock::new(Arc::new(registry)),
-            mcp: crate::mcp::McpManager::new(),
+            mcp: crate::mcp::McpManager::new(Arc::clone(&hidden)),
             mcp_configs: Mutex::new(Vec::new()),
             keychain,
             hub: Arc::new(ApprovalHub::new()),

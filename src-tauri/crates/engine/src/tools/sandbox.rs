@@ -27,6 +27,10 @@ pub struct SandboxSpec {
     pub temp: PathBuf,
     /// Folders that must never be readable (`~/.ssh`, `~/.aws`, the keyring, Tollgate's data…).
     pub hidden: Vec<PathBuf>,
+    /// More folders to write in at [`SandboxLevel::WorkspaceOnly`] (the folders an MCP server
+    /// needs, from its settings).
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
 }
 
 /// The secret folders of a home directory that a command never reads.
@@ -150,6 +154,9 @@ pub fn apply(spec: &SandboxSpec) -> Result<Enforcement, SandboxError> {
     let mut writable = vec![spec.temp.clone(), PathBuf::from("/dev/null")];
     if spec.level == SandboxLevel::WorkspaceOnly {
         writable.extend(workspace.iter().cloned());
+        for folder in spec.writable.iter().filter(|f| f.exists()) {
+            writable.extend(beneath_except(folder, &spec.hidden, &list_dir));
+        }
     }
     let status = ruleset
         .create()
@@ -200,6 +207,7 @@ pub(crate) fn probe_here() -> i32 {
         workspace: temp.clone(),
         temp,
         hidden: Vec::new(),
+        writable: Vec::new(),
     };
     let support = match apply(&spec) {
         Ok(Enforcement::Full) => SandboxSupport::Full,
@@ -385,6 +393,7 @@ mod tests {
             workspace: root.join("ws"),
             temp: root.join("tmp"),
             hidden: vec![root.join("home/.ssh")],
+            writable: Vec::new(),
         }
     }
 

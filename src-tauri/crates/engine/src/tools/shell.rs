@@ -227,6 +227,7 @@ impl RunSandbox {
                 .canonicalize()
                 .unwrap_or_else(|_| temp.path().to_path_buf()),
             hidden: ctx.sandbox.hidden.to_vec(),
+            writable: Vec::new(),
         };
         Ok(Self {
             report,

@@ -25,6 +25,11 @@ pub const SUPERVISOR_ARG: &str = "--tollgate-run-supervised";
 /// The exit status the supervisor reports when it was told to stop (timeout or Stop).
 pub const STOPPED_STATUS: i32 = 137;
 
+/// The argument that makes Tollgate's binary apply the sandbox in `TOLLGATE_SANDBOX` to itself
+/// and then become `<program> <args…>` (exec, same process, same stdin and stdout): how a local
+/// MCP server runs under the sandbox (F-46). `tollgate <ARG> <program> <args…>`.
+pub const SANDBOXED_EXEC_ARG: &str = "--tollgate-exec-sandboxed";
+
 /// The exit status when the sandbox a command asked for could not be set up (it did not run).
 pub const SANDBOX_FAILED_STATUS: i32 = 125;
 
@@ -102,6 +107,9 @@ pub fn run_if_requested(args: &[String]) -> Option<i32> {
     match args {
         [flag, command] if flag == SUPERVISOR_ARG => Some(supervise(command)),
         [flag] if flag == super::sandbox::PROBE_ARG => Some(super::sandbox::probe_here()),
+        [flag, program, args @ ..] if flag == SANDBOXED_EXEC_ARG => {
+            Some(exec_sandboxed(program, args))
+        }
         _ => None,
     }
 }
@@ -186,6 +194,41 @@ fn supervise(command: &str) -> i32 {
         End::WaitFailed => 125,
         End::Stop => STOPPED_STATUS,
     }
+}
+
+/// Applies the sandbox from the environment to this process, then replaces it with `program`
+/// (which inherits the sandbox). Returns only when that failed; nothing runs unconfined.
+#[cfg(target_os = "linux")]
+fn exec_sandboxed(program: &str, args: &[String]) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) else {
+        eprintln!("{SANDBOX_MARK} no sandbox settings were given");
+        return SANDBOX_FAILED_STATUS;
+    };
+    let spec: super::sandbox::SandboxSpec = match serde_json::from_str(&raw.to_string_lossy()) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
+            return SANDBOX_FAILED_STATUS;
+        }
+    };
+    if let Err(e) = super::sandbox::apply(&spec) {
+        eprintln!("{SANDBOX_MARK} {e}");
+        return SANDBOX_FAILED_STATUS;
+    }
+    let e = std::process::Command::new(program)
+        .args(args)
+        .env_remove(super::sandbox::SANDBOX_ENV)
+        .env("TMPDIR", &spec.temp)
+        .exec();
+    eprintln!("tollgate: cannot start {program}: {e}");
+    127
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exec_sandboxed(_program: &str, _args: &[String]) -> i32 {
+    eprintln!("{SANDBOX_MARK} no sandbox on this system");
+    SANDBOX_FAILED_STATUS
 }
 
 /// Never configured off Linux (see [`configure`]); a stray request runs nothing.

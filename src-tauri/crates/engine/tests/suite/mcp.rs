@@ -453,7 +453,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 async fn cancelling_a_call_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled.txt");
-    let conn = McpConnection::connect(&probe("probe", &marker))
+    let conn = McpConnection::connect(&probe("probe", &marker), &[])
         .await
         .unwrap();
     assert_eq!(
@@ -574,7 +574,7 @@ async fn everything_over_streamable_http() {
     let config = McpServerConfig::http("remote", format!("http://127.0.0.1:{port}/mcp"));
     let mut conn = None;
     for _ in 0..100 {
-        match McpConnection::connect(&config).await {
+        match McpConnection::connect(&config, &[]).await {
             Ok(c) => {
                 conn = Some(c);
                 break;
@@ -841,4 +841,81 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     })
     .await;
     app.mcp.shutdown().await;
+}
+
+/// Calls the probe's `touch`: writes (or reads) `path`; "ok" or "failed: <code>".
+async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> String {
+    let args = json!({"path": path.display().to_string(), "read": read})
+        .as_object()
+        .unwrap()
+        .clone();
+    let out = conn
+        .call(
+            "touch",
+            args,
+            Duration::from_secs(30),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    tollgate_engine::mcp::render_result(&out).text
+}
+
+/// A local server in the sandbox (F-46): it writes only in the folders of its settings, never
+/// reads the hidden ones, and is held there however it is asked; without the sandbox the same
+/// call reaches out.
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
+async fn a_sandboxed_server_writes_only_in_its_folders() {
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (allowed, secrets) = (root.join("allowed"), root.join("home/.ssh"));
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::create_dir_all(&secrets).unwrap();
+    std::fs::write(secrets.join("id_rsa"), "KEY").unwrap();
+    let mut config = probe("boxed", &root.join("marker"));
+    config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
+        network: false,
+        folders: vec![allowed.display().to_string()],
+    });
+    config.validate().unwrap();
+    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets))
+        .await
+        .unwrap();
+    assert_eq!(touch(&conn, allowed.join("x"), false).await, "ok");
+    assert_eq!(
+        touch(&conn, root.join("outside"), false).await,
+        "failed: EACCES"
+    );
+    assert_eq!(
+        touch(&conn, secrets.join("id_rsa"), true).await,
+        "failed: EACCES"
+    );
+    assert!(allowed.join("x").exists());
+    assert!(!root.join("outside").exists());
+    conn.shutdown().await;
+
+    // The same server without the sandbox reaches out.
+    config.sandbox = None;
+    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets))
+        .await
+        .unwrap();
+    assert_eq!(touch(&conn, root.join("outside"), false).await, "ok");
+    assert_eq!(touch(&conn, secrets.join("id_rsa"), true).await, "ok");
+    conn.shutdown().await;
+
+    // A folder that is not a full path is refused before anything starts.
+    config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
+        network: true,
+        folders: vec!["relative/dir".into()],
+    });
+    assert!(config
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("full path"));
 }

@@ -64,6 +64,7 @@ fn an_approved_command_cannot_reach_past_its_workspace() {
         workspace: ws.clone(),
         temp: tmp.clone(),
         hidden: vec![home.join(".ssh")],
+        writable: Vec::new(),
     };
     let p = |path: &std::path::Path| path.display().to_string();
 
@@ -122,6 +123,7 @@ fn with_the_network_off_a_command_cannot_connect() {
         workspace: root.path().to_path_buf(),
         temp: root.path().join("tmp"),
         hidden: vec![],
+        writable: Vec::new(),
     };
     let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'");
     let (code, err) = run(&spec, &connect);
