@@ -15,6 +15,19 @@ const KEY: &str = "sk-e2e-sandbox-4b1d-never-in-the-db";
 const WAIT: Duration = Duration::from_secs(30);
 const TOOLS: &str = "button[title=\"Tool groups in this chat\"]";
 
+/// The sandbox line of the active approval card.
+async fn approval_sandbox_line(s: &Session) -> String {
+    s.active_approval()
+        .await
+        .unwrap()
+        .find(fantoccini::Locator::Css("[data-role=\"sandbox-approval\"]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_blocked() {
     let _serial = SERIAL.lock().await;
@@ -36,14 +49,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     s.send("set things up").await.unwrap();
 
     // The card says where the command will run before anyone allows it.
-    let card = s.active_approval().await.unwrap();
-    let line = card
-        .find(fantoccini::Locator::Css("[data-role=\"sandbox-approval\"]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let line = approval_sandbox_line(&s).await;
     assert_eq!(line, "Will run in the sandbox: workspace only, network off");
     s.screenshot("sandbox-approval").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
@@ -81,7 +87,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     assert!(!home_path.join("outside").exists());
     let inside = workspace.path().join("inside.txt");
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "ok\n");
-    s.screenshot("sandbox-blocked-card").await.unwrap();
+    s.screenshots("sandbox-blocked-card").await.unwrap();
 
     // One explicit rerun, from the keyboard: no card, the same command with full access, and
     // the model reads the new result.
@@ -119,7 +125,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     s.el("[data-role=\"sandbox-confirm-off\"]").await.unwrap();
     let focused = s.focused().await.unwrap();
     assert!(focused.ends_with("|Cancel"), "{focused}");
-    s.screenshot("sandbox-confirm-off").await.unwrap();
+    s.screenshots("sandbox-confirm-off").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_gone("[data-role=\"sandbox-confirm-off\"]", "the question")
         .await
@@ -152,14 +158,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     ));
     mock.push(openai::text("Done without the sandbox."));
     s.send("again, without the sandbox").await.unwrap();
-    let card = s.active_approval().await.unwrap();
-    let line = card
-        .find(fantoccini::Locator::Css("[data-role=\"sandbox-approval\"]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let line = approval_sandbox_line(&s).await;
     assert_eq!(line, "Will run without the sandbox (full access)");
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("Done without the sandbox.", WAIT)

@@ -2,7 +2,6 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLanguage } from "../i18n";
-import { applyEvent, emptyChat } from "../timeline";
 import type { ChatRow, PendingApproval, SandboxReport } from "../types";
 
 vi.mock("../api", () => ({
@@ -15,6 +14,7 @@ vi.mock("../api", () => ({
 import * as api from "../api";
 import { ApprovalCard } from "./ApprovalCard";
 import { SandboxSettings } from "./Sandbox";
+import { finishedCall } from "./testCalls";
 import { ToolCard } from "./ToolCard";
 
 let root: HTMLElement;
@@ -54,33 +54,13 @@ function shellApproval(sandbox: SandboxReport): PendingApproval {
 }
 
 function ranCall(sandbox: SandboxReport) {
-  const state = applyEvent(emptyChat(1), {
-    type: "tool",
-    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs: '{"command":"touch ~/outside"}' },
+  return finishedCall('{"command":"touch ~/outside"}', {
+    decision: { execution: "allow", result: null },
+    decidedBy: "user",
+    preview: "Exit code 1.",
+    content: "Exit code 1.",
+    sandbox,
   });
-  const call = applyEvent(state, {
-    type: "tool",
-    event: {
-      type: "finished",
-      chat: 1,
-      seq: 1,
-      summary: {
-        tool: "run_command",
-        status: "success",
-        decision: { execution: "allow", result: null },
-        decidedBy: "user",
-        durationMs: 5,
-        preview: "Exit code 1.",
-        content: "Exit code 1.",
-        truncated: false,
-        resultVar: null,
-        argsVar: null,
-        sandbox,
-      },
-    },
-  }).calls[0];
-  if (!call) throw new Error("no call");
-  return call;
 }
 
 const text = (role: string) => root.querySelector(`[data-role="${role}"]`)?.textContent ?? null;

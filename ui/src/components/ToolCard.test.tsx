@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLanguage } from "../i18n";
 import { appendOutput, applyEvent, type CallView, emptyChat } from "../timeline";
 import type { Attachment, CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
+import { finishedCall } from "./testCalls";
 import { decisionLines, ToolCard } from "./ToolCard";
 
 let root: HTMLElement;
@@ -18,33 +19,7 @@ afterEach(() => {
 
 /** A finished call with the given decisions (and images, if any). */
 function finished(decision: CallDecision, decidedBy: DecidedBy, images?: Attachment[]): CallView {
-  const state = applyEvent(emptyChat(1), {
-    type: "tool",
-    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs: '{"command":"ls"}' },
-  });
-  const call = applyEvent(state, {
-    type: "tool",
-    event: {
-      type: "finished",
-      chat: 1,
-      seq: 1,
-      summary: {
-        tool: "run_command",
-        status: "success",
-        decision,
-        decidedBy,
-        durationMs: 5,
-        preview: "ok",
-        content: "ok",
-        truncated: false,
-        resultVar: null,
-        argsVar: null,
-        ...(images ? { images } : {}),
-      },
-    },
-  }).calls[0];
-  if (!call) throw new Error("no call");
-  return call;
+  return finishedCall('{"command":"ls"}', { decision, decidedBy, ...(images ? { images } : {}) });
 }
 
 async function show(call: CallView, compact = false) {

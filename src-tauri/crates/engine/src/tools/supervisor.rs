@@ -134,20 +134,13 @@ fn supervise(command: &str) -> i32 {
         .process_group(0);
     // The sandbox (F-46), applied to this process before the shell starts, so that the command
     // and everything it starts inherit it. Without the sandbox it asked for, nothing runs.
-    if let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) {
+    if std::env::var_os(super::sandbox::SANDBOX_ENV).is_some() {
         shell.env_remove(super::sandbox::SANDBOX_ENV);
-        let spec: super::sandbox::SandboxSpec = match serde_json::from_str(&raw.to_string_lossy()) {
-            Ok(spec) => spec,
-            Err(e) => {
-                eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
-                return SANDBOX_FAILED_STATUS;
-            }
+        let temp = match sandbox_from_env() {
+            Ok(temp) => temp,
+            Err(status) => return status,
         };
-        if let Err(e) = super::sandbox::apply(&spec) {
-            eprintln!("{SANDBOX_MARK} {e}");
-            return SANDBOX_FAILED_STATUS;
-        }
-        shell.env("TMPDIR", &spec.temp);
+        shell.env("TMPDIR", temp);
     }
     let child = shell.spawn();
     let mut child = match child {
@@ -201,28 +194,38 @@ fn supervise(command: &str) -> i32 {
 #[cfg(target_os = "linux")]
 fn exec_sandboxed(program: &str, args: &[String]) -> i32 {
     use std::os::unix::process::CommandExt;
-    let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) else {
-        eprintln!("{SANDBOX_MARK} no sandbox settings were given");
-        return SANDBOX_FAILED_STATUS;
+    let temp = match sandbox_from_env() {
+        Ok(temp) => temp,
+        Err(status) => return status,
     };
-    let spec: super::sandbox::SandboxSpec = match serde_json::from_str(&raw.to_string_lossy()) {
-        Ok(spec) => spec,
-        Err(e) => {
-            eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
-            return SANDBOX_FAILED_STATUS;
-        }
-    };
-    if let Err(e) = super::sandbox::apply(&spec) {
-        eprintln!("{SANDBOX_MARK} {e}");
-        return SANDBOX_FAILED_STATUS;
-    }
     let e = std::process::Command::new(program)
         .args(args)
         .env_remove(super::sandbox::SANDBOX_ENV)
-        .env("TMPDIR", &spec.temp)
+        .env("TMPDIR", temp)
         .exec();
     eprintln!("tollgate: cannot start {program}: {e}");
     127
+}
+
+/// Applies the sandbox in [`super::sandbox::SANDBOX_ENV`] to this process (the supervisor and the
+/// sandboxed exec share this): its private temp folder, or — after saying why on stderr — the
+/// exit status to leave with, since nothing may run without the sandbox it asked for.
+#[cfg(target_os = "linux")]
+fn sandbox_from_env() -> Result<PathBuf, i32> {
+    let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) else {
+        eprintln!("{SANDBOX_MARK} no sandbox settings were given");
+        return Err(SANDBOX_FAILED_STATUS);
+    };
+    let spec: super::sandbox::SandboxSpec =
+        serde_json::from_str(&raw.to_string_lossy()).map_err(|e| {
+            eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
+            SANDBOX_FAILED_STATUS
+        })?;
+    super::sandbox::apply(&spec).map_err(|e| {
+        eprintln!("{SANDBOX_MARK} {e}");
+        SANDBOX_FAILED_STATUS
+    })?;
+    Ok(spec.temp)
 }
 
 #[cfg(not(target_os = "linux"))]

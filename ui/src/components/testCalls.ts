@@ -1,0 +1,34 @@
+/** Test support: a `run_command` call as the timeline holds it after its events. */
+import { applyEvent, type CallView, emptyChat } from "../timeline";
+import type { CallSummary } from "../types";
+
+/** A finished `run_command` call with `rawArgs`, its summary's defaults overridden by `summary`. */
+export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): CallView {
+  const state = applyEvent(emptyChat(1), {
+    type: "tool",
+    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs },
+  });
+  const call = applyEvent(state, {
+    type: "tool",
+    event: {
+      type: "finished",
+      chat: 1,
+      seq: 1,
+      summary: {
+        tool: "run_command",
+        status: "success",
+        decision: { execution: null, result: null },
+        decidedBy: "none",
+        durationMs: 5,
+        preview: "ok",
+        content: "ok",
+        truncated: false,
+        resultVar: null,
+        argsVar: null,
+        ...summary,
+      },
+    },
+  }).calls[0];
+  if (!call) throw new Error("no call");
+  return call;
+}
