@@ -390,8 +390,39 @@ impl Session {
 
     /// Starts a new chat and sends `text` from the composer.
     pub async fn new_chat_and_send(&self, text: &str) -> Result<(), E2eError> {
-        self.click("button.new-chat").await?;
+        self.new_chat().await?;
         self.send(text).await
+    }
+
+    /// Starts a new chat and waits until it is the one on screen, so that what comes next (the
+    /// composer above all) is the new chat's and not the one being replaced.
+    pub async fn new_chat(&self) -> Result<(), E2eError> {
+        let before = self.open_chat().await?;
+        self.click("button.new-chat").await?;
+        let deadline = Instant::now() + STEP;
+        loop {
+            let now = self.open_chat().await?;
+            if !now.is_empty() && now != before {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(fail("the new chat never opened"));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The id of the chat on screen, empty when none is.
+    async fn open_chat(&self) -> Result<String, E2eError> {
+        let v = self
+            .client
+            .execute(
+                "const e = document.querySelector('section.chat'); return e ? e.dataset.chat || '' : '';",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("reading the open chat: {e}")))?;
+        Ok(v.as_str().unwrap_or_default().to_string())
     }
 
     /// Sends `text` from the composer of the open chat.

@@ -37,7 +37,7 @@ async fn an_image_reaches_the_model_as_an_image_in_both_wire_formats() {
     std::fs::write(&notes, "- buy milk").unwrap();
     let program = folder.path().join("tool.exe");
     std::fs::write(&program, b"MZ\x90\x00").unwrap();
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
 
     pick(&s, &image).await;
     pick(&s, &notes).await;

@@ -24,7 +24,7 @@ async fn a_waiting_approval_notifies_a_user_who_looks_away_and_the_click_opens_i
     s.set_tool_policy("calculate", Some("ask-always"), None)
         .await
         .unwrap();
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
 
     // The model takes a few seconds before it calls the tool: time to go to another chat and
     // hide the window.
@@ -34,7 +34,7 @@ async fn a_waiting_approval_notifies_a_user_who_looks_away_and_the_click_opens_i
     );
     mock.push(openai::text("It is 42."));
     s.send("Deploy sums").await.unwrap();
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.wait_for_text("What should we work on?", WAIT)
         .await
         .unwrap();

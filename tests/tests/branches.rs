@@ -21,7 +21,7 @@ async fn edit_branches_switch_back_and_regenerate_with_another_model() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-branches")
         .await
         .unwrap();
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     mock.push(openai::text("Paris."));
     s.send("capital of France?").await.unwrap();
     s.wait_for_text("Paris.", WAIT).await.unwrap();

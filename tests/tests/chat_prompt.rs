@@ -16,7 +16,7 @@ async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-prompt")
         .await
         .unwrap();
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.click("[data-role=chat-prompt]").await.unwrap();
     let prompt = s.el("[data-role=system-prompt]").await.unwrap();
     prompt.send_keys("Answer like a pirate.").await.unwrap();

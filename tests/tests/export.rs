@@ -39,7 +39,7 @@ async fn export_asks_where_to_save_and_writes_both_formats() {
         .unwrap();
     let workspace = tempfile::tempdir().unwrap();
     mock.push(openai::text(ANSWER));
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.set_workspace(workspace.path()).await.unwrap();
     s.send("a haiku please").await.unwrap();
     s.wait_for_text(ANSWER, WAIT).await.unwrap();

@@ -332,7 +332,7 @@ async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
     let args = r#"{"command": "ls; echo done >&2; exit 3"}"#;
     mock.push(openai::calls("", &[("call_sh", "run_command", args)]));
     mock.push(openai::text("The listing shows notes.txt."));
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.set_workspace(workspace.path()).await.unwrap();
     s.send("what is in my folder?").await.unwrap();
     let card = s.active_approval().await.unwrap();

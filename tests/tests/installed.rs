@@ -48,7 +48,7 @@ async fn the_installed_app_runs_a_demo_turn_and_finds_tools_on_the_login_path() 
     .unwrap();
 
     // A Demo turn: the model calls `calculate` through the gate and quotes the result.
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.send("what is 6 * 7?").await.unwrap();
     s.wait_for_text("→ 42", WAIT).await.unwrap();
     let card = s

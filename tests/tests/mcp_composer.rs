@@ -34,7 +34,7 @@ async fn prompts_fill_the_composer_and_resources_attach() {
         .await
         .unwrap();
     add_probe(&s).await;
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
 
     // `/` lists the prompts; Enter takes the highlighted one and asks its argument.
     s.el("#composer")
@@ -171,7 +171,7 @@ async fn a_tools_image_is_shown_to_the_user_and_only_described_to_the_model() {
         .unwrap();
 
     // The image stays with the call when the chat is opened again.
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.click(".chat-list .chat-item[title=\"Take a snapshot\"]")
         .await
         .unwrap();

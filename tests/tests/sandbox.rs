@@ -44,7 +44,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     let attack = r#"{"command": "cat ~/.ssh/id_rsa; touch ~/outside; echo ok > inside.txt"}"#;
     mock.push(openai::calls("", &[("call_1", "run_command", attack)]));
     mock.push(openai::text("The sandbox stopped two of those."));
-    s.click("button.new-chat").await.unwrap();
+    s.new_chat().await.unwrap();
     s.set_workspace(workspace.path()).await.unwrap();
     s.send("set things up").await.unwrap();
 

@@ -190,7 +190,7 @@ export function ChatView(props: Props) {
   const empty = !loading && !loadError && state.messages.length === 0;
 
   return (
-    <section class="chat" aria-label={chat.title}>
+    <section class="chat" aria-label={chat.title} data-chat={chat.id}>
       <ChatHeader {...props} />
       <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div class="timeline">
