@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMarkdown } from "./markdown";
+import { type MarkdownBlocks, renderBlocks, renderMarkdown } from "./markdown";
 
 function render(md: string): HTMLElement {
   const div = document.createElement("div");
@@ -41,5 +41,89 @@ describe("renderMarkdown", () => {
     const a = render("[docs](https://example.com/a)").querySelector("a");
     expect(a?.getAttribute("href")).toBe("https://example.com/a");
     expect(a?.getAttribute("rel")).toContain("noopener");
+  });
+});
+
+/** A realistic answer of about `length` characters: headings, lists, code, tables, quotes. */
+function answer(length: number): string {
+  const parts = [
+    "## Step {i}\n\nThe gate **checks** call {i}, asks when the policy says so, and records it. See [the docs](https://example.com/{i}).\n\n",
+    "- policy: `ask-once`\n- result kept in `call_{i}`\n  - nested detail\n\n",
+    "```rust\nfn step_{i}() -> u32 {\n    let x = {i};\n    x * 2\n}\n```\n\n",
+    "| call | status |\n|------|--------|\n| {i} | done |\n\n",
+    "> A quoted line about {i}\n> and another.\n\n",
+    "1. first\n2. second {i}\n\nA closing paragraph that runs on\nover two lines.\n\n",
+  ];
+  let out = "";
+  for (let i = 0; out.length < length; i += 1) out += (parts[i % parts.length] ?? "").replaceAll("{i}", String(i));
+  return out.slice(0, length);
+}
+
+/** Streams `text` in `chunks` pieces through renderBlocks; the last blocks and the total work. */
+function stream(text: string, chunks: number): { blocks: MarkdownBlocks; work: number } {
+  const size = Math.ceil(text.length / chunks);
+  let blocks: MarkdownBlocks | undefined;
+  let work = 0;
+  for (let end = size; ; end += size) {
+    blocks = renderBlocks(text.slice(0, Math.min(end, text.length)), blocks);
+    work += blocks.work;
+    if (end >= text.length) return { blocks, work };
+  }
+}
+
+describe("renderBlocks", () => {
+  it("streamed block by block, draws what the whole text draws", () => {
+    const text = answer(6_000);
+    for (const chunks of [1, 7, 120]) {
+      const { blocks } = stream(text, chunks);
+      expect([...blocks.sealed, blocks.tail].join("")).toBe(renderMarkdown(text));
+      if (chunks > 1) expect(blocks.sealed.length).toBeGreaterThan(20);
+    }
+  });
+
+  it("keeps every finished block exactly as it was drawn", () => {
+    const text = answer(3_000);
+    let blocks = renderBlocks(text.slice(0, 1_000));
+    const early = blocks.sealed;
+    for (let end = 1_010; end <= text.length; end += 10) blocks = renderBlocks(text.slice(0, end), blocks);
+    expect(blocks.sealed.slice(0, early.length)).toEqual(early);
+  });
+
+  it("a list or a code block still being written stays open until the next block starts", () => {
+    let blocks = renderBlocks("Intro.\n\n- one\n- two\n\n");
+    expect(blocks.sealed).toHaveLength(1);
+    // An indented line after the blank line still belongs to the list.
+    blocks = renderBlocks("Intro.\n\n- one\n- two\n\n  more of two\n\nAfter.", blocks);
+    expect(blocks.sealed).toHaveLength(2);
+    expect(blocks.sealed[1]).toContain("more of two");
+    blocks = renderBlocks("```js\nlet a = 1;\n\n\nlet b = 2;", blocks);
+    expect(blocks.sealed).toHaveLength(0);
+    expect(blocks.tail.replace(/<[^>]+>/g, "")).toContain("let b = 2;");
+  });
+
+  it("does work that grows with the answer's length, not with its square", () => {
+    // 300 chunks either way: twice the text must cost about twice the work (re-rendering the
+    // whole text for every chunk would cost four times as much).
+    const small = stream(answer(6_000), 300).work;
+    const large = stream(answer(12_000), 300).work;
+    expect(large / small).toBeLessThan(2.5);
+    // And per chunk, about one block's worth — far from the whole text each time.
+    expect(large / 300).toBeLessThan(1_000);
+  }, 60_000);
+
+  it("starts afresh when the text is not a continuation", () => {
+    const first = renderBlocks("# One\n\nPara one.\n\nPara two.");
+    const other = renderBlocks("# Two\n\nSomething else.\n\nMore.", first);
+    expect(other.sealed.join("")).toContain("Two");
+    expect(other.sealed.join("")).not.toContain("One");
+  });
+
+  it("sanitises every block as the whole render does", () => {
+    const text = "Hello.\n\n<script>alert(1)</script>\n\n[x](javascript:alert(2))\n\nEnd.";
+    const { blocks } = stream(text, 20);
+    const div = document.createElement("div");
+    div.innerHTML = [...blocks.sealed, blocks.tail].join("");
+    expect(div.querySelector("script")).toBeNull();
+    for (const a of div.querySelectorAll("a")) expect(a.getAttribute("href") ?? "").not.toMatch(/^javascript:/i);
   });
 });

@@ -93,12 +93,74 @@ function purifier(): typeof DOMPurify {
   return DOMPurify;
 }
 
-/** Renders markdown to sanitised HTML safe for `innerHTML`. */
-export function renderMarkdown(source: string): string {
-  const html = marked.parse(source, { async: false }) as string;
+/** Model HTML → what may reach `innerHTML`. */
+function sanitize(html: string): string {
   return purifier().sanitize(html, {
     FORBID_TAGS: ["style", "img", "svg", "math", "form", "input", "button", "textarea", "select", "iframe", "object", "embed"],
     FORBID_ATTR: ["style", "id"],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
   });
+}
+
+/** Renders markdown to sanitised HTML safe for `innerHTML`. */
+export function renderMarkdown(source: string): string {
+  return sanitize(marked.parse(source, { async: false }) as string);
+}
+
+/**
+ * A streamed answer rendered block by block: the blocks that are complete (another block has
+ * started after them) are rendered once and kept; only the last, still growing block is rendered
+ * again as text arrives. So the work per chunk stays the size of one block, and the whole answer's
+ * render work grows with its length — not with its length squared, as re-rendering the whole text
+ * for every chunk would.
+ */
+export interface MarkdownBlocks {
+  /** The text these blocks were rendered from. */
+  readonly source: string;
+  /** Sanitised HTML of each complete block, in order; never changes once made. */
+  readonly sealed: readonly string[];
+  /** How much of `source` the sealed blocks cover. */
+  readonly sealedLength: number;
+  /** Sanitised HTML of the rest: the block still being written. */
+  readonly tail: string;
+  /** Characters lexed and rendered to make this from the previous blocks (a measure of work). */
+  readonly work: number;
+}
+
+/**
+ * The blocks of `source`, reusing `previous` when `source` continues its text. Reference-style
+ * links defined in a later block are not resolved in earlier ones: the finished answer is
+ * rendered whole with {@link renderMarkdown}.
+ */
+export function renderBlocks(source: string, previous?: MarkdownBlocks): MarkdownBlocks {
+  const text = source.replace(/\r\n?/g, "\n");
+  const reuse = previous && text.startsWith(previous.source.slice(0, previous.sealedLength));
+  const kept: readonly string[] = reuse ? previous.sealed : [];
+  const fresh: string[] = [];
+  let sealedLength = reuse ? previous.sealedLength : 0;
+  const rest = text.slice(sealedLength);
+  const tokens = marked.lexer(rest);
+  // A block is complete once a block (not just blank lines) follows it.
+  let last = tokens.length - 1;
+  while (last > 0 && tokens[last]?.type === "space") last -= 1;
+  let covered = 0;
+  for (const token of tokens.slice(0, last)) covered += token.raw.length;
+  // Only when the tokens account for the text exactly can the split be trusted.
+  const total = tokens.reduce((n, token) => n + token.raw.length, 0);
+  // Lexing what was not sealed before, then rendering what gets sealed now and the tail.
+  let work = rest.length;
+  if (total === rest.length && last > 0) {
+    for (const token of tokens.slice(0, last)) {
+      if (token.type === "space") continue;
+      const one = Object.assign([token], { links: tokens.links });
+      fresh.push(sanitize(marked.parser(one) as string));
+    }
+    sealedLength += covered;
+    work += covered;
+  }
+  const tail = renderMarkdown(text.slice(sealedLength));
+  work += text.length - sealedLength;
+  // A new list only when blocks were added (once per block), so unchanged blocks keep their HTML.
+  const sealed = fresh.length ? [...kept, ...fresh] : kept;
+  return { source: text, sealed, sealedLength, tail, work };
 }

@@ -1,10 +1,11 @@
 import type { ComponentChildren, RefObject } from "preact";
+import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
 import { type LinkTarget, linkTarget } from "../links";
-import { renderMarkdown } from "../markdown";
+import { type MarkdownBlocks, renderBlocks, renderMarkdown } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { addAttachments, MAX_ATTACHMENTS } from "../files";
@@ -19,33 +20,28 @@ import { SandboxSettings } from "./Sandbox";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
-export function Markdown({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
+/**
+ * Rendered markdown. While `streaming`, the text is rendered block by block and only the block
+ * still being written is rendered again as text arrives (see `renderBlocks`); a finished text is
+ * rendered whole.
+ */
+export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean | undefined }) {
+  const blocks = useRef<MarkdownBlocks | undefined>(undefined);
+  const parts = useMemo(() => {
+    if (!streaming) {
+      blocks.current = undefined;
+      return [renderMarkdown(text)];
+    }
+    blocks.current = renderBlocks(text, blocks.current);
+    return [...blocks.current.sealed, blocks.current.tail];
+  }, [text, streaming]);
   const [asking, setAsking] = useState<LinkTarget | null>(null);
   const opening = useAction();
   const open = (target: LinkTarget) => void opening.run(() => api.openExternal(target.href));
-  const box = useRef<HTMLDivElement>(null);
-  // A copy button on every code block. Made here with DOM calls, never from the model's HTML
-  // (which may not contain buttons at all: DOMPurify removes them).
-  useLayoutEffect(() => {
-    for (const pre of box.current?.querySelectorAll("pre") ?? []) {
-      if (pre.querySelector(":scope > .copy-code")) continue;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "copy-code";
-      button.dataset.role = "copy-code";
-      button.textContent = t("chat.copy");
-      button.setAttribute("aria-label", t("chat.copyCode"));
-      pre.append(button);
-    }
-  }, [html]);
   return (
     <>
       <div
-        ref={box}
         class="markdown"
-        // Sanitised by renderMarkdown (DOMPurify); raw HTML from the model is escaped.
-        dangerouslySetInnerHTML={{ __html: html }}
         onClick={(e) => {
           const copy = (e.target as HTMLElement).closest<HTMLButtonElement>(".copy-code");
           if (copy) {
@@ -62,7 +58,11 @@ export function Markdown({ text }: { text: string }) {
           if (target.openable && !target.differs) open(target);
           else setAsking(target);
         }}
-      />
+      >
+        {parts.map((html, i) => (
+          <MarkdownBlock key={i} html={html} />
+        ))}
+      </div>
       {opening.error ? <p class="inline-error">{t("chat.linkFailed", { message: opening.error })}</p> : null}
       {asking ? (
         <LinkDialog
@@ -77,6 +77,30 @@ export function Markdown({ text }: { text: string }) {
     </>
   );
 }
+
+/**
+ * One block of rendered markdown, drawn again only when its HTML changes (a finished block of a
+ * streamed answer never does).
+ */
+const MarkdownBlock = memo(function MarkdownBlock({ html }: { html: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  // A copy button on every code block. Made here with DOM calls, never from the model's HTML
+  // (which may not contain buttons at all: DOMPurify removes them).
+  useLayoutEffect(() => {
+    for (const pre of box.current?.querySelectorAll("pre") ?? []) {
+      if (pre.querySelector(":scope > .copy-code")) continue;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-code";
+      button.dataset.role = "copy-code";
+      button.textContent = t("chat.copy");
+      button.setAttribute("aria-label", t("chat.copyCode"));
+      pre.append(button);
+    }
+  }, [html]);
+  // Sanitised by renderMarkdown / renderBlocks (DOMPurify); raw HTML from the model is escaped.
+  return <div ref={box} class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+});
 
 /** Copies `text` and says so on `button` for a moment (or that it failed). */
 async function copyWithFeedback(text: string, button: HTMLButtonElement): Promise<void> {
@@ -299,7 +323,7 @@ function Timeline({
       <div key={m.id} class="msg msg--assistant" data-message={m.id}>
         {m.reasoning ? <Thinking text={m.reasoning} live={streaming && !m.content && calls.length === 0} /> : null}
         {m.retry ? <RetryNotice message={m} /> : null}
-        {m.content ? <Markdown text={m.content} /> : null}
+        {m.content ? <Markdown text={m.content} streaming={streaming} /> : null}
         {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
         {calls.length ? (
           <div class="tool-cards">
@@ -404,7 +428,7 @@ function Thinking({ text, live }: { text: string; live: boolean }) {
     >
       <summary>{live ? t("chat.thinkingLive") : t("chat.thinking")}</summary>
       <div class="thinking-body">
-        <Markdown text={text} />
+        <Markdown text={text} streaming={live} />
       </div>
     </details>
   );

@@ -201,6 +201,32 @@ describe("the chat's sandbox settings", () => {
     expect(onChanged).toHaveBeenCalled();
   });
 
+  it("a choice that finishes saving while Off is being asked about leaves the question open", async () => {
+    let finish = () => {};
+    vi.mocked(api.setChatSandbox).mockImplementationOnce(
+      () =>
+        new Promise<void>((resolve) => {
+          finish = resolve;
+        }),
+    );
+    await mountSettings();
+    await act(() => {
+      radio("readOnly").click();
+    });
+    // Quicker than the save: the user goes on to Off.
+    await act(() => {
+      radio("off").click();
+    });
+    expect(root.querySelector('[data-role="sandbox-confirm-off"]')).not.toBeNull();
+    await act(async () => {
+      finish();
+      await Promise.resolve();
+    });
+    expect(root.querySelector('[data-role="sandbox-confirm-off"]')).not.toBeNull();
+    expect(api.setChatSandbox).toHaveBeenCalledTimes(1);
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "readOnly", network: false }, false);
+  });
+
   it("read-only and the network switch save at once, without asking", async () => {
     await mountSettings();
     await act(async () => {

@@ -95,7 +95,9 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
   const save = (next: ChatSandbox, confirmedOff = false) =>
     void saving.run(async () => {
       await api.setChatSandbox(chat.id, next, confirmedOff);
-      setConfirmOff(false);
+      // Only the answer to the question closes it: an earlier choice that finishes saving
+      // while the question is open leaves it open.
+      if (confirmedOff) setConfirmOff(false);
       onChanged();
     });
 
