@@ -29,6 +29,7 @@ pub mod policy;
 pub mod protocol;
 pub mod providers;
 pub mod rules;
+pub mod scale;
 pub mod secrets;
 pub mod service;
 pub mod store;

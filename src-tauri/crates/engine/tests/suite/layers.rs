@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("executor", 6),
     ("chat", 7),
     ("service", 8),
+    ("scale", 8),
 ];
 
 fn engine_src() -> PathBuf {

@@ -1,0 +1,259 @@
+//! The engine's scale figures of issue 16 (F-71) on a heavy user's year — 10,000 chats,
+//! 1,000,000 messages, 200,000 tool calls (`tollgate_engine::scale`, generated once into
+//! `target/bench-data/scale-year-<seed>` and reused) — through the same service calls the
+//! window makes. Each figure is printed beside its target first, then measured by criterion:
+//!
+//! - the sidebar's first screen of chats (≤ 50 ms);
+//! - full-text search, p95 over a set of queries (≤ 100 ms), ranked and highlighted;
+//! - opening the 5,000-message chat: its branch and its calls (≤ 300 ms);
+//! - deleting a 10,000-message chat (≤ 200 ms), and the database file not growing over
+//!   repeated write-and-delete cycles;
+//! - exporting the 5,000-message chat as Markdown (≤ 1 s).
+//!
+//! Set `TOLLGATE_SCALE_SMALL=1` for a tenth of the year (a quick look, not the figures).
+#![allow(clippy::expect_used, clippy::unwrap_used)] // benchmark set-up: a failure should stop the run
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tollgate_engine::protocol::NullSink;
+use tollgate_engine::scale::{generate, one_chat, ScaleSpec, ScaleStats};
+use tollgate_engine::secrets::Keychain;
+use tollgate_engine::service::{ExportFormat, Tollgate};
+use tollgate_engine::store::Store;
+use tollgate_engine::ChatId;
+
+/// Queries a user types: common words, a rare one, two words, a prefix.
+const QUERIES: &[&str] = &[
+    "parser",
+    "timezone differs",
+    "zebracorn",
+    "memory leak",
+    "borrow lifetime",
+    "kubernetes pod",
+    "criter",
+    "flamegraph allocation",
+    "escape key focus",
+    "retry backoff",
+];
+
+fn spec() -> ScaleSpec {
+    let mut spec = ScaleSpec::year();
+    if std::env::var_os("TOLLGATE_SCALE_SMALL").is_some() {
+        spec.chats /= 10;
+        spec.messages /= 10;
+        spec.calls /= 10;
+    }
+    spec
+}
+
+fn data_dir(spec: &ScaleSpec) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../../../target/bench-data/scale-{}-{}-{}",
+        spec.chats, spec.messages, spec.seed
+    ))
+}
+
+/// The generated year, written once (a `complete` file marks a finished one).
+fn year(rt: &tokio::runtime::Runtime) -> (PathBuf, ScaleStats) {
+    let spec = spec();
+    let dir = data_dir(&spec);
+    let done = dir.join("complete");
+    if let Ok(text) = std::fs::read_to_string(&done) {
+        let ids: Vec<ChatId> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .map(ChatId)
+            .collect();
+        return (
+            dir,
+            ScaleStats {
+                long_chats: ids,
+                ..Default::default()
+            },
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let started = Instant::now();
+    let stats = rt.block_on(async {
+        let store = Store::open_in(&dir).unwrap();
+        generate(&store, &spec, &|n| {
+            if n % 1_000 == 0 {
+                eprintln!("generating: {n}/{} chats", spec.chats);
+            }
+        })
+        .await
+        .unwrap()
+    });
+    eprintln!(
+        "generated {} chats, {} messages, {} calls in {:.0} s",
+        stats.chats,
+        stats.messages,
+        stats.calls,
+        started.elapsed().as_secs_f64()
+    );
+    let ids: Vec<String> = stats.long_chats.iter().map(|c| c.0.to_string()).collect();
+    std::fs::write(&done, ids.join(" ")).unwrap();
+    (dir, stats)
+}
+
+fn open(rt: &tokio::runtime::Runtime, dir: &Path) -> Arc<Tollgate> {
+    rt.block_on(Tollgate::open(
+        dir,
+        Keychain::new("app.tollgate.bench.scale"),
+        Arc::new(NullSink),
+    ))
+    .unwrap()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The `p`-th percentile (0–100) of `samples`.
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort();
+    let i = ((samples.len() as f64 - 1.0) * p / 100.0).round() as usize;
+    samples[i.min(samples.len() - 1)]
+}
+
+fn report(name: &str, value: f64, unit: &str, target: &str) {
+    println!("SCALE {name:<44} {value:>10.1} {unit:<3} (target {target})");
+}
+
+fn scale(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (dir, stats) = year(&rt);
+    let app = open(&rt, &dir);
+    let five_k = stats.long_chats[1];
+    let size_of = |dir: &Path| {
+        ["tollgate.db", "tollgate.db-wal"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(dir.join(f)).ok())
+            .map(|m| m.len())
+            .sum::<u64>()
+    };
+
+    // The figures beside their targets.
+    let mut sidebar = (0..20)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(rt.block_on(app.list_chats()).unwrap());
+            t.elapsed()
+        })
+        .collect::<Vec<_>>();
+    report(
+        "sidebar, first screen (median)",
+        ms(percentile(&mut sidebar, 50.0)),
+        "ms",
+        "≤ 50 ms",
+    );
+    let mut search = Vec::new();
+    for _ in 0..5 {
+        for q in QUERIES {
+            let t = Instant::now();
+            std::hint::black_box(rt.block_on(app.search_chats(q)).unwrap());
+            search.push(t.elapsed());
+        }
+    }
+    report(
+        "search, p95 over 50 queries",
+        ms(percentile(&mut search, 95.0)),
+        "ms",
+        "≤ 100 ms",
+    );
+    let mut opening = (0..10)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(rt.block_on(app.chat_history(five_k)).unwrap());
+            t.elapsed()
+        })
+        .collect::<Vec<_>>();
+    report(
+        "open the 5,000-message chat (median)",
+        ms(percentile(&mut opening, 50.0)),
+        "ms",
+        "≤ 300 ms",
+    );
+    let mut export = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(
+                rt.block_on(app.export_chat(five_k, ExportFormat::Markdown))
+                    .unwrap(),
+            );
+            t.elapsed()
+        })
+        .collect::<Vec<_>>();
+    report(
+        "export the 5,000-message chat (median)",
+        ms(percentile(&mut export, 50.0)),
+        "ms",
+        "≤ 1000 ms",
+    );
+    // The generated chats stay (the next run reuses them): deletes take fresh copies.
+    let before = size_of(&dir);
+    let mut deletes = Vec::new();
+    for round in 0..5u64 {
+        let id = rt
+            .block_on(app.store.import_chat(one_chat(10_000, 100 + round)))
+            .unwrap()
+            .id;
+        let t = Instant::now();
+        rt.block_on(app.delete_chat(id)).unwrap();
+        deletes.push(t.elapsed());
+    }
+    rt.block_on(app.store.flush()).unwrap();
+    report(
+        "delete a 10,000-message chat, p95 of 5",
+        ms(percentile(&mut deletes, 95.0)),
+        "ms",
+        "≤ 200 ms",
+    );
+    let after = size_of(&dir);
+    report(
+        "database growth over 5 write+delete cycles",
+        (after as f64 - before as f64) / 1_048_576.0,
+        "MB",
+        "bounded: about 0",
+    );
+
+    let mut g = c.benchmark_group("scale");
+    g.sample_size(10);
+    g.bench_function("sidebar first screen", |b| {
+        b.iter(|| rt.block_on(app.list_chats()).unwrap())
+    });
+    g.bench_function("search (10 queries)", |b| {
+        b.iter(|| {
+            for q in QUERIES {
+                std::hint::black_box(rt.block_on(app.search_chats(q)).unwrap());
+            }
+        })
+    });
+    g.bench_function("open 5,000-message chat", |b| {
+        b.iter(|| rt.block_on(app.chat_history(five_k)).unwrap())
+    });
+    g.bench_function("export 5,000-message chat", |b| {
+        b.iter(|| {
+            rt.block_on(app.export_chat(five_k, ExportFormat::Markdown))
+                .unwrap()
+        })
+    });
+    g.bench_function("delete 10,000-message chat", |b| {
+        b.iter_batched(
+            || {
+                rt.block_on(app.store.import_chat(one_chat(10_000, 7)))
+                    .unwrap()
+                    .id
+            },
+            |id| rt.block_on(app.delete_chat(id)).unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, scale);
+criterion_main!(benches);
