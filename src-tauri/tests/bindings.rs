@@ -41,7 +41,7 @@ use tollgate_engine::service::{
     Theme,
 };
 use tollgate_engine::store::{
-    ApprovalRecordRow, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
+    ApprovalRecordRow, ChatCursor, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
     PresetInput, ProviderConfig, ProviderInput, RecordStatus, RecordedCall, Role, RuleRow,
     SearchHit,
 };
@@ -88,6 +88,7 @@ fn render() -> String {
         PresetInput,
         Preset,
         ChatRow,
+        ChatCursor,
         NewChat,
         SearchHit,
         Role,

@@ -18,6 +18,7 @@ import type {
   ChatHistory,
   ChatId,
   ChatParams,
+  ChatCursor,
   ChatRow,
   ChatSandbox,
   Decision,
@@ -102,8 +103,13 @@ export function sandboxSupport(): Promise<SandboxSupport> {
 
 // ---- chats ----
 
-export function listChats(): Promise<ChatRow[]> {
-  return call("list_chats", {});
+/** A page of chats, newest first: `limit` after `after` (from the top when null). */
+export function listChats(after: ChatCursor | null, limit: number): Promise<ChatRow[]> {
+  return call("list_chats", { after, limit });
+}
+/** One chat; null once it was deleted. */
+export function getChat(chat: ChatId): Promise<ChatRow | null> {
+  return call("get_chat", { chat });
 }
 /** The chat's provider (null: the first configured one) and model ("" : the provider's default). */
 export function setChatModel(chat: ChatId, providerId: number | null, model: string): Promise<void> {

@@ -109,6 +109,8 @@ export type ChatRow = { id: ChatId, title: string, providerId: number | null, mo
  */
 params: ChatParams, createdAt: number, updatedAt: number, };
 
+export type ChatCursor = { updatedAt: number, id: ChatId, };
+
 export type NewChat = { title: string, providerId?: number, model: string, systemPrompt: string, workspace?: string, 
 /**
  * Temperature and answer length (a chat started from a preset).
@@ -117,7 +119,8 @@ params?: ChatParams, };
 
 export type SearchHit = { chat: ChatId, title: string, 
 /**
- * A short excerpt around the match, with the match in `[` `]`; empty for title matches.
+ * A short excerpt around the match, the match between [`MATCH_START`] and [`MATCH_END`];
+ * empty for title matches.
  */
 snippet: string, 
 /**

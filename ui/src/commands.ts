@@ -2,14 +2,15 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
   ui_ready: { args: Record<string, never>; result: void };
   log_folder: { args: Record<string, never>; result: string | null };
   open_log_folder: { args: Record<string, never>; result: void };
-  list_chats: { args: Record<string, never>; result: ChatRow[] };
+  list_chats: { args: { after: ChatCursor | null; limit: number }; result: ChatRow[] };
+  get_chat: { args: { chat: ChatId }; result: ChatRow | null };
   create_chat: { args: { chat: NewChat }; result: ChatRow };
   rename_chat: { args: { chat: ChatId; title: string }; result: void };
   delete_chat: { args: { chat: ChatId }; result: void };

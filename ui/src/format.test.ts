@@ -70,12 +70,14 @@ describe("tool card formatting", () => {
 
   it("classifies diff lines and search snippets", () => {
     expect(diffLines("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n ctx").map((l) => l.kind)).toEqual(["meta", "meta", "hunk", "del", "add", "ctx"]);
-    expect(snippetParts("a [b] c [d]")).toEqual([
+    expect(snippetParts("a \uE000b\uE001 c[0] \uE000d\uE001")).toEqual([
       { text: "a ", match: false },
       { text: "b", match: true },
-      { text: " c ", match: false },
+      { text: " c[0] ", match: false },
       { text: "d", match: true },
     ]);
+    // Brackets in the text are never taken for a match.
+    expect(snippetParts("let [a, b] = x")).toEqual([{ text: "let [a, b] = x", match: false }]);
   });
 });
 

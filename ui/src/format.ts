@@ -253,7 +253,9 @@ export function diffLines(diff: string): Array<{ kind: DiffKind; text: string }>
 /** Splits a search snippet (matches marked with [ ]) into plain and highlighted parts. */
 export function snippetParts(snippet: string): Array<{ text: string; match: boolean }> {
   const parts: Array<{ text: string; match: boolean }> = [];
-  const re = /\[([^\]]*)\]/g;
+  // The engine marks matches with two private-use characters (MATCH_START, MATCH_END), which
+  // no text contains: brackets in the text itself stay text.
+  const re = /\uE000([^\uE001]*)\uE001/g;
   let last = 0;
   for (let m = re.exec(snippet); m; m = re.exec(snippet)) {
     if (m.index > last) parts.push({ text: snippet.slice(last, m.index), match: false });

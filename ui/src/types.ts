@@ -27,6 +27,7 @@ export type {
   ChatHistory,
   ChatId,
   ChatParams,
+  ChatCursor,
   ChatRow,
   ChatSandbox,
   SandboxLevel,

@@ -5,12 +5,26 @@ use crate::state::AppState;
 use tauri::State;
 use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ChatHistory, ExportFormat};
-use tollgate_engine::store::{ChatParams, ChatRow, NewChat, SearchHit};
+use tollgate_engine::store::{ChatCursor, ChatParams, ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
 
+/// A page of the sidebar's chats, newest first: `limit` after `after` (the top when absent).
 #[tauri::command]
-pub async fn list_chats(state: State<'_, AppState>) -> Result<Vec<ChatRow>, CommandError> {
-    Ok(state.app.list_chats().await?)
+pub async fn list_chats(
+    state: State<'_, AppState>,
+    after: Option<ChatCursor>,
+    limit: u32,
+) -> Result<Vec<ChatRow>, CommandError> {
+    Ok(state.app.list_chats_page(after, limit).await?)
+}
+
+/// One chat, `None` once deleted: the chat on screen when no loaded page holds it.
+#[tauri::command]
+pub async fn get_chat(
+    state: State<'_, AppState>,
+    chat: ChatId,
+) -> Result<Option<ChatRow>, CommandError> {
+    Ok(state.app.chat(chat).await?)
 }
 
 #[tauri::command]

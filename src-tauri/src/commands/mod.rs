@@ -34,6 +34,7 @@ commands![
     app::log_folder,
     app::open_log_folder,
     chats::list_chats,
+    chats::get_chat,
     chats::create_chat,
     chats::rename_chat,
     chats::delete_chat,

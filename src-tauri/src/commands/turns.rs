@@ -4,17 +4,22 @@ use crate::state::AppState;
 use tauri::ipc::Channel;
 use tauri::State;
 use tollgate_engine::chat::attachments::Attachment;
-use tollgate_engine::chat::{ChatEvent, TurnInput, UserInput};
+use tollgate_engine::chat::{coalesce, ChatEvent, TurnInput, UserInput};
 use tollgate_engine::protocol::CommandError;
 use tollgate_engine::service::ModelChoice;
 use tollgate_engine::ChatId;
 
+/// The turn's events to the window, streamed text gathered a frame at a time
+/// (`chat::coalesce`): one message to the webview per frame, not per token.
 fn forward(channel: Channel<ChatEvent>) -> Box<dyn Fn(ChatEvent) + Send + Sync> {
-    Box::new(move |event| {
-        if let Err(e) = channel.send(event) {
-            tracing::warn!("a chat event could not reach the window: {e}");
-        }
-    })
+    Box::new(coalesce::coalesced(
+        move |event| {
+            if let Err(e) = channel.send(event) {
+                tracing::warn!("a chat event could not reach the window: {e}");
+            }
+        },
+        coalesce::FRAME,
+    ))
 }
 
 /// Sends a message with its attached files (F-57), starting a turn. An empty message, or a

@@ -5,6 +5,7 @@ import type { GroupView, SettingsView } from "../types";
 
 vi.mock("../api", () => ({
   listChats: vi.fn(),
+  getChat: vi.fn(),
   waitingCounts: vi.fn(),
   listProviders: vi.fn(),
   getSettings: vi.fn(),

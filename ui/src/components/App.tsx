@@ -6,6 +6,7 @@ import * as session from "../session";
 import { chatStore } from "../store";
 import type { ChatId, ChatRow, SettingsView, Theme } from "../types";
 import { ChatView } from "./ChatView";
+import { useChatPages } from "./chatPages";
 import { useAction, useLoad } from "./hooks";
 import { Icon } from "./icons";
 import { type SettingsTab, SettingsScreen } from "./settings/Settings";
@@ -63,13 +64,29 @@ function applyLook(s: SettingsView): void {
   setLanguage(s.app.language);
 }
 
-/** The chats, newest first; if the chat in view went away, the first one is shown instead. */
-function shownChat(rows: ChatRow[], current: ChatId | null): ChatRow | null {
-  return rows.find((c) => c.id === current) ?? rows[0] ?? null;
+/**
+ * The chat to show: the one picked, from the pages read or read on its own (an older chat opened
+ * from a search or a notification); the newest when none was picked or the picked one went away.
+ */
+function shownChat(rows: ChatRow[], current: ChatId | null, single: SingleChat): ChatRow | null {
+  const listed = rows.find((c) => c.id === current);
+  if (listed) return listed;
+  if (current !== null && single.id === current) {
+    // Still being read: nothing rather than another chat for a moment.
+    if (single.row === undefined) return null;
+    if (single.row !== null) return single.row;
+  }
+  return rows[0] ?? null;
+}
+
+/** A chat read on its own: undefined while it is read, null once it turned out deleted. */
+interface SingleChat {
+  id: ChatId | null;
+  row: ChatRow | null | undefined;
 }
 
 export function App() {
-  const chatsLoad = useLoad(() => api.listChats(), []);
+  const chatsLoad = useChatPages();
   const chats = chatsLoad.data ?? [];
   const reloadChats = chatsLoad.reload;
   /** The chat the user picked; `currentChat` falls back to the first one while it is not in the list. */
@@ -94,7 +111,21 @@ export function App() {
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const confirming = useAction();
   const searchRef = useRef<HTMLInputElement>(null);
-  const currentChat = shownChat(chats, current);
+  const [single, setSingle] = useState<SingleChat>({ id: null, row: null });
+  // The picked chat when no page read holds it; read again whenever the pages are.
+  useEffect(() => {
+    if (current === null || chats.some((c) => c.id === current)) return;
+    let live = true;
+    setSingle((s) => (s.id === current ? s : { id: current, row: undefined }));
+    api.getChat(current).then(
+      (row) => live && setSingle({ id: current, row }),
+      () => live && setSingle({ id: current, row: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [current, chats]);
+  const currentChat = shownChat(chats, current, single);
   const currentId = currentChat?.id ?? null;
   const currentRef = useRef<ChatId | null>(null);
   currentRef.current = currentId;
@@ -235,6 +266,8 @@ export function App() {
     <div class={`app${showLog && view === "chat" && currentChat ? " with-log" : ""}`}>
       <Sidebar
         chats={chats}
+        moreChats={chatsLoad.more}
+        onMoreChats={() => void chatsLoad.loadMore()}
         loadError={chatsLoad.error}
         notices={sidebarNotices}
         current={view === "chat" ? currentId : null}

@@ -22,16 +22,15 @@ import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
 /**
  * Rendered markdown. While `streaming`, the text is rendered block by block and only the block
- * still being written is rendered again as text arrives (see `renderBlocks`); a finished text is
- * rendered whole.
+ * still being written is rendered again as text arrives (see `renderBlocks`), and the blocks stay
+ * when it finishes; a text that was never streamed here is rendered whole.
  */
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean | undefined }) {
   const blocks = useRef<MarkdownBlocks | undefined>(undefined);
   const parts = useMemo(() => {
-    if (!streaming) {
-      blocks.current = undefined;
-      return [renderMarkdown(text)];
-    }
+    // An answer that was streamed here keeps its blocks when it finishes (rendering 50,000
+    // characters whole at that moment would stall the window); others render whole, once.
+    if (!streaming && blocks.current === undefined) return [renderMarkdown(text)];
     blocks.current = renderBlocks(text, blocks.current);
     return [...blocks.current.sealed, blocks.current.tail];
   }, [text, streaming]);

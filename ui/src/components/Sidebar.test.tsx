@@ -34,11 +34,17 @@ beforeEach(() => {
 });
 afterEach(() => render(null, root));
 
-async function mount(presets: Preset[] = [], onNewFromPreset: (id: number) => void = () => {}, onImport: () => void = () => {}) {
+async function mount(
+  presets: Preset[] = [],
+  onNewFromPreset: (id: number) => void = () => {},
+  onImport: () => void = () => {},
+  more: { moreChats: boolean; onMoreChats: () => void } = { moreChats: false, onMoreChats: () => {} },
+) {
   await act(async () => {
     render(
       <Sidebar
         chats={chats}
+        {...more}
         loadError={null}
         notices={[]}
         current={1}
@@ -74,15 +80,48 @@ async function settle() {
   await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
 }
 
+describe("older chats", () => {
+  it("are read on the button at the end of the list, and only while some are left", async () => {
+    const onMoreChats = vi.fn();
+    await mount([], undefined, undefined, { moreChats: true, onMoreChats });
+    const button = root.querySelector<HTMLButtonElement>('[data-role="more-chats"]');
+    expect(button?.textContent).toBe("Show older chats");
+    await act(() => button?.click());
+    expect(onMoreChats).toHaveBeenCalledTimes(1);
+    await mount([], undefined, undefined, { moreChats: false, onMoreChats });
+    expect(root.querySelector('[data-role="more-chats"]')).toBeNull();
+  });
+
+  it("are read as the list scrolls near its end", async () => {
+    const onMoreChats = vi.fn();
+    await mount([], undefined, undefined, { moreChats: true, onMoreChats });
+    const nav = root.querySelector<HTMLElement>("nav.chat-list");
+    if (!nav) throw new Error("no list");
+    // jsdom lays nothing out: the sizes a 5,000-pixel list shows in a 600-pixel box.
+    Object.defineProperties(nav, { scrollHeight: { value: 5000 }, clientHeight: { value: 600 } });
+    nav.scrollTop = 1000;
+    await act(() => {
+      nav.dispatchEvent(new Event("scroll"));
+    });
+    expect(onMoreChats).not.toHaveBeenCalled();
+    nav.scrollTop = 3900;
+    await act(() => {
+      nav.dispatchEvent(new Event("scroll"));
+    });
+    expect(onMoreChats).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe("chat search", () => {
   it("searches once typing pauses and shows the hits", async () => {
-    vi.mocked(api.searchChats).mockResolvedValue([{ chat: 1, title: "Travel plans", snippet: "book the [train]", message: 12 }]);
+    vi.mocked(api.searchChats).mockResolvedValue([{ chat: 1, title: "Travel plans", snippet: "book the \uE000train\uE001 to [B]", message: 12 }]);
     await mount();
     await type("tr");
     await type("train");
     await settle();
     expect(vi.mocked(api.searchChats).mock.calls).toEqual([["train"]]);
-    expect(root.querySelector(".chat-list .snippet")?.textContent).toContain("train");
+    expect(root.querySelector(".chat-list .snippet")?.textContent).toBe("book the train to [B]");
+    expect(root.querySelector(".chat-list .snippet mark")?.textContent).toBe("train");
   });
 
   it("shows why a search failed instead of the unfiltered list", async () => {

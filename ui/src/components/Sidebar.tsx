@@ -11,7 +11,12 @@ import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
 const SEARCH_DELAY_MS = 150;
 
 interface Props {
+  /** The chats read so far, newest first (a page at a time). */
   chats: ChatRow[];
+  /** Whether older chats are left to read. */
+  moreChats: boolean;
+  /** Reads the next page of older chats (near the end of the list, or on its button). */
+  onMoreChats: () => void;
   /** Why the chat list could not be read (shown instead of the list). */
   loadError: string | null;
   /** Failures of the sidebar's own actions and badges (a new chat, the waiting counts), shown above the list. */
@@ -156,7 +161,14 @@ export function Sidebar(props: Props) {
           {n}
         </p>
       ))}
-      <nav class="chat-list">
+      <nav
+        class="chat-list"
+        onScroll={(e) => {
+          // The next page is read before the end comes into view.
+          const nav = e.currentTarget;
+          if (!searching && props.moreChats && nav.scrollTop + nav.clientHeight > nav.scrollHeight - 600) props.onMoreChats();
+        }}
+      >
         {searching ? (
           <SearchResults hits={search.data ?? []} query={query} error={search.error} onSelect={props.onSelect} current={props.current} />
         ) : (
@@ -214,11 +226,18 @@ function ChatList(props: Props) {
   if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
   if (props.chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
   return (
-    <ul>
-      {props.chats.map((c) => (
-        <ChatItem key={c.id} chat={c} {...props} />
-      ))}
-    </ul>
+    <>
+      <ul>
+        {props.chats.map((c) => (
+          <ChatItem key={c.id} chat={c} {...props} />
+        ))}
+      </ul>
+      {props.moreChats ? (
+        <button type="button" class="link-btn more-chats" data-role="more-chats" onClick={props.onMoreChats}>
+          {t("sidebar.moreChats")}
+        </button>
+      ) : null}
+    </>
   );
 }
 

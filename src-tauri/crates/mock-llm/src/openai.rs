@@ -23,11 +23,16 @@ pub type Call<'a> = (&'a str, &'a str, &'a str);
 
 /// Frames for text and tool calls.
 pub fn frames(text: &str, calls: &[Call<'_>]) -> Vec<String> {
+    frames_in(text, 4, calls)
+}
+
+/// Frames for text streamed `chars` characters a chunk, and tool calls.
+pub fn frames_in(text: &str, chars: usize, calls: &[Call<'_>]) -> Vec<String> {
     let mut out = vec![frame(chunk(
         json!({"role": "assistant", "content": ""}),
         None,
     ))];
-    for p in pieces(text, 4) {
+    for p in pieces(text, chars) {
         out.push(frame(chunk(json!({"content": p}), None)));
     }
     for (i, (id, name, args)) in calls.iter().enumerate() {
@@ -59,6 +64,12 @@ pub fn frames(text: &str, calls: &[Call<'_>]) -> Vec<String> {
 /// A streamed text answer.
 pub fn text(text: &str) -> Reply {
     Reply::sse(frames(text, &[]))
+}
+
+/// A streamed text answer, `chars` characters a chunk (a long answer in as many chunks as a
+/// model would send).
+pub fn text_in(text: &str, chars: usize) -> Reply {
+    Reply::sse(frames_in(text, chars, &[]))
 }
 
 /// A streamed answer with tool calls (and optional text before them).

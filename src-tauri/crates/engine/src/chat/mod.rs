@@ -7,6 +7,7 @@
 //! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
 
 pub mod attachments;
+pub mod coalesce;
 pub mod export;
 pub mod fence;
 pub mod history;

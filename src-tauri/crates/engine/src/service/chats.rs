@@ -3,7 +3,7 @@
 
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
-use crate::store::{ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
+use crate::store::{ChatCursor, ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
 use serde::{Deserialize, Serialize};
 
 /// A chat's messages and recorded tool calls, to rebuild the timeline on open.
@@ -96,6 +96,21 @@ pub fn export_file_name(title: &str, format: ExportFormat) -> String {
 impl Tollgate {
     pub async fn list_chats(&self) -> Result<Vec<ChatRow>, ServiceError> {
         Ok(self.store.list_chats().await?)
+    }
+
+    /// A page of the sidebar: at most `limit` (1 to 500) chats after `after`, newest first.
+    pub async fn list_chats_page(
+        &self,
+        after: Option<ChatCursor>,
+        limit: u32,
+    ) -> Result<Vec<ChatRow>, ServiceError> {
+        let limit = limit.clamp(1, 500) as usize;
+        Ok(self.store.list_chats_page(after, limit).await?)
+    }
+
+    /// One chat (`None` once deleted): the one on screen when it is not on a loaded page.
+    pub async fn chat(&self, chat: ChatId) -> Result<Option<ChatRow>, ServiceError> {
+        Ok(self.store.chat(chat).await?)
     }
 
     pub async fn create_chat(&self, chat: NewChat) -> Result<ChatRow, ServiceError> {

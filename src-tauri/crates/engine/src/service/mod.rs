@@ -215,6 +215,25 @@ pub struct Tollgate {
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
     /// The folders no sandboxed command may read (F-46).
     hidden: Arc<[PathBuf]>,
+    /// Wakes the task that purges what deleted chats left behind (F-71).
+    purger: Arc<tokio::sync::Notify>,
+}
+
+/// Purges the rows deleted chats left behind (`Store::purge_deleted`) whenever a chat is
+/// deleted, and once at start. Holds the app weakly: it ends with the app.
+async fn purge_deleted_chats(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) {
+    loop {
+        let Some(store) = app.upgrade().map(|a| a.store.clone()) else {
+            return;
+        };
+        if let Err(e) = store.purge_deleted().await {
+            tracing::warn!(
+                "purging deleted chats stopped: {e}; it is tried again on the next delete"
+            );
+        }
+        drop(store);
+        wake.notified().await;
+    }
 }
 
 impl Tollgate {
@@ -265,7 +284,13 @@ impl Tollgate {
             turns: Mutex::new(HashMap::new()),
             hidden,
             store,
+            purger: Arc::new(tokio::sync::Notify::new()),
         });
+        // Also purges what a purge cut short by a crash left.
+        tokio::spawn(purge_deleted_chats(
+            Arc::downgrade(&this),
+            Arc::clone(&this.purger),
+        ));
         this.start_mcp().await?;
         Ok(this)
     }
@@ -433,6 +458,7 @@ impl Tollgate {
         self.executors.lock().await.remove(&chat);
         self.store.delete_chat(chat).await?;
         self.rules.forget_chat(chat);
+        self.purger.notify_one();
         Ok(())
     }
 

@@ -6,6 +6,18 @@ use crate::protocol::ChatToolOverrides;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+/// Where a page of chats ends: the last row's `updated_at` and id (see
+/// [`Store::list_chats_page`]).
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCursor {
+    pub updated_at: i64,
+    pub id: ChatId,
+}
+
+/// Rows a purge step removes: about 15 ms of work, short enough for a read to wait on.
+const PURGE_STEP: usize = 1_000;
+
 /// What a new chat starts with.
 #[derive(ts_rs::TS, Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -111,6 +123,28 @@ impl Store {
         .await
     }
 
+    /// A page of chats, most recently updated first: the `limit` after `after` (from the top
+    /// when `None`). The sidebar reads its list this way, so a year of chats costs no more to
+    /// show than its first screen.
+    pub async fn list_chats_page(
+        &self,
+        after: Option<ChatCursor>,
+        limit: usize,
+    ) -> StoreResult<Vec<ChatRow>> {
+        self.call(move |c| {
+            let (updated_at, id) = after.map_or((i64::MAX, i64::MAX), |a| (a.updated_at, a.id.0));
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM chats WHERE (updated_at, id) < (?1, ?2)
+                 ORDER BY updated_at DESC, id DESC LIMIT ?3"
+            ))?;
+            let rows = stmt
+                .query_map(params![updated_at, id, limit as i64], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.into_iter().map(with_overrides).collect()
+        })
+        .await
+    }
+
     /// Every chat, most recently updated first.
     pub async fn list_chats(&self) -> StoreResult<Vec<ChatRow>> {
         self.call(|c| {
@@ -202,11 +236,94 @@ impl Store {
     }
 
     /// Deletes a chat with its messages, calls, records, chat rules and variables.
+    ///
+    /// The chat's row goes at once, with its rules; its messages, calls, records and variables
+    /// stay behind, unreachable (every read starts from the chat), until
+    /// [`Store::purge_deleted`] removes them in small steps. A 10,000-message chat would
+    /// otherwise hold the database for the length of one long cascade (issue 16).
     pub async fn delete_chat(&self, id: ChatId) -> StoreResult<()> {
-        self.update_chat(id, move |c| {
-            c.execute("DELETE FROM chats WHERE id = ?1", [id.0])
+        let deleted = self
+            .call(move |c| {
+                // The cascades are what the purge does later: off for this one transaction (the
+                // pragma has no effect inside one, so it is set around it).
+                c.pragma_update(None, "foreign_keys", "OFF")?;
+                let deleted = (|| {
+                    let tx = c.transaction()?;
+                    let n = tx.execute("DELETE FROM chats WHERE id = ?1", [id.0])?;
+                    if n > 0 {
+                        tx.execute("DELETE FROM rules WHERE chat_id = ?1", [id.0])?;
+                        tx.execute(
+                            "INSERT OR IGNORE INTO chat_purges(chat_id) VALUES (?1)",
+                            [id.0],
+                        )?;
+                    }
+                    tx.commit()?;
+                    Ok::<_, rusqlite::Error>(n)
+                })();
+                c.pragma_update(None, "foreign_keys", "ON")?;
+                Ok(deleted?)
+            })
+            .await?;
+        if deleted == 0 {
+            return Err(StoreError::NotFound(format!("chat {id} does not exist")));
+        }
+        Ok(())
+    }
+
+    /// Removes up to `batch` rows left behind by deleted chats, in one short transaction, and
+    /// gives the freed pages back to the file system (on a database made with incremental
+    /// vacuum). Returns whether rows are left for another step.
+    pub async fn purge_deleted_step(&self, batch: usize) -> StoreResult<bool> {
+        self.call(move |c| {
+            let Some(chat) = c
+                .query_row("SELECT chat_id FROM chat_purges LIMIT 1", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .optional()?
+            else {
+                return Ok(false);
+            };
+            let tx = c.transaction()?;
+            let mut left = batch;
+            for table in ["tool_calls", "messages"] {
+                if left == 0 {
+                    break;
+                }
+                left -= tx.execute(
+                    &format!(
+                        "DELETE FROM {table} WHERE id IN \
+                         (SELECT id FROM {table} WHERE chat_id = ?1 LIMIT ?2)"
+                    ),
+                    params![chat, left as i64],
+                )?;
+            }
+            if left > 0 {
+                // The chat's calls and messages are gone: the small rest, and the chat is done.
+                for table in ["variables", "approval_records", "rules", "chat_purges"] {
+                    tx.execute(&format!("DELETE FROM {table} WHERE chat_id = ?1"), [chat])?;
+                }
+            }
+            tx.commit()?;
+            // The pragma frees a page for each step it is run: all of them, up to 16 MB a time.
+            let mut vacuum = c.prepare_cached("PRAGMA incremental_vacuum(4096)")?;
+            let mut freed = vacuum.query([])?;
+            while freed.next()?.is_some() {}
+            drop(freed);
+            drop(vacuum);
+            Ok(
+                c.query_row("SELECT EXISTS (SELECT 1 FROM chat_purges)", [], |r| {
+                    r.get(0)
+                })?,
+            )
         })
         .await
+    }
+
+    /// Purges everything deleted chats left behind, a step at a time so that other reads and
+    /// writes go between the steps.
+    pub async fn purge_deleted(&self) -> StoreResult<()> {
+        while self.purge_deleted_step(PURGE_STEP).await? {}
+        Ok(())
     }
 
     async fn update_chat<F>(&self, id: ChatId, f: F) -> StoreResult<()>
@@ -283,5 +400,182 @@ mod tests {
         let store = Store::open_in(dir.path()).unwrap();
         let d = store.create_chat(NewChat::default()).await.unwrap();
         assert!(d.id.0 > c.id.0, "{} reused after {}", d.id, c.id);
+    }
+
+    /// Rows of `chat` in each table a chat owns.
+    async fn rows_of(store: &Store, chat: ChatId) -> Vec<(&'static str, i64)> {
+        store
+            .call(move |c| {
+                let mut out = Vec::new();
+                for table in [
+                    "messages",
+                    "tool_calls",
+                    "variables",
+                    "approval_records",
+                    "rules",
+                ] {
+                    let n: i64 = c.query_row(
+                        &format!("SELECT count(*) FROM {table} WHERE chat_id = ?1"),
+                        [chat.0],
+                        |r| r.get(0),
+                    )?;
+                    out.push((table, n));
+                }
+                Ok(out)
+            })
+            .await
+            .unwrap()
+    }
+
+    /// A chat of `size` messages with calls, a variable, an ask-once record and a chat rule.
+    async fn full_chat(store: &Store, size: usize, seed: u64) -> ChatId {
+        let chat = store
+            .import_chat(crate::scale::one_chat(size, seed))
+            .await
+            .unwrap()
+            .id;
+        store.put_variable(chat, "c1_result".into(), "tool_result", "42".into(), 0);
+        store
+            .put_approval_record(super::super::ApprovalRecordRow {
+                chat,
+                tool: "run_command".into(),
+                args_hash: "h".into(),
+                args: "{}".into(),
+                workspace: None,
+                allowed: true,
+                created_at: 0,
+            })
+            .await
+            .unwrap();
+        store
+            .insert_rule(
+                "run_command".into(),
+                Some("ls *".into()),
+                "allow".into(),
+                Some(chat),
+            )
+            .await
+            .unwrap();
+        store.flush().await.unwrap();
+        chat
+    }
+
+    #[tokio::test]
+    async fn a_deleted_chat_is_gone_at_once_and_its_rows_are_purged_even_after_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let kept = full_chat(&store, 40, 1).await;
+        let gone = full_chat(&store, 3_000, 2).await;
+        let before = rows_of(&store, kept).await;
+        assert!(before.iter().all(|(_, n)| *n > 0), "{before:?}");
+        let word = store.chat_messages(gone).await.unwrap()[0]
+            .content
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_string();
+
+        store.delete_chat(gone).await.unwrap();
+        assert!(store.chat(gone).await.unwrap().is_none());
+        assert!(store
+            .list_chats()
+            .await
+            .unwrap()
+            .iter()
+            .all(|c| c.id != gone));
+        assert!(store
+            .rules()
+            .await
+            .unwrap()
+            .iter()
+            .all(|r| r.chat != Some(gone)));
+        assert!(store
+            .search_chats(&word)
+            .await
+            .unwrap()
+            .iter()
+            .all(|h| h.chat != gone));
+        // One step, then a restart: the purge goes on where it stopped.
+        assert!(store.purge_deleted_step(500).await.unwrap());
+        drop(store);
+        let store = Store::open_in(dir.path()).unwrap();
+        assert!(rows_of(&store, gone).await.iter().any(|(_, n)| *n > 0));
+        store.purge_deleted().await.unwrap();
+        assert!(
+            rows_of(&store, gone).await.iter().all(|(_, n)| *n == 0),
+            "{:?}",
+            rows_of(&store, gone).await
+        );
+        assert_eq!(
+            rows_of(&store, kept).await,
+            before,
+            "another chat's rows are kept"
+        );
+        assert!(!store.purge_deleted_step(500).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_new_database_gives_deleted_chats_pages_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let pages = |store: &Store| {
+            let store = store.clone();
+            async move {
+                store
+                    .call(|c| {
+                        c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+                        Ok(c.query_row("PRAGMA page_count", [], |r| r.get::<_, i64>(0))?)
+                    })
+                    .await
+                    .unwrap()
+            }
+        };
+        let empty = pages(&store).await;
+        let chat = full_chat(&store, 2_000, 3).await;
+        let full = pages(&store).await;
+        store.delete_chat(chat).await.unwrap();
+        store.purge_deleted().await.unwrap();
+        let after = pages(&store).await;
+        assert!(full > empty * 4, "{empty} → {full}");
+        assert!(
+            after < empty + (full - empty) / 4,
+            "{empty} → {full} → {after}"
+        );
+    }
+
+    #[tokio::test]
+    async fn pages_of_chats_cover_the_list_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        for _ in 0..25 {
+            store.create_chat(NewChat::default()).await.unwrap();
+        }
+        // Ties in updated_at are broken by id, so no row is skipped or shown twice.
+        store
+            .call(|c| Ok(c.execute("UPDATE chats SET updated_at = 5 WHERE id % 3 = 0", [])?))
+            .await
+            .unwrap();
+        let all: Vec<ChatId> = store
+            .list_chats()
+            .await
+            .unwrap()
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        let mut paged = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store.list_chats_page(after, 7).await.unwrap();
+            assert!(page.len() <= 7);
+            let Some(last) = page.last() else { break };
+            after = Some(ChatCursor {
+                updated_at: last.updated_at,
+                id: last.id,
+            });
+            paged.extend(page.iter().map(|c| c.id));
+        }
+        assert_eq!(paged, all);
+        assert_eq!(paged.len(), 25);
     }
 }

@@ -199,6 +199,17 @@ const V8: &str = r#"
 ALTER TABLE tool_calls ADD COLUMN sandbox TEXT;
 "#;
 
+/// A heavy user's year (F-71). Deleting a chat takes its row at once and leaves its messages,
+/// calls, records and variables to be purged in small steps (`chat_purges` lists the chats whose
+/// rows are left, so a purge cut short by a crash goes on at the next start). The sidebar reads
+/// chats a page at a time, newest first, ties by id; chat rules are found by chat.
+const V9: &str = r#"
+CREATE TABLE chat_purges (chat_id INTEGER PRIMARY KEY);
+DROP INDEX chats_updated;
+CREATE INDEX chats_by_update ON chats(updated_at DESC, id DESC);
+CREATE INDEX rules_chat ON rules(chat_id);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -209,6 +220,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V6),
         M::up(V7),
         M::up(V8),
+        M::up(V9),
     ])
 }
 
@@ -231,7 +243,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 8);
+        assert_eq!(version, 9);
     }
 
     #[test]

@@ -24,13 +24,13 @@ mod settings;
 mod variables;
 
 pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
-pub use chats::{ChatParams, ChatRow, NewChat};
+pub use chats::{ChatCursor, ChatParams, ChatRow, NewChat};
 pub use import::{ImportedChat, ImportedMessage};
 pub use messages::{MessageRow, MessageStatus, Role, Under};
 pub use presets::{Preset, PresetInput};
 pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};
-pub use search::{fts_query, SearchHit};
+pub use search::{fts_query, SearchHit, MATCH_END, MATCH_START};
 pub use variables::VariableRow;
 
 use rusqlite::Connection;
@@ -187,6 +187,16 @@ impl Store {
             source,
         })?;
         let mut conn = Connection::open(path).map_err(open_err)?;
+        // A new database gives the pages of deleted chats back to the file system
+        // (`purge_deleted_step`); the mode can only be chosen before the first table exists.
+        // An older database keeps its free pages for new rows, so it does not grow either.
+        let empty: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(open_err)?;
+        if empty == 0 {
+            conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(open_err)?;
+        }
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")

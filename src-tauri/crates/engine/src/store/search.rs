@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 pub struct SearchHit {
     pub chat: ChatId,
     pub title: String,
-    /// A short excerpt around the match, with the match in `[` `]`; empty for title matches.
+    /// A short excerpt around the match, the match between [`MATCH_START`] and [`MATCH_END`];
+    /// empty for title matches.
     pub snippet: String,
     /// The message that matched (none for a title match): opening the hit shows its branch.
     pub message: Option<i64>,
@@ -31,12 +32,28 @@ pub fn fts_query(input: &str) -> Option<String> {
     Some(q)
 }
 
+/// Where a match starts in a snippet: a private-use character, which neither model text nor a
+/// user types, so text such as `a[0]` is never mistaken for a match.
+pub const MATCH_START: char = '\u{E000}';
+/// Where a match ends in a snippet.
+pub const MATCH_END: char = '\u{E001}';
+/// Words shown around the first match in an excerpt, as FTS5's snippet() would.
+const EXCERPT_WORDS: usize = 10;
+/// At most this many hits.
+const MAX_HITS: usize = 50;
+/// Matching messages ranked, newest first: a heavy user's common word matches a good part of a
+/// million messages, and scoring them all would take far longer than a keystroke (issue 16).
+/// The newest matches are the ones a user looks for; a rare word is in fewer than this anyway.
+const RANKED_MATCHES: usize = 2_000;
+
 impl Store {
-    /// Chats whose title or messages match `query`, best first (at most 50).
+    /// Chats whose title or messages match `query` (at most 50): titles first, newest first; then
+    /// the best-ranked message of each other chat, among the newest matching messages.
     pub async fn search_chats(&self, query: &str) -> StoreResult<Vec<SearchHit>> {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());
         };
+        let query = query.to_string();
         let like = format!(
             "%{}%",
             query
@@ -54,26 +71,157 @@ impl Store {
                 let (chat, title) = row?;
                 hits.push(SearchHit { chat, title, snippet: String::new(), message: None });
             }
+            // Ranked among the newest matches only (FTS5 walks its index newest first and stops);
+            // messages of deleted chats waiting to be purged have no chat row and drop out.
             let mut texts = c.prepare_cached(
-                "SELECT m.chat_id, c.title, snippet(messages_fts, 0, '[', ']', '…', 10), m.id
-                 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN chats c ON c.id = m.chat_id
-                 WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 200",
+                "SELECT m.chat_id, c.title, m.id
+                 FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ?1
+                       ORDER BY rowid DESC LIMIT ?2) f
+                 JOIN messages m ON m.id = f.rowid JOIN chats c ON c.id = m.chat_id
+                 ORDER BY f.rank",
             )?;
-            for row in texts.query_map([&fts], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?)))? {
-                let (chat, title, snippet, message) = row?;
-                let full = hits.len() >= 50;
-                match hits.iter_mut().find(|h| h.chat == chat) {
-                    Some(h) if h.snippet.is_empty() => {
-                        h.snippet = snippet;
-                        h.message = Some(message);
+            let mut found: Vec<(usize, i64)> = Vec::new();
+            for row in texts.query_map(rusqlite::params![&fts, RANKED_MATCHES as i64], |r| {
+                Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
+            })? {
+                let (chat, title, message) = row?;
+                match hits.iter().position(|h| h.chat == chat) {
+                    Some(i) if hits[i].message.is_none() => {
+                        hits[i].message = Some(message);
+                        found.push((i, message));
                     }
                     Some(_) => {}
-                    None if !full => hits.push(SearchHit { chat, title, snippet, message: Some(message) }),
+                    None if hits.len() < MAX_HITS => {
+                        hits.push(SearchHit { chat, title, snippet: String::new(), message: Some(message) });
+                        found.push((hits.len() - 1, message));
+                    }
                     None => {}
                 }
+            }
+            // Excerpts only for the hits shown, made here: FTS5's snippet() expands the prefix
+            // word again for every message, some 15 ms each on a year of messages.
+            let words = query_words(&query);
+            let mut content = c.prepare_cached("SELECT content FROM messages WHERE id = ?1")?;
+            for (i, message) in found {
+                let text: String = content.query_row([message], |r| r.get(0))?;
+                hits[i].snippet = excerpt(&text, &words);
             }
             Ok(hits)
         })
         .await
+    }
+}
+
+/// The words of a query as FTS5's default tokenizer splits them (runs of letters and digits,
+/// lowercased); the last one matches as a prefix.
+fn query_words(query: &str) -> Vec<String> {
+    tokens(query)
+        .map(|(a, b)| query[a..b].to_lowercase())
+        .collect()
+}
+
+/// Byte ranges of the words in `text`: runs of letters and digits.
+fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let (start, _) = chars.find(|(_, c)| c.is_alphanumeric())?;
+        let mut end = text.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if !c.is_alphanumeric() {
+                end = i;
+                break;
+            }
+            chars.next();
+        }
+        Some((start, end))
+    })
+}
+
+/// About [`EXCERPT_WORDS`] words of `text` around its first word matching `words` (the last one
+/// as a prefix), every match between [`MATCH_START`] and [`MATCH_END`], "…" where text was cut.
+fn excerpt(text: &str, words: &[String]) -> String {
+    let matches = |word: &str| {
+        let word = word.to_lowercase();
+        words.iter().enumerate().any(|(i, w)| {
+            if i + 1 == words.len() {
+                word.starts_with(w.as_str())
+            } else {
+                word == *w
+            }
+        })
+    };
+    let all: Vec<(usize, usize)> = tokens(text).collect();
+    let first = all
+        .iter()
+        .position(|&(a, b)| matches(&text[a..b]))
+        .unwrap_or(0);
+    let from = first.saturating_sub(EXCERPT_WORDS / 3);
+    let to = (from + EXCERPT_WORDS).min(all.len());
+    let (Some(&(start, _)), Some(&(_, end))) = (all.get(from), all.get(to.saturating_sub(1)))
+    else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    let mut at = start;
+    for &(a, b) in &all[from..to] {
+        out.push_str(&text[at..a]);
+        if matches(&text[a..b]) {
+            out.push(MATCH_START);
+            out.push_str(&text[a..b]);
+            out.push(MATCH_END);
+        } else {
+            out.push_str(&text[a..b]);
+        }
+        at = b;
+    }
+    if to < all.len() {
+        out.push_str(&text[at..end]);
+        out.push('…');
+    } else {
+        // The text ends here: its closing punctuation too.
+        out.push_str(text[at..].trim_end());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marked(s: &str) -> String {
+        s.replace(MATCH_START, "<").replace(MATCH_END, ">")
+    }
+
+    #[test]
+    fn an_excerpt_marks_whole_words_and_the_last_as_a_prefix() {
+        let words = query_words("Ferry helsin");
+        let text =
+            "On Monday the ferry to Helsinki leaves at noon from pier [3]; the Ferry is slow.";
+        assert_eq!(
+            marked(&excerpt(text, &words)),
+            "On Monday the <ferry> to <Helsinki> leaves at noon from…"
+        );
+        // A word that only starts like a whole-word query word is not a match.
+        assert_eq!(
+            marked(&excerpt("ferryman and ferry", &query_words("ferry x"))),
+            "ferryman and <ferry>"
+        );
+    }
+
+    #[test]
+    fn an_excerpt_survives_odd_text() {
+        let words = query_words("zürich");
+        assert_eq!(
+            marked(&excerpt("Grüße aus Zürich!", &words)),
+            "Grüße aus <Zürich>!"
+        );
+        assert_eq!(excerpt("", &words), "");
+        assert_eq!(excerpt("—— ** ——", &words), "");
+        assert_eq!(excerpt("no match here", &query_words("")), "no match here");
+        let long = "word ".repeat(50) + "target";
+        assert!(marked(&excerpt(&long, &query_words("target"))).ends_with("<target>"));
     }
 }

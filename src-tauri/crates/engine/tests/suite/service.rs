@@ -238,12 +238,12 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .await
         .unwrap()
         .id;
-    use tollgate_engine::store::{MessageStatus, Role};
+    use tollgate_engine::store::{MessageStatus, Role, MATCH_END, MATCH_START};
     app.store
         .insert_message(
             b,
             Role::User,
-            "the ferry to Helsinki leaves at noon".into(),
+            "the ferry to Helsinki leaves at noon from pier [3]".into(),
             MessageStatus::Complete,
             None,
         )
@@ -252,17 +252,76 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
     let hits = app.store.search_chats("helsin").await.unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].chat, b);
+    // The match is marked with characters no text contains: the literal brackets stay text.
     assert!(
-        hits[0].snippet.contains("[Helsinki]"),
+        hits[0]
+            .snippet
+            .contains(&format!("{MATCH_START}Helsinki{MATCH_END}")),
         "{}",
         hits[0].snippet
     );
+    assert!(hits[0].snippet.contains("pier [3]"), "{}", hits[0].snippet);
+    assert_eq!(hits[0].snippet.matches(MATCH_START).count(), 1);
     let hits = app.store.search_chats("trip").await.unwrap();
     assert_eq!(hits[0].chat, a);
     for odd in ["\"", "AND (", "NEAR(", "*", "100%", "a\"b OR", "   "] {
         assert!(app.store.search_chats(odd).await.is_ok(), "{odd}");
     }
     assert!(app.store.search_chats("   ").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches() {
+    use tollgate_engine::store::{MessageStatus, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let chat = |title: &'static str| {
+        let store = app.store.clone();
+        async move {
+            store
+                .create_chat(NewChat {
+                    title: title.into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .id
+        }
+    };
+    let say = |chat, text: String| {
+        let store = app.store.clone();
+        async move {
+            store
+                .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
+                .await
+                .unwrap();
+        }
+    };
+    // An old chat where "ferry" is everywhere: more matches than are ranked.
+    let busy = chat("Timetables").await;
+    for i in 0..2_500 {
+        say(busy, format!("ferry number {i} of the day, and a long line of other words about boats and harbours")).await;
+    }
+    let passing = chat("Weekend").await;
+    say(
+        passing,
+        "we might take a ferry, or a long walk along the harbour, or stay in and read".into(),
+    )
+    .await;
+    let focused = chat("Crossing").await;
+    say(focused, "ferry ferry ferry".into()).await;
+    app.store.flush().await.unwrap();
+    let hits = app.store.search_chats("ferry").await.unwrap();
+    let order: Vec<_> = hits.iter().map(|h| h.chat).collect();
+    assert_eq!(order.len(), 3, "{hits:?}");
+    assert_eq!(
+        order[0], focused,
+        "the message that is most about it first: {hits:?}"
+    );
+    assert!(
+        order.contains(&passing) && order.contains(&busy),
+        "{hits:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,120 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ChatCursor, ChatRow } from "../types";
+
+vi.mock("../api", () => ({ listChats: vi.fn() }));
+
+import * as api from "../api";
+import { CHAT_PAGE, type ChatPages, useChatPages } from "./chatPages";
+
+/** `n` chats, newest first, ids from `from` down. */
+function rows(from: number, n: number): ChatRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: from - i,
+    title: `Chat ${from - i}`,
+    providerId: null,
+    model: "",
+    systemPrompt: "",
+    workspace: null,
+    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
+    params: {},
+    createdAt: 0,
+    updatedAt: (from - i) * 1000,
+  }));
+}
+
+/** A database of `total` chats answering pages as the engine does. */
+function database(total: number) {
+  const all = rows(total, total);
+  vi.mocked(api.listChats).mockImplementation((after: ChatCursor | null, limit: number) => {
+    const start = after ? all.findIndex((c) => c.id === after.id) + 1 : 0;
+    return Promise.resolve(all.slice(start, start + limit));
+  });
+  return all;
+}
+
+let root: HTMLElement;
+const out: { current: ChatPages | null } = { current: null };
+function Probe() {
+  out.current = useChatPages();
+  return null;
+}
+function pages(): ChatPages {
+  if (!out.current) throw new Error("not rendered");
+  return out.current;
+}
+async function mount() {
+  await act(async () => {
+    render(<Probe />, root);
+  });
+  await act(async () => {});
+}
+
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  vi.mocked(api.listChats).mockReset();
+});
+afterEach(() => render(null, root));
+
+describe("the sidebar's chat pages", () => {
+  it("reads the first page only, then each older page after the last row", async () => {
+    const all = database(250);
+    await mount();
+    expect(pages().data).toEqual(all.slice(0, CHAT_PAGE));
+    expect(pages().more).toBe(true);
+    expect(api.listChats).toHaveBeenCalledWith(null, CHAT_PAGE);
+    await act(() => pages().loadMore());
+    const last = all[CHAT_PAGE - 1];
+    expect(api.listChats).toHaveBeenLastCalledWith({ updatedAt: last?.updatedAt, id: last?.id }, CHAT_PAGE);
+    await act(() => pages().loadMore());
+    expect(pages().data).toEqual(all);
+    expect(pages().more).toBe(false);
+    // Nothing is read past the end.
+    const calls = vi.mocked(api.listChats).mock.calls.length;
+    await act(() => pages().loadMore());
+    expect(api.listChats).toHaveBeenCalledTimes(calls);
+  });
+
+  it("a reload reads as many chats as are shown, from the top", async () => {
+    database(250);
+    await mount();
+    await act(() => pages().loadMore());
+    await act(() => pages().reload());
+    expect(api.listChats).toHaveBeenLastCalledWith(null, 2 * CHAT_PAGE);
+    expect(pages().data).toHaveLength(2 * CHAT_PAGE);
+  });
+
+  it("a page that answers after a reload is dropped: the reload's rows stand", async () => {
+    const all = database(250);
+    await mount();
+    let answer: (rows: ChatRow[]) => void = () => {};
+    vi.mocked(api.listChats).mockImplementationOnce(
+      () =>
+        new Promise((resolve) => {
+          answer = resolve;
+        }),
+    );
+    const slow = pages().loadMore();
+    // Meanwhile a chat is renamed and the list is read again.
+    const renamed = all.map((c) => (c.id === 250 ? { ...c, title: "Renamed" } : c));
+    vi.mocked(api.listChats).mockResolvedValueOnce(renamed.slice(0, CHAT_PAGE));
+    await act(() => pages().reload());
+    await act(async () => {
+      answer(all.slice(CHAT_PAGE, 2 * CHAT_PAGE));
+      await slow;
+    });
+    expect(pages().data).toHaveLength(CHAT_PAGE);
+    expect(pages().data?.[0]?.title).toBe("Renamed");
+  });
+
+  it("says why a page could not be read and keeps what it has", async () => {
+    database(250);
+    await mount();
+    vi.mocked(api.listChats).mockRejectedValueOnce(new Error("database is locked"));
+    await act(() => pages().loadMore());
+    expect(pages().error).toBe("database is locked");
+    expect(pages().data).toHaveLength(CHAT_PAGE);
+  });
+});

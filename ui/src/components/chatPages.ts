@@ -1,0 +1,77 @@
+/** The sidebar's chats, read a page at a time (F-71). */
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { errorMessage } from "../format";
+import type { ChatRow } from "../types";
+
+/** Chats the sidebar reads at a time. */
+export const CHAT_PAGE = 100;
+
+/** The sidebar's chats, read a page at a time (F-71): a year of chats costs its first screen. */
+export interface ChatPages {
+  /** The chats read so far, newest first; undefined until the first page arrives. */
+  data: ChatRow[] | undefined;
+  error: string | null;
+  /** Whether older chats are left to read. */
+  more: boolean;
+  /** Reads the chats again from the top, as many as are shown now (at least a page). */
+  reload: () => Promise<void>;
+  /** Reads the next page of older chats; nothing while one is read or none are left. */
+  loadMore: () => Promise<void>;
+  /** Shows `rows` at once (a new chat); the next reload puts them in their place. */
+  setData: (rows: ChatRow[]) => void;
+}
+
+export function useChatPages(): ChatPages {
+  const [state, setState] = useState<{ data: ChatRow[] | undefined; error: string | null; more: boolean }>({
+    data: undefined,
+    error: null,
+    more: false,
+  });
+  const rows = useRef<ChatRow[]>([]);
+  rows.current = state.data ?? [];
+  const more = useRef(false);
+  more.current = state.more;
+  // Every read takes a number; a page read before the latest reload is dropped, since the
+  // reload's rows already stand for it.
+  const reads = useRef({ latestReload: 0, started: 0, loadingMore: false });
+
+  const reload = useCallback(async () => {
+    const id = ++reads.current.started;
+    reads.current.latestReload = id;
+    const want = Math.max(CHAT_PAGE, rows.current.length);
+    try {
+      const page = await api.listChats(null, want);
+      if (id !== reads.current.latestReload) return;
+      setState({ data: page, error: null, more: page.length === want });
+    } catch (e) {
+      if (id !== reads.current.latestReload) return;
+      setState((s) => ({ ...s, error: errorMessage(e) }));
+    }
+  }, []);
+
+  const loadMore = useCallback(async () => {
+    const last = rows.current[rows.current.length - 1];
+    if (!last || !more.current || reads.current.loadingMore) return;
+    reads.current.loadingMore = true;
+    const since = reads.current.latestReload;
+    try {
+      const page = await api.listChats({ updatedAt: last.updatedAt, id: last.id }, CHAT_PAGE);
+      if (since !== reads.current.latestReload) return;
+      const known = new Set(rows.current.map((c) => c.id));
+      setState({ data: [...rows.current, ...page.filter((c) => !known.has(c.id))], error: null, more: page.length === CHAT_PAGE });
+    } catch (e) {
+      setState((s) => ({ ...s, error: errorMessage(e) }));
+    } finally {
+      reads.current.loadingMore = false;
+    }
+  }, []);
+
+  const setData = useCallback((data: ChatRow[]) => setState((s) => ({ ...s, data })), []);
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  return { ...state, reload, loadMore, setData };
+}
