@@ -246,15 +246,23 @@ async fn stream_frames(
         .await
         .unwrap();
     s.new_chat_and_send("a long answer please").await.unwrap();
-    s.wait_for_text("END-OF-ANSWER", Duration::from_secs(120))
-        .await
-        .unwrap();
-    // Until the answer is finished (it can be regenerated then).
-    s.el("[data-role=regenerate]").await.unwrap();
+    // Waited for in the page, cheaply: asking WebDriver for the window's text would lay out
+    // and walk the whole page ten times a second, and be measured as the app's own work.
     let gaps = s
         .client
-        .execute(
-            "window.__frames.on = false; return window.__frames.gaps;",
+        .execute_async(
+            r#"
+            const done = arguments[0];
+            const check = () => {
+              const answers = document.querySelectorAll('.msg--assistant');
+              const last = answers[answers.length - 1];
+              const finished = last && last.textContent.includes('END-OF-ANSWER')
+                && document.querySelector('[data-role=regenerate]');
+              if (finished) { window.__frames.on = false; done(window.__frames.gaps); }
+              else setTimeout(check, 250);
+            };
+            check();
+            "#,
             vec![],
         )
         .await
@@ -276,6 +284,15 @@ async fn stream_frames(
 async fn measure_streaming() {
     let _serial = SERIAL.lock().await;
     let (s, mock) = Session::with_mock_provider(&[], "sk-speed-stream")
+        .await
+        .unwrap();
+    // The in-page wait for a whole streamed answer may take longer than the default 30 s.
+    s.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+            Some(Duration::from_secs(180)),
+            None,
+            None,
+        ))
         .await
         .unwrap();
     for (len, chunks) in [(25_000, 2_500), (50_000, 5_000)] {
