@@ -42,8 +42,19 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
 
     let chat = invoke(&webview, "create_chat", json!({"chat": {"title": "First"}})).unwrap();
     let id = chat["id"].as_i64().unwrap();
-    let chats = invoke(&webview, "list_chats", json!({})).unwrap();
+    let chats = invoke(&webview, "list_chats", json!({"after": null, "limit": 100})).unwrap();
     assert_eq!(chats[0]["title"], "First");
+    // The next page starts after the last row the UI has.
+    let after = json!({"updatedAt": chats[0]["updatedAt"], "id": id});
+    let rest = invoke(
+        &webview,
+        "list_chats",
+        json!({"after": after, "limit": 100}),
+    )
+    .unwrap();
+    assert_eq!(rest, json!([]));
+    let one = invoke(&webview, "get_chat", json!({"chat": id})).unwrap();
+    assert_eq!(one["title"], "First");
     invoke(
         &webview,
         "rename_chat",
@@ -51,7 +62,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     )
     .unwrap();
     assert_eq!(
-        invoke(&webview, "list_chats", json!({})).unwrap()[0]["title"],
+        invoke(&webview, "list_chats", json!({"after": null, "limit": 1})).unwrap()[0]["title"],
         "Renamed"
     );
 
@@ -198,11 +209,13 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         json!([])
     );
     // Remote content can never reach the commands.
-    assert!(invoke_from(&webview, "https://evil.example", "list_chats", json!({})).is_err());
+    let page = json!({"after": null, "limit": 100});
+    assert!(invoke_from(&webview, "https://evil.example", "list_chats", page.clone()).is_err());
     invoke(&webview, "delete_chat", json!({"chat": id})).unwrap();
+    assert_eq!(invoke(&webview, "list_chats", page).unwrap(), json!([]));
     assert_eq!(
-        invoke(&webview, "list_chats", json!({})).unwrap(),
-        json!([])
+        invoke(&webview, "get_chat", json!({"chat": id})).unwrap(),
+        json!(null)
     );
 
     // MCP servers: the UI's shapes in and out; secret values never come back.

@@ -241,11 +241,15 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
 }
 
 /// Marks calls left `running` by a previous process as cancelled.
+/// Ends the calls a crash left running. The status ([`RUNNING`]) is written into the query: only
+/// then can SQLite use the partial index of running calls (V9) instead of reading every call.
+pub(super) const RECOVER_RUNNING: &str = "UPDATE tool_calls SET status = ?1, is_error = 1,
+    result_text = COALESCE(result_text, ?2), ended_at = ?3 WHERE status = 'running'";
+
 pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
     conn.execute(
-        "UPDATE tool_calls SET status = ?1, is_error = 1, result_text = COALESCE(result_text, ?2), ended_at = ?3
-         WHERE status = ?4",
-        params![CallStatus::Cancelled.as_str(), INTERRUPTED_TEXT, now_ms(), RUNNING],
+        RECOVER_RUNNING,
+        params![CallStatus::Cancelled.as_str(), INTERRUPTED_TEXT, now_ms()],
     )?;
     Ok(())
 }

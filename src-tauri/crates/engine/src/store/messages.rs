@@ -148,14 +148,13 @@ pub(super) fn finish_row(
 }
 
 /// Marks messages left streaming by a previous process as interrupted.
+/// Marks the answers a crash left streaming. The status is written into the query: only then can
+/// SQLite use the partial index of streaming messages (V9) instead of reading every message.
+pub(super) const RECOVER_STREAMING: &str =
+    "UPDATE messages SET status = ?1 WHERE status = 'streaming'";
+
 pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE messages SET status = ?1 WHERE status = ?2",
-        params![
-            MessageStatus::Interrupted.as_str(),
-            MessageStatus::Streaming.as_str()
-        ],
-    )?;
+    conn.execute(RECOVER_STREAMING, [MessageStatus::Interrupted.as_str()])?;
     Ok(())
 }
 

@@ -202,12 +202,17 @@ ALTER TABLE tool_calls ADD COLUMN sandbox TEXT;
 /// A heavy user's year (F-71). Deleting a chat takes its row at once and leaves its messages,
 /// calls, records and variables to be purged in small steps (`chat_purges` lists the chats whose
 /// rows are left, so a purge cut short by a crash goes on at the next start). The sidebar reads
-/// chats a page at a time, newest first, ties by id; chat rules are found by chat.
+/// chats a page at a time, newest first, ties by id; chat rules are found by chat. The calls and
+/// messages a crash left running are found at start without reading every row (a year's tables
+/// take seconds to scan): partial indexes hold only those rows, and the queries that use them
+/// name the status literally (`recover_interrupted`).
 const V9: &str = r#"
 CREATE TABLE chat_purges (chat_id INTEGER PRIMARY KEY);
 DROP INDEX chats_updated;
 CREATE INDEX chats_by_update ON chats(updated_at DESC, id DESC);
 CREATE INDEX rules_chat ON rules(chat_id);
+CREATE INDEX tool_calls_running ON tool_calls(status) WHERE status = 'running';
+CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
 "#;
 
 fn migrations() -> Migrations<'static> {
@@ -244,6 +249,27 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, 9);
+    }
+
+    #[test]
+    fn start_up_finds_what_a_crash_left_running_through_the_partial_indexes() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        for (sql, index) in [
+            (super::super::calls::RECOVER_RUNNING, "tool_calls_running"),
+            (
+                super::super::messages::RECOVER_STREAMING,
+                "messages_streaming",
+            ),
+        ] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let mut rows = stmt.raw_query();
+            let mut plan = Vec::new();
+            while let Some(row) = rows.next().unwrap() {
+                plan.push(row.get::<_, String>(3).unwrap());
+            }
+            assert!(plan.iter().any(|p| p.contains(index)), "{sql}: {plan:?}");
+        }
     }
 
     #[test]
