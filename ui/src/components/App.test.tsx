@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { GroupView, SettingsView } from "../types";
+import type { ChatRow, GroupView, SettingsView } from "../types";
 
 vi.mock("../api", () => ({
   listChats: vi.fn(),
@@ -16,7 +16,7 @@ vi.mock("../api", () => ({
 }));
 
 import * as api from "../api";
-import { App } from "./App";
+import { App, shownChat } from "./App";
 
 const settings: SettingsView = {
   app: {
@@ -126,5 +126,40 @@ describe("the sidebar's own failures", () => {
     await mount();
     await click(root.querySelector("button.new-chat"));
     expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not create a chat: disk full");
+  });
+});
+
+describe("which chat is on screen", () => {
+  const row = (id: number): ChatRow => ({
+    id,
+    title: `Chat ${id}`,
+    providerId: null,
+    model: "",
+    systemPrompt: "",
+    workspace: null,
+    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
+    params: {},
+    createdAt: 0,
+    updatedAt: id,
+  });
+  const pages = [row(9), row(8)];
+
+  it("the picked chat from the pages read, else the newest", () => {
+    expect(shownChat(pages, 8, { id: null, row: null }, null)?.id).toBe(8);
+    expect(shownChat(pages, null, { id: null, row: null }, null)?.id).toBe(9);
+    expect(shownChat([], null, { id: null, row: null }, null)).toBeNull();
+  });
+
+  it("an older chat on no page read: the one on screen stays while it is read, then it shows", () => {
+    expect(shownChat(pages, 3, { id: null, row: null }, row(8))?.id).toBe(8);
+    expect(shownChat(pages, 3, { id: 3, row: undefined }, row(8))?.id).toBe(8);
+    expect(shownChat(pages, 3, { id: 3, row: row(3) }, row(8))?.id).toBe(3);
+  });
+
+  it("a picked chat that turned out deleted gives way to the newest", () => {
+    expect(shownChat(pages, 3, { id: 3, row: null }, row(8))?.id).toBe(9);
+    // A chat read on its own for an earlier pick is never shown for this one.
+    expect(shownChat(pages, 4, { id: 3, row: row(3) }, row(8))?.id).toBe(8);
+    expect(shownChat(pages, 4, { id: 3, row: row(3) }, null)).toBeNull();
   });
 });

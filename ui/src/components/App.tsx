@@ -68,12 +68,13 @@ function applyLook(s: SettingsView): void {
  * The chat to show: the one picked, from the pages read or read on its own (an older chat opened
  * from a search or a notification); the newest when none was picked or the picked one went away.
  */
-function shownChat(rows: ChatRow[], current: ChatId | null, single: SingleChat): ChatRow | null {
+export function shownChat(rows: ChatRow[], current: ChatId | null, single: SingleChat, shown: ChatRow | null): ChatRow | null {
   const listed = rows.find((c) => c.id === current);
   if (listed) return listed;
-  if (current !== null && single.id === current) {
-    // Still being read: nothing rather than another chat for a moment.
-    if (single.row === undefined) return null;
+  if (current !== null) {
+    // Not read yet, or being read (a moment): the chat on screen stays rather than another one
+    // flashing by.
+    if (single.id !== current || single.row === undefined) return shown;
     if (single.row !== null) return single.row;
   }
   return rows[0] ?? null;
@@ -112,9 +113,10 @@ export function App() {
   const confirming = useAction();
   const searchRef = useRef<HTMLInputElement>(null);
   const [single, setSingle] = useState<SingleChat>({ id: null, row: null });
+  const pages = chatsLoad.data;
   // The picked chat when no page read holds it; read again whenever the pages are.
   useEffect(() => {
-    if (current === null || chats.some((c) => c.id === current)) return;
+    if (current === null || (pages ?? []).some((c) => c.id === current)) return;
     let live = true;
     setSingle((s) => (s.id === current ? s : { id: current, row: undefined }));
     api.getChat(current).then(
@@ -124,8 +126,10 @@ export function App() {
     return () => {
       live = false;
     };
-  }, [current, chats]);
-  const currentChat = shownChat(chats, current, single);
+  }, [current, pages]);
+  const shownRef = useRef<ChatRow | null>(null);
+  const currentChat = shownChat(chats, current, single, shownRef.current);
+  shownRef.current = currentChat;
   const currentId = currentChat?.id ?? null;
   const currentRef = useRef<ChatId | null>(null);
   currentRef.current = currentId;

@@ -505,6 +505,7 @@ describe("edit, regenerate and versions (F-56)", () => {
 });
 
 describe("attachments in the composer (F-57)", () => {
+  /** Picks `files`; returns once every one of them was read (shown as a chip, or refused). */
   async function pick(files: File[]) {
     const input = root.querySelector<HTMLInputElement>('[data-role="attach-input"]');
     if (!input) throw new Error("no file input");
@@ -512,8 +513,16 @@ describe("attachments in the composer (F-57)", () => {
     await act(async () => {
       input.dispatchEvent(new Event("change", { bubbles: true }));
     });
-    // FileReader finishes on a later turn of the event loop.
-    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    // FileReader finishes on a later turn of the event loop, later still on a busy machine.
+    await vi.waitFor(
+      async () => {
+        await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+        const chips = root.querySelectorAll('.composer [data-role="attachments"] li').length;
+        const refused = root.querySelector('[data-role="attach-error"]') ? 1 : 0;
+        if (chips + refused === 0) throw new Error("the files are still being read");
+      },
+      { timeout: 5_000, interval: 20 },
+    );
   }
 
   it("shows picked files, sends them with the message, and keeps them when sending fails", async () => {
