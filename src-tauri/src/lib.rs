@@ -11,7 +11,6 @@ pub mod instance;
 pub mod logs;
 pub mod navigation;
 pub mod rendering;
-pub mod shell_path;
 pub mod state;
 
 use state::AppState;
@@ -82,19 +81,9 @@ pub fn run() -> Result<(), StartError> {
     }
     // Before GTK, WebKit or any other thread starts: both may set environment variables.
     let rendering = rendering::configure();
-    let path = shell_path::extend_from_login_shell();
     match logs::init(logs::folder(APP_ID).as_deref()) {
         Some(folder) => tracing::info!("log folder: {}", folder.display()),
         None => tracing::warn!("no log file: the log goes to standard error only"),
-    }
-    match path {
-        shell_path::ShellPath::Added(folders) => {
-            tracing::info!("PATH: added from the login shell: {}", folders.join(", "))
-        }
-        shell_path::ShellPath::Unchanged => {}
-        shell_path::ShellPath::Skipped(why) => {
-            tracing::info!("PATH: the login shell was not asked: {why}")
-        }
     }
     match &rendering {
         rendering::Rendering::Defaults => tracing::info!("rendering: GTK and WebKit defaults"),
@@ -119,10 +108,13 @@ pub fn run() -> Result<(), StartError> {
         .setup(|app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);
+            let opening = started().elapsed().as_millis();
             manage_state(app.handle(), &data_dir)?;
-            tracing::info!("data folder: {}", data_dir.display());
-            // Find out now, not on the first command, what this system's sandbox can do (F-46).
-            tauri::async_runtime::spawn(tollgate_engine::tools::supervisor::sandbox_support());
+            tracing::info!(
+                "data folder: {} (opened from {opening} to {} ms after start)",
+                data_dir.display(),
+                started().elapsed().as_millis()
+            );
             Ok(())
         })
         .invoke_handler(commands::handler())
@@ -136,4 +128,34 @@ pub fn run() -> Result<(), StartError> {
             }
         });
     Ok(())
+}
+
+/// Work that start-up needs soon but the first paint does not, begun once the window has
+/// painted: both start child processes that would compete with the window for the CPU (a login
+/// shell alone takes a quarter of a second on two cores).
+pub fn after_first_paint() {
+    ask_login_path();
+    // Find out now, not on the first command, what this system's sandbox can do (F-46).
+    tauri::async_runtime::spawn(tollgate_engine::tools::supervisor::sandbox_support());
+}
+
+/// Asks the login shell for its `PATH` on a thread of its own and logs what it found. A program
+/// started before the answer asks itself and waits.
+fn ask_login_path() {
+    use tollgate_engine::tools::login_path::{self, LoginPath};
+    let asked =
+        std::thread::Builder::new()
+            .name("login-path".into())
+            .spawn(|| match login_path::ask() {
+                LoginPath::Added(folders) => {
+                    tracing::info!("PATH: added from the login shell: {}", folders.join(", "))
+                }
+                LoginPath::Unchanged => tracing::info!("PATH: the login shell adds nothing"),
+                LoginPath::Skipped(why) => {
+                    tracing::info!("PATH: the login shell was not asked: {why}")
+                }
+            });
+    if let Err(e) = asked {
+        tracing::warn!("PATH: asked when a program first starts (no thread now: {e})");
+    }
 }

@@ -74,7 +74,8 @@ pub fn screenshot_dir() -> Result<PathBuf, E2eError> {
     Ok(dir)
 }
 
-/// A running app with its own data folder; killed on drop.
+/// A running app with its own folder for its log (and its data, unless started on one of its
+/// own with [`App::launch_on`]); killed on drop.
 pub struct App {
     child: Child,
     pub data_dir: tempfile::TempDir,
@@ -84,6 +85,15 @@ pub struct App {
 impl App {
     /// Starts the app on `$DISPLAY` with a fresh data folder.
     pub fn launch() -> Result<Self, E2eError> {
+        Self::spawn(None)
+    }
+
+    /// Starts the app on `$DISPLAY` with the data in `data` (left in place when it stops).
+    pub fn launch_on(data: &Path) -> Result<Self, E2eError> {
+        Self::spawn(Some(data))
+    }
+
+    fn spawn(data: Option<&Path>) -> Result<Self, E2eError> {
         if std::env::var_os("DISPLAY").is_none() {
             return Err(E2eError::NoDisplay);
         }
@@ -92,7 +102,7 @@ impl App {
         let stderr_path = data_dir.path().join("app-stderr.log");
         let stderr = std::fs::File::create(&stderr_path).map_err(io("creating the log file"))?;
         let child = Command::new(&bin)
-            .env("TOLLGATE_DATA_DIR", data_dir.path())
+            .env("TOLLGATE_DATA_DIR", data.unwrap_or(data_dir.path()))
             .env("TOLLGATE_LOG", "info")
             .stdout(Stdio::null())
             .stderr(stderr)

@@ -73,8 +73,8 @@ async function call<K extends CommandName>(command: K, args: Commands[K]["args"]
 // ---- the window ----
 
 /** Tells the backend the first frame is on screen (it logs the start-up time). */
-export function uiReady(): Promise<void> {
-  return call("ui_ready", {});
+export function uiReady(pageMs: number): Promise<void> {
+  return call("ui_ready", { pageMs });
 }
 
 // ---- tools ----

@@ -6,7 +6,7 @@ import type { AppSettings, ApprovalRecordRow, Attachment, ChatCursor, ChatEvent,
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
-  ui_ready: { args: Record<string, never>; result: void };
+  ui_ready: { args: { pageMs: number }; result: void };
   log_folder: { args: Record<string, never>; result: string | null };
   open_log_folder: { args: Record<string, never>; result: void };
   list_chats: { args: { after: ChatCursor | null; limit: number }; result: ChatRow[] };

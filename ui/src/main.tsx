@@ -13,7 +13,7 @@ if (root) {
       () =>
         // Only the start-up time in the log depends on this call; the user has nothing to act on if it
         // fails (the window works either way), so it is noted for developers instead of shown.
-        void api.uiReady().catch((e: unknown) => console.warn("ui_ready failed:", e)),
+        void api.uiReady(performance.now()).catch((e: unknown) => console.warn("ui_ready failed:", e)),
     ),
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type MarkdownBlocks, renderBlocks, renderMarkdown } from "./markdown";
+import { MarkdownCache, type MarkdownBlocks, renderBlocks, renderMarkdown, renderMarkdownCached } from "./markdown";
 
 function render(md: string): HTMLElement {
   const div = document.createElement("div");
@@ -125,5 +125,47 @@ describe("renderBlocks", () => {
     div.innerHTML = [...blocks.sealed, blocks.tail].join("");
     expect(div.querySelector("script")).toBeNull();
     for (const a of div.querySelectorAll("a")) expect(a.getAttribute("href") ?? "").not.toMatch(/^javascript:/i);
+  });
+});
+
+describe("MarkdownCache", () => {
+  it("gives what renderMarkdown gives, rendering a text once while it is remembered", () => {
+    const text = "## A title\n\n```rust\nfn main() {}\n```\n\n<script>alert(1)</script> and **bold**";
+    const calls: string[] = [];
+    const cache = new MarkdownCache(100_000, (source) => {
+      calls.push(source);
+      return renderMarkdown(source);
+    });
+    const first = cache.get(text);
+    expect(first).toBe(renderMarkdown(text));
+    expect(first).not.toContain("<script");
+    expect(cache.get(text)).toBe(first);
+    expect(calls).toEqual([text]);
+    expect(renderMarkdownCached(text)).toBe(first);
+  });
+
+  it("forgets the least recently used texts beyond its bound, and never holds a huge one", () => {
+    const calls: string[] = [];
+    // Each text costs 200 characters (source and "HTML" of 100 each).
+    const cache = new MarkdownCache(1_000, (source) => {
+      calls.push(source);
+      return source.toUpperCase();
+    });
+    const text = (i: number) => `${i}`.padEnd(100, "x");
+    cache.get(text(0));
+    for (let i = 1; i <= 10; i += 1) {
+      cache.get(text(i));
+      cache.get(text(0)); // kept in use, so never the one forgotten
+    }
+    expect(cache.size).toBe(5);
+    expect(cache.holds(text(0))).toBe(true);
+    expect(cache.holds(text(1))).toBe(false);
+    expect(cache.holds(text(10))).toBe(true);
+    expect(calls.filter((c) => c === text(0))).toHaveLength(1);
+    const huge = "y".repeat(200);
+    cache.get(huge);
+    cache.get(huge);
+    expect(cache.holds(huge)).toBe(false);
+    expect(calls.filter((c) => c === huge)).toHaveLength(2);
   });
 });

@@ -108,6 +108,62 @@ export function renderMarkdown(source: string): string {
 }
 
 /**
+ * Rendered markdown remembered for the texts rendered last, bounded by the characters it holds
+ * (source and HTML); the least recently used go first.
+ */
+export class MarkdownCache {
+  private map = new Map<string, string>();
+  private chars = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly render: (source: string) => string = renderMarkdown,
+  ) {}
+
+  get(source: string): string {
+    const hit = this.map.get(source);
+    if (hit !== undefined) {
+      this.map.delete(source);
+      this.map.set(source, hit);
+      return hit;
+    }
+    const html = this.render(source);
+    const size = source.length + html.length;
+    // A text that would push out a quarter of the rest is rendered each time instead.
+    if (size > this.limit / 4) return html;
+    this.map.set(source, html);
+    this.chars += size;
+    for (const [key, value] of this.map) {
+      if (this.chars <= this.limit) break;
+      this.map.delete(key);
+      this.chars -= key.length + value.length;
+    }
+    return html;
+  }
+
+  /** Whether `source` is remembered (without counting as a use). */
+  holds(source: string): boolean {
+    return this.map.has(source);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** About 8 MB of strings: a few thousand messages. */
+const rendered = new MarkdownCache(4_000_000);
+
+/**
+ * {@link renderMarkdown}, remembered for the messages rendered last: a long chat renders only the
+ * messages near the viewport (F-71), so scrolling back, or opening the chat again, would render
+ * the same text again.
+ */
+export function renderMarkdownCached(source: string): string {
+  return rendered.get(source);
+}
+
+/**
  * A streamed answer rendered block by block: the blocks that are complete (another block has
  * started after them) are rendered once and kept; only the last, still growing block is rendered
  * again as text arrives. So the work per chunk stays the size of one block, and the whole answer's

@@ -5,13 +5,17 @@ use tauri::Runtime;
 use tauri_plugin_opener::OpenerExt;
 use tollgate_engine::protocol::{CommandError, ErrorKind};
 
-/// Called once by the UI after its first frame is on screen.
+/// Called once by the UI after its first frame is on screen; then the work the first paint
+/// need not wait for begins ([`crate::after_first_paint`]).
+/// `page_ms` is how long after the page's own start (`performance.now()`) that frame was: the
+/// rest of the start-up time is the process, GTK and WebKit starting before the page loads.
 #[tauri::command]
-pub fn ui_ready() {
+pub fn ui_ready(page_ms: f64) {
     tracing::info!(
-        "first paint {} ms after start",
+        "first paint {} ms after start ({page_ms:.0} ms of it in the page)",
         crate::started().elapsed().as_millis()
     );
+    crate::after_first_paint();
 }
 
 /// The folder the log file is written to, or `None` when the log goes to standard error only.

@@ -5,7 +5,7 @@ import * as api from "../api";
 import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
 import { type LinkTarget, linkTarget } from "../links";
-import { type MarkdownBlocks, renderBlocks, renderMarkdown } from "../markdown";
+import { type MarkdownBlocks, renderBlocks, renderMarkdownCached } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { addAttachments, MAX_ATTACHMENTS } from "../files";
@@ -30,7 +30,7 @@ export function Markdown({ text, streaming = false }: { text: string; streaming?
   const parts = useMemo(() => {
     // An answer that was streamed here keeps its blocks when it finishes (rendering 50,000
     // characters whole at that moment would stall the window); others render whole, once.
-    if (!streaming && blocks.current === undefined) return [renderMarkdown(text)];
+    if (!streaming && blocks.current === undefined) return [renderMarkdownCached(text)];
     blocks.current = renderBlocks(text, blocks.current);
     return [...blocks.current.sealed, blocks.current.tail];
   }, [text, streaming]);

@@ -292,6 +292,7 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Pro
       <button
         type="button"
         class={`chat-item${chat.id === current ? " is-active" : ""}`}
+        data-chat={chat.id}
         onClick={() => onSelect(chat.id)}
         onDblClick={() => setEditing(true)}
         title={error ?? chat.title}

@@ -6,7 +6,7 @@ import type { ChatCursor, ChatRow } from "../types";
 vi.mock("../api", () => ({ listChats: vi.fn() }));
 
 import * as api from "../api";
-import { CHAT_PAGE, type ChatPages, useChatPages } from "./chatPages";
+import { CHAT_PAGE, type ChatPages, FIRST_SCREEN_MEASURE, useChatPages } from "./chatPages";
 
 /** `n` chats, newest first, ids from `from` down. */
 function rows(from: number, n: number): ChatRow[] {
@@ -116,5 +116,21 @@ describe("the sidebar's chat pages", () => {
     await act(() => pages().loadMore());
     expect(pages().error).toBe("database is locked");
     expect(pages().data).toHaveLength(CHAT_PAGE);
+  });
+});
+
+describe("the sidebar's first screen", () => {
+  it("is measured once, from asking for the first page to the frame that shows it", async () => {
+    database(250);
+    await mount();
+    await act(async () => {
+      await pages().reload();
+    });
+    // Two frames after the first page was set.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))));
+    const measures = performance.getEntriesByName(FIRST_SCREEN_MEASURE, "measure");
+    expect(measures).toHaveLength(1);
+    expect(measures[0]?.duration).toBeGreaterThanOrEqual(0);
+    expect(performance.getEntriesByName("tollgate:chats-asked", "mark")).toHaveLength(1);
   });
 });

@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tollgate_engine::protocol::NullSink;
-use tollgate_engine::scale::{generate, one_chat, ScaleSpec, ScaleStats};
+use tollgate_engine::scale::{ensure, one_chat, ScaleSpec};
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{ExportFormat, Tollgate};
-use tollgate_engine::store::{Store, DB_FILE};
+use tollgate_engine::store::DB_FILE;
 use tollgate_engine::ChatId;
 
 /// Chats the sidebar reads at a time (the UI's `CHAT_PAGE`).
@@ -51,55 +51,24 @@ fn spec() -> ScaleSpec {
     spec
 }
 
-fn data_dir(spec: &ScaleSpec) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "../../../target/bench-data/scale-{}-{}-{}",
-        spec.chats, spec.messages, spec.seed
-    ))
-}
-
-/// The generated year, written once (a `complete` file marks a finished one).
-fn year(rt: &tokio::runtime::Runtime) -> (PathBuf, ScaleStats) {
+/// The generated year, written once into `target/bench-data` and reused.
+fn year(rt: &tokio::runtime::Runtime) -> (PathBuf, Vec<ChatId>) {
     let spec = spec();
-    let dir = data_dir(&spec);
-    let done = dir.join("complete");
-    if let Ok(text) = std::fs::read_to_string(&done) {
-        let ids: Vec<ChatId> = text
-            .split_whitespace()
-            .filter_map(|w| w.parse().ok())
-            .map(ChatId)
-            .collect();
-        return (
-            dir,
-            ScaleStats {
-                long_chats: ids,
-                ..Default::default()
-            },
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/bench-data");
     let started = Instant::now();
-    let stats = rt.block_on(async {
-        let store = Store::open_in(&dir).unwrap();
-        generate(&store, &spec, &|n| {
+    let year = rt
+        .block_on(ensure(&root, &spec, &|n| {
             if n % 1_000 == 0 {
-                eprintln!("generating: {n}/{} chats", spec.chats);
+                eprintln!(
+                    "generating: {n}/{} chats, {:.0} s",
+                    spec.chats,
+                    started.elapsed().as_secs_f64()
+                );
             }
-        })
-        .await
-        .unwrap()
-    });
-    eprintln!(
-        "generated {} chats, {} messages, {} calls in {:.0} s",
-        stats.chats,
-        stats.messages,
-        stats.calls,
-        started.elapsed().as_secs_f64()
-    );
-    let ids: Vec<String> = stats.long_chats.iter().map(|c| c.0.to_string()).collect();
-    std::fs::write(&done, ids.join(" ")).unwrap();
-    (dir, stats)
+        }))
+        .unwrap();
+    eprintln!("the year: {}", year.0.display());
+    year
 }
 
 fn open(rt: &tokio::runtime::Runtime, dir: &Path) -> Arc<Tollgate> {
@@ -128,9 +97,9 @@ fn report(name: &str, value: f64, unit: &str, target: &str) {
 
 fn scale(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (dir, stats) = year(&rt);
+    let (dir, long_chats) = year(&rt);
     let app = open(&rt, &dir);
-    let five_k = stats.long_chats[1];
+    let five_k = long_chats[1];
     let size_of = |dir: &Path| {
         [DB_FILE.to_string(), format!("{DB_FILE}-wal")]
             .iter()

@@ -13,10 +13,11 @@ use crate::policy::{CallDecision, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use crate::providers::{AssistantToolCall, ToolResultMessage};
 use crate::store::{
     ApprovalRecordRow, ImportedChat, ImportedMessage, MessageStatus, RecordStatus, RecordedCall,
-    Role, Store, StoreResult,
+    Role, Store, StoreError, StoreResult,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What to generate.
@@ -150,6 +151,57 @@ pub async fn generate(
     progress(stats.chats);
     Ok(stats)
 }
+
+/// The folder, under `root`, that holds the year of `spec` (one per size and seed).
+pub fn folder(root: &Path, spec: &ScaleSpec) -> PathBuf {
+    root.join(format!(
+        "scale-{}-{}-{}",
+        spec.chats, spec.messages, spec.seed
+    ))
+}
+
+/// The year of `spec` in [`folder`]`(root, spec)`, generated the first time and reused after
+/// (a `complete` file, holding the long chats' ids, marks a finished one; an unfinished one is
+/// written again). Returns the folder and the long chats' ids. The benches and the app's speed
+/// script share it, so a year is generated once per machine.
+pub async fn ensure(
+    root: &Path,
+    spec: &ScaleSpec,
+    progress: &dyn Fn(usize),
+) -> StoreResult<(PathBuf, Vec<ChatId>)> {
+    let dir = folder(root, spec);
+    let done = dir.join(COMPLETE);
+    if let Ok(text) = std::fs::read_to_string(&done) {
+        let ids: Vec<ChatId> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .map(ChatId)
+            .collect();
+        if ids.len() == spec.long_chats.len().min(spec.chats) {
+            return Ok((dir, ids));
+        }
+    }
+    let io = |source| StoreError::DataDir {
+        path: dir.clone(),
+        source,
+    };
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io)?;
+    }
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let stats = {
+        let store = Store::open_in(&dir)?;
+        let stats = generate(&store, spec, progress).await?;
+        store.flush().await?;
+        stats
+    };
+    let ids: Vec<String> = stats.long_chats.iter().map(|c| c.0.to_string()).collect();
+    std::fs::write(&done, ids.join(" ")).map_err(io)?;
+    Ok((dir, stats.long_chats))
+}
+
+/// The file that marks a finished year in its folder.
+const COMPLETE: &str = "complete";
 
 /// One chat of `size` messages shaped like the generated ones (for a bench that writes and
 /// deletes a long chat again and again).

@@ -184,6 +184,7 @@ fn stdio_command(
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&str>,
     sandbox: Option<&ServerSandbox>,
+    path: Option<&std::ffi::OsStr>,
 ) -> process_wrap::tokio::CommandWrap {
     let mut cmd = match sandbox {
         Some(sb) => {
@@ -202,6 +203,10 @@ fn stdio_command(
             cmd
         }
     };
+    // The login shell's PATH first, so a PATH in the server's own settings still wins.
+    if let Some(path) = path {
+        cmd.env("PATH", path);
+    }
     cmd.envs(env).kill_on_drop(true);
     if let Some(dir) = cwd.filter(|d| !d.trim().is_empty()) {
         cmd.current_dir(dir);
@@ -245,7 +250,15 @@ impl McpConnection {
                     Some(wanted) => sandbox_for(&config.name, wanted, hidden).await?,
                     None => None,
                 };
-                let launch = stdio_command(command, args, env, cwd.as_deref(), sandbox.as_ref());
+                let path = crate::tools::login_path::for_children_async().await;
+                let launch = stdio_command(
+                    command,
+                    args,
+                    env,
+                    cwd.as_deref(),
+                    sandbox.as_ref(),
+                    path.as_deref(),
+                );
                 sandbox_temp = sandbox.map(|sb| sb.temp);
                 let (transport, stderr) = TokioChildProcess::builder(launch)
                     .stderr(Stdio::piped())

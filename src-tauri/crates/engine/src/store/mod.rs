@@ -37,6 +37,7 @@ use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::oneshot;
 
@@ -237,13 +238,18 @@ impl Store {
         F: FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
     {
         let (reply, rx) = oneshot::channel();
+        let asked = Instant::now();
         let job: CallJob = Box::new(move |conn| {
-            let _ = reply.send(f(conn));
+            let started = Instant::now();
+            let out = f(conn);
+            let _ = reply.send((out, started.elapsed()));
         });
         self.tx
             .send(Msg::Call(job))
             .map_err(|_| StoreError::Closed)?;
-        rx.await.map_err(|_| StoreError::Closed)?
+        let (out, ran) = rx.await.map_err(|_| StoreError::Closed)?;
+        note_slow_call::<F>(asked.elapsed(), ran);
+        out
     }
 
     /// Runs `f` on the database thread, blocking this thread until it is done. For code that is
@@ -254,13 +260,18 @@ impl Store {
         F: FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
     {
         let (reply, rx) = mpsc::sync_channel(1);
+        let asked = Instant::now();
         let job: CallJob = Box::new(move |conn| {
-            let _ = reply.send(f(conn));
+            let started = Instant::now();
+            let out = f(conn);
+            let _ = reply.send((out, started.elapsed()));
         });
         self.tx
             .send(Msg::Call(job))
             .map_err(|_| StoreError::Closed)?;
-        rx.recv().map_err(|_| StoreError::Closed)?
+        let (out, ran) = rx.recv().map_err(|_| StoreError::Closed)?;
+        note_slow_call::<F>(asked.elapsed(), ran);
+        out
     }
 
     /// Queues a write; it is committed with the writes around it. A failure is logged and
@@ -283,6 +294,22 @@ impl Store {
     /// How many queued writes have failed since the store was opened.
     pub fn failed_writes(&self) -> u64 {
         self.failed_writes.load(Ordering::Relaxed)
+    }
+}
+
+/// A call that takes longer than this, waiting included, is logged: the window waits for it.
+const SLOW_CALL: Duration = Duration::from_millis(100);
+
+/// Logs a slow database call with what it was (the closure's path names the store method) and
+/// how much of the time it waited behind other work on the database thread.
+fn note_slow_call<F>(total: Duration, ran: Duration) {
+    if total >= SLOW_CALL {
+        tracing::info!(
+            "database: {} took {} ms ({} ms of it waiting for the database thread)",
+            std::any::type_name::<F>(),
+            total.as_millis(),
+            total.saturating_sub(ran).as_millis()
+        );
     }
 }
 

@@ -8,6 +8,7 @@ pub mod builtin;
 mod expr;
 pub mod files;
 mod group;
+pub mod login_path;
 pub mod questions;
 pub mod reach;
 mod registry;

@@ -274,6 +274,9 @@ async fn run(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .env("NO_COLOR", "1");
+    if let Some(path) = super::login_path::for_children_async().await {
+        cmd.env("PATH", path);
+    }
     if let Some((spec, _)) = &sandbox.confined {
         let json = serde_json::to_string(spec).map_err(|e| {
             ToolError::other(format!("the sandbox settings could not be written: {e}"))

@@ -1,23 +1,29 @@
-//! The `PATH` a user's terminal has, for an app started from the desktop. A desktop entry or the
+//! The `PATH` a user's terminal has, for the programs the app starts. A desktop entry or the
 //! Dock starts the app with the session's minimal `PATH` (often `/usr/bin:/bin`), so an MCP
 //! server configured as `npx …` or `uvx …` — found in a terminal through `~/.profile`, nvm or
-//! Homebrew — would not be found. At start the app asks the user's login shell for its `PATH`
-//! (as other Tauri apps do) and adds the folders the app's own `PATH` lacks, after its own.
+//! Homebrew — would not be found. The app asks the user's login shell for its `PATH` (as other
+//! desktop apps do) and gives children its own `PATH` followed by the folders it lacks.
+//!
+//! Asking takes a login shell's start-up (a quarter of a second on a plain Debian, seconds with
+//! a heavy `.bashrc`), so the app asks on a thread of its own once the
+//! window has painted ([`ask`]); only a child started before the answer waits, at most [`WAIT`].
+//! The app's own environment is never changed (other threads may be reading it).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Marks the `PATH` in the shell's output, apart from anything its start-up files print.
 const MARK: &str = "__TOLLGATE_PATH__";
-/// A shell that takes longer than this is left alone, and the app keeps its own `PATH`.
-const WAIT: Duration = Duration::from_secs(3);
+/// A shell that takes longer than this is left alone, and children get the app's own `PATH`.
+pub const WAIT: Duration = Duration::from_secs(3);
 
-/// What happened to `PATH`, for the log.
+/// What asking the login shell found, for the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShellPath {
-    /// Folders from the login shell were added.
+pub enum LoginPath {
+    /// Folders from the login shell are added after the app's own.
     Added(Vec<String>),
     /// The login shell's `PATH` had nothing the app's lacked.
     Unchanged,
@@ -25,31 +31,57 @@ pub enum ShellPath {
     Skipped(String),
 }
 
-/// Reads the login shell's `PATH` and adds what is missing to this process's `PATH`. Call before
-/// any other thread starts (it sets an environment variable). Not on Windows, where GUI apps
-/// get the user's full `PATH`.
-pub fn extend_from_login_shell() -> ShellPath {
-    if cfg!(windows) {
-        return ShellPath::Skipped("not needed on Windows".into());
+/// The `PATH` children get when it differs from the app's own; set once, by [`resolve`].
+static CHILD_PATH: OnceLock<(Option<OsString>, LoginPath)> = OnceLock::new();
+
+/// Asks the login shell (once: later calls get the same answer, waiting for the first) and
+/// says what it found. Blocks for up to [`WAIT`]: the app calls it on a thread of its own once
+/// the window has painted, so the answer is usually there before the first child needs it.
+pub fn ask() -> &'static LoginPath {
+    &resolve().1
+}
+
+/// The `PATH` a child should get, when it is not the app's own. Waits for the login shell's
+/// answer if it is still on its way (at most [`WAIT`]; run it off the async threads).
+pub fn for_children() -> Option<OsString> {
+    resolve().0.clone()
+}
+
+/// [`for_children`] from async code: waits on a blocking thread, not on the runtime's.
+pub async fn for_children_async() -> Option<OsString> {
+    if let Some((path, _)) = CHILD_PATH.get() {
+        return path.clone();
     }
-    let Some(shell) = std::env::var_os("SHELL").filter(|s| !s.is_empty()) else {
-        return ShellPath::Skipped("SHELL is not set".into());
-    };
-    let login = match login_shell_path(&shell) {
-        Ok(p) => p,
-        Err(why) => return ShellPath::Skipped(why),
-    };
-    let own = std::env::var_os("PATH").unwrap_or_default();
-    let (merged, added) = merge(&own, &login);
-    if added.is_empty() {
-        return ShellPath::Unchanged;
-    }
-    std::env::set_var("PATH", merged);
-    ShellPath::Added(added)
+    tokio::task::spawn_blocking(for_children)
+        .await
+        .unwrap_or_default()
+}
+
+/// Asks once; every caller gets the same answer, later callers wait for the first.
+fn resolve() -> &'static (Option<OsString>, LoginPath) {
+    CHILD_PATH.get_or_init(|| {
+        if cfg!(windows) {
+            return (None, LoginPath::Skipped("not needed on Windows".into()));
+        }
+        let Some(shell) = std::env::var_os("SHELL").filter(|s| !s.is_empty()) else {
+            return (None, LoginPath::Skipped("SHELL is not set".into()));
+        };
+        let login = match login_shell_path(&shell) {
+            Ok(p) => p,
+            Err(why) => return (None, LoginPath::Skipped(why)),
+        };
+        let own = std::env::var_os("PATH").unwrap_or_default();
+        let (merged, added) = merge(&own, &login);
+        if added.is_empty() {
+            (None, LoginPath::Unchanged)
+        } else {
+            (Some(merged), LoginPath::Added(added))
+        }
+    })
 }
 
 /// Runs `shell -ilc` to print its `PATH` between marks; stops it after [`WAIT`].
-fn login_shell_path(shell: &std::ffi::OsStr) -> Result<String, String> {
+fn login_shell_path(shell: &OsStr) -> Result<String, String> {
     let script = format!("printf '\\n{MARK}%s{MARK}\\n' \"$PATH\"");
     let mut child = Command::new(shell)
         .args(["-ilc", &script])
@@ -62,7 +94,7 @@ fn login_shell_path(shell: &std::ffi::OsStr) -> Result<String, String> {
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < WAIT => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) if started.elapsed() < WAIT => std::thread::sleep(Duration::from_millis(10)),
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -89,7 +121,7 @@ fn parse(output: &str) -> Option<String> {
 }
 
 /// `own` followed by the folders of `login` it lacks (relative folders left out); and those.
-fn merge(own: &std::ffi::OsStr, login: &str) -> (OsString, Vec<String>) {
+fn merge(own: &OsStr, login: &str) -> (OsString, Vec<String>) {
     let mut folders: Vec<std::path::PathBuf> = std::env::split_paths(own).collect();
     let mut added = Vec::new();
     for folder in std::env::split_paths(login) {
@@ -110,7 +142,7 @@ mod tests {
     #[test]
     fn the_login_shells_folders_are_added_after_the_apps_own() {
         let (merged, added) = merge(
-            std::ffi::OsStr::new("/usr/bin:/bin"),
+            OsStr::new("/usr/bin:/bin"),
             "/home/u/.nvm/versions/node/v20/bin:/usr/bin:relative:/opt/homebrew/bin",
         );
         assert_eq!(
