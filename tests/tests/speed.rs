@@ -84,6 +84,14 @@ fn memory_of(app: &App) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// The app's memory 30 s after its first paint (by then the web process has collected what
+/// starting up left behind).
+fn idle_memory(mut app: App) -> Vec<(String, u64)> {
+    first_paint(&mut app);
+    std::thread::sleep(Duration::from_secs(30));
+    memory_of(&app)
+}
+
 /// `parts` as "12.3 MB total — name 1.2 MB, …".
 fn describe_memory(parts: &[(String, u64)]) -> String {
     let total: u64 = parts.iter().map(|(_, kb)| kb).sum();
@@ -168,10 +176,16 @@ async fn scroll_frames(s: &Session) -> Vec<f64> {
         )
         .await
         .unwrap();
-    gaps.as_array()
+    numbers(&gaps)
+}
+
+/// The numbers of a JSON array a page script returned.
+fn numbers(value: &serde_json::Value) -> Vec<f64> {
+    value
+        .as_array()
         .unwrap()
         .iter()
-        .filter_map(|g| g.as_f64())
+        .filter_map(|v| v.as_f64())
         .collect()
 }
 
@@ -342,12 +356,7 @@ async fn stream_frames(
         )
         .await
         .unwrap();
-    let gaps: Vec<f64> = gaps
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|g| g.as_f64())
-        .collect();
+    let gaps = numbers(&gaps);
     frame_figures(&gaps)
 }
 
@@ -450,12 +459,7 @@ async fn sidebar_first_screen(s: &Session) -> (f64, f64) {
         )
         .await
         .unwrap();
-    let got: Vec<f64> = got
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|v| v.as_f64())
-        .collect();
+    let got = numbers(&got);
     (got[0], got[1])
 }
 
@@ -489,19 +493,9 @@ async fn measure_a_year() {
         drop(app);
         std::thread::sleep(Duration::from_millis(300));
     }
-    let fresh_memory = {
-        let mut app = App::launch().unwrap();
-        first_paint(&mut app);
-        std::thread::sleep(Duration::from_secs(30));
-        memory_of(&app)
-    };
+    let fresh_memory = idle_memory(App::launch().unwrap());
     let one_chat = one_chat_folder().await;
-    let one_chat_memory = {
-        let mut app = App::launch_on(one_chat.path()).unwrap();
-        first_paint(&mut app);
-        std::thread::sleep(Duration::from_secs(30));
-        memory_of(&app)
-    };
+    let one_chat_memory = idle_memory(App::launch_on(one_chat.path()).unwrap());
     println!(
         "SPEED year: cold start to first paint (ms), 5 launches: {starts:?}; median {} (target ≤ 700)",
         median(&starts)

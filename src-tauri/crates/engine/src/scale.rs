@@ -189,12 +189,8 @@ pub async fn ensure(
         std::fs::remove_dir_all(&dir).map_err(io)?;
     }
     std::fs::create_dir_all(&dir).map_err(io)?;
-    let stats = {
-        let store = Store::open_in(&dir)?;
-        let stats = generate(&store, spec, progress).await?;
-        store.flush().await?;
-        stats
-    };
+    // `generate` waits for its last write before it returns.
+    let stats = generate(&Store::open_in(&dir)?, spec, progress).await?;
     let ids: Vec<String> = stats.long_chats.iter().map(|c| c.0.to_string()).collect();
     std::fs::write(&done, ids.join(" ")).map_err(io)?;
     Ok((dir, stats.long_chats))

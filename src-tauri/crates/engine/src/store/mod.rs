@@ -239,10 +239,8 @@ impl Store {
     {
         let (reply, rx) = oneshot::channel();
         let asked = Instant::now();
-        let job: CallJob = Box::new(move |conn| {
-            let started = Instant::now();
-            let out = f(conn);
-            let _ = reply.send((out, started.elapsed()));
+        let job = timed(f, move |done| {
+            let _ = reply.send(done);
         });
         self.tx
             .send(Msg::Call(job))
@@ -261,10 +259,8 @@ impl Store {
     {
         let (reply, rx) = mpsc::sync_channel(1);
         let asked = Instant::now();
-        let job: CallJob = Box::new(move |conn| {
-            let started = Instant::now();
-            let out = f(conn);
-            let _ = reply.send((out, started.elapsed()));
+        let job = timed(f, move |done| {
+            let _ = reply.send(done);
         });
         self.tx
             .send(Msg::Call(job))
@@ -295,6 +291,18 @@ impl Store {
     pub fn failed_writes(&self) -> u64 {
         self.failed_writes.load(Ordering::Relaxed)
     }
+}
+
+/// `f` as a job for the database thread that hands `reply` its result and how long it ran.
+fn timed<T, F>(f: F, reply: impl FnOnce((StoreResult<T>, Duration)) + Send + 'static) -> CallJob
+where
+    F: FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
+{
+    Box::new(move |conn| {
+        let started = Instant::now();
+        let out = f(conn);
+        reply((out, started.elapsed()));
+    })
 }
 
 /// A call that takes longer than this, waiting included, is logged: the window waits for it.
