@@ -131,31 +131,52 @@ pub fn run() -> Result<(), StartError> {
 }
 
 /// Work that start-up needs soon but the first paint does not, begun once the window has
-/// painted: both start child processes that would compete with the window for the CPU (a login
-/// shell alone takes a quarter of a second on two cores).
-pub fn after_first_paint() {
-    ask_login_path();
-    // Find out now, not on the first command, what this system's sandbox can do (F-46).
-    tauri::async_runtime::spawn(tollgate_engine::tools::supervisor::sandbox_support());
+/// painted, on a thread of its own at the lowest priority: both start child processes (a login
+/// shell alone takes a quarter of a second of CPU) that would otherwise take the two cores from
+/// the window's first screens. The children inherit the priority, so they run only when the
+/// window leaves the CPU idle. The engine's own background work begins too.
+pub fn after_first_paint(app: &tollgate_engine::service::Tollgate) {
+    app.start_background_work();
+    let started = std::thread::Builder::new()
+        .name("after-first-paint".into())
+        .spawn(|| {
+            background_priority();
+            ask_login_path();
+            // Find out now, not on the first command, what this system's sandbox can do (F-46).
+            tauri::async_runtime::block_on(tollgate_engine::tools::supervisor::sandbox_support());
+        });
+    if let Err(e) = started {
+        tracing::warn!(
+            "PATH and the sandbox are looked at when a program first starts (no thread now: {e})"
+        );
+    }
 }
 
-/// Asks the login shell for its `PATH` on a thread of its own and logs what it found. A program
-/// started before the answer asks itself and waits.
+/// Puts the calling thread, and the processes it starts from now on, at the lowest priority.
+fn background_priority() {
+    use thread_priority::{ThreadPriority, ThreadSchedulePolicy};
+    #[cfg(target_os = "linux")]
+    let lowered = thread_priority::unix::set_thread_priority_and_policy(
+        thread_priority::thread_native_id(),
+        ThreadPriority::Min,
+        ThreadSchedulePolicy::Normal(thread_priority::unix::NormalThreadSchedulePolicy::Idle),
+    );
+    #[cfg(not(target_os = "linux"))]
+    let lowered = thread_priority::set_current_thread_priority(ThreadPriority::Min);
+    if let Err(e) = lowered {
+        tracing::debug!("start-up work runs at normal priority: {e:?}");
+    }
+}
+
+/// Asks the login shell for its `PATH` and logs what it found. A program started before the
+/// answer asks itself and waits.
 fn ask_login_path() {
     use tollgate_engine::tools::login_path::{self, LoginPath};
-    let asked =
-        std::thread::Builder::new()
-            .name("login-path".into())
-            .spawn(|| match login_path::ask() {
-                LoginPath::Added(folders) => {
-                    tracing::info!("PATH: added from the login shell: {}", folders.join(", "))
-                }
-                LoginPath::Unchanged => tracing::info!("PATH: the login shell adds nothing"),
-                LoginPath::Skipped(why) => {
-                    tracing::info!("PATH: the login shell was not asked: {why}")
-                }
-            });
-    if let Err(e) = asked {
-        tracing::warn!("PATH: asked when a program first starts (no thread now: {e})");
+    match login_path::ask() {
+        LoginPath::Added(folders) => {
+            tracing::info!("PATH: added from the login shell: {}", folders.join(", "))
+        }
+        LoginPath::Unchanged => tracing::info!("PATH: the login shell adds nothing"),
+        LoginPath::Skipped(why) => tracing::info!("PATH: the login shell was not asked: {why}"),
     }
 }

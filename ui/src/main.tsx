@@ -1,7 +1,9 @@
 import { render } from "preact";
 import * as api from "./api";
 import { App, applyTheme } from "./components/App";
+import { markPlatform } from "./platform";
 
+markPlatform(document.documentElement, navigator.userAgent);
 // Follow the system theme until the saved settings arrive, so dark systems never flash light.
 applyTheme("system");
 const root = document.getElementById("app");

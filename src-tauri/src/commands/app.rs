@@ -10,12 +10,12 @@ use tollgate_engine::protocol::{CommandError, ErrorKind};
 /// `page_ms` is how long after the page's own start (`performance.now()`) that frame was: the
 /// rest of the start-up time is the process, GTK and WebKit starting before the page loads.
 #[tauri::command]
-pub fn ui_ready(page_ms: f64) {
+pub fn ui_ready(state: tauri::State<'_, crate::state::AppState>, page_ms: f64) {
     tracing::info!(
         "first paint {} ms after start ({page_ms:.0} ms of it in the page)",
         crate::started().elapsed().as_millis()
     );
-    crate::after_first_paint();
+    crate::after_first_paint(&state.app);
 }
 
 /// The folder the log file is written to, or `None` when the log goes to standard error only.

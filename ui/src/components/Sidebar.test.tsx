@@ -9,6 +9,7 @@ vi.mock("../api", () => ({
 }));
 
 import * as api from "../api";
+import { CHAT_PAGE, FIRST_SCREEN_ROWS } from "./chatPages";
 import { Sidebar } from "./Sidebar";
 
 const chats: ChatRow[] = [
@@ -39,11 +40,12 @@ async function mount(
   onNewFromPreset: (id: number) => void = () => {},
   onImport: () => void = () => {},
   more: { moreChats: boolean; onMoreChats: () => void } = { moreChats: false, onMoreChats: () => {} },
+  list: ChatRow[] = chats,
 ) {
   await act(async () => {
     render(
       <Sidebar
-        chats={chats}
+        chats={list}
         {...more}
         loadError={null}
         notices={[]}
@@ -79,6 +81,17 @@ async function type(text: string) {
 async function settle() {
   await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
 }
+
+describe("the first screen", () => {
+  it("shows the chats a window holds first and the rest of the page once that frame is painted", async () => {
+    const page = Array.from({ length: CHAT_PAGE }, (_, i) => ({ ...chats[0]!, id: i + 1, title: `Chat ${i + 1}` }));
+    await mount([], undefined, undefined, undefined, page);
+    const rows = () => Array.from(root.querySelectorAll<HTMLElement>(".chat-list [data-chat]")).map((b) => b.dataset["chat"]);
+    expect(rows()).toEqual(page.slice(0, FIRST_SCREEN_ROWS).map((c) => String(c.id)));
+    await act(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 0), 0))));
+    expect(rows()).toEqual(page.map((c) => String(c.id)));
+  });
+});
 
 describe("older chats", () => {
   it("are read on the button at the end of the list, and only while some are left", async () => {

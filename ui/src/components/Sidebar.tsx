@@ -4,6 +4,7 @@ import * as session from "../session";
 import { chatTitle, relativeTime, snippetParts } from "../format";
 import { language, t } from "../i18n";
 import { pause, useAction, useDismiss, useLoad } from "./hooks";
+import { useFirstScreen } from "./chatPages";
 import { Icon } from "./icons";
 import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
 
@@ -223,12 +224,13 @@ function SearchResults({
 }
 
 function ChatList(props: Props) {
+  const shown = useFirstScreen(props.chats.length);
   if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
   if (props.chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
   return (
     <>
       <ul>
-        {props.chats.map((c) => (
+        {props.chats.slice(0, shown).map((c) => (
           <ChatItem key={c.id} chat={c} {...props} />
         ))}
       </ul>

@@ -60,19 +60,21 @@ export function VirtualList({
   const total = sizes.reduce((a, b) => a + b, 0);
   const top = Math.min(view.top, Math.max(0, total - view.height));
   const w = visibleWindow(sizes, top, view.height, OVERSCAN);
+  const shown = items.slice(w.start, w.end);
 
   useLayoutEffect(() => {
     const l = list.current;
     if (!l) return;
+    // The rendered items only: looking each up among all of a long chat's items cost every
+    // scrolled frame thousands of comparisons.
+    const keys = new Map(shown.map((it) => [String(it.key), it.key]));
     let changed = false;
     for (const child of Array.from(l.children)) {
-      const key = (child as HTMLElement).dataset["vkey"];
+      const key = keys.get((child as HTMLElement).dataset["vkey"] ?? "");
       if (key === undefined) continue;
-      const item = items.find((it) => String(it.key) === key);
-      if (!item) continue;
       const h = (child as HTMLElement).offsetHeight;
-      if (h > 0 && heights.current.get(item.key) !== h) {
-        heights.current.set(item.key, h);
+      if (h > 0 && heights.current.get(key) !== h) {
+        heights.current.set(key, h);
         changed = true;
       }
     }
@@ -84,7 +86,7 @@ export function VirtualList({
   return (
     <div ref={list} class="virtual-list">
       <div style={{ height: `${w.before}px` }} aria-hidden="true" />
-      {items.slice(w.start, w.end).map((it) => (
+      {shown.map((it) => (
         <div key={it.key} data-vkey={String(it.key)}>
           {it.render()}
         </div>

@@ -2,10 +2,30 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { errorMessage } from "../format";
+import { afterNextPaint } from "../frames";
 import type { ChatRow } from "../types";
 
 /** Chats the sidebar reads at a time. */
 export const CHAT_PAGE = 100;
+
+/**
+ * Chats the sidebar shows in its first frame, more than a tall window holds; the rest of the page
+ * follows once that frame is painted, so a page of chats costs the first screen only what is seen.
+ */
+export const FIRST_SCREEN_ROWS = 40;
+
+/**
+ * How many of `total` rows to render now: at most [`FIRST_SCREEN_ROWS`] until a frame showing them
+ * has been painted, then all of them.
+ */
+export function useFirstScreen(total: number): number {
+  const [all, setAll] = useState(false);
+  useEffect(() => {
+    if (all || total <= FIRST_SCREEN_ROWS) return;
+    return afterNextPaint(() => setAll(true));
+  }, [all, total]);
+  return all ? total : Math.min(total, FIRST_SCREEN_ROWS);
+}
 
 /**
  * The performance entry (User Timing) that measures the sidebar's first screen: from asking for
@@ -14,17 +34,15 @@ export const CHAT_PAGE = 100;
 export const FIRST_SCREEN_MEASURE = "tollgate:sidebar-first-screen";
 let firstScreenMeasured = false;
 
-/** Measures from `mark` to two frames from now (the frame that shows what was just set). */
+/** Measures from `mark` to the end of the next paint (the frame that shows what was just set). */
 function measureFirstScreen(mark: string): void {
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() => {
-      try {
-        performance.measure(FIRST_SCREEN_MEASURE, mark);
-      } catch {
-        // A page without User Timing measures nothing; the sidebar works the same.
-      }
-    }),
-  );
+  afterNextPaint(() => {
+    try {
+      performance.measure(FIRST_SCREEN_MEASURE, mark);
+    } catch {
+      // A page without User Timing measures nothing; the sidebar works the same.
+    }
+  });
 }
 
 /** The sidebar's chats, read a page at a time (F-71): a year of chats costs its first screen. */

@@ -178,6 +178,7 @@ pub async fn ensure(
             .map(ChatId)
             .collect();
         if ids.len() == spec.long_chats.len().min(spec.chats) {
+            settle(&dir).await?;
             return Ok((dir, ids));
         }
     }
@@ -191,9 +192,24 @@ pub async fn ensure(
     std::fs::create_dir_all(&dir).map_err(io)?;
     // `generate` waits for its last write before it returns.
     let stats = generate(&Store::open_in(&dir)?, spec, progress).await?;
+    settle(&dir).await?;
     let ids: Vec<String> = stats.long_chats.iter().map(|c| c.0.to_string()).collect();
     std::fs::write(&done, ids.join(" ")).map_err(io)?;
     Ok((dir, stats.long_chats))
+}
+
+/// Brings the year to the state a year of use with the app's upkeep leaves: the search index
+/// merged (the generator's large writes leave it in pieces), nothing deleted left to purge (a
+/// bench cut short leaves some), all of it in the database file (copying the file alone while
+/// its write-ahead log held pages gave a malformed copy). Quick when there is nothing to do.
+async fn settle(dir: &Path) -> StoreResult<()> {
+    let store = Store::open_in(dir)?;
+    store.purge_deleted().await?;
+    store.tend_search_index().await?;
+    // Everything into the database file itself: users of the year copy that file alone.
+    store
+        .call(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?))
+        .await
 }
 
 /// The file that marks a finished year in its folder.

@@ -215,13 +215,21 @@ pub struct Tollgate {
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
     /// The folders no sandboxed command may read (F-46).
     hidden: Arc<[PathBuf]>,
-    /// Wakes the task that purges what deleted chats left behind (F-71).
+    /// Wakes the database's upkeep: purging what deleted chats left behind, merging the search
+    /// index (F-71).
     purger: Arc<tokio::sync::Notify>,
 }
 
-/// Purges the rows deleted chats left behind (`Store::purge_deleted`) whenever a chat is
-/// deleted, and once at start. Holds the app weakly: it ends with the app.
-async fn purge_deleted_chats(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) {
+/// How often the database's idle upkeep runs when nothing wakes it.
+const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The database's upkeep, begun once start-up is over ([`Tollgate::start_background_work`]):
+/// purges the rows deleted chats left behind (`Store::purge_deleted`), woken by each delete,
+/// then merges the search index's segments (`Store::tend_search_index`), also every
+/// [`UPKEEP_EVERY`]. Every step is a short call of its own, so reads go between them. Holds the
+/// app weakly: it ends with the app.
+async fn upkeep(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) {
+    wake.notified().await;
     loop {
         let Some(store) = app.upgrade().map(|a| a.store.clone()) else {
             return;
@@ -231,8 +239,12 @@ async fn purge_deleted_chats(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sy
                 "purging deleted chats stopped: {e}; it is tried again on the next delete"
             );
         }
+        if let Err(e) = store.tend_search_index().await {
+            tracing::warn!("merging the search index stopped: {e}; tried again later");
+        }
         drop(store);
-        wake.notified().await;
+        // Woken by a delete, or the time is up: either way, the next round.
+        let _ = tokio::time::timeout(UPKEEP_EVERY, wake.notified()).await;
     }
 }
 
@@ -286,11 +298,7 @@ impl Tollgate {
             store,
             purger: Arc::new(tokio::sync::Notify::new()),
         });
-        // Also purges what a purge cut short by a crash left.
-        tokio::spawn(purge_deleted_chats(
-            Arc::downgrade(&this),
-            Arc::clone(&this.purger),
-        ));
+        tokio::spawn(upkeep(Arc::downgrade(&this), Arc::clone(&this.purger)));
         this.start_mcp().await?;
         Ok(this)
     }
@@ -450,6 +458,14 @@ impl Tollgate {
             }
         }
         counts
+    }
+
+    /// Begins the database's upkeep, which start-up leaves for later: purging what a purge cut
+    /// short by a crash or a quit left behind, merging the search index. Each step holds the
+    /// database for a moment, so the app calls this once its window has painted and the first
+    /// screens' reads never wait behind it.
+    pub fn start_background_work(&self) {
+        self.purger.notify_one();
     }
 
     /// Deletes a chat: stops its turn and closes its executor first.

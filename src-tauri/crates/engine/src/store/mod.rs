@@ -30,7 +30,7 @@ pub use messages::{MessageRow, MessageStatus, Role, Under};
 pub use presets::{Preset, PresetInput};
 pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};
-pub use search::{fts_query, SearchHit, MATCH_END, MATCH_START};
+pub use search::{fts_query, SearchHit, MATCH_END, MATCH_START, TEND_PAGES};
 pub use variables::VariableRow;
 
 use rusqlite::Connection;

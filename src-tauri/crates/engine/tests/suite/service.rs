@@ -609,3 +609,54 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
     ));
     assert!(app.list_presets().await.unwrap().is_empty());
 }
+
+/// The rows a deleted chat has left to purge: its messages and its place in the purge list.
+async fn left_to_purge(store: &tollgate_engine::Store, chat: ChatId) -> i64 {
+    store
+        .call(move |c| {
+            Ok(c.query_row(
+                "SELECT (SELECT count(*) FROM messages WHERE chat_id = ?1) \
+                      + (SELECT count(*) FROM chat_purges WHERE chat_id = ?1)",
+                [chat.0],
+                |r| r.get::<_, i64>(0),
+            )?)
+        })
+        .await
+        .unwrap()
+}
+
+/// Rows left by a chat deleted just before a quit (or a crash) stay until start-up is over, so
+/// the first screens' reads never wait behind a purge step; then they go.
+#[tokio::test]
+async fn a_purge_left_at_quit_waits_for_start_up_then_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (chat, before) = {
+        let store = tollgate_engine::Store::open_in(dir.path()).unwrap();
+        let chat = store
+            .import_chat(tollgate_engine::scale::one_chat(60, 7))
+            .await
+            .unwrap()
+            .id;
+        store.delete_chat(chat).await.unwrap();
+        let before = left_to_purge(&store, chat).await;
+        // Its 60 messages or more, and its place in the purge list.
+        assert!(before > 60, "{before}");
+        store.flush().await.unwrap();
+        (chat, before)
+    };
+    let app = open(dir.path()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        left_to_purge(&app.store, chat).await,
+        before,
+        "purged during start-up"
+    );
+    app.start_background_work();
+    for _ in 0..200 {
+        if left_to_purge(&app.store, chat).await == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the rows of the deleted chat were never purged");
+}
