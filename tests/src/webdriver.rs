@@ -198,6 +198,12 @@ impl Session {
             .map_or_else(|| std::path::Path::new(""), |d| d.path())
     }
 
+    /// The process id of tauri-driver, whose descendants are the app and its WebKit processes
+    /// (for measuring them).
+    pub fn driver_pid(&self) -> u32 {
+        self.driver.id()
+    }
+
     /// Ends the session and stops the driver (and with it the app).
     pub async fn close(mut self) {
         let _ = self.client.clone().close().await;

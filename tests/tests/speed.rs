@@ -3,13 +3,14 @@
 //! 5,000 chunks at 500 a second (no frame over 50 ms; the time past a frame's budget growing
 //! with the answer's length, not its square); and on a generated year of heavy use (10,000
 //! chats, 1,000,000 messages: `tollgate_engine::scale`) cold start, idle memory, the sidebar's
-//! first screen, opening and scrolling a 5,000-message chat, and search in the window.
-//! Measured, printed, never asserted: run `bash tests/speed.sh` (release build).
+//! first screen, opening and scrolling a 5,000-message chat, and search in the window; a 10 MB
+//! shell output streamed into the open tool-chain log; and the memory curve of 500 turns with
+//! tool calls in one app run. Measured, printed, never asserted: run `bash tests/speed.sh` (release build).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // measurement code: a failure should stop it
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::App;
 use tollgate_engine::scale::{ensure, one_chat, ScaleSpec};
@@ -76,12 +77,27 @@ fn name_of(pid: u32) -> String {
         .to_string()
 }
 
-/// The app's processes (it and its WebKit children) with their PSS in kB.
-fn memory_of(app: &App) -> Vec<(String, u64)> {
-    process_tree(app.pid())
+/// The processes from `root` down with their PSS in kB.
+fn tree_memory(root: u32) -> Vec<(String, u64)> {
+    process_tree(root)
         .iter()
         .map(|p| (name_of(*p), pss_kb(*p)))
         .collect()
+}
+
+/// The app's processes (it and its WebKit children) with their PSS in kB.
+fn memory_of(app: &App) -> Vec<(String, u64)> {
+    tree_memory(app.pid())
+}
+
+/// The app's processes under a WebDriver session (the app and its WebKit children, not the
+/// drivers that started it) with their PSS in kB.
+fn session_memory(s: &Session) -> Vec<(String, u64)> {
+    let app = process_tree(s.driver_pid())
+        .into_iter()
+        .find(|p| name_of(*p) == "tollgate")
+        .expect("the app under the driver");
+    tree_memory(app)
 }
 
 /// The app's memory 30 s after its first paint (by then the web process has collected what
@@ -322,6 +338,14 @@ async fn stream_frames(
     let text = long_answer(len);
     let per_chunk = text.chars().count().div_ceil(chunks);
     mock.push(openai::text_in(&text, per_chunk).slow(Duration::from_millis(2)));
+    record_frames(s).await;
+    s.new_chat_and_send("a long answer please").await.unwrap();
+    let gaps = frames_until(s, &answered("END-OF-ANSWER"), 250).await;
+    frame_figures(&gaps)
+}
+
+/// Starts recording the gaps between the page's frames (`window.__frames`).
+async fn record_frames(s: &Session) {
     s.client
         .execute(
             r#"
@@ -334,30 +358,36 @@ async fn stream_frames(
         )
         .await
         .unwrap();
-    s.new_chat_and_send("a long answer please").await.unwrap();
-    // Waited for in the page, cheaply: asking WebDriver for the window's text would lay out
-    // and walk the whole page ten times a second, and be measured as the app's own work.
-    let gaps = s
-        .client
-        .execute_async(
-            r#"
-            const done = arguments[0];
-            const check = () => {
-              const answers = document.querySelectorAll('.msg--assistant');
-              const last = answers[answers.length - 1];
-              const finished = last && last.textContent.includes('END-OF-ANSWER')
-                && document.querySelector('[data-role=regenerate]');
-              if (finished) { window.__frames.on = false; done(window.__frames.gaps); }
-              else setTimeout(check, 250);
-            };
-            check();
-            "#,
-            vec![],
-        )
-        .await
-        .unwrap();
-    let gaps = numbers(&gaps);
-    frame_figures(&gaps)
+}
+
+/// Waits until the page script `finished` (an expression) holds, checked every `every_ms`,
+/// then stops recording frames and returns their gaps (ms). Waited for in the page, cheaply:
+/// asking WebDriver for the window's text would lay out and walk the whole page each time,
+/// and be measured as the app's own work.
+async fn frames_until(s: &Session, finished: &str, every_ms: u64) -> Vec<f64> {
+    let script = format!(
+        r#"
+        const done = arguments[0];
+        const check = () => {{
+          if ({finished}) {{ window.__frames.on = false; done(window.__frames.gaps); }}
+          else setTimeout(check, {every_ms});
+        }};
+        check();
+        "#
+    );
+    numbers(&s.client.execute_async(&script, vec![]).await.unwrap())
+}
+
+/// A page expression: the newest answer contains `needle` and its turn is over (it can be
+/// regenerated).
+fn answered(needle: &str) -> String {
+    format!(
+        r#"(() => {{
+          const answers = document.querySelectorAll('.msg--assistant');
+          const last = answers[answers.length - 1];
+          return !!last && last.textContent.includes({needle:?}) && !!last.querySelector('[data-role=regenerate]');
+        }})()"#
+    )
 }
 
 #[tokio::test]
@@ -609,6 +639,179 @@ async fn measure_a_year() {
     println!(
         "SPEED year: search in the window, last key to ranked and highlighted results on screen, less the {SEARCH_DELAY_MS} ms typing pause (ms): {searches:?}; worst {} (target ≤ 100)",
         searches.iter().max().unwrap()
+    );
+    s.close().await;
+}
+
+/// What the big command prints: 10,000,000 bytes ("10 MB").
+const BIG_OUTPUT: usize = 10_000_000;
+
+#[tokio::test]
+#[ignore = "a measurement: run tests/speed.sh"]
+async fn measure_big_shell_output() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-speed-shell")
+        .await
+        .unwrap();
+    script_timeout(&s, Duration::from_secs(300)).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let command = format!(
+        "yes 'Compiling crate 0123456789 (build output, line after line)' | head -c {BIG_OUTPUT}"
+    );
+    let args = json!({ "command": command }).to_string();
+    mock.push(openai::calls("", &[("call_1", "run_command", &args)]));
+    mock.push(openai::text("BIG-OUTPUT-READ"));
+    s.new_chat().await.unwrap();
+    s.set_workspace(workspace.path()).await.unwrap();
+    // The tool-chain log is open, as for a user watching the command.
+    s.click(".chat-actions button[aria-pressed]").await.unwrap();
+    s.send("build it").await.unwrap();
+    s.active_approval().await.unwrap();
+
+    // Allowed from the keyboard; while it runs, its card in the log is opened to the live output.
+    record_frames(&s).await;
+    let t0 = Instant::now();
+    s.press(keys::ENTER).await.unwrap();
+    let watch = format!(
+        r#"(() => {{
+          const head = document.querySelector('.log-panel .tool-card:not(.is-open) .tool-card-head');
+          if (head) head.click();
+          return {};
+        }})()"#,
+        answered("BIG-OUTPUT-READ")
+    );
+    let gaps = frames_until(&s, &watch, 50).await;
+    let elapsed = t0.elapsed();
+    let (longest, long, frames, busy) = frame_figures(&gaps);
+    let shown = s
+        .client
+        .execute(
+            "return Math.max(0, ...[...document.querySelectorAll('.log-panel .tool-card.is-open pre')].map((p) => p.textContent.length));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    s.screenshot("speed-big-shell-output").await.unwrap();
+
+    // The full output is kept in the call's variable; the model read a shortened copy.
+    let chat = s
+        .client
+        .execute(
+            "return Number(document.querySelector('section.chat').dataset.chat)",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_i64()
+        .unwrap();
+    let store = Store::open_in(s.data_path()).unwrap();
+    let kept = store
+        .chat_variables(ChatId(chat))
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|v| v.name == "run_command_c1_result")
+        .map_or(0, |v| v.value.len());
+    let read = tool_results(&completions(&mock)[1])[0].len();
+    println!(
+        "SPEED a {BIG_OUTPUT}-byte shell output streamed into the open tool-chain log: longest frame {longest:.0} ms (target < 50), frames over 50 ms {long} of {frames}, time past 16.7 ms summed {busy:.0} ms; allow to answer {:.1} s; live output on screen {shown} chars; kept in the variable {kept} bytes; the model read {read} bytes",
+        elapsed.as_secs_f64()
+    );
+    s.close().await;
+}
+
+/// Turns of the long session, and every how many its memory is read.
+const SESSION_TURNS: usize = 500;
+const SESSION_SAMPLE_EVERY: usize = 50;
+
+/// The turn number in the newest user message of a request ("turn 17: …").
+fn turn_of(body: &serde_json::Value) -> u64 {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .and_then(|t| t.strip_prefix("turn "))
+        .and_then(|t| t.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The long session's model: each question gets a `calculate` call, each result an answer
+/// (markdown with code, of an ordinary answer's length) naming its turn.
+fn long_session_model(body: &serde_json::Value) -> tollgate_mock_llm::Reply {
+    let turn = turn_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last());
+    if body.get("tools").is_none() {
+        return openai::text("A long session");
+    }
+    if last.is_some_and(|m| m["role"] == "tool") {
+        return openai::text(&format!(
+            "Answered turn {turn}: the result is **{}**.\n\nThe gate ran `calculate` without asking (its policy is auto) and kept the result as a variable:\n\n```rust\nlet answer = {turn} * 3; // {}\n```\n\n- call recorded in the tool-chain log\n- nothing else ran",
+            turn * 3,
+            turn * 3
+        ));
+    }
+    let args = json!({ "expression": format!("{turn} * 3") }).to_string();
+    openai::calls("", &[(&format!("call_{turn}"), "calculate", args.as_str())])
+}
+
+#[tokio::test]
+#[ignore = "a measurement: run tests/speed.sh"]
+async fn measure_long_session() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-speed-session")
+        .await
+        .unwrap();
+    mock.respond_with(long_session_model);
+    s.new_chat().await.unwrap();
+    let mut curve = Vec::new();
+    let sample = |turns: usize| {
+        // A moment for the page to settle after the turn before it is read.
+        std::thread::sleep(Duration::from_secs(3));
+        (turns, total_kb(&session_memory(&s)))
+    };
+    curve.push(sample(0));
+    let started = Instant::now();
+    for turn in 1..=SESSION_TURNS {
+        s.send(&format!("turn {turn}: what is {turn} times 3?"))
+            .await
+            .unwrap();
+        s.client
+            .execute_async(
+                &format!(
+                    "const done = arguments[0]; const check = () => {} ? done(true) : setTimeout(check, 20); check();",
+                    answered(&format!("Answered turn {turn}:"))
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+        if turn % SESSION_SAMPLE_EVERY == 0 {
+            curve.push(sample(turn));
+        }
+    }
+    let took = started.elapsed();
+    let parts = session_memory(&s);
+    s.screenshot("speed-long-session").await.unwrap();
+    let at = |turns: usize| {
+        curve
+            .iter()
+            .find(|(t, _)| *t == turns)
+            .map_or(0, |(_, kb)| *kb)
+    };
+    let growth = (at(SESSION_TURNS) as f64 - at(SESSION_SAMPLE_EVERY) as f64) / 1024.0;
+    println!(
+        "SPEED {SESSION_TURNS} turns with a tool call each in one app run ({:.0} s): memory (PSS, all the app's processes) {growth:+.1} MB from turn {SESSION_SAMPLE_EVERY} to turn {SESSION_TURNS} (target ≤ +30 MB); curve (turn: MB) {}; at the end {}",
+        took.as_secs_f64(),
+        curve
+            .iter()
+            .map(|(t, kb)| format!("{t}: {:.1}", *kb as f64 / 1024.0))
+            .collect::<Vec<_>>()
+            .join(", "),
+        describe_memory(&parts)
     );
     s.close().await;
 }

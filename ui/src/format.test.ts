@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   askReasonText,
   compressArgs,
@@ -9,6 +9,7 @@ import {
   formatBytes,
   formatDuration,
   prettyJson,
+  relativeTime,
   resultChoiceKey,
   snippetParts,
   statusInfo,
@@ -141,5 +142,27 @@ describe("why the user is asked", () => {
     setLanguage("zh-CN");
     expect(askReasonText({ type: "askAlways" })).toBe("此工具在每次调用前都会询问。");
     setLanguage("en");
+  });
+});
+
+describe("relativeTime", () => {
+  const now = new Date(2026, 10, 25, 15, 30).getTime();
+
+  it("shows the time for today and the day for earlier, in the language asked", () => {
+    const today = new Date(2026, 10, 25, 9, 5);
+    const earlier = new Date(2026, 9, 3, 9, 5);
+    for (const lang of ["en", "zh-CN"]) {
+      expect(relativeTime(today.getTime(), now, lang)).toBe(today.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" }));
+      expect(relativeTime(earlier.getTime(), now, lang)).toBe(earlier.toLocaleDateString(lang, { month: "short", day: "numeric" }));
+    }
+    expect(relativeTime(earlier.getTime(), now, "en")).toBe("Oct 3");
+  });
+
+  it("makes each formatter once, however many chats are shown", () => {
+    const made = vi.spyOn(Intl, "DateTimeFormat");
+    for (let i = 0; i < 100; i++) relativeTime(now - i * 3_600_000, now, "fr");
+    // One for the times today, one for the days before.
+    expect(made).toHaveBeenCalledTimes(2);
+    made.mockRestore();
   });
 });

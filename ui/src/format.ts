@@ -266,13 +266,27 @@ export function snippetParts(snippet: string): Array<{ text: string; match: bool
   return parts;
 }
 
+/**
+ * Date formatters by language and kind, made once: `toLocaleTimeString` with options builds a
+ * new formatter on every call, and the sidebar formats a time for every chat it shows.
+ */
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormat(lang: string, kind: "time" | "day"): Intl.DateTimeFormat {
+  const key = `${kind}|${lang}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(lang, kind === "time" ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" });
+    dateFormats.set(key, format);
+  }
+  return format;
+}
+
+/** A chat's last change as the sidebar shows it: the time today, the day before today. */
 export function relativeTime(ms: number, now = Date.now(), lang = "en"): string {
   const d = new Date(ms);
   const today = new Date(now);
-  if (d.toDateString() === today.toDateString()) {
-    return d.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
-  }
-  return d.toLocaleDateString(lang, { month: "short", day: "numeric" });
+  return dateFormat(lang, d.toDateString() === today.toDateString() ? "time" : "day").format(d);
 }
 
 /** A chat's title as shown everywhere: its own, or "New chat" until it has one. */

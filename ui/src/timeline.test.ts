@@ -99,8 +99,8 @@ describe("timeline reducer", () => {
       { type: "roundStarted", round: 1, messageId: 2 },
       { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "calc", rawArgs: "{}" } },
       { type: "tool", event: { type: "started", chat: 7, seq: 4, tool: "calculate", args: '{"e":"1+1"}' } },
-      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "a" } },
-      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "b" } },
+      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "a", skipped: 0 } },
+      { type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text: "b", skipped: 0 } },
       {
         type: "tool",
         event: {
@@ -198,32 +198,41 @@ describe("timeline reducer", () => {
     expect(isUnfinished("timed_out")).toBe(false);
   });
 
-  it("keeps only the last 64 KiB of live output and counts what it dropped", () => {
-    const delta = (text: string): ChatEvent => ({ type: "tool", event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text } });
+  it("keeps only the last 16 Ki characters of live output and counts what it dropped", () => {
+    const delta = (text: string, skipped = 0): ChatEvent => ({
+      type: "tool",
+      event: { type: "outputDelta", chat: 7, seq: 4, stream: "stdout", text, skipped },
+    });
     let s = run([
       { type: "roundStarted", round: 1, messageId: 2 },
       { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "shell", rawArgs: "{}" } },
-      delta("a".repeat(40_000)),
-      delta("b".repeat(40_000)),
+      delta("a".repeat(10_000)),
+      delta("b".repeat(10_000)),
     ]);
-    expect(LIVE_OUTPUT_LIMIT).toBe(65_536);
+    expect(LIVE_OUTPUT_LIMIT).toBe(16_384);
     let call = s.calls[0];
     expect(call?.output).toHaveLength(LIVE_OUTPUT_LIMIT);
-    expect(call?.output.endsWith("b".repeat(40_000))).toBe(true);
-    expect(call?.outputDropped).toBe(80_000 - LIVE_OUTPUT_LIMIT);
+    expect(call?.output.endsWith("b".repeat(10_000))).toBe(true);
+    expect(call?.outputDropped).toBe(20_000 - LIVE_OUTPUT_LIMIT);
     // One huge chunk: only its tail is kept; the drops add up.
     s = applyEvent(s, delta("x".repeat(1_000_000) + "END"));
     call = s.calls[0];
     expect(call?.output).toHaveLength(LIVE_OUTPUT_LIMIT);
     expect(call?.output.endsWith("xEND")).toBe(true);
-    expect(call?.outputDropped).toBe(80_000 + 1_000_003 - LIVE_OUTPUT_LIMIT);
+    expect(call?.outputDropped).toBe(20_000 + 1_000_003 - LIVE_OUTPUT_LIMIT);
+    // A flood the backend sent as a tail: what it skipped comes after everything kept, so the
+    // kept output goes too, and all of it is counted.
+    s = applyEvent(s, delta("tail", 5_000_000));
+    call = s.calls[0];
+    expect(call?.output).toBe("tail");
+    expect(call?.outputDropped).toBe(20_000 + 1_000_003 + 5_000_000);
   });
 
   it("keeps small output whole and never starts the kept tail inside a surrogate pair", () => {
-    expect(appendOutput({ output: "ab", outputDropped: 0 }, "c", 4)).toEqual({ output: "abc", outputDropped: 0 });
-    expect(appendOutput({ output: "abc", outputDropped: 2 }, "de", 4)).toEqual({ output: "bcde", outputDropped: 3 });
+    expect(appendOutput({ output: "ab", outputDropped: 0 }, "c", 0, 4)).toEqual({ output: "abc", outputDropped: 0 });
+    expect(appendOutput({ output: "abc", outputDropped: 2 }, "de", 0, 4)).toEqual({ output: "bcde", outputDropped: 3 });
     // "😀" is two UTF-16 units; cutting at 1 would leave half of it.
-    expect(appendOutput({ output: "😀", outputDropped: 0 }, "xyz", 4)).toEqual({ output: "xyz", outputDropped: 2 });
+    expect(appendOutput({ output: "😀", outputDropped: 0 }, "xyz", 0, 4)).toEqual({ output: "xyz", outputDropped: 2 });
   });
 
   it("keeps questions until answered and clears waiting cards when the turn ends", () => {

@@ -337,25 +337,33 @@ function keepMessages(state: ChatState, count: number): ChatState {
   return { ...state, messages, calls: state.calls.filter((c) => c.messageId === null || ids.has(c.messageId)), turnUsage: null };
 }
 
-/** How much live output a call keeps: the last 64 Ki characters (UTF-16 code units). */
-export const LIVE_OUTPUT_LIMIT = 64 * 1024;
+/**
+ * How much live output a call keeps: the last 16 Ki characters (UTF-16 code units), about 300
+ * lines. The whole output is in the result; a bigger live tail costs the window its layout on
+ * every update of a flood (F-71).
+ */
+export const LIVE_OUTPUT_LIMIT = 16 * 1024;
 
 /**
  * Appends a chunk of live output, keeping only the tail of `limit` characters and counting what
  * was dropped, so a command that prints without end cannot grow the UI's memory without bound.
+ * `skipped` is what the backend already left out before `text` (it sends a flood as a tail).
  */
 export function appendOutput(
   kept: { output: string; outputDropped: number },
   text: string,
+  skipped = 0,
   limit = LIVE_OUTPUT_LIMIT,
 ): { output: string; outputDropped: number } {
-  const all = kept.output + text;
-  if (all.length <= limit) return { output: all, outputDropped: kept.outputDropped };
+  // Output skipped before this text: everything kept so far comes before it, so it goes too.
+  const before = skipped > 0 ? { output: "", outputDropped: kept.outputDropped + kept.output.length + skipped } : kept;
+  const all = before.output + text;
+  if (all.length <= limit) return { output: all, outputDropped: before.outputDropped };
   let cut = all.length - limit;
   // Never start on the second half of a surrogate pair.
   const first = all.charCodeAt(cut);
   if (first >= 0xdc00 && first <= 0xdfff) cut++;
-  return { output: all.slice(cut), outputDropped: kept.outputDropped + cut };
+  return { output: all.slice(cut), outputDropped: before.outputDropped + cut };
 }
 
 /** Whether a call with this status has not ended yet (so a finished turn ends it as cancelled). */
@@ -411,7 +419,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
     case "started":
       return updateCall(state, event.seq, (c) => ({ ...c, status: "running", name: event.tool, args: parseArgs(event.args) }));
     case "outputDelta":
-      return updateCall(state, event.seq, (c) => ({ ...c, ...appendOutput(c, event.text) }));
+      return updateCall(state, event.seq, (c) => ({ ...c, ...appendOutput(c, event.text, event.skipped) }));
     case "finished": {
       const s = event.summary;
       return updateCall(state, event.seq, (c) => ({

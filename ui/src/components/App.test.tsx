@@ -17,6 +17,7 @@ vi.mock("../api", () => ({
 
 import * as api from "../api";
 import { App, shownChat } from "./App";
+import { chatRow } from "./testChats";
 
 const settings: SettingsView = {
   app: {
@@ -129,19 +130,9 @@ describe("the sidebar's own failures", () => {
   });
 });
 
+const row = (id: number): ChatRow => chatRow(id, { updatedAt: id });
+
 describe("which chat is on screen", () => {
-  const row = (id: number): ChatRow => ({
-    id,
-    title: `Chat ${id}`,
-    providerId: null,
-    model: "",
-    systemPrompt: "",
-    workspace: null,
-    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
-    params: {},
-    createdAt: 0,
-    updatedAt: id,
-  });
   const pages = [row(9), row(8)];
 
   it("the picked chat from the pages read, else the newest", () => {
@@ -161,5 +152,19 @@ describe("which chat is on screen", () => {
     // A chat read on its own for an earlier pick is never shown for this one.
     expect(shownChat(pages, 4, { id: 3, row: row(3) }, row(8))?.id).toBe(8);
     expect(shownChat(pages, 4, { id: 3, row: row(3) }, null)).toBeNull();
+  });
+});
+
+describe("the first screen", () => {
+  it("shows the sidebar's chats first and opens the newest chat once that frame is painted", async () => {
+    vi.mocked(api.listChats).mockResolvedValue([row(7)]);
+    await mount();
+    // The frame with the chats in the sidebar: the chat pane still says it is loading.
+    expect(root.querySelector('.chat-list .chat-item[data-chat="7"]')).not.toBeNull();
+    expect(root.querySelector("section.chat")).toBeNull();
+    expect(root.querySelector('main [role="status"]')?.textContent).toContain("Loading");
+    // After that frame is painted, the chat opens.
+    await act(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 0), 0))));
+    expect(root.querySelector('section.chat[data-chat="7"]')).not.toBeNull();
   });
 });

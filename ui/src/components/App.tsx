@@ -7,7 +7,7 @@ import { chatStore } from "../store";
 import type { ChatId, ChatRow, SettingsView, Theme } from "../types";
 import { ChatView } from "./ChatView";
 import { useChatPages } from "./chatPages";
-import { useAction, useLoad } from "./hooks";
+import { useAction, useLoad, usePaintedSince } from "./hooks";
 import { Icon } from "./icons";
 import { type SettingsTab, SettingsScreen } from "./settings/Settings";
 import { Sidebar } from "./Sidebar";
@@ -114,6 +114,9 @@ export function App() {
   const searchRef = useRef<HTMLInputElement>(null);
   const [single, setSingle] = useState<SingleChat>({ id: null, row: null });
   const pages = chatsLoad.data;
+  // The open chat (its header, composer and messages) waits until the sidebar's first chats are
+  // on screen: the two would otherwise be laid out and painted in one long first frame.
+  const chatPaneReady = usePaintedSince(pages !== undefined);
   // The picked chat when no page read holds it; read again whenever the pages are.
   useEffect(() => {
     if (current === null || (pages ?? []).some((c) => c.id === current)) return;
@@ -307,7 +310,7 @@ export function App() {
             onConfirm={askConfirm}
             onBack={() => setView("chat")}
           />
-        ) : currentChat ? (
+        ) : currentChat && chatPaneReady ? (
           <ChatView
             key={currentChat.id}
             chat={currentChat}
@@ -326,7 +329,7 @@ export function App() {
             }}
             onChatChanged={() => void reloadChats()}
           />
-        ) : chatsLoad.data === undefined && chatsLoad.error === null ? (
+        ) : currentChat || (chatsLoad.data === undefined && chatsLoad.error === null) ? (
           <div class="state state--center" role="status">
             <span class="spinner" aria-hidden="true" /> {t("common.loading")}
           </div>
@@ -345,7 +348,7 @@ export function App() {
           </div>
         )}
       </main>
-      {showLog && view === "chat" && currentChat ? <ToolLog chat={currentChat.id} onClose={toggleLog} /> : null}
+      {showLog && view === "chat" && currentChat && chatPaneReady ? <ToolLog chat={currentChat.id} onClose={toggleLog} /> : null}
       {confirm ? (
         <div class="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && setConfirm(null)}>
           <div class="dialog" role="alertdialog" aria-modal="true">

@@ -30,19 +30,9 @@ import * as api from "../api";
 import * as session from "../session";
 import { chatStore } from "../store";
 import { ChatView } from "./ChatView";
+import { chatRow } from "./testChats";
 
-const chat: ChatRow = {
-  id: 21,
-  title: "Notes",
-  providerId: null,
-  model: "",
-  systemPrompt: "",
-  workspace: null,
-  toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
-  params: {},
-  createdAt: 0,
-  updatedAt: 0,
-};
+const chat: ChatRow = chatRow(21, { title: "Notes" });
 const history: ChatHistory = { messages: [], calls: [], running: false };
 
 let root: HTMLElement;

@@ -11,21 +11,9 @@ vi.mock("../api", () => ({
 import * as api from "../api";
 import { CHAT_PAGE, FIRST_SCREEN_ROWS } from "./chatPages";
 import { Sidebar } from "./Sidebar";
+import { chatRow } from "./testChats";
 
-const chats: ChatRow[] = [
-  {
-    id: 1,
-    title: "Travel plans",
-    providerId: null,
-    model: "",
-    systemPrompt: "",
-    workspace: null,
-    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
-    params: {},
-    createdAt: 0,
-    updatedAt: 0,
-  },
-];
+const chats: ChatRow[] = [chatRow(1, { title: "Travel plans" })];
 
 let root: HTMLElement;
 beforeEach(() => {

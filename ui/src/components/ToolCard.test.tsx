@@ -2,7 +2,7 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLanguage } from "../i18n";
-import { appendOutput, applyEvent, type CallView, emptyChat } from "../timeline";
+import { appendOutput, applyEvent, type CallView, emptyChat, LIVE_OUTPUT_LIMIT } from "../timeline";
 import type { Attachment, CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
 import { finishedCall } from "./testCalls";
 import { decisionLines, ToolCard } from "./ToolCard";
@@ -97,14 +97,17 @@ describe("tool card live output", () => {
       type: "tool",
       event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "shell", rawArgs: "{}" },
     });
-    state = applyEvent(state, { type: "tool", event: { type: "outputDelta", chat: 1, seq: 1, stream: "stdout", text: "y".repeat(70_000) } });
+    state = applyEvent(state, {
+      type: "tool",
+      event: { type: "outputDelta", chat: 1, seq: 1, stream: "stdout", text: "y".repeat(70_000), skipped: 0 },
+    });
     const call = state.calls[0];
     if (!call) throw new Error("no call");
     await act(() => {
       render(<ToolCard call={call} />, root);
     });
     await act(async () => root.querySelector<HTMLButtonElement>(".tool-card-head")?.click());
-    expect(root.querySelector(".output-dropped")?.textContent).toBe(`… ${70_000 - 65_536} earlier characters not shown`);
+    expect(root.querySelector(".output-dropped")?.textContent).toBe(`… ${70_000 - LIVE_OUTPUT_LIMIT} earlier characters not shown`);
 
     // Nothing dropped, no notice.
     const whole = { ...call, ...appendOutput({ output: "", outputDropped: 0 }, "short") };

@@ -7,21 +7,11 @@ vi.mock("../api", () => ({ listChats: vi.fn() }));
 
 import * as api from "../api";
 import { CHAT_PAGE, type ChatPages, FIRST_SCREEN_MEASURE, useChatPages } from "./chatPages";
+import { chatRow } from "./testChats";
 
 /** `n` chats, newest first, ids from `from` down. */
 function rows(from: number, n: number): ChatRow[] {
-  return Array.from({ length: n }, (_, i) => ({
-    id: from - i,
-    title: `Chat ${from - i}`,
-    providerId: null,
-    model: "",
-    systemPrompt: "",
-    workspace: null,
-    toolOverrides: { groups: {}, tools: {}, sandbox: { level: "workspaceOnly", network: false } },
-    params: {},
-    createdAt: 0,
-    updatedAt: (from - i) * 1000,
-  }));
+  return Array.from({ length: n }, (_, i) => chatRow(from - i, { updatedAt: (from - i) * 1000 }));
 }
 
 /** A database of `total` chats answering pages as the engine does. */

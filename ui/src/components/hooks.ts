@@ -1,6 +1,7 @@
 import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../format";
+import { afterNextPaint } from "../frames";
 import { chatStore } from "../store";
 import type { ChatState } from "../timeline";
 import type { ChatId } from "../types";
@@ -13,6 +14,21 @@ export function useChatState(chat: ChatId): ChatState {
     return chatStore.subscribe(() => setState(chatStore.get(chat)));
   }, [chat]);
   return state;
+}
+
+/**
+ * Whether a frame has been painted since `ready` first held: what the first screen does not need
+ * waits for it, so that screen costs only what it shows (F-71). Once true, it stays true.
+ */
+export function usePaintedSince(ready: boolean): boolean {
+  const [painted, setPainted] = useState(false);
+  // A layout effect: the wait starts in the render that made `ready` true, so the frame waited
+  // for is the one that shows it.
+  useLayoutEffect(() => {
+    if (!ready || painted) return;
+    return afterNextPaint(() => setPainted(true));
+  }, [ready, painted]);
+  return painted;
 }
 
 /** Closes a popover on outside click or Esc. */

@@ -83,13 +83,16 @@ pub enum ToolEvent {
         tool: String,
         args: String,
     },
-    /// Live output from a running tool.
+    /// Live output from a running tool: `text`, after `skipped` characters of the stream that
+    /// are not shown live (a flood of output keeps only a tail; the result keeps it all).
     #[serde(rename_all = "camelCase")]
     OutputDelta {
         chat: ChatId,
         seq: u64,
         stream: OutputStream,
         text: String,
+        #[serde(default)]
+        skipped: u64,
     },
     /// The call ended.
     #[serde(rename_all = "camelCase")]
@@ -290,6 +293,7 @@ mod tests {
             seq: 1,
             stream: OutputStream::Stdout,
             text: "hi".into(),
+            skipped: 0,
         });
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 2);

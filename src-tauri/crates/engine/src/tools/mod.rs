@@ -8,6 +8,7 @@ pub mod builtin;
 mod expr;
 pub mod files;
 mod group;
+pub mod live_output;
 pub mod login_path;
 pub mod questions;
 pub mod reach;
@@ -217,13 +218,15 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    /// Streams output into the tool-chain log while the tool runs (F-43).
-    pub fn emit_output(&self, stream: OutputStream, text: impl Into<String>) {
+    /// Streams output into the tool-chain log while the tool runs (F-43): `text`, after
+    /// `skipped` characters of the stream that the log is not shown (a flood keeps a tail).
+    pub fn emit_output(&self, stream: OutputStream, text: impl Into<String>, skipped: u64) {
         self.sink.emit(ToolEvent::OutputDelta {
             chat: self.chat,
             seq: self.seq,
             stream,
             text: text.into(),
+            skipped,
         });
     }
 }

@@ -9,6 +9,7 @@
 //! the text (see `rules::command`).
 
 use super::files::{str_arg, workspace::Workspace};
+use super::live_output::LiveOutput;
 use super::sandbox::{self, SandboxReport, SandboxSpec, SANDBOX_ENV};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, ToolGroup, ToolSpec};
 use crate::policy::ExecutionPolicy;
@@ -30,8 +31,10 @@ use process_wrap::tokio::ChildWrapper as _;
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
 /// The longest timeout a call may ask for (the tool's own timeout in settings still applies).
 pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(3_600);
-/// Bytes of each stream kept for the result; the log still shows everything.
-pub const MAX_CAPTURE_BYTES: usize = 8 * 1024 * 1024;
+/// Bytes of each stream kept for the result (and so in the call's variable); the log still
+/// shows everything. A 10 MB build log is kept whole (F-71); past this, the result says how
+/// many bytes were not kept.
+pub const MAX_CAPTURE_BYTES: usize = 32 * 1024 * 1024;
 
 /// The group. It is offered only in chats that have a workspace folder.
 pub fn group() -> ToolGroup {
@@ -438,8 +441,9 @@ impl Drop for Leftovers {
     }
 }
 
-/// Reads a stream to its end: every chunk goes to the log, the first [`MAX_CAPTURE_BYTES`] into
-/// the result. UTF-8 sequences split across reads are kept whole.
+/// Reads a stream to its end: its output goes to the log as it comes (a bounded tail at a
+/// bounded rate: [`LiveOutput`]), the first [`MAX_CAPTURE_BYTES`] into the result. UTF-8
+/// sequences split across reads are kept whole.
 async fn pump(
     reader: Option<impl AsyncRead + Unpin>,
     stream: OutputStream,
@@ -452,8 +456,23 @@ async fn pump(
     let mut carry: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 16 * 1024];
     let mut dropped = 0usize;
+    let mut live = LiveOutput::default();
+    let send = |live: &mut LiveOutput| {
+        if let Some(chunk) = live.take(tokio::time::Instant::now()) {
+            ctx.emit_output(stream, chunk.text, chunk.skipped);
+        }
+    };
     loop {
-        let n = match reader.read(&mut buf).await {
+        let due = live.due();
+        // `read` is cancel-safe: when the timer wins, no bytes are lost.
+        let read = tokio::select! {
+            read = reader.read(&mut buf) => read,
+            () = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
+                send(&mut live);
+                continue;
+            }
+        };
+        let n = match read {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
@@ -464,16 +483,20 @@ async fn pump(
         carry.extend_from_slice(chunk);
         let valid = utf8_prefix_len(&carry);
         if valid > 0 {
-            ctx.emit_output(
-                stream,
-                String::from_utf8_lossy(&carry[..valid]).into_owned(),
-            );
+            live.push(&String::from_utf8_lossy(&carry[..valid]));
             carry.drain(..valid);
+        }
+        if live
+            .due()
+            .is_some_and(|at| at <= tokio::time::Instant::now())
+        {
+            send(&mut live);
         }
     }
     if !carry.is_empty() {
-        ctx.emit_output(stream, String::from_utf8_lossy(&carry).into_owned());
+        live.push(&String::from_utf8_lossy(&carry));
     }
+    send(&mut live);
     let mut text = String::from_utf8_lossy(&captured).into_owned();
     if dropped > 0 {
         text.push_str(&format!(
@@ -587,6 +610,60 @@ mod tests {
         }
         assert!(rest.iter().any(|e| matches!(e,
             ToolEvent::OutputDelta { stream: OutputStream::Stderr, text, .. } if text == "second\n")));
+    }
+
+    /// The characters of output the log was told of (shown, and left out before what is
+    /// shown), and how many events told it; every event must be output.
+    fn logged_chars(rx: &mut tokio::sync::mpsc::UnboundedReceiver<ToolEvent>) -> (u64, usize) {
+        let (mut logged, mut events) = (0, 0);
+        while let Ok(event) = rx.try_recv() {
+            match event {
+                ToolEvent::OutputDelta { text, skipped, .. } => {
+                    logged += skipped + text.chars().count() as u64;
+                    events += 1;
+                    assert!(text.len() <= super::super::live_output::LIVE_TAIL_BYTES);
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        (logged, events)
+    }
+
+    #[tokio::test]
+    async fn a_ten_megabyte_output_is_kept_whole_and_past_the_cap_the_drop_is_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ctx10, mut rx) = ctx(dir.path());
+        let out = RunCommand::new()
+            .execute(
+                json!({"command": "head -c 10000000 /dev/zero | tr '\\0' a"}),
+                ctx10,
+            )
+            .await
+            .unwrap();
+        let stdout = out["stdout"].as_str().unwrap();
+        assert_eq!(stdout.len(), 10_000_000);
+        assert!(stdout.bytes().all(|b| b == b'a'));
+        // The log was told of every character, in a few bounded events (at most one per 50 ms
+        // and stream, plus the last), not one per 16 KiB read.
+        let (logged, events) = logged_chars(&mut rx);
+        assert_eq!(logged, 10_000_000);
+        assert!(events < 200, "{events} events");
+
+        let over = MAX_CAPTURE_BYTES + 1_000;
+        let (ctx_over, mut rx) = ctx(dir.path());
+        let out = RunCommand::new()
+            .execute(
+                json!({ "command": format!("head -c {over} /dev/zero | tr '\\0' b") }),
+                ctx_over,
+            )
+            .await
+            .unwrap();
+        let stdout = out["stdout"].as_str().unwrap();
+        let note = "\n[1000 more bytes were not kept; redirect large output to a file]\n";
+        assert!(stdout.ends_with(note), "{}", &stdout[stdout.len() - 100..]);
+        assert_eq!(stdout.len(), MAX_CAPTURE_BYTES + note.len());
+        // The log was still told of every byte.
+        assert_eq!(logged_chars(&mut rx).0, over as u64);
     }
 
     #[tokio::test]

@@ -204,8 +204,8 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
         .tool(FnTool::new(
             ToolSpec::new("chatty", "Streams output.", obj_schema(json!({}), &[])).policy(Auto),
             |_, ctx| async move {
-                ctx.emit_output(OutputStream::Stdout, "first\n");
-                ctx.emit_output(OutputStream::Stderr, "warning\n");
+                ctx.emit_output(OutputStream::Stdout, "first\n", 0);
+                ctx.emit_output(OutputStream::Stderr, "warning\n", 0);
                 Ok(json!("done"))
             },
         ))
