@@ -77,6 +77,34 @@ fn name_of(pid: u32) -> String {
         .to_string()
 }
 
+/// CPU time (user and system) `pid` has used so far, in ms. `/proc` counts it in clock ticks,
+/// 100 a second on Linux (`USER_HZ`).
+fn cpu_ms(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's ")": state is the 1st, utime the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) * 10
+}
+
+/// The web process (where the page's scripts, layout and painting run) under a session.
+fn web_process(s: &Session) -> u32 {
+    process_tree(s.driver_pid())
+        .into_iter()
+        .find(|p| name_of(*p).starts_with("WebKitWebProces"))
+        .expect("the web process under the driver")
+}
+
 /// The processes from `root` down with their PSS in kB.
 fn tree_memory(root: u32) -> Vec<(String, u64)> {
     process_tree(root)
@@ -328,20 +356,24 @@ fn long_answer(len: usize) -> String {
 }
 
 /// Frame times in the window while `len` characters stream in `chunks` chunks at 500 a second:
-/// (the longest frame, frames over 50 ms, frames, time past 16.7 ms summed over frames) in ms.
+/// (the longest frame, frames over 50 ms, frames, time past 16.7 ms summed over frames) in ms,
+/// and the CPU time the web process spent meanwhile (all of the page's work: scripts, layout,
+/// painting) in ms.
 async fn stream_frames(
     s: &Session,
     mock: &tollgate_mock_llm::MockLlm,
     len: usize,
     chunks: usize,
-) -> (f64, usize, usize, f64) {
+) -> ((f64, usize, usize, f64), u64) {
     let text = long_answer(len);
     let per_chunk = text.chars().count().div_ceil(chunks);
     mock.push(openai::text_in(&text, per_chunk).slow(Duration::from_millis(2)));
     record_frames(s).await;
+    let web = web_process(s);
+    let cpu = cpu_ms(web);
     s.new_chat_and_send("a long answer please").await.unwrap();
     let gaps = frames_until(s, &answered("END-OF-ANSWER"), 250).await;
-    frame_figures(&gaps)
+    (frame_figures(&gaps), cpu_ms(web) - cpu)
 }
 
 /// Starts recording the gaps between the page's frames (`window.__frames`).
@@ -399,12 +431,18 @@ async fn measure_streaming() {
         .unwrap();
     // The in-page wait for a whole streamed answer may take longer than the default 30 s.
     script_timeout(&s, Duration::from_secs(180)).await;
+    let mut work = Vec::new();
     for (len, chunks) in [(25_000, 2_500), (50_000, 5_000)] {
-        let (longest, long, frames, busy) = stream_frames(&s, &mock, len, chunks).await;
+        let ((longest, long, frames, busy), cpu) = stream_frames(&s, &mock, len, chunks).await;
         println!(
-            "SPEED stream {len} chars in {chunks} chunks at 500/s: longest frame {longest:.0} ms (target < 50), frames over 50 ms {long} of {frames}, time past 16.7 ms summed {busy:.0} ms"
+            "SPEED stream {len} chars in {chunks} chunks at 500/s: longest frame {longest:.0} ms (target < 50), frames over 50 ms {long} of {frames}, time past 16.7 ms summed {busy:.0} ms; the web process's CPU time {cpu} ms"
         );
+        work.push(cpu as f64);
     }
+    println!(
+        "SPEED stream: render work (the web process's CPU time) for twice the answer ×{:.2} (linear: ×2; quadratic: ×4)",
+        work[1] / work[0]
+    );
     s.screenshot("speed-streamed-answer").await.unwrap();
     s.close().await;
 }
@@ -778,18 +816,40 @@ fn long_session_model(body: &serde_json::Value) -> tollgate_mock_llm::Reply {
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_long_session() {
     let _serial = SERIAL.lock().await;
+    long_session(false).await;
+}
+
+#[tokio::test]
+#[ignore = "a measurement: run tests/speed.sh"]
+async fn measure_long_session_log_open() {
+    let _serial = SERIAL.lock().await;
+    long_session(true).await;
+}
+
+/// 500 turns with a tool call each in one app run, the tool-chain log (which lists every call
+/// of the chat) open or closed; prints the memory curve.
+async fn long_session(log_open: bool) {
     let (s, mock) = Session::with_mock_provider(&[], "sk-speed-session")
         .await
         .unwrap();
     mock.respond_with(long_session_model);
     s.new_chat().await.unwrap();
-    // The chat alone; the tool-chain log (which lists every call of the chat) stays closed.
-    show_tool_log(&s, false).await;
+    show_tool_log(&s, log_open).await;
     let mut curve = Vec::new();
     let sample = |turns: usize| {
-        // A moment for the page to settle after the turn before it is read.
+        // A moment for the page to settle after the turn, then the median of three readings
+        // 2 s apart: the web process's garbage collections come at their own times, and one
+        // reading may fall just before or after one.
         std::thread::sleep(Duration::from_secs(3));
-        (turns, total_kb(&session_memory(&s)))
+        let mut readings = Vec::new();
+        for i in 0..3 {
+            if i > 0 {
+                std::thread::sleep(Duration::from_secs(2));
+            }
+            readings.push(session_memory(&s));
+        }
+        readings.sort_by_key(|parts| total_kb(parts));
+        (turns, readings.swap_remove(1))
     };
     curve.push(sample(0));
     let started = Instant::now();
@@ -813,20 +873,35 @@ async fn measure_long_session() {
     }
     let took = started.elapsed();
     let parts = session_memory(&s);
-    s.screenshot("speed-long-session").await.unwrap();
+    s.screenshot(if log_open {
+        "speed-long-session-log-open"
+    } else {
+        "speed-long-session"
+    })
+    .await
+    .unwrap();
     let at = |turns: usize| {
         curve
             .iter()
             .find(|(t, _)| *t == turns)
-            .map_or(0, |(_, kb)| *kb)
+            .map_or(0, |(_, parts)| total_kb(parts))
     };
     let growth = (at(SESSION_TURNS) as f64 - at(SESSION_SAMPLE_EVERY) as f64) / 1024.0;
     println!(
-        "SPEED {SESSION_TURNS} turns with a tool call each in one app run, the tool-chain log closed ({:.0} s): memory (PSS, all the app's processes) {growth:+.1} MB from turn {SESSION_SAMPLE_EVERY} to turn {SESSION_TURNS} (target ≤ +30 MB); curve (turn: MB) {}; at the end {}",
+        "SPEED {SESSION_TURNS} turns with a tool call each in one app run, the tool-chain log {} ({:.0} s): memory (PSS, all the app's processes) {growth:+.1} MB from turn {SESSION_SAMPLE_EVERY} to turn {SESSION_TURNS} (target ≤ +30 MB); curve (turn: MB, then each process as listed at the end) {}; at the end {}",
+        if log_open { "open" } else { "closed" },
         took.as_secs_f64(),
         curve
             .iter()
-            .map(|(t, kb)| format!("{t}: {:.1}", *kb as f64 / 1024.0))
+            .map(|(t, parts)| format!(
+                "{t}: {:.1} ({})",
+                total_kb(parts) as f64 / 1024.0,
+                parts
+                    .iter()
+                    .map(|(_, kb)| format!("{:.1}", *kb as f64 / 1024.0))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ))
             .collect::<Vec<_>>()
             .join(", "),
         describe_memory(&parts)

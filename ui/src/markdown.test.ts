@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MarkdownCache, type MarkdownBlocks, renderBlocks, renderMarkdown, renderMarkdownCached } from "./markdown";
+import { FrameAllowance, MarkdownCache, type MarkdownBlocks, renderBlocks, renderMarkdown, renderMarkdownCached } from "./markdown";
 
 function render(md: string): HTMLElement {
   const div = document.createElement("div");
@@ -167,5 +167,31 @@ describe("MarkdownCache", () => {
     cache.get(huge);
     expect(cache.holds(huge)).toBe(false);
     expect(calls.filter((c) => c === huge)).toHaveLength(2);
+  });
+});
+
+describe("FrameAllowance", () => {
+  /** A scheduler whose next frame comes when the test says so. */
+  function frames() {
+    const waiting: Array<() => void> = [];
+    return {
+      next: (fn: () => void) => void waiting.push(fn),
+      run: () => {
+        for (const fn of waiting.splice(0)) fn();
+      },
+    };
+  }
+
+  it("lets a frame render its first text however long, then only what fits", () => {
+    const f = frames();
+    const a = new FrameAllowance(1_000, f.next);
+    expect(a.take(5_000)).toBe(true);
+    expect(a.take(1)).toBe(false);
+    f.run();
+    expect(a.take(600)).toBe(true);
+    expect(a.take(400)).toBe(true);
+    expect(a.take(1)).toBe(false);
+    f.run();
+    expect(a.take(1)).toBe(true);
   });
 });

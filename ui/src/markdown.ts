@@ -155,6 +155,53 @@ export class MarkdownCache {
 const rendered = new MarkdownCache(4_000_000);
 
 /**
+ * Characters of markdown one frame renders at most, beyond its first text (which always renders,
+ * however long). Scrolling a long chat a screen a frame brings several messages into the
+ * rendered window at once; rendering all of their markdown, code highlighting and sanitising in
+ * one frame made frames of 50–100 ms (F-71). About 4,000 characters cost some 10 ms.
+ */
+export const FRAME_MARKDOWN_CHARS = 4_000;
+
+/**
+ * How much markdown the current frame may still render: each text takes its length from the
+ * allowance, which the next frame gives back whole.
+ */
+export class FrameAllowance {
+  private spent = 0;
+  private resetting = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly nextFrame: (fn: () => void) => void = (fn) => requestAnimationFrame(() => fn()),
+  ) {}
+
+  /** Takes `chars` from this frame's allowance, or says no when they do not fit. */
+  take(chars: number): boolean {
+    if (this.spent > 0 && this.spent + chars > this.limit) return false;
+    this.spent += chars;
+    if (!this.resetting) {
+      this.resetting = true;
+      this.nextFrame(() => {
+        this.spent = 0;
+        this.resetting = false;
+      });
+    }
+    return true;
+  }
+}
+
+const allowance = new FrameAllowance(FRAME_MARKDOWN_CHARS);
+
+/**
+ * Whether `source` may be rendered now: it was rendered before (and is remembered), or this
+ * frame's allowance takes it. A text refused now is shown as plain text and asked for again on
+ * the next frame.
+ */
+export function markdownReadyNow(source: string): boolean {
+  return rendered.holds(source) || allowance.take(source.length);
+}
+
+/**
  * {@link renderMarkdown}, remembered for the messages rendered last: a long chat renders only the
  * messages near the viewport (F-71), so scrolling back, or opening the chat again, would render
  * the same text again.

@@ -5,14 +5,14 @@ import * as api from "../api";
 import { chatTitle, errorMessage, formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
 import { type LinkTarget, linkTarget } from "../links";
-import { type MarkdownBlocks, renderBlocks, renderMarkdownCached } from "../markdown";
+import { type MarkdownBlocks, markdownReadyNow, renderBlocks, renderMarkdownCached } from "../markdown";
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { addAttachments, MAX_ATTACHMENTS } from "../files";
 import type { Attachment, ChatId, ChatRow, ExportFormat, McpPromptView, McpResourceView, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { Attachments } from "./Attachments";
-import { useAction, useAutoGrow, useChatState, useDismiss, useLoad } from "./hooks";
+import { useAction, useAutoGrow, useChatState, useDismiss, useFollowBottom, useLoad } from "./hooks";
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "./params";
@@ -27,16 +27,30 @@ import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
  */
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean | undefined }) {
   const blocks = useRef<MarkdownBlocks | undefined>(undefined);
+  // A text rendered whole waits for a frame with room for it (`markdownReadyNow`); until then
+  // it shows as plain text.
+  const whole = !streaming && blocks.current === undefined;
+  const [waiting, setWaiting] = useState(() => whole && !markdownReadyNow(text));
+  useEffect(() => {
+    if (!waiting) return;
+    let frame = requestAnimationFrame(function retry() {
+      if (markdownReadyNow(text)) setWaiting(false);
+      else frame = requestAnimationFrame(retry);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [waiting, text]);
   const parts = useMemo(() => {
+    if (waiting) return [];
     // An answer that was streamed here keeps its blocks when it finishes (rendering 50,000
     // characters whole at that moment would stall the window); others render whole, once.
     if (!streaming && blocks.current === undefined) return [renderMarkdownCached(text)];
     blocks.current = renderBlocks(text, blocks.current);
     return [...blocks.current.sealed, blocks.current.tail];
-  }, [text, streaming]);
+  }, [text, streaming, waiting]);
   const [asking, setAsking] = useState<LinkTarget | null>(null);
   const opening = useAction();
   const open = (target: LinkTarget) => void opening.run(() => api.openExternal(target.href));
+  if (waiting) return <div class="markdown markdown--waiting">{text}</div>;
   return (
     <>
       <div
@@ -194,21 +208,7 @@ export function ChatView(props: Props) {
   const state = useChatState(chat.id);
   const { error: loadError, loading } = useLoad(() => session.loadChat(chat.id), [chat.id]);
   const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-
-  useEffect(() => {
-    stick.current = true;
-  }, [chat.id]);
-
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state]);
-
-  const onScroll = () => {
-    const el = scroller.current;
-    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-  };
+  const { stick, onScroll } = useFollowBottom(scroller, chat.id, state);
 
   const empty = !loading && !loadError && state.messages.length === 0;
 

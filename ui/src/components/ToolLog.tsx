@@ -1,13 +1,31 @@
+import { useRef } from "preact/hooks";
 import { t } from "../i18n";
-import { callsByTurn } from "../timeline";
+import { callsByTurn, type CallView } from "../timeline";
 import type { ChatId } from "../types";
-import { useChatState } from "./hooks";
+import { useChatState, useFollowBottom } from "./hooks";
 import { ToolCard } from "./ToolCard";
+import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 
-/** F-52: every tool call of the chat, turn by turn, live while running. */
+/**
+ * F-52: every tool call of the chat, turn by turn, live while running. It follows the newest
+ * call while scrolled to the bottom; a long session's log renders only the turns near the view.
+ */
 export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }) {
   const state = useChatState(chat);
   const turns = callsByTurn(state);
+  const body = useRef<HTMLDivElement>(null);
+  const { stick, onScroll } = useFollowBottom(body, chat, state);
+  const renderTurn = (turn: { userText: string; calls: CallView[] }, i: number) => (
+    <section class="log-turn" key={i}>
+      <div class="log-turn-head">
+        <span class="tag">{t("tool.turn", { n: i + 1 })}</span>
+        <span class="log-turn-text">{turn.userText}</span>
+      </div>
+      {turn.calls.map((c) => (
+        <ToolCard key={c.seq} call={c} compact />
+      ))}
+    </section>
+  );
   return (
     <aside class="log-panel" aria-label={t("chat.log")}>
       <header class="log-header">
@@ -16,19 +34,13 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
           ✕
         </button>
       </header>
-      <div class="log-body">
+      <div class="log-body" ref={body} onScroll={onScroll}>
         {turns.length === 0 ? <p class="muted log-empty">{t("tool.noCalls")}</p> : null}
-        {turns.map((turn, i) => (
-          <section class="log-turn" key={i}>
-            <div class="log-turn-head">
-              <span class="tag">{t("tool.turn", { n: i + 1 })}</span>
-              <span class="log-turn-text">{turn.userText}</span>
-            </div>
-            {turn.calls.map((c) => (
-              <ToolCard key={c.seq} call={c} compact />
-            ))}
-          </section>
-        ))}
+        {turns.length >= VIRTUALIZE_FROM ? (
+          <VirtualList items={turns.map((turn, i) => ({ key: i, render: () => renderTurn(turn, i) }))} scroller={body} stick={stick} />
+        ) : (
+          turns.map(renderTurn)
+        )}
       </div>
     </aside>
   );

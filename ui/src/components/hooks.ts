@@ -248,3 +248,31 @@ export function useAutoGrow(area: RefObject<HTMLTextAreaElement | null>, text: s
     el.style.height = `${Math.min(el.scrollHeight, max)}px`;
   }, [area, text, max]);
 }
+
+/** How close to the bottom (px) still counts as "at the bottom" for following new content. */
+const FOLLOW_SLACK = 80;
+
+/**
+ * Follows new content at the bottom of `scroller` while the user is there: each change of
+ * `content` scrolls to the bottom unless the user has scrolled up. A new `key` (another chat)
+ * starts following again. `stick` is what a `VirtualList` in the scroller reads.
+ */
+export function useFollowBottom(
+  scroller: RefObject<HTMLElement | null>,
+  key: unknown,
+  content: unknown,
+): { stick: RefObject<boolean>; onScroll: () => void } {
+  const stick = useRef(true);
+  useEffect(() => {
+    stick.current = true;
+  }, [key]);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [content]);
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
+  }, [scroller]);
+  return { stick, onScroll };
+}

@@ -19,6 +19,7 @@ pub mod approvals;
 pub mod canonical;
 pub mod chat;
 pub mod executor;
+pub mod heap;
 pub mod ids;
 pub mod images;
 pub mod mcp;

@@ -394,7 +394,17 @@ impl Tollgate {
         let this = Arc::clone(self);
         tokio::spawn(async move {
             handle.relay(&*on_event).await;
-            this.turns.lock().remove(&chat);
+            let idle = {
+                let mut turns = this.turns.lock();
+                turns.remove(&chat);
+                turns.is_empty()
+            };
+            // What the turn held (its request carries the whole history) is free now: give it
+            // back to the system, once no other turn is running (issue 16's long session).
+            if idle {
+                drop(on_event);
+                let _ = tokio::task::spawn_blocking(crate::heap::release_free_memory).await;
+            }
         });
         Ok(())
     }

@@ -1,0 +1,145 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { chatStore } from "../store";
+import { emptyChat, type TimelineMessage } from "../timeline";
+import { finishedCall } from "./testCalls";
+import { ToolLog } from "./ToolLog";
+import { VIRTUALIZE_FROM } from "./VirtualList";
+
+const CHAT = 7;
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+});
+let restore = () => {};
+afterEach(() => {
+  render(null, root);
+  restore();
+  restore = () => {};
+  chatStore.delete(CHAT);
+});
+
+const message = (id: number, role: "user" | "assistant", content: string): TimelineMessage => ({
+  id,
+  role,
+  content,
+  reasoning: "",
+  retry: null,
+  status: "complete",
+  toolCalls: [],
+  usage: null,
+  createdAt: 0,
+});
+
+/** A chat of `turns` turns, each a question and an answer that made one call. */
+function session(turns: number) {
+  const state = emptyChat(CHAT);
+  for (let n = 1; n <= turns; n++) {
+    state.messages.push(message(2 * n - 1, "user", `question ${n}`), message(2 * n, "assistant", `answer ${n}`));
+    state.calls.push({ ...finishedCall(`{"command":"echo ${n}"}`, { preview: `out ${n}` }), seq: n, callId: `c${n}`, messageId: 2 * n });
+  }
+  chatStore.set(CHAT, state);
+}
+
+async function show() {
+  await act(() => {
+    render(<ToolLog chat={CHAT} onClose={() => {}} />, root);
+  });
+}
+
+/**
+ * Gives the page a layout jsdom lacks: a 400 px log body, 60 px turns, a scroll position that
+ * stays within the content and moves what is inside the scroller (as a browser's does).
+ */
+function layout(): () => void {
+  const proto = HTMLElement.prototype;
+  const saved = ["clientHeight", "scrollHeight", "offsetHeight", "scrollTop", "getBoundingClientRect"].map(
+    (name) => [name, Object.getOwnPropertyDescriptor(proto, name) ?? Object.getOwnPropertyDescriptor(Element.prototype, name)] as const,
+  );
+  const tops = new WeakMap<HTMLElement, number>();
+  const contentHeight = (el: HTMLElement): number =>
+    Array.from(el.querySelectorAll<HTMLElement>("[aria-hidden='true'], [data-vkey]")).reduce(
+      (sum, child) => sum + (child.dataset["vkey"] !== undefined ? 60 : parseFloat(child.style.height || "0")),
+      0,
+    );
+  Object.defineProperty(proto, "clientHeight", { configurable: true, get: () => 400 });
+  Object.defineProperty(proto, "offsetHeight", { configurable: true, get: () => 60 });
+  Object.defineProperty(proto, "scrollHeight", {
+    configurable: true,
+    get(this: HTMLElement) {
+      return contentHeight(this);
+    },
+  });
+  Object.defineProperty(proto, "scrollTop", {
+    configurable: true,
+    get(this: HTMLElement) {
+      return tops.get(this) ?? 0;
+    },
+    set(this: HTMLElement, v: number) {
+      tops.set(this, Math.max(0, Math.min(v, contentHeight(this) - 400)));
+    },
+  });
+  // Scrolling moves what is inside a scroller up on the page.
+  Object.defineProperty(proto, "getBoundingClientRect", {
+    configurable: true,
+    value(this: HTMLElement) {
+      let top = 0;
+      for (let p = this.parentElement; p; p = p.parentElement) top -= p.scrollTop;
+      return new DOMRect(0, top, 300, this.offsetHeight);
+    },
+  });
+  return () => {
+    for (const [name, d] of saved) {
+      if (d) Object.defineProperty(proto, name, d);
+      else delete (proto as unknown as Record<string, unknown>)[name];
+    }
+  };
+}
+
+const turnTexts = () => Array.from(root.querySelectorAll(".log-turn-text")).map((e) => e.textContent);
+
+describe("tool-chain log", () => {
+  it("lists every turn of a short session with its calls", async () => {
+    session(3);
+    await show();
+    expect(turnTexts()).toEqual(["question 1", "question 2", "question 3"]);
+    expect(root.querySelectorAll(".log-turn .tool-card")).toHaveLength(3);
+  });
+
+  it("renders only the newest turns of a long session, and follows the new ones", async () => {
+    restore = layout();
+    const turns = VIRTUALIZE_FROM * 4;
+    session(turns);
+    await show();
+    // The log's own scroll listener reads the new position on the next frame.
+    await act(() => new Promise((r) => requestAnimationFrame(() => r(undefined))));
+    const shown = turnTexts();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThan(VIRTUALIZE_FROM);
+    expect(shown.at(-1)).toBe(`question ${turns}`);
+    expect(root.querySelector(".log-body")?.textContent).toContain(`Turn ${turns}`);
+
+    await act(() => {
+      session(turns + 1);
+    });
+    expect(turnTexts().at(-1)).toBe(`question ${turns + 1}`);
+    expect(turnTexts().length).toBeLessThan(VIRTUALIZE_FROM);
+
+    // Scrolled to the top, the log stays there while calls arrive.
+    const body = root.querySelector<HTMLElement>(".log-body");
+    if (!body) throw new Error("no log body");
+    body.scrollTop = 0;
+    await act(async () => {
+      body.dispatchEvent(new Event("scroll"));
+      await new Promise((r) => requestAnimationFrame(() => r(undefined)));
+    });
+    await act(() => {
+      session(turns + 2);
+    });
+    expect(turnTexts()[0]).toBe("question 1");
+    expect(turnTexts()).not.toContain(`question ${turns + 2}`);
+    expect(body.scrollTop).toBe(0);
+  });
+});
