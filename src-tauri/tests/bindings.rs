@@ -45,6 +45,7 @@ use tollgate_engine::store::{
     PresetInput, ProviderConfig, ProviderInput, RecordStatus, RecordedCall, Role, RuleRow,
     SearchHit,
 };
+use tollgate_engine::tools::live_output::LIVE_TAIL_BYTES;
 use ts_rs::{Config, TS};
 
 const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.\n/* eslint-disable */\n";
@@ -158,6 +159,10 @@ fn render() -> String {
         FilledPrompt,
         McpServerView,
     );
+    // Constants the window shares with the engine.
+    out.push_str(&format!(
+        "\n/** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */\nexport const LIVE_TAIL_BYTES = {LIVE_TAIL_BYTES};\n"
+    ));
     out
 }
 

@@ -544,3 +544,6 @@ export type McpPromptView = { server: string, name: string, title: string | null
 export type FilledPrompt = { text: string, attachments: Array<Attachment>, };
 
 export type McpServerView = { config: McpServerConfig, state: McpServerState, };
+
+/** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */
+export const LIVE_TAIL_BYTES = 16384;

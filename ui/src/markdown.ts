@@ -160,7 +160,7 @@ const rendered = new MarkdownCache(4_000_000);
  * rendered window at once; rendering all of their markdown, code highlighting and sanitising in
  * one frame made frames of 50–100 ms (F-71). About 4,000 characters cost some 10 ms.
  */
-export const FRAME_MARKDOWN_CHARS = 4_000;
+export const FRAME_MARKDOWN_CHARS = 2_500;
 
 /**
  * How much markdown the current frame may still render: each text takes its length from the

@@ -21,6 +21,7 @@ import type {
   UiCallStatus,
   Usage,
 } from "./types";
+import { LIVE_TAIL_BYTES } from "./bindings";
 
 export interface CallView {
   seq: number;
@@ -339,10 +340,11 @@ function keepMessages(state: ChatState, count: number): ChatState {
 
 /**
  * How much live output a call keeps: the last 16 Ki characters (UTF-16 code units), about 300
- * lines. The whole output is in the result; a bigger live tail costs the window its layout on
+ * lines, as many as the engine sends at most in one event (`LIVE_TAIL_BYTES`, generated from
+ * it). The whole output is in the result; a bigger live tail costs the window its layout on
  * every update of a flood (F-71).
  */
-export const LIVE_OUTPUT_LIMIT = 16 * 1024;
+export const LIVE_OUTPUT_LIMIT = LIVE_TAIL_BYTES;
 
 /**
  * Appends a chunk of live output, keeping only the tail of `limit` characters and counting what
