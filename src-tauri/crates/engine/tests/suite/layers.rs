@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("secrets", 0),
     ("panics", 0),
     ("images", 0),
+    ("heap", 0),
     ("protocol", 1),
     ("store", 2),
     ("vars", 3),
