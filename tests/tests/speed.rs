@@ -35,6 +35,21 @@ fn first_paint(app: &mut App) -> u64 {
     }
 }
 
+/// The numeric fields of `/proc/<pid>/stat` after the command's ")", parsed (a field that is not
+/// a number reads 0): the parent's pid is the 2nd, utime the 12th, stime the 13th. `None` when
+/// the process is gone.
+fn stat_fields(pid: u32) -> Option<Vec<u64>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(
+        stat.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(|v| v.parse().unwrap_or(0))
+            .collect(),
+    )
+}
+
 /// The process and all its descendants.
 fn process_tree(root: u32) -> Vec<u32> {
     let mut parents: Vec<(u32, u32)> = Vec::new();
@@ -42,12 +57,8 @@ fn process_tree(root: u32) -> Vec<u32> {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let after = stat.rsplit(')').next().unwrap_or("");
-        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
-            parents.push((pid, ppid));
+        if let Some(&ppid) = stat_fields(pid).as_ref().and_then(|f| f.get(1)) {
+            parents.push((pid, ppid as u32));
         }
     }
     let mut tree = vec![root];
@@ -80,29 +91,21 @@ fn name_of(pid: u32) -> String {
 /// CPU time (user and system) `pid` has used so far, in ms. `/proc` counts it in clock ticks,
 /// 100 a second on Linux (`USER_HZ`).
 fn cpu_ms(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command's ")": state is the 1st, utime the 12th, stime the 13th.
-    let fields: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    (ticks(11) + ticks(12)) * 10
+    let fields = stat_fields(pid).unwrap_or_default();
+    (fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0)) * 10
+}
+
+/// The process under a WebDriver session named `name` (`/proc`'s name: at most 15 characters).
+fn session_process(s: &Session, name: &str) -> u32 {
+    process_tree(s.driver_pid())
+        .into_iter()
+        .find(|p| name_of(*p) == name)
+        .unwrap_or_else(|| panic!("no {name} under the driver"))
 }
 
 /// The web process (where the page's scripts, layout and painting run) under a session.
 fn web_process(s: &Session) -> u32 {
-    process_tree(s.driver_pid())
-        .into_iter()
-        .find(|p| name_of(*p).starts_with("WebKitWebProces"))
-        .expect("the web process under the driver")
+    session_process(s, "WebKitWebProces")
 }
 
 /// The processes from `root` down with their PSS in kB.
@@ -121,11 +124,7 @@ fn memory_of(app: &App) -> Vec<(String, u64)> {
 /// The app's processes under a WebDriver session (the app and its WebKit children, not the
 /// drivers that started it) with their PSS in kB.
 fn session_memory(s: &Session) -> Vec<(String, u64)> {
-    let app = process_tree(s.driver_pid())
-        .into_iter()
-        .find(|p| name_of(*p) == "tollgate")
-        .expect("the app under the driver");
-    tree_memory(app)
+    tree_memory(session_process(s, "tollgate"))
 }
 
 /// The app's memory 30 s after its first paint (by then the web process has collected what

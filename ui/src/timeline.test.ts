@@ -17,6 +17,7 @@ import {
   type TimelineMessage,
 } from "./timeline";
 import { ChatStore } from "./store";
+import { timelineMessage } from "./components/testCalls";
 import type { ChatEvent, ChatHistory, PendingApproval } from "./types";
 
 const approval: PendingApproval = {
@@ -462,17 +463,7 @@ describe("ChatStore", () => {
 });
 
 describe("edit and regenerate start from the right point (F-56)", () => {
-  const msg = (id: number, role: "user" | "assistant"): TimelineMessage => ({
-    id,
-    role,
-    content: `m${id}`,
-    reasoning: "",
-    retry: null,
-    status: "complete",
-    toolCalls: [],
-    usage: null,
-    createdAt: 0,
-  });
+  const msg = (id: number, role: "user" | "assistant"): TimelineMessage => timelineMessage(id, role, `m${id}`);
   const base = (): ChatState => ({
     ...emptyChat(1),
     messages: [msg(1, "user"), msg(2, "assistant"), msg(3, "assistant"), msg(4, "user"), msg(5, "assistant")],

@@ -43,10 +43,10 @@ export function Markdown({ text, streaming = false }: { text: string; streaming?
     if (waiting) return [];
     // An answer that was streamed here keeps its blocks when it finishes (rendering 50,000
     // characters whole at that moment would stall the window); others render whole, once.
-    if (!streaming && blocks.current === undefined) return [renderMarkdownCached(text)];
+    if (whole) return [renderMarkdownCached(text)];
     blocks.current = renderBlocks(text, blocks.current);
     return [...blocks.current.sealed, blocks.current.tail];
-  }, [text, streaming, waiting]);
+  }, [text, streaming, waiting, whole]);
   const [asking, setAsking] = useState<LinkTarget | null>(null);
   const opening = useAction();
   const open = (target: LinkTarget) => void opening.run(() => api.openExternal(target.href));

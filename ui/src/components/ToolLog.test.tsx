@@ -2,8 +2,8 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatStore } from "../store";
-import { emptyChat, type TimelineMessage } from "../timeline";
-import { finishedCall } from "./testCalls";
+import { emptyChat } from "../timeline";
+import { finishedCall, timelineMessage } from "./testCalls";
 import { ToolLog } from "./ToolLog";
 import { VIRTUALIZE_FROM } from "./VirtualList";
 
@@ -21,23 +21,11 @@ afterEach(() => {
   chatStore.delete(CHAT);
 });
 
-const message = (id: number, role: "user" | "assistant", content: string): TimelineMessage => ({
-  id,
-  role,
-  content,
-  reasoning: "",
-  retry: null,
-  status: "complete",
-  toolCalls: [],
-  usage: null,
-  createdAt: 0,
-});
-
 /** A chat of `turns` turns, each a question and an answer that made one call. */
 function session(turns: number) {
   const state = emptyChat(CHAT);
   for (let n = 1; n <= turns; n++) {
-    state.messages.push(message(2 * n - 1, "user", `question ${n}`), message(2 * n, "assistant", `answer ${n}`));
+    state.messages.push(timelineMessage(2 * n - 1, "user", `question ${n}`), timelineMessage(2 * n, "assistant", `answer ${n}`));
     state.calls.push({ ...finishedCall(`{"command":"echo ${n}"}`, { preview: `out ${n}` }), seq: n, callId: `c${n}`, messageId: 2 * n });
   }
   chatStore.set(CHAT, state);

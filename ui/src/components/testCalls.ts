@@ -1,5 +1,5 @@
 /** Test support: a `run_command` call as the timeline holds it after its events. */
-import { applyEvent, type CallView, emptyChat } from "../timeline";
+import { applyEvent, type CallView, emptyChat, type TimelineMessage } from "../timeline";
 import type { CallSummary } from "../types";
 
 /** A finished `run_command` call with `rawArgs`, its summary's defaults overridden by `summary`. */
@@ -31,4 +31,9 @@ export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): Ca
   }).calls[0];
   if (!call) throw new Error("no call");
   return call;
+}
+
+/** A finished message of the timeline, with nothing but its text. */
+export function timelineMessage(id: number, role: "user" | "assistant", content: string): TimelineMessage {
+  return { id, role, content, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 };
 }
