@@ -50,6 +50,27 @@ describe("markdown rendered a frame's worth at a time", () => {
     expect(root.textContent).not.toContain("**checks**");
   });
 
+  it("shows a waiting text as text: HTML in the model's answer is never parsed on the way", async () => {
+    const hostile = `${answer(FRAME_MARKDOWN_CHARS)}\n\n<img src=x onerror="alert(1)"><script>alert(2)</script>`;
+    await nextFrame();
+    await act(() => {
+      render(
+        <div>
+          <Markdown text={answer(FRAME_MARKDOWN_CHARS)} />
+          <Markdown text={hostile} />
+        </div>,
+        root,
+      );
+    });
+    const waiting = root.querySelector(".markdown--waiting");
+    expect(waiting?.textContent).toContain('<img src=x onerror="alert(1)">');
+    expect(root.querySelector("img, script")).toBeNull();
+    await nextFrame();
+    expect(root.querySelector(".markdown--waiting")).toBeNull();
+    expect(root.querySelector("img, script")).toBeNull();
+    expect(root.textContent).toContain("<script>alert(2)</script>");
+  });
+
   it("renders a text it rendered before at once, whatever the frame has spent", async () => {
     const seen = answer(FRAME_MARKDOWN_CHARS * 0.8);
     await nextFrame();
