@@ -18,6 +18,7 @@ vi.mock("../api", () => ({
 import * as api from "../api";
 import { App, shownChat } from "./App";
 import { chatRow } from "./testChats";
+import { unmount } from "./testRoot";
 
 const settings: SettingsView = {
   app: {
@@ -70,7 +71,7 @@ beforeEach(() => {
   vi.mocked(api.getSettings).mockReset().mockResolvedValue(settings);
   vi.mocked(api.listToolGroups).mockResolvedValue(groups);
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 async function mount() {
   await act(async () => {

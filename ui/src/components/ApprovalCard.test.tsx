@@ -11,6 +11,7 @@ vi.mock("../api", () => ({
 
 import * as api from "../api";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
+import { unmount } from "./testRoot";
 
 const decide = vi.mocked(api.decide);
 
@@ -49,8 +50,8 @@ beforeEach(() => {
   decide.mockResolvedValue(undefined);
   onDecided.mockReset();
 });
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   setLanguage("en");
 });
 
@@ -464,7 +465,7 @@ describe("keyboard on the focused card", () => {
       } else {
         expect(decide).not.toHaveBeenCalled();
       }
-      render(null, root);
+      await unmount(root);
     }
   });
 
@@ -481,7 +482,7 @@ describe("keyboard on the focused card", () => {
       await pressOnFocused(k);
       if (want) expect(decide).toHaveBeenCalledWith(3, "ap-10", want);
       else expect(decide).not.toHaveBeenCalled();
-      render(null, root);
+      await unmount(root);
     }
   });
 
@@ -825,7 +826,7 @@ describe("a write too large for a diff", () => {
     expect(card.querySelector(".diff")).toBeNull();
     expect(card.querySelector(".hidden-chars-warning")).toBeNull();
 
-    render(null, root);
+    await unmount(root);
     const sneaky = await mount({
       ...large,
       request: {

@@ -31,6 +31,7 @@ import * as session from "../session";
 import { chatStore } from "../store";
 import { ChatView } from "./ChatView";
 import { chatRow } from "./testChats";
+import { unmount } from "./testRoot";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
 const history: ChatHistory = { messages: [], calls: [], running: false };
@@ -44,8 +45,8 @@ beforeEach(() => {
   vi.mocked(api.stopTurn).mockReset();
   vi.mocked(api.retryTurn).mockReset();
 });
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   chatStore.delete(chat.id);
 });
 

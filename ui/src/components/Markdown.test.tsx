@@ -3,6 +3,7 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FRAME_MARKDOWN_CHARS } from "../markdown";
 import { Markdown } from "./ChatView";
+import { unmount } from "./testRoot";
 
 vi.mock("../api", () => ({ openExternal: vi.fn(() => Promise.resolve()), copyText: vi.fn(() => Promise.resolve()) }));
 
@@ -11,7 +12,7 @@ beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 const nextFrame = () => act(() => new Promise<void>((r) => requestAnimationFrame(() => r())));
 
@@ -77,7 +78,7 @@ describe("markdown rendered a frame's worth at a time", () => {
     await act(() => {
       render(<Markdown text={seen} />, root);
     });
-    render(null, root);
+    await unmount(root);
     await act(() => {
       render(
         <div>

@@ -16,6 +16,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { SandboxSettings } from "./Sandbox";
 import { finishedCall } from "./testCalls";
 import { ToolCard } from "./ToolCard";
+import { unmount } from "./testRoot";
 
 let root: HTMLElement;
 beforeEach(() => {
@@ -24,8 +25,8 @@ beforeEach(() => {
   vi.mocked(api.setChatSandbox).mockReset().mockResolvedValue(undefined);
   vi.mocked(api.sandboxSupport).mockReset().mockResolvedValue({ kind: "full" });
 });
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   setLanguage("en");
 });
 

@@ -12,6 +12,7 @@ import * as api from "../api";
 import { CHAT_PAGE, FIRST_SCREEN_ROWS } from "./chatPages";
 import { Sidebar } from "./Sidebar";
 import { chatRow } from "./testChats";
+import { unmount } from "./testRoot";
 
 const chats: ChatRow[] = [chatRow(1, { title: "Travel plans" })];
 
@@ -21,7 +22,7 @@ beforeEach(() => {
   document.body.replaceChildren(root);
   vi.mocked(api.searchChats).mockReset();
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 async function mount(
   presets: Preset[] = [],

@@ -6,14 +6,15 @@ import { appendOutput, applyEvent, type CallView, emptyChat, LIVE_OUTPUT_LIMIT }
 import type { Attachment, CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
 import { finishedCall } from "./testCalls";
 import { decisionLines, ToolCard } from "./ToolCard";
+import { unmount } from "./testRoot";
 
 let root: HTMLElement;
 beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
 });
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   setLanguage("en");
 });
 

@@ -6,6 +6,7 @@ import { emptyChat } from "../timeline";
 import { finishedCall, timelineMessage } from "./testCalls";
 import { ToolLog } from "./ToolLog";
 import { VIRTUALIZE_FROM } from "./VirtualList";
+import { unmount } from "./testRoot";
 
 const CHAT = 7;
 let root: HTMLElement;
@@ -14,8 +15,8 @@ beforeEach(() => {
   document.body.replaceChildren(root);
 });
 let restore = () => {};
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   restore();
   restore = () => {};
   chatStore.delete(CHAT);

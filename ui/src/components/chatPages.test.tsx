@@ -8,6 +8,7 @@ vi.mock("../api", () => ({ listChats: vi.fn() }));
 import * as api from "../api";
 import { CHAT_PAGE, type ChatPages, FIRST_SCREEN_MEASURE, useChatPages } from "./chatPages";
 import { chatRow } from "./testChats";
+import { unmount } from "./testRoot";
 
 /** `n` chats, newest first, ids from `from` down. */
 function rows(from: number, n: number): ChatRow[] {
@@ -46,7 +47,7 @@ beforeEach(() => {
   document.body.replaceChildren(root);
   vi.mocked(api.listChats).mockReset();
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 describe("the sidebar's chat pages", () => {
   it("reads the first page only, then each older page after the last row", async () => {

@@ -2,6 +2,7 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type Action, type Load, type Loader, pause, useAction, useLoad } from "./hooks";
+import { unmount } from "./testRoot";
 
 /** A promise the test settles by hand, to order results as a slow network would. */
 function deferred<T>() {
@@ -19,7 +20,7 @@ beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 /** Renders a component that calls `useLoad` and hands the latest result out. */
 function Probe<T>(props: { load: Loader<T> | null; deps: unknown[]; keep?: boolean; out: { current: Load<T> | null } }) {
@@ -96,7 +97,7 @@ describe("useLoad", () => {
     await mount(() => pending.promise, ["b"], out);
     expect(current(out)).toMatchObject({ data: undefined, loading: true });
 
-    render(null, root);
+    await unmount(root);
     await mount(() => Promise.resolve("a"), ["a"], out, true);
     await mount(() => pending.promise, ["b"], out, true);
     expect(current(out)).toMatchObject({ data: "a", loading: true });

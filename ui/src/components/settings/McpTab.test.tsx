@@ -15,6 +15,7 @@ vi.mock("../../api", () => ({
 
 import * as api from "../../api";
 import { McpTab, parseArgs, parsePairs } from "./McpTab";
+import { unmount } from "../testRoot";
 
 const servers: McpServerView[] = [
   {
@@ -64,8 +65,8 @@ beforeEach(() => {
   vi.mocked(api.listMcpServers).mockResolvedValue(servers);
   vi.mocked(api.saveMcpServer).mockClear();
 });
-afterEach(() => {
-  render(null, root);
+afterEach(async () => {
+  await unmount(root);
   root.remove();
 });
 

@@ -21,6 +21,7 @@ vi.mock("../../api", () => ({
 
 import * as api from "../../api";
 import { type SettingsTab, SettingsScreen } from "./Settings";
+import { unmount } from "../testRoot";
 
 const providers: ProviderConfig[] = [
   {
@@ -61,7 +62,7 @@ beforeEach(() => {
   vi.mocked(api.addProvider).mockResolvedValue({ ...providers[0]!, id: 9 });
   vi.mocked(api.listRecords).mockResolvedValue(records);
 });
-afterEach(() => render(null, root));
+afterEach(() => unmount(root));
 
 async function show(
   tab: SettingsTab,
