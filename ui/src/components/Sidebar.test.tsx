@@ -9,8 +9,8 @@ vi.mock("../api", () => ({
 }));
 
 import * as api from "../api";
-import { CHAT_PAGE, FIRST_SCREEN_ROWS } from "./chatPages";
-import { Sidebar } from "./Sidebar";
+import { CHAT_PAGE, firstScreenRows } from "./chatPages";
+import { pauseLeft, Sidebar } from "./Sidebar";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 
@@ -76,9 +76,22 @@ describe("the first screen", () => {
     const page = Array.from({ length: CHAT_PAGE }, (_, i) => ({ ...chats[0]!, id: i + 1, title: `Chat ${i + 1}` }));
     await mount([], undefined, undefined, undefined, page);
     const rows = () => Array.from(root.querySelectorAll<HTMLElement>(".chat-list [data-chat]")).map((b) => b.dataset["chat"]);
-    expect(rows()).toEqual(page.slice(0, FIRST_SCREEN_ROWS).map((c) => String(c.id)));
+    const actions = () => root.querySelectorAll(".chat-list .chat-item-actions button").length;
+    expect(rows()).toEqual(page.slice(0, firstScreenRows(window.innerHeight)).map((c) => String(c.id)));
+    // The rename and delete buttons (shown on hover or focus) are left out of that frame.
+    expect(actions()).toBe(0);
     await act(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 0), 0))));
     expect(rows()).toEqual(page.map((c) => String(c.id)));
+    expect(actions()).toBe(2 * CHAT_PAGE);
+  });
+
+  it("renders more rows than a window of any height holds, and never fewer than 10", () => {
+    for (const height of [200, 600, 860, 1440, 2160]) {
+      // A row is about 34 px tall at the smallest text size.
+      expect(firstScreenRows(height)).toBeGreaterThanOrEqual(Math.ceil(height / 34));
+    }
+    expect(firstScreenRows(860)).toBeLessThan(40);
+    expect(firstScreenRows(0)).toBe(10);
   });
 });
 
@@ -124,6 +137,15 @@ describe("chat search", () => {
     expect(vi.mocked(api.searchChats).mock.calls).toEqual([["train"]]);
     expect(root.querySelector(".chat-list .snippet")?.textContent).toBe("book the train to [B]");
     expect(root.querySelector(".chat-list .snippet mark")?.textContent).toBe("train");
+  });
+
+  it("counts the typing pause from the last key, not from when the search could start", () => {
+    expect(pauseLeft(1000, 1000)).toBe(150);
+    expect(pauseLeft(1000, 1040)).toBe(110);
+    expect(pauseLeft(1000, 1150)).toBe(0);
+    expect(pauseLeft(1000, 1400)).toBe(0);
+    // A clock read before the key (it never runs backwards, but the pause never grows).
+    expect(pauseLeft(1000, 900)).toBe(150);
   });
 
   it("shows why a search failed instead of the unfiltered list", async () => {

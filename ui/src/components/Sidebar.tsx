@@ -10,6 +10,13 @@ import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
 
 /** How long typing must pause before a search runs. */
 const SEARCH_DELAY_MS = 150;
+/** What is left of the typing pause at `now` after a key typed at `typedAt` (ms). */
+export function pauseLeft(typedAt: number, now: number): number {
+  return Math.max(0, Math.min(SEARCH_DELAY_MS, SEARCH_DELAY_MS - (now - typedAt)));
+}
+/** User Timing marks around each search's call, which the speed script reads (F-50). */
+export const SEARCH_ASKED = "tollgate:search-asked";
+export const SEARCH_ANSWERED = "tollgate:search-answered";
 
 interface Props {
   /** The chats read so far, newest first (a page at a time). */
@@ -110,13 +117,19 @@ function BrandMark() {
 
 export function Sidebar(props: Props) {
   const [query, setQuery] = useState("");
+  // When the last key was typed: the pause is counted from it, not from the effect that starts
+  // the search a frame later (which made a search wait 20–40 ms past the pause).
+  const typedAt = useRef(0);
   const q = query.trim();
   // The last results stay while the next keystroke's search runs, so the list does not blink.
   const search = useLoad(
     q
       ? async (signal) => {
-          await pause(SEARCH_DELAY_MS, signal);
-          return api.searchChats(q);
+          await pause(pauseLeft(typedAt.current, performance.now()), signal);
+          performance.mark(SEARCH_ASKED);
+          const hits = await api.searchChats(q);
+          performance.mark(SEARCH_ANSWERED);
+          return hits;
         }
       : null,
     [q],
@@ -143,7 +156,10 @@ export function Sidebar(props: Props) {
           placeholder={`${t("sidebar.search")} (Ctrl+K)`}
           aria-label={t("sidebar.search")}
           value={query}
-          onInput={(e) => setQuery(e.currentTarget.value)}
+          onInput={(e) => {
+            typedAt.current = performance.now();
+            setQuery(e.currentTarget.value);
+          }}
           onKeyDown={(e) => {
             if (e.key === "Escape") {
               setQuery("");
@@ -224,14 +240,14 @@ function SearchResults({
 }
 
 function ChatList(props: Props) {
-  const shown = useFirstScreen(props.chats.length);
+  const { shown, painted } = useFirstScreen(props.chats.length);
   if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
   if (props.chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
   return (
     <>
       <ul>
         {props.chats.slice(0, shown).map((c) => (
-          <ChatItem key={c.id} chat={c} {...props} />
+          <ChatItem key={c.id} chat={c} actions={painted} {...props} />
         ))}
       </ul>
       {props.moreChats ? (
@@ -243,7 +259,11 @@ function ChatList(props: Props) {
   );
 }
 
-function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Props & { chat: ChatRow }) {
+/**
+ * A chat in the list. `actions` renders its rename and delete buttons, which show on hover or
+ * focus only: the first screen leaves them out and they follow a frame later (F-71).
+ */
+function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete, actions }: Props & { chat: ChatRow; actions: boolean }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(chat.title);
   const { error, run } = useAction();
@@ -307,14 +327,16 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete }: Pro
           </span>
         ) : null}
       </button>
-      <span class="chat-item-actions">
-        <button type="button" class="icon-btn" title={t("sidebar.rename")} aria-label={t("sidebar.rename")} onClick={() => setEditing(true)}>
-          <Icon name="pencil" />
-        </button>
-        <button type="button" class="icon-btn" title={t("sidebar.delete")} aria-label={t("sidebar.delete")} onClick={() => onDelete(chat)}>
-          <Icon name="trash" />
-        </button>
-      </span>
+      {actions ? (
+        <span class="chat-item-actions">
+          <button type="button" class="icon-btn" title={t("sidebar.rename")} aria-label={t("sidebar.rename")} onClick={() => setEditing(true)}>
+            <Icon name="pencil" />
+          </button>
+          <button type="button" class="icon-btn" title={t("sidebar.delete")} aria-label={t("sidebar.delete")} onClick={() => onDelete(chat)}>
+            <Icon name="trash" />
+          </button>
+        </span>
+      ) : null}
     </li>
   );
 }

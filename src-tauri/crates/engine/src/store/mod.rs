@@ -18,6 +18,7 @@ mod messages;
 mod migrations;
 mod presets;
 mod providers;
+mod rank;
 mod records;
 mod search;
 mod settings;

@@ -1,6 +1,6 @@
 //! Full-text search over chats (F-50): message text through FTS5, titles by substring.
 
-use super::{Store, StoreResult};
+use super::{rank, Store, StoreResult};
 use crate::ids::ChatId;
 use serde::{Deserialize, Serialize};
 
@@ -102,18 +102,35 @@ impl Store {
             }
             // Ranked among the newest matches only (FTS5 walks its index newest first and stops);
             // messages of deleted chats waiting to be purged have no chat row and drop out.
-            let mut texts = c.prepare_cached(
-                "SELECT m.chat_id, c.title, m.id
-                 FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ?1
+            let words = query_words(&query);
+            let mut newest = c.prepare_cached(
+                "SELECT m.chat_id, c.title, m.id, substr(m.content, 1, ?3)
+                 FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
                        ORDER BY rowid DESC LIMIT ?2) f
-                 JOIN messages m ON m.id = f.rowid JOIN chats c ON c.id = m.chat_id
-                 ORDER BY f.rank",
+                 JOIN messages m ON m.id = f.rowid JOIN chats c ON c.id = m.chat_id",
             )?;
+            let mut matched: Vec<Matched> = Vec::new();
+            for row in newest.query_map(
+                rusqlite::params![&fts, RANKED_MATCHES as i64, rank::SCORED_CHARS],
+                |r| {
+                    let text: String = r.get(3)?;
+                    let (counts, len) =
+                        rank::word_counts(tokens(&text).map(|(a, b)| &text[a..b]), &words);
+                    Ok(Matched {
+                        chat: ChatId(r.get(0)?),
+                        title: r.get(1)?,
+                        message: r.get(2)?,
+                        counts,
+                        len,
+                        score: 0.0,
+                    })
+                },
+            )? {
+                matched.push(row?);
+            }
+            rank_matches(c, &mut matched, &words)?;
             let mut found: Vec<(usize, i64)> = Vec::new();
-            for row in texts.query_map(rusqlite::params![&fts, RANKED_MATCHES as i64], |r| {
-                Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-            })? {
-                let (chat, title, message) = row?;
+            for Matched { chat, title, message, .. } in matched {
                 match hits.iter().position(|h| h.chat == chat) {
                     Some(i) if hits[i].message.is_none() => {
                         hits[i].message = Some(message);
@@ -129,7 +146,6 @@ impl Store {
             }
             // Excerpts only for the hits shown, made here: FTS5's snippet() expands the prefix
             // word again for every message, some 15 ms each on a year of messages.
-            let words = query_words(&query);
             let mut content = c.prepare_cached("SELECT content FROM messages WHERE id = ?1")?;
             for (i, message) in found {
                 let text: String = content.query_row([message], |r| r.get(0))?;
@@ -141,6 +157,52 @@ impl Store {
     }
 }
 
+/// A message among the newest that match, with what ranking it needs.
+struct Matched {
+    chat: ChatId,
+    title: String,
+    message: i64,
+    /// How often each query word occurs in it.
+    counts: Vec<u32>,
+    /// How many words it has.
+    len: u32,
+    score: f64,
+}
+
+/// Orders `matched` best first by BM25 (newest first among equals), each word weighed by how
+/// many of all messages hold it ([`rank::messages_holding`]). The last word is weighed as the
+/// whole word it is, or while no message holds it whole (it is still being typed), as the
+/// words it begins: that costs FTS5 a merge of their matches, which a whole word does not.
+fn rank_matches(
+    c: &rusqlite::Connection,
+    matched: &mut [Matched],
+    words: &[String],
+) -> rusqlite::Result<()> {
+    if matched.is_empty() {
+        return Ok(());
+    }
+    let newest: i64 = c.query_row("SELECT coalesce(max(id), 0) FROM messages", [], |r| {
+        r.get(0)
+    })?;
+    let total = newest.max(1) as f64;
+    let mut weights = Vec::with_capacity(words.len());
+    for (i, word) in words.iter().enumerate() {
+        let mut holding = rank::messages_holding(c, word, false, newest)?;
+        if holding.is_none() && i + 1 == words.len() {
+            holding = rank::messages_holding(c, word, true, newest)?;
+        }
+        // Every message matched holds every word.
+        let holding = holding.unwrap_or(0.0).max(matched.len() as f64);
+        weights.push(rank::idf(holding, total));
+    }
+    let avg_len = matched.iter().map(|m| f64::from(m.len)).sum::<f64>() / matched.len() as f64;
+    for m in matched.iter_mut() {
+        m.score = rank::score(&m.counts, m.len, avg_len, &weights);
+    }
+    matched.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.message.cmp(&a.message)));
+    Ok(())
+}
+
 /// The words of a query as FTS5's default tokenizer splits them (runs of letters and digits,
 /// lowercased); the last one matches as a prefix.
 fn query_words(query: &str) -> Vec<String> {
@@ -149,35 +211,52 @@ fn query_words(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// Byte ranges of the words in `text`: runs of letters and digits.
-fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices().peekable();
+/// Byte ranges of the words in `text`: runs of letters and digits. ASCII, most of what is
+/// searched, is told apart byte by byte; other characters are decoded.
+pub(super) fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    // Whether the character at byte `i` (a character boundary) is part of a word, and its length.
+    let at = move |i: usize| -> (bool, usize) {
+        match bytes[i] {
+            b if b.is_ascii() => (b.is_ascii_alphanumeric(), 1),
+            _ => text[i..]
+                .chars()
+                .next()
+                .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
+        }
+    };
+    let mut i = 0;
     std::iter::from_fn(move || {
-        let (start, _) = chars.find(|(_, c)| c.is_alphanumeric())?;
-        let mut end = text.len();
-        while let Some(&(i, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
-                end = i;
+        while i < bytes.len() {
+            let (word, len) = at(i);
+            if word {
                 break;
             }
-            chars.next();
+            i += len;
         }
-        Some((start, end))
+        if i >= bytes.len() {
+            return None;
+        }
+        let start = i;
+        while i < bytes.len() {
+            let (word, len) = at(i);
+            if !word {
+                break;
+            }
+            i += len;
+        }
+        Some((start, i))
     })
 }
 
 /// About [`EXCERPT_WORDS`] words of `text` around its first word matching `words` (the last one
 /// as a prefix), every match between [`MATCH_START`] and [`MATCH_END`], "…" where text was cut.
 fn excerpt(text: &str, words: &[String]) -> String {
-    let matches = |word: &str| {
-        let word = word.to_lowercase();
-        words.iter().enumerate().any(|(i, w)| {
-            if i + 1 == words.len() {
-                word.starts_with(w.as_str())
-            } else {
-                word == *w
-            }
-        })
+    let matches = |token: &str| {
+        words
+            .iter()
+            .enumerate()
+            .any(|(i, w)| rank::word_matches(token, w, i + 1 == words.len()))
     };
     let all: Vec<(usize, usize)> = tokens(text).collect();
     let first = all
@@ -252,6 +331,58 @@ mod tests {
         assert_eq!(excerpt("no match here", &query_words("")), "no match here");
         let long = "word ".repeat(50) + "target";
         assert!(marked(&excerpt(&long, &query_words("target"))).ends_with("<target>"));
+    }
+
+    /// The rarer word weighs more: a message saying the rare word three times ranks above one
+    /// saying the common word three times, whichever is newer; a word still being typed (held
+    /// whole by no message) ranks too.
+    #[tokio::test]
+    async fn the_rarer_word_weighs_more_in_the_ranking() {
+        use crate::store::{MessageStatus, NewChat, Role};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let say = |chat, text: String| {
+            let store = store.clone();
+            async move {
+                store
+                    .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
+                    .await
+                    .unwrap();
+            }
+        };
+        let chat = |title: &'static str| {
+            let store = store.clone();
+            async move {
+                let new = NewChat {
+                    title: title.into(),
+                    ..Default::default()
+                };
+                store.create_chat(new).await.unwrap().id
+            }
+        };
+        // "harbour" is in hundreds of messages (more than the sample read to weigh it),
+        // "lighthouse" in two.
+        let filler = chat("Filler").await;
+        for i in 0..400 {
+            say(filler, format!("harbour note {i}")).await;
+        }
+        let rare = chat("Rare").await;
+        say(rare, "lighthouse lighthouse lighthouse harbour".into()).await;
+        let common = chat("Common").await;
+        say(common, "harbour harbour harbour lighthouse".into()).await;
+        store.flush().await.unwrap();
+        let order = |hits: Vec<SearchHit>| hits.into_iter().map(|h| h.chat).collect::<Vec<_>>();
+        let hits = order(store.search_chats("harbour lighthouse").await.unwrap());
+        assert_eq!(
+            hits,
+            vec![rare, common],
+            "the newer message is the common one"
+        );
+        let hits = order(store.search_chats("harbour lightho").await.unwrap());
+        assert_eq!(hits, vec![rare, common], "the last word as a prefix");
+        let hits = order(store.search_chats("harbour").await.unwrap());
+        assert_eq!(hits.len(), 3);
+        assert_eq!(hits[0], common, "three times in a short message: {hits:?}");
     }
 
     /// Writes no longer merge the index (the merge once held a small delete for seconds); the
