@@ -75,25 +75,20 @@ pub(super) fn score(counts: &[u32], len: u32, avg_len: f64, idf: &[f64]) -> f64 
         .sum()
 }
 
-/// About how many messages hold `word` (or a word it begins, when `prefix`), of messages
-/// numbered up to `newest`: its newest [`SAMPLE`] matches spread over the newest ids as its
-/// matches spread over all of them. `None` when no message holds it.
+/// About how many messages match `phrase` (an FTS5 phrase: a quoted word, `*` after it for the
+/// words it begins), of messages numbered up to `newest`: its newest [`SAMPLE`] matches spread
+/// over the newest ids as its matches spread over all of them. `None` when none matches.
 pub(super) fn messages_holding(
     c: &Connection,
-    word: &str,
-    prefix: bool,
+    phrase: &str,
     newest: i64,
 ) -> rusqlite::Result<Option<f64>> {
-    let mut phrase = format!("\"{}\"", word.replace('"', "\"\""));
-    if prefix {
-        phrase.push('*');
-    }
     let oldest_of_sample: Option<i64> = c
         .prepare_cached(
             "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
              ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
         )?
-        .query_row(rusqlite::params![&phrase, SAMPLE - 1], |r| r.get(0))
+        .query_row(rusqlite::params![phrase, SAMPLE - 1], |r| r.get(0))
         .optional()?;
     if let Some(from) = oldest_of_sample {
         let span = (newest - from + 1).max(1) as f64;
@@ -102,7 +97,7 @@ pub(super) fn messages_holding(
     // Fewer than the sample: counted exactly, which is cheap for so few.
     let count: i64 = c
         .prepare_cached("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1")?
-        .query_row([&phrase], |r| r.get(0))?;
+        .query_row([phrase], |r| r.get(0))?;
     Ok((count > 0).then_some(count as f64))
 }
 

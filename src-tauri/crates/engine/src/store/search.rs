@@ -20,16 +20,18 @@ pub struct SearchHit {
 /// Turns what the user typed into a safe FTS5 query: every word quoted (so operators and
 /// punctuation are literal), the last one as a prefix.
 pub fn fts_query(input: &str) -> Option<String> {
-    let words: Vec<String> = input
-        .split_whitespace()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
+    let words: Vec<String> = input.split_whitespace().map(fts_phrase).collect();
     if words.is_empty() {
         return None;
     }
     let mut q = words.join(" ");
     q.push('*');
     Some(q)
+}
+
+/// `word` as an FTS5 phrase: quoted, so operators and punctuation in it are literal.
+fn fts_phrase(word: &str) -> String {
+    format!("\"{}\"", word.replace('"', "\"\""))
 }
 
 /// Where a match starts in a snippet: a private-use character, which neither model text nor a
@@ -187,9 +189,10 @@ fn rank_matches(
     let total = newest.max(1) as f64;
     let mut weights = Vec::with_capacity(words.len());
     for (i, word) in words.iter().enumerate() {
-        let mut holding = rank::messages_holding(c, word, false, newest)?;
+        let phrase = fts_phrase(word);
+        let mut holding = rank::messages_holding(c, &phrase, newest)?;
         if holding.is_none() && i + 1 == words.len() {
-            holding = rank::messages_holding(c, word, true, newest)?;
+            holding = rank::messages_holding(c, &format!("{phrase}*"), newest)?;
         }
         // Every message matched holds every word.
         let holding = holding.unwrap_or(0.0).max(matched.len() as f64);
