@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { prefixSums, visibleWindow } from "./virtual";
+import { prefixSums, rowRanges, visibleWindow } from "./virtual";
 
 describe("visibleWindow", () => {
   const heights = Array.from({ length: 5000 }, (_, i) => (i % 2 ? 100 : 50));
@@ -30,5 +30,45 @@ describe("visibleWindow", () => {
     expect(w.after).toBe(0);
     expect(visibleWindow([], 0, 600, 100)).toEqual({ start: 0, end: 0, before: 0, after: 0 });
     expect(visibleWindow([10], 0, 600, 100)).toEqual({ start: 0, end: 1, before: 0, after: 0 });
+  });
+});
+
+describe("rowRanges", () => {
+  const count = (ranges: Array<[number, number]>) => ranges.reduce((n, [s, e]) => n + e - s, 0);
+
+  it("renders the rows in view and the overscan on each side, no more", () => {
+    // 34 px rows, a 680 px view scrolled to row 100: rows 100..119 are in view.
+    expect(rowRanges(1000, 34, 3400, 680, 0, null)).toEqual([[100, 120]]);
+    expect(rowRanges(1000, 34, 3400, 680, 5, null)).toEqual([[95, 125]]);
+    // A row cut by the view's bottom edge is rendered.
+    expect(rowRanges(1000, 34, 3400, 690, 0, null)).toEqual([[100, 121]]);
+  });
+
+  it("stays inside the list at its ends and for short lists", () => {
+    expect(rowRanges(1000, 34, 0, 680, 10, null)).toEqual([[0, 30]]);
+    expect(rowRanges(1000, 34, 34_000 - 680, 680, 10, null)).toEqual([[970, 1000]]);
+    expect(rowRanges(5, 34, 0, 680, 10, null)).toEqual([[0, 5]]);
+    expect(rowRanges(0, 34, 0, 680, 10, null)).toEqual([]);
+    // A scroll position past the end (a list that just got shorter) still renders its last row.
+    expect(rowRanges(5, 34, 10_000, 680, 0, null)).toEqual([[4, 5]]);
+    // No height measured yet, or a hidden list: at least one row, never a division by zero.
+    expect(count(rowRanges(50, 0, 0, 0, 0, null))).toBeGreaterThan(0);
+  });
+
+  it("keeps the focused row wherever the list is scrolled", () => {
+    expect(rowRanges(1000, 34, 3400, 680, 0, 3)).toEqual([
+      [3, 4],
+      [100, 120],
+    ]);
+    expect(rowRanges(1000, 34, 3400, 680, 0, 500)).toEqual([
+      [100, 120],
+      [500, 501],
+    ]);
+    // Next to the window or inside it: one range.
+    expect(rowRanges(1000, 34, 3400, 680, 0, 99)).toEqual([[99, 120]]);
+    expect(rowRanges(1000, 34, 3400, 680, 0, 120)).toEqual([[100, 121]]);
+    expect(rowRanges(1000, 34, 3400, 680, 0, 110)).toEqual([[100, 120]]);
+    // A kept row the list no longer holds is ignored.
+    expect(rowRanges(10, 34, 0, 680, 0, 40)).toEqual([[0, 10]]);
   });
 });

@@ -50,3 +50,37 @@ export function visibleWindow(heights: readonly number[], top: number, viewport:
   end = Math.min(n, Math.max(end, start + 1));
   return { start, end, before: offsets[start] ?? 0, after: total - (offsets[end] ?? total) };
 }
+
+/**
+ * Rows of one height (the sidebar's chats): the rows to render for a scroll position, as
+ * half-open `[start, end)` index ranges in order. Those in `[top, top + viewport]` and
+ * `overscan` rows on each side, and the row `keep` wherever it is: the row that has the
+ * keyboard focus (or is being renamed) must not be dropped when the list scrolls away from it.
+ */
+export function rowRanges(
+  total: number,
+  rowHeight: number,
+  top: number,
+  viewport: number,
+  overscan: number,
+  keep: number | null,
+): Array<[number, number]> {
+  if (total <= 0) return [];
+  const h = Math.max(1, rowHeight);
+  const start = Math.min(total - 1, Math.max(0, Math.floor(top / h) - overscan));
+  const end = Math.max(start + 1, Math.min(total, Math.ceil((top + Math.max(0, viewport)) / h) + overscan));
+  if (keep === null || keep < 0 || keep >= total || (keep >= start - 1 && keep <= end)) {
+    const from = keep === start - 1 ? keep : start;
+    const to = keep === end && end < total ? end + 1 : end;
+    return [[from, to]];
+  }
+  return keep < start
+    ? [
+        [keep, keep + 1],
+        [start, end],
+      ]
+    : [
+        [start, end],
+        [keep, keep + 1],
+      ];
+}

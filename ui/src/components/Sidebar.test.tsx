@@ -9,7 +9,7 @@ vi.mock("../api", () => ({
 }));
 
 import * as api from "../api";
-import { CHAT_PAGE, firstScreenRows } from "./chatPages";
+import { CHAT_PAGE, OVERSCAN_ROWS } from "./chatPages";
 import { pauseLeft, Sidebar } from "./Sidebar";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
@@ -71,27 +71,83 @@ async function settle() {
   await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
 }
 
-describe("the first screen", () => {
-  it("shows the chats a window holds first and the rest of the page once that frame is painted", async () => {
-    const page = Array.from({ length: CHAT_PAGE }, (_, i) => ({ ...chats[0]!, id: i + 1, title: `Chat ${i + 1}` }));
+describe("the windowed chat list", () => {
+  const page = Array.from({ length: CHAT_PAGE }, (_, i) => ({ ...chats[0]!, id: i + 1, title: `Chat ${i + 1}` }));
+  const rows = () => Array.from(root.querySelectorAll<HTMLElement>(".chat-list [data-chat]")).map((b) => Number(b.dataset["chat"]));
+  const withActions = () =>
+    Array.from(root.querySelectorAll<HTMLElement>(".chat-list .chat-row"))
+      .filter((r) => r.querySelectorAll(".chat-item-actions button").length === 2)
+      .map((r) => Number(r.dataset["row"]));
+  const listHeight = () =>
+    Array.from(root.querySelectorAll<HTMLElement>(".chat-list li")).reduce(
+      // jsdom lays nothing out: a rendered row stands for the 28 px the list takes rows to be.
+      (sum, li) => sum + (li.classList.contains("chat-gap") ? parseFloat(li.style.height) : 28),
+      0,
+    );
+  const painted = () => act(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 0), 0))));
+  /** Scrolls the list to `top` px in a view `height` px tall, as the window would lay it out. */
+  async function scrollTo(top: number, height = 560) {
+    const nav = root.querySelector<HTMLElement>("nav.chat-list")!;
+    const list = nav.querySelector("ul")!;
+    Object.defineProperty(nav, "clientHeight", { value: height, configurable: true });
+    nav.scrollTop = top;
+    list.getBoundingClientRect = () => ({ top: -top }) as DOMRect;
+    await act(() => {
+      nav.dispatchEvent(new Event("scroll"));
+    });
+    await act(() => new Promise((r) => requestAnimationFrame(() => r(undefined))));
+  }
+
+  it("renders the rows in view first, then a few more each side, and stands in for the rest", async () => {
     await mount([], undefined, undefined, undefined, page);
-    const rows = () => Array.from(root.querySelectorAll<HTMLElement>(".chat-list [data-chat]")).map((b) => b.dataset["chat"]);
-    const actions = () => root.querySelectorAll(".chat-list .chat-item-actions button").length;
-    expect(rows()).toEqual(page.slice(0, firstScreenRows(window.innerHeight)).map((c) => String(c.id)));
-    // The rename and delete buttons (shown on hover or focus) are left out of that frame.
-    expect(actions()).toBe(0);
-    await act(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 0), 0))));
-    expect(rows()).toEqual(page.map((c) => String(c.id)));
-    expect(actions()).toBe(2 * CHAT_PAGE);
+    const inView = Math.ceil(window.innerHeight / 28);
+    expect(rows()).toEqual(page.slice(0, inView).map((c) => c.id));
+    expect(listHeight()).toBe(CHAT_PAGE * 28);
+    await painted();
+    expect(rows()).toEqual(page.slice(0, inView + OVERSCAN_ROWS).map((c) => c.id));
+    expect(listHeight()).toBe(CHAT_PAGE * 28);
+    // Screen readers hear the row's place in the whole list.
+    const first = root.querySelector<HTMLElement>(".chat-list .chat-row")!;
+    expect([first.getAttribute("aria-posinset"), first.getAttribute("aria-setsize")]).toEqual(["1", String(CHAT_PAGE)]);
   });
 
-  it("renders more rows than a window of any height holds, and never fewer than 10", () => {
-    for (const height of [200, 600, 860, 1440, 2160]) {
-      // A row is about 34 px tall at the smallest text size.
-      expect(firstScreenRows(height)).toBeGreaterThanOrEqual(Math.ceil(height / 34));
-    }
-    expect(firstScreenRows(860)).toBeLessThan(40);
-    expect(firstScreenRows(0)).toBe(10);
+  it("follows the scroll and keeps the focused row, with its buttons, wherever the list goes", async () => {
+    await mount([], undefined, undefined, undefined, page);
+    await painted();
+    expect(withActions()).toEqual([]);
+    root.querySelector<HTMLButtonElement>('[data-chat="3"]')!.focus();
+    await act(() => {});
+    // The focused row and the one before it (for Shift+Tab) have their rename and delete buttons.
+    expect(withActions()).toEqual([2, 3]);
+    await scrollTo(60 * 28);
+    const shown = rows();
+    expect(shown).toContain(3);
+    expect(shown).toContain(61);
+    expect(shown).not.toContain(2);
+    expect(shown).not.toContain(40);
+    expect(shown.length).toBeLessThan(20 + 2 * OVERSCAN_ROWS + 2);
+    expect(document.activeElement).toBe(root.querySelector('[data-chat="3"]'));
+    expect(listHeight()).toBe(CHAT_PAGE * 28);
+    // Tab onto the row's rename button, then away from the list: the row goes with the focus.
+    root.querySelector<HTMLButtonElement>('[data-row="3"] .chat-item-actions button')!.focus();
+    await act(() => {});
+    expect(rows()).toContain(3);
+    root.querySelector<HTMLInputElement>(".search input")!.focus();
+    await act(() => {});
+    expect(rows()).not.toContain(3);
+    expect(withActions()).toEqual([]);
+  });
+
+  it("gives the row under the pointer its buttons", async () => {
+    await mount([], undefined, undefined, undefined, page);
+    await act(() => {
+      root.querySelector('[data-chat="5"] .chat-item-title')!.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+    });
+    expect(withActions()).toEqual([5]);
+    await act(() => {
+      root.querySelector(".chat-list ul")!.dispatchEvent(new MouseEvent("mouseleave"));
+    });
+    expect(withActions()).toEqual([]);
   });
 });
 

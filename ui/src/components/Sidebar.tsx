@@ -1,10 +1,11 @@
+import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import * as session from "../session";
 import { chatTitle, relativeTime, snippetParts } from "../format";
-import { language, t } from "../i18n";
+import { t } from "../i18n";
 import { pause, useAction, useDismiss, useLoad } from "./hooks";
-import { useFirstScreen } from "./chatPages";
+import { useChatWindow } from "./chatPages";
 import { Icon } from "./icons";
 import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
 
@@ -136,6 +137,7 @@ export function Sidebar(props: Props) {
     { keepOnChange: true },
   );
   const searching = q !== "" && (search.data !== undefined || search.error !== null);
+  const listBox = useRef<HTMLElement>(null);
 
   return (
     <aside class="sidebar" aria-label={t("sidebar.chats")}>
@@ -179,6 +181,7 @@ export function Sidebar(props: Props) {
         </p>
       ))}
       <nav
+        ref={listBox}
         class="chat-list"
         onScroll={(e) => {
           // The next page is read before the end comes into view.
@@ -189,7 +192,7 @@ export function Sidebar(props: Props) {
         {searching ? (
           <SearchResults hits={search.data ?? []} query={query} error={search.error} onSelect={props.onSelect} current={props.current} />
         ) : (
-          <ChatList {...props} />
+          <ChatList {...props} scroller={listBox} />
         )}
       </nav>
       <button type="button" class={`sidebar-settings${props.settingsOpen ? " is-active" : ""}`} onClick={props.onSettings}>
@@ -239,16 +242,52 @@ function SearchResults({
   );
 }
 
-function ChatList(props: Props) {
-  const { shown, painted } = useFirstScreen(props.chats.length);
+function ChatList(props: Props & { scroller: RefObject<HTMLElement | null> }) {
+  const list = useRef<HTMLUListElement>(null);
+  // The row with the keyboard focus (kept rendered, with its buttons) and the row under the
+  // pointer (with its buttons): the other rows leave out their rename and delete buttons.
+  const [focused, setFocused] = useState<ChatId | null>(null);
+  const [hovered, setHovered] = useState<ChatId | null>(null);
+  const { chats } = props;
+  const focusedAt = focused === null ? -1 : chats.findIndex((c) => c.id === focused);
+  const { ranges, rowHeight } = useChatWindow(props.scroller, list, chats.length, focusedAt < 0 ? null : focusedAt);
   if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
-  if (props.chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
+  if (chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
+  const rows: ComponentChildren[] = [];
+  const gap = (key: string, count: number) => {
+    if (count > 0) rows.push(<li key={key} class="chat-gap" role="none" aria-hidden="true" style={{ height: `${count * rowHeight}px` }} />);
+  };
+  let next = 0;
+  for (const [start, end] of ranges) {
+    gap(`gap-${start}`, start - next);
+    for (let i = start; i < end; i++) {
+      const chat = chats[i];
+      if (!chat) continue;
+      // The row before the focused one has its buttons too, so Shift+Tab reaches them.
+      const actions = chat.id === hovered || i === focusedAt || i === focusedAt - 1;
+      rows.push(<ChatItem key={chat.id} chat={chat} position={i + 1} count={chats.length} actions={actions} {...props} />);
+    }
+    next = end;
+  }
+  gap("gap-end", chats.length - next);
+  const rowOf = (e: Event): ChatId | null => {
+    const row = (e.target as HTMLElement | null)?.closest<HTMLElement>("[data-row]");
+    return row ? Number(row.dataset["row"]) : null;
+  };
   return (
     <>
-      <ul>
-        {props.chats.slice(0, shown).map((c) => (
-          <ChatItem key={c.id} chat={c} actions={painted} {...props} />
-        ))}
+      <ul
+        ref={list}
+        onFocusIn={(e) => setFocused(rowOf(e))}
+        onFocusOut={(e) => {
+          // Leaving the list, not moving within it.
+          const to = e.relatedTarget as Node | null;
+          if (!to || !list.current?.contains(to)) setFocused(null);
+        }}
+        onMouseOver={(e) => setHovered(rowOf(e))}
+        onMouseLeave={() => setHovered(null)}
+      >
+        {rows}
       </ul>
       {props.moreChats ? (
         <button type="button" class="link-btn more-chats" data-role="more-chats" onClick={props.onMoreChats}>
@@ -260,10 +299,21 @@ function ChatList(props: Props) {
 }
 
 /**
- * A chat in the list. `actions` renders its rename and delete buttons, which show on hover or
- * focus only: the first screen leaves them out and they follow a frame later (F-71).
+ * A chat in the list, at `position` of `count` (1-based, for screen readers: the list renders a
+ * window of its rows). `actions` renders its rename and delete buttons, which show on hover or
+ * focus only: only the hovered and focused rows have them (F-71).
  */
-function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete, actions }: Props & { chat: ChatRow; actions: boolean }) {
+function ChatItem({
+  chat,
+  position,
+  count: rowCount,
+  current,
+  waiting,
+  onSelect,
+  onRenamed,
+  onDelete,
+  actions,
+}: Props & { chat: ChatRow; position: number; count: number; actions: boolean }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(chat.title);
   const { error, run } = useAction();
@@ -289,7 +339,7 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete, actio
 
   if (editing) {
     return (
-      <li>
+      <li data-row={chat.id} aria-posinset={position} aria-setsize={rowCount}>
         <input
           ref={input}
           class="rename-input"
@@ -310,7 +360,7 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete, actio
     );
   }
   return (
-    <li class="chat-row">
+    <li class="chat-row" data-row={chat.id} aria-posinset={position} aria-setsize={rowCount}>
       <button
         type="button"
         class={`chat-item${chat.id === current ? " is-active" : ""}`}
@@ -320,7 +370,7 @@ function ChatItem({ chat, current, waiting, onSelect, onRenamed, onDelete, actio
         title={error ?? chat.title}
       >
         <span class="chat-item-title">{chatTitle(chat)}</span>
-        <span class="chat-item-time">{relativeTime(chat.updatedAt, Date.now(), language())}</span>
+        <span class="chat-item-time">{relativeTime(chat.updatedAt)}</span>
         {count > 0 ? (
           <span class="badge-count" title={t("sidebar.waiting", { count })} aria-label={t("sidebar.waiting", { count })}>
             {count}

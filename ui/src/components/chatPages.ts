@@ -1,28 +1,26 @@
 /** The sidebar's chats, read a page at a time (F-71). */
+import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { errorMessage } from "../format";
 import { afterNextPaint } from "../frames";
 import type { ChatRow } from "../types";
+import { rowRanges } from "../virtual";
 
 /** Chats the sidebar reads at a time. */
 export const CHAT_PAGE = 100;
 
 /**
- * A height no sidebar row is shorter than (a row is about 34 px at the smallest text size), so
- * a window's height divided by it is more rows than the window holds.
+ * The height a sidebar row is taken to have until one is measured: no row is shorter (a row is
+ * about 34 px at the smallest text size), so the first frame renders at least the rows in view.
  */
 const ROW_FLOOR_PX = 28;
 
 /**
- * Chats the sidebar shows in its first frame: as many as a window `height` px tall can hold, at
- * least 10; the rest of the page follows once that frame is painted, so a page of chats costs
- * the first screen only what is seen. Each row laid out and painted cost that frame about 0.6 ms
- * on the year (issue 16).
+ * Rows rendered past each edge of the sidebar's view once its first screen is painted: enough
+ * that Tab and a wheel's step land on rendered rows before the window follows the scroll.
  */
-export function firstScreenRows(height: number): number {
-  return Math.max(10, Math.ceil(height / ROW_FLOOR_PX));
-}
+export const OVERSCAN_ROWS = 10;
 
 /**
  * The performance entry (User Timing) that measures the sidebar's first screen: from asking for
@@ -40,22 +38,71 @@ let firstRowsMarked = false;
 /** Marks the start of the frame that paints the first page (its scripts, style, layout, paint follow). */
 export const FIRST_SCREEN_FRAME = "tollgate:chats-frame";
 
+/** Which of the sidebar's rows to render, and at what height the rest are stood in for. */
+export interface ChatWindow {
+  /** The rows to render, as half-open `[start, end)` index ranges in order (`rowRanges`). */
+  ranges: Array<[number, number]>;
+  /** A row's height in px: measured from a rendered row, until then the floor. */
+  rowHeight: number;
+}
+
 /**
- * How many of `total` rows to render now, and whether the first screen has been painted: at most
- * [`firstScreenRows`] until a frame showing them has been painted, then all of them.
+ * The sidebar's chat list is windowed (F-71, issue 16): it renders the rows in view of
+ * `scroller`, `OVERSCAN_ROWS` on each side once the first screen is painted, and the row at
+ * `keep` (the focused one); spacers stand in for the rest. Each row rendered cost the year's
+ * first screen about 0.6 ms and the idle window about 60 kB, and a year's sidebar reads pages
+ * of 100 and more as it scrolls. `list` is the list inside `scroller`.
  */
-export function useFirstScreen(total: number): { shown: number; painted: boolean } {
-  const [all, setAll] = useState(false);
+export function useChatWindow(
+  scroller: RefObject<HTMLElement | null>,
+  list: RefObject<HTMLElement | null>,
+  total: number,
+  keep: number | null,
+): ChatWindow {
+  const [view, setView] = useState({ top: 0, height: window.innerHeight });
+  const [rowHeight, setRowHeight] = useState(ROW_FLOOR_PX);
+  const [painted, setPainted] = useState(false);
   useLayoutEffect(() => {
     if (total === 0 || firstRowsMarked) return;
     firstRowsMarked = true;
     performance.mark(FIRST_SCREEN_RENDERED);
   }, [total]);
   useEffect(() => {
-    if (all || total === 0) return;
-    return afterNextPaint(() => setAll(true));
-  }, [all, total]);
-  return { shown: all ? total : Math.min(total, firstScreenRows(window.innerHeight)), painted: all };
+    if (painted || total === 0) return;
+    return afterNextPaint(() => setPainted(true));
+  }, [painted, total]);
+  // The view follows the scroller's position and size, read once a frame at most.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let frame = 0;
+    const update = () => {
+      frame = 0;
+      const l = list.current;
+      const offset = l ? l.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop : 0;
+      const next = { top: el.scrollTop - offset, height: el.clientHeight || window.innerHeight };
+      setView((v) => (v.top === next.top && v.height === next.height ? v : next));
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(update);
+    };
+    el.addEventListener("scroll", schedule, { passive: true });
+    const resized = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(schedule);
+    resized?.observe(el);
+    schedule();
+    return () => {
+      el.removeEventListener("scroll", schedule);
+      resized?.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [scroller, list]);
+  // A row's height (it follows the text size), read after the frame that painted it.
+  useEffect(() => {
+    const row = list.current?.querySelector<HTMLElement>(".chat-row");
+    const h = row?.offsetHeight ?? 0;
+    if (h > 0 && h !== rowHeight) setRowHeight(h);
+  });
+  return { ranges: rowRanges(total, rowHeight, view.top, view.height, painted ? OVERSCAN_ROWS : 0, keep), rowHeight };
 }
 
 /** Measures from `mark` to the end of the next paint (the frame that shows what was just set). */
