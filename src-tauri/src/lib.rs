@@ -7,6 +7,7 @@
 pub mod attention;
 pub mod commands;
 pub mod dialogs;
+pub mod first_page;
 pub mod instance;
 pub mod logs;
 pub mod navigation;
@@ -115,6 +116,14 @@ pub fn run() -> Result<(), StartError> {
                 data_dir.display(),
                 started().elapsed().as_millis()
             );
+            let state = app.state::<AppState>();
+            let first = tauri::async_runtime::block_on(
+                state.app.list_chats_page(None, first_page::FIRST_PAGE),
+            );
+            if let Err(e) = &first {
+                tracing::warn!("the first page of chats is asked for by the page: {e}");
+            }
+            first_page::open_main_window(app, first.as_deref().ok())?;
             Ok(())
         })
         .invoke_handler(commands::handler())

@@ -6,7 +6,7 @@ import type { ChatCursor, ChatRow } from "../types";
 vi.mock("../api", () => ({ listChats: vi.fn() }));
 
 import * as api from "../api";
-import { CHAT_PAGE, type ChatPages, FIRST_SCREEN_MEASURE, useChatPages } from "./chatPages";
+import { CHAT_PAGE, type ChatPages, FIRST_PAGE_GLOBAL, FIRST_PAGE_REFRESH_MS, FIRST_SCREEN_MEASURE, takeFirstPage, useChatPages } from "./chatPages";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 
@@ -107,6 +107,41 @@ describe("the sidebar's chat pages", () => {
     await act(() => pages().loadMore());
     expect(pages().error).toBe("database is locked");
     expect(pages().data).toHaveLength(CHAT_PAGE);
+  });
+});
+
+describe("the first page handed with the page", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("is shown at once without asking, taken once, and read again a moment later", async () => {
+    const all = database(250);
+    const handed = all.slice(0, CHAT_PAGE).map((c) => ({ ...c, title: `${c.title} (when the window opened)` }));
+    (window as unknown as Record<string, unknown>)[FIRST_PAGE_GLOBAL] = handed;
+    vi.useFakeTimers();
+    await act(async () => {
+      render(<Probe />, root);
+    });
+    // The very first render has the chats: nothing was asked.
+    expect(pages().data).toEqual(handed);
+    expect(pages().more).toBe(true);
+    expect(api.listChats).not.toHaveBeenCalled();
+    expect(FIRST_PAGE_GLOBAL in window).toBe(false);
+    expect(takeFirstPage()).toBeUndefined();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(FIRST_PAGE_REFRESH_MS);
+    });
+    expect(api.listChats).toHaveBeenCalledWith(null, CHAT_PAGE);
+    expect(pages().data).toEqual(all.slice(0, CHAT_PAGE));
+  });
+
+  it("is ignored when it is not a list, and the page asks instead", async () => {
+    const all = database(5);
+    (window as unknown as Record<string, unknown>)[FIRST_PAGE_GLOBAL] = { not: "rows" };
+    await mount();
+    expect(FIRST_PAGE_GLOBAL in window).toBe(false);
+    expect(api.listChats).toHaveBeenCalledWith(null, CHAT_PAGE);
+    expect(pages().data).toEqual(all);
+    expect(pages().more).toBe(false);
   });
 });
 

@@ -132,12 +132,40 @@ export interface ChatPages {
   setData: (rows: ChatRow[]) => void;
 }
 
+/** How long after the first screen the chats handed with the page are read again. */
+export const FIRST_PAGE_REFRESH_MS = 1000;
+
+/** The global the app sets to the first page of chats before the page's scripts run (`first_page.rs`). */
+export const FIRST_PAGE_GLOBAL = "__TOLLGATE_FIRST_CHATS__";
+
+/**
+ * The first page of chats the app handed the page with its window (F-71), taken once: a reload
+ * of the page reads its chats afresh. Undefined when there is none (outside the app, or the
+ * database could not be read when the window opened).
+ */
+export function takeFirstPage(): ChatRow[] | undefined {
+  const holder = window as unknown as Record<string, unknown>;
+  const rows = holder[FIRST_PAGE_GLOBAL];
+  if (rows === undefined) return undefined;
+  delete holder[FIRST_PAGE_GLOBAL];
+  return Array.isArray(rows) ? (rows as ChatRow[]) : undefined;
+}
+
 export function useChatPages(): ChatPages {
-  const [state, setState] = useState<{ data: ChatRow[] | undefined; error: string | null; more: boolean }>({
-    data: undefined,
-    error: null,
-    more: false,
+  const [state, setState] = useState<{ data: ChatRow[] | undefined; error: string | null; more: boolean }>(() => {
+    const first = takeFirstPage();
+    if (first === undefined) return { data: undefined, error: null, more: false };
+    if (!firstScreenMeasured) {
+      // The first screen is measured from here, where the page has its chats, as it is from
+      // asking for them when they come over IPC.
+      firstScreenMeasured = true;
+      const mark = performance.mark("tollgate:chats-asked").name;
+      performance.mark(FIRST_PAGE_ANSWERED);
+      measureFirstScreen(mark);
+    }
+    return { data: first, error: null, more: first.length === CHAT_PAGE };
   });
+  const handed = useRef(state.data !== undefined);
   const rows = useRef<ChatRow[]>([]);
   rows.current = state.data ?? [];
   const more = useRef(false);
@@ -185,7 +213,14 @@ export function useChatPages(): ChatPages {
   const setData = useCallback((data: ChatRow[]) => setState((s) => ({ ...s, data })), []);
 
   useEffect(() => {
-    void reload();
+    if (!handed.current) {
+      void reload();
+      return;
+    }
+    // Chats handed with the page are read again a moment after they are on screen, in case the
+    // page was loaded again since the window opened (the app's script runs on every load).
+    const timer = setTimeout(() => void reload(), FIRST_PAGE_REFRESH_MS);
+    return () => clearTimeout(timer);
   }, [reload]);
 
   return { ...state, reload, loadMore, setData };
