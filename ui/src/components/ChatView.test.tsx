@@ -71,6 +71,29 @@ async function mount() {
   await act(async () => {});
 }
 
+describe("a chat of some length", () => {
+  it("renders the messages near the view, not all of them with their markdown", async () => {
+    const messages: import("../timeline").TimelineMessage[] = Array.from({ length: 100 }, (_, i) => ({
+      id: i + 1,
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: i % 2 ? `Answer **${i + 1}**` : `Question ${i + 1}`,
+      reasoning: "",
+      retry: null,
+      status: "complete" as const,
+      toolCalls: [],
+      usage: null,
+      createdAt: 0,
+    }));
+    await mount();
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, messages })));
+    const shown = Array.from(root.querySelectorAll<HTMLElement>("[data-message]")).map((m) => Number(m.dataset["message"]));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThan(40);
+    // Those rendered are consecutive (jsdom scrolls nowhere, so they are the first ones).
+    expect(shown).toEqual(Array.from({ length: shown.length }, (_, i) => (shown[0] ?? 0) + i));
+  });
+});
+
 function alertBanner(): HTMLElement | null {
   return root.querySelector<HTMLElement>('.composer-wrap [data-role="chat-alert"]');
 }
