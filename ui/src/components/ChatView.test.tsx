@@ -71,19 +71,25 @@ async function mount() {
   await act(async () => {});
 }
 
+/** A finished message of the timeline, with `extra` fields over the defaults. */
+const message = (id: number, role: "user" | "assistant", content: string, extra: object = {}) => ({
+  id,
+  role,
+  content,
+  reasoning: "",
+  retry: null,
+  status: "complete" as const,
+  toolCalls: [],
+  usage: null,
+  createdAt: 0,
+  ...extra,
+});
+
 describe("a chat of some length", () => {
   it("renders the messages near the view, not all of them with their markdown", async () => {
-    const messages: import("../timeline").TimelineMessage[] = Array.from({ length: 100 }, (_, i) => ({
-      id: i + 1,
-      role: i % 2 ? ("assistant" as const) : ("user" as const),
-      content: i % 2 ? `Answer **${i + 1}**` : `Question ${i + 1}`,
-      reasoning: "",
-      retry: null,
-      status: "complete" as const,
-      toolCalls: [],
-      usage: null,
-      createdAt: 0,
-    }));
+    const messages = Array.from({ length: 100 }, (_, i) =>
+      i % 2 ? message(i + 1, "assistant", `Answer **${i + 1}**`) : message(i + 1, "user", `Question ${i + 1}`),
+    );
     await mount();
     await act(async () => chatStore.update(chat.id, (s) => ({ ...s, messages })));
     const shown = Array.from(root.querySelectorAll<HTMLElement>("[data-message]")).map((m) => Number(m.dataset["message"]));
@@ -375,18 +381,6 @@ describe("the chat's prompt and parameters", () => {
 });
 
 describe("edit, regenerate and versions (F-56)", () => {
-  const message = (id: number, role: "user" | "assistant", content: string, extra: object = {}) => ({
-    id,
-    role,
-    content,
-    reasoning: "",
-    retry: null,
-    status: "complete" as const,
-    toolCalls: [],
-    usage: null,
-    createdAt: 0,
-    ...extra,
-  });
   const providers = [
     {
       id: 3,

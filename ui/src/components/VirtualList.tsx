@@ -1,6 +1,7 @@
 import type { ComponentChildren, RefObject } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { visibleWindow } from "../virtual";
+import { useScrollView } from "./hooks";
 
 /**
  * Lists shorter than this render whole. At 120, a chat of 150 messages with a tool call in
@@ -33,32 +34,9 @@ export function VirtualList({
 }) {
   const list = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string | number, number>());
-  const [view, setView] = useState({ top: Number.MAX_SAFE_INTEGER, height: 800 });
+  // Until it is read, the view is at the end: a chat opens on its newest messages.
+  const view = useScrollView(scroller, list, { top: Number.MAX_SAFE_INTEGER, height: 800 });
   const [, setMeasured] = useState(0);
-
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    let frame = 0;
-    const update = () => {
-      frame = 0;
-      const l = list.current;
-      if (!l) return;
-      const offset = l.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop;
-      setView({ top: el.scrollTop - offset, height: el.clientHeight });
-    };
-    const onScroll = () => {
-      if (!frame) frame = requestAnimationFrame(update);
-    };
-    update();
-    el.addEventListener("scroll", onScroll, { passive: true });
-    window.addEventListener("resize", onScroll);
-    return () => {
-      el.removeEventListener("scroll", onScroll);
-      window.removeEventListener("resize", onScroll);
-      if (frame) cancelAnimationFrame(frame);
-    };
-  }, [scroller]);
 
   const sizes = items.map((it) => heights.current.get(it.key) ?? ESTIMATE);
   const total = sizes.reduce((a, b) => a + b, 0);

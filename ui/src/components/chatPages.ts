@@ -4,6 +4,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preac
 import * as api from "../api";
 import { errorMessage } from "../format";
 import { afterNextPaint } from "../frames";
+import { useScrollView } from "./hooks";
 import type { ChatRow } from "../types";
 import { rowRanges } from "../virtual";
 
@@ -27,6 +28,8 @@ export const OVERSCAN_ROWS = 10;
  * the first page to its chats on screen. The speed script reads it (F-71).
  */
 export const FIRST_SCREEN_MEASURE = "tollgate:sidebar-first-screen";
+/** Marks asking for the first page (or having it, when it came with the window): the first screen is measured from it. */
+export const FIRST_PAGE_ASKED = "tollgate:chats-asked";
 /** Marks the first page's answer arriving, so the speed script can split the first screen. */
 export const FIRST_PAGE_ANSWERED = "tollgate:chats-answered";
 let firstScreenMeasured = false;
@@ -59,7 +62,7 @@ export function useChatWindow(
   total: number,
   keep: number | null,
 ): ChatWindow {
-  const [view, setView] = useState({ top: 0, height: window.innerHeight });
+  const view = useScrollView(scroller, list, { top: 0, height: window.innerHeight });
   const [rowHeight, setRowHeight] = useState(ROW_FLOOR_PX);
   const [painted, setPainted] = useState(false);
   useLayoutEffect(() => {
@@ -71,31 +74,6 @@ export function useChatWindow(
     if (painted || total === 0) return;
     return afterNextPaint(() => setPainted(true));
   }, [painted, total]);
-  // The view follows the scroller's position and size, read once a frame at most.
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    let frame = 0;
-    const update = () => {
-      frame = 0;
-      const l = list.current;
-      const offset = l ? l.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop : 0;
-      const next = { top: el.scrollTop - offset, height: el.clientHeight || window.innerHeight };
-      setView((v) => (v.top === next.top && v.height === next.height ? v : next));
-    };
-    const schedule = () => {
-      if (!frame) frame = requestAnimationFrame(update);
-    };
-    el.addEventListener("scroll", schedule, { passive: true });
-    const resized = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(schedule);
-    resized?.observe(el);
-    schedule();
-    return () => {
-      el.removeEventListener("scroll", schedule);
-      resized?.disconnect();
-      if (frame) cancelAnimationFrame(frame);
-    };
-  }, [scroller, list]);
   // A row's height (it follows the text size), read after the frame that painted it.
   useEffect(() => {
     const row = list.current?.querySelector<HTMLElement>(".chat-row");
@@ -159,7 +137,7 @@ export function useChatPages(): ChatPages {
       // The first screen is measured from here, where the page has its chats, as it is from
       // asking for them when they come over IPC.
       firstScreenMeasured = true;
-      const mark = performance.mark("tollgate:chats-asked").name;
+      const mark = performance.mark(FIRST_PAGE_ASKED).name;
       performance.mark(FIRST_PAGE_ANSWERED);
       measureFirstScreen(mark);
     }
@@ -180,7 +158,7 @@ export function useChatPages(): ChatPages {
     const want = Math.max(CHAT_PAGE, rows.current.length);
     const first = !firstScreenMeasured;
     firstScreenMeasured = true;
-    const mark = first ? performance.mark("tollgate:chats-asked").name : null;
+    const mark = first ? performance.mark(FIRST_PAGE_ASKED).name : null;
     try {
       const page = await api.listChats(null, want);
       if (mark) performance.mark(FIRST_PAGE_ANSWERED);

@@ -16,6 +16,49 @@ export function useChatState(chat: ChatId): ChatState {
   return state;
 }
 
+/** Where a list's view is: the scroll position relative to the list's own top, and the view's height (px). */
+export interface ScrollView {
+  top: number;
+  height: number;
+}
+
+/**
+ * The view of `list` inside `scroller` (the windowed lists: a chat's messages, the tool-chain
+ * log, the sidebar's chats), read at mount and then at most once a frame as the scroller
+ * scrolls or changes size. A scroller without a height yet (hidden, or not laid out) counts as
+ * the window's height.
+ */
+export function useScrollView(scroller: RefObject<HTMLElement | null>, list: RefObject<HTMLElement | null>, initial: ScrollView): ScrollView {
+  const [view, setView] = useState(initial);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let frame = 0;
+    const update = () => {
+      frame = 0;
+      const l = list.current;
+      const offset = l ? l.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop : 0;
+      const next = { top: el.scrollTop - offset, height: el.clientHeight || window.innerHeight };
+      setView((v) => (v.top === next.top && v.height === next.height ? v : next));
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(update);
+    };
+    update();
+    el.addEventListener("scroll", schedule, { passive: true });
+    const resized = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(schedule);
+    if (resized) resized.observe(el);
+    else window.addEventListener("resize", schedule);
+    return () => {
+      el.removeEventListener("scroll", schedule);
+      if (resized) resized.disconnect();
+      else window.removeEventListener("resize", schedule);
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [scroller, list]);
+  return view;
+}
+
 /**
  * Whether a frame has been painted since `ready` first held: what the first screen does not need
  * waits for it, so that screen costs only what it shows (F-71). Once true, it stays true.
