@@ -37,8 +37,8 @@ use tollgate_engine::providers::{
     AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
 };
 use tollgate_engine::service::{
-    AppSettings, ChatHistory, ExportFormat, Language, McpServerView, ModelChoice, SettingsView,
-    Theme,
+    AppSettings, ChatHistory, ChatRevision, ExportFormat, Language, McpServerView, ModelChoice,
+    SettingsView, Theme,
 };
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatCursor, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
@@ -110,6 +110,7 @@ fn render() -> String {
         MessageRow,
         RecordedCall,
         ChatHistory,
+        ChatRevision,
         ApprovalPreview,
         AskReason,
         ApprovalRequest,

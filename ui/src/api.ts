@@ -16,6 +16,7 @@ import type {
   AppSettings,
   ChatEvent,
   ChatHistory,
+  ChatRevision,
   ChatId,
   ChatParams,
   ChatCursor,
@@ -133,6 +134,10 @@ export function setChatWorkspace(chat: ChatId, workspace: string | null): Promis
 }
 export function chatHistory(chat: ChatId): Promise<ChatHistory> {
   return call("chat_history", { chat });
+}
+/** The chat's revision and whether a turn runs: whether a chat read before must be read again. */
+export function chatRevision(chat: ChatId): Promise<ChatRevision> {
+  return call("chat_revision", { chat });
 }
 export function listPresets(): Promise<Preset[]> {
   return call("list_presets", {});

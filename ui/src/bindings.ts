@@ -245,7 +245,14 @@ export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCa
 /**
  * A turn is running in this chat now (its events arrive on the turn's channel).
  */
-running: boolean, };
+running: boolean, 
+/**
+ * The chat's revision when it was read: the history is at least this new. A window that
+ * holds it asks for the revision (`chat_revision`) before reading the chat again.
+ */
+revision: number, };
+
+export type ChatRevision = { revision: number, running: boolean, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 

@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -18,6 +18,7 @@ export interface Commands {
   set_chat_workspace: { args: { chat: ChatId; workspace: string | null }; result: void };
   set_chat_model: { args: { chat: ChatId; providerId: number | null; model: string }; result: void };
   chat_history: { args: { chat: ChatId }; result: ChatHistory };
+  chat_revision: { args: { chat: ChatId }; result: ChatRevision };
   set_chat_prompt: { args: { chat: ChatId; systemPrompt: string; params: ChatParams }; result: void };
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
   import_chats: { args: Record<string, never>; result: ChatRow[] };

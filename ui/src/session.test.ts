@@ -3,6 +3,7 @@ import type { ChatHistory } from "./types";
 
 vi.mock("./api", () => ({
   chatHistory: vi.fn(),
+  chatRevision: vi.fn(),
   pendingApprovals: vi.fn(() => Promise.resolve([])),
   sendMessage: vi.fn(),
   retryTurn: vi.fn(),
@@ -13,12 +14,13 @@ import * as api from "./api";
 import * as session from "./session";
 import { ChatStore } from "./store";
 
-const history: ChatHistory = { messages: [], calls: [], running: false };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0 };
 
 let store: ChatStore;
 beforeEach(() => {
   store = new ChatStore((flush) => flush());
   vi.mocked(api.chatHistory).mockReset().mockResolvedValue(history);
+  vi.mocked(api.chatRevision).mockReset().mockResolvedValue({ revision: 0, running: false });
 });
 
 describe("a failed chat action shows as the chat's alert, never as a rejection", () => {
@@ -75,5 +77,60 @@ describe("a failed chat action shows as the chat's alert, never as a rejection",
   it("loadChat itself still rejects, for the view that opens the chat to show", async () => {
     vi.mocked(api.chatHistory).mockRejectedValueOnce(new Error("no such chat"));
     await expect(session.loadChat(9, store)).rejects.toThrow("no such chat");
+  });
+});
+
+describe("opening a chat again reads it only when it changed (F-71)", () => {
+  const said = (id: number, text: string, revision: number): ChatHistory => ({
+    ...history,
+    revision,
+    messages: [
+      { id, chat: 3, parentId: null, role: "user", content: text, status: "complete", payload: null, usage: null, createdAt: 0, siblings: [id] },
+    ],
+  });
+
+  it("a chat held at the revision it has now is not read again", async () => {
+    vi.mocked(api.chatHistory).mockResolvedValueOnce(said(1, "hello", 7));
+    await session.loadChat(3, store);
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: false });
+    await session.loadChat(3, store);
+    expect(api.chatHistory).toHaveBeenCalledTimes(1);
+    expect(store.get(3).messages.map((m) => m.content)).toEqual(["hello"]);
+  });
+
+  it("a chat whose revision moved on is read again and shows what changed", async () => {
+    vi.mocked(api.chatHistory)
+      .mockResolvedValueOnce(said(1, "hello", 7))
+      .mockResolvedValueOnce(said(2, "edited", 9));
+    await session.loadChat(3, store);
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 9, running: false });
+    await session.loadChat(3, store);
+    expect(api.chatHistory).toHaveBeenCalledTimes(2);
+    expect(store.get(3).messages.map((m) => m.content)).toEqual(["edited"]);
+    expect(store.get(3).revision).toBe(9);
+  });
+
+  it("a chat with a turn running is read again even at the same revision (its approvals are not in it)", async () => {
+    vi.mocked(api.chatHistory).mockResolvedValueOnce(said(1, "hello", 7));
+    await session.loadChat(3, store);
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: true });
+    await session.loadChat(3, store);
+    expect(api.chatHistory).toHaveBeenCalledTimes(2);
+  });
+
+  it("a state not read from history (events only) and a forced reload both read without asking", async () => {
+    store.update(3, (s) => ({ ...s, running: true }));
+    await session.loadChat(3, store);
+    expect(api.chatRevision).not.toHaveBeenCalled();
+    expect(api.chatHistory).toHaveBeenCalledTimes(1);
+    await session.loadChat(3, store, true);
+    expect(api.chatRevision).not.toHaveBeenCalled();
+    expect(api.chatHistory).toHaveBeenCalledTimes(2);
+  });
+
+  it("a failed revision check rejects like a failed read, for the view to show", async () => {
+    await session.loadChat(3, store);
+    vi.mocked(api.chatRevision).mockRejectedValueOnce(new Error("no such chat"));
+    await expect(session.loadChat(3, store)).rejects.toThrow("no such chat");
   });
 });

@@ -41,10 +41,19 @@ export function dismissAlert(chat: ChatId, store: ChatStore = chatStore): void {
 
 /**
  * Loads history (and pending approvals of a running turn) unless a live turn already feeds the
- * store. Rejects when the chat cannot be read: the view that asked shows why.
+ * store, or the store holds the chat as it was read and its revision has not moved on since
+ * (F-71: opening a 5,000-message chat again read and parsed megabytes, and its re-render stalled
+ * the window for a frame after it was on screen). Rejects when the chat cannot be read: the view
+ * that asked shows why.
  */
 export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force = false): Promise<void> {
   if (!force && live.has(chat) && store.has(chat)) return;
+  const held = !force && store.has(chat) ? store.get(chat).revision : null;
+  if (held !== null) {
+    const now = await api.chatRevision(chat);
+    // A running turn's approvals and questions are not in the revision: such a chat is read.
+    if (now.revision === held && !now.running) return;
+  }
   const history = await api.chatHistory(chat);
   const approvals = history.running ? await api.pendingApprovals(chat) : [];
   if (!force && live.has(chat)) return;

@@ -325,6 +325,7 @@ describe("timeline reducer", () => {
 describe("fromHistory", () => {
   const history: ChatHistory = {
     running: false,
+    revision: 4,
     messages: [
       { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
       {
@@ -394,6 +395,7 @@ describe("fromHistory", () => {
 
   it("rebuilds the same timeline: tool messages fold into their calls", () => {
     const s = fromHistory(7, history);
+    expect(s.revision).toBe(4);
     expect(s.messages.map((m) => m.role)).toEqual(["user", "assistant", "assistant"]);
     expect(s.messages[2]?.status).toBe("interrupted");
     expect(s.messages[2]).toMatchObject({ reasoning: "Check the clock.", retry: null });
@@ -405,6 +407,7 @@ describe("fromHistory", () => {
 
   it("says why the last turn failed after the chat is reopened", () => {
     const failed: ChatHistory = {
+      revision: 0,
       messages: [
         { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
         {

@@ -109,6 +109,11 @@ export interface ChatState {
   turnUsage: Usage | null;
   /** The last failed action in this chat (not the turn's own failure, which is `error`). */
   alert: ChatAlert | null;
+  /**
+   * The chat's revision when its history was read (F-71); null when this state was not read from
+   * history. Opening the chat again reads it again only when the revision moved on.
+   */
+  revision: number | null;
 }
 
 export function emptyChat(chat: ChatId): ChatState {
@@ -123,6 +128,7 @@ export function emptyChat(chat: ChatId): ChatState {
     retrying: null,
     turnUsage: null,
     alert: null,
+    revision: null,
   };
 }
 
@@ -217,6 +223,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   }
   state.calls = calls.sort((a, b) => a.seq - b.seq);
   state.running = history.running;
+  state.revision = history.revision;
   state.approvals = approvals;
   const last = state.messages[state.messages.length - 1];
   if (last && last.role === "assistant" && last.status === "error") {

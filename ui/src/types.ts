@@ -26,6 +26,7 @@ export type {
   ChatEvent,
   ChatHistory,
   ChatId,
+  ChatRevision,
   ChatParams,
   ChatCursor,
   ChatRow,

@@ -4,7 +4,7 @@
 use crate::state::AppState;
 use tauri::State;
 use tollgate_engine::protocol::{CommandError, ErrorKind};
-use tollgate_engine::service::{ChatHistory, ExportFormat};
+use tollgate_engine::service::{ChatHistory, ChatRevision, ExportFormat};
 use tollgate_engine::store::{ChatCursor, ChatParams, ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
 
@@ -74,6 +74,15 @@ pub async fn chat_history(
     chat: ChatId,
 ) -> Result<ChatHistory, CommandError> {
     Ok(state.app.chat_history(chat).await?)
+}
+
+/// The chat's revision and whether a turn runs: whether a window that holds the chat must read it again.
+#[tauri::command]
+pub async fn chat_revision(
+    state: State<'_, AppState>,
+    chat: ChatId,
+) -> Result<ChatRevision, CommandError> {
+    Ok(state.app.chat_revision(chat).await?)
 }
 
 /// The chat's provider (`null`: the first configured one) and model (empty: the provider's default).

@@ -42,6 +42,7 @@ commands![
     chats::set_chat_workspace,
     chats::set_chat_model,
     chats::chat_history,
+    chats::chat_revision,
     chats::set_chat_prompt,
     chats::save_chat_export,
     chats::import_chats,

@@ -5,6 +5,7 @@ import type { ChatHistory, ChatRow } from "../types";
 
 vi.mock("../api", () => ({
   chatHistory: vi.fn(),
+  chatRevision: vi.fn(() => Promise.resolve({ revision: -1, running: false })),
   pendingApprovals: vi.fn(() => Promise.resolve([])),
   sendMessage: vi.fn(),
   retryTurn: vi.fn(),
@@ -34,7 +35,7 @@ import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
-const history: ChatHistory = { messages: [], calls: [], running: false };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0 };
 
 let root: HTMLElement;
 beforeEach(() => {

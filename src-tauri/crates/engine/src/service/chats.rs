@@ -14,6 +14,16 @@ pub struct ChatHistory {
     pub calls: Vec<RecordedCall>,
     /// A turn is running in this chat now (its events arrive on the turn's channel).
     pub running: bool,
+    /// The chat's revision when it was read: the history is at least this new. A window that
+    /// holds it asks for the revision (`chat_revision`) before reading the chat again.
+    pub revision: i64,
+}
+
+/// Whether a chat changed since a window read it: its revision now, and whether a turn runs.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatRevision {
+    pub revision: i64,
+    pub running: bool,
 }
 
 /// What an export writes.
@@ -144,6 +154,9 @@ impl Tollgate {
     }
 
     pub async fn chat_history(&self, chat: ChatId) -> Result<ChatHistory, ServiceError> {
+        // Read before the rows: a write between the two makes the rows newer than the revision
+        // (the next check reads them again), never older.
+        let revision = self.store.chat_revision(chat).await?.unwrap_or(0);
         let messages = self.store.chat_messages(chat).await?;
         let on_branch: std::collections::HashSet<i64> = messages.iter().map(|m| m.id).collect();
         let mut calls = self.store.chat_calls(chat).await?;
@@ -152,6 +165,21 @@ impl Tollgate {
         Ok(ChatHistory {
             messages,
             calls,
+            running: self.is_running(chat),
+            revision,
+        })
+    }
+
+    /// The chat's revision and whether a turn runs in it: what a window holding the chat checks
+    /// on opening it again, instead of reading its history (a 5,000-message chat is megabytes).
+    pub async fn chat_revision(&self, chat: ChatId) -> Result<ChatRevision, ServiceError> {
+        let revision = self
+            .store
+            .chat_revision(chat)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+        Ok(ChatRevision {
+            revision,
             running: self.is_running(chat),
         })
     }

@@ -123,6 +123,20 @@ impl Store {
         .await
     }
 
+    /// The chat's revision (see migration V11): it grows with every write to the chat's messages,
+    /// tool calls or shown branch. `None` when the chat does not exist.
+    pub async fn chat_revision(&self, id: ChatId) -> StoreResult<Option<i64>> {
+        self.call(move |c| {
+            Ok(
+                c.query_row("SELECT revision FROM chats WHERE id = ?1", [id.0], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
+        })
+        .await
+    }
+
     /// A page of chats, most recently updated first: the `limit` after `after` (from the top
     /// when `None`). The sidebar reads its list this way, so a year of chats costs no more to
     /// show than its first screen.
@@ -382,6 +396,115 @@ mod tests {
         store.delete_chat(b.id).await.unwrap();
         assert!(store.chat(b.id).await.unwrap().is_none());
         assert!(store.rename_chat(b.id, "x".into()).await.is_err());
+    }
+
+    /// A window skips reading a chat again when its revision is unchanged (F-71): every write
+    /// to what the history shows must raise it, or the window would show a stale chat.
+    #[tokio::test]
+    async fn every_write_to_a_chats_history_raises_its_revision_and_only_its() {
+        use crate::store::{CallStart, MessageStatus, Role, Under};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(NewChat::default()).await.unwrap().id;
+        let other = store.create_chat(NewChat::default()).await.unwrap().id;
+        let other_before = store.chat_revision(other).await.unwrap();
+        let mut last = store.chat_revision(chat).await.unwrap().unwrap();
+        let mut raised = |now: Option<i64>, what: &str| {
+            let now = now.unwrap();
+            assert!(now > last, "{what} left the revision at {last}");
+            last = now;
+        };
+
+        let question = store
+            .insert_message(chat, Role::User, "q".into(), MessageStatus::Complete, None)
+            .await
+            .unwrap();
+        raised(store.chat_revision(chat).await.unwrap(), "a new message");
+        let answer = store
+            .insert_message(
+                chat,
+                Role::Assistant,
+                String::new(),
+                MessageStatus::Streaming,
+                None,
+            )
+            .await
+            .unwrap();
+        raised(
+            store.chat_revision(chat).await.unwrap(),
+            "an answer starting",
+        );
+        store.save_streamed_text(answer, "partial".into());
+        store.flush().await.unwrap();
+        raised(
+            store.chat_revision(chat).await.unwrap(),
+            "streamed text saved",
+        );
+        store
+            .finish_message(answer, "done".into(), MessageStatus::Complete, None, None)
+            .await
+            .unwrap();
+        raised(
+            store.chat_revision(chat).await.unwrap(),
+            "an answer finished",
+        );
+        store.record_call_start(CallStart {
+            chat,
+            message_id: Some(answer),
+            round: 0,
+            seq: 1,
+            call_id: "c1".into(),
+            requested_name: "read_file".into(),
+            raw_args: "{}".into(),
+            started_at: 0,
+        });
+        store.flush().await.unwrap();
+        raised(store.chat_revision(chat).await.unwrap(), "a call starting");
+        store
+            .call(move |c| {
+                Ok(c.execute(
+                    "UPDATE tool_calls SET status = 'success' WHERE chat_id = ?1",
+                    [chat.0],
+                )?)
+            })
+            .await
+            .unwrap();
+        raised(store.chat_revision(chat).await.unwrap(), "a call ending");
+        // A second version of the question: its own branch, then the first shown again.
+        store
+            .insert_message_under(
+                chat,
+                Under::Parent(None),
+                Role::User,
+                "q2".into(),
+                MessageStatus::Complete,
+                None,
+            )
+            .await
+            .unwrap();
+        raised(store.chat_revision(chat).await.unwrap(), "a new version");
+        store.show_branch(chat, question).await.unwrap();
+        raised(
+            store.chat_revision(chat).await.unwrap(),
+            "another branch shown",
+        );
+        store
+            .call(move |c| Ok(c.execute("DELETE FROM tool_calls WHERE chat_id = ?1", [chat.0])?))
+            .await
+            .unwrap();
+        raised(store.chat_revision(chat).await.unwrap(), "a call deleted");
+        store
+            .call(move |c| Ok(c.execute("DELETE FROM messages WHERE id = ?1", [answer])?))
+            .await
+            .unwrap();
+        raised(
+            store.chat_revision(chat).await.unwrap(),
+            "a message deleted",
+        );
+
+        assert_eq!(store.chat_revision(other).await.unwrap(), other_before);
+        store.delete_chat(chat).await.unwrap();
+        assert_eq!(store.chat_revision(chat).await.unwrap(), None);
     }
 
     #[tokio::test]

@@ -225,6 +225,28 @@ INSERT INTO messages_fts(messages_fts, rank) VALUES('automerge', 0);
 INSERT INTO messages_fts(messages_fts, rank) VALUES('crisismerge', 64);
 "#;
 
+/// A chat's revision (F-71): a number that grows with every write to what its history shows (its
+/// messages, its tool calls, the branch it shows), so a window that already holds the chat can
+/// ask whether it changed instead of reading thousands of messages again. Triggers keep it, so no
+/// write path can forget to.
+const V11: &str = r#"
+ALTER TABLE chats ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER messages_insert_revises AFTER INSERT ON messages
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.chat_id; END;
+CREATE TRIGGER messages_update_revises AFTER UPDATE ON messages
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.chat_id; END;
+CREATE TRIGGER messages_delete_revises AFTER DELETE ON messages
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = OLD.chat_id; END;
+CREATE TRIGGER tool_calls_insert_revises AFTER INSERT ON tool_calls
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.chat_id; END;
+CREATE TRIGGER tool_calls_update_revises AFTER UPDATE ON tool_calls
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.chat_id; END;
+CREATE TRIGGER tool_calls_delete_revises AFTER DELETE ON tool_calls
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = OLD.chat_id; END;
+CREATE TRIGGER chats_branch_revises AFTER UPDATE OF leaf_id ON chats
+BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.id; END;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -237,6 +259,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V8),
         M::up(V9),
         M::up(V10),
+        M::up(V11),
     ])
 }
 
@@ -259,7 +282,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 10);
+        assert_eq!(version, 11);
     }
 
     #[test]
