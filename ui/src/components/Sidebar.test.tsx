@@ -9,7 +9,7 @@ vi.mock("../api", () => ({
 }));
 
 import * as api from "../api";
-import { CHAT_PAGE, OVERSCAN_ROWS } from "./chatPages";
+import { CHAT_PAGE, LIST_METRICS_KEY, OVERSCAN_ROWS } from "./chatPages";
 import { pauseLeft, Sidebar } from "./Sidebar";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
@@ -109,6 +109,27 @@ describe("the windowed chat list", () => {
     // Screen readers hear the row's place in the whole list.
     const first = root.querySelector<HTMLElement>(".chat-list .chat-row")!;
     expect([first.getAttribute("aria-posinset"), first.getAttribute("aria-setsize")]).toEqual(["1", String(CHAT_PAGE)]);
+  });
+
+  it("renders, in its first frame, only the rows that fit the list as the last window measured it", async () => {
+    localStorage.setItem(LIST_METRICS_KEY, JSON.stringify({ rowPx: 40, chromePx: window.innerHeight - 400 }));
+    // The list lays out 400 px tall, as the last window measured it (jsdom lays nothing out).
+    const height = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "clientHeight");
+    Object.defineProperty(HTMLElement.prototype, "clientHeight", {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.matches("nav.chat-list") ? 400 : 0;
+      },
+    });
+    try {
+      await mount([], undefined, undefined, undefined, page);
+      expect(rows()).toEqual(page.slice(0, 10).map((c) => c.id));
+      const gap = root.querySelector<HTMLElement>(".chat-list .chat-gap");
+      expect(gap?.style.height).toBe(`${(CHAT_PAGE - 10) * 40}px`);
+    } finally {
+      localStorage.removeItem(LIST_METRICS_KEY);
+      if (height) Object.defineProperty(HTMLElement.prototype, "clientHeight", height);
+    }
   });
 
   it("follows the scroll and keeps the focused row, with its buttons, wherever the list goes", async () => {

@@ -6,7 +6,16 @@ import type { ChatCursor, ChatRow } from "../types";
 vi.mock("../api", () => ({ listChats: vi.fn() }));
 
 import * as api from "../api";
-import { CHAT_PAGE, type ChatPages, FIRST_PAGE_GLOBAL, FIRST_PAGE_REFRESH_MS, FIRST_SCREEN_MEASURE, takeFirstPage, useChatPages } from "./chatPages";
+import {
+  CHAT_PAGE,
+  type ChatPages,
+  FIRST_PAGE_GLOBAL,
+  FIRST_PAGE_REFRESH_MS,
+  FIRST_SCREEN_MEASURE,
+  rememberedMetrics,
+  takeFirstPage,
+  useChatPages,
+} from "./chatPages";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 
@@ -158,5 +167,19 @@ describe("the sidebar's first screen", () => {
     expect(measures).toHaveLength(1);
     expect(measures[0]?.duration).toBeGreaterThanOrEqual(0);
     expect(performance.getEntriesByName("tollgate:chats-asked", "mark")).toHaveLength(1);
+  });
+});
+
+describe("the list's metrics from the last window", () => {
+  it("are taken only when they make sense for this window", () => {
+    expect(rememberedMetrics(JSON.stringify({ rowPx: 34, chromePx: 220 }), 860)).toEqual({ rowPx: 34, chromePx: 220 });
+    expect(rememberedMetrics(null, 860)).toBeNull();
+    expect(rememberedMetrics("{not json", 860)).toBeNull();
+    expect(rememberedMetrics(JSON.stringify({ rowPx: "34", chromePx: 220 }), 860)).toBeNull();
+    // Rows under the floor, absurdly tall rows, or a list with no room in this window.
+    expect(rememberedMetrics(JSON.stringify({ rowPx: 10, chromePx: 220 }), 860)).toBeNull();
+    expect(rememberedMetrics(JSON.stringify({ rowPx: 900, chromePx: 220 }), 860)).toBeNull();
+    expect(rememberedMetrics(JSON.stringify({ rowPx: 34, chromePx: 900 }), 860)).toBeNull();
+    expect(rememberedMetrics(JSON.stringify({ rowPx: 34, chromePx: -5 }), 860)).toBeNull();
   });
 });

@@ -41,6 +41,51 @@ let firstRowsMarked = false;
 /** Marks the start of the frame that paints the first page (its scripts, style, layout, paint follow). */
 export const FIRST_SCREEN_FRAME = "tollgate:chats-frame";
 
+/** Where the sidebar's list measured itself last: a row's height, and the window's height not given to the list. */
+export const LIST_METRICS_KEY = "tollgate.sidebarList";
+
+/** A row's height and the window height around the list (px), as measured in the last window. */
+export interface ListMetrics {
+  rowPx: number;
+  chromePx: number;
+}
+
+/**
+ * The list's metrics from the last window, when they make sense for this one: the first frame
+ * then renders the rows that fit the list (about 19 on a 860 px window) instead of those that
+ * would fit the whole window at the smallest row height (31), each of which cost the year's
+ * first screen about 0.6 ms (F-71). A row taller now than remembered leaves the last rows of
+ * the view blank for that one frame, until the list measures itself.
+ */
+export function rememberedMetrics(raw: string | null, windowPx: number): ListMetrics | null {
+  if (raw === null) return null;
+  try {
+    const m = JSON.parse(raw) as Partial<ListMetrics>;
+    const { rowPx, chromePx } = m;
+    if (typeof rowPx !== "number" || typeof chromePx !== "number") return null;
+    if (!(rowPx >= ROW_FLOOR_PX && rowPx <= 200 && chromePx >= 0 && chromePx < windowPx)) return null;
+    return { rowPx, chromePx };
+  } catch {
+    return null;
+  }
+}
+
+function readMetrics(): ListMetrics | null {
+  try {
+    return rememberedMetrics(localStorage.getItem(LIST_METRICS_KEY), window.innerHeight);
+  } catch {
+    return null;
+  }
+}
+
+function writeMetrics(m: ListMetrics): void {
+  try {
+    localStorage.setItem(LIST_METRICS_KEY, JSON.stringify(m));
+  } catch {
+    // Without storage the next first frame renders the rows for the whole window; nothing breaks.
+  }
+}
+
 /** Which of the sidebar's rows to render, and at what height the rest are stood in for. */
 export interface ChatWindow {
   /** The rows to render, as half-open `[start, end)` index ranges in order (`rowRanges`). */
@@ -62,8 +107,9 @@ export function useChatWindow(
   total: number,
   keep: number | null,
 ): ChatWindow {
-  const view = useScrollView(scroller, list, { top: 0, height: window.innerHeight });
-  const [rowHeight, setRowHeight] = useState(ROW_FLOOR_PX);
+  const [remembered] = useState(readMetrics);
+  const view = useScrollView(scroller, list, { top: 0, height: remembered ? window.innerHeight - remembered.chromePx : window.innerHeight });
+  const [rowHeight, setRowHeight] = useState(remembered?.rowPx ?? ROW_FLOOR_PX);
   const [painted, setPainted] = useState(false);
   useLayoutEffect(() => {
     if (total === 0 || firstRowsMarked) return;
@@ -74,11 +120,20 @@ export function useChatWindow(
     if (painted || total === 0) return;
     return afterNextPaint(() => setPainted(true));
   }, [painted, total]);
-  // A row's height (it follows the text size), read after the frame that painted it.
+  // A row's height (it follows the text size), read after the frame that painted it; kept with
+  // the window height around the list for the next window's first frame.
+  const kept = useRef(remembered);
   useEffect(() => {
     const row = list.current?.querySelector<HTMLElement>(".chat-row");
     const h = row?.offsetHeight ?? 0;
     if (h > 0 && h !== rowHeight) setRowHeight(h);
+    const box = scroller.current?.clientHeight ?? 0;
+    if (h <= 0 || box <= 0) return;
+    const now = { rowPx: h, chromePx: window.innerHeight - box };
+    if (kept.current?.rowPx !== now.rowPx || kept.current.chromePx !== now.chromePx) {
+      kept.current = now;
+      writeMetrics(now);
+    }
   });
   return { ranges: rowRanges(total, rowHeight, view.top, view.height, painted ? OVERSCAN_ROWS : 0, keep), rowHeight };
 }
