@@ -1082,7 +1082,7 @@ function ModelPicker(props: { chat: ChatRow; providers: ProviderConfig[] | null;
 
   return (
     <div class="popover-anchor model-picker" ref={ref}>
-      <button type="button" class="link-btn muted small" aria-expanded={open} title={t("chat.modelTitle")} onClick={openPicker}>
+      <button type="button" class="link-btn muted small" aria-expanded={open} title={`${label} — ${t("chat.modelTitle")}`} onClick={openPicker}>
         {label} ▾
       </button>
       {open ? (
