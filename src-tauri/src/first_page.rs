@@ -24,8 +24,8 @@ pub fn script(rows: &[ChatRow]) -> Result<String, serde_json::Error> {
 }
 
 /// Builds the main window (`"create": false` in `tauri.conf.json`) with the first page of
-/// chats. Without the page (the database could not be read) the window opens all the same and
-/// the page asks for its chats.
+/// chats and, on Linux, the desktop's font family (`desktop_font`). Without the page (the
+/// database could not be read) the window opens all the same and the page asks for its chats.
 pub fn open_main_window<R: Runtime>(
     app: &tauri::App<R>,
     rows: Option<&[ChatRow]>,
@@ -38,6 +38,12 @@ pub fn open_main_window<R: Runtime>(
         Some(Ok(script)) => builder = builder.initialization_script(script),
         Some(Err(e)) => tracing::warn!("the first page of chats is asked for by the page: {e}"),
         None => {}
+    }
+    // The desktop's font family, so the page's first layout looks each font up once (F-71).
+    #[cfg(target_os = "linux")]
+    match crate::desktop_font::script(crate::desktop_font::desktop_family().as_deref()) {
+        Ok(script) => builder = builder.initialization_script(script),
+        Err(e) => tracing::warn!("the page falls back to its own font stack: {e}"),
     }
     builder.build()?;
     Ok(())

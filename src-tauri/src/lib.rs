@@ -6,6 +6,7 @@
 
 pub mod attention;
 pub mod commands;
+pub mod desktop_font;
 pub mod dialogs;
 pub mod first_page;
 pub mod instance;

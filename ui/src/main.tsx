@@ -1,9 +1,11 @@
 import { render } from "preact";
 import * as api from "./api";
 import { App, applyTheme } from "./components/App";
-import { markPlatform } from "./platform";
+import { applyDesktopFont, DESKTOP_FONT_GLOBAL, markPlatform } from "./platform";
 
 markPlatform(document.documentElement, navigator.userAgent);
+// The desktop's font family, which the app hands the page with its window (F-71).
+applyDesktopFont(document.documentElement, (window as unknown as Record<string, unknown>)[DESKTOP_FONT_GLOBAL]);
 // Follow the system theme until the saved settings arrive, so dark systems never flash light.
 applyTheme("system");
 const root = document.getElementById("app");
