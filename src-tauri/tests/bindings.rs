@@ -38,7 +38,7 @@ use tollgate_engine::providers::{
 };
 use tollgate_engine::service::{
     AppSettings, ChatHistory, ChatRevision, ExportFormat, Language, McpServerView, ModelChoice,
-    SettingsView, Theme,
+    SettingsView, Theme, HISTORY_FIRST_PAGE, HISTORY_PAGE,
 };
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatCursor, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
@@ -163,6 +163,9 @@ fn render() -> String {
     // Constants the window shares with the engine.
     out.push_str(&format!(
         "\n/** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */\nexport const LIVE_TAIL_BYTES = {LIVE_TAIL_BYTES};\n"
+    ));
+    out.push_str(&format!(
+        "\n/** How many messages the window reads first when it opens a chat (`service::chats`), back to the start of their turn. */\nexport const HISTORY_FIRST_PAGE = {HISTORY_FIRST_PAGE};\n\n/** How many messages each later page of a chat's history reads. */\nexport const HISTORY_PAGE = {HISTORY_PAGE};\n"
     ));
     out
 }

@@ -132,8 +132,12 @@ export function searchChats(query: string): Promise<SearchHit[]> {
 export function setChatWorkspace(chat: ChatId, workspace: string | null): Promise<void> {
   return call("set_chat_workspace", { chat, workspace });
 }
-export function chatHistory(chat: ChatId): Promise<ChatHistory> {
-  return call("chat_history", { chat });
+/**
+ * The last `limit` messages of the chat's branch (`before` null) or of those before message
+ * `before`, back to the start of their turn, with their calls; a null `limit` reads them all.
+ */
+export function chatHistory(chat: ChatId, before: number | null = null, limit: number | null = null): Promise<ChatHistory> {
+  return call("chat_history", { chat, before, limit });
 }
 /** The chat's revision and whether a turn runs: whether a chat read before must be read again. */
 export function chatRevision(chat: ChatId): Promise<ChatRevision> {

@@ -250,7 +250,12 @@ running: boolean,
  * The chat's revision when it was read: the history is at least this new. A window that
  * holds it asks for the revision (`chat_revision`) before reading the chat again.
  */
-revision: number, };
+revision: number, 
+/**
+ * When the branch has messages before these: the first of these, the `before` that reads
+ * the page before them. `null`: the history reaches the chat's first message.
+ */
+earlier: number | null, };
 
 export type ChatRevision = { revision: number, running: boolean, };
 
@@ -554,3 +559,9 @@ export type McpServerView = { config: McpServerConfig, state: McpServerState, };
 
 /** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */
 export const LIVE_TAIL_BYTES = 16384;
+
+/** How many messages the window reads first when it opens a chat (`service::chats`), back to the start of their turn. */
+export const HISTORY_FIRST_PAGE = 60;
+
+/** How many messages each later page of a chat's history reads. */
+export const HISTORY_PAGE = 250;

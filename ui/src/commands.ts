@@ -17,7 +17,7 @@ export interface Commands {
   search_chats: { args: { query: string }; result: SearchHit[] };
   set_chat_workspace: { args: { chat: ChatId; workspace: string | null }; result: void };
   set_chat_model: { args: { chat: ChatId; providerId: number | null; model: string }; result: void };
-  chat_history: { args: { chat: ChatId }; result: ChatHistory };
+  chat_history: { args: { chat: ChatId; before: number | null; limit: number | null }; result: ChatHistory };
   chat_revision: { args: { chat: ChatId }; result: ChatRevision };
   set_chat_prompt: { args: { chat: ChatId; systemPrompt: string; params: ChatParams }; result: void };
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };

@@ -12,9 +12,10 @@ vi.mock("./api", () => ({
 
 import * as api from "./api";
 import * as session from "./session";
+import { HISTORY_FIRST_PAGE, HISTORY_PAGE } from "./bindings";
 import { ChatStore } from "./store";
 
-const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0 };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
 
 let store: ChatStore;
 beforeEach(() => {
@@ -132,5 +133,107 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
     await session.loadChat(3, store);
     vi.mocked(api.chatRevision).mockRejectedValueOnce(new Error("no such chat"));
     await expect(session.loadChat(3, store)).rejects.toThrow("no such chat");
+  });
+});
+
+describe("a long chat is read a page at a time (F-71)", () => {
+  /** A chat of `turns` question-and-answer turns, message ids 1, 2, … in order. */
+  function chat(turns: number, from = 1): ChatHistory["messages"] {
+    const rows: ChatHistory["messages"] = [];
+    for (let i = 0; i < 2 * turns; i++) {
+      const id = from + i;
+      const role = i % 2 === 0 ? "user" : "assistant";
+      rows.push({
+        id,
+        chat: 3,
+        parentId: id - 1 || null,
+        role,
+        content: `m${id}`,
+        status: "complete",
+        payload: null,
+        usage: null,
+        createdAt: id,
+        siblings: [],
+      });
+    }
+    return rows;
+  }
+
+  /** Answers `chat_history` as the engine does: the last `limit` messages before `before`, back to a turn's start. */
+  function serve(rows: () => ChatHistory["messages"], revision = 1) {
+    vi.mocked(api.chatHistory).mockImplementation((_chat, before = null, limit = null) => {
+      const all = rows();
+      const end = before === null ? all.length : all.findIndex((m) => m.id === before);
+      let start = limit === null ? 0 : Math.max(0, end - limit);
+      while (start > 0 && all[start]?.role !== "user") start--;
+      const messages = all.slice(start, end);
+      return Promise.resolve({ messages, calls: [], running: false, revision, earlier: start > 0 ? (messages[0]?.id ?? null) : null });
+    });
+  }
+
+  const contents = () => store.get(3).messages.map((m) => m.content);
+  const whole = async () => vi.waitFor(() => expect(store.get(3).earlier).toBeNull());
+
+  it("opens on the last page, then reads the pages before it until the chat is whole", async () => {
+    const rows = chat(400);
+    serve(() => rows);
+    await session.loadChat(3, store);
+    expect(vi.mocked(api.chatHistory).mock.calls[0]).toEqual([3, null, HISTORY_FIRST_PAGE]);
+    expect(store.get(3).messages).toHaveLength(HISTORY_FIRST_PAGE);
+    expect(store.get(3).earlier).toBe(801 - HISTORY_FIRST_PAGE);
+    await whole();
+    expect(contents()).toEqual(rows.map((m) => m.content));
+    const pages = vi.mocked(api.chatHistory).mock.calls.slice(1);
+    expect(pages.every(([, before, limit]) => before !== null && limit === HISTORY_PAGE)).toBe(true);
+    expect(pages).toHaveLength(Math.ceil((800 - HISTORY_FIRST_PAGE) / HISTORY_PAGE));
+  });
+
+  it("a chat read again (a turn ended) reads only its last page and keeps the pages it held", async () => {
+    let rows = chat(400);
+    serve(() => rows, 1);
+    await session.loadChat(3, store);
+    await whole();
+    rows = [...rows, ...chat(1, 801)];
+    serve(() => rows, 2);
+    vi.mocked(api.chatHistory).mockClear();
+    await session.loadChat(3, store, true);
+    expect(api.chatHistory).toHaveBeenCalledTimes(1);
+    expect(store.get(3).earlier).toBeNull();
+    expect(contents()).toEqual(rows.map((m) => m.content));
+  });
+
+  it("a page that cannot be read becomes the chat's alert; reading again finishes the chat", async () => {
+    const rows = chat(400);
+    serve(() => rows);
+    const served = vi.mocked(api.chatHistory).getMockImplementation();
+    vi.mocked(api.chatHistory)
+      .mockImplementationOnce((...args) => served!(...args))
+      .mockRejectedValueOnce(new Error("database locked"));
+    await session.loadChat(3, store);
+    await vi.waitFor(() => expect(store.get(3).alert).toEqual({ action: "reload", message: "database locked" }));
+    expect(store.get(3).earlier).not.toBeNull();
+    await session.readEarlier(3, store);
+    expect(store.get(3).earlier).toBeNull();
+    expect(store.get(3).alert).toBeNull();
+    expect(contents()).toEqual(rows.map((m) => m.content));
+  });
+
+  it("a page read for a branch no longer on screen is dropped, never mixed in", async () => {
+    const old = chat(100);
+    serve(() => old);
+    const served = vi.mocked(api.chatHistory).getMockImplementation();
+    let release = () => {};
+    vi.mocked(api.chatHistory)
+      .mockImplementationOnce((...args) => served!(...args))
+      .mockImplementationOnce((...args) => new Promise((resolve) => (release = () => void served!(...args).then(resolve))));
+    await session.loadChat(3, store);
+    await vi.waitFor(() => expect(api.chatHistory).toHaveBeenCalledTimes(2));
+    // Another branch is shown meanwhile: different messages from its second turn on.
+    const other = [...old.slice(0, 2), ...chat(99, 1001)];
+    serve(() => other, 2);
+    await session.loadChat(3, store, true);
+    release();
+    await whole();
+    expect(contents()).toEqual(other.map((m) => m.content));
   });
 });

@@ -9,7 +9,17 @@ import * as api from "./api";
 import { errorMessage } from "./format";
 import { t } from "./i18n";
 import { type ChatStore, chatStore } from "./store";
-import { addPendingUserMessage, type ChatAction, type ChatState, fromHistory, startEdit, startRegenerate } from "./timeline";
+import { HISTORY_FIRST_PAGE, HISTORY_PAGE } from "./bindings";
+import {
+  addPendingUserMessage,
+  type ChatAction,
+  type ChatState,
+  fromHistory,
+  keepEarlier,
+  startEdit,
+  startRegenerate,
+  withEarlier,
+} from "./timeline";
 import type { Attachment, ChatEvent, ChatId, ModelChoice } from "./types";
 
 /** Chats whose turn events arrive on a channel this window holds. */
@@ -52,19 +62,63 @@ export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force
   if (held !== null) {
     const now = await api.chatRevision(chat);
     // A running turn's approvals and questions are not in the revision: such a chat is read.
-    if (now.revision === held && !now.running) return;
+    if (now.revision === held && !now.running) {
+      // A read of its earlier pages that failed starts again when the chat is opened again.
+      if (store.get(chat).earlier !== null) void readEarlier(chat, store);
+      return;
+    }
   }
-  const history = await api.chatHistory(chat);
+  const history = await api.chatHistory(chat, null, HISTORY_FIRST_PAGE);
   const approvals = history.running ? await api.pendingApprovals(chat) : [];
   if (!force && live.has(chat)) return;
   const previous = store.has(chat) ? store.get(chat) : null;
-  const next = fromHistory(chat, history, approvals);
+  const read = fromHistory(chat, history, approvals);
+  const next = previous ? keepEarlier(previous, read) : read;
   // Keep the error text of a turn that just failed: history only knows that it failed.
   if (previous?.error && next.error && !next.error.message) next.error = previous.error;
   if (previous?.error && !next.error && !history.running && previous.error.message) next.error = previous.error;
   // An alert stays until dismissed, except one saying that reading the chat failed: it just worked.
   next.alert = previous?.alert && previous.alert.action !== "reload" ? previous.alert : null;
   store.set(chat, next);
+  if (next.earlier !== null) void readEarlier(chat, store);
+}
+
+/** Chats whose earlier pages are being read. */
+const readingEarlier = new Set<ChatId>();
+
+/** Resolves after the next frame is painted (the next task after it). */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(resolve, 0));
+    else setTimeout(resolve, 0);
+  });
+}
+
+/**
+ * Reads the pages before the first message the store holds of `chat`, one per frame, until the
+ * chat is whole: the chat is on screen from its last page, and the rest comes in behind it.
+ * A page that no longer fits (the chat was read again, or closed) is dropped; a page that cannot
+ * be read becomes the chat's alert.
+ */
+export async function readEarlier(chat: ChatId, store: ChatStore = chatStore): Promise<void> {
+  if (readingEarlier.has(chat)) return;
+  readingEarlier.add(chat);
+  try {
+    for (;;) {
+      await afterPaint();
+      const before = store.has(chat) ? store.get(chat).earlier : null;
+      if (before === null) return;
+      const page = await api.chatHistory(chat, before, HISTORY_PAGE);
+      if (store.has(chat) && store.get(chat).earlier === before) {
+        // A page read after one that failed clears what the failure said.
+        store.update(chat, (s) => ({ ...withEarlier(s, page), alert: s.alert?.action === "reload" ? null : s.alert }));
+      }
+    }
+  } catch (e) {
+    alert(store, chat, "reload", e);
+  } finally {
+    readingEarlier.delete(chat);
+  }
 }
 
 /** Reads the chat again in the background (a turn ended, another window changed it). */

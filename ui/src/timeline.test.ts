@@ -8,10 +8,12 @@ import {
   emptyChat,
   fromHistory,
   isUnfinished,
+  keepEarlier,
   LIVE_OUTPUT_LIMIT,
   PENDING_USER_ID,
   startEdit,
   startRegenerate,
+  withEarlier,
   type CallView,
   type ChatState,
   type TimelineMessage,
@@ -326,6 +328,7 @@ describe("fromHistory", () => {
   const history: ChatHistory = {
     running: false,
     revision: 4,
+    earlier: null,
     messages: [
       { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
       {
@@ -408,6 +411,7 @@ describe("fromHistory", () => {
   it("says why the last turn failed after the chat is reopened", () => {
     const failed: ChatHistory = {
       revision: 0,
+      earlier: null,
       messages: [
         { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
         {
@@ -488,5 +492,60 @@ describe("edit and regenerate start from the right point (F-56)", () => {
     const s = startEdit(base(), 4, "better", 9);
     expect(s.messages.map((m) => m.content)).toEqual(["m1", "m2", "m3", "better"]);
     expect(s.messages[3]?.id).toBe(PENDING_USER_ID);
+  });
+});
+
+describe("a history read in pages (F-71)", () => {
+  /** Turn `n` (ids 3n+1…3n+3): a question, an answer calling a tool, and the tool's result with no recorded call. */
+  function turn(n: number): ChatHistory["messages"] {
+    const base = { chat: 7, parentId: null, siblings: [], status: "complete" as const, usage: null, createdAt: n };
+    return [
+      { ...base, id: 3 * n + 1, role: "user", content: `q${n}`, payload: null },
+      { ...base, id: 3 * n + 2, role: "assistant", content: "", payload: { toolCalls: [{ id: `c${n}`, name: "echo", arguments: "{}" }] } },
+      {
+        ...base,
+        id: 3 * n + 3,
+        role: "tool",
+        content: "",
+        payload: { results: [{ callId: `c${n}`, name: "echo", content: `r${n}`, isError: false }] },
+      },
+    ];
+  }
+  const page = (turns: number[], earlier: number | null): ChatHistory => ({
+    messages: turns.flatMap(turn),
+    calls: [],
+    running: false,
+    revision: 1,
+    earlier,
+  });
+  const shape = (s: ChatState) => ({
+    messages: s.messages.map((m) => m.id),
+    calls: s.calls.map((c) => [c.callId, c.messageId, c.content]),
+  });
+
+  it("pages put in front of each other make the timeline read whole, each call numbered once", () => {
+    const whole = fromHistory(7, page([0, 1, 2], null));
+    const last = fromHistory(7, page([2], 7));
+    expect(last.earlier).toBe(7);
+    const middle = withEarlier(last, page([1], 4));
+    expect(middle.earlier).toBe(4);
+    const all = withEarlier(middle, page([0], null));
+    expect(all.earlier).toBeNull();
+    expect(shape(all)).toEqual(shape(whole));
+    expect(new Set(all.calls.map((c) => c.seq)).size).toBe(3);
+  });
+
+  it("a chat read again from its last page keeps the earlier messages it held, unless that page is not among them", () => {
+    const held = fromHistory(7, page([0, 1, 2], null));
+    const again = fromHistory(7, page([2, 3], 7));
+    const kept = keepEarlier(held, again);
+    expect(shape(kept)).toEqual(shape(fromHistory(7, page([0, 1, 2, 3], null))));
+    expect(kept.earlier).toBeNull();
+    // Partly read before: what it lacked is still to be read.
+    const partly = fromHistory(7, page([1, 2], 4));
+    expect(keepEarlier(partly, again).earlier).toBe(4);
+    // Another branch: its last page stands alone, the rest is read again.
+    const elsewhere = fromHistory(7, page([8, 9], 25));
+    expect(keepEarlier(held, elsewhere)).toBe(elsewhere);
   });
 });

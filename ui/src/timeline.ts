@@ -114,6 +114,11 @@ export interface ChatState {
    * history. Opening the chat again reads it again only when the revision moved on.
    */
   revision: number | null;
+  /**
+   * While messages before the first one here are still to be read: the `before` that reads the
+   * page before them (`chat_history`'s `earlier`). A long chat opens on its last page (F-71).
+   */
+  earlier: number | null;
 }
 
 export function emptyChat(chat: ChatId): ChatState {
@@ -129,6 +134,7 @@ export function emptyChat(chat: ChatId): ChatState {
     turnUsage: null,
     alert: null,
     revision: null,
+    earlier: null,
   };
 }
 
@@ -179,13 +185,14 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   const state = emptyChat(chat);
   const calls = history.calls.map(callFromRecord);
   const byCallId = new Map(calls.map((c) => [c.callId, c]));
+  const unrecorded: CallView[] = [];
   for (const m of history.messages) {
     if (m.role === "tool") {
       for (const r of m.payload?.results ?? []) {
         if (byCallId.has(r.callId)) continue;
         // A result without a recorded call (e.g. from an older store): show it as a finished call.
         const view: CallView = {
-          ...blankCall(-1 - byCallId.size, r.callId, r.name, null),
+          ...blankCall(0, r.callId, r.name, null),
           status: r.isError ? "error" : "success",
           content: r.content,
           preview: firstLine(r.content),
@@ -196,7 +203,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
           .find((x) => x.role === "assistant" && x.id < m.id && (x.payload?.toolCalls ?? []).some((c) => c.id === r.callId));
         view.messageId = owner?.id ?? null;
         byCallId.set(r.callId, view);
-        calls.push(view);
+        unrecorded.push(view);
       }
       continue;
     }
@@ -215,15 +222,19 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
       attachments: m.payload?.attachments,
     });
   }
+  // Made-up numbers below every recorded call's, in the order the results came: -n … -1.
+  unrecorded.forEach((c, i) => (c.seq = i - unrecorded.length));
+  calls.push(...unrecorded);
   // Give calls without a message the assistant message that requested them.
   for (const c of calls) {
     if (c.messageId !== null) continue;
     const owner = state.messages.find((m) => m.toolCalls.some((t) => t.id === c.callId));
     if (owner) c.messageId = owner.id;
   }
-  state.calls = calls.sort((a, b) => a.seq - b.seq);
+  state.calls = bySeq(calls);
   state.running = history.running;
   state.revision = history.revision;
+  state.earlier = history.earlier ?? null;
   state.approvals = approvals;
   const last = state.messages[state.messages.length - 1];
   if (last && last.role === "assistant" && last.status === "error") {
@@ -231,6 +242,49 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
     state.error = { message: stored?.message ?? "", retryable: stored?.retryable ?? true };
   }
   return state;
+}
+
+/** Calls in `seq` order, made up calls (negative numbers, see `fromHistory`) first. */
+function bySeq(calls: CallView[]): CallView[] {
+  return calls.sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Puts `page`, the history just before the first message of `state` (read with `before` =
+ * `state.earlier`), in front of it. Calls `fromHistory` made up for results without a record
+ * are numbered below those already held, so no two calls share a number.
+ */
+export function withEarlier(state: ChatState, page: ChatHistory): ChatState {
+  const older = fromHistory(state.chat, page);
+  const lowest = state.calls.reduce((low, c) => Math.min(low, c.seq), 0);
+  const calls = older.calls.map((c) => (c.seq < 0 ? { ...c, seq: c.seq + lowest } : c));
+  return {
+    ...state,
+    messages: [...older.messages, ...state.messages],
+    calls: bySeq([...calls, ...state.calls]),
+    earlier: page.earlier,
+  };
+}
+
+/**
+ * A chat read again from its last page (`next`) keeps the messages before that page which
+ * `previous` already held: everything before a message is that message's ancestors, the same
+ * on every branch through it, so they need not be read again. When `previous` does not hold
+ * the page's first message (another branch, or not read that far), `next` stands alone.
+ */
+export function keepEarlier(previous: ChatState, next: ChatState): ChatState {
+  if (next.earlier === null) return next;
+  const at = previous.messages.findIndex((m) => m.id === next.earlier);
+  if (at < 0) return next;
+  const kept = previous.messages.slice(0, at);
+  const ids = new Set(kept.map((m) => m.id));
+  const calls = previous.calls.filter((c) => c.messageId !== null && ids.has(c.messageId));
+  return {
+    ...next,
+    messages: [...kept, ...next.messages],
+    calls: bySeq([...calls, ...next.calls]),
+    earlier: previous.earlier,
+  };
 }
 
 function blankCall(seq: number, callId: string, name: string, messageId: number | null): CallView {

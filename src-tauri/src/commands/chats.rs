@@ -67,13 +67,18 @@ pub async fn set_chat_workspace(
     Ok(state.app.set_chat_workspace(chat, workspace).await?)
 }
 
-/// A chat's messages and recorded tool calls, to rebuild the timeline on open.
+/// A chat's messages and recorded tool calls, to rebuild the timeline on open: the last `limit`
+/// messages of the branch on screen (`before` null) or of the ancestors of message `before`,
+/// back to the start of their turn; a null `limit` reads them all.
 #[tauri::command]
 pub async fn chat_history(
     state: State<'_, AppState>,
     chat: ChatId,
+    before: Option<i64>,
+    limit: Option<u32>,
 ) -> Result<ChatHistory, CommandError> {
-    Ok(state.app.chat_history(chat).await?)
+    let limit = limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+    Ok(state.app.chat_history(chat, before, limit).await?)
 }
 
 /// The chat's revision and whether a turn runs: whether a window that holds the chat must read it again.

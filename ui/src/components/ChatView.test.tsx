@@ -31,11 +31,12 @@ import * as api from "../api";
 import * as session from "../session";
 import { chatStore } from "../store";
 import { ChatView } from "./ChatView";
+import { HISTORY_FIRST_PAGE } from "../bindings";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
-const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0 };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
 
 let root: HTMLElement;
 beforeEach(() => {
@@ -496,7 +497,7 @@ describe("edit, regenerate and versions (F-56)", () => {
     );
     await click(root.querySelector<HTMLButtonElement>('[data-message="2"] [data-role="version-next"]'));
     expect(api.showBranch).toHaveBeenCalledWith(21, 7);
-    expect(api.chatHistory).toHaveBeenLastCalledWith(21);
+    expect(api.chatHistory).toHaveBeenLastCalledWith(21, null, HISTORY_FIRST_PAGE);
   });
 
   it("regenerates with another model chosen in the ▾ menu", async () => {

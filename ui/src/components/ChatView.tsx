@@ -344,9 +344,15 @@ function Timeline({
   };
   // Long chats render only the messages near the viewport; approvals always sit in the last
   // messages, which are rendered whenever the view is at the bottom.
+  // A chat still reading its earlier pages is windowed from the start: it grows at the top.
   const items =
-    state.messages.length >= VIRTUALIZE_FROM ? (
-      <VirtualList items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i) }))} scroller={scroller} stick={stick} />
+    state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null ? (
+      <VirtualList
+        items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i) }))}
+        scroller={scroller}
+        stick={stick}
+        head={state.earlier !== null ? <EarlierMessages chat={state.chat} failed={state.alert?.action === "reload"} /> : null}
+      />
     ) : (
       state.messages.map(renderMessage)
     );
@@ -377,6 +383,22 @@ function Timeline({
       ) : null}
       {state.error && !state.running ? <TurnError state={state} /> : null}
     </>
+  );
+}
+
+/**
+ * Above the first message while the chat's earlier messages are still being read: says so, or,
+ * when a read failed (the chat's alert says why), offers to read them again.
+ */
+function EarlierMessages({ chat, failed }: { chat: ChatId; failed: boolean }) {
+  return failed ? (
+    <button type="button" class="btn btn--ghost btn--small" data-role="load-earlier" onClick={() => void session.readEarlier(chat)}>
+      {t("chat.loadEarlier")}
+    </button>
+  ) : (
+    <span class="muted" role="status" data-role="loading-earlier">
+      <span class="spinner" aria-hidden="true" /> {t("chat.loadingEarlier")}
+    </span>
   );
 }
 

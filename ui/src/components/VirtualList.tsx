@@ -19,54 +19,102 @@ export interface VirtualItem {
   render: () => ComponentChildren;
 }
 
+/** Height of the row above the first item while earlier items are still coming. */
+export const HEAD_HEIGHT = 44;
+
 /**
  * Renders the items of a long list that are near the viewport of `scroller`, with spacers for the
  * rest; heights are measured as items render. `stick` keeps the view at the bottom (new text).
+ * `head`, while earlier items are still being read, is shown above the first item.
+ *
+ * Items put in front of those shown (a long chat's earlier pages, read after its last one) keep
+ * the view where it was: the scroll position moves down by the height they and the head add,
+ * in the same frame, so what the user reads does not jump.
  */
 export function VirtualList({
   items,
   scroller,
   stick,
+  head = null,
 }: {
   items: VirtualItem[];
   scroller: RefObject<HTMLDivElement | null>;
   stick: RefObject<boolean>;
+  head?: ComponentChildren;
 }) {
   const list = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string | number, number>());
   // Until it is read, the view is at the end: a chat opens on its newest messages.
   const view = useScrollView(scroller, list, { top: Number.MAX_SAFE_INTEGER, height: 800 });
   const [, setMeasured] = useState(0);
+  // What the last render started with, and how far the view moved since the scroll position
+  // was last read: until the scroll event of that move comes back, the window is found with it.
+  const shown0 = useRef<{ first: string | number | null; head: number }>({ first: null, head: 0 });
+  const anchor = useRef({ view, shift: 0 });
+  if (anchor.current.view !== view) anchor.current = { view, shift: 0 };
 
   const sizes = items.map((it) => heights.current.get(it.key) ?? ESTIMATE);
-  const total = sizes.reduce((a, b) => a + b, 0);
-  const top = Math.min(view.top, Math.max(0, total - view.height));
-  const w = visibleWindow(sizes, top, view.height, OVERSCAN);
+  const headHeight = head === null || head === undefined || head === false ? 0 : HEAD_HEIGHT;
+  let added = headHeight - shown0.current.head;
+  const first = items[0]?.key ?? null;
+  if (shown0.current.first !== null && first !== shown0.current.first) {
+    const at = items.findIndex((it) => it.key === shown0.current.first);
+    if (at > 0) for (let i = 0; i < at; i++) added += sizes[i] ?? 0;
+    else if (at < 0) added = 0;
+  }
+  shown0.current = { first, head: headHeight };
+  anchor.current.shift += added;
+  const total = sizes.reduce((a, b) => a + b, 0) + headHeight;
+  const top = Math.min(view.top + anchor.current.shift, Math.max(0, total - view.height));
+  const itemsTop = top - headHeight;
+  const w = visibleWindow(sizes, itemsTop, view.height, OVERSCAN);
   const shown = items.slice(w.start, w.end);
+  // Where each shown item is placed, from the top of the first item.
+  const tops: number[] = [];
+  for (let i = 0, y = w.before; i < shown.length; i++) {
+    tops.push(y);
+    y += sizes[w.start + i] ?? ESTIMATE;
+  }
 
   useLayoutEffect(() => {
     const l = list.current;
     if (!l) return;
     // The rendered items only: looking each up among all of a long chat's items cost every
     // scrolled frame thousands of comparisons.
-    const keys = new Map(shown.map((it) => [String(it.key), it.key]));
+    const keys = new Map(shown.map((it, i) => [String(it.key), i]));
     let changed = false;
+    // How much the items wholly above the view grew or shrank from the height they were placed
+    // with: scrolling up into items not measured yet would otherwise push what the user reads
+    // down by the difference, frame after frame, and a fast scroll would skip over them.
+    let grown = 0;
     for (const child of Array.from(l.children)) {
-      const key = keys.get((child as HTMLElement).dataset["vkey"] ?? "");
-      if (key === undefined) continue;
+      const i = keys.get((child as HTMLElement).dataset["vkey"] ?? "");
+      const it = i === undefined ? undefined : shown[i];
+      if (i === undefined || it === undefined) continue;
       const h = (child as HTMLElement).offsetHeight;
-      if (h > 0 && heights.current.get(key) !== h) {
-        heights.current.set(key, h);
+      const placed = sizes[w.start + i] ?? ESTIMATE;
+      if (h > 0 && h !== placed) {
+        heights.current.set(it.key, h);
         changed = true;
+        if ((tops[i] ?? 0) + placed <= itemsTop) grown += h - placed;
       }
     }
     if (changed) setMeasured((n) => n + 1);
     const el = scroller.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
+    else if (el && added + grown !== 0) {
+      anchor.current.shift += grown;
+      el.scrollTop += added + grown;
+    }
   });
 
   return (
     <div ref={list} class="virtual-list">
+      {headHeight ? (
+        <div class="virtual-head" style={{ height: `${headHeight}px` }}>
+          {head}
+        </div>
+      ) : null}
       <div style={{ height: `${w.before}px` }} aria-hidden="true" />
       {shown.map((it) => (
         <div key={it.key} data-vkey={String(it.key)}>

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use tollgate_engine::protocol::NullSink;
 use tollgate_engine::scale::{ensure, one_chat, ScaleSpec};
 use tollgate_engine::secrets::Keychain;
-use tollgate_engine::service::{ExportFormat, Tollgate};
+use tollgate_engine::service::{ExportFormat, Tollgate, HISTORY_FIRST_PAGE};
 use tollgate_engine::store::DB_FILE;
 use tollgate_engine::ChatId;
 
@@ -146,15 +146,31 @@ fn scale(c: &mut Criterion) {
     let mut opening = (0..10)
         .map(|_| {
             let t = Instant::now();
-            std::hint::black_box(rt.block_on(app.chat_history(five_k)).unwrap());
+            std::hint::black_box(
+                rt.block_on(app.chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)))
+                    .unwrap(),
+            );
             t.elapsed()
         })
         .collect::<Vec<_>>();
     report(
-        "open the 5,000-message chat (median)",
+        "open the 5,000-message chat, its first page (median)",
         ms(percentile(&mut opening, 50.0)),
         "ms",
         "≤ 300 ms",
+    );
+    let mut whole = (0..10)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(rt.block_on(app.chat_history(five_k, None, None)).unwrap());
+            t.elapsed()
+        })
+        .collect::<Vec<_>>();
+    report(
+        "the 5,000-message chat read whole (median)",
+        ms(percentile(&mut whole, 50.0)),
+        "ms",
+        "all of its pages",
     );
     let mut export = (0..5)
         .map(|_| {
@@ -233,8 +249,14 @@ fn scale(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function("open 5,000-message chat", |b| {
-        b.iter(|| rt.block_on(app.chat_history(five_k)).unwrap())
+    g.bench_function("open 5,000-message chat (first page)", |b| {
+        b.iter(|| {
+            rt.block_on(app.chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)))
+                .unwrap()
+        })
+    });
+    g.bench_function("read 5,000-message chat whole", |b| {
+        b.iter(|| rt.block_on(app.chat_history(five_k, None, None)).unwrap())
     });
     g.bench_function("export 5,000-message chat", |b| {
         b.iter(|| {

@@ -3,7 +3,9 @@
 
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
-use crate::store::{ChatCursor, ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit};
+use crate::store::{
+    BranchEnd, ChatCursor, ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit,
+};
 use serde::{Deserialize, Serialize};
 
 /// A chat's messages and recorded tool calls, to rebuild the timeline on open.
@@ -17,7 +19,19 @@ pub struct ChatHistory {
     /// The chat's revision when it was read: the history is at least this new. A window that
     /// holds it asks for the revision (`chat_revision`) before reading the chat again.
     pub revision: i64,
+    /// When the branch has messages before these: the first of these, the `before` that reads
+    /// the page before them. `null`: the history reaches the chat's first message.
+    pub earlier: Option<i64>,
 }
+
+/// How many messages a window reads first when it opens a chat: more than its first screen
+/// shows (with the list's overscan), and a few tens of kilobytes where the whole of a
+/// 5,000-message chat is megabytes (F-71).
+pub const HISTORY_FIRST_PAGE: usize = 60;
+
+/// How many messages each later page reads: large enough that a 10,000-message chat comes in
+/// about 40 reads, small enough that taking one in stays well within a frame.
+pub const HISTORY_PAGE: usize = 250;
 
 /// Whether a chat changed since a window read it: its revision now, and whether a turn runs.
 #[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,20 +167,51 @@ impl Tollgate {
         Ok(self.executor(chat).await?.set_workspace(workspace).await?)
     }
 
-    pub async fn chat_history(&self, chat: ChatId) -> Result<ChatHistory, ServiceError> {
+    /// The branch on screen (`before: None`) or the ancestors of message `before`: the last
+    /// `limit` messages (all when `None`) back to the start of their turn, and the calls recorded
+    /// for them. A window reads a long chat's last page first and the pages before it after its
+    /// first screen is painted (F-71).
+    pub async fn chat_history(
+        &self,
+        chat: ChatId,
+        before: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<ChatHistory, ServiceError> {
         // Read before the rows: a write between the two makes the rows newer than the revision
         // (the next check reads them again), never older.
-        let revision = self.store.chat_revision(chat).await?.unwrap_or(0);
-        let messages = self.store.chat_messages(chat).await?;
-        let on_branch: std::collections::HashSet<i64> = messages.iter().map(|m| m.id).collect();
-        let mut calls = self.store.chat_calls(chat).await?;
-        // Other branches' calls stay with their branch (F-56).
-        calls.retain(|c| c.message_id.is_none_or(|id| on_branch.contains(&id)));
+        let revision = self
+            .store
+            .chat_revision(chat)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+        let end = before.map_or(BranchEnd::Leaf, BranchEnd::Before);
+        let page = self.store.branch_page(chat, end, limit).await?;
+        let calls = match (page.messages.first(), page.messages.last()) {
+            (Some(first), Some(last)) => {
+                let on_branch: std::collections::HashSet<i64> =
+                    page.messages.iter().map(|m| m.id).collect();
+                let mut calls = self
+                    .store
+                    .chat_calls_between(chat, first.id, last.id, before.is_none())
+                    .await?;
+                // Other branches' calls stay with their branch (F-56).
+                calls.retain(|c| c.message_id.is_none_or(|id| on_branch.contains(&id)));
+                calls
+            }
+            // A chat without messages may still hold calls recorded under none.
+            _ if before.is_none() => {
+                let mut calls = self.store.chat_calls(chat).await?;
+                calls.retain(|c| c.message_id.is_none());
+                calls
+            }
+            _ => Vec::new(),
+        };
         Ok(ChatHistory {
-            messages,
+            messages: page.messages,
             calls,
             running: self.is_running(chat),
             revision,
+            earlier: page.earlier,
         })
     }
 

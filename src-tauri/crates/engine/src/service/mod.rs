@@ -32,7 +32,10 @@ mod mcp;
 mod presets;
 mod sandbox;
 pub use branches::ModelChoice;
-pub use chats::{export_file_name, ChatHistory, ChatRevision, ExportFormat, ExportTarget};
+pub use chats::{
+    export_file_name, ChatHistory, ChatRevision, ExportFormat, ExportTarget, HISTORY_FIRST_PAGE,
+    HISTORY_PAGE,
+};
 pub use gate::SettingsView;
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 

@@ -11,24 +11,80 @@ use crate::ids::ChatId;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
-/// The branch on screen, first to last, each message with its versions.
-fn current_branch(c: &Connection, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
-    // UNION (not UNION ALL) stops at a repeated row, so even a corrupt parent loop ends.
+/// Where a stretch of a branch ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchEnd {
+    /// At the chat's leaf: the end of the branch on screen.
+    Leaf,
+    /// Just before this message: its ancestors (the same on every branch through it).
+    Before(i64),
+}
+
+/// Whole turns of a branch, first to last, each message with its versions.
+#[derive(Debug, Clone, Default)]
+pub struct BranchPage {
+    pub messages: Vec<MessageRow>,
+    /// When the branch has messages before these: the first of these, to read the page before.
+    pub earlier: Option<i64>,
+}
+
+/// The last messages of the branch ending at `end`: at least `limit` (all when `None`), and back
+/// to the start of the first one's turn, so a page never splits a turn's answer from the tool
+/// results it folds in. A chat's first screen needs its last few dozen messages; reading the
+/// whole branch of a 5,000-message chat is megabytes the window must take in (F-71).
+fn branch_page(
+    c: &Connection,
+    chat: ChatId,
+    end: BranchEnd,
+    limit: Option<usize>,
+) -> StoreResult<BranchPage> {
+    // The branch's ids and roles first (no text): UNION (not UNION ALL) stops at a repeated
+    // row, so even a corrupt parent loop ends.
+    let (start, before) = match end {
+        BranchEnd::Leaf => ("SELECT m.id, m.parent_id, m.role FROM chats c JOIN messages m ON m.id = c.leaf_id AND m.chat_id = c.id WHERE c.id = ?1", None),
+        BranchEnd::Before(id) => {
+            message_of(c, chat, id)?;
+            ("SELECT m.id, m.parent_id, m.role FROM messages m WHERE m.id = (SELECT parent_id FROM messages WHERE id = ?2) AND m.chat_id = ?1", Some(id))
+        }
+    };
     let mut stmt = c.prepare_cached(&format!(
-        "WITH RECURSIVE branch(id, parent) AS (
-             SELECT m.id, m.parent_id FROM chats c JOIN messages m ON m.id = c.leaf_id AND m.chat_id = c.id WHERE c.id = ?1
+        "WITH RECURSIVE branch(id, parent, role) AS (
+             {start}
              UNION
-             SELECT m.id, m.parent_id FROM messages m JOIN branch b ON m.id = b.parent WHERE m.chat_id = ?1
+             SELECT m.id, m.parent_id, m.role FROM messages m JOIN branch b ON m.id = b.parent WHERE m.chat_id = ?1
          )
-         SELECT {MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT id FROM branch) ORDER BY id"
+         SELECT id, role FROM branch ORDER BY id"
     ))?;
-    let rows = stmt
-        .query_map([chat.0], from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut rows = rows
-        .into_iter()
-        .map(finish_row)
-        .collect::<StoreResult<Vec<_>>>()?;
+    let read = |r: &rusqlite::Row<'_>| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?));
+    let branch = match before {
+        None => stmt
+            .query_map([chat.0], read)?
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(id) => stmt
+            .query_map(params![chat.0, id], read)?
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let mut from = limit.map_or(0, |l| branch.len().saturating_sub(l.max(1)));
+    while from > 0 && branch[from].1 != Role::User.as_str() {
+        from -= 1;
+    }
+    let ids: Vec<i64> = branch[from..].iter().map(|(id, _)| *id).collect();
+    let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else {
+        return Ok(BranchPage::default());
+    };
+    // The page's rows in one range read; other branches' messages in the range are skipped.
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE chat_id = ?1 AND id BETWEEN ?2 AND ?3 ORDER BY id"
+    ))?;
+    let mut wanted = ids.iter().peekable();
+    let mut rows = Vec::with_capacity(ids.len());
+    for row in stmt.query_map(params![chat.0, first, last], from_row)? {
+        let row = row?;
+        while wanted.next_if(|id| **id < row.0.id).is_some() {}
+        if wanted.next_if_eq(&&row.0.id).is_some() {
+            rows.push(finish_row(row)?);
+        }
+    }
     let forks = forks(c, chat)?;
     if !forks.is_empty() {
         for row in &mut rows {
@@ -37,7 +93,10 @@ fn current_branch(c: &Connection, chat: ChatId) -> StoreResult<Vec<MessageRow>> 
             }
         }
     }
-    Ok(rows)
+    Ok(BranchPage {
+        messages: rows,
+        earlier: (from > 0).then_some(first),
+    })
 }
 
 /// The parents with more than one child, and those children oldest first.
@@ -117,7 +176,19 @@ fn on_current_branch(c: &Connection, chat: ChatId, id: i64) -> StoreResult<bool>
 impl Store {
     /// The messages of the branch on screen, first to last, each with its versions.
     pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
-        self.call(move |c| current_branch(c, chat)).await
+        self.call(move |c| Ok(branch_page(c, chat, BranchEnd::Leaf, None)?.messages))
+            .await
+    }
+
+    /// The last `limit` messages (all when `None`) of the branch ending at `end`, extended back
+    /// to the start of their first turn; `end` must be a message of `chat`.
+    pub async fn branch_page(
+        &self,
+        chat: ChatId,
+        end: BranchEnd,
+        limit: Option<usize>,
+    ) -> StoreResult<BranchPage> {
+        self.call(move |c| branch_page(c, chat, end, limit)).await
     }
 
     /// Shows the branch through `message`: unchanged when it is already on screen, otherwise

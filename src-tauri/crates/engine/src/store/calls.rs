@@ -317,6 +317,27 @@ impl Store {
         .await
     }
 
+    /// The recorded calls of a chat's messages `first..=last`, in order, and with `unattached`
+    /// also those recorded under no message: one page of a chat's history (F-71).
+    pub async fn chat_calls_between(
+        &self,
+        chat: ChatId,
+        first: i64,
+        last: i64,
+        unattached: bool,
+    ) -> StoreResult<Vec<RecordedCall>> {
+        self.call(move |c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 AND (message_id BETWEEN ?2 AND ?3 OR (?4 AND message_id IS NULL)) ORDER BY seq"
+            ))?;
+            let rows = stmt
+                .query_map(params![chat.0, first, last, unattached], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
     /// The highest call number used in a chat (0 if none).
     pub async fn last_call_seq(&self, chat: ChatId) -> StoreResult<u64> {
         self.call(move |c| {

@@ -24,6 +24,7 @@ mod search;
 mod settings;
 mod variables;
 
+pub use branches::{BranchEnd, BranchPage};
 pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
 pub use chats::{ChatCursor, ChatParams, ChatRow, NewChat};
 pub use import::{ImportedChat, ImportedMessage};

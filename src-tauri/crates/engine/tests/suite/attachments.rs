@@ -77,7 +77,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
         ])
     );
     // Stored with the message (the image's type as its bytes say).
-    let stored = app.chat_history(chat).await.unwrap().messages[0].clone();
+    let stored = app.chat_history(chat, None, None).await.unwrap().messages[0].clone();
     assert_eq!(stored.content, "What is this?");
     let kept = &stored.payload.unwrap()["attachments"];
     assert_eq!(kept[0]["mediaType"], "image/png");
@@ -92,7 +92,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
         .await
         .unwrap();
     let copy = app.import_chats(js.to_string().as_bytes()).await.unwrap()[0].id;
-    let imported = app.chat_history(copy).await.unwrap().messages[0].clone();
+    let imported = app.chat_history(copy, None, None).await.unwrap().messages[0].clone();
     assert_eq!(imported.payload.unwrap()["attachments"], *kept);
 
     // The same chat on an Anthropic provider: the history's image goes as an image block.
@@ -125,7 +125,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     // An edit keeps the files of the message it replaces.
     mock.push(anthropic::text("A red dot."));
     let (on_event, mut rx) = collector();
-    let question = app.chat_history(chat).await.unwrap().messages[0].id;
+    let question = app.chat_history(chat, None, None).await.unwrap().messages[0].id;
     app.edit_message(chat, question, "Which colour?".into(), on_event)
         .await
         .unwrap();
@@ -191,6 +191,11 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
         .await
         .expect_err("refused");
     assert_eq!(CommandError::from(empty).kind, ErrorKind::Invalid);
-    assert!(app.chat_history(chat).await.unwrap().messages.is_empty());
+    assert!(app
+        .chat_history(chat, None, None)
+        .await
+        .unwrap()
+        .messages
+        .is_empty());
     assert!(mock.bodies().is_empty());
 }

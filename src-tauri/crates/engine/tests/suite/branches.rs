@@ -41,7 +41,7 @@ fn kind<T: std::fmt::Debug>(r: Result<T, ServiceError>) -> ErrorKind {
 }
 
 async fn history(app: &Tollgate, chat: ChatId) -> Vec<MessageRow> {
-    app.chat_history(chat).await.unwrap().messages
+    app.chat_history(chat, None, None).await.unwrap().messages
 }
 
 #[tokio::test]
@@ -128,7 +128,12 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         "the chat's own model is unchanged"
     );
     // The first branch's tool call stays with it.
-    assert!(app.chat_history(chat).await.unwrap().calls.is_empty());
+    assert!(app
+        .chat_history(chat, None, None)
+        .await
+        .unwrap()
+        .calls
+        .is_empty());
 
     // The next message continues the branch on screen.
     mock.push(openai::text("You are welcome."));
@@ -140,7 +145,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
 
     // Back to the first answer: its newest continuation (the edit) and its tool call return.
     app.show_branch(chat, first_answer).await.unwrap();
-    let back = app.chat_history(chat).await.unwrap();
+    let back = app.chat_history(chat, None, None).await.unwrap();
     assert_eq!(texts(&back.messages), texts(&edited));
     assert_eq!(back.calls.len(), 1);
     assert_eq!(back.calls[0].result_text.as_deref(), Some("42"));
@@ -299,8 +304,8 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         texts(&history(&app, chat).await)
     );
     let (a, b) = (
-        app.chat_history(chat).await.unwrap().calls,
-        app.chat_history(copy).await.unwrap().calls,
+        app.chat_history(chat, None, None).await.unwrap().calls,
+        app.chat_history(copy, None, None).await.unwrap().calls,
     );
     assert_eq!(b.len(), 1);
     assert_eq!(
@@ -340,7 +345,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         until_finished(&mut rx).await.1,
         TurnOutcome::Completed { .. }
     ));
-    let calls = app.chat_history(copy).await.unwrap().calls;
+    let calls = app.chat_history(copy, None, None).await.unwrap().calls;
     assert_eq!(calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 2]);
     // What would reach outside the conversation is not imported.
     let row = app.store.chat(copy).await.unwrap().unwrap();

@@ -7,6 +7,7 @@ mod branches;
 mod chaos;
 mod chat;
 mod files;
+mod history_pages;
 mod invariants;
 mod layers;
 mod mcp;
