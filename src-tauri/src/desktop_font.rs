@@ -49,13 +49,9 @@ pub fn desktop_family() -> Option<String> {
     family_of(&name)
 }
 
-/// A script that sets [`GLOBAL`] to `family` (or null). JSON is a JavaScript expression, so a
-/// family name holding quotes, `</script>` or line separators stays data.
+/// A script that sets [`GLOBAL`] to `family` (or null), as data whatever the name holds.
 pub fn script(family: Option<&str>) -> Result<String, serde_json::Error> {
-    Ok(format!(
-        "window.{GLOBAL} = {};",
-        serde_json::to_string(&family)?
-    ))
+    crate::first_page::global_script(GLOBAL, &family)
 }
 
 #[cfg(test)]
@@ -95,12 +91,7 @@ mod tests {
     #[test]
     fn the_script_holds_the_family_as_data() {
         let hostile = "Evil\", sans-serif; } </script><script>alert(1)</script>\u{2028}";
-        let script = script(Some(hostile)).unwrap();
-        let json = script
-            .strip_prefix(&format!("window.{GLOBAL} = "))
-            .and_then(|s| s.strip_suffix(';'))
-            .unwrap();
-        let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
+        let parsed = crate::first_page::read_global(&script(Some(hostile)).unwrap(), GLOBAL);
         assert_eq!(parsed, hostile);
         assert_eq!(
             super::script(None).unwrap(),

@@ -13,14 +13,22 @@ pub const FIRST_PAGE: u32 = 100;
 /// The global the page reads the first page from, once (`takeFirstPage` in `chatPages.ts`).
 pub const GLOBAL: &str = "__TOLLGATE_FIRST_CHATS__";
 
-/// A script that sets [`GLOBAL`] to `rows`, serialised as the `list_chats` command answers.
-/// JSON is a JavaScript expression, so titles holding quotes, `</script>` or line separators
-/// stay data.
-pub fn script(rows: &[ChatRow]) -> Result<String, serde_json::Error> {
+/// A script that sets `window[global]` to `value` as JSON, which is a JavaScript expression: text
+/// in it holding quotes, `</script>` or line separators stays data. What the window is built
+/// with (the first chats, the desktop's font) reaches the page this way, before its own scripts.
+pub fn global_script(
+    global: &str,
+    value: &impl serde::Serialize,
+) -> Result<String, serde_json::Error> {
     Ok(format!(
-        "window.{GLOBAL} = {};",
-        serde_json::to_string(rows)?
+        "window.{global} = {};",
+        serde_json::to_string(value)?
     ))
+}
+
+/// A script that sets [`GLOBAL`] to `rows`, serialised as the `list_chats` command answers.
+pub fn script(rows: &[ChatRow]) -> Result<String, serde_json::Error> {
+    global_script(GLOBAL, &rows)
 }
 
 /// Builds the main window (`"create": false` in `tauri.conf.json`) with the first page of
@@ -49,6 +57,17 @@ pub fn open_main_window<R: Runtime>(
     Ok(())
 }
 
+/// The value a [`global_script`] sets `global` to, read back as JSON: one value, or the test fails.
+#[cfg(test)]
+pub fn read_global(script: &str, global: &str) -> serde_json::Value {
+    #![allow(clippy::unwrap_used)]
+    let json = script
+        .strip_prefix(&format!("window.{global} = "))
+        .and_then(|s| s.strip_suffix(';'))
+        .unwrap();
+    serde_json::from_str(json).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -73,13 +92,8 @@ mod tests {
             .list_chats_page(None, FIRST_PAGE as usize)
             .await
             .unwrap();
-        let script = script(&rows).unwrap();
-        let json = script
-            .strip_prefix(&format!("window.{GLOBAL} = "))
-            .and_then(|s| s.strip_suffix(';'))
-            .unwrap();
         // One JSON value, the same as the command's answer: nothing in a title ends it early.
-        let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
+        let parsed = read_global(&script(&rows).unwrap(), GLOBAL);
         assert_eq!(parsed, serde_json::to_value(&rows).unwrap());
         assert_eq!(parsed[0]["title"], hostile);
     }

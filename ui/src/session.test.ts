@@ -136,7 +136,7 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
   });
 });
 
-describe("a long chat is read a page at a time (F-71)", () => {
+describe("a long chat is read a page at a time (F-71)", { timeout: 30_000 }, () => {
   /** A chat of `turns` question-and-answer turns, message ids 1, 2, … in order. */
   function chat(turns: number, from = 1): ChatHistory["messages"] {
     const rows: ChatHistory["messages"] = [];
@@ -172,7 +172,8 @@ describe("a long chat is read a page at a time (F-71)", () => {
   }
 
   const contents = () => store.get(3).messages.map((m) => m.content);
-  const whole = async () => vi.waitFor(() => expect(store.get(3).earlier).toBeNull());
+  // Pages come a frame apart: under a loaded test run, more than waitFor's default second.
+  const whole = async () => vi.waitFor(() => expect(store.get(3).earlier).toBeNull(), { timeout: 20_000 });
 
   it("opens on the last page, then reads the pages before it until the chat is whole", async () => {
     const rows = chat(400);
@@ -210,7 +211,7 @@ describe("a long chat is read a page at a time (F-71)", () => {
       .mockImplementationOnce((...args) => served!(...args))
       .mockRejectedValueOnce(new Error("database locked"));
     await session.loadChat(3, store);
-    await vi.waitFor(() => expect(store.get(3).alert).toEqual({ action: "reload", message: "database locked" }));
+    await vi.waitFor(() => expect(store.get(3).alert).toEqual({ action: "reload", message: "database locked" }), { timeout: 20_000 });
     expect(store.get(3).earlier).not.toBeNull();
     await session.readEarlier(3, store);
     expect(store.get(3).earlier).toBeNull();
@@ -227,7 +228,7 @@ describe("a long chat is read a page at a time (F-71)", () => {
       .mockImplementationOnce((...args) => served!(...args))
       .mockImplementationOnce((...args) => new Promise((resolve) => (release = () => void served!(...args).then(resolve))));
     await session.loadChat(3, store);
-    await vi.waitFor(() => expect(api.chatHistory).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(api.chatHistory).toHaveBeenCalledTimes(2), { timeout: 20_000 });
     // Another branch is shown meanwhile: different messages from its second turn on.
     const other = [...old.slice(0, 2), ...chat(99, 1001)];
     serve(() => other, 2);

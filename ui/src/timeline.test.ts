@@ -405,7 +405,7 @@ describe("fromHistory", () => {
     expect(s.messages[1]?.reasoning).toBe("");
     expect(callsFor(s, 2)).toHaveLength(1);
     expect(callsFor(s, 2)[0]).toMatchObject({ name: "current_time", args: { tz: "UTC" }, content: "09:00", status: "success" });
-    expect(callsByTurn(s)).toEqual([{ userText: "time?", calls: [expect.objectContaining({ callId: "c1" })] }]);
+    expect(callsByTurn(s)).toEqual([{ userId: 1, userText: "time?", calls: [expect.objectContaining({ callId: "c1" })] }]);
   });
 
   it("says why the last turn failed after the chat is reopened", () => {

@@ -585,14 +585,21 @@ export function callsFor(state: ChatState, messageId: number): CallView[] {
   return state.calls.filter((c) => c.messageId === messageId);
 }
 
+/** A turn of the tool-chain log: the user's message (its id keeps the turn's place as earlier turns are read) and its calls. */
+export interface LogTurn {
+  userId: number;
+  userText: string;
+  calls: CallView[];
+}
+
 /** Groups the chat's calls per user turn for the tool-chain log. */
-export function callsByTurn(state: ChatState): Array<{ userText: string; calls: CallView[] }> {
-  const turns: Array<{ userText: string; calls: CallView[] }> = [];
-  let current: { userText: string; calls: CallView[] } | null = null;
-  const owner = new Map<number, { userText: string; calls: CallView[] }>();
+export function callsByTurn(state: ChatState): LogTurn[] {
+  const turns: LogTurn[] = [];
+  let current: LogTurn | null = null;
+  const owner = new Map<number, LogTurn>();
   for (const m of state.messages) {
     if (m.role === "user") {
-      current = { userText: m.content, calls: [] };
+      current = { userId: m.id, userText: m.content, calls: [] };
       turns.push(current);
     } else if (current) {
       owner.set(m.id, current);

@@ -1,6 +1,6 @@
 import { useRef } from "preact/hooks";
 import { t } from "../i18n";
-import { callsByTurn, type CallView } from "../timeline";
+import { callsByTurn, type LogTurn } from "../timeline";
 import type { ChatId } from "../types";
 import { useChatState, useFollowBottom } from "./hooks";
 import { ToolCard } from "./ToolCard";
@@ -15,8 +15,8 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
   const turns = callsByTurn(state);
   const body = useRef<HTMLDivElement>(null);
   const { stick, onScroll } = useFollowBottom(body, chat, state);
-  const renderTurn = (turn: { userText: string; calls: CallView[] }, i: number) => (
-    <section class="log-turn" key={i}>
+  const renderTurn = (turn: LogTurn, i: number) => (
+    <section class="log-turn" key={turn.userId}>
       <div class="log-turn-head">
         <span class="tag">{t("tool.turn", { n: i + 1 })}</span>
         <span class="log-turn-text">{turn.userText}</span>
@@ -37,7 +37,7 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
       <div class="log-body" ref={body} onScroll={onScroll}>
         {turns.length === 0 ? <p class="muted log-empty">{t("tool.noCalls")}</p> : null}
         {turns.length >= VIRTUALIZE_FROM ? (
-          <VirtualList items={turns.map((turn, i) => ({ key: i, render: () => renderTurn(turn, i) }))} scroller={body} stick={stick} />
+          <VirtualList items={turns.map((turn, i) => ({ key: turn.userId, render: () => renderTurn(turn, i) }))} scroller={body} stick={stick} />
         ) : (
           turns.map(renderTurn)
         )}
