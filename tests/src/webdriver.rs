@@ -182,6 +182,19 @@ impl Session {
             .map_err(|e| E2eError::Timeout(format!("reading \"{css}\": {e}")))
     }
 
+    /// Lets in-page scripts (`execute`, `execute_async`) run up to `limit`; the WebDriver
+    /// default is 30 s, too short for a script that waits on a long chat or session.
+    pub async fn script_timeout(&self, limit: Duration) -> Result<(), E2eError> {
+        self.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(limit),
+                None,
+                None,
+            ))
+            .await
+            .map_err(|e| E2eError::Timeout(format!("setting the script timeout: {e}")))
+    }
+
     /// Saves a PNG of the window to `target/e2e-screenshots/<name>.png`. Taken from the X display:
     /// WebKitWebDriver's own screenshot command can wait forever on some pages.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {

@@ -15,6 +15,16 @@ async fn conversation(s: &Session) -> String {
     s.body_text().await.unwrap()
 }
 
+/// Whether the page has typing it could undo (the webview's undo history).
+async fn can_undo(s: &Session) -> bool {
+    s.client
+        .execute("return document.queryCommandEnabled('undo');", vec![])
+        .await
+        .unwrap()
+        .as_bool()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn edit_branches_switch_back_and_regenerate_with_another_model() {
     let _serial = SERIAL.lock().await;
@@ -23,8 +33,21 @@ async fn edit_branches_switch_back_and_regenerate_with_another_model() {
         .unwrap();
     s.new_chat().await.unwrap();
     mock.push(openai::text("Paris."));
-    s.send("capital of France?").await.unwrap();
+    // What is typed can be undone until it is sent; then the page keeps no undo history for it
+    // (WebKit's would otherwise hold every keystroke of every message for the app's life).
+    s.el("#composer")
+        .await
+        .unwrap()
+        .send_keys("capital of France?")
+        .await
+        .unwrap();
+    assert!(can_undo(&s).await, "typing left nothing to undo");
+    s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("Paris.", WAIT).await.unwrap();
+    assert!(
+        !can_undo(&s).await,
+        "the sent message's typing is still in the undo history"
+    );
 
     // Edit: Shift+Tab back from the composer to the question's Edit, Enter opens the editor
     // with the focus in it; the new text goes with Enter.
@@ -44,8 +67,13 @@ async fn edit_branches_switch_back_and_regenerate_with_another_model() {
     s.replace_text(&editor, "capital of Italy?").await.unwrap();
     s.screenshots("chat-edit").await.unwrap();
     mock.push(openai::text("Rome."));
+    assert!(can_undo(&s).await, "typing the edit left nothing to undo");
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("Rome.", WAIT).await.unwrap();
+    assert!(
+        !can_undo(&s).await,
+        "the sent edit's typing is still in the undo history"
+    );
     let sent = mock.bodies().last().unwrap().clone();
     let sent_text = sent["messages"].to_string();
     assert!(sent_text.contains("capital of Italy?"), "{sent}");

@@ -29,14 +29,7 @@ async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_v
     drop(store);
 
     let s = Session::start_in(dir, &[]).await.unwrap();
-    s.client
-        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-            Some(Duration::from_secs(120)),
-            None,
-            None,
-        ))
-        .await
-        .unwrap();
+    s.script_timeout(Duration::from_secs(120)).await.unwrap();
     s.el(".chat-list .chat-item").await.unwrap();
     // Open the chat; once its last message is on screen, go up a screen (as a wheel does) and
     // note the message at the top of the view and where it is drawn; then wait until the chat

@@ -429,7 +429,7 @@ async fn measure_streaming() {
         .await
         .unwrap();
     // The in-page wait for a whole streamed answer may take longer than the default 30 s.
-    script_timeout(&s, Duration::from_secs(180)).await;
+    s.script_timeout(Duration::from_secs(180)).await.unwrap();
     let mut work = Vec::new();
     for (len, chunks) in [(25_000, 2_500), (50_000, 5_000)] {
         let ((longest, long, frames, busy), cpu) = stream_frames(&s, &mock, len, chunks).await;
@@ -607,18 +607,6 @@ async fn one_chat_folder() -> tempfile::TempDir {
     dir
 }
 
-/// Lets in-page scripts run up to `limit` (the WebDriver default is 30 s).
-async fn script_timeout(s: &Session, limit: Duration) {
-    s.client
-        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-            Some(limit),
-            None,
-            None,
-        ))
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 #[ignore = "a measurement on a generated year: run tests/speed.sh"]
 async fn measure_year_first_screen() {
@@ -711,7 +699,7 @@ async fn measure_year_chat_and_search() {
     let s = Session::start_in(copy, &[]).await.unwrap();
     s.el(".chat-list .chat-item").await.unwrap();
     // Scrolling 5,000 messages end to end takes longer than the default 30 s.
-    script_timeout(&s, Duration::from_secs(600)).await;
+    s.script_timeout(Duration::from_secs(600)).await.unwrap();
     let mut opens = Vec::new();
     for _ in 0..3 {
         opens.push(open_ms(&s, other, five_k.0, last).await.round() as u64);
@@ -808,7 +796,7 @@ async fn measure_big_shell_output() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-speed-shell")
         .await
         .unwrap();
-    script_timeout(&s, Duration::from_secs(300)).await;
+    s.script_timeout(Duration::from_secs(300)).await.unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let command = format!(
         "yes 'Compiling crate 0123456789 (build output, line after line)' | head -c {BIG_OUTPUT}"

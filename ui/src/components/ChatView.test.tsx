@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { framesDuring } from "../testFrames";
 import type { ChatHistory, ChatRow } from "../types";
 
 vi.mock("../api", () => ({
@@ -122,6 +123,20 @@ async function click(button: HTMLElement | null | undefined) {
     button.click();
   });
 }
+
+describe("the composer's undo history", () => {
+  it("is dropped when a message is sent", async () => {
+    vi.mocked(api.sendMessage).mockResolvedValue(undefined);
+    await mount();
+    await type("hello there");
+    const button = root.querySelector<HTMLButtonElement>(".composer button.btn--primary");
+    let frames = { added: 0, removed: 0 };
+    await act(async () => {
+      frames = framesDuring(() => button?.click());
+    });
+    expect(frames).toEqual({ added: 1, removed: 1 });
+  });
+});
 
 describe("a failed chat action shows above the composer", () => {
   it("a failed send says why, puts the text back, and can be dismissed", async () => {

@@ -9,6 +9,7 @@ import { type MarkdownBlocks, markdownReadyNow, renderBlocks, renderMarkdownCach
 import * as session from "../session";
 import { type ChatAction, type ChatAlert, callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { addAttachments, MAX_ATTACHMENTS } from "../files";
+import { forgetTyping } from "../typing";
 import type { Attachment, ChatId, ChatRow, ExportFormat, McpPromptView, McpResourceView, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { Attachments } from "./Attachments";
@@ -507,6 +508,7 @@ function UserMessage({ chat, message, running }: { chat: ChatId; message: Timeli
         onSend={(text) => {
           editDrafts.set(message.id, text);
           setEditing(false);
+          forgetTyping();
           // A failed send restores the chat; the edit opens again with its text (on a fresh
           // mount through the draft, or here when the message never left the screen).
           void session.edit(chat, message.id, text).then((sent) => {
@@ -865,6 +867,8 @@ function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     if ((!value && !files.length) || running) return;
     const sending = files;
     setText("");
+    // What was typed can no longer be undone in the emptied composer (a failed send puts it back).
+    forgetTyping();
     setFiles([]);
     setFileError(null);
     // The banner above says why a message could not be sent; it and its files go back.
