@@ -9,11 +9,10 @@
  * Browsers that keep no such history are unaffected, and a frame with no address loads nothing
  * (the CSP has nothing to allow).
  */
-export function forgetTyping(doc: Document = document): void {
-  const frame = doc.createElement("iframe");
+export function forgetTyping(): void {
+  // In and out within one task: it is never laid out, painted or reachable by keyboard.
+  const frame = document.createElement("iframe");
   frame.hidden = true;
-  frame.setAttribute("aria-hidden", "true");
-  frame.tabIndex = -1;
-  doc.body.appendChild(frame);
+  document.body.appendChild(frame);
   frame.remove();
 }
