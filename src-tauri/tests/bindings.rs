@@ -24,7 +24,7 @@ use tollgate_engine::protocol::{
     RuleScopeChoice,
 };
 use tollgate_engine::protocol::{
-    ChatSandbox, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
+    ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
@@ -82,6 +82,7 @@ fn render() -> String {
         SandboxLevel,
         ChatSandbox,
         SandboxSupport,
+        SandboxGap,
         SandboxMode,
         SandboxReport,
         ChatToolOverrides,

@@ -101,6 +101,10 @@ export function setChatSandbox(chat: ChatId, sandbox: ChatSandbox, confirmedOff:
 export function sandboxSupport(): Promise<SandboxSupport> {
   return call("sandbox_support", {});
 }
+/** The paths no sandboxed command and no file tool reads (`~` for the home folder). */
+export function sandboxHiddenPaths(): Promise<string[]> {
+  return call("sandbox_hidden_paths", {});
+}
 
 // ---- chats ----
 

@@ -44,18 +44,66 @@ export type GroupView = { name: string, title: string, description: string, enab
 
 export type SandboxLevel = "workspaceOnly" | "readOnly" | "off";
 
-export type ChatSandbox = { level: SandboxLevel, network: boolean, };
+export type ChatSandbox = { level: SandboxLevel, network: boolean, 
+/**
+ * Commands may change the workspace's git hooks and configuration (which run code outside
+ * the sandbox later); off by default (issue 33).
+ */
+gitWritable?: boolean, };
 
-export type SandboxSupport = { "kind": "full" } | { "kind": "filesOnly" } | { "kind": "unavailable", reason: string, };
+export type SandboxSupport = { 
+/**
+ * The Landlock ABI the kernel enforces; 0 where it has none.
+ */
+landlockAbi: number, 
+/**
+ * Whether commands get namespaces of their own (mount, PID, network, IPC).
+ */
+namespaces: boolean, 
+/**
+ * Why there are no namespaces, when there are none.
+ */
+namespacesMissing?: string, 
+/**
+ * Why there is no sandbox at all, when there is none.
+ */
+unavailable?: string, 
+/**
+ * What is not enforced for a chat with the network off ([`SandboxSupport::gaps`]).
+ */
+gapsNetworkOff: Array<SandboxGap>, 
+/**
+ * What is not enforced for a chat with the network on.
+ */
+gapsNetworkOn: Array<SandboxGap>, };
 
-export type SandboxMode = "confined" | "networkOpen" | "off" | "unavailable";
+export type SandboxGap = "localSockets" | "network" | "udp" | "abstractSockets" | "signals" | "protectedPaths" | "truncate" | "deviceIoctl" | "fileRules";
+
+export type SandboxMode = "confined" | "partial" | "off" | "unavailable";
 
 export type SandboxReport = { level: SandboxLevel, network: boolean, mode: SandboxMode, 
+/**
+ * What this system cannot enforce for this command (empty when [`SandboxMode::Confined`]).
+ */
+gaps?: Array<SandboxGap>, 
+/**
+ * Whether git's hooks and configuration were writable (the chat allowed it).
+ */
+gitWritable?: boolean, 
 /**
  * One line per kind of operation the sandbox blocked ("writing outside the workspace:
  * /home/ann/outside"), as the model was told.
  */
-blocked?: Array<string>, };
+blocked?: Array<string>, 
+/**
+ * The workspace the command ran in: a rerun runs there, not in the chat's current one.
+ */
+workspace?: string, 
+/**
+ * Files in the workspace the blocked run changed (relative paths, a few): a rerun without
+ * the sandbox would run them as the blocked run left them, so it names them first.
+ */
+changed?: Array<string>, };
 
 export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: { [key in string]: boolean }, 
 /**

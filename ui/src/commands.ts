@@ -42,6 +42,7 @@ export interface Commands {
   set_chat_tool_enabled: { args: { chat: ChatId; tool: string; enabled: boolean | null }; result: void };
   set_chat_sandbox: { args: { chat: ChatId; sandbox: ChatSandbox; confirmedOff: boolean }; result: void };
   sandbox_support: { args: Record<string, never>; result: SandboxSupport };
+  sandbox_hidden_paths: { args: Record<string, never>; result: string[] };
   list_presets: { args: Record<string, never>; result: Preset[] };
   save_preset: { args: { id: number | null; preset: PresetInput }; result: Preset };
   delete_preset: { args: { id: number }; result: boolean };

@@ -35,6 +35,7 @@ export type {
   SandboxMode,
   SandboxReport,
   SandboxSupport,
+  SandboxGap,
   ChatToolOverrides,
   CommandError,
   DecidedBy,

@@ -66,6 +66,7 @@ commands![
     tools::set_chat_tool_enabled,
     tools::set_chat_sandbox,
     tools::sandbox_support,
+    tools::sandbox_hidden_paths,
     presets::list_presets,
     presets::save_preset,
     presets::delete_preset,

@@ -68,3 +68,9 @@ pub async fn set_chat_sandbox(
 pub async fn sandbox_support() -> SandboxSupport {
     tollgate_engine::tools::supervisor::sandbox_support().await
 }
+
+/// The paths no sandboxed command and no file tool reads (the popover lists them).
+#[tauri::command]
+pub fn sandbox_hidden_paths(state: State<'_, AppState>) -> Vec<String> {
+    state.app.hidden_paths()
+}

@@ -24,7 +24,8 @@ vi.mock("../api", () => ({
   readMcpResource: vi.fn(),
   getMcpPrompt: vi.fn(),
   onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
-  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
+  sandboxSupport: vi.fn(() => Promise.resolve({ landlockAbi: 7, namespaces: true, gapsNetworkOff: [], gapsNetworkOn: [] })),
+  sandboxHiddenPaths: vi.fn(() => Promise.resolve(["~/.ssh", "~/.aws"])),
   setChatSandbox: vi.fn(() => Promise.resolve()),
 }));
 

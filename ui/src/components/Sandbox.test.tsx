@@ -2,12 +2,13 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLanguage } from "../i18n";
-import type { ChatRow, PendingApproval, SandboxReport } from "../types";
+import type { ChatRow, PendingApproval, SandboxReport, SandboxSupport } from "../types";
 
 vi.mock("../api", () => ({
   decide: vi.fn(() => Promise.resolve()),
   answerQuestion: vi.fn(() => Promise.resolve()),
-  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
+  sandboxSupport: vi.fn(() => Promise.resolve({ landlockAbi: 7, namespaces: true, gapsNetworkOff: [], gapsNetworkOn: [] })),
+  sandboxHiddenPaths: vi.fn(() => Promise.resolve(["~/.ssh", "~/.aws"])),
   setChatSandbox: vi.fn(() => Promise.resolve()),
 }));
 
@@ -23,12 +24,14 @@ beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
   vi.mocked(api.setChatSandbox).mockReset().mockResolvedValue(undefined);
-  vi.mocked(api.sandboxSupport).mockReset().mockResolvedValue({ kind: "full" });
+  vi.mocked(api.sandboxSupport).mockReset().mockResolvedValue(FULL);
 });
 afterEach(async () => {
   await unmount(root);
   setLanguage("en");
 });
+
+const FULL: SandboxSupport = { landlockAbi: 7, namespaces: true, gapsNetworkOff: [], gapsNetworkOn: [] };
 
 const confined: SandboxReport = { level: "workspaceOnly", network: false, mode: "confined" };
 
@@ -71,8 +74,24 @@ describe("the sandbox on the cards", () => {
     await act(() => {
       render(<ApprovalCard approval={shellApproval(confined)} active position={1} total={1} onDecided={() => {}} />, root);
     });
-    expect(text("sandbox-approval")).toBe("Will run in the sandbox: workspace only, network off");
+    expect(text("sandbox-approval")).toContain("Will run in the sandbox: workspace only, network off");
+    expect(text("sandbox-environment")).toBe(
+      "A clean environment: no session bus, display, agent or secret variables; its own processes, /tmp and /run.",
+    );
+    expect(root.querySelector('[data-role="sandbox-gaps"]')).toBeNull();
     expect(root.querySelector('[data-role="sandbox-approval"]')?.classList.contains("is-open")).toBe(false);
+  });
+
+  it("a partial sandbox says so and what this system does not enforce, never 'confined'", async () => {
+    const partial: SandboxReport = { ...confined, mode: "partial", gaps: ["localSockets", "udp"] };
+    await act(() => {
+      render(<ApprovalCard approval={shellApproval(partial)} active position={1} total={1} onDecided={() => {}} />, root);
+    });
+    expect(text("sandbox-approval")).toContain("Will run partly in the sandbox: workspace only, network off");
+    expect(text("sandbox-gaps")).toBe(
+      "This system does not enforce:local services stay reachable (the session bus and keyring, the display, SSH and GPG agents, Docker)blocking UDP and DNS while the network is off",
+    );
+    expect(root.querySelector('[data-role="sandbox-approval"]')?.classList.contains("is-open")).toBe(true);
   });
 
   it("no sandbox is said on the card as a warning, never left out", async () => {
@@ -99,19 +118,42 @@ describe("the sandbox on the cards", () => {
     expect(text("sandbox-blocked")).toContain("/root/outside");
   });
 
-  it("a blocked call offers one explicit rerun without the sandbox, with its command", async () => {
+  it("a blocked call's rerun first shows exactly what runs, where, and the files the blocked run changed", async () => {
     const onRerun = vi.fn();
-    const call = ranCall({ ...confined, blocked: ["writing outside the workspace: /root/outside"] });
+    const call = ranCall({
+      ...confined,
+      blocked: ["writing outside the workspace: /root/outside"],
+      workspace: "/home/ann/project",
+      changed: ["Makefile", "build.sh"],
+    });
     await act(() => {
       render(<ToolCard call={call} onRerun={onRerun} />, root);
     });
     const button = root.querySelector<HTMLButtonElement>('[data-role="sandbox-rerun"]');
     expect(button?.textContent).toBe("Run again without the sandbox");
-    expect(onRerun).not.toHaveBeenCalled();
     await act(() => {
       button?.click();
     });
+    expect(onRerun).not.toHaveBeenCalled();
+    expect(text("sandbox-rerun-command")).toBe("touch ~/outside");
+    expect(text("sandbox-rerun-workspace")).toBe("/home/ann/project");
+    expect(text("sandbox-rerun-changed")).toBe("The blocked run changed these files; they run as it left them:Makefilebuild.sh");
+    // Cancel has the focus: Enter there, or Escape anywhere in the question, runs nothing.
+    const focused = document.activeElement as HTMLButtonElement;
+    expect(focused.textContent).toBe("Cancel");
+    await act(() => {
+      root.querySelector('[data-role="sandbox-rerun-run"]')?.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    });
+    expect(root.querySelector('[data-role="sandbox-rerun-confirm"]')).toBeNull();
+    expect(onRerun).not.toHaveBeenCalled();
+    await act(() => {
+      root.querySelector<HTMLButtonElement>('[data-role="sandbox-rerun"]')?.click();
+    });
+    await act(() => {
+      root.querySelector<HTMLButtonElement>('[data-role="sandbox-rerun-run"]')?.click();
+    });
     expect(onRerun).toHaveBeenCalledWith("touch ~/outside");
+    expect(root.querySelector('[data-role="sandbox-rerun-confirm"]')).toBeNull();
   });
 
   it("no rerun while a turn runs, for a call that ran unconfined, or without a block", async () => {
@@ -244,8 +286,44 @@ describe("the chat's sandbox settings", () => {
   });
 
   it("says once, plainly, when this system has no sandbox", async () => {
-    vi.mocked(api.sandboxSupport).mockResolvedValue({ kind: "unavailable", reason: "the kernel has no Landlock" });
+    vi.mocked(api.sandboxSupport).mockResolvedValue({
+      landlockAbi: 0,
+      namespaces: false,
+      unavailable: "the kernel has no Landlock",
+      gapsNetworkOff: [],
+      gapsNetworkOn: [],
+    });
     await mountSettings();
     expect(text("sandbox-unsupported")).toBe("No sandbox on this system (the kernel has no Landlock): commands run with your full access.");
+    expect(root.querySelector('[data-role="sandbox-support"]')).toBeNull();
+  });
+
+  it("says what this system enforces, by the chat's network switch, and lists the paths never read", async () => {
+    vi.mocked(api.sandboxSupport).mockResolvedValue({
+      landlockAbi: 5,
+      namespaces: false,
+      namespacesMissing: "bubblewrap (bwrap) is not installed",
+      gapsNetworkOff: ["localSockets", "udp"],
+      gapsNetworkOn: ["localSockets"],
+    });
+    await mountSettings();
+    expect(text("sandbox-support")).toContain(
+      "This system enforces part of it (Landlock ABI 5; no namespaces: bubblewrap (bwrap) is not installed).",
+    );
+    expect(root.querySelectorAll('[data-role="sandbox-support-gaps"] li').length).toBe(2);
+    expect(text("sandbox-hidden")).toContain("~/.ssh");
+    await mountSettings({ ...chat, toolOverrides: { ...chat.toolOverrides, sandbox: { level: "workspaceOnly", network: true } } });
+    expect(root.querySelectorAll('[data-role="sandbox-support-gaps"] li').length).toBe(1);
+  });
+
+  it("git's hooks stay read-only unless the user lets commands change them", async () => {
+    await mountSettings();
+    const git = root.querySelector<HTMLInputElement>('[data-role="sandbox-git-writable"]');
+    expect(git?.checked).toBe(false);
+    await act(async () => {
+      git?.click();
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "workspaceOnly", network: false, gitWritable: true }, false);
   });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import type { ChatRow, ChatSandbox, SandboxLevel, SandboxReport } from "../types";
+import type { ChatRow, ChatSandbox, SandboxGap, SandboxLevel, SandboxReport } from "../types";
 import { type Key, t } from "../i18n";
 import { useAction, useLoad } from "./hooks";
 import { Icon } from "./icons";
@@ -23,14 +23,39 @@ export function levelName(level: SandboxLevel): string {
   }
 }
 
+/** What this system does not enforce, in a few words. */
+export function gapText(gap: SandboxGap): string {
+  switch (gap) {
+    case "localSockets":
+      return t("sandbox.gap.localSockets");
+    case "network":
+      return t("sandbox.gap.network");
+    case "udp":
+      return t("sandbox.gap.udp");
+    case "abstractSockets":
+      return t("sandbox.gap.abstractSockets");
+    case "signals":
+      return t("sandbox.gap.signals");
+    case "protectedPaths":
+      return t("sandbox.gap.protectedPaths");
+    case "truncate":
+      return t("sandbox.gap.truncate");
+    case "deviceIoctl":
+      return t("sandbox.gap.deviceIoctl");
+    case "fileRules":
+      return t("sandbox.gap.fileRules");
+  }
+}
+
 /** One line saying how a command runs (or ran): confined, and how; or that it is not. */
 export function sandboxSummary(report: SandboxReport): { text: string; confined: boolean } {
   const network = report.network ? t("sandbox.networkOn") : t("sandbox.networkOff");
+  const level = levelName(report.level);
   switch (report.mode) {
     case "confined":
-      return { text: t("sandbox.confined", { level: levelName(report.level), network }), confined: true };
-    case "networkOpen":
-      return { text: t("sandbox.networkOpen", { level: levelName(report.level) }), confined: true };
+      return { text: t("sandbox.confined", { level, network }), confined: true };
+    case "partial":
+      return { text: t("sandbox.partial", { level, network }), confined: true };
     case "off":
       return { text: t("sandbox.off"), confined: false };
     case "unavailable":
@@ -40,17 +65,53 @@ export function sandboxSummary(report: SandboxReport): { text: string; confined:
 
 /**
  * The sandbox a command will run under (approval card) or ran under (tool card, with what it
- * blocked). Anything short of a confined run is shown as a warning, never silently.
+ * blocked). Anything short of a fully confined run is shown as a warning, never silently: a
+ * partial sandbox lists what this system does not enforce. "Run again without the sandbox" first
+ * shows exactly what will run, where, and which files the blocked run changed.
  */
-export function SandboxLine({ report, stage, onRerun }: { report: SandboxReport; stage: "approval" | "result"; onRerun?: (() => void) | undefined }) {
+export function SandboxLine({
+  report,
+  stage,
+  command,
+  onRerun,
+}: {
+  report: SandboxReport;
+  stage: "approval" | "result";
+  command?: string | undefined;
+  onRerun?: (() => void) | undefined;
+}) {
   const { text, confined } = sandboxSummary(report);
   const blocked = report.blocked ?? [];
+  const gaps = report.gaps ?? [];
+  const changed = report.changed ?? [];
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // The safe answer has the focus: a stray Enter or Space runs nothing.
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+  }, [confirming]);
   return (
-    <div class={`sandbox-line${confined ? "" : " is-open"}`} data-role={`sandbox-${stage}`} data-mode={report.mode}>
+    <div class={`sandbox-line${confined && !gaps.length ? "" : " is-open"}`} data-role={`sandbox-${stage}`} data-mode={report.mode}>
       <div class="sandbox-mode">
         <Icon name={confined ? "lock" : "unlock"} />
         <span>{stage === "approval" ? t("sandbox.willRun", { how: text }) : t("sandbox.ran", { how: text })}</span>
       </div>
+      {confined ? (
+        <div class="sandbox-detail small muted" data-role="sandbox-environment">
+          {t("sandbox.environment")}
+          {report.gitWritable ? ` ${t("sandbox.gitWritableNote")}` : ""}
+        </div>
+      ) : null}
+      {confined && gaps.length ? (
+        <div class="sandbox-gaps small" data-role="sandbox-gaps">
+          <span>{t("sandbox.gapsTitle")}</span>
+          <ul>
+            {gaps.map((g) => (
+              <li key={g}>{gapText(g)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {blocked.length ? (
         <div class="sandbox-blocked" role="note" data-role="sandbox-blocked">
           <strong>{t("sandbox.blocked")}</strong>
@@ -59,16 +120,68 @@ export function SandboxLine({ report, stage, onRerun }: { report: SandboxReport;
               <li key={line}>{line}</li>
             ))}
           </ul>
-          {onRerun && confined ? (
+          {onRerun && confined && !confirming ? (
             <button
               type="button"
               class="btn btn--small btn--danger-outline"
               data-role="sandbox-rerun"
               title={t("sandbox.rerunHint")}
-              onClick={onRerun}
+              onClick={() => setConfirming(true)}
             >
               {t("sandbox.rerun")}
             </button>
+          ) : null}
+          {onRerun && confirming ? (
+            <div
+              class="sandbox-confirm"
+              role="alertdialog"
+              aria-label={t("sandbox.rerunConfirmTitle")}
+              data-role="sandbox-rerun-confirm"
+              onKeyDown={(e) => {
+                if (e.key === "Escape") {
+                  e.stopPropagation();
+                  setConfirming(false);
+                }
+              }}
+            >
+              <p>{t("sandbox.rerunConfirmText")}</p>
+              <pre class="sandbox-rerun-command" data-role="sandbox-rerun-command">
+                {command ?? ""}
+              </pre>
+              {report.workspace ? (
+                <p class="small">
+                  {t("sandbox.rerunWhere")} <code data-role="sandbox-rerun-workspace">{report.workspace}</code>
+                </p>
+              ) : null}
+              {changed.length ? (
+                <div class="notice notice--warn small" data-role="sandbox-rerun-changed">
+                  <p>{t("sandbox.rerunChanged")}</p>
+                  <ul>
+                    {changed.map((f) => (
+                      <li key={f}>
+                        <code>{f}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ) : null}
+              <div class="row-actions">
+                <button
+                  type="button"
+                  class="btn btn--danger"
+                  data-role="sandbox-rerun-run"
+                  onClick={() => {
+                    setConfirming(false);
+                    onRerun();
+                  }}
+                >
+                  {t("sandbox.rerunConfirm")}
+                </button>
+                <button type="button" class="btn" ref={cancel} onClick={() => setConfirming(false)}>
+                  {t("common.cancel")}
+                </button>
+              </div>
+            </div>
           ) : null}
         </div>
       ) : null}
@@ -84,6 +197,7 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
   // Controls are never disabled while saving: that would take the keyboard focus away.
   const current = chat.toolOverrides.sandbox;
   const support = useLoad(() => api.sandboxSupport(), []);
+  const hidden = useLoad(() => api.sandboxHiddenPaths(), []);
   const saving = useAction();
   const [confirmOff, setConfirmOff] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
@@ -112,12 +226,13 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
   };
 
   const s = support.data;
+  const gaps = s ? (current.network ? s.gapsNetworkOn : s.gapsNetworkOff) : [];
   return (
     <div class="sandbox-settings" data-role="sandbox-settings">
       <div class="popover-title">{t("sandbox.title")}</div>
-      {s && s.kind === "unavailable" ? (
+      {s?.unavailable ? (
         <p class="notice notice--warn small" data-role="sandbox-unsupported">
-          {t("sandbox.unsupported", { reason: s.reason })}
+          {t("sandbox.unsupported", { reason: s.unavailable })}
         </p>
       ) : null}
       <div role="radiogroup" aria-label={t("sandbox.title")} class="sandbox-levels">
@@ -157,12 +272,56 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
           <small class="muted block">
             {current.level === "off"
               ? t("sandbox.networkWhenOff")
-              : s?.kind === "filesOnly"
+              : gaps.includes("network")
                 ? t("sandbox.networkCannotClose")
                 : t("sandbox.networkHint")}
           </small>
         </span>
       </label>
+      <label class="switch-row sandbox-git">
+        <input
+          type="checkbox"
+          class="switch"
+          data-role="sandbox-git-writable"
+          checked={current.gitWritable ?? false}
+          disabled={current.level !== "workspaceOnly"}
+          onChange={(e) => save({ ...current, gitWritable: e.currentTarget.checked })}
+        />
+        <span>
+          <strong>{t("sandbox.gitWritable")}</strong>
+          <small class="muted block">{t("sandbox.gitWritableHint")}</small>
+        </span>
+      </label>
+      {s && !s.unavailable ? (
+        <div class="sandbox-support small" data-role="sandbox-support">
+          <p class={gaps.length ? "notice notice--warn small" : "muted"}>
+            {t(gaps.length ? "sandbox.supportPartial" : "sandbox.supportFull", {
+              abi: String(s.landlockAbi),
+              namespaces: s.namespaces ? t("sandbox.namespacesYes") : t("sandbox.namespacesNo", { why: s.namespacesMissing ?? "" }),
+            })}
+          </p>
+          {gaps.length ? (
+            <ul data-role="sandbox-support-gaps">
+              {gaps.map((g) => (
+                <li key={g}>{gapText(g)}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+      {hidden.data?.length ? (
+        <details class="sandbox-hidden small" data-role="sandbox-hidden">
+          <summary>{t("sandbox.hiddenTitle", { count: String(hidden.data.length) })}</summary>
+          <p class="muted">{t("sandbox.hiddenHint")}</p>
+          <ul>
+            {hidden.data.map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
       {saving.error ? <p class="inline-error">{saving.error}</p> : null}
     </div>
   );

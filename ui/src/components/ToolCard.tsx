@@ -107,7 +107,12 @@ export function ToolCard({
         </div>
       ) : null}
       {call.sandbox && (!compact || call.sandbox.blocked?.length || !sandboxSummary(call.sandbox).confined) ? (
-        <SandboxLine report={call.sandbox} stage="result" onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined} />
+        <SandboxLine
+          report={call.sandbox}
+          stage="result"
+          command={commandOf(call.args)}
+          onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined}
+        />
       ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
       {call.images.length ? (

@@ -1,13 +1,16 @@
-//! Speed target of the sandbox issue (F-46): sandboxing a trivial command costs at most 5 ms
-//! over running it under the supervisor without a sandbox. Measured side by side in one run:
-//! `sh -c true` alone, under the supervisor, and under the supervisor with Landlock applied
-//! (workspace only, network off, the usual secret folders of this machine's home hidden).
+//! Speed targets of the sandbox issues (F-46, issue 33): sandboxing a trivial command costs at
+//! most 20 ms over running it under the supervisor without a sandbox, with namespaces. Measured
+//! side by side in one run: `sh -c true` alone, under the supervisor, under the supervisor with
+//! Landlock alone, and with namespaces (bubblewrap) and Landlock — workspace only, network off,
+//! the secret paths of this machine's home hidden, git's hooks protected.
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tollgate_engine::tools::sandbox::{hidden_folders, SandboxLevel, SandboxSpec, SANDBOX_ENV};
+use tollgate_engine::tools::sandbox::{
+    hidden_folders, protected_in_workspace, SandboxLevel, SandboxSpec, SANDBOX_ENV,
+};
 use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
 
 /// Runs `true` once: directly with `sh`, or under the supervisor (with `spec`, sandboxed).
@@ -43,21 +46,33 @@ fn sandbox_overhead(c: &mut Criterion) {
     let temp = root.path().join("tmp");
     std::fs::create_dir_all(&workspace).expect("ws");
     std::fs::create_dir_all(&temp).expect("tmp");
+    std::fs::create_dir_all(workspace.join(".git/hooks")).expect("git");
     let spec = SandboxSpec {
         level: SandboxLevel::WorkspaceOnly,
         network: false,
+        protected: protected_in_workspace(&workspace),
         workspace,
         temp,
         hidden: hidden_folders(std::env::home_dir().as_deref(), Some(root.path())),
         writable: Vec::new(),
+        keep_env: Vec::new(),
+        namespaces: false,
     };
-    let spec = serde_json::to_string(&spec).expect("spec");
+    let landlock = serde_json::to_string(&spec).expect("spec");
+    let namespaces = serde_json::to_string(&SandboxSpec {
+        namespaces: true,
+        ..spec
+    })
+    .expect("spec");
     let mut g = c.benchmark_group("sandbox");
     g.measurement_time(Duration::from_secs(10));
     g.bench_function("sh -c true", |b| b.iter(|| run(false, None)));
     g.bench_function("supervised", |b| b.iter(|| run(true, None)));
-    g.bench_function("supervised + sandbox", |b| {
-        b.iter(|| run(true, Some(&spec)))
+    g.bench_function("supervised + Landlock", |b| {
+        b.iter(|| run(true, Some(&landlock)))
+    });
+    g.bench_function("supervised + namespaces + Landlock", |b| {
+        b.iter(|| run(true, Some(&namespaces)))
     });
     g.finish();
 }

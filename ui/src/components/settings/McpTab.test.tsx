@@ -10,7 +10,8 @@ vi.mock("../../api", () => ({
   removeMcpServer: vi.fn(() => Promise.resolve()),
   restartMcpServer: vi.fn(() => Promise.resolve()),
   onMcpChanged: vi.fn(() => Promise.resolve(() => {})),
-  sandboxSupport: vi.fn(() => Promise.resolve({ kind: "full" })),
+  sandboxSupport: vi.fn(() => Promise.resolve({ landlockAbi: 7, namespaces: true, gapsNetworkOff: [], gapsNetworkOn: [] })),
+  sandboxHiddenPaths: vi.fn(() => Promise.resolve(["~/.ssh", "~/.aws"])),
 }));
 
 import * as api from "../../api";

@@ -55,7 +55,7 @@ function StatusPill({ status }: { status: McpStatus }) {
 export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
   const loaded = useLoad(() => api.listMcpServers(), []);
   const support = useLoad(() => api.sandboxSupport(), []);
-  const noSandbox = support.data?.kind === "unavailable";
+  const noSandbox = Boolean(support.data?.unavailable);
   const servers = loaded.data;
   const load = loaded.reload;
   const [editing, setEditing] = useState<McpServerConfig | "new" | null>(null);

@@ -131,6 +131,7 @@ async fn sandbox_for(
     name: &str,
     wanted: &super::config::McpSandbox,
     hidden: &[PathBuf],
+    keep_env: &[String],
 ) -> Result<Option<ServerSandbox>, McpError> {
     use crate::protocol::{ChatSandbox, SandboxLevel, SandboxReport};
     use crate::tools::supervisor;
@@ -139,6 +140,7 @@ async fn sandbox_for(
         ChatSandbox {
             level: SandboxLevel::WorkspaceOnly,
             network: wanted.network,
+            git_writable: false,
         },
         &support,
     );
@@ -170,6 +172,9 @@ async fn sandbox_for(
                 .iter()
                 .map(|f| PathBuf::from(f.trim()))
                 .collect(),
+            protected: Vec::new(),
+            keep_env: keep_env.to_vec(),
+            namespaces: support.namespaces,
         },
         program,
         temp,
@@ -247,7 +252,12 @@ impl McpConnection {
                     },
                 };
                 let sandbox = match &config.sandbox {
-                    Some(wanted) => sandbox_for(&config.name, wanted, hidden).await?,
+                    // The server's own environment settings pass into its sandbox; nothing
+                    // else of Tollgate's does (issue 33).
+                    Some(wanted) => {
+                        let keep: Vec<String> = env.keys().cloned().collect();
+                        sandbox_for(&config.name, wanted, hidden, &keep).await?
+                    }
                     None => None,
                 };
                 let path = crate::tools::login_path::for_children_async().await;

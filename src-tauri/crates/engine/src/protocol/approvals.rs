@@ -38,8 +38,8 @@ pub enum ApprovalRequest {
         suggested_pattern: Option<String>,
         /// The sandbox the call will run under, for tools that run under one (F-46).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[ts(optional)]
-        sandbox: Option<SandboxReport>,
+        #[ts(optional, as = "Option<SandboxReport>")]
+        sandbox: Option<Box<SandboxReport>>,
     },
     /// May the model see this result? (F-06)
     #[serde(rename_all = "camelCase")]

@@ -33,28 +33,156 @@ impl SandboxLevel {
 pub struct ChatSandbox {
     pub level: SandboxLevel,
     pub network: bool,
+    /// Commands may change the workspace's git hooks and configuration (which run code outside
+    /// the sandbox later); off by default (issue 33).
+    #[ts(optional, as = "Option<bool>")]
+    pub git_writable: bool,
 }
 
-/// What this system can enforce, found once by trying (the kernel's Landlock support).
+/// What this system can enforce, found once by trying: the kernel's Landlock ABI and whether
+/// bubblewrap can make namespaces (issue 33).
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum SandboxSupport {
-    /// Files and network are confined.
-    Full,
-    /// Files are confined; the network switch cannot be enforced (Linux before 6.7).
-    FilesOnly,
-    /// No sandbox on this system; the reason says why.
-    Unavailable { reason: String },
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSupport {
+    /// The Landlock ABI the kernel enforces; 0 where it has none.
+    pub landlock_abi: u8,
+    /// Whether commands get namespaces of their own (mount, PID, network, IPC).
+    pub namespaces: bool,
+    /// Why there are no namespaces, when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub namespaces_missing: Option<String>,
+    /// Why there is no sandbox at all, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unavailable: Option<String>,
+    /// What is not enforced for a chat with the network off ([`SandboxSupport::gaps`]).
+    #[serde(default)]
+    pub gaps_network_off: Vec<SandboxGap>,
+    /// What is not enforced for a chat with the network on.
+    #[serde(default)]
+    pub gaps_network_on: Vec<SandboxGap>,
+}
+
+/// Something the sandbox cannot enforce on this system (by Landlock ABI and namespaces), said
+/// on the popover and on every card instead of "confined".
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SandboxGap {
+    /// No namespaces: local services reachable through their sockets (D-Bus, the display,
+    /// agents, `docker.sock`).
+    LocalSockets,
+    /// The network cannot be closed at all (no namespaces, Landlock before ABI 4).
+    Network,
+    /// With the network off, UDP (and DNS) still leave (no namespaces).
+    Udp,
+    /// Abstract UNIX sockets of the desktop reachable (Landlock before ABI 6, and no network
+    /// namespace of its own).
+    AbstractSockets,
+    /// Processes outside the sandbox can be signalled (Landlock before ABI 6, no namespaces).
+    Signals,
+    /// Git's hooks and configuration stay writable (no namespaces).
+    ProtectedPaths,
+    /// Files can be truncated outside the workspace (Landlock before ABI 3, no namespaces).
+    Truncate,
+    /// Device ioctls are not controlled (Landlock before ABI 5).
+    DeviceIoctl,
+    /// Files are confined by a read-only view only; secret folders are hidden but not refused
+    /// (no Landlock).
+    FileRules,
+}
+
+impl SandboxSupport {
+    /// What a probe found: on `linux`, Landlock at `landlock_abi`, and namespaces unless
+    /// `namespaces_missing` says why not.
+    pub fn new(linux: bool, landlock_abi: u8, namespaces_missing: Option<String>) -> Self {
+        let namespaces = namespaces_missing.is_none();
+        let unavailable = if !linux {
+            Some("only Linux has a sandbox so far".to_string())
+        } else if landlock_abi == 0 && !namespaces {
+            Some(format!(
+                "the kernel has no Landlock, and {}",
+                namespaces_missing.as_deref().unwrap_or("no namespaces")
+            ))
+        } else {
+            None
+        };
+        let available = unavailable.is_none();
+        Self {
+            landlock_abi,
+            namespaces,
+            namespaces_missing,
+            unavailable,
+            gaps_network_off: if available {
+                gaps(landlock_abi, namespaces, false)
+            } else {
+                Vec::new()
+            },
+            gaps_network_on: if available {
+                gaps(landlock_abi, namespaces, true)
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// No sandbox at all, for `reason`.
+    pub fn none(reason: impl Into<String>) -> Self {
+        Self {
+            landlock_abi: 0,
+            namespaces: false,
+            namespaces_missing: None,
+            unavailable: Some(reason.into()),
+            gaps_network_off: Vec::new(),
+            gaps_network_on: Vec::new(),
+        }
+    }
+
+    /// Whether anything can be confined.
+    pub fn available(&self) -> bool {
+        self.unavailable.is_none()
+    }
+
+    /// What a command of a chat with the network `network` is not protected from here.
+    pub fn gaps(&self, network: bool) -> Vec<SandboxGap> {
+        if network {
+            self.gaps_network_on.clone()
+        } else {
+            self.gaps_network_off.clone()
+        }
+    }
+}
+
+/// What Landlock at `abi` (0: none) with or without namespaces (`ns`) leaves open for a
+/// command with the network `network`.
+fn gaps(abi: u8, ns: bool, network: bool) -> Vec<SandboxGap> {
+    let mut gaps = Vec::new();
+    let mut gap = |holds: bool, g: SandboxGap| {
+        if !holds {
+            gaps.push(g);
+        }
+    };
+    gap(ns, SandboxGap::LocalSockets);
+    gap(network || ns || abi >= 4, SandboxGap::Network);
+    gap(network || ns || abi < 4, SandboxGap::Udp);
+    gap(abi >= 6 || (ns && !network), SandboxGap::AbstractSockets);
+    gap(abi >= 6 || ns, SandboxGap::Signals);
+    gap(ns, SandboxGap::ProtectedPaths);
+    gap(abi >= 3 || ns, SandboxGap::Truncate);
+    gap(abi >= 5 || abi == 0, SandboxGap::DeviceIoctl);
+    gap(abi > 0, SandboxGap::FileRules);
+    gaps
 }
 
 /// How a command runs (or ran), in one word for the cards.
 #[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SandboxMode {
-    /// Confined as the chat's level and network switch say.
+    /// Confined as the chat's level and network switch say, all of it enforced.
     Confined,
-    /// Files confined; the network stays open because the system cannot close it.
-    NetworkOpen,
+    /// Confined, but this system cannot enforce everything ([`SandboxReport::gaps`] says what).
+    #[serde(alias = "networkOpen")]
+    Partial,
     /// The chat's sandbox is off, or the user ran this call without it.
     Off,
     /// There is no sandbox on this system.
@@ -69,34 +197,60 @@ pub struct SandboxReport {
     pub level: SandboxLevel,
     pub network: bool,
     pub mode: SandboxMode,
+    /// What this system cannot enforce for this command (empty when [`SandboxMode::Confined`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<SandboxGap>>")]
+    pub gaps: Vec<SandboxGap>,
+    /// Whether git's hooks and configuration were writable (the chat allowed it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub git_writable: bool,
     /// One line per kind of operation the sandbox blocked ("writing outside the workspace:
     /// /home/ann/outside"), as the model was told.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<String>>")]
     pub blocked: Vec<String>,
+    /// The workspace the command ran in: a rerun runs there, not in the chat's current one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+    /// Files in the workspace the blocked run changed (relative paths, a few): a rerun without
+    /// the sandbox would run them as the blocked run left them, so it names them first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub changed: Vec<String>,
 }
 
 impl SandboxReport {
     /// How a command of a chat with `sandbox` runs on a system with `support`.
     pub fn planned(sandbox: ChatSandbox, support: &SandboxSupport) -> Self {
-        let mode = match (sandbox.level.confines(), support) {
+        let gaps = support.gaps(sandbox.network);
+        let mode = match (sandbox.level.confines(), support.available()) {
             (false, _) => SandboxMode::Off,
-            (true, SandboxSupport::Unavailable { .. }) => SandboxMode::Unavailable,
-            (true, SandboxSupport::FilesOnly) if !sandbox.network => SandboxMode::NetworkOpen,
-            (true, SandboxSupport::FilesOnly | SandboxSupport::Full) => SandboxMode::Confined,
+            (true, false) => SandboxMode::Unavailable,
+            (true, true) if gaps.is_empty() => SandboxMode::Confined,
+            (true, true) => SandboxMode::Partial,
         };
         Self {
             level: sandbox.level,
             network: sandbox.network,
+            gaps: if mode == SandboxMode::Partial {
+                gaps
+            } else {
+                Vec::new()
+            },
+            git_writable: sandbox.git_writable && sandbox.level == SandboxLevel::WorkspaceOnly,
             mode,
             blocked: Vec::new(),
+            workspace: None,
+            changed: Vec::new(),
         }
     }
 
     /// Whether the command is (was) confined at all.
     pub fn confined(&self) -> bool {
         match self.mode {
-            SandboxMode::Confined | SandboxMode::NetworkOpen => true,
+            SandboxMode::Confined | SandboxMode::Partial => true,
             SandboxMode::Off | SandboxMode::Unavailable => false,
         }
     }
@@ -104,36 +258,65 @@ impl SandboxReport {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
     fn the_plan_says_what_the_system_can_keep() {
         let chat = ChatSandbox::default();
         assert_eq!(chat.level, SandboxLevel::WorkspaceOnly);
-        assert!(!chat.network);
-        let mode = |sandbox, support| SandboxReport::planned(sandbox, &support).mode;
-        assert_eq!(mode(chat, SandboxSupport::Full), SandboxMode::Confined);
+        assert!(!chat.network && !chat.git_writable);
+        let full = SandboxSupport::new(true, 6, None);
+        assert!(full.gaps(false).is_empty() && full.gaps(true).is_empty());
+        let mode = |sandbox, support: &SandboxSupport| SandboxReport::planned(sandbox, support);
+        assert_eq!(mode(chat, &full).mode, SandboxMode::Confined);
+
+        // Landlock 5, no namespaces: partial, and the cards say what is open.
+        let landlock_only = SandboxSupport::new(true, 5, Some("no bwrap".into()));
+        let plan = mode(chat, &landlock_only);
+        assert_eq!(plan.mode, SandboxMode::Partial);
         assert_eq!(
-            mode(chat, SandboxSupport::FilesOnly),
-            SandboxMode::NetworkOpen
+            plan.gaps,
+            [
+                SandboxGap::LocalSockets,
+                SandboxGap::Udp,
+                SandboxGap::AbstractSockets,
+                SandboxGap::Signals,
+                SandboxGap::ProtectedPaths
+            ]
         );
+        // Namespaces on an older kernel (Landlock 3): the network is closed by the namespace,
+        // abstract sockets with it; only what Landlock 3 lacks is open.
+        let old = SandboxSupport::new(true, 3, None);
+        assert_eq!(mode(chat, &old).gaps, [SandboxGap::DeviceIoctl]);
         let online = ChatSandbox {
             network: true,
             ..chat
         };
         assert_eq!(
-            mode(online, SandboxSupport::FilesOnly),
-            SandboxMode::Confined
+            mode(online, &old).gaps,
+            [SandboxGap::AbstractSockets, SandboxGap::DeviceIoctl]
         );
-        let missing = SandboxSupport::Unavailable {
-            reason: "no Landlock".into(),
-        };
-        assert_eq!(mode(chat, missing.clone()), SandboxMode::Unavailable);
+        // No Landlock before 6.7's network rules and no namespaces: the network stays open.
+        let no_net = SandboxSupport::new(true, 3, Some("no bwrap".into()));
+        assert!(mode(chat, &no_net).gaps.contains(&SandboxGap::Network));
+        assert!(!mode(chat, &no_net).gaps.contains(&SandboxGap::Udp));
+
+        let missing = SandboxSupport::new(true, 0, Some("no bwrap".into()));
+        assert!(!missing.available());
+        assert_eq!(mode(chat, &missing).mode, SandboxMode::Unavailable);
         let off = ChatSandbox {
             level: SandboxLevel::Off,
             network: false,
+            git_writable: false,
         };
-        assert_eq!(mode(off, missing), SandboxMode::Off);
-        assert!(!SandboxReport::planned(off, &SandboxSupport::Full).confined());
+        assert_eq!(mode(off, &missing).mode, SandboxMode::Off);
+        assert!(!SandboxReport::planned(off, &full).confined());
+        // A report stored before "partial" existed still reads.
+        let old_report: SandboxReport = serde_json::from_str(
+            r#"{"level":"workspaceOnly","network":false,"mode":"networkOpen"}"#,
+        )
+        .unwrap();
+        assert_eq!(old_report.mode, SandboxMode::Partial);
     }
 }

@@ -9,6 +9,22 @@ use crate::providers::AssistantToolCall;
 use std::sync::Arc;
 
 impl Tollgate {
+    /// The paths no sandboxed command and no file tool reads (issue 33), as the Tools popover
+    /// lists them: the user's secret paths (each also where a symlink really leads) and
+    /// Tollgate's data folder; `~` for the home folder.
+    pub fn hidden_paths(&self) -> Vec<String> {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        self.hidden
+            .iter()
+            .map(
+                |p| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+                    Some(rest) => format!("~/{}", rest.display()),
+                    None => p.display().to_string(),
+                },
+            )
+            .collect()
+    }
+
     /// The chat's sandbox level and network switch (F-46).
     pub async fn chat_sandbox(&self, chat: ChatId) -> Result<ChatSandbox, ServiceError> {
         Ok(self.executor(chat).await?.sandbox())

@@ -5,6 +5,7 @@
 
 pub mod basic;
 pub mod builtin;
+pub mod changed_files;
 mod expr;
 pub mod files;
 mod group;

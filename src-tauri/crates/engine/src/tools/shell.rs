@@ -202,10 +202,9 @@ struct RunSandbox {
 
 impl RunSandbox {
     async fn plan(ctx: &ToolContext, workspace: &Path) -> Result<Self, ToolError> {
-        let report = SandboxReport::planned(
-            ctx.sandbox.chat,
-            &super::supervisor::sandbox_support().await,
-        );
+        let support = super::supervisor::sandbox_support().await;
+        let mut report = SandboxReport::planned(ctx.sandbox.chat, &support);
+        report.workspace = Some(workspace.display().to_string());
         if !report.confined() {
             return Ok(Self {
                 report,
@@ -221,8 +220,9 @@ impl RunSandbox {
                     format!("the sandbox's temp folder could not be made: {e}"),
                 )
             })?;
+        let level = ctx.sandbox.chat.level;
         let spec = SandboxSpec {
-            level: ctx.sandbox.chat.level,
+            level,
             network: ctx.sandbox.chat.network,
             workspace: workspace.to_path_buf(),
             temp: temp
@@ -231,6 +231,13 @@ impl RunSandbox {
                 .unwrap_or_else(|_| temp.path().to_path_buf()),
             hidden: ctx.sandbox.hidden.to_vec(),
             writable: Vec::new(),
+            protected: if report.git_writable || level != sandbox::SandboxLevel::WorkspaceOnly {
+                Vec::new()
+            } else {
+                sandbox::protected_in_workspace(workspace)
+            },
+            keep_env: Vec::new(),
+            namespaces: support.namespaces,
         };
         Ok(Self {
             report,
@@ -238,10 +245,20 @@ impl RunSandbox {
         })
     }
 
-    /// The report after the run: what the command's error output shows the sandbox blocked.
-    fn finish(mut self, stdout: &str, stderr: &str) -> SandboxReport {
+    /// The report after the run: what the command's output shows the sandbox blocked, and —
+    /// when it blocked something, so that a rerun without it may follow — the files in the
+    /// workspace the run changed.
+    fn finish(
+        mut self,
+        stdout: &str,
+        stderr: &str,
+        started: std::time::SystemTime,
+    ) -> SandboxReport {
         if let Some((spec, _)) = &self.confined {
             self.report.blocked = sandbox::explain_denials(&format!("{stderr}\n{stdout}"), spec);
+            if !self.report.blocked.is_empty() {
+                self.report.changed = super::changed_files::since(&spec.workspace, started);
+            }
         }
         self.report
     }
@@ -255,6 +272,7 @@ async fn run(
     ctx: &ToolContext,
 ) -> Result<Value, ToolError> {
     let sandbox = RunSandbox::plan(ctx, cwd).await?;
+    let started = std::time::SystemTime::now() - super::changed_files::START_MARGIN;
     let supervisor = super::supervisor::program();
     let mut cmd = match supervisor {
         Some(program) => {
@@ -328,18 +346,18 @@ async fn run(
         Ending::Exited(code) => (code, false),
         Ending::TimedOut => (None, true),
     };
-    if sandbox.confined.is_some()
-        && exit_code == Some(super::supervisor::SANDBOX_FAILED_STATUS)
-        && stderr.starts_with(super::supervisor::SANDBOX_MARK)
+    if let Some(why) = sandbox
+        .confined
+        .as_ref()
+        .and_then(|_| sandbox_failure(exit_code, &stderr))
     {
-        let why = stderr[super::supervisor::SANDBOX_MARK.len()..].trim();
         return Err(ToolError::new(
             ToolErrorKind::Unavailable,
             format!("the command did not run: {why}"),
         )
         .with_suggestion("Tell the user; they can turn this chat's sandbox off to run it."));
     }
-    let report = sandbox.finish(&stdout, &stderr);
+    let report = sandbox.finish(&stdout, &stderr, started);
     Ok(json!({
         "command": command,
         "exit_code": exit_code,
@@ -349,6 +367,21 @@ async fn run(
         "stderr": stderr,
         "sandbox": report,
     }))
+}
+
+/// Why the sandbox could not be set up, when that is why the command ended: Tollgate's own
+/// line ([`sandbox::SANDBOX_MARK`]), or bubblewrap's before the command started.
+fn sandbox_failure(exit_code: Option<i32>, stderr: &str) -> Option<String> {
+    match exit_code {
+        Some(sandbox::SANDBOX_FAILED_STATUS) if stderr.starts_with(sandbox::SANDBOX_MARK) => {
+            Some(stderr[sandbox::SANDBOX_MARK.len()..].trim().to_string())
+        }
+        Some(code) if code != 0 && stderr.starts_with("bwrap: ") => Some(format!(
+            "the sandbox could not be set up: {}",
+            stderr.lines().next().unwrap_or_default().trim()
+        )),
+        _ => None,
+    }
 }
 
 /// The running shell. On Windows, where there are no process groups to kill, it runs inside a

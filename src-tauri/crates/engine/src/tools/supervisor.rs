@@ -30,11 +30,7 @@ pub const STOPPED_STATUS: i32 = 137;
 /// MCP server runs under the sandbox (F-46). `tollgate <ARG> <program> <args…>`.
 pub const SANDBOXED_EXEC_ARG: &str = "--tollgate-exec-sandboxed";
 
-/// The exit status when the sandbox a command asked for could not be set up (it did not run).
-pub const SANDBOX_FAILED_STATUS: i32 = 125;
-
-/// Starts the supervisor's own line on stderr about the sandbox.
-pub const SANDBOX_MARK: &str = "tollgate-sandbox:";
+pub use super::sandbox::{SANDBOX_FAILED_STATUS, SANDBOX_MARK};
 
 static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
 
@@ -55,25 +51,21 @@ pub(crate) fn program() -> Option<&'static PathBuf> {
 
 static SUPPORT: tokio::sync::OnceCell<SandboxSupport> = tokio::sync::OnceCell::const_new();
 
-/// What this system's sandbox can enforce (F-46), found once by running the probe
+/// What this system's sandbox can enforce (F-46, issue 33), found once by running the probe
 /// ([`super::sandbox::PROBE_ARG`]) in the supervisor binary; without a supervisor there is no
 /// sandbox either.
 pub async fn sandbox_support() -> SandboxSupport {
-    let unavailable = |reason: &str| SandboxSupport::Unavailable {
-        reason: reason.into(),
-    };
     if !cfg!(target_os = "linux") {
-        return unavailable("only Linux has a sandbox so far");
+        return SandboxSupport::none("only Linux has a sandbox so far");
     }
     // Not remembered: the supervisor may be configured a moment later (at start-up).
     let Some(program) = program() else {
-        return unavailable("commands run without Tollgate's supervisor");
+        return SandboxSupport::none("commands run without Tollgate's supervisor");
     };
     SUPPORT.get_or_init(|| probe(program)).await.clone()
 }
 
 async fn probe(program: &Path) -> SandboxSupport {
-    let unavailable = |reason: String| SandboxSupport::Unavailable { reason };
     let out = tokio::process::Command::new(program)
         .arg(super::sandbox::PROBE_ARG)
         .stdin(std::process::Stdio::null())
@@ -81,21 +73,26 @@ async fn probe(program: &Path) -> SandboxSupport {
         .output();
     let out = match tokio::time::timeout(std::time::Duration::from_secs(10), out).await {
         Ok(Ok(out)) => out,
-        Ok(Err(e)) => return unavailable(format!("the sandbox could not be tried: {e}")),
-        Err(_) => return unavailable("trying the sandbox took too long".into()),
+        Ok(Err(e)) => return SandboxSupport::none(format!("the sandbox could not be tried: {e}")),
+        Err(_) => return SandboxSupport::none("trying the sandbox took too long"),
     };
     let support = serde_json::from_slice::<SandboxSupport>(&out.stdout).unwrap_or_else(|_| {
-        unavailable(format!(
+        SandboxSupport::none(format!(
             "the sandbox could not be tried (exit {})",
             out.status.code().unwrap_or(-1)
         ))
     });
-    match &support {
-        SandboxSupport::Full => tracing::info!("sandbox: Landlock, files and network"),
-        SandboxSupport::FilesOnly => {
-            tracing::info!("sandbox: Landlock for files; this kernel cannot close the network")
-        }
-        SandboxSupport::Unavailable { reason } => tracing::warn!("no sandbox: {reason}"),
+    match (&support.unavailable, &support.namespaces_missing) {
+        (Some(reason), _) => tracing::warn!("no sandbox: {reason}"),
+        (None, None) => tracing::info!(
+            "sandbox: namespaces (bubblewrap) and Landlock ABI {}",
+            support.landlock_abi
+        ),
+        (None, Some(why)) => tracing::warn!(
+            "sandbox: Landlock ABI {} without namespaces ({why}); gaps: {:?}",
+            support.landlock_abi,
+            support.gaps(false)
+        ),
     }
     support
 }
@@ -109,6 +106,9 @@ pub fn run_if_requested(args: &[String]) -> Option<i32> {
         [flag] if flag == super::sandbox::PROBE_ARG => Some(super::sandbox::probe_here()),
         [flag, program, args @ ..] if flag == SANDBOXED_EXEC_ARG => {
             Some(exec_sandboxed(program, args))
+        }
+        [flag, program, args @ ..] if flag == super::sandbox::INNER_ARG => {
+            Some(super::sandbox::inner_main(program, args))
         }
         _ => None,
     }
@@ -126,22 +126,33 @@ fn supervise(command: &str) -> i32 {
         eprintln!("tollgate: the command could not be supervised: {e}");
         return 126;
     }
-    let mut shell = std::process::Command::new("sh");
-    shell
-        .arg("-c")
-        .arg(command)
-        .stdin(std::process::Stdio::null())
-        .process_group(0);
-    // The sandbox (F-46), applied to this process before the shell starts, so that the command
-    // and everything it starts inherit it. Without the sandbox it asked for, nothing runs.
-    if std::env::var_os(super::sandbox::SANDBOX_ENV).is_some() {
-        shell.env_remove(super::sandbox::SANDBOX_ENV);
-        let temp = match sandbox_from_env() {
-            Ok(temp) => temp,
-            Err(status) => return status,
-        };
-        shell.env("TMPDIR", temp);
-    }
+    // The sandbox (F-46, issue 33): the shell starts inside it — namespaces and Landlock — so
+    // that the command and everything it starts stay there; this supervisor stays outside, out
+    // of the command's reach. Without the sandbox it asked for, nothing runs.
+    let mut shell = match sandbox_from_env() {
+        Ok(Some(spec)) => {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| spec.workspace.clone());
+            match super::sandbox::command(
+                &spec,
+                "sh".as_ref(),
+                &["-c".into(), command.into()],
+                &cwd,
+            ) {
+                Ok(cmd) => cmd,
+                Err(e) => {
+                    eprintln!("{SANDBOX_MARK} {e}");
+                    return SANDBOX_FAILED_STATUS;
+                }
+            }
+        }
+        Ok(None) => {
+            let mut shell = std::process::Command::new("sh");
+            shell.arg("-c").arg(command);
+            shell
+        }
+        Err(status) => return status,
+    };
+    shell.stdin(std::process::Stdio::null()).process_group(0);
     let child = shell.spawn();
     let mut child = match child {
         Ok(c) => c,
@@ -189,43 +200,48 @@ fn supervise(command: &str) -> i32 {
     }
 }
 
-/// Applies the sandbox from the environment to this process, then replaces it with `program`
-/// (which inherits the sandbox). Returns only when that failed; nothing runs unconfined.
+/// Becomes `program args` inside the sandbox from the environment (bubblewrap, or Tollgate's
+/// inner step alone): how a local MCP server runs sandboxed. Returns only when that failed;
+/// nothing runs unconfined.
 #[cfg(target_os = "linux")]
 fn exec_sandboxed(program: &str, args: &[String]) -> i32 {
     use std::os::unix::process::CommandExt;
-    let temp = match sandbox_from_env() {
-        Ok(temp) => temp,
+    let spec = match sandbox_from_env() {
+        Ok(Some(spec)) => spec,
+        Ok(None) => {
+            eprintln!("{SANDBOX_MARK} no sandbox settings were given");
+            return SANDBOX_FAILED_STATUS;
+        }
         Err(status) => return status,
     };
-    let e = std::process::Command::new(program)
-        .args(args)
-        .env_remove(super::sandbox::SANDBOX_ENV)
-        .env("TMPDIR", temp)
-        .exec();
-    eprintln!("tollgate: cannot start {program}: {e}");
-    127
+    let cwd = std::env::current_dir().unwrap_or_else(|_| spec.workspace.clone());
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    match super::sandbox::command(&spec, program.as_ref(), &args, &cwd) {
+        Ok(mut cmd) => {
+            let e = cmd.exec();
+            eprintln!("tollgate: cannot start {program}: {e}");
+            127
+        }
+        Err(e) => {
+            eprintln!("{SANDBOX_MARK} {e}");
+            SANDBOX_FAILED_STATUS
+        }
+    }
 }
 
-/// Applies the sandbox in [`super::sandbox::SANDBOX_ENV`] to this process (the supervisor and the
-/// sandboxed exec share this): its private temp folder, or — after saying why on stderr — the
-/// exit status to leave with, since nothing may run without the sandbox it asked for.
+/// The sandbox asked for in [`super::sandbox::SANDBOX_ENV`], if any; or — after saying why on
+/// stderr — the exit status to leave with when it cannot be read.
 #[cfg(target_os = "linux")]
-fn sandbox_from_env() -> Result<PathBuf, i32> {
+fn sandbox_from_env() -> Result<Option<super::sandbox::SandboxSpec>, i32> {
     let Some(raw) = std::env::var_os(super::sandbox::SANDBOX_ENV) else {
-        eprintln!("{SANDBOX_MARK} no sandbox settings were given");
-        return Err(SANDBOX_FAILED_STATUS);
+        return Ok(None);
     };
-    let spec: super::sandbox::SandboxSpec =
-        serde_json::from_str(&raw.to_string_lossy()).map_err(|e| {
+    serde_json::from_str(&raw.to_string_lossy())
+        .map(Some)
+        .map_err(|e| {
             eprintln!("{SANDBOX_MARK} the sandbox settings could not be read: {e}");
             SANDBOX_FAILED_STATUS
-        })?;
-    super::sandbox::apply(&spec).map_err(|e| {
-        eprintln!("{SANDBOX_MARK} {e}");
-        SANDBOX_FAILED_STATUS
-    })?;
-    Ok(spec.temp)
+        })
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -871,7 +871,8 @@ async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> St
 )]
 async fn a_sandboxed_server_writes_only_in_its_folders() {
     tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
-    let dir = tempfile::tempdir().unwrap();
+    // Not under /tmp: the sandbox has a private one, where a write is harmless.
+    let dir = super::sandbox::test_root();
     let root = dir.path().canonicalize().unwrap();
     let (allowed, secrets) = (root.join("allowed"), root.join("home/.ssh"));
     std::fs::create_dir_all(&allowed).unwrap();
@@ -887,13 +888,14 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
         .await
         .unwrap();
     assert_eq!(touch(&conn, allowed.join("x"), false).await, "ok");
+    // Outside: the system is read-only there; the secret folder is empty.
     assert_eq!(
         touch(&conn, root.join("outside"), false).await,
-        "failed: EACCES"
+        "failed: EROFS"
     );
     assert_eq!(
         touch(&conn, secrets.join("id_rsa"), true).await,
-        "failed: EACCES"
+        "failed: ENOENT"
     );
     assert!(allowed.join("x").exists());
     assert!(!root.join("outside").exists());

