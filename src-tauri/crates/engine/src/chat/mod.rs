@@ -167,7 +167,8 @@ pub enum TurnInput {
     Rerun {
         message: UserInput,
         call: crate::providers::AssistantToolCall,
-        of_seq: u64,
+        /// The call repeated and where it ran (issue 33).
+        of: crate::executor::Rerun,
     },
 }
 

@@ -93,19 +93,15 @@ async fn drive(
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, TurnOutcome> {
     let (input, rerun) = match input {
-        TurnInput::Rerun {
-            message,
-            call,
-            of_seq,
-        } => (TurnInput::Message(message), Some((call, of_seq))),
+        TurnInput::Rerun { message, call, of } => (TurnInput::Message(message), Some((call, of))),
         other => (other, None),
     };
     let mut rounds = Rounds::start(turn, input, tx, cancel).await?;
     let max_rounds = turn.settings.max_rounds.max(1);
     let mut round = 0;
-    if let Some((call, of_seq)) = rerun {
+    if let Some((call, of)) = rerun {
         round += 1;
-        if rounds.rerun(round, call, of_seq).await? {
+        if rounds.rerun(round, call, of).await? {
             return Ok(TurnOutcome::Stopped {
                 usage: rounds.usage,
             });
@@ -402,7 +398,7 @@ impl<'a> Rounds<'a> {
         &mut self,
         round: u32,
         call: AssistantToolCall,
-        of_seq: u64,
+        of: crate::executor::Rerun,
     ) -> Result<bool, TurnOutcome> {
         let message_id = self.open_answer(round).await?;
         let completion = Completion {
@@ -418,7 +414,7 @@ impl<'a> Rounds<'a> {
         let origin = CallOrigin {
             message_id: Some(message_id),
             round,
-            unsandboxed_rerun_of: Some(of_seq),
+            unsandboxed_rerun: Some(of),
             ..Default::default()
         };
         let mut results = Vec::with_capacity(1);

@@ -32,10 +32,20 @@ pub struct CallOrigin {
     /// Run only after the calls before this one in its group are done (F-21).
     #[serde(skip)]
     pub turnstile: Option<super::Turnstile>,
-    /// The user clicked "run again without the sandbox" on call `c<seq>` (F-46): this call
-    /// repeats it with the sandbox off, and that click is its decision (a rule or the settings
-    /// that deny the tool still deny it).
-    pub unsandboxed_rerun_of: Option<u64>,
+    /// The user clicked "run again without the sandbox" on a call (F-46): this call repeats it
+    /// with the sandbox off, and that click is its decision (a rule or the settings that deny
+    /// the tool still deny it).
+    pub unsandboxed_rerun: Option<Rerun>,
+}
+
+/// What a rerun repeats (issue 33): exactly what ran, where it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rerun {
+    /// The call it repeats, `c<of_seq>`.
+    pub of_seq: u64,
+    /// The workspace that call ran in (not the chat's current one); `None`: the chat's.
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 /// What the permission stage is expected to do with a call, for scheduling (F-21). Computed

@@ -10,7 +10,7 @@ mod pipeline;
 mod prompt;
 mod turnstile;
 
-pub use call::{CallOrigin, Preflight, ToolCallRequest, ToolCallResult};
+pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult};
 pub use turnstile::Turnstile;
 
 use crate::approvals::{ApprovalError, ApprovalHub};

@@ -19,7 +19,6 @@ use crate::protocol::{AskReason, Rule, SandboxReport};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
-use crate::vars::reference::resolve_value;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -184,7 +183,9 @@ impl ToolExecutor {
         }
     }
 
-    /// Re-resolves and re-validates arguments edited by the user.
+    /// Re-validates arguments edited by the user. They run as the user wrote them: never
+    /// expanded (the card showed them already expanded; expanding again would run what no one
+    /// saw, issue 33).
     pub(super) fn check_edited_arguments(
         &self,
         tool: &str,
@@ -197,12 +198,9 @@ impl ToolExecutor {
         let entry = registry
             .tool(tool)
             .ok_or_else(|| format!("the tool \"{tool}\" no longer exists"))?;
-        let resolved = resolve_value(edited, &*self.vars)
-            .map_err(|e| e.to_string())?
-            .unwrap_or_else(|| edited.clone());
-        super::limits::check_argument_size(&resolved)?;
-        entry.validator.validate(tool, &resolved)?;
-        Ok(resolved)
+        super::limits::check_argument_size(edited)?;
+        entry.validator.validate(tool, edited)?;
+        Ok(edited.clone())
     }
 
     async fn remember(&self, tool: &str, args: &Value, inputs: &PermissionInputs, allowed: bool) {
@@ -245,7 +243,7 @@ impl ToolExecutor {
                 inputs.record,
                 ctx.origin.repeats,
             ),
-            ctx.origin.unsandboxed_rerun_of,
+            ctx.origin.unsandboxed_rerun.as_ref(),
         ) {
             // The user's click on "run again without the sandbox" is the decision.
             (Verdict::Allow { .. } | Verdict::Ask { .. }, Some(_)) => Verdict::Allow {

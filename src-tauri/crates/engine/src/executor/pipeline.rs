@@ -252,7 +252,12 @@ impl ToolExecutor {
         let args = parse_stage(call.req)?;
         let registry = self.registry();
         let entry = self.resolve_stage(&registry, &call.req.name, trace)?;
-        let args = self.resolve_refs_stage(entry, args)?;
+        // A rerun repeats arguments that were expanded once already: expanding them again
+        // would run what no card showed (issue 33).
+        let args = match call.origin.unsandboxed_rerun {
+            Some(_) => self.bounded_stage(entry, args)?,
+            None => self.resolve_refs_stage(entry, args)?,
+        };
         trace.resolved_args = Some(args.clone());
         validate_stage(entry, &args)?;
         let grant = self.permission(entry, args, call, trace).await?;
@@ -313,6 +318,12 @@ impl ToolExecutor {
                 ))
             }
         };
+        self.bounded_stage(entry, args)
+    }
+
+    /// Bound what the model can make the gate store and show (see `limits`).
+    fn bounded_stage(&self, entry: &RegisteredTool, args: Value) -> Result<Value, Outcome> {
+        let name = &entry.tool.spec().name;
         super::limits::check_argument_size(&args).map_err(|message| {
             Outcome::fail(
                 CallStatus::InvalidArgs,
@@ -668,8 +679,13 @@ impl ToolExecutor {
     ) -> Result<Value, ExecFailure> {
         let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
         let mut sandbox = self.sandbox_plan();
-        if call.origin.unsandboxed_rerun_of.is_some() {
+        let mut workspace = self.workspace();
+        if let Some(rerun) = &call.origin.unsandboxed_rerun {
             sandbox.chat.level = crate::protocol::SandboxLevel::Off;
+            // Where the blocked call ran, not where the chat points now (issue 33).
+            if let Some(ws) = &rerun.workspace {
+                workspace = Some(ws.clone());
+            }
         }
         let spec = entry.tool.spec();
         let name = &spec.name;
@@ -688,7 +704,7 @@ impl ToolExecutor {
             chat: self.chat,
             seq,
             call_id: call_id.to_string(),
-            workspace: self.workspace(),
+            workspace,
             cancel: token.clone(),
             vars: Arc::clone(&self.vars),
             sandbox,

@@ -186,14 +186,10 @@ fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
             parent,
             message: check(message)?,
         },
-        TurnInput::Rerun {
-            message,
-            call,
-            of_seq,
-        } => TurnInput::Rerun {
+        TurnInput::Rerun { message, call, of } => TurnInput::Rerun {
             message: check(message)?,
             call,
-            of_seq,
+            of,
         },
         other @ (TurnInput::Retry | TurnInput::Regenerate { .. }) => other,
     })

@@ -59,7 +59,8 @@ impl Tollgate {
 
     /// Runs call `c<seq>` again with the sandbox off, because the user asked (`text` is their
     /// message saying so): only a call this machine recorded as blocked by the sandbox, with
-    /// exactly the arguments that ran, and the click is the decision. Then the model answers.
+    /// exactly the arguments that ran — never expanded again — in the workspace it ran in, and
+    /// the click is the decision. Then the model answers.
     pub async fn rerun_unsandboxed(
         self: &Arc<Self>,
         chat: ChatId,
@@ -77,6 +78,11 @@ impl Tollgate {
             .sandbox
             .as_ref()
             .is_some_and(|r| r.confined() && !r.blocked.is_empty());
+        let workspace = call
+            .sandbox
+            .as_ref()
+            .and_then(|r| r.workspace.as_ref())
+            .map(std::path::PathBuf::from);
         let (Some(tool), Some(args), true) = (&call.tool, &call.resolved_args, blocked) else {
             return Err(ServiceError::Invalid(format!(
                 "c{seq} was not blocked by the sandbox, so there is nothing to run again without it"
@@ -94,7 +100,10 @@ impl Tollgate {
                 name: tool.clone(),
                 arguments: args.clone(),
             },
-            of_seq: seq,
+            of: crate::executor::Rerun {
+                of_seq: seq,
+                workspace,
+            },
         };
         tracing::info!("chat {chat}: c{seq} runs again without the sandbox, as the user asked");
         self.send(chat, input, on_event).await

