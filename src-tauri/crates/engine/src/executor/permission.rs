@@ -183,6 +183,15 @@ impl ToolExecutor {
         }
     }
 
+    /// Whether `rel` in `workspace` is in one of the hidden paths (issue 33).
+    fn is_hidden(&self, workspace: Option<&std::path::Path>, rel: &str) -> bool {
+        let Some(ws) = workspace else {
+            return false;
+        };
+        let real = crate::tools::sandbox::paths::resolve(&ws.join(rel));
+        crate::tools::sandbox::paths::hidden_by(&real, &self.deps.hidden).is_some()
+    }
+
     /// Re-validates arguments edited by the user. They run as the user wrote them: never
     /// expanded (the card showed them already expanded; expanding again would run what no one
     /// saw, issue 33).
@@ -280,10 +289,15 @@ impl ToolExecutor {
         } else {
             None
         };
-        let request = ApprovalRequest::Execution {
-            preview: entry
+        // No preview reads a secret path (its content would reach the card).
+        let preview = match &inputs.subject {
+            RuleSubject::Path(rel) if self.is_hidden(inputs.workspace.as_deref(), rel) => None,
+            _ => entry
                 .tool
                 .approval_preview(&args, inputs.workspace.as_deref()),
+        };
+        let request = ApprovalRequest::Execution {
+            preview,
             sandbox,
             arguments: args.clone(),
             policy: inputs.policy,

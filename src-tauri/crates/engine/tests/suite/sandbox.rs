@@ -1037,3 +1037,112 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     assert_eq!(rerun.resolved_args, blocked.resolved_args);
     assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
 }
+
+/// The file tools refuse the secret paths even inside the workspace (issue 33): with the home
+/// folder as the workspace and every call approved, `.ssh/id_rsa` is neither read, searched,
+/// listed, found, written nor shown on a card — also through a symlink in the workspace.
+#[tokio::test]
+async fn the_file_tools_refuse_secret_paths_inside_the_workspace() {
+    let dir = test_root();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, home) = (root.join("data"), root.join("home"));
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::write(home.join("notes.txt"), "PRIVATE notes of mine").unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).unwrap();
+    let app = Tollgate::open_for_home(
+        &data,
+        Keychain::new("app.tollgate.test.hidden"),
+        Arc::new(NullSink),
+        Some(&home),
+    )
+    .await
+    .unwrap();
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    app.executor(chat)
+        .await
+        .unwrap()
+        .set_workspace(Some(home.clone()))
+        .await
+        .unwrap();
+    let calls = [
+        ("r1", "read_file", json!({"path": ".ssh/id_rsa"})),
+        ("r2", "read_file", json!({"path": "keys/id_rsa"})),
+        ("l1", "list_dir", json!({"path": ".ssh"})),
+        ("g1", "grep", json!({"pattern": "PRIVATE"})),
+        ("g2", "glob", json!({"pattern": "**/*"})),
+        (
+            "w1",
+            "edit_file",
+            json!({"path": ".ssh/id_rsa", "old_text": "PRIVATE", "new_text": "x"}),
+        ),
+        (
+            "w2",
+            "write_file",
+            json!({"path": ".ssh/authorized_keys", "content": "ssh-ed25519 AAAA attacker"}),
+        ),
+    ];
+    let args: Vec<String> = calls.iter().map(|(_, _, a)| a.to_string()).collect();
+    let refs: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .zip(&args)
+        .map(|((id, tool, _), a)| (*id, *tool, a.as_str()))
+        .collect();
+    mock.push(openai::calls("", &refs));
+    mock.push(openai::text("Done."));
+    let (on_event, mut rx) = collector();
+    app.send(chat, TurnInput::Message("look around".into()), on_event)
+        .await
+        .unwrap();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match event {
+            ChatEvent::TurnFinished { .. } => break,
+            ChatEvent::Tool { event } => {
+                if let ToolEvent::ApprovalRequested { approval } = *event {
+                    if let ApprovalRequest::Execution { preview, .. } = &approval.request {
+                        assert!(preview.is_none(), "a card previewed a secret: {preview:?}");
+                    }
+                    app.decide(
+                        chat,
+                        &approval.id,
+                        Decision::Execution(ExecutionDecision::AllowOnce),
+                    )
+                    .await
+                    .unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    let results = tool_results(&mock);
+    assert_eq!(results.len(), calls.len(), "{results:#?}");
+    for (i, result) in results.iter().enumerate() {
+        assert!(!result.contains("PRIVATE KEY"), "{}: {result}", calls[i].1);
+    }
+    for i in [0, 1, 2, 5, 6] {
+        assert!(
+            results[i].contains("is in a protected folder"),
+            "{}: {}",
+            calls[i].1,
+            results[i]
+        );
+    }
+    assert!(
+        results[3].contains("notes.txt"),
+        "the rest is searched: {}",
+        results[3]
+    );
+    assert!(!results[3].contains(".ssh"), "{}", results[3]);
+    assert!(!results[4].contains("id_rsa"), "{}", results[4]);
+    assert!(!home.join(".ssh/authorized_keys").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.join(".ssh/id_rsa")).unwrap(),
+        "PRIVATE KEY"
+    );
+}

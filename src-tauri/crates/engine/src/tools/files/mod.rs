@@ -228,7 +228,7 @@ impl Tool for ReadFile {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let rel = str_arg(&args, "path")?;
         let real = ws.existing(rel)?;
         let shown = ws.relative(&real);
@@ -353,7 +353,7 @@ impl Tool for ListDir {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let real = ws.existing(path_arg(&args))?;
         let shown = ws.relative(&real);
         if !real.is_dir() {
@@ -397,7 +397,7 @@ impl Tool for WriteFile {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let rel = str_arg(&args, "path")?;
         let content = str_arg(&args, "content")?.to_string();
         let real = ws.writable(rel)?;
@@ -468,7 +468,7 @@ impl Tool for EditFile {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let rel = str_arg(&args, "path")?;
         let real = ws.existing(rel)?;
         let shown = ws.relative(&real);

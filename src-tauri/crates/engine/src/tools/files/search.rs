@@ -41,9 +41,12 @@ impl Glob {
     }
 }
 
-fn walker(root: &Path) -> WalkBuilder {
+/// A walk under `root` that never enters the workspace's hidden paths.
+fn walker(ws: &Workspace, root: &Path) -> WalkBuilder {
     let mut b = WalkBuilder::new(root);
     b.require_git(false).follow_links(false);
+    let ws = ws.clone();
+    b.filter_entry(move |e| ws.hidden_by(e.path()).is_none());
     b
 }
 
@@ -60,7 +63,7 @@ pub fn glob_files(
         .compile_matcher();
     let mut out = Vec::new();
     let mut more = false;
-    for entry in walker(start).build().flatten() {
+    for entry in walker(ws, start).build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -89,7 +92,7 @@ impl Tool for Glob {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let start = ws.existing(path_arg(&args))?;
         let pattern = str_arg(&args, "pattern")?.to_string();
         let (files, more) = tokio::task::spawn_blocking(move || glob_files(&ws, &start, &pattern))
@@ -174,7 +177,7 @@ pub fn grep_files(
             ToolError::invalid(format!("invalid pattern: {e}"))
                 .with_suggestion("Use literal=true to search for plain text.")
         })?;
-    let mut builder = walker(start);
+    let mut builder = walker(ws, start);
     if let Some(g) = &opts.glob {
         let mut ov = ignore::overrides::OverrideBuilder::new(start);
         ov.add(g)
@@ -251,7 +254,7 @@ impl Tool for Grep {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let ws = Workspace::of(ctx.workspace.as_deref())?;
+        let ws = Workspace::for_call(&ctx)?;
         let start = ws.existing(path_arg(&args))?;
         let opts = GrepOptions {
             pattern: str_arg(&args, "pattern")?.to_string(),

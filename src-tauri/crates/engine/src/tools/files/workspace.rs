@@ -6,10 +6,13 @@
 use crate::tools::{ToolError, ToolErrorKind};
 use std::path::{Component, Path, PathBuf};
 
-/// A chat's workspace folder, canonical.
+/// A chat's workspace folder, canonical, and the secret paths in it that no tool touches.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    /// The paths no file tool reads or writes, even inside the workspace (issue 33): the same
+    /// list the sandbox hides from commands ([`crate::tools::sandbox::hidden_folders`]).
+    hidden: std::sync::Arc<[PathBuf]>,
 }
 
 fn denied(msg: impl Into<String>) -> ToolError {
@@ -37,7 +40,23 @@ impl Workspace {
             )
             .with_suggestion("Ask the user to check the workspace folder.")
         })?;
-        Ok(Self { root })
+        Ok(Self {
+            root,
+            hidden: std::sync::Arc::from(Vec::new()),
+        })
+    }
+
+    /// The workspace of a tool call, with the chat's hidden paths.
+    pub fn for_call(ctx: &crate::tools::ToolContext) -> Result<Self, ToolError> {
+        Ok(Self {
+            hidden: std::sync::Arc::clone(&ctx.sandbox.hidden),
+            ..Self::of(ctx.workspace.as_deref())?
+        })
+    }
+
+    /// The hidden path `path` (real, or a walk's entry under the root) is in, if any.
+    pub fn hidden_by(&self, path: &Path) -> Option<&Path> {
+        crate::tools::sandbox::paths::hidden_by(path, &self.hidden)
     }
 
     pub fn root(&self) -> &Path {
@@ -80,6 +99,16 @@ impl Workspace {
     }
 
     fn inside(&self, real: &Path, rel: &str) -> Result<(), ToolError> {
+        if let Some(secret) = self.hidden_by(real) {
+            return Err(ToolError::new(
+                ToolErrorKind::PermissionDenied,
+                format!(
+                    "\"{rel}\" is in a protected folder ({}): Tollgate's tools never read or change it, also inside the workspace",
+                    secret.display()
+                ),
+            )
+            .with_suggestion("Do not try to get around it; ask the user if the task needs it."));
+        }
         if real.starts_with(&self.root) {
             Ok(())
         } else {
