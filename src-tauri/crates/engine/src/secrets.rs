@@ -170,6 +170,28 @@ pub fn remember(secret: &str) {
     }
 }
 
+/// `text` without any secret this process holds (provider keys, MCP secrets), each replaced by
+/// [`REDACTED`]: what a tool result goes through before it is stored, shown, put in a variable
+/// or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape in a file the
+/// model reads is the file's, not Tollgate's. Borrowed when there was nothing to hide.
+pub fn redact_known(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for secret in KNOWN.read().iter() {
+        if out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// [`redact_known`] of an owned text, without a copy when there was nothing to hide.
+pub fn redact_known_owned(text: String) -> String {
+    match redact_known(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(redacted) => redacted,
+    }
+}
+
 /// A character that can be part of a token.
 fn token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')

@@ -382,13 +382,21 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
+        // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
+        // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
+        let known = crate::secrets::redact_known_owned;
         match self.run_tool(entry, args, call).await {
             Ok(data) => {
-                trace.sandbox = entry.tool.sandbox_report(&data);
-                let text = entry
-                    .tool
-                    .format_for_llm(&data, args)
-                    .unwrap_or_else(|| default_format(&data));
+                trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {
+                    report.blocked = report.blocked.into_iter().map(known).collect();
+                    report
+                });
+                let text = known(
+                    entry
+                        .tool
+                        .format_for_llm(&data, args)
+                        .unwrap_or_else(|| default_format(&data)),
+                );
                 let text = if text.trim().is_empty() {
                     format!("The tool \"{name}\" finished successfully and returned no output.")
                 } else {
@@ -405,10 +413,10 @@ impl ToolExecutor {
                 message,
             }) => Ok(Formatted {
                 status: CallStatus::Error,
-                text: message,
+                text: known(message),
                 images: Vec::new(),
             }),
-            Err(ExecFailure { status, message }) => Err(Outcome::fail(status, message)),
+            Err(ExecFailure { status, message }) => Err(Outcome::fail(status, known(message))),
         }
     }
 

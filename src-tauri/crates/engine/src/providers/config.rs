@@ -116,6 +116,24 @@ impl Providers {
         }
     }
 
+    /// Reads every stored provider key once, so that each is a known secret from the start
+    /// ([`crate::secrets::redact_known`]): no tool result carries one, even a key of a provider
+    /// not used since Tollgate started (issue 33). A keychain that fails is logged, not fatal.
+    pub async fn remember_keys(&self) {
+        let configs = match self.store.providers().await {
+            Ok(configs) => configs,
+            Err(e) => {
+                tracing::warn!("provider keys not read for redaction: {e}");
+                return;
+            }
+        };
+        for cfg in configs.iter().filter(|c| c.has_key) {
+            if let Err(e) = self.keychain.get(&provider_account(cfg.id)).await {
+                tracing::warn!("the key of provider {} not read for redaction: {e}", cfg.id);
+            }
+        }
+    }
+
     /// A working provider for `cfg`, with its key from the keychain.
     pub async fn build(&self, cfg: &ProviderConfig) -> Result<Arc<dyn Provider>, ConfigError> {
         let key = if cfg.has_key {

@@ -149,13 +149,17 @@ impl Tollgate {
         }
     }
 
+    /// The secret values stored under `account`; each becomes a known secret that no tool
+    /// result carries (issue 33).
     async fn secrets_of(&self, account: &str) -> Result<BTreeMap<String, String>, ServiceError> {
-        Ok(self
+        let secrets: BTreeMap<String, String> = self
             .keychain
             .get(account)
             .await?
             .and_then(|json| serde_json::from_str(&json).ok())
-            .unwrap_or_default())
+            .unwrap_or_default();
+        secrets.values().for_each(|v| crate::secrets::remember(v));
+        Ok(secrets)
     }
 
     /// Stores `secrets` under `account`, or removes the entry when there are none.
@@ -170,6 +174,7 @@ impl Tollgate {
         }
         let json = serde_json::to_string(secrets)
             .map_err(|e| ServiceError::Invalid(format!("the secrets could not be saved: {e}")))?;
+        secrets.values().for_each(|v| crate::secrets::remember(v));
         self.keychain.set(account, &json).await?;
         Ok(())
     }

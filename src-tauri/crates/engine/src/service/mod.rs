@@ -299,6 +299,7 @@ impl Tollgate {
         });
         tokio::spawn(upkeep(Arc::downgrade(&this), Arc::clone(&this.purger)));
         this.start_mcp().await?;
+        this.providers.remember_keys().await;
         Ok(this)
     }
 

@@ -221,12 +221,14 @@ pub struct ToolContext {
 impl ToolContext {
     /// Streams output into the tool-chain log while the tool runs (F-43): `text`, after
     /// `skipped` characters of the stream that the log is not shown (a flood keeps a tail).
+    /// Tollgate's own secrets never show there (issue 33).
     pub fn emit_output(&self, stream: OutputStream, text: impl Into<String>, skipped: u64) {
+        let text = crate::secrets::redact_known_owned(text.into());
         self.sink.emit(ToolEvent::OutputDelta {
             chat: self.chat,
             seq: self.seq,
             stream,
-            text: text.into(),
+            text,
             skipped,
         });
     }

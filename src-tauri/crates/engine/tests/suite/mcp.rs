@@ -921,3 +921,98 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
         .to_string()
         .contains("full path"));
 }
+
+/// Known secrets never leave in results (issue 33): a server's key written into its command line
+/// goes to the keychain and back into the server's argv at launch, where an approved `ps aux`
+/// — with the chat's sandbox off, so that it sees every process — would print it. The result
+/// the model gets, the record, the call's variable and the database hold `[redacted]` instead.
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "system-tests"),
+    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
+)]
+async fn a_server_s_inline_secret_never_leaves_in_a_result() {
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    const SECRET: &str = "tg-inline-secret-7Hq2x9Lw";
+    let dir = super::sandbox::test_root();
+    let app = open(dir.path()).await;
+    let mut config = probe("keyed", &dir.path().join("marker"));
+    if let tollgate_engine::mcp::McpTransport::Stdio { args, .. } = &mut config.transport {
+        args.extend(["--api-key".to_string(), SECRET.to_string()]);
+    }
+    app.save_mcp_server(config, None).await.unwrap();
+    assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
+    let mock = super::service::with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    exec.set_workspace(Some(dir.path().to_path_buf()))
+        .await
+        .unwrap();
+    let off = tollgate_engine::protocol::ChatSandbox {
+        level: tollgate_engine::protocol::SandboxLevel::Off,
+        ..Default::default()
+    };
+    app.set_chat_sandbox(chat, off, true).await.unwrap();
+    let ps = json!({"command": "ps axww -o args"}).to_string();
+    mock.push(tollgate_mock_llm::openai::calls(
+        "",
+        &[("c1", "run_command", ps.as_str())],
+    ));
+    mock.push(tollgate_mock_llm::openai::text("Done."));
+    let (on_event, mut rx) = super::service::collector();
+    app.send(
+        chat,
+        tollgate_engine::chat::TurnInput::Message("list processes".into()),
+        on_event,
+    )
+    .await
+    .unwrap();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            tollgate_engine::chat::ChatEvent::TurnFinished { .. } => break,
+            tollgate_engine::chat::ChatEvent::Tool { event } => {
+                if let tollgate_engine::protocol::ToolEvent::ApprovalRequested { approval } = *event
+                {
+                    app.decide(
+                        chat,
+                        &approval.id,
+                        Decision::Execution(ExecutionDecision::AllowOnce),
+                    )
+                    .await
+                    .unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    let body = mock.bodies().pop().unwrap().to_string();
+    assert!(
+        body.contains("probe-server.mjs --api-key [redacted]"),
+        "{body}"
+    );
+    assert!(!body.contains(SECRET));
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    let result = calls
+        .last()
+        .unwrap()
+        .result_text
+        .clone()
+        .unwrap_or_default();
+    assert!(result.contains("--api-key [redacted]"), "{result}");
+    app.mcp.shutdown().await;
+    drop(app);
+    for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        if entry.file_type().unwrap().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            assert!(
+                !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+                "{} holds the secret",
+                entry.path().display()
+            );
+        }
+    }
+}
