@@ -46,6 +46,11 @@ export type SandboxLevel = "workspaceOnly" | "readOnly" | "off";
 
 export type ChatSandbox = { level: SandboxLevel, network: boolean, 
 /**
+ * With the network off, the hosts commands may still reach through Tollgate's proxy
+ * ("only these hosts": a package registry, say); empty, none (issue 33).
+ */
+hosts?: Array<string>, 
+/**
  * Commands may change the workspace's git hooks and configuration (which run code outside
  * the sandbox later); off by default (issue 33).
  */
@@ -77,11 +82,15 @@ gapsNetworkOff: Array<SandboxGap>,
  */
 gapsNetworkOn: Array<SandboxGap>, };
 
-export type SandboxGap = "localSockets" | "network" | "udp" | "abstractSockets" | "signals" | "protectedPaths" | "truncate" | "deviceIoctl" | "fileRules";
+export type SandboxGap = "localSockets" | "network" | "udp" | "abstractSockets" | "signals" | "protectedPaths" | "truncate" | "deviceIoctl" | "fileRules" | "hostsOnly";
 
 export type SandboxMode = "confined" | "partial" | "off" | "unavailable";
 
-export type SandboxReport = { level: SandboxLevel, network: boolean, mode: SandboxMode, 
+export type SandboxReport = { level: SandboxLevel, network: boolean, 
+/**
+ * The hosts the command may reach with the network off ("only these hosts").
+ */
+hosts?: Array<string>, mode: SandboxMode, 
 /**
  * What this system cannot enforce for this command (empty when [`SandboxMode::Confined`]).
  */
@@ -555,7 +564,11 @@ export type McpSandbox = { network: boolean,
 /**
  * Absolute paths of the folders the server may write in.
  */
-folders: Array<string>, };
+folders: Array<string>, 
+/**
+ * With the network off, the hosts the server may still reach through Tollgate's proxy.
+ */
+hosts?: Array<string>, };
 
 export type McpServerConfig = { 
 /**

@@ -277,12 +277,46 @@ describe("the chat's sandbox settings", () => {
       await Promise.resolve();
     });
     expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "readOnly", network: false }, false);
-    const network = root.querySelector<HTMLInputElement>(".sandbox-network input");
+    const network = root.querySelector<HTMLInputElement>('.sandbox-network input[value="network-on"]');
     await act(async () => {
       network?.click();
       await Promise.resolve();
     });
-    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "workspaceOnly", network: true }, false);
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "workspaceOnly", network: true, hosts: [] }, false);
+  });
+
+  it("only these hosts: the listed hosts are saved with the network off, on Enter from the field", async () => {
+    await mountSettings();
+    await act(() => {
+      root.querySelector<HTMLInputElement>('.sandbox-network input[value="network-hosts"]')?.click();
+    });
+    // Nothing to save before a host is typed.
+    expect(api.setChatSandbox).not.toHaveBeenCalled();
+    const field = root.querySelector<HTMLInputElement>('[data-role="sandbox-hosts"]');
+    expect(field).not.toBeNull();
+    await act(async () => {
+      if (field) {
+        field.value = "registry.npmjs.org, *.pypi.org";
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        field.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+      }
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(
+      7,
+      { level: "workspaceOnly", network: false, hosts: ["registry.npmjs.org", "*.pypi.org"] },
+      false,
+    );
+  });
+
+  it("a card says which hosts a command may reach", async () => {
+    await act(() => {
+      render(
+        <ApprovalCard approval={shellApproval({ ...confined, hosts: ["registry.npmjs.org"] })} active position={1} total={1} onDecided={() => {}} />,
+        root,
+      );
+    });
+    expect(text("sandbox-approval")).toContain("Will run in the sandbox: workspace only, network only to registry.npmjs.org");
   });
 
   it("says once, plainly, when this system has no sandbox", async () => {

@@ -44,12 +44,29 @@ export function gapText(gap: SandboxGap): string {
       return t("sandbox.gap.deviceIoctl");
     case "fileRules":
       return t("sandbox.gap.fileRules");
+    case "hostsOnly":
+      return t("sandbox.gap.hostsOnly");
   }
+}
+
+/** How far commands reach the network: not at all, the listed hosts only, or everywhere. */
+type NetworkMode = "off" | "hosts" | "on";
+
+/** Host names typed by the user (spaces, commas or new lines between them). */
+export function parseHosts(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((h) => h.trim())
+    .filter((h) => h.length > 0);
 }
 
 /** One line saying how a command runs (or ran): confined, and how; or that it is not. */
 export function sandboxSummary(report: SandboxReport): { text: string; confined: boolean } {
-  const network = report.network ? t("sandbox.networkOn") : t("sandbox.networkOff");
+  const network = report.network
+    ? t("sandbox.networkOn")
+    : report.hosts?.length
+      ? t("sandbox.networkHosts", { hosts: report.hosts.join(", ") })
+      : t("sandbox.networkOff");
   const level = levelName(report.level);
   switch (report.mode) {
     case "confined":
@@ -200,6 +217,8 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
   const hidden = useLoad(() => api.sandboxHiddenPaths(), []);
   const saving = useAction();
   const [confirmOff, setConfirmOff] = useState(false);
+  const [hostsChosen, setHostsChosen] = useState(false);
+  const [hostsText, setHostsText] = useState((current.hosts ?? []).join(" "));
   const cancel = useRef<HTMLButtonElement>(null);
   // The safe answer has the focus: a stray Enter or Space keeps the sandbox.
   useEffect(() => {
@@ -227,6 +246,17 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
 
   const s = support.data;
   const gaps = s ? (current.network ? s.gapsNetworkOn : s.gapsNetworkOff) : [];
+  const networkMode: NetworkMode = current.network ? "on" : hostsChosen || current.hosts?.length ? "hosts" : "off";
+  const chooseNetwork = (m: NetworkMode) => {
+    setHostsChosen(m === "hosts");
+    if (m === "on") save({ ...current, network: true, hosts: [] });
+    else if (m === "off") save({ ...current, network: false, hosts: [] });
+    else if (parseHosts(hostsText).length) save({ ...current, network: false, hosts: parseHosts(hostsText) });
+  };
+  const saveHosts = (text: string) => {
+    const hosts = parseHosts(text);
+    if (hosts.join(" ") !== (current.hosts ?? []).join(" ")) save({ ...current, network: false, hosts });
+  };
   return (
     <div class="sandbox-settings" data-role="sandbox-settings">
       <div class="popover-title">{t("sandbox.title")}</div>
@@ -259,25 +289,48 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
           </div>
         </div>
       ) : null}
-      <label class="switch-row sandbox-network">
-        <input
-          type="checkbox"
-          class="switch"
-          checked={current.network}
-          disabled={current.level === "off"}
-          onChange={(e) => save({ ...current, network: e.currentTarget.checked })}
-        />
-        <span>
-          <strong>{t("sandbox.network")}</strong>
-          <small class="muted block">
-            {current.level === "off"
-              ? t("sandbox.networkWhenOff")
-              : gaps.includes("network")
-                ? t("sandbox.networkCannotClose")
-                : t("sandbox.networkHint")}
-          </small>
-        </span>
-      </label>
+      <div class="sandbox-network" role="radiogroup" aria-label={t("sandbox.network")} data-role="sandbox-network">
+        <strong>{t("sandbox.network")}</strong>
+        {current.level === "off" ? (
+          <small class="muted block">{t("sandbox.networkWhenOff")}</small>
+        ) : (
+          <>
+            {(["off", "hosts", "on"] as const).map((m) => (
+              <label class="radio-row" key={m}>
+                <input
+                  type="radio"
+                  name={`sandbox-network-${chat.id}`}
+                  value={`network-${m}`}
+                  checked={networkMode === m}
+                  onChange={() => chooseNetwork(m)}
+                />
+                <span>{t(`sandbox.network.${m}`)}</span>
+              </label>
+            ))}
+            {networkMode === "hosts" ? (
+              <label class="field sandbox-hosts">
+                <span class="small muted">{t("sandbox.hostsHint")}</span>
+                <input
+                  type="text"
+                  class="mono"
+                  data-role="sandbox-hosts"
+                  value={hostsText}
+                  placeholder="registry.npmjs.org pypi.org *.pythonhosted.org"
+                  onInput={(e) => setHostsText(e.currentTarget.value)}
+                  onBlur={(e) => saveHosts(e.currentTarget.value)}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter") {
+                      e.preventDefault();
+                      saveHosts(e.currentTarget.value);
+                    }
+                  }}
+                />
+              </label>
+            ) : null}
+            <small class="muted block">{gaps.includes("network") ? t("sandbox.networkCannotClose") : t("sandbox.networkHint")}</small>
+          </>
+        )}
+      </div>
       <label class="switch-row sandbox-git">
         <input
           type="checkbox"

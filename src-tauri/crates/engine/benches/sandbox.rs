@@ -57,6 +57,7 @@ fn sandbox_overhead(c: &mut Criterion) {
         writable: Vec::new(),
         keep_env: Vec::new(),
         namespaces: false,
+        hosts: Vec::new(),
     };
     let landlock = serde_json::to_string(&spec).expect("spec");
     let namespaces = serde_json::to_string(&SandboxSpec {

@@ -156,7 +156,7 @@ describe("McpTab", () => {
       form?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
     });
     expect(api.saveMcpServer).toHaveBeenCalledWith(
-      expect.objectContaining({ name: "github", sandbox: { network: true, folders: ["/home/me/notes", "/srv/data"] } }),
+      expect.objectContaining({ name: "github", sandbox: { network: true, folders: ["/home/me/notes", "/srv/data"], hosts: [] } }),
       "github",
     );
   });

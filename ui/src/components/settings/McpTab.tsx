@@ -7,6 +7,7 @@ import { EXECUTION_POLICIES, executionPolicyKey } from "../../policies";
 import type { ExecutionPolicy, McpServerConfig, McpServerView, McpStatus } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
+import { parseHosts } from "../Sandbox";
 import { LoadStatus } from "../States";
 import type { Confirm } from "./Settings";
 
@@ -220,7 +221,15 @@ function ServerSandboxLine({ config, noSandbox }: { config: McpServerConfig; noS
   const where = sb.folders.length ? t("mcp.sandboxWrites", { folders: sb.folders.join(", ") }) : t("mcp.sandboxWritesNothing");
   return (
     <div class="muted small" data-role="mcp-sandbox-line">
-      <Icon name="lock" /> {t("mcp.sandboxOn", { where, network: sb.network ? t("sandbox.networkOn") : t("sandbox.networkOff") })}
+      <Icon name="lock" />{" "}
+      {t("mcp.sandboxOn", {
+        where,
+        network: sb.network
+          ? t("sandbox.networkOn")
+          : sb.hosts?.length
+            ? t("sandbox.networkHosts", { hosts: sb.hosts.join(", ") })
+            : t("sandbox.networkOff"),
+      })}
     </div>
   );
 }
@@ -240,6 +249,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [sandboxed, setSandboxed] = useState(initial ? !!initial.sandbox : true);
   const [network, setNetwork] = useState(initial?.sandbox?.network ?? true);
   const [folders, setFolders] = useState((initial?.sandbox?.folders ?? []).join("\n"));
+  const [hosts, setHosts] = useState((initial?.sandbox?.hosts ?? []).join(" "));
   const { error, busy, run, setError } = useAction();
 
   const submit = async () => {
@@ -262,7 +272,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       timeoutSecs: secs,
       executionPolicy: policy === "" ? null : policy,
       resultPolicy: initial?.resultPolicy ?? null,
-      ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders) } } : {}),
+      ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders), hosts: network ? [] : parseHosts(hosts) } } : {}),
     };
     if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
@@ -322,6 +332,19 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
                     <input type="checkbox" class="switch" checked={network} onChange={(e) => setNetwork(e.currentTarget.checked)} />
                     <span>{t("mcp.sandboxNetwork")}</span>
                   </label>
+                  {network ? null : (
+                    <label class="field">
+                      <span>{t("mcp.sandboxHosts")}</span>
+                      <input
+                        type="text"
+                        class="mono"
+                        data-role="mcp-sandbox-hosts"
+                        value={hosts}
+                        placeholder="api.example.com"
+                        onInput={(e) => setHosts(e.currentTarget.value)}
+                      />
+                    </label>
+                  )}
                   <label class="field">
                     <span>{t("mcp.sandboxFolders")}</span>
                     <textarea class="mono" rows={2} value={folders} placeholder="/home/me/notes" onInput={(e) => setFolders(e.currentTarget.value)} />

@@ -162,7 +162,7 @@ impl ToolExecutor {
 
     /// The chat's sandbox level and network switch (F-46).
     pub fn sandbox(&self) -> ChatSandbox {
-        self.overrides.read().sandbox
+        self.overrides.read().sandbox.clone()
     }
 
     /// Sets the chat's sandbox (persisted). Turning it off is a decision the caller has had the

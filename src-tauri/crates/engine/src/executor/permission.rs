@@ -285,7 +285,7 @@ impl ToolExecutor {
 
         let sandbox = if entry.tool.spec().sandboxed {
             let support = crate::tools::supervisor::sandbox_support().await;
-            Some(Box::new(SandboxReport::planned(self.sandbox(), &support)))
+            Some(Box::new(SandboxReport::planned(&self.sandbox(), &support)))
         } else {
             None
         };

@@ -119,6 +119,10 @@ pub struct McpSandbox {
     pub network: bool,
     /// Absolute paths of the folders the server may write in.
     pub folders: Vec<String>,
+    /// With the network off, the hosts the server may still reach through Tollgate's proxy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub hosts: Vec<String>,
 }
 
 fn yes() -> bool {

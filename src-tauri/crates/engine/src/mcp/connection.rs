@@ -106,8 +106,12 @@ pub struct McpConnection {
     closed: watch::Receiver<bool>,
     pid: Option<u32>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
-    /// A sandboxed server's private temp folder, removed when the connection goes.
-    _sandbox_temp: Option<tempfile::TempDir>,
+    /// A sandboxed server's private temp folder, removed when the connection goes, and the
+    /// proxy of its allowed hosts, stopped then.
+    _sandbox_temp: Option<(
+        tempfile::TempDir,
+        Option<crate::tools::sandbox::proxy::HostProxy>,
+    )>,
 }
 
 fn client_config() -> ClientConfig {
@@ -123,6 +127,8 @@ struct ServerSandbox {
     spec: crate::tools::sandbox::SandboxSpec,
     program: PathBuf,
     temp: tempfile::TempDir,
+    /// "Only these hosts": the proxy the server reaches them through.
+    proxy: Option<crate::tools::sandbox::proxy::HostProxy>,
 }
 
 /// The sandbox `wanted` for server `name`, or `None` where this system has none (the server
@@ -137,9 +143,10 @@ async fn sandbox_for(
     use crate::tools::supervisor;
     let support = supervisor::sandbox_support().await;
     let plan = SandboxReport::planned(
-        ChatSandbox {
+        &ChatSandbox {
             level: SandboxLevel::WorkspaceOnly,
             network: wanted.network,
+            hosts: wanted.hosts.clone(),
             git_writable: false,
         },
         &support,
@@ -160,24 +167,44 @@ async fn sandbox_for(
         .path()
         .canonicalize()
         .unwrap_or_else(|_| temp.path().to_path_buf());
-    Ok(Some(ServerSandbox {
-        spec: crate::tools::sandbox::SandboxSpec {
-            level: SandboxLevel::WorkspaceOnly,
-            network: wanted.network,
-            workspace: private.clone(),
-            temp: private,
-            hidden: hidden.to_vec(),
-            writable: wanted
-                .folders
-                .iter()
-                .map(|f| PathBuf::from(f.trim()))
-                .collect(),
-            protected: Vec::new(),
-            keep_env: keep_env.to_vec(),
-            namespaces: support.namespaces,
+    let spec = crate::tools::sandbox::SandboxSpec {
+        level: SandboxLevel::WorkspaceOnly,
+        network: wanted.network,
+        workspace: private.clone(),
+        temp: private.clone(),
+        hidden: hidden.to_vec(),
+        writable: wanted
+            .folders
+            .iter()
+            .map(|f| PathBuf::from(f.trim()))
+            .collect(),
+        protected: Vec::new(),
+        keep_env: keep_env.to_vec(),
+        namespaces: support.namespaces,
+        hosts: if wanted.network {
+            Vec::new()
+        } else {
+            wanted.hosts.clone()
         },
+    };
+    let proxy = if spec.proxied() {
+        let socket = private.join(crate::tools::sandbox::proxy::SOCKET_NAME);
+        Some(
+            crate::tools::sandbox::proxy::HostProxy::start(&socket, spec.hosts.clone()).map_err(
+                |e| McpError::Spawn {
+                    command: name.to_string(),
+                    message: format!("the proxy to its allowed hosts could not start: {e}"),
+                },
+            )?,
+        )
+    } else {
+        None
+    };
+    Ok(Some(ServerSandbox {
+        spec,
         program,
         temp,
+        proxy,
     }))
 }
 
@@ -269,7 +296,7 @@ impl McpConnection {
                     sandbox.as_ref(),
                     path.as_deref(),
                 );
-                sandbox_temp = sandbox.map(|sb| sb.temp);
+                sandbox_temp = sandbox.map(|sb| (sb.temp, sb.proxy));
                 let (transport, stderr) = TokioChildProcess::builder(launch)
                     .stderr(Stdio::piped())
                     .spawn()

@@ -28,15 +28,27 @@ impl SandboxLevel {
 
 /// A chat's sandbox: its level and whether commands may open network connections. New chats
 /// start confined to their workspace with the network off.
-#[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ChatSandbox {
     pub level: SandboxLevel,
     pub network: bool,
+    /// With the network off, the hosts commands may still reach through Tollgate's proxy
+    /// ("only these hosts": a package registry, say); empty, none (issue 33).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub hosts: Vec<String>,
     /// Commands may change the workspace's git hooks and configuration (which run code outside
     /// the sandbox later); off by default (issue 33).
     #[ts(optional, as = "Option<bool>")]
     pub git_writable: bool,
+}
+
+impl ChatSandbox {
+    /// Whether commands reach only the listed hosts.
+    pub fn hosts_only(&self) -> bool {
+        !self.network && !self.hosts.is_empty()
+    }
 }
 
 /// What this system can enforce, found once by trying: the kernel's Landlock ABI and whether
@@ -90,6 +102,9 @@ pub enum SandboxGap {
     /// Files are confined by a read-only view only; secret folders are hidden but not refused
     /// (no Landlock).
     FileRules,
+    /// "Only these hosts" needs a network namespace of its own: without one, commands get no
+    /// network at all.
+    HostsOnly,
 }
 
 impl SandboxSupport {
@@ -196,6 +211,10 @@ pub enum SandboxMode {
 pub struct SandboxReport {
     pub level: SandboxLevel,
     pub network: bool,
+    /// The hosts the command may reach with the network off ("only these hosts").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub hosts: Vec<String>,
     pub mode: SandboxMode,
     /// What this system cannot enforce for this command (empty when [`SandboxMode::Confined`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -223,8 +242,11 @@ pub struct SandboxReport {
 
 impl SandboxReport {
     /// How a command of a chat with `sandbox` runs on a system with `support`.
-    pub fn planned(sandbox: ChatSandbox, support: &SandboxSupport) -> Self {
-        let gaps = support.gaps(sandbox.network);
+    pub fn planned(sandbox: &ChatSandbox, support: &SandboxSupport) -> Self {
+        let mut gaps = support.gaps(sandbox.network);
+        if sandbox.hosts_only() && !support.namespaces {
+            gaps.push(SandboxGap::HostsOnly);
+        }
         let mode = match (sandbox.level.confines(), support.available()) {
             (false, _) => SandboxMode::Off,
             (true, false) => SandboxMode::Unavailable,
@@ -234,6 +256,11 @@ impl SandboxReport {
         Self {
             level: sandbox.level,
             network: sandbox.network,
+            hosts: if sandbox.hosts_only() {
+                sandbox.hosts.clone()
+            } else {
+                Vec::new()
+            },
             gaps: if mode == SandboxMode::Partial {
                 gaps
             } else {
@@ -268,12 +295,14 @@ mod tests {
         assert!(!chat.network && !chat.git_writable);
         let full = SandboxSupport::new(true, 6, None);
         assert!(full.gaps(false).is_empty() && full.gaps(true).is_empty());
-        let mode = |sandbox, support: &SandboxSupport| SandboxReport::planned(sandbox, support);
-        assert_eq!(mode(chat, &full).mode, SandboxMode::Confined);
+        let mode = |sandbox: ChatSandbox, support: &SandboxSupport| {
+            SandboxReport::planned(&sandbox, support)
+        };
+        assert_eq!(mode(chat.clone(), &full).mode, SandboxMode::Confined);
 
         // Landlock 5, no namespaces: partial, and the cards say what is open.
         let landlock_only = SandboxSupport::new(true, 5, Some("no bwrap".into()));
-        let plan = mode(chat, &landlock_only);
+        let plan = mode(chat.clone(), &landlock_only);
         assert_eq!(plan.mode, SandboxMode::Partial);
         assert_eq!(
             plan.gaps,
@@ -288,10 +317,10 @@ mod tests {
         // Namespaces on an older kernel (Landlock 3): the network is closed by the namespace,
         // abstract sockets with it; only what Landlock 3 lacks is open.
         let old = SandboxSupport::new(true, 3, None);
-        assert_eq!(mode(chat, &old).gaps, [SandboxGap::DeviceIoctl]);
+        assert_eq!(mode(chat.clone(), &old).gaps, [SandboxGap::DeviceIoctl]);
         let online = ChatSandbox {
             network: true,
-            ..chat
+            ..chat.clone()
         };
         assert_eq!(
             mode(online, &old).gaps,
@@ -299,19 +328,31 @@ mod tests {
         );
         // No Landlock before 6.7's network rules and no namespaces: the network stays open.
         let no_net = SandboxSupport::new(true, 3, Some("no bwrap".into()));
-        assert!(mode(chat, &no_net).gaps.contains(&SandboxGap::Network));
-        assert!(!mode(chat, &no_net).gaps.contains(&SandboxGap::Udp));
+        assert!(mode(chat.clone(), &no_net)
+            .gaps
+            .contains(&SandboxGap::Network));
+        assert!(!mode(chat.clone(), &no_net).gaps.contains(&SandboxGap::Udp));
+        // Only these hosts: listed on the card; without namespaces, said to be impossible.
+        let hosts = ChatSandbox {
+            hosts: vec!["registry.npmjs.org".into()],
+            ..chat.clone()
+        };
+        assert!(hosts.hosts_only());
+        assert_eq!(mode(hosts.clone(), &full).hosts, ["registry.npmjs.org"]);
+        assert_eq!(mode(hosts.clone(), &full).mode, SandboxMode::Confined);
+        assert!(mode(hosts, &landlock_only)
+            .gaps
+            .contains(&SandboxGap::HostsOnly));
 
         let missing = SandboxSupport::new(true, 0, Some("no bwrap".into()));
         assert!(!missing.available());
-        assert_eq!(mode(chat, &missing).mode, SandboxMode::Unavailable);
+        assert_eq!(mode(chat.clone(), &missing).mode, SandboxMode::Unavailable);
         let off = ChatSandbox {
             level: SandboxLevel::Off,
-            network: false,
-            git_writable: false,
+            ..ChatSandbox::default()
         };
-        assert_eq!(mode(off, &missing).mode, SandboxMode::Off);
-        assert!(!SandboxReport::planned(off, &full).confined());
+        assert_eq!(mode(off.clone(), &missing).mode, SandboxMode::Off);
+        assert!(!SandboxReport::planned(&off, &full).confined());
         // A report stored before "partial" existed still reads.
         let old_report: SandboxReport = serde_json::from_str(
             r#"{"level":"workspaceOnly","network":false,"mode":"networkOpen"}"#,

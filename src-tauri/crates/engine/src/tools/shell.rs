@@ -198,17 +198,20 @@ const SANDBOX_HINT: &str = "The user can run it again without the sandbox or cha
 struct RunSandbox {
     report: SandboxReport,
     confined: Option<(SandboxSpec, tempfile::TempDir)>,
+    /// "Only these hosts": the proxy the command reaches them through, for as long as it runs.
+    proxy: Option<sandbox::proxy::HostProxy>,
 }
 
 impl RunSandbox {
     async fn plan(ctx: &ToolContext, workspace: &Path) -> Result<Self, ToolError> {
         let support = super::supervisor::sandbox_support().await;
-        let mut report = SandboxReport::planned(ctx.sandbox.chat, &support);
+        let mut report = SandboxReport::planned(&ctx.sandbox.chat, &support);
         report.workspace = Some(workspace.display().to_string());
         if !report.confined() {
             return Ok(Self {
                 report,
                 confined: None,
+                proxy: None,
             });
         }
         let temp = tempfile::Builder::new()
@@ -238,10 +241,29 @@ impl RunSandbox {
             },
             keep_env: Vec::new(),
             namespaces: support.namespaces,
+            hosts: if ctx.sandbox.chat.network {
+                Vec::new()
+            } else {
+                ctx.sandbox.chat.hosts.clone()
+            },
+        };
+        let proxy = if spec.proxied() {
+            let socket = spec.temp.join(sandbox::proxy::SOCKET_NAME);
+            Some(
+                sandbox::proxy::HostProxy::start(&socket, spec.hosts.clone()).map_err(|e| {
+                    ToolError::new(
+                        ToolErrorKind::Unavailable,
+                        format!("the proxy to this chat's allowed hosts could not start: {e}"),
+                    )
+                })?,
+            )
+        } else {
+            None
         };
         Ok(Self {
             report,
             confined: Some((spec, temp)),
+            proxy,
         })
     }
 
@@ -255,7 +277,21 @@ impl RunSandbox {
         started: std::time::SystemTime,
     ) -> SandboxReport {
         if let Some((spec, _)) = &self.confined {
-            self.report.blocked = sandbox::explain_denials(&format!("{stderr}\n{stdout}"), spec);
+            let refused = self.proxy.as_ref().map(|p| p.refused()).unwrap_or_default();
+            let mut blocked: Vec<String> = refused
+                .iter()
+                .map(|host| {
+                    format!(
+                        "connecting to {host} (not among this chat's allowed hosts: {})",
+                        spec.hosts.join(", ")
+                    )
+                })
+                .collect();
+            blocked.extend(sandbox::explain_denials(
+                &format!("{stderr}\n{stdout}"),
+                spec,
+            ));
+            self.report.blocked = blocked;
             if !self.report.blocked.is_empty() {
                 self.report.changed = super::changed_files::since(&spec.workspace, started);
             }

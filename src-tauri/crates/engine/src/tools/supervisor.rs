@@ -110,6 +110,9 @@ pub fn run_if_requested(args: &[String]) -> Option<i32> {
         [flag, program, args @ ..] if flag == super::sandbox::INNER_ARG => {
             Some(super::sandbox::inner_main(program, args))
         }
+        [flag, socket] if flag == super::sandbox::proxy::FORWARD_ARG => {
+            Some(super::sandbox::proxy::forward_main(socket))
+        }
         _ => None,
     }
 }

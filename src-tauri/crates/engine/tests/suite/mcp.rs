@@ -882,6 +882,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
     config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
         network: false,
         folders: vec![allowed.display().to_string()],
+        hosts: Vec::new(),
     });
     config.validate().unwrap();
     let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets))
@@ -914,6 +915,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
     config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
         network: true,
         folders: vec!["relative/dir".into()],
+        hosts: Vec::new(),
     });
     assert!(config
         .validate()

@@ -48,6 +48,7 @@ fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> Sandbo
         protected: protected_in_workspace(ws),
         keep_env: Vec::new(),
         namespaces,
+        hosts: Vec::new(),
     }
 }
 
@@ -892,7 +893,9 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         network: true,
         ..ChatSandbox::default()
     };
-    app.set_chat_sandbox(chat, online, false).await.unwrap();
+    app.set_chat_sandbox(chat, online.clone(), false)
+        .await
+        .unwrap();
     script(&mock, std::slice::from_ref(&connect));
     let (cards, _) = turn_allowing_all(&app, chat, "connect again").await;
     assert!(cards[0].as_ref().unwrap().network);
@@ -905,9 +908,12 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let off = ChatSandbox {
         level: SandboxLevel::Off,
         network: true,
-        git_writable: false,
+        ..ChatSandbox::default()
     };
-    let refused = app.set_chat_sandbox(chat, off, false).await.unwrap_err();
+    let refused = app
+        .set_chat_sandbox(chat, off.clone(), false)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("confirmation"), "{refused}");
     assert_eq!(app.chat_sandbox(chat).await.unwrap(), online);
     app.set_chat_sandbox(chat, off, true).await.unwrap();
@@ -1144,5 +1150,152 @@ async fn the_file_tools_refuse_secret_paths_inside_the_workspace() {
     assert_eq!(
         std::fs::read_to_string(home.join(".ssh/id_rsa")).unwrap(),
         "PRIVATE KEY"
+    );
+}
+
+/// A tiny HTTP server on `addr` answering every request with `body` (in a thread of its own).
+fn http_server(addr: &str, body: &'static str) -> u16 {
+    let listener = std::net::TcpListener::bind((addr, 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut conn = conn;
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut conn, &mut buf);
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+/// "Only these hosts" (issue 33): with the network off and a host listed, a command reaches
+/// that host through Tollgate's proxy and no other — not an unlisted one through the proxy
+/// (refused, and named), not the listed one around the proxy, not by UDP.
+#[test]
+fn only_the_listed_hosts_are_reached_through_the_proxy() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    // Two servers on this machine's loopback (127.0.0.2 and .3: not in NO_PROXY).
+    let listed = http_server("127.0.0.2", "from the listed host");
+    let unlisted = http_server("127.0.0.3", "from an unlisted host");
+    let Home { ws, tmp, .. } = &home();
+    let hosts = vec![format!("127.0.0.2:{listed}")];
+    let spec = SandboxSpec {
+        hosts: hosts.clone(),
+        ..spec(ws, tmp, Vec::new(), true)
+    };
+    assert!(spec.proxied());
+    let proxy = tollgate_engine::tools::sandbox::proxy::HostProxy::start(
+        &tmp.join(tollgate_engine::tools::sandbox::proxy::SOCKET_NAME),
+        hosts,
+    )
+    .unwrap();
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        &format!("curl -sS http://127.0.0.2:{listed}/"),
+        &[],
+    );
+    assert_eq!(
+        (ran.code, ran.stdout.as_str()),
+        (0, "from the listed host"),
+        "{ran:?}"
+    );
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        &format!("curl -sS http://127.0.0.3:{unlisted}/"),
+        &[],
+    );
+    assert!(!ran.stdout.contains("unlisted host"), "{ran:?}");
+    assert!(
+        ran.stdout
+            .contains("is not among this chat's allowed hosts"),
+        "{ran:?}"
+    );
+    assert_eq!(proxy.refused(), [format!("127.0.0.3:{unlisted}")]);
+    // Around the proxy: the sandbox's own loopback has nothing; a TLS tunnel to the unlisted
+    // host is refused the same way.
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        &format!("curl -sS --noproxy '*' http://127.0.0.2:{listed}/"),
+        &[],
+    );
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert!(!ran.stdout.contains("listed host"), "{ran:?}");
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        &format!("curl -sS -p http://127.0.0.3:{unlisted}/"),
+        &[],
+    );
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert!(ran.stderr.contains("403"), "{ran:?}");
+    // Without the sandbox the unlisted host answers (the test tests something).
+    let off = run_in(
+        None,
+        ws,
+        &format!("curl -sS http://127.0.0.3:{unlisted}/"),
+        &[],
+    );
+    assert_eq!(off.stdout, "from an unlisted host", "{off:?}");
+}
+
+/// Real work with "only these hosts": `npm install` of a small package from the npm registry,
+/// through the whole app (the card lists the host), with nothing else reachable.
+#[tokio::test]
+async fn npm_install_works_with_only_the_registry_listed() {
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let dir = test_root();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, ws) = (root.join("data"), root.join("ws"));
+    for d in [&data, &ws] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let app = Tollgate::open_for_home(
+        &data,
+        Keychain::new("app.tollgate.test.hosts"),
+        Arc::new(NullSink),
+        Some(&root.join("home")),
+    )
+    .await
+    .unwrap();
+    let mock = with_mock(&app).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    app.executor(chat)
+        .await
+        .unwrap()
+        .set_workspace(Some(ws.clone()))
+        .await
+        .unwrap();
+    let registry = ChatSandbox {
+        hosts: vec!["registry.npmjs.org".into()],
+        ..ChatSandbox::default()
+    };
+    app.set_chat_sandbox(chat, registry, false).await.unwrap();
+    script(
+        &mock,
+        &[
+            "npm install --no-audit --no-fund --no-update-notifier is-number@7.0.0 && node -e \"console.log(require('is-number')(5))\"".to_string(),
+            "curl -sS https://example.com/ -o /dev/null".to_string(),
+        ],
+    );
+    let (cards, _) = turn_allowing_all(&app, chat, "install it").await;
+    let card = cards[0].as_ref().unwrap();
+    assert_eq!(card.hosts, ["registry.npmjs.org"]);
+    assert!(!card.network);
+    let results = tool_results(&mock);
+    assert!(results[0].starts_with("Exit code 0."), "{}", results[0]);
+    assert!(results[0].contains("true"), "{}", results[0]);
+    assert!(ws.join("node_modules/is-number/package.json").is_file());
+    assert!(
+        results[1].contains("Blocked by the sandbox: connecting to example.com:443 (not among this chat's allowed hosts: registry.npmjs.org)"),
+        "{}",
+        results[1]
     );
 }

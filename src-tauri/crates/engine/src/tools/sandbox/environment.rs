@@ -18,6 +18,15 @@ pub const PASSED: &[&str] = &[
     "GIT_PAGER",
     "NO_COLOR",
     "EDITOR",
+    // Where the trusted certificates are (a company's or a proxy's own CA): no secret in them,
+    // and without them TLS fails in the sandbox where it works outside.
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
+    "PIP_CERT",
 ];
 
 /// Variables passed through by prefix (locale settings).
@@ -34,6 +43,34 @@ pub fn own(temp: &str) -> Vec<(String, String)> {
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The variables that send HTTP(S) clients (curl, git, npm, pip, …) to the proxy of "only these
+/// hosts", listening on `port` of the sandbox's own loopback.
+pub fn proxy(port: u16) -> Vec<(String, String)> {
+    let url = format!("http://127.0.0.1:{port}");
+    [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "ALL_PROXY",
+        "npm_config_proxy",
+        "npm_config_https_proxy",
+    ]
+    .iter()
+    .map(|k| (k.to_string(), url.clone()))
+    .chain([
+        (
+            "NO_PROXY".to_string(),
+            "localhost,127.0.0.1,::1".to_string(),
+        ),
+        (
+            "no_proxy".to_string(),
+            "localhost,127.0.0.1,::1".to_string(),
+        ),
+    ])
     .collect()
 }
 

@@ -112,8 +112,16 @@ fn explain_line(line: &str, spec: &SandboxSpec) -> Option<String> {
                 .iter()
                 .any(|w| lower.contains(w)));
     if network_words {
-        return (!spec.network)
-            .then(|| "opening a network connection (the network is off in this chat)".into());
+        return match (spec.network, spec.proxied()) {
+            (true, _) => None,
+            (false, false) => {
+                Some("opening a network connection (the network is off in this chat)".into())
+            }
+            (false, true) => Some(format!(
+                "opening a network connection other than through the proxy to this chat's allowed hosts ({})",
+                spec.hosts.join(", ")
+            )),
+        };
     }
     if lower.contains("read-only file system") {
         let path = named_path(line, ": read-only file system")?;
@@ -223,6 +231,7 @@ mod tests {
             keep_env: Vec::new(),
             // The test's folders are under /tmp, which inside namespaces is the private one.
             namespaces: false,
+            hosts: Vec::new(),
         }
     }
 

@@ -24,12 +24,18 @@ const ABI: landlock::ABI = landlock::ABI::V6;
 
 /// Restricts this process (and every process it starts from now on) as `spec` says. `temp` is
 /// where the private temp folder is as this process sees it; `shm` whether `/dev/shm` is a
-/// private one (inside the namespaces) that may be written.
+/// private one (inside the namespaces) that may be written; `proxy_port` the one TCP port the
+/// command may connect to while the network is off (the proxy's forwarder, "only these hosts").
 #[cfg(target_os = "linux")]
-pub fn restrict(spec: &SandboxSpec, temp: PathBuf, shm: bool) -> Result<Applied, SandboxError> {
+pub fn restrict(
+    spec: &SandboxSpec,
+    temp: PathBuf,
+    shm: bool,
+    proxy_port: Option<u16>,
+) -> Result<Applied, SandboxError> {
     use landlock::{
-        path_beneath_rules, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetStatus, Scope,
+        path_beneath_rules, Access, AccessFs, AccessNet, LandlockStatus, NetPort, Ruleset,
+        RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
     };
     let failed = |e: landlock::RulesetError| SandboxError::Failed(e.to_string());
     let mut ruleset = Ruleset::default()
@@ -59,9 +65,13 @@ pub fn restrict(spec: &SandboxSpec, temp: PathBuf, shm: bool) -> Result<Applied,
             writable.extend(beneath_except(folder, &hidden, &list_dir));
         }
     }
-    let status = ruleset
-        .create()
-        .map_err(failed)?
+    let mut created = ruleset.create().map_err(failed)?;
+    if let (false, Some(port)) = (spec.network, proxy_port) {
+        created = created
+            .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+            .map_err(failed)?;
+    }
+    let status = created
         .add_rules(path_beneath_rules(
             readable_roots(&hidden, &list_dir),
             AccessFs::from_read(ABI),

@@ -14,6 +14,7 @@ pub mod explain;
 mod landlock;
 pub mod namespaces;
 pub mod paths;
+pub mod proxy;
 
 use serde::{Deserialize, Serialize};
 use std::ffi::{OsStr, OsString};
@@ -66,6 +67,18 @@ pub struct SandboxSpec {
     /// Whether the run gets namespaces of its own (bubblewrap works on this system).
     #[serde(default)]
     pub namespaces: bool,
+    /// With the network off, the hosts reachable through Tollgate's proxy ([`proxy`]), whose
+    /// socket is in the private temp folder; empty: none.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+}
+
+impl SandboxSpec {
+    /// Whether the run reaches the listed hosts through the proxy: the network is off, hosts
+    /// are listed, and the run has a network namespace of its own.
+    pub fn proxied(&self) -> bool {
+        !self.network && !self.hosts.is_empty() && self.namespaces
+    }
 }
 
 /// What the executor hands a tool about the chat's sandbox (F-46).
@@ -133,6 +146,9 @@ pub fn command(
             &temp_inside,
         ))
         .env(SANDBOX_ENV, json);
+    if spec.proxied() {
+        cmd.envs(environment::proxy(proxy::PORT_INSIDE));
+    }
     Ok(cmd)
 }
 
@@ -158,7 +174,17 @@ pub(crate) fn inner_main(program: &str, args: &[String]) -> i32 {
     } else {
         spec.temp.clone()
     };
-    match landlock::restrict(&spec, temp, spec.namespaces) {
+    // "Only these hosts": the forwarder to the proxy, started before Landlock (it listens on
+    // the namespace's loopback) and listening before the command starts.
+    let proxy_port = if spec.proxied() {
+        if let Err(why) = start_forwarder(&temp.join(proxy::SOCKET_NAME)) {
+            return fail(why);
+        }
+        Some(proxy::PORT_INSIDE)
+    } else {
+        None
+    };
+    match landlock::restrict(&spec, temp, spec.namespaces, proxy_port) {
         Ok(applied) if applied.abi == 0 && !spec.namespaces => {
             return fail("the kernel has no Landlock and no namespaces could be made".into())
         }
@@ -171,6 +197,29 @@ pub(crate) fn inner_main(program: &str, args: &[String]) -> i32 {
         .exec();
     eprintln!("tollgate: cannot start {program}: {e}");
     127
+}
+
+/// Starts the proxy's forwarder ([`proxy::FORWARD_ARG`]) and waits until it listens.
+#[cfg(unix)]
+fn start_forwarder(socket: &Path) -> Result<(), String> {
+    use std::io::BufRead;
+    let exe = std::env::current_exe().map_err(|e| format!("the proxy cannot start: {e}"))?;
+    let mut child = std::process::Command::new(exe)
+        .arg(proxy::FORWARD_ARG)
+        .arg(socket)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("the proxy cannot start: {e}"))?;
+    let mut line = String::new();
+    let said = child
+        .stdout
+        .take()
+        .map(|out| std::io::BufReader::new(out).read_line(&mut line));
+    match said {
+        Some(Ok(_)) if line.trim() == "ready" => Ok(()),
+        _ => Err("the proxy to this chat's allowed hosts did not start".into()),
+    }
 }
 
 /// No sandbox off Unix: nothing runs.
@@ -200,8 +249,9 @@ pub(crate) fn probe_here() -> i32 {
         protected: Vec::new(),
         keep_env: Vec::new(),
         namespaces: false,
+        hosts: Vec::new(),
     };
-    let landlock_abi = landlock::restrict(&spec, temp, false).map_or(0, |a| a.abi);
+    let landlock_abi = landlock::restrict(&spec, temp, false, None).map_or(0, |a| a.abi);
     let support = SandboxSupport::new(cfg!(target_os = "linux"), landlock_abi, namespaces.err());
     match serde_json::to_string(&support) {
         Ok(json) => {

@@ -191,6 +191,7 @@ mod tests {
             protected: vec![home.join(".git/hooks")],
             keep_env: Vec::new(),
             namespaces: true,
+            hosts: Vec::new(),
         };
         let args = strings(&bwrap_args(
             &spec,
