@@ -11,6 +11,9 @@ PACKAGES=(
   build-essential pkg-config libssl-dev libdbus-1-dev libwebkit2gtk-4.1-dev
   xvfb xauth xdotool imagemagick webkit2gtk-driver gnome-keyring dbus-x11 libsecret-tools
   ripgrep xclip
+  # The sandbox of commands: bubblewrap makes its namespaces (WebKitGTK depends on it too); the
+  # sandbox tests run real clients against real services: curl, git, ssh-agent, a Python venv.
+  bubblewrap curl git openssh-client python3-venv procps
   # Fonts for every glyph the UI draws, Chinese included (tests/tests/glyphs.rs checks them).
   fonts-dejavu-core fonts-wqy-microhei
 )

@@ -2,8 +2,10 @@
 //! model: the approval card says which sandbox a command will run under; an approved command
 //! that reaches for `~/.ssh` and writes outside the workspace is blocked, the tool card says so
 //! and the model is told in one line; turning the sandbox off in the tools popover asks first —
-//! a stray Enter keeps it — and then the same command reaches out. A blocked call runs again
-//! without the sandbox on one explicit key press.
+//! a stray Enter keeps it — and then the same command reaches out. A D-Bus call to the session
+//! bus (the keyring's) is blocked and explained on the card. A blocked call runs again without
+//! the sandbox only after the card showed exactly what will run, where, and what the blocked run
+//! changed — all from the keyboard.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::time::Duration;
@@ -32,7 +34,8 @@ async fn approval_sandbox_line(s: &Session) -> String {
 async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_blocked() {
     let _serial = SERIAL.lock().await;
     // A home of our own with a planted key: the app (and its commands) run with it as $HOME.
-    let home = tempfile::tempdir().unwrap();
+    // Not under /tmp: commands in the sandbox have a private one.
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let home_path = home.path().canonicalize().unwrap();
     std::fs::create_dir(home_path.join(".ssh")).unwrap();
     std::fs::write(home_path.join(".ssh/id_rsa"), "PLANTED PRIVATE KEY").unwrap();
@@ -40,17 +43,27 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     let (s, mock) = Session::with_mock_provider(&[("HOME", &home_dir)], KEY)
         .await
         .unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let attack = r#"{"command": "cat ~/.ssh/id_rsa; touch ~/outside; echo ok > inside.txt"}"#;
+    let workspace = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let command = "cat ~/.ssh/id_rsa; touch ~/outside; dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames; echo ok > inside.txt";
+    let attack = serde_json::json!({ "command": command }).to_string();
+    let attack = attack.as_str();
     mock.push(openai::calls("", &[("call_1", "run_command", attack)]));
     mock.push(openai::text("The sandbox stopped two of those."));
     s.new_chat().await.unwrap();
     s.set_workspace(workspace.path()).await.unwrap();
     s.send("set things up").await.unwrap();
 
-    // The card says where the command will run before anyone allows it.
+    // The card says where the command will run before anyone allows it: level, network and
+    // environment.
     let line = approval_sandbox_line(&s).await;
-    assert_eq!(line, "Will run in the sandbox: workspace only, network off");
+    assert!(
+        line.starts_with("Will run in the sandbox: workspace only, network off"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("A clean environment: no session bus, display, agent or secret variables; its own processes, /tmp and /run."),
+        "{line}"
+    );
     s.screenshot("sandbox-approval").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("The sandbox stopped two of those.", WAIT)
@@ -78,6 +91,12 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
         )),
         "{blocked}"
     );
+    assert!(
+        blocked.contains(
+            "reaching the session bus (D-Bus) and the services on it, the keyring among them"
+        ),
+        "{blocked}"
+    );
     let results = tool_results(&completions(&mock)[1]);
     assert!(
         results[0].contains("Blocked by the sandbox: reading a protected folder"),
@@ -89,13 +108,64 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "ok\n");
     s.screenshots("sandbox-blocked-card").await.unwrap();
 
-    // One explicit rerun, from the keyboard: no card, the same command with full access, and
-    // the model reads the new result.
+    // One explicit rerun, from the keyboard: the card first shows exactly what will run and
+    // where, with the focus on Cancel (Escape closes it); then the same command runs with full
+    // access, and the model reads the new result.
     mock.push(openai::text("It ran without the sandbox."));
     s.el("[data-role=\"sandbox-rerun\"]").await.unwrap();
     s.back_tab_to("Run again without the sandbox")
         .await
         .unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let shown = s
+        .el("[data-role=\"sandbox-rerun-command\"]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(shown, command);
+    let place = s
+        .el("[data-role=\"sandbox-rerun-workspace\"]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(
+        place,
+        workspace
+            .path()
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    let changed = s
+        .el("[data-role=\"sandbox-rerun-changed\"]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(changed.contains("inside.txt"), "{changed}");
+    let focused = s.focused().await.unwrap();
+    assert!(focused.ends_with("|Cancel"), "{focused}");
+    s.screenshots("sandbox-rerun-confirm").await.unwrap();
+    s.press(keys::ESCAPE).await.unwrap();
+    s.wait_gone(
+        "[data-role=\"sandbox-rerun-confirm\"]",
+        "the rerun question",
+    )
+    .await
+    .unwrap();
+    assert!(!home_path.join("outside").exists(), "Escape ran nothing");
+    s.back_tab_to("Run again without the sandbox")
+        .await
+        .unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.el("[data-role=\"sandbox-rerun-confirm\"]").await.unwrap();
+    s.back_tab_to("Run without the sandbox").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("It ran without the sandbox.", WAIT)
         .await

@@ -146,6 +146,7 @@ describe("the sandbox on the cards", () => {
     });
     expect(root.querySelector('[data-role="sandbox-rerun-confirm"]')).toBeNull();
     expect(onRerun).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(root.querySelector('[data-role="sandbox-rerun"]'));
     await act(() => {
       root.querySelector<HTMLButtonElement>('[data-role="sandbox-rerun"]')?.click();
     });

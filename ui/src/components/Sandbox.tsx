@@ -103,10 +103,21 @@ export function SandboxLine({
   const changed = report.changed ?? [];
   const [confirming, setConfirming] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
-  // The safe answer has the focus: a stray Enter or Space runs nothing.
+  const rerunButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  // The safe answer has the focus: a stray Enter or Space runs nothing. Cancelled, the focus
+  // goes back to the button that asked.
   useEffect(() => {
     if (confirming) cancel.current?.focus();
+    else if (refocus.current) {
+      refocus.current = false;
+      rerunButton.current?.focus();
+    }
   }, [confirming]);
+  const cancelRerun = () => {
+    refocus.current = true;
+    setConfirming(false);
+  };
   return (
     <div class={`sandbox-line${confined && !gaps.length ? "" : " is-open"}`} data-role={`sandbox-${stage}`} data-mode={report.mode}>
       <div class="sandbox-mode">
@@ -142,6 +153,7 @@ export function SandboxLine({
               type="button"
               class="btn btn--small btn--danger-outline"
               data-role="sandbox-rerun"
+              ref={rerunButton}
               title={t("sandbox.rerunHint")}
               onClick={() => setConfirming(true)}
             >
@@ -157,7 +169,7 @@ export function SandboxLine({
               onKeyDown={(e) => {
                 if (e.key === "Escape") {
                   e.stopPropagation();
-                  setConfirming(false);
+                  cancelRerun();
                 }
               }}
             >
@@ -194,7 +206,7 @@ export function SandboxLine({
                 >
                   {t("sandbox.rerunConfirm")}
                 </button>
-                <button type="button" class="btn" ref={cancel} onClick={() => setConfirming(false)}>
+                <button type="button" class="btn" ref={cancel} onClick={cancelRerun}>
                   {t("common.cancel")}
                 </button>
               </div>
