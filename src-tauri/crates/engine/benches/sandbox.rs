@@ -78,5 +78,67 @@ fn sandbox_overhead(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sandbox_overhead);
+/// One HTTP request and its answer over a fresh connection to a local server: directly, and
+/// through the proxy of "only these hosts" (`CONNECT`, then the same bytes): the proxy's added
+/// latency per connection.
+fn proxy_latency(c: &mut Criterion) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tollgate_engine::tools::sandbox::proxy::{HostProxy, SOCKET_NAME};
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (port, proxy, root) = runtime.block_on(async {
+        let server = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = server.local_addr().expect("addr").port();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = server.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 512];
+                    let _ = s.read(&mut buf).await;
+                    let _ = s
+                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .await;
+                });
+            }
+        });
+        let root = tempfile::tempdir().expect("temp");
+        let proxy = HostProxy::start(
+            &root.path().join(SOCKET_NAME),
+            vec![format!("127.0.0.1:{port}")],
+        )
+        .expect("proxy");
+        (port, proxy, root)
+    });
+    let request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    let mut g = c.benchmark_group("proxy");
+    g.bench_function("direct connection", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .expect("connect");
+            s.write_all(request).await.expect("write");
+            let mut out = Vec::new();
+            s.read_to_end(&mut out).await.expect("read");
+            assert!(out.ends_with(b"ok"));
+        })
+    });
+    g.bench_function("through the proxy", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut s = tokio::net::UnixStream::connect(proxy.socket())
+                .await
+                .expect("connect");
+            s.write_all(format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n").as_bytes())
+                .await
+                .expect("connect line");
+            s.write_all(request).await.expect("write");
+            let mut out = Vec::new();
+            s.read_to_end(&mut out).await.expect("read");
+            assert!(out.ends_with(b"ok"));
+        })
+    });
+    g.finish();
+    drop(root);
+}
+
+criterion_group!(benches, sandbox_overhead, proxy_latency);
 criterion_main!(benches);

@@ -420,6 +420,33 @@ fn sandbox_failure(exit_code: Option<i32>, stderr: &str) -> Option<String> {
     }
 }
 
+#[cfg(test)]
+mod sandbox_failure_tests {
+    use super::*;
+
+    #[test]
+    fn a_sandbox_that_failed_is_told_apart_from_a_command_that_failed() {
+        assert_eq!(
+            sandbox_failure(Some(125), "tollgate-sandbox: the kernel has no Landlock\n"),
+            Some("the kernel has no Landlock".to_string())
+        );
+        assert_eq!(
+            sandbox_failure(Some(1), "bwrap: setting up uid map: Permission denied\n"),
+            Some(
+                "the sandbox could not be set up: bwrap: setting up uid map: Permission denied"
+                    .to_string()
+            )
+        );
+        // The command's own failures, even ones that mention bwrap later, are its own.
+        assert_eq!(
+            sandbox_failure(Some(1), "make: *** [all] Error 1\nbwrap: x"),
+            None
+        );
+        assert_eq!(sandbox_failure(Some(0), "bwrap: note"), None);
+        assert_eq!(sandbox_failure(Some(125), "exit 125 of its own"), None);
+    }
+}
+
 /// The running shell. On Windows, where there are no process groups to kill, it runs inside a
 /// job object: killing the job kills every process the command started (and dropping it does
 /// too, when the executor gives up on the call).

@@ -1299,3 +1299,31 @@ async fn npm_install_works_with_only_the_registry_listed() {
         results[1]
     );
 }
+
+/// A sandbox that cannot be set up runs nothing (SECURITY.md): bubblewrap refuses a workspace
+/// that is gone, the command never starts, and the supervisor's own refusal of unreadable
+/// settings says why and exits 125.
+#[test]
+fn a_sandbox_that_cannot_be_set_up_runs_nothing() {
+    let Home { root, ws, tmp, .. } = &home();
+    let gone = SandboxSpec {
+        workspace: root.join("gone"),
+        ..spec(ws, tmp, Vec::new(), true)
+    };
+    let ran = run_in(Some(&gone), ws, "touch ran-anyway", &[]);
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert!(ran.stderr.starts_with("bwrap: "), "{ran:?}");
+    assert!(!ws.join("ran-anyway").exists());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"));
+    let out = cmd
+        .args([SUPERVISOR_ARG, "touch ran-anyway"])
+        .current_dir(ws)
+        .env(SANDBOX_ENV, "{not json")
+        .stdin(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .starts_with("tollgate-sandbox: the sandbox settings could not be read"));
+    assert!(!ws.join("ran-anyway").exists());
+}
