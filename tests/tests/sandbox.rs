@@ -17,6 +17,18 @@ const KEY: &str = "sk-e2e-sandbox-4b1d-never-in-the-db";
 const WAIT: Duration = Duration::from_secs(30);
 const TOOLS: &str = "button[title=\"Tool groups in this chat\"]";
 
+/// A temp folder a sandboxed command sees where it is: not under `/tmp` or `/run`, which are
+/// private inside the sandbox (the target folder, or `/var/tmp` for a checkout under `/tmp`).
+fn visible_temp() -> tempfile::TempDir {
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let base = if target.starts_with("/tmp") || target.starts_with("/run") {
+        std::path::Path::new("/var/tmp")
+    } else {
+        target
+    };
+    tempfile::tempdir_in(base).unwrap()
+}
+
 /// The sandbox line of the active approval card.
 async fn approval_sandbox_line(s: &Session) -> String {
     s.active_approval()
@@ -35,7 +47,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     let _serial = SERIAL.lock().await;
     // A home of our own with a planted key: the app (and its commands) run with it as $HOME.
     // Not under /tmp: commands in the sandbox have a private one.
-    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = visible_temp();
     let home_path = home.path().canonicalize().unwrap();
     std::fs::create_dir(home_path.join(".ssh")).unwrap();
     std::fs::write(home_path.join(".ssh/id_rsa"), "PLANTED PRIVATE KEY").unwrap();
@@ -43,7 +55,7 @@ async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_bl
     let (s, mock) = Session::with_mock_provider(&[("HOME", &home_dir)], KEY)
         .await
         .unwrap();
-    let workspace = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let workspace = visible_temp();
     let command = "cat ~/.ssh/id_rsa; touch ~/outside; dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames; echo ok > inside.txt";
     let attack = serde_json::json!({ "command": command }).to_string();
     let attack = attack.as_str();

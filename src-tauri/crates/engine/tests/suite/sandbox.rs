@@ -30,10 +30,17 @@ use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::openai;
 
-/// A folder for a test's files that a sandboxed command sees where it is: under the target
-/// folder, since `/tmp` is a private one inside the sandbox.
+/// A folder for a test's files that a sandboxed command sees where it is: not under `/tmp` or
+/// `/run`, which are private inside the sandbox — the target folder, or `/var/tmp` when the
+/// checkout itself is under `/tmp` (a fresh clone in a temp folder).
 pub(super) fn test_root() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let base = if target.starts_with("/tmp") || target.starts_with("/run") {
+        Path::new("/var/tmp")
+    } else {
+        target
+    };
+    tempfile::tempdir_in(base).unwrap()
 }
 
 /// A spec confining commands to `ws`, with `tmp` as the private temp folder.
