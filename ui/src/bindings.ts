@@ -54,7 +54,12 @@ hosts?: Array<string>,
  * Commands may change the workspace's git hooks and configuration (which run code outside
  * the sandbox later); off by default (issue 33).
  */
-gitWritable?: boolean, };
+gitWritable?: boolean, 
+/**
+ * Variables the user adds to the commands' clean environment (never a secret, nor the
+ * address of a service outside: the service refuses those names).
+ */
+env?: { [key in string]: string }, };
 
 export type SandboxSupport = { 
 /**
@@ -95,6 +100,10 @@ hosts?: Array<string>, mode: SandboxMode,
  * What this system cannot enforce for this command (empty when [`SandboxMode::Confined`]).
  */
 gaps?: Array<SandboxGap>, 
+/**
+ * The names of the variables the chat added to the clean environment.
+ */
+env?: Array<string>, 
 /**
  * Whether git's hooks and configuration were writable (the chat allowed it).
  */

@@ -351,6 +351,30 @@ describe("the chat's sandbox settings", () => {
     expect(root.querySelectorAll('[data-role="sandbox-support-gaps"] li').length).toBe(1);
   });
 
+  it("variables for the chat's commands are saved from NAME=value lines when the field is left", async () => {
+    await mountSettings();
+    const field = root.querySelector<HTMLTextAreaElement>('[data-role="sandbox-env"]');
+    await act(async () => {
+      if (field) {
+        field.value = "RUST_LOG=debug\nnot a line\nCI=1";
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        field.dispatchEvent(new FocusEvent("blur"));
+      }
+      await Promise.resolve();
+    });
+    expect(api.setChatSandbox).toHaveBeenLastCalledWith(7, { level: "workspaceOnly", network: false, env: { RUST_LOG: "debug", CI: "1" } }, false);
+  });
+
+  it("the card names the variables the chat added", async () => {
+    await act(() => {
+      render(
+        <ApprovalCard approval={shellApproval({ ...confined, env: ["CI", "RUST_LOG"] })} active position={1} total={1} onDecided={() => {}} />,
+        root,
+      );
+    });
+    expect(text("sandbox-environment")).toContain("Added for this chat: CI, RUST_LOG.");
+  });
+
   it("git's hooks stay read-only unless the user lets commands change them", async () => {
     await mountSettings();
     const git = root.querySelector<HTMLInputElement>('[data-role="sandbox-git-writable"]');

@@ -60,6 +60,25 @@ export function parseHosts(text: string): string[] {
     .filter((h) => h.length > 0);
 }
 
+/** `NAME=value` lines typed by the user, as variables (blank lines and lines without `=` left out). */
+export function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const at = line.indexOf("=");
+    if (at <= 0) continue;
+    env[line.slice(0, at).trim()] = line.slice(at + 1);
+  }
+  return env;
+}
+
+/** Variables as `NAME=value` lines, sorted by name. */
+function envLines(env: Record<string, string>): string {
+  return Object.keys(env)
+    .sort()
+    .map((k) => `${k}=${env[k]}`)
+    .join("\n");
+}
+
 /** One line saying how a command runs (or ran): confined, and how; or that it is not. */
 export function sandboxSummary(report: SandboxReport): { text: string; confined: boolean } {
   const network = report.network
@@ -127,6 +146,7 @@ export function SandboxLine({
       {confined ? (
         <div class="sandbox-detail small muted" data-role="sandbox-environment">
           {t("sandbox.environment")}
+          {report.env?.length ? ` ${t("sandbox.environmentAdded", { names: report.env.join(", ") })}` : ""}
           {report.gitWritable ? ` ${t("sandbox.gitWritableNote")}` : ""}
         </div>
       ) : null}
@@ -231,6 +251,7 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
   const [confirmOff, setConfirmOff] = useState(false);
   const [hostsChosen, setHostsChosen] = useState(false);
   const [hostsText, setHostsText] = useState((current.hosts ?? []).join(" "));
+  const [envText, setEnvText] = useState(envLines(current.env ?? {}));
   const cancel = useRef<HTMLButtonElement>(null);
   // The safe answer has the focus: a stray Enter or Space keeps the sandbox.
   useEffect(() => {
@@ -264,6 +285,10 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
     if (m === "on") save({ ...current, network: true, hosts: [] });
     else if (m === "off") save({ ...current, network: false, hosts: [] });
     else if (parseHosts(hostsText).length) save({ ...current, network: false, hosts: parseHosts(hostsText) });
+  };
+  const saveEnv = (text: string) => {
+    const env = parseEnv(text);
+    if (envLines(env) !== envLines(current.env ?? {})) save({ ...current, env });
   };
   const saveHosts = (text: string) => {
     const hosts = parseHosts(text);
@@ -357,6 +382,21 @@ export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged:
           <small class="muted block">{t("sandbox.gitWritableHint")}</small>
         </span>
       </label>
+      {current.level !== "off" ? (
+        <label class="field sandbox-env">
+          <strong>{t("sandbox.envTitle")}</strong>
+          <small class="muted block">{t("sandbox.envHint")}</small>
+          <textarea
+            class="mono"
+            rows={2}
+            data-role="sandbox-env"
+            value={envText}
+            placeholder="RUST_LOG=debug"
+            onInput={(e) => setEnvText(e.currentTarget.value)}
+            onBlur={(e) => saveEnv(e.currentTarget.value)}
+          />
+        </label>
+      ) : null}
       {s && !s.unavailable ? (
         <div class="sandbox-support small" data-role="sandbox-support">
           <p class={gaps.length ? "notice notice--warn small" : "muted"}>

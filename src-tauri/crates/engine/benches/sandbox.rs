@@ -58,6 +58,7 @@ fn sandbox_overhead(c: &mut Criterion) {
         keep_env: Vec::new(),
         namespaces: false,
         hosts: Vec::new(),
+        set_env: Vec::new(),
     };
     let landlock = serde_json::to_string(&spec).expect("spec");
     let namespaces = serde_json::to_string(&SandboxSpec {

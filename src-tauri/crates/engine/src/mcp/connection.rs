@@ -147,7 +147,7 @@ async fn sandbox_for(
             level: SandboxLevel::WorkspaceOnly,
             network: wanted.network,
             hosts: wanted.hosts.clone(),
-            git_writable: false,
+            ..ChatSandbox::default()
         },
         &support,
     );
@@ -186,6 +186,7 @@ async fn sandbox_for(
         } else {
             wanted.hosts.clone()
         },
+        set_env: Vec::new(),
     };
     let proxy = if spec.proxied() {
         let socket = private.join(crate::tools::sandbox::proxy::SOCKET_NAME);

@@ -42,6 +42,11 @@ pub struct ChatSandbox {
     /// the sandbox later); off by default (issue 33).
     #[ts(optional, as = "Option<bool>")]
     pub git_writable: bool,
+    /// Variables the user adds to the commands' clean environment (never a secret, nor the
+    /// address of a service outside: the service refuses those names).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[ts(optional, as = "Option<std::collections::BTreeMap<String, String>>")]
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 impl ChatSandbox {
@@ -220,6 +225,10 @@ pub struct SandboxReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<SandboxGap>>")]
     pub gaps: Vec<SandboxGap>,
+    /// The names of the variables the chat added to the clean environment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub env: Vec<String>,
     /// Whether git's hooks and configuration were writable (the chat allowed it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(optional, as = "Option<bool>")]
@@ -267,6 +276,7 @@ impl SandboxReport {
                 Vec::new()
             },
             git_writable: sandbox.git_writable && sandbox.level == SandboxLevel::WorkspaceOnly,
+            env: sandbox.env.keys().cloned().collect(),
             mode,
             blocked: Vec::new(),
             workspace: None,

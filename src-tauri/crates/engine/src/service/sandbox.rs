@@ -38,6 +38,13 @@ impl Tollgate {
         sandbox: ChatSandbox,
         confirmed_off: bool,
     ) -> Result<(), ServiceError> {
+        if let Some(why) = sandbox
+            .env
+            .keys()
+            .find_map(|name| crate::tools::sandbox::environment::refused_for_chat(name))
+        {
+            return Err(ServiceError::Invalid(why));
+        }
         let exec = self.executor(chat).await?;
         let was = exec.sandbox();
         if sandbox.level == SandboxLevel::Off && was.level != SandboxLevel::Off && !confirmed_off {

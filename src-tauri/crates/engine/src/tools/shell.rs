@@ -246,6 +246,13 @@ impl RunSandbox {
             } else {
                 ctx.sandbox.chat.hosts.clone()
             },
+            set_env: ctx
+                .sandbox
+                .chat
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         };
         let proxy = if spec.proxied() {
             let socket = spec.temp.join(sandbox::proxy::SOCKET_NAME);

@@ -961,36 +961,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         &[("c1", "run_command", ps.as_str())],
     ));
     mock.push(tollgate_mock_llm::openai::text("Done."));
-    let (on_event, mut rx) = super::service::collector();
-    app.send(
-        chat,
-        tollgate_engine::chat::TurnInput::Message("list processes".into()),
-        on_event,
-    )
-    .await
-    .unwrap();
-    loop {
-        match tokio::time::timeout(Duration::from_secs(30), rx.recv())
-            .await
-            .unwrap()
-            .unwrap()
-        {
-            tollgate_engine::chat::ChatEvent::TurnFinished { .. } => break,
-            tollgate_engine::chat::ChatEvent::Tool { event } => {
-                if let tollgate_engine::protocol::ToolEvent::ApprovalRequested { approval } = *event
-                {
-                    app.decide(
-                        chat,
-                        &approval.id,
-                        Decision::Execution(ExecutionDecision::AllowOnce),
-                    )
-                    .await
-                    .unwrap();
-                }
-            }
-            _ => {}
-        }
-    }
+    super::sandbox::app::turn_allowing_all(&app, chat, "list processes").await;
     let body = mock.bodies().pop().unwrap().to_string();
     assert!(
         body.contains("probe-server.mjs --api-key [redacted]"),

@@ -106,6 +106,32 @@ pub fn refused(name: &str) -> Option<&'static str> {
     None
 }
 
+/// Why the user may not add `name` to the commands' environment, or `None` when they may: a
+/// valid name, not the address of a service outside, not shaped like a secret (a chat's
+/// settings are kept in the database, which never holds a secret).
+pub fn refused_for_chat(name: &str) -> Option<String> {
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Some(format!(
+            "\"{name}\" is not a variable name (letters, digits and _)"
+        ));
+    }
+    if let Some(why) = refused(name) {
+        return Some(format!("{name} cannot be set for commands: {why}"));
+    }
+    if PASSED.contains(&name) || own("/tmp").iter().any(|(o, _)| o == name) {
+        return Some(format!("{name} is set by the sandbox itself"));
+    }
+    if secret_shaped(name) {
+        return Some(format!(
+            "{name} looks like a secret: Tollgate keeps secrets out of its database and out of commands"
+        ));
+    }
+    None
+}
+
 /// Whether a variable's name says it holds a secret (`*_TOKEN`, `*_API_KEY`, `AWS_*`, …).
 pub fn secret_shaped(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
@@ -198,6 +224,18 @@ mod tests {
         assert!(refused("ssh_auth_sock").is_some());
         assert!(refused("NODE_OPTIONS").is_none());
         assert!(secret_shaped("GITHUB_TOKEN"));
+        assert!(refused_for_chat("RUST_LOG").is_none());
+        assert!(refused_for_chat("DISPLAY")
+            .unwrap()
+            .contains("service outside"));
+        assert!(refused_for_chat("GITHUB_TOKEN")
+            .unwrap()
+            .contains("looks like a secret"));
+        assert!(refused_for_chat("PATH")
+            .unwrap()
+            .contains("set by the sandbox"));
+        assert!(refused_for_chat("1BAD").is_some());
+        assert!(refused_for_chat("A-B").is_some());
         assert!(secret_shaped("aws_region"));
         assert!(!secret_shaped("RUST_LOG"));
     }

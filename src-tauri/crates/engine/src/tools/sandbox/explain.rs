@@ -232,6 +232,7 @@ mod tests {
             // The test's folders are under /tmp, which inside namespaces is the private one.
             namespaces: false,
             hosts: Vec::new(),
+            set_env: Vec::new(),
         }
     }
 

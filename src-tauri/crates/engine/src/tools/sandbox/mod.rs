@@ -71,6 +71,10 @@ pub struct SandboxSpec {
     /// socket is in the private temp folder; empty: none.
     #[serde(default)]
     pub hosts: Vec<String>,
+    /// Variables the chat adds to the clean environment (checked by [`environment::refused`]
+    /// and [`environment::secret_shaped`] when the user set them, and again here).
+    #[serde(default)]
+    pub set_env: Vec<(String, String)>,
 }
 
 impl SandboxSpec {
@@ -145,7 +149,15 @@ pub fn command(
             &spec.keep_env,
             &temp_inside,
         ))
-        .env(SANDBOX_ENV, json);
+        .env(SANDBOX_ENV, json)
+        .envs(
+            spec.set_env
+                .iter()
+                .filter(|(name, _)| {
+                    environment::refused(name).is_none() && !environment::secret_shaped(name)
+                })
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
     if spec.proxied() {
         cmd.envs(environment::proxy(proxy::PORT_INSIDE));
     }
@@ -250,6 +262,7 @@ pub(crate) fn probe_here() -> i32 {
         keep_env: Vec::new(),
         namespaces: false,
         hosts: Vec::new(),
+        set_env: Vec::new(),
     };
     let landlock_abi = landlock::restrict(&spec, temp, false, None).map_or(0, |a| a.abi);
     let support = SandboxSupport::new(cfg!(target_os = "linux"), landlock_abi, namespaces.err());

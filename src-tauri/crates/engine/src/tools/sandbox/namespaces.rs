@@ -152,6 +152,13 @@ pub fn bwrap_args(
         }
         _ => {}
     }
+    // A folder that does not show inside (Tollgate started from a folder under /tmp, say) is
+    // no place to start in: the workspace is.
+    let cwd = if visible(cwd, &bound) && !spec.hidden.iter().any(|h| cwd.starts_with(h)) {
+        cwd
+    } else {
+        spec.workspace.as_path()
+    };
     push(&[os("--chdir"), cwd.as_os_str(), os("--")]);
     a
 }
@@ -192,6 +199,7 @@ mod tests {
             keep_env: Vec::new(),
             namespaces: true,
             hosts: Vec::new(),
+            set_env: Vec::new(),
         };
         let args = strings(&bwrap_args(
             &spec,
@@ -241,5 +249,16 @@ mod tests {
         assert!(position(&args, "--ro-bind", &h(".git/hooks")).is_none());
         // A binary under the replaced /tmp is bound back in.
         assert!(position(&args, "--ro-bind", "/tmp/x/tollgate").is_some());
+        // A starting folder that does not show inside (under /tmp) gives way to the workspace.
+        let args = strings(&bwrap_args(
+            &read_only,
+            Path::new("/usr/bin/tollgate"),
+            None,
+            Path::new("/tmp/elsewhere"),
+        ));
+        assert_eq!(
+            position(&args, "--chdir", &home.display().to_string()),
+            Some(args.len() - 3)
+        );
     }
 }
