@@ -203,6 +203,24 @@ describe("a long chat is read a page at a time (F-71)", { timeout: 30_000 }, () 
     expect(contents()).toEqual(rows.map((m) => m.content));
   });
 
+  it("a read still under way into another store never holds up this one (the suite's fresh-clone failure)", async () => {
+    const rows = chat(400);
+    serve(() => rows);
+    const served = vi.mocked(api.chatHistory).getMockImplementation();
+    // Another store's read of chat 3 waits on a page that never comes.
+    vi.mocked(api.chatHistory)
+      .mockImplementationOnce((...args) => served!(...args))
+      .mockImplementationOnce(() => new Promise(() => {}));
+    const other = new ChatStore((flush) => flush());
+    await session.loadChat(3, other);
+    await vi.waitFor(() => expect(api.chatHistory).toHaveBeenCalledTimes(2), { timeout: 20_000 });
+    // This store reads the same chat whole all the same.
+    await session.loadChat(3, store);
+    await whole();
+    expect(contents()).toEqual(rows.map((m) => m.content));
+    expect(other.get(3).earlier).not.toBeNull();
+  });
+
   it("a page that cannot be read becomes the chat's alert; reading again finishes the chat", async () => {
     const rows = chat(400);
     serve(() => rows);

@@ -83,8 +83,19 @@ export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force
   if (next.earlier !== null) void readEarlier(chat, store);
 }
 
-/** Chats whose earlier pages are being read. */
-const readingEarlier = new Set<ChatId>();
+/** Chats whose earlier pages are being read, by the store they are read into: a read into one
+ * store never holds up a read into another (tests make a store each; a read left over from one
+ * made the next one's chat stay half-read). */
+const readingEarlier = new WeakMap<ChatStore, Set<ChatId>>();
+
+function readingInto(store: ChatStore): Set<ChatId> {
+  let chats = readingEarlier.get(store);
+  if (!chats) {
+    chats = new Set();
+    readingEarlier.set(store, chats);
+  }
+  return chats;
+}
 
 /** Resolves after the next frame is painted (the next task after it). */
 function afterPaint(): Promise<void> {
@@ -101,8 +112,9 @@ function afterPaint(): Promise<void> {
  * be read becomes the chat's alert.
  */
 export async function readEarlier(chat: ChatId, store: ChatStore = chatStore): Promise<void> {
-  if (readingEarlier.has(chat)) return;
-  readingEarlier.add(chat);
+  const reading = readingInto(store);
+  if (reading.has(chat)) return;
+  reading.add(chat);
   try {
     for (;;) {
       await afterPaint();
@@ -117,7 +129,7 @@ export async function readEarlier(chat: ChatId, store: ChatStore = chatStore): P
   } catch (e) {
     alert(store, chat, "reload", e);
   } finally {
-    readingEarlier.delete(chat);
+    reading.delete(chat);
   }
 }
 
