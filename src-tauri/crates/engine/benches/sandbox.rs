@@ -59,6 +59,7 @@ fn sandbox_overhead(c: &mut Criterion) {
         namespaces: false,
         hosts: Vec::new(),
         set_env: Vec::new(),
+        readable: Vec::new(),
     };
     let landlock = serde_json::to_string(&spec).expect("spec");
     let namespaces = serde_json::to_string(&SandboxSpec {

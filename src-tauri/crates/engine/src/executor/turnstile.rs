@@ -12,6 +12,8 @@ use tokio_util::sync::CancellationToken;
 struct Shared {
     /// (the position whose turn it is, positions that finished out of order)
     state: Mutex<(usize, BTreeSet<usize>)>,
+    /// Positions whose call has come to wait for its turn (granted, and waiting).
+    arrived: Mutex<BTreeSet<usize>>,
     notify: Notify,
 }
 
@@ -44,6 +46,9 @@ impl Turnstile {
 
     /// Waits until every earlier call is done; `false` if cancelled first.
     pub async fn wait_turn(&self, cancel: &CancellationToken) -> bool {
+        if self.shared.arrived.lock().insert(self.position) {
+            self.shared.notify.notify_waiters();
+        }
         loop {
             let notified = self.shared.notify.notified();
             tokio::pin!(notified);
@@ -55,6 +60,21 @@ impl Turnstile {
                 () = notified => {}
                 () = cancel.cancelled() => return false,
             }
+        }
+    }
+
+    /// Resolves once this place's call has come to wait for its turn: it was granted, and what
+    /// happens to the world from now on is what the re-check before it runs must see (tests
+    /// change the world at exactly that point instead of sleeping and hoping).
+    pub async fn reached(&self) {
+        loop {
+            let notified = self.shared.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.shared.arrived.lock().contains(&self.position) {
+                return;
+            }
+            notified.await;
         }
     }
 
@@ -100,6 +120,23 @@ mod tests {
             t.await.unwrap();
         }
         assert_eq!(*order.lock(), vec![0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn a_place_is_reached_when_its_call_comes_to_wait() {
+        let places = Turnstile::sequence(2);
+        let cancel = CancellationToken::new();
+        let second = places[1].clone();
+        let waiting = tokio::spawn(async move { second.wait_turn(&cancel).await });
+        places[1].reached().await;
+        assert!(
+            !waiting.is_finished(),
+            "reached, still waiting for the first"
+        );
+        places[0].done();
+        assert!(waiting.await.unwrap());
+        // A place reached earlier stays reached.
+        places[1].reached().await;
     }
 
     #[tokio::test]

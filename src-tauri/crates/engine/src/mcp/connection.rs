@@ -138,6 +138,7 @@ async fn sandbox_for(
     wanted: &super::config::McpSandbox,
     hidden: &[PathBuf],
     keep_env: &[String],
+    readable: Vec<PathBuf>,
 ) -> Result<Option<ServerSandbox>, McpError> {
     use crate::protocol::{ChatSandbox, SandboxLevel, SandboxReport};
     use crate::tools::supervisor;
@@ -187,6 +188,7 @@ async fn sandbox_for(
             wanted.hosts.clone()
         },
         set_env: Vec::new(),
+        readable,
     };
     let proxy = if spec.proxied() {
         let socket = private.join(crate::tools::sandbox::proxy::SOCKET_NAME);
@@ -207,6 +209,22 @@ async fn sandbox_for(
         temp,
         proxy,
     }))
+}
+
+/// The folders of a server's own files named in its command line (the program, a script): they
+/// must show inside the sandbox even where the sandbox replaces their folder (a server kept
+/// under `/tmp`). A file's folder is taken whole, for the modules beside it.
+fn own_files(command: &str, args: &[String]) -> Vec<PathBuf> {
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .map(std::path::Path::new)
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => Some(p.to_path_buf()),
+            Ok(_) => p.parent().map(std::path::Path::to_path_buf),
+            Err(_) => None,
+        })
+        .collect()
 }
 
 /// How a stdio server is started: the command itself, or — in the sandbox — Tollgate's own
@@ -284,7 +302,8 @@ impl McpConnection {
                     // else of Tollgate's does (issue 33).
                     Some(wanted) => {
                         let keep: Vec<String> = env.keys().cloned().collect();
-                        sandbox_for(&config.name, wanted, hidden, &keep).await?
+                        let own = own_files(command, args);
+                        sandbox_for(&config.name, wanted, hidden, &keep, own).await?
                     }
                     None => None,
                 };

@@ -246,6 +246,7 @@ impl RunSandbox {
             } else {
                 ctx.sandbox.chat.hosts.clone()
             },
+            readable: Vec::new(),
             set_env: ctx
                 .sandbox
                 .chat

@@ -330,7 +330,8 @@ async fn a_rule_revoked_while_the_call_waits_its_turn_asks_again() {
         call("read_thing", json!({"text": "t"})),
         places[1].clone(),
     );
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Granted by the rule, and waiting for the call before it.
+    places[1].reached().await;
     assert!(h.ran().is_empty(), "it waits for the call before it");
     assert!(h.deps.rules.remove(rule.id).await.unwrap());
     places[0].done();
@@ -386,7 +387,8 @@ async fn a_symlink_swapped_in_after_approval_refuses_the_call() {
         ),
         places[1].clone(),
     );
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Granted, and waiting for its turn: the swap happens after approval, before the run.
+    places[1].reached().await;
     std::fs::remove_dir(ws.path().join("docs/a")).unwrap();
     std::os::unix::fs::symlink("../.git", ws.path().join("docs/a")).unwrap();
     places[0].done();

@@ -233,6 +233,7 @@ mod tests {
             namespaces: false,
             hosts: Vec::new(),
             set_env: Vec::new(),
+            readable: Vec::new(),
         }
     }
 

@@ -75,6 +75,10 @@ pub struct SandboxSpec {
     /// and [`environment::secret_shaped`] when the user set them, and again here).
     #[serde(default)]
     pub set_env: Vec<(String, String)>,
+    /// Folders shown read-only inside even where the sandbox replaces their parent (`/tmp`,
+    /// `/run`): an MCP server's own files. Never a hidden path.
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
 }
 
 impl SandboxSpec {
@@ -263,6 +267,7 @@ pub(crate) fn probe_here() -> i32 {
         namespaces: false,
         hosts: Vec::new(),
         set_env: Vec::new(),
+        readable: Vec::new(),
     };
     let landlock_abi = landlock::restrict(&spec, temp, false, None).map_or(0, |a| a.abi);
     let support = SandboxSupport::new(cfg!(target_os = "linux"), landlock_abi, namespaces.err());

@@ -96,6 +96,15 @@ pub fn bwrap_args(
         }
     }
     push(&[os("--bind"), spec.temp.as_os_str(), os(TEMP_INSIDE)]);
+    for folder in &spec.readable {
+        let hidden = spec
+            .hidden
+            .iter()
+            .any(|h| folder.starts_with(h) || h.starts_with(folder));
+        if !hidden && !visible(folder, &[]) && folder.is_dir() {
+            push(&[os("--ro-bind"), folder.as_os_str(), folder.as_os_str()]);
+        }
+    }
 
     let writable_level = spec.level == SandboxLevel::WorkspaceOnly;
     let bind = if writable_level {
@@ -200,6 +209,7 @@ mod tests {
             namespaces: true,
             hosts: Vec::new(),
             set_env: Vec::new(),
+            readable: vec![PathBuf::from("/tmp/server"), home.join(".ssh")],
         };
         let args = strings(&bwrap_args(
             &spec,
@@ -210,6 +220,34 @@ mod tests {
         let h = |p: &str| home.join(p).display().to_string();
         assert!(args.contains(&"--unshare-net".to_string()));
         assert!(args.contains(&"--die-with-parent".to_string()));
+        // A server's own folder under /tmp shows (read-only); a hidden one never does.
+        assert!(
+            position(&args, "--ro-bind", "/tmp/server").is_none(),
+            "it does not exist here"
+        );
+        assert!(position(&args, "--ro-bind", &h(".ssh")).is_none());
+        let server = tempfile::tempdir_in("/tmp").unwrap();
+        let with_server = SandboxSpec {
+            readable: vec![server.path().to_path_buf()],
+            ..spec.clone()
+        };
+        let args_with = strings(&bwrap_args(
+            &with_server,
+            Path::new("/usr/bin/tollgate"),
+            None,
+            &home,
+        ));
+        let shown = position(
+            &args_with,
+            "--ro-bind",
+            &server.path().display().to_string(),
+        )
+        .unwrap();
+        let tmp = position(&args_with, "--bind", "/var/tmp/tollgate-run-1").unwrap();
+        assert!(
+            tmp < shown,
+            "bound after the private /tmp, so it shows over it"
+        );
         let ws = position(&args, "--bind", &home.display().to_string()).unwrap();
         let ssh = position(&args, "--tmpfs", &h(".ssh")).unwrap();
         assert!(ws < ssh, "{args:?}");

@@ -29,6 +29,7 @@ fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> Sandbo
         namespaces,
         hosts: Vec::new(),
         set_env: Vec::new(),
+        readable: Vec::new(),
     }
 }
 
