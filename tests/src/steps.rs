@@ -16,9 +16,6 @@ pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 /// How long a step waits for the window before it fails.
 pub const STEP: Duration = Duration::from_secs(15);
 
-/// The notice Settings → Tools shows after a change was saved.
-const SAVED: &str = "Tool settings saved";
-
 /// WebDriver key codes.
 pub mod keys {
     pub const ENTER: char = '\u{E007}';
@@ -352,14 +349,13 @@ impl Session {
         for (column, value) in [(3, execution), (4, result)] {
             let Some(value) = value else { continue };
             let css = format!("tr[data-tool=\"{tool}\"] td:nth-child({column}) select");
+            let saves = self.tool_settings_saves().await?;
             self.el(&css)
                 .await?
                 .select_by_value(value)
                 .await
                 .map_err(|e| fail(format!("choosing {value} for {tool}: {e}")))?;
-            self.wait_for_text(SAVED, STEP).await?;
-            // Let the notice clear so the next change shows its own.
-            tokio::time::sleep(Duration::from_millis(1_700)).await;
+            self.until_tool_settings_saved(saves).await?;
         }
         self.back_to_chat().await
     }
@@ -379,13 +375,41 @@ impl Session {
             .as_deref()
             == Some("true");
         if checked != on {
+            let saves = self.tool_settings_saves().await?;
             toggle
                 .click()
                 .await
                 .map_err(|e| fail(format!("toggling {group}: {e}")))?;
-            self.wait_for_text(SAVED, STEP).await?;
+            self.until_tool_settings_saved(saves).await?;
         }
         self.back_to_chat().await
+    }
+
+    /// How many changes Settings → Tools has saved since it opened.
+    async fn tool_settings_saves(&self) -> Result<u64, E2eError> {
+        let value = self
+            .el("[data-role=\"tool-settings\"]")
+            .await?
+            .attr("data-saves")
+            .await
+            .map_err(|e| fail(format!("reading the saves: {e}")))?;
+        Ok(value.and_then(|v| v.parse().ok()).unwrap_or(0))
+    }
+
+    /// Waits until Settings → Tools has saved one more change than `before` (the state, not
+    /// the notice: the notice clears itself and a slow poll could miss it).
+    async fn until_tool_settings_saved(&self, before: u64) -> Result<(), E2eError> {
+        let deadline = Instant::now() + STEP;
+        while self.tool_settings_saves().await? <= before {
+            if Instant::now() > deadline {
+                let text = self.body_text().await?;
+                return Err(fail(format!(
+                    "the tool settings were never saved; the window shows:\n{text}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
     }
 
     /// Starts a new chat and sends `text` from the composer.

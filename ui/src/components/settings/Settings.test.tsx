@@ -354,6 +354,36 @@ describe("tools tab", () => {
     expect([...(result?.options ?? [])].map((o) => o.textContent)).toEqual(["Default (Never)", "Never", "On error", "Always"]);
   });
 
+  it("counts each saved change, and the notice stays a moment after the last one, not the first", async () => {
+    vi.useFakeTimers();
+    try {
+      await show("tools", { settings: appSettings, settingsError: null });
+      const tab = () => root.querySelector<HTMLElement>('[data-role="tool-settings"]');
+      const notice = () => tab()?.querySelector(".ok-text")?.textContent ?? null;
+      expect(tab()?.dataset["saves"]).toBe("0");
+      const exec = () => root.querySelector<HTMLSelectElement>('tr[data-tool="calculate"] select');
+      await input(exec()!, "auto", "change");
+      expect(tab()?.dataset["saves"]).toBe("1");
+      expect(notice()).toBe("Tool settings saved");
+      await act(async () => {
+        vi.advanceTimersByTime(1000);
+      });
+      await input(exec()!, "ask-always", "change");
+      expect(tab()?.dataset["saves"]).toBe("2");
+      // 1.5 s after the first save: the notice of the second is still there.
+      await act(async () => {
+        vi.advanceTimersByTime(1000);
+      });
+      expect(notice()).toBe("Tool settings saved");
+      await act(async () => {
+        vi.advanceTimersByTime(600);
+      });
+      expect(notice()).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("shows why the settings could not be read instead of a spinner", async () => {
     await show("tools", { settings: null, settingsError: "settings row is corrupt" });
     expect(root.querySelector('.settings-body [role="status"]')).toBeNull();

@@ -1,5 +1,5 @@
 /** Settings → Tools: every tool group and tool, with its switch, policies, timeout and output limit. */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
@@ -38,6 +38,10 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
   const loaded = useLoad(() => api.listToolGroups(), []);
   const saving = useAction();
   const [flash, setFlash] = useState<string | null>(null);
+  // How many changes have been saved: a test (or anything else) waits for the count to move
+  // instead of racing the notice, which clears itself.
+  const [saves, setSaves] = useState(0);
+  const clearFlash = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   // Both the tools and the app's settings must be read; either failing is shown, never a spinner forever.
   const error = loaded.error ?? settingsError;
@@ -64,8 +68,11 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
           onSettings(previous);
           return;
         }
+        setSaves((n) => n + 1);
         setFlash(t("toolsettings.saved"));
-        setTimeout(() => setFlash(null), 1500);
+        // The notice stays a moment after the last save, not after the first of several.
+        if (clearFlash.current) clearTimeout(clearFlash.current);
+        clearFlash.current = setTimeout(() => setFlash(null), 1500);
       });
   };
   const setOverride = (tool: string, patch: { [K in keyof ToolOverride]?: ToolOverride[K] | undefined }) => {
@@ -85,7 +92,7 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
   };
 
   return (
-    <div class="settings-section">
+    <div class="settings-section" data-role="tool-settings" data-saves={saves}>
       <p class="muted">
         {t("toolsettings.intro")} {flash ? <span class="ok-text">{flash}</span> : null}
         {saving.error ? <span class="inline-error">{saving.error}</span> : null}
