@@ -61,6 +61,33 @@ pub(super) async fn turn(app: &Arc<Tollgate>, chat: ChatId, input: TurnInput) ->
     until_finished(&mut rx).await.1
 }
 
+/// Waits until `chat` has no turn running any more (its task ends just after the turn's last
+/// event): the state, not a number of milliseconds.
+pub(super) async fn until_idle(app: &Tollgate, chat: ChatId) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while app.is_running(chat) {
+        assert!(std::time::Instant::now() < deadline, "the turn never ended");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Waits for the first streamed text of a turn: the answer has begun.
+pub(super) async fn until_text(rx: &mut mpsc::UnboundedReceiver<ChatEvent>) {
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        match e {
+            ChatEvent::TextDelta { .. } => return,
+            ChatEvent::TurnFinished { outcome } => {
+                panic!("the turn ended without text: {outcome:?}")
+            }
+            _ => {}
+        }
+    }
+}
+
 pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
     let mock = MockLlm::start().await.unwrap();
     app.providers
@@ -98,8 +125,7 @@ async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
     assert!(events.iter().any(
         |e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::Finished { .. }))
     ));
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(!app.is_running(chat));
+    until_idle(&app, chat).await;
     let calls = app.store.chat_calls(chat).await.unwrap();
     assert_eq!(calls[0].result_text.as_deref(), Some("5"));
 }
@@ -161,21 +187,21 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     assert!(matches!(outcome, TurnOutcome::Completed { .. }));
     assert!(app.waiting().is_empty());
 
-    // Stop a slow answer, then the chat takes a new message.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Stop a slow answer once it has begun, then the chat takes a new message.
+    until_idle(&app, chat).await;
     mock.push(openai::text("a b c d e f g h i j k l m n o p").slow(Duration::from_millis(50)));
     let (on_event, mut rx) = collector();
     app.send(chat, TurnInput::Message("slow".into()), on_event)
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    until_text(&mut rx).await;
     assert!(app.stop(chat));
     let (_e, outcome) = until_finished(&mut rx).await;
     assert!(
         matches!(outcome, TurnOutcome::Stopped { .. }),
         "{outcome:?}"
     );
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    until_idle(&app, chat).await;
     assert!(!app.stop(chat));
 }
 
@@ -409,7 +435,8 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
     app.send(chat, TurnInput::Message("go".into()), on_event)
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Deleted while the answer streams.
+    until_text(&mut rx).await;
     app.delete_chat(chat).await.unwrap();
     let (_e, outcome) = until_finished(&mut rx).await;
     assert!(
