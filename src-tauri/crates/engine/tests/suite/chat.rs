@@ -898,15 +898,22 @@ async fn text_is_saved_while_it_streams() {
         |e| matches!(e, ChatEvent::TextDelta { text, .. } if text.contains("ar")),
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(60)).await;
-    env.store.flush().await.unwrap();
-    let msgs = env.messages().await;
+    // Part of the answer reaches the disk while it streams (saved in batches): wait for it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let msgs = loop {
+        env.store.flush().await.unwrap();
+        let msgs = env.messages().await;
+        if msgs.len() > 1 && !msgs[1].content.is_empty() {
+            break msgs;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no part of the answer reached the disk while it streamed: {msgs:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
     assert_eq!(msgs[0].content, "go", "the user message was saved first");
     assert_eq!(msgs[1].status, MessageStatus::Streaming);
-    assert!(
-        !msgs[1].content.is_empty(),
-        "part of the answer is already on disk"
-    );
     assert!(matches!(handle.join().await, TurnOutcome::Completed { .. }));
 }
 
