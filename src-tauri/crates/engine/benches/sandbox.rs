@@ -54,12 +54,7 @@ fn sandbox_overhead(c: &mut Criterion) {
         workspace,
         temp,
         hidden: hidden_folders(std::env::home_dir().as_deref(), Some(root.path())),
-        writable: Vec::new(),
-        keep_env: Vec::new(),
-        namespaces: false,
-        hosts: Vec::new(),
-        set_env: Vec::new(),
-        readable: Vec::new(),
+        ..SandboxSpec::default()
     };
     let landlock = serde_json::to_string(&spec).expect("spec");
     let namespaces = serde_json::to_string(&SandboxSpec {

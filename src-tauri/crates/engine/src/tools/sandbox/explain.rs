@@ -125,7 +125,7 @@ fn explain_line(line: &str, spec: &SandboxSpec) -> Option<String> {
     }
     if lower.contains("read-only file system") {
         let path = named_path(line, ": read-only file system")?;
-        return explain_write(&path, spec);
+        return explain_write(&resolve(&joined(&path, spec)), spec);
     }
     if lower.contains("no such file or directory") {
         // Only a hidden path: anything else is simply missing.
@@ -163,12 +163,11 @@ fn explain_path(path: &str, spec: &SandboxSpec) -> Option<String> {
     if let Some(secret) = hidden_by(&real, &spec.hidden) {
         return Some(protected_read(secret, &real));
     }
-    explain_write(path, spec)
+    explain_write(&real, spec)
 }
 
-/// Why a write to `path` was refused, or `None` when the sandbox allows it.
-fn explain_write(path: &str, spec: &SandboxSpec) -> Option<String> {
-    let real = resolve(&joined(path, spec));
+/// Why a write to `real` (symlinks followed) was refused, or `None` when the sandbox allows it.
+fn explain_write(real: &Path, spec: &SandboxSpec) -> Option<String> {
     let shown = real.display();
     if let Some(protected) = spec.protected.iter().find(|p| real.starts_with(p)) {
         return Some(format!(
@@ -226,14 +225,10 @@ mod tests {
             workspace: root.join("ws"),
             temp: root.join("tmp"),
             hidden: vec![root.join("home/.ssh")],
-            writable: Vec::new(),
             protected: vec![root.join("ws/.git/hooks")],
-            keep_env: Vec::new(),
             // The test's folders are under /tmp, which inside namespaces is the private one.
             namespaces: false,
-            hosts: Vec::new(),
-            set_env: Vec::new(),
-            readable: Vec::new(),
+            ..SandboxSpec::default()
         }
     }
 

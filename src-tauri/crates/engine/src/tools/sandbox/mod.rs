@@ -40,7 +40,7 @@ pub const SANDBOX_MARK: &str = "tollgate-sandbox:";
 pub const SANDBOX_FAILED_STATUS: i32 = 125;
 
 /// Everything the supervisor needs to build the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxSpec {
     pub level: SandboxLevel,
@@ -71,8 +71,8 @@ pub struct SandboxSpec {
     /// socket is in the private temp folder; empty: none.
     #[serde(default)]
     pub hosts: Vec<String>,
-    /// Variables the chat adds to the clean environment (checked by [`environment::refused`]
-    /// and [`environment::secret_shaped`] when the user set them, and again here).
+    /// Variables the chat adds to the clean environment (checked by
+    /// [`environment::refused_for_chat`] when the user set them, and again here).
     #[serde(default)]
     pub set_env: Vec<(String, String)>,
     /// Folders shown read-only inside even where the sandbox replaces their parent (`/tmp`,
@@ -86,6 +86,16 @@ impl SandboxSpec {
     /// are listed, and the run has a network namespace of its own.
     pub fn proxied(&self) -> bool {
         !self.network && !self.hosts.is_empty() && self.namespaces
+    }
+
+    /// Where the private temp folder is as the command sees it: `/tmp` inside the namespaces,
+    /// its own path without them.
+    pub fn temp_inside(&self) -> PathBuf {
+        if self.namespaces {
+            PathBuf::from(namespaces::TEMP_INSIDE)
+        } else {
+            self.temp.clone()
+        }
     }
 }
 
@@ -120,11 +130,7 @@ pub fn command(
         .map_err(|e| SandboxError::Failed(format!("Tollgate's own binary is not found: {e}")))?;
     let json = serde_json::to_string(spec)
         .map_err(|e| SandboxError::Failed(format!("the settings could not be written: {e}")))?;
-    let temp_inside = if spec.namespaces {
-        namespaces::TEMP_INSIDE.to_string()
-    } else {
-        spec.temp.display().to_string()
-    };
+    let temp_inside = spec.temp_inside().display().to_string();
     let mut cmd = if spec.namespaces {
         let bwrap = namespaces::bwrap().ok_or_else(|| {
             SandboxError::Unsupported("bubblewrap (bwrap) is not installed".into())
@@ -157,9 +163,7 @@ pub fn command(
         .envs(
             spec.set_env
                 .iter()
-                .filter(|(name, _)| {
-                    environment::refused(name).is_none() && !environment::secret_shaped(name)
-                })
+                .filter(|(name, _)| environment::refused_for_chat(name).is_none())
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         );
     if spec.proxied() {
@@ -185,11 +189,7 @@ pub(crate) fn inner_main(program: &str, args: &[String]) -> i32 {
         Ok(spec) => spec,
         Err(e) => return fail(format!("the sandbox settings could not be read: {e}")),
     };
-    let temp = if spec.namespaces {
-        PathBuf::from(namespaces::TEMP_INSIDE)
-    } else {
-        spec.temp.clone()
-    };
+    let temp = spec.temp_inside();
     // "Only these hosts": the forwarder to the proxy, started before Landlock (it listens on
     // the namespace's loopback) and listening before the command starts.
     let proxy_port = if spec.proxied() {
@@ -257,17 +257,9 @@ pub(crate) fn probe_here() -> i32 {
     let temp = std::env::temp_dir();
     let spec = SandboxSpec {
         level: SandboxLevel::WorkspaceOnly,
-        network: false,
         workspace: temp.clone(),
         temp: temp.clone(),
-        hidden: Vec::new(),
-        writable: Vec::new(),
-        protected: Vec::new(),
-        keep_env: Vec::new(),
-        namespaces: false,
-        hosts: Vec::new(),
-        set_env: Vec::new(),
-        readable: Vec::new(),
+        ..SandboxSpec::default()
     };
     let landlock_abi = landlock::restrict(&spec, temp, false, None).map_or(0, |a| a.abi);
     let support = SandboxSupport::new(cfg!(target_os = "linux"), landlock_abi, namespaces.err());

@@ -203,13 +203,10 @@ mod tests {
             workspace: home.clone(),
             temp: PathBuf::from("/var/tmp/tollgate-run-1"),
             hidden: vec![home.join(".ssh"), home.join(".netrc"), home.join("missing")],
-            writable: Vec::new(),
             protected: vec![home.join(".git/hooks")],
-            keep_env: Vec::new(),
             namespaces: true,
-            hosts: Vec::new(),
-            set_env: Vec::new(),
             readable: vec![PathBuf::from("/tmp/server"), home.join(".ssh")],
+            ..SandboxSpec::default()
         };
         let args = strings(&bwrap_args(
             &spec,

@@ -116,6 +116,26 @@ async fn turn_deciding(
     }
 }
 
+/// The user's "run again without the sandbox" on call `c<seq>`, through the model's answer to
+/// it (which must complete); the turn's events.
+async fn rerun_to_the_end(app: &Arc<Tollgate>, chat: ChatId, seq: u64) -> Vec<ChatEvent> {
+    let (on_event, mut rx) = collector();
+    app.rerun_unsandboxed(
+        chat,
+        seq,
+        "Run it again without the sandbox.".into(),
+        on_event,
+    )
+    .await
+    .unwrap();
+    let (events, outcome) = crate::suite::service::until_finished(&mut rx).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    events
+}
+
 /// The tool results the model received in its last request, in order.
 pub(in crate::suite) fn tool_results(mock: &MockLlm) -> Vec<String> {
     let bodies = mock.bodies();
@@ -270,20 +290,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         .unwrap_err();
     assert!(refused.to_string().contains("not blocked"), "{refused}");
     mock.push(openai::text("Now it is there."));
-    let (on_event, mut rx) = collector();
-    app.rerun_unsandboxed(
-        chat,
-        calls[3].seq,
-        "Run it again without the sandbox.".into(),
-        on_event,
-    )
-    .await
-    .unwrap();
-    let (events, outcome) = crate::suite::service::until_finished(&mut rx).await;
-    assert!(
-        matches!(outcome, TurnOutcome::Completed { .. }),
-        "{outcome:?}"
-    );
+    let events = rerun_to_the_end(&app, chat, calls[3].seq).await;
     assert!(!events.iter().any(|e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::ApprovalRequested { .. }))));
     assert!(root.join("child").exists());
     let rerun = app.store.chat_calls(chat).await.unwrap().pop().unwrap();
@@ -435,20 +442,7 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     // The chat now points elsewhere; the rerun still runs in the first workspace, exactly.
     exec.set_workspace(Some(second.clone())).await.unwrap();
     mock.push(openai::text("Ran it."));
-    let (on_event, mut rx) = collector();
-    app.rerun_unsandboxed(
-        chat,
-        blocked.seq,
-        "Run it again without the sandbox.".into(),
-        on_event,
-    )
-    .await
-    .unwrap();
-    let (_, outcome) = crate::suite::service::until_finished(&mut rx).await;
-    assert!(
-        matches!(outcome, TurnOutcome::Completed { .. }),
-        "{outcome:?}"
-    );
+    rerun_to_the_end(app, chat, blocked.seq).await;
     assert_eq!(
         std::fs::read_to_string(&outside).unwrap(),
         "$VAR_REF{{y}}\n"

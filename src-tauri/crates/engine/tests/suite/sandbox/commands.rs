@@ -23,13 +23,9 @@ fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> Sandbo
         workspace: ws.to_path_buf(),
         temp: tmp.to_path_buf(),
         hidden,
-        writable: Vec::new(),
         protected: protected_in_workspace(ws),
-        keep_env: Vec::new(),
         namespaces,
-        hosts: Vec::new(),
-        set_env: Vec::new(),
-        readable: Vec::new(),
+        ..SandboxSpec::default()
     }
 }
 
