@@ -200,12 +200,7 @@ fn token_char(c: char) -> bool {
 /// `text` without any secret this process has seen, and without anything shaped like a token
 /// (also the credential after `Bearer `). Borrowed when there was nothing to hide.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(text);
-    for secret in KNOWN.read().iter() {
-        if out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
-        }
-    }
+    let out = redact_known(text);
     if !needs_token_scan(&out) {
         return out;
     }
