@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the .deb that .ci/package.sh built (building it first when it is missing or older than
 # the sources), runs the installed /usr/bin/tollgate through WebDriver under Xvfb — a Demo turn,
-# and an MCP server found only on the login shell's PATH (tests/tests/installed.rs) — then
+# and an MCP server found only on the login shell's PATH (tests/tests/suite/installed.rs) — then
 # uninstalls it. Needs root (it installs a package). Too slow for CI: the release build alone
 # takes most of half an hour on two cores.
 set -euo pipefail
@@ -27,11 +27,11 @@ test -x /usr/bin/tollgate
 grep -q '^Exec=tollgate' /usr/share/applications/Tollgate.desktop
 test -f /usr/share/icons/hicolor/128x128/apps/tollgate.png
 
-say "Running the installed app (tests/tests/installed.rs)"
+say "Running the installed app (tests/tests/suite/installed.rs)"
 KEYRING_HOME=$(mktemp -d)
 XDG_DATA_HOME="$KEYRING_HOME" dbus-run-session -- sh -c \
   'printf tollgate | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh \
   xvfb-run -a -s "-screen 0 1280x860x24" \
   env TOLLGATE_E2E_APP=/usr/bin/tollgate \
-  cargo test -p tollgate-e2e --locked --test installed -- --ignored
+  cargo test -p tollgate-e2e --locked --test all suite::installed:: -- --ignored
 rm -rf "$KEYRING_HOME"

@@ -14,7 +14,7 @@ PACKAGES=(
   # The sandbox of commands: bubblewrap makes its namespaces (WebKitGTK depends on it too); the
   # sandbox tests run real clients against real services: curl, git, ssh-agent, a Python venv.
   bubblewrap curl git openssh-client python3-venv procps
-  # Fonts for every glyph the UI draws, Chinese included (tests/tests/glyphs.rs checks them).
+  # Fonts for every glyph the UI draws, Chinese included (tests/tests/suite/glyphs.rs checks them).
   fonts-dejavu-core fonts-wqy-microhei
 )
 missing=()

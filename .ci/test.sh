@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, lints, the UI's type check and unit tests, the Rust unit
-# and integration tests, the fuzz targets' build, and the end-to-end tests in a real window under
+# and integration tests, the fuzz targets' bodies, and the end-to-end tests in a real window under
 # Xvfb. Installs what is missing first (see setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Each stage's time, printed at the end (docs/PERFORMANCE.md keeps the figures).
+STAGES=()
+STAGE=""
+STAGE_START=$(date +%s)
+RUN_START=$STAGE_START
+say() {
+  local now
+  now=$(date +%s)
+  if [ -n "$STAGE" ]; then STAGES+=("$(printf '%6d s  %s' $((now - STAGE_START)) "$STAGE")"); fi
+  STAGE="$*"
+  STAGE_START=$now
+  if [ -n "$STAGE" ]; then printf '\033[1m==> %s\033[0m\n' "$STAGE"; fi
+}
+
+say "Setting up (system packages, Rust, npm packages, the UI build: setup.sh)"
 bash .ci/setup.sh
 
 # A clean clone's run gains nothing from incremental compilation and would keep 2 GB of its
 # caches in target/ (8.3 GB in all with them; one CI run ran out of disk).
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 LOG=$(mktemp)
 
 say "Formatting (cargo fmt --check)"
@@ -34,24 +49,29 @@ with_keyring() {
     'printf tollgate | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh "$@"
 }
 
-say "Rust unit and integration tests (keychain: gnome-keyring)"
+# One build for everything below: the unit and integration tests, the fuzz targets' bodies, the
+# end-to-end tests and the app binary they drive (built because the app crate has tests of its
+# own). Every cargo command from here selects the whole workspace: selecting fewer packages
+# (`-p`, `--exclude`) changes the features cargo unifies and compiles hundreds of crates again.
+say "Building every test and the app (one debug build)"
+cargo test --workspace --locked --no-run
+
+# Every test in one run: the keychain tests (gnome-keyring) and the end-to-end tests (Xvfb) need
+# both wrappers. --include-ignored runs the keychain and MCP tests, which plain `cargo test`
+# leaves out; the speed figures and the installed-package test have commands of their own
+# (tests/speed.sh, .ci/install-test.sh).
+say "Rust unit, integration and end-to-end tests, fuzz targets on seeds"
 rm -f target/chaos-report.txt
-# system-tests: the keychain and MCP tests, which plain `cargo test` leaves out (ignored).
-with_keyring cargo test --workspace --exclude tollgate-e2e --locked --features tollgate-engine/system-tests 2>&1 | tee -a "$LOG"
+with_keyring xvfb-run -a -s "-screen 0 1280x860x24" \
+  cargo test --workspace --locked --no-fail-fast -- --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
 
 # The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
 if [ -f target/chaos-report.txt ]; then
-  say "Chaos soak"
   cat target/chaos-report.txt
 fi
-
-say "Fuzz targets build"
-CARGO_TARGET_DIR=target/fuzz-check cargo check --locked --manifest-path src-tauri/crates/engine/fuzz/Cargo.toml
-
-say "End-to-end tests (the real app under Xvfb)"
-cargo build -p tollgate --locked
-with_keyring xvfb-run -a -s "-screen 0 1280x860x24" cargo test -p tollgate-e2e --locked 2>&1 | tee -a "$LOG"
-say "All checks passed. Screenshots: target/e2e-screenshots/"
+say ""
+printf '\033[1m==> All checks passed in %d s. Screenshots: target/e2e-screenshots/\033[0m\n' $(($(date +%s) - RUN_START))
+printf '%s\n' "${STAGES[@]}"
 # One closing line for the whole run: cargo's per-binary results plus vitest's total.
 sed 's/\x1b\[[0-9;]*m//g' "$LOG" | awk '
   /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

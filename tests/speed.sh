@@ -11,4 +11,4 @@ trap 'rm -rf "$KEYRING_HOME"' EXIT
 XDG_DATA_HOME="$KEYRING_HOME" dbus-run-session -- sh -c \
   'printf tollgate | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"' sh \
   xvfb-run -a -s "-screen 0 1280x860x24" \
-  cargo test --release -p tollgate-e2e --locked --test speed -- --ignored --nocapture 2>&1 | grep -E "^SPEED|panicked|error" || true
+  cargo test --release -p tollgate-e2e --locked --test all suite::speed:: -- --ignored --nocapture 2>&1 | grep -E "^SPEED|panicked|error" || true

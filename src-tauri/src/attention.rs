@@ -40,13 +40,18 @@ fn looking<R: Runtime>(window: &tauri::WebviewWindow<R>) -> bool {
 
 async fn attend<R: Runtime>(handle: &AppHandle<R>, engine: &Tollgate, request: AttentionRequest) {
     let settings = engine.app_settings();
+    // Each decision is logged: a user's log (and the end-to-end test) shows why a notification
+    // came or did not.
+    let chat = request.chat;
     if !settings.notify && !settings.attention_hint {
+        tracing::info!("chat {chat} waits for the user: no notification (turned off)");
         return;
     }
     let Some(window) = handle.get_webview_window(MAIN) else {
         return;
     };
     if looking(&window) {
+        tracing::info!("chat {chat} waits for the user, who is looking at the window");
         return;
     }
     if settings.attention_hint {
@@ -54,14 +59,16 @@ async fn attend<R: Runtime>(handle: &AppHandle<R>, engine: &Tollgate, request: A
             tracing::warn!("the window could not ask for attention: {e}");
         }
     }
-    if settings.notify {
+    if !settings.notify {
+        tracing::info!("chat {chat} waits for the user: no notification (turned off)");
+    } else {
+        tracing::info!("chat {chat} waits for the user: notifying");
         let title = match engine.store.chat(request.chat).await {
             Ok(Some(chat)) if !chat.title.trim().is_empty() => chat.title,
             _ => String::new(),
         };
         let words = Words::new(settings.language, &title, &request.reason);
         let handle = handle.clone();
-        let chat = request.chat;
         // Showing blocks on D-Bus, and waiting for the click blocks until the notification
         // goes: a thread of its own, never the async runtime's.
         let spawned = std::thread::Builder::new()

@@ -51,7 +51,7 @@ pub fn desktop_family() -> Option<String> {
 
 /// A script that sets [`GLOBAL`] to `family` (or null), as data whatever the name holds.
 pub fn script(family: Option<&str>) -> Result<String, serde_json::Error> {
-    crate::first_page::global_script(GLOBAL, &family)
+    crate::page_globals::script(GLOBAL, &family)
 }
 
 #[cfg(test)]
@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn the_script_holds_the_family_as_data() {
         let hostile = "Evil\", sans-serif; } </script><script>alert(1)</script>\u{2028}";
-        let parsed = crate::first_page::read_global(&script(Some(hostile)).unwrap(), GLOBAL);
+        let parsed = crate::page_globals::read(&script(Some(hostile)).unwrap(), GLOBAL);
         assert_eq!(parsed, hostile);
         assert_eq!(
             super::script(None).unwrap(),

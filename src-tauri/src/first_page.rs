@@ -13,22 +13,9 @@ pub const FIRST_PAGE: u32 = 100;
 /// The global the page reads the first page from, once (`takeFirstPage` in `chatPages.ts`).
 pub const GLOBAL: &str = "__TOLLGATE_FIRST_CHATS__";
 
-/// A script that sets `window[global]` to `value` as JSON, which is a JavaScript expression: text
-/// in it holding quotes, `</script>` or line separators stays data. What the window is built
-/// with (the first chats, the desktop's font) reaches the page this way, before its own scripts.
-pub fn global_script(
-    global: &str,
-    value: &impl serde::Serialize,
-) -> Result<String, serde_json::Error> {
-    Ok(format!(
-        "window.{global} = {};",
-        serde_json::to_string(value)?
-    ))
-}
-
 /// A script that sets [`GLOBAL`] to `rows`, serialised as the `list_chats` command answers.
 pub fn script(rows: &[ChatRow]) -> Result<String, serde_json::Error> {
-    global_script(GLOBAL, &rows)
+    crate::page_globals::script(GLOBAL, &rows)
 }
 
 /// Builds the main window (`"create": false` in `tauri.conf.json`) with the first page of
@@ -57,17 +44,6 @@ pub fn open_main_window<R: Runtime>(
     Ok(())
 }
 
-/// The value a [`global_script`] sets `global` to, read back as JSON: one value, or the test fails.
-#[cfg(test)]
-pub fn read_global(script: &str, global: &str) -> serde_json::Value {
-    #![allow(clippy::unwrap_used)]
-    let json = script
-        .strip_prefix(&format!("window.{global} = "))
-        .and_then(|s| s.strip_suffix(';'))
-        .unwrap();
-    serde_json::from_str(json).unwrap()
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -93,7 +69,7 @@ mod tests {
             .await
             .unwrap();
         // One JSON value, the same as the command's answer: nothing in a title ends it early.
-        let parsed = read_global(&script(&rows).unwrap(), GLOBAL);
+        let parsed = crate::page_globals::read(&script(&rows).unwrap(), GLOBAL);
         assert_eq!(parsed, serde_json::to_value(&rows).unwrap());
         assert_eq!(parsed[0]["title"], hostile);
     }

@@ -12,8 +12,12 @@ pub mod first_page;
 pub mod instance;
 pub mod logs;
 pub mod navigation;
+pub mod page_globals;
 pub mod rendering;
 pub mod state;
+
+#[cfg(test)]
+mod capabilities;
 
 use state::AppState;
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 // A small MCP server for the tests of what server-everything cannot show: whether a cancelled
-// call reaches the server (it writes PROBE_MARKER when the request is aborted), what happens
+// call reaches the server (it writes PROBE_MARKER.started when a wait begins and PROBE_MARKER
+// when the request is aborted), what happens
 // when a server dies mid-session, and resources, prompts and lists that change while connected
 // (`grow` adds a tool, a resource and a prompt; the SDK sends the list_changed notifications),
 // and a tool whose result carries images (`snapshot`).
@@ -23,6 +24,8 @@ server.registerTool(
   },
   async ({ seconds }, extra) =>
     new Promise((resolve) => {
+      // The test waits for this before it cancels: the call has reached the server.
+      if (marker) writeFileSync(`${marker}.started`, "waiting");
       const timer = setTimeout(
         () => resolve({ content: [{ type: "text", text: `waited ${seconds} s` }] }),
         seconds * 1000,

@@ -2,7 +2,8 @@
 //! current X display, finds its window, and takes screenshots of it.
 //!
 //! The tests run under `xvfb-run` (the README's test command does that); the app binary must be
-//! built first (`cargo build -p tollgate`).
+//! built first (`cargo test --workspace --no-run`, which `.ci/test.sh` runs); a binary older than
+//! the sources it is built from is refused.
 
 pub mod notifications;
 pub mod steps;
@@ -17,8 +18,13 @@ use std::time::{Duration, Instant};
 pub enum E2eError {
     #[error("no X display: run the end-to-end tests under xvfb-run (see README)")]
     NoDisplay,
-    #[error("the app binary was not found at {0}; build it first with `cargo build -p tollgate`")]
+    #[error("the app binary was not found at {0}; build it first with `cargo test --workspace --no-run`")]
     NoBinary(PathBuf),
+    #[error(
+        "the app binary {binary} is older than {newer}: it would test code that is not there any \
+         more; build it first with `cargo test --workspace --no-run` (.ci/test.sh does)"
+    )]
+    Stale { binary: PathBuf, newer: PathBuf },
     #[error("{what} failed: {source}")]
     Io {
         what: String,
@@ -54,11 +60,42 @@ pub fn app_binary() -> Result<PathBuf, E2eError> {
         .and_then(Path::parent)
         .ok_or_else(|| E2eError::NoBinary(exe.clone()))?;
     let bin = profile_dir.join(format!("tollgate{}", std::env::consts::EXE_SUFFIX));
-    if bin.exists() {
-        Ok(bin)
-    } else {
-        Err(E2eError::NoBinary(bin))
+    let built = std::fs::metadata(&bin)
+        .and_then(|m| m.modified())
+        .map_err(|_| E2eError::NoBinary(bin.clone()))?;
+    if let Some(source) = newer_source(built) {
+        return Err(E2eError::Stale {
+            binary: bin,
+            newer: source,
+        });
     }
+    Ok(bin)
+}
+
+/// The first file the app is built from (its Rust sources, the engine's, the built UI it
+/// embeds) changed after `built`, if any.
+fn newer_source(built: std::time::SystemTime) -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut folders: Vec<PathBuf> = ["src-tauri/src", "src-tauri/crates/engine/src", "ui/dist"]
+        .iter()
+        .map(|f| root.join(f))
+        .collect();
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                folders.push(entry.path());
+            } else if meta.modified().is_ok_and(|m| m > built) {
+                return Some(entry.path());
+            }
+        }
+    }
+    None
 }
 
 /// Where tests save screenshots: `target/e2e-screenshots/`.
@@ -226,28 +263,6 @@ pub fn answer_native_dialog_typing(
     timeout: Duration,
 ) -> Result<(), E2eError> {
     let deadline = Instant::now() + timeout;
-    let id = loop {
-        if let Some(id) = visible_window(title)? {
-            break id;
-        }
-        if Instant::now() > deadline {
-            return Err(E2eError::Timeout(format!(
-                "no dialog \"{title}\" after {timeout:?}"
-            )));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    // Let GTK finish laying the dialog out (the name field takes the focus when it maps).
-    std::thread::sleep(Duration::from_millis(500));
-    let status = Command::new("xdotool")
-        .args(["windowfocus", "--sync", &id])
-        .status()
-        .map_err(io("running xdotool"))?;
-    if !status.success() {
-        return Err(E2eError::Timeout(format!(
-            "could not focus the dialog \"{title}\""
-        )));
-    }
     let press = |key: &str| -> Result<(), E2eError> {
         let status = Command::new("xdotool")
             .args(["key", "--clearmodifiers", key])
@@ -258,24 +273,63 @@ pub fn answer_native_dialog_typing(
         }
         Ok(())
     };
-    for key in before {
-        press(key)?;
-    }
-    if let Some(text) = text {
-        std::thread::sleep(Duration::from_millis(300));
-        let status = Command::new("xdotool")
-            .args(["type", "--delay", "15", text])
+    // GTK's dialog takes keys before it is ready for them (its folder still loading, its
+    // location field not yet there) and nothing outside it shows when it is: the answer is
+    // given, and given again, until the dialog goes. Each try types the whole answer over what
+    // a try before left (`ctrl+a` in the field), so a second try never adds to the first.
+    let mut tries = 0;
+    loop {
+        let Some(id) = visible_window(title)? else {
+            if tries > 0 {
+                if tries > 1 {
+                    eprintln!("the dialog \"{title}\" took {tries} tries");
+                }
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(E2eError::Timeout(format!(
+                    "no dialog \"{title}\" after {timeout:?}"
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        };
+        if Instant::now() > deadline {
+            return Err(E2eError::Timeout(format!(
+                "the dialog \"{title}\" was still open after {tries} tries in {timeout:?}"
+            )));
+        }
+        // The keys go to the dialog only: focused (and still there) right before they are sent.
+        let focused = Command::new("xdotool")
+            .args(["windowfocus", "--sync", &id])
             .status()
             .map_err(io("running xdotool"))?;
-        if !status.success() {
-            return Err(E2eError::Timeout(format!("could not type {text:?}")));
+        if !focused.success() {
+            continue;
         }
-        std::thread::sleep(Duration::from_millis(300));
+        tries += 1;
+        for key in before {
+            press(key)?;
+        }
+        if let Some(text) = text {
+            press("ctrl+a")?;
+            let status = Command::new("xdotool")
+                .args(["type", "--delay", "15", text])
+                .status()
+                .map_err(io("running xdotool"))?;
+            if !status.success() {
+                return Err(E2eError::Timeout(format!("could not type {text:?}")));
+            }
+        }
+        for key in keys {
+            press(key)?;
+        }
+        // The answer took when the dialog goes; a try that did not is made again.
+        let settled = Instant::now() + Duration::from_secs(15);
+        while visible_window(title)?.is_some() && Instant::now() < settled {
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
-    for key in keys {
-        press(key)?;
-    }
-    Ok(())
 }
 
 /// Saves a PNG of the X display (the real window's pixels) to `target/e2e-screenshots/<name>.png`.

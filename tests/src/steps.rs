@@ -139,16 +139,30 @@ impl Session {
         let was = set("light")
             .await
             .map_err(|e| fail(format!("switching to the light theme: {e}")))?;
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        self.painted().await?;
         self.screenshot(name).await?;
         set("dark")
             .await
             .map_err(|e| fail(format!("switching to the dark theme: {e}")))?;
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        self.painted().await?;
         self.screenshot(&format!("{name}-dark")).await?;
         set(was.as_str().unwrap_or("light"))
             .await
             .map_err(|e| fail(format!("restoring the theme: {e}")))?;
+        Ok(())
+    }
+
+    /// Waits until the page has painted what it was just given: two animation frames (the
+    /// first may already be under way when the change came).
+    pub async fn painted(&self) -> Result<(), E2eError> {
+        self.client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(null)));",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("waiting for the page to paint: {e}")))?;
         Ok(())
     }
 
@@ -349,13 +363,13 @@ impl Session {
         for (column, value) in [(3, execution), (4, result)] {
             let Some(value) = value else { continue };
             let css = format!("tr[data-tool=\"{tool}\"] td:nth-child({column}) select");
-            let saves = self.tool_settings_saves().await?;
+            let saves = self.settings_saves("tool-settings").await?;
             self.el(&css)
                 .await?
                 .select_by_value(value)
                 .await
                 .map_err(|e| fail(format!("choosing {value} for {tool}: {e}")))?;
-            self.until_tool_settings_saved(saves).await?;
+            self.until_settings_saved("tool-settings", saves).await?;
         }
         self.back_to_chat().await
     }
@@ -375,20 +389,21 @@ impl Session {
             .as_deref()
             == Some("true");
         if checked != on {
-            let saves = self.tool_settings_saves().await?;
+            let saves = self.settings_saves("tool-settings").await?;
             toggle
                 .click()
                 .await
                 .map_err(|e| fail(format!("toggling {group}: {e}")))?;
-            self.until_tool_settings_saved(saves).await?;
+            self.until_settings_saved("tool-settings", saves).await?;
         }
         self.back_to_chat().await
     }
 
-    /// How many changes Settings → Tools has saved since it opened.
-    async fn tool_settings_saves(&self) -> Result<u64, E2eError> {
+    /// How many changes the settings section `role` (`tool-settings`, `general-settings`) has
+    /// saved since it opened.
+    pub async fn settings_saves(&self, role: &str) -> Result<u64, E2eError> {
         let value = self
-            .el("[data-role=\"tool-settings\"]")
+            .el(&format!("[data-role=\"{role}\"]"))
             .await?
             .attr("data-saves")
             .await
@@ -396,15 +411,15 @@ impl Session {
         Ok(value.and_then(|v| v.parse().ok()).unwrap_or(0))
     }
 
-    /// Waits until Settings → Tools has saved one more change than `before` (the state, not
-    /// the notice: the notice clears itself and a slow poll could miss it).
-    async fn until_tool_settings_saved(&self, before: u64) -> Result<(), E2eError> {
+    /// Waits until the settings section `role` has saved one more change than `before` (the
+    /// state, not the notice: the notice clears itself and a slow poll could miss it).
+    pub async fn until_settings_saved(&self, role: &str, before: u64) -> Result<(), E2eError> {
         let deadline = Instant::now() + STEP;
-        while self.tool_settings_saves().await? <= before {
+        while self.settings_saves(role).await? <= before {
             if Instant::now() > deadline {
                 let text = self.body_text().await?;
                 return Err(fail(format!(
-                    "the tool settings were never saved; the window shows:\n{text}"
+                    "{role} was never saved; the window shows:\n{text}"
                 )));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;

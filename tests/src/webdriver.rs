@@ -227,17 +227,60 @@ impl Session {
     /// Quits the app the way a user does (closing its window) and keeps its data folder.
     pub async fn close_keeping_data(mut self) -> Option<tempfile::TempDir> {
         let _ = self.client.clone().close().await;
-        // Give the app a moment to exit on its own before the driver goes.
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        // The app exits on its own once its window closes: wait for that (it saves what it
+        // holds on the way out) before the driver goes.
+        if let Some(data) = &self.data_dir {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while app_running_on(data.path()) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         self.data_dir.take()
     }
 }
 
+/// Whether an app process runs on the data folder `data` (its `TOLLGATE_DATA_DIR`).
+fn app_running_on(data: &std::path::Path) -> bool {
+    !apps_on(data).is_empty()
+}
+
+/// The app processes running on the data folder `data`.
+fn apps_on(data: &std::path::Path) -> Vec<String> {
+    let wanted = format!("TOLLGATE_DATA_DIR={}", data.display());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    procs
+        .filter_map(Result::ok)
+        .filter(|p| {
+            let is_app = std::fs::read_link(p.path().join("exe"))
+                .ok()
+                .and_then(|exe| {
+                    exe.file_name()
+                        .map(|n| n.to_string_lossy().starts_with("tollgate"))
+                })
+                .unwrap_or(false);
+            is_app
+                && std::fs::read(p.path().join("environ"))
+                    .map(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
+                    .unwrap_or(false)
+        })
+        .map(|p| p.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        // A test that failed midway leaves its app up (the driver's death does not end it): it
+        // goes too, so the next test finds only its own window.
+        if let Some(data) = &self.data_dir {
+            for pid in apps_on(data.path()) {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            }
+        }
     }
 }

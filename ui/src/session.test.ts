@@ -14,6 +14,7 @@ import * as api from "./api";
 import * as session from "./session";
 import { HISTORY_FIRST_PAGE, HISTORY_PAGE } from "./bindings";
 import { ChatStore } from "./store";
+import { commandError } from "./testing/backend";
 
 const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
 
@@ -26,48 +27,48 @@ beforeEach(() => {
 
 describe("a failed chat action shows as the chat's alert, never as a rejection", () => {
   it("send: the alert says why, the pending message goes and the chat is not running", async () => {
-    vi.mocked(api.sendMessage).mockRejectedValueOnce("A turn is already running in this chat.");
+    vi.mocked(api.sendMessage).mockRejectedValueOnce(commandError("busy", "A turn is already running in this chat."));
     await expect(session.send(4, "hello", store)).resolves.toBe(false);
     const s = store.get(4);
-    expect(s.alert).toEqual({ action: "send", message: "A turn is already running in this chat." });
+    expect(s.alert).toEqual({ action: "send", message: "A reply is already being written in this chat; wait for it or press Stop." });
     expect(s.running).toBe(false);
     expect(s.messages).toEqual([]);
     expect(session.isLive(4)).toBe(false);
   });
 
   it("send: a new message clears the old alert", async () => {
-    vi.mocked(api.sendMessage).mockRejectedValueOnce(new Error("offline")).mockResolvedValueOnce(undefined);
+    vi.mocked(api.sendMessage).mockRejectedValueOnce(commandError("provider", "offline")).mockResolvedValueOnce(undefined);
     await session.send(4, "one", store);
     await expect(session.send(4, "two", store)).resolves.toBe(true);
     expect(store.get(4).alert).toBeNull();
   });
 
   it("stop: the alert says the turn could not be stopped", async () => {
-    vi.mocked(api.stopTurn).mockRejectedValueOnce(new Error("backend gone"));
+    vi.mocked(api.stopTurn).mockRejectedValueOnce(commandError("internal", "backend gone"));
     await expect(session.stop(5, store)).resolves.toBe(false);
-    expect(store.get(5).alert).toEqual({ action: "stop", message: "backend gone" });
+    expect(store.get(5).alert).toEqual({ action: "stop", message: "Internal error: backend gone" });
   });
 
   it("retry: the turn's own error comes back with Retry, and the alert says why the retry failed", async () => {
     store.update(6, (s) => ({ ...s, error: { message: "rate limited", retryable: true } }));
-    vi.mocked(api.retryTurn).mockRejectedValueOnce(new Error("no provider"));
+    vi.mocked(api.retryTurn).mockRejectedValueOnce(commandError("invalid", "no provider"));
     await expect(session.retry(6, store)).resolves.toBe(false);
     const s = store.get(6);
     expect(s.error).toEqual({ message: "rate limited", retryable: true });
     expect(s.running).toBe(false);
-    expect(s.alert).toEqual({ action: "retry", message: "no provider" });
+    expect(s.alert).toEqual({ action: "retry", message: "Not accepted: no provider" });
   });
 
   it("refresh: a failed background reload becomes a reload alert; the next good one clears it", async () => {
-    vi.mocked(api.chatHistory).mockRejectedValueOnce(new Error("database locked"));
+    vi.mocked(api.chatHistory).mockRejectedValueOnce(commandError("storage", "database locked"));
     await expect(session.refresh(7, store)).resolves.toBeUndefined();
-    expect(store.get(7).alert).toEqual({ action: "reload", message: "database locked" });
+    expect(store.get(7).alert).toEqual({ action: "reload", message: "The database failed: database locked" });
     await session.refresh(7, store);
     expect(store.get(7).alert).toBeNull();
   });
 
   it("a reload keeps an alert about something else until it is dismissed", async () => {
-    vi.mocked(api.stopTurn).mockRejectedValueOnce(new Error("backend gone"));
+    vi.mocked(api.stopTurn).mockRejectedValueOnce(commandError("internal", "backend gone"));
     await session.stop(8, store);
     await session.loadChat(8, store);
     expect(store.get(8).alert?.action).toBe("stop");
@@ -76,7 +77,7 @@ describe("a failed chat action shows as the chat's alert, never as a rejection",
   });
 
   it("loadChat itself still rejects, for the view that opens the chat to show", async () => {
-    vi.mocked(api.chatHistory).mockRejectedValueOnce(new Error("no such chat"));
+    vi.mocked(api.chatHistory).mockRejectedValueOnce(commandError("notFound", "no such chat"));
     await expect(session.loadChat(9, store)).rejects.toThrow("no such chat");
   });
 });
@@ -131,7 +132,7 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
 
   it("a failed revision check rejects like a failed read, for the view to show", async () => {
     await session.loadChat(3, store);
-    vi.mocked(api.chatRevision).mockRejectedValueOnce(new Error("no such chat"));
+    vi.mocked(api.chatRevision).mockRejectedValueOnce(commandError("notFound", "no such chat"));
     await expect(session.loadChat(3, store)).rejects.toThrow("no such chat");
   });
 });
@@ -227,9 +228,11 @@ describe("a long chat is read a page at a time (F-71)", { timeout: 30_000 }, () 
     const served = vi.mocked(api.chatHistory).getMockImplementation();
     vi.mocked(api.chatHistory)
       .mockImplementationOnce((...args) => served!(...args))
-      .mockRejectedValueOnce(new Error("database locked"));
+      .mockRejectedValueOnce(commandError("storage", "database locked"));
     await session.loadChat(3, store);
-    await vi.waitFor(() => expect(store.get(3).alert).toEqual({ action: "reload", message: "database locked" }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(store.get(3).alert).toEqual({ action: "reload", message: "The database failed: database locked" }), {
+      timeout: 20_000,
+    });
     expect(store.get(3).earlier).not.toBeNull();
     await session.readEarlier(3, store);
     expect(store.get(3).earlier).toBeNull();

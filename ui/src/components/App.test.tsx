@@ -19,6 +19,7 @@ import * as api from "../api";
 import { App, shownChat } from "./App";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
 
 const settings: SettingsView = {
   app: {
@@ -95,12 +96,12 @@ async function openTab(label: string) {
 
 describe("when the settings cannot be read", () => {
   it("the Tools tab shows why (with Retry) instead of loading forever", async () => {
-    vi.mocked(api.getSettings).mockRejectedValueOnce(new Error("settings row is corrupt"));
+    vi.mocked(api.getSettings).mockRejectedValueOnce(commandError("storage", "settings row is corrupt"));
     await mount();
     await openTab("Tools");
     const body = root.querySelector(".settings-body");
     expect(body?.querySelector('[role="status"]')).toBeNull();
-    expect(body?.querySelector('[role="alert"]')?.textContent).toContain("Something went wrong: settings row is corrupt");
+    expect(body?.querySelector('[role="alert"]')?.textContent).toContain("The database failed: settings row is corrupt");
 
     await click(body?.querySelector('[role="alert"] button'));
     expect(api.getSettings).toHaveBeenCalledTimes(2);
@@ -109,7 +110,7 @@ describe("when the settings cannot be read", () => {
   });
 
   it("the General tab shows why too", async () => {
-    vi.mocked(api.getSettings).mockRejectedValueOnce(new Error("settings row is corrupt"));
+    vi.mocked(api.getSettings).mockRejectedValueOnce(commandError("storage", "settings row is corrupt"));
     await mount();
     await openTab("General");
     expect(root.querySelector('.settings-body [role="alert"]')?.textContent).toContain("settings row is corrupt");
@@ -118,16 +119,16 @@ describe("when the settings cannot be read", () => {
 
 describe("the sidebar's own failures", () => {
   it("says when the waiting counts cannot be read", async () => {
-    vi.mocked(api.waitingCounts).mockRejectedValueOnce(new Error("backend gone"));
+    vi.mocked(api.waitingCounts).mockRejectedValueOnce(commandError("internal", "backend gone"));
     await mount();
-    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not read which chats wait for you: backend gone");
+    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not read which chats wait for you: Internal error: backend gone");
   });
 
   it("says when a new chat cannot be created", async () => {
-    vi.mocked(api.createChat).mockRejectedValueOnce(new Error("disk full"));
+    vi.mocked(api.createChat).mockRejectedValueOnce(commandError("storage", "disk full"));
     await mount();
     await click(root.querySelector("button.new-chat"));
-    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not create a chat: disk full");
+    expect(root.querySelector('.sidebar [role="alert"]')?.textContent).toBe("Could not create a chat: The database failed: disk full");
   });
 });
 

@@ -12,6 +12,7 @@ vi.mock("../api", () => ({
 import * as api from "../api";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
 
 const decide = vi.mocked(api.decide);
 
@@ -204,7 +205,7 @@ describe("execution approval card", () => {
   });
 
   it("edit arguments sends the parsed JSON and shows the backend's refusal on the card", async () => {
-    decide.mockRejectedValueOnce("arguments do not match the schema: text is required");
+    decide.mockRejectedValueOnce(commandError("invalid", "arguments do not match the schema: text is required"));
     await mount(execution);
     await act(async () => button("Edit arguments").click());
     const editor = root.querySelector<HTMLTextAreaElement>('[data-role="args"]');
@@ -787,7 +788,7 @@ describe("always allow says what the rule allows, and never grants every call by
   });
 
   it("Enter on Create rule sends the pattern; the backend's refusal shows on the card", async () => {
-    decide.mockRejectedValueOnce("the command pattern cannot be read: bad pattern");
+    decide.mockRejectedValueOnce(commandError("invalid", "the command pattern cannot be read: bad pattern"));
     await openPanel(shell("git status *"));
     await focus(labelled("approval.createRule"));
     await pressOnFocused("Enter");
@@ -795,7 +796,7 @@ describe("always allow says what the rule allows, and never grants every call by
       kind: "execution",
       decision: { type: "alwaysAllow", scope: "thisChat", grant: { type: "matching", pattern: "git status *" } },
     });
-    expect(root.querySelector('[role="alert"]')?.textContent).toBe("the command pattern cannot be read: bad pattern");
+    expect(root.querySelector('[role="alert"]')?.textContent).toBe("Not accepted: the command pattern cannot be read: bad pattern");
     expect(onDecided).not.toHaveBeenCalled();
   });
 

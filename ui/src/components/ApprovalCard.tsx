@@ -198,6 +198,84 @@ function OpenedEditor(props: { rows: number; value: string; role: string; onText
   );
 }
 
+/**
+ * The editor both cards open to change what goes on (the call's arguments, the result's text),
+ * with Apply and Cancel: one place for its focus and keys.
+ */
+function EditPanel(props: {
+  hint?: string;
+  rows: number;
+  value: string;
+  role: string;
+  onText: (text: string) => void;
+  error?: string | null;
+  applyLabel: string;
+  busy: boolean;
+  onApply: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <div class="approval-panel" data-role={`edit-${props.role}`}>
+      {props.hint ? <small class="muted">{props.hint}</small> : null}
+      <OpenedEditor rows={props.rows} value={props.value} role={props.role} onText={props.onText} />
+      {props.error ? <p class="inline-error">{props.error}</p> : null}
+      <div class="row">
+        <button type="button" class="btn btn--primary" disabled={props.busy} onClick={props.onApply}>
+          {props.applyLabel}
+        </button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t("common.cancel")}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A way to refuse from the deny row: its words, its key, and what it sends with the reason. */
+interface Refusal {
+  label: string;
+  /** The key that does it from the card (shown as a hint). */
+  key?: string;
+  onRefuse: (reason: string | null) => void;
+}
+
+/**
+ * The row both cards end with: why (optional, sent to the model) and the buttons that refuse.
+ * The card's key handler reads the same `reason` (Esc refuses with it). The first refusal is the
+ * plain one; the others are outlined.
+ */
+function DenyRow(props: { placeholder: string; reason: string; onReason: (reason: string) => void; busy: boolean; refusals: Refusal[] }) {
+  const reason = props.reason.trim() ? props.reason.trim() : null;
+  return (
+    <div class="approval-actions approval-deny">
+      <input
+        class="reason-input"
+        placeholder={props.placeholder}
+        value={props.reason}
+        onInput={(e) => props.onReason(e.currentTarget.value)}
+        data-role="reason"
+      />
+      {props.refusals.map((r, i) => (
+        <button
+          key={r.label}
+          type="button"
+          class={`btn ${i === 0 ? "btn--danger" : "btn--danger-outline"}`}
+          disabled={props.busy}
+          onClick={() => r.onRefuse(reason)}
+        >
+          {r.label}
+          {r.key ? (
+            <>
+              {" "}
+              <kbd>{r.key}</kbd>
+            </>
+          ) : null}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 function AlwaysAllowPanel(props: {
   id: string;
   tool: string;
@@ -315,8 +393,6 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
     execution({ type: "editAndAllow", arguments: parsed.value });
   };
 
-  const reasonValue = reason.trim() ? reason.trim() : null;
-
   return (
     <div
       ref={root}
@@ -347,19 +423,18 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       ) : null}
 
       {mode === "edit" ? (
-        <div class="approval-panel">
-          <small class="muted">{t("approval.editHint")}</small>
-          <OpenedEditor rows={Math.min(16, argsText.split("\n").length + 1)} value={argsText} role="args" onText={setArgsText} />
-          {editError ? <p class="inline-error">{editError}</p> : null}
-          <div class="row">
-            <button type="button" class="btn btn--primary" disabled={busy} onClick={applyEdit}>
-              {t("approval.applyEdit")}
-            </button>
-            <button type="button" class="btn" onClick={() => setMode("none")}>
-              {t("common.cancel")}
-            </button>
-          </div>
-        </div>
+        <EditPanel
+          hint={t("approval.editHint")}
+          rows={Math.min(16, argsText.split("\n").length + 1)}
+          value={argsText}
+          role="args"
+          onText={setArgsText}
+          error={editError}
+          applyLabel={t("approval.applyEdit")}
+          busy={busy}
+          onApply={applyEdit}
+          onCancel={() => setMode("none")}
+        />
       ) : null}
 
       {error ? (
@@ -392,21 +467,16 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
           {t("approval.edit")}
         </button>
       </div>
-      <div class="approval-actions approval-deny">
-        <input
-          class="reason-input"
-          placeholder={t("approval.reasonPlaceholder")}
-          value={reason}
-          onInput={(e) => setReason(e.currentTarget.value)}
-          data-role="reason"
-        />
-        <button type="button" class="btn btn--danger" disabled={busy} onClick={() => execution({ type: "deny", reason: reasonValue })}>
-          {t("approval.deny")} <kbd>Esc</kbd>
-        </button>
-        <button type="button" class="btn btn--danger-outline" disabled={busy} onClick={() => execution({ type: "denyAndStop", reason: reasonValue })}>
-          {t("approval.denyAndStop")}
-        </button>
-      </div>
+      <DenyRow
+        placeholder={t("approval.reasonPlaceholder")}
+        reason={reason}
+        onReason={setReason}
+        busy={busy}
+        refusals={[
+          { label: t("approval.deny"), key: "Esc", onRefuse: (why) => execution({ type: "deny", reason: why }) },
+          { label: t("approval.denyAndStop"), onRefuse: (why) => execution({ type: "denyAndStop", reason: why }) },
+        ]}
+      />
     </div>
   );
 }
@@ -423,7 +493,6 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
   }, [active]);
 
   const result = (decision: ResultDecision) => void send({ kind: "result", decision });
-  const reasonValue = reason.trim() ? reason.trim() : null;
 
   const shownText = useMemo(() => reveal(request.textForModel, OUTPUT_LIMITS), [request.textForModel]);
   const fullOutput = useMemo(
@@ -458,7 +527,16 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
       <HiddenCharsWarning count={hidden} result />
       <div class="section-label">{t("approval.textForModel")}</div>
       {editing ? (
-        <OpenedEditor rows={10} value={text} role="result" onText={setText} />
+        <EditPanel
+          rows={10}
+          value={text}
+          role="result"
+          onText={setText}
+          applyLabel={t("approval.applyResult")}
+          busy={busy}
+          onApply={() => result({ type: "editAndApprove", text })}
+          onCancel={() => setEditing(false)}
+        />
       ) : (
         <PayloadPane lines={shownText.lines}>
           <RevealedText segments={shownText.segments} />
@@ -483,39 +561,23 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
           {error}
         </p>
       ) : null}
-      <div class="approval-actions">
-        {editing ? (
-          <>
-            <button type="button" class="btn btn--primary" disabled={busy} onClick={() => result({ type: "editAndApprove", text })}>
-              {t("approval.applyResult")}
-            </button>
-            <button type="button" class="btn" onClick={() => setEditing(false)}>
-              {t("common.cancel")}
-            </button>
-          </>
-        ) : (
-          <>
-            <button type="button" class="btn btn--primary" disabled={busy} onClick={() => result({ type: "approve" })}>
-              {t("approval.approve")} <kbd>Enter</kbd>
-            </button>
-            <button type="button" class="btn" disabled={busy} onClick={() => setEditing(true)}>
-              {t("approval.editResult")}
-            </button>
-          </>
-        )}
-      </div>
-      <div class="approval-actions approval-deny">
-        <input
-          class="reason-input"
-          placeholder={t("approval.rejectPlaceholder")}
-          value={reason}
-          onInput={(e) => setReason(e.currentTarget.value)}
-          data-role="reason"
-        />
-        <button type="button" class="btn btn--danger" disabled={busy} onClick={() => result({ type: "reject", reason: reasonValue })}>
-          {t("approval.reject")} <kbd>Esc</kbd>
-        </button>
-      </div>
+      {editing ? null : (
+        <div class="approval-actions">
+          <button type="button" class="btn btn--primary" disabled={busy} onClick={() => result({ type: "approve" })}>
+            {t("approval.approve")} <kbd>Enter</kbd>
+          </button>
+          <button type="button" class="btn" disabled={busy} onClick={() => setEditing(true)}>
+            {t("approval.editResult")}
+          </button>
+        </div>
+      )}
+      <DenyRow
+        placeholder={t("approval.rejectPlaceholder")}
+        reason={reason}
+        onReason={setReason}
+        busy={busy}
+        refusals={[{ label: t("approval.reject"), key: "Esc", onRefuse: (why) => result({ type: "reject", reason: why }) }]}
+      />
     </div>
   );
 }

@@ -36,6 +36,7 @@ import { ChatView } from "./ChatView";
 import { HISTORY_FIRST_PAGE } from "../bindings";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
 const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
@@ -141,14 +142,14 @@ describe("the composer's undo history", () => {
 
 describe("a failed chat action shows above the composer", () => {
   it("a failed send says why, puts the text back, and can be dismissed", async () => {
-    vi.mocked(api.sendMessage).mockRejectedValue("A turn is already running in this chat.");
+    vi.mocked(api.sendMessage).mockRejectedValue(commandError("busy", "A turn is already running in this chat."));
     await mount();
     const area = await type("hello there");
     await click(root.querySelector<HTMLButtonElement>(".composer button.btn--primary"));
 
     const banner = alertBanner();
     expect(banner?.getAttribute("role")).toBe("alert");
-    expect(banner?.textContent).toContain("Could not send the message: A turn is already running in this chat.");
+    expect(banner?.textContent).toContain("Could not send the message: A reply is already being written in this chat; wait for it or press Stop.");
     expect(area.value).toBe("hello there");
 
     await click(banner?.querySelector<HTMLButtonElement>('button[aria-label="Dismiss"]'));
@@ -156,40 +157,40 @@ describe("a failed chat action shows above the composer", () => {
   });
 
   it("a failed send from a suggestion shows the same banner", async () => {
-    vi.mocked(api.sendMessage).mockRejectedValue(new Error("no provider"));
+    vi.mocked(api.sendMessage).mockRejectedValue(commandError("invalid", "no provider"));
     await mount();
     await click(root.querySelector<HTMLButtonElement>(".suggestion"));
-    expect(alertBanner()?.textContent).toContain("Could not send the message: no provider");
+    expect(alertBanner()?.textContent).toContain("Could not send the message: Not accepted: no provider");
   });
 
   it("a failed Stop says the turn could not be stopped", async () => {
-    vi.mocked(api.stopTurn).mockRejectedValue(new Error("backend gone"));
+    vi.mocked(api.stopTurn).mockRejectedValue(commandError("internal", "backend gone"));
     await mount();
     await act(async () => chatStore.update(chat.id, (s) => ({ ...s, running: true })));
     await click(root.querySelector<HTMLButtonElement>(".composer-wrap button.btn--danger"));
-    expect(alertBanner()?.textContent).toContain("Could not stop the turn: backend gone");
+    expect(alertBanner()?.textContent).toContain("Could not stop the turn: Internal error: backend gone");
   });
 
   it("a failed Retry keeps the turn's error with Retry and says why", async () => {
-    vi.mocked(api.retryTurn).mockRejectedValue(new Error("no provider"));
+    vi.mocked(api.retryTurn).mockRejectedValue(commandError("invalid", "no provider"));
     await mount();
     await act(async () => chatStore.update(chat.id, (s) => ({ ...s, error: { message: "rate limited", retryable: true } })));
     await click([...root.querySelectorAll<HTMLButtonElement>(".notice--error button")].find((b) => b.textContent?.includes("Retry")));
     expect(root.querySelector(".timeline .notice--error")?.textContent).toContain("rate limited");
-    expect(alertBanner()?.textContent).toContain("Could not retry the turn: no provider");
+    expect(alertBanner()?.textContent).toContain("Could not retry the turn: Not accepted: no provider");
   });
 
   it("a failed background refresh shows in the chat", async () => {
     await mount();
-    vi.mocked(api.chatHistory).mockRejectedValue(new Error("database locked"));
+    vi.mocked(api.chatHistory).mockRejectedValue(commandError("storage", "database locked"));
     await act(async () => session.refresh(chat.id));
-    expect(alertBanner()?.textContent).toContain("Could not refresh this chat: database locked");
+    expect(alertBanner()?.textContent).toContain("Could not refresh this chat: The database failed: database locked");
   });
 
   it("a chat that cannot be opened says so instead of loading forever", async () => {
-    vi.mocked(api.chatHistory).mockRejectedValue(new Error("no such chat"));
+    vi.mocked(api.chatHistory).mockRejectedValue(commandError("notFound", "no such chat"));
     await mount();
-    expect(root.querySelector('.timeline [role="alert"]')?.textContent).toBe("Could not open this chat: no such chat");
+    expect(root.querySelector('.timeline [role="alert"]')?.textContent).toBe("Could not open this chat: It does not exist any more: no such chat");
     expect(root.querySelector('.timeline [role="status"]')).toBeNull();
   });
 });
@@ -293,11 +294,11 @@ describe("links in answers", () => {
   });
 
   it("says why a link could not be opened", async () => {
-    vi.mocked(api.openExternal).mockRejectedValueOnce(new Error("no browser"));
+    vi.mocked(api.openExternal).mockRejectedValueOnce(commandError("internal", "no browser"));
     await mount();
     await answer("[example.com](https://example.com/)");
     await click(link());
-    expect(root.querySelector('[data-message="5"] .inline-error')?.textContent).toBe("The link could not be opened: no browser");
+    expect(root.querySelector('[data-message="5"] .inline-error')?.textContent).toBe("The link could not be opened: Internal error: no browser");
   });
 
   it("offers no way to open a link that is not a web or mail link", async () => {
@@ -338,7 +339,7 @@ describe("copy", () => {
   });
 
   it("says when the clipboard refused", async () => {
-    vi.mocked(api.copyText).mockRejectedValueOnce(new Error("no clipboard"));
+    vi.mocked(api.copyText).mockRejectedValueOnce(commandError("internal", "no clipboard"));
     await mount();
     await act(async () =>
       chatStore.update(chat.id, (s) => ({
@@ -466,7 +467,7 @@ describe("edit, regenerate and versions (F-56)", () => {
   });
 
   it("an edit that cannot be sent opens again with its text, and the alert says why", async () => {
-    vi.mocked(api.editMessage).mockRejectedValueOnce(new Error("no provider"));
+    vi.mocked(api.editMessage).mockRejectedValueOnce(commandError("invalid", "no provider"));
     await show([message(1, "user", "first"), message(2, "assistant", "answer")]);
     await click(root.querySelector<HTMLButtonElement>('[data-message="1"] [data-role="edit-message"]'));
     const area = root.querySelector<HTMLTextAreaElement>('[data-role="edit-form"] textarea');
@@ -552,7 +553,7 @@ describe("attachments in the composer (F-57)", () => {
   }
 
   it("shows picked files, sends them with the message, and keeps them when sending fails", async () => {
-    vi.mocked(api.sendMessage).mockRejectedValueOnce(new Error("offline")).mockResolvedValueOnce(undefined);
+    vi.mocked(api.sendMessage).mockRejectedValueOnce(commandError("provider", "offline")).mockResolvedValueOnce(undefined);
     await mount();
     const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])], "dot.png", { type: "image/png" });
     await pick([png, new File(["- milk"], "notes.md"), new File(["MZ"], "app.exe", { type: "application/x-msdownload" })]);

@@ -2,7 +2,7 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FRAME_MARKDOWN_CHARS } from "../markdown";
-import { Markdown } from "./ChatView";
+import { Markdown } from "./Markdown";
 import { unmount } from "./testRoot";
 
 vi.mock("../api", () => ({ openExternal: vi.fn(() => Promise.resolve()), copyText: vi.fn(() => Promise.resolve()) }));

@@ -13,6 +13,7 @@ import { CHAT_PAGE, LIST_METRICS_KEY, OVERSCAN_ROWS } from "./chatPages";
 import { pauseLeft, Sidebar } from "./Sidebar";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
 
 const chats: ChatRow[] = [chatRow(1, { title: "Travel plans" })];
 
@@ -66,9 +67,15 @@ async function type(text: string) {
   });
 }
 
-/** Past the typing pause, then lets the answer land. */
-async function settle() {
-  await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+/** Waits past the typing pause until `shown` matches what the list shows (the answer landed). */
+async function settle(shown: string) {
+  await vi.waitFor(
+    async () => {
+      await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+      if (!root.querySelector(shown)) throw new Error(`nothing matches ${shown} yet`);
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }
 
 describe("the windowed chat list", () => {
@@ -210,7 +217,7 @@ describe("chat search", () => {
     await mount();
     await type("tr");
     await type("train");
-    await settle();
+    await settle(".chat-list .snippet");
     expect(vi.mocked(api.searchChats).mock.calls).toEqual([["train"]]);
     expect(root.querySelector(".chat-list .snippet")?.textContent).toBe("book the train to [B]");
     expect(root.querySelector(".chat-list .snippet mark")?.textContent).toBe("train");
@@ -226,11 +233,11 @@ describe("chat search", () => {
   });
 
   it("shows why a search failed instead of the unfiltered list", async () => {
-    vi.mocked(api.searchChats).mockRejectedValue(new Error("index rebuilding"));
+    vi.mocked(api.searchChats).mockRejectedValue(commandError("storage", "index rebuilding"));
     await mount();
     await type("train");
-    await settle();
-    expect(root.querySelector(".chat-list .inline-error")?.textContent).toBe("index rebuilding");
+    await settle(".chat-list .inline-error");
+    expect(root.querySelector(".chat-list .inline-error")?.textContent).toBe("The database failed: index rebuilding");
   });
 });
 

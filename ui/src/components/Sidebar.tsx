@@ -251,7 +251,7 @@ function ChatList(props: Props & { scroller: RefObject<HTMLElement | null> }) {
   const { chats } = props;
   const focusedAt = focused === null ? -1 : chats.findIndex((c) => c.id === focused);
   const { ranges, rowHeight } = useChatWindow(props.scroller, list, chats.length, focusedAt < 0 ? null : focusedAt);
-  if (props.loadError) return <p class="inline-error side-note">{t("common.error", { message: props.loadError })}</p>;
+  if (props.loadError) return <p class="inline-error side-note">{props.loadError}</p>;
   if (chats.length === 0) return <p class="muted side-note">{t("sidebar.noChats")}</p>;
   const rows: ComponentChildren[] = [];
   const gap = (key: string, count: number) => {

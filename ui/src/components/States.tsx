@@ -14,7 +14,8 @@ export function Loading() {
 export function ErrorState({ message, onRetry }: { message: string; onRetry?: () => void }) {
   return (
     <div class="state state--error" role="alert">
-      {t("common.error", { message })}
+      {/* Every backend failure already says what failed, in the user's language (errorMessage). */}
+      {message}
       {onRetry ? (
         <>
           {" "}

@@ -18,6 +18,7 @@ import {
 } from "./chatPages";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
 
 /** `n` chats, newest first, ids from `from` down. */
 function rows(from: number, n: number): ChatRow[] {
@@ -112,9 +113,9 @@ describe("the sidebar's chat pages", () => {
   it("says why a page could not be read and keeps what it has", async () => {
     database(250);
     await mount();
-    vi.mocked(api.listChats).mockRejectedValueOnce(new Error("database is locked"));
+    vi.mocked(api.listChats).mockRejectedValueOnce(commandError("storage", "database is locked"));
     await act(() => pages().loadMore());
-    expect(pages().error).toBe("database is locked");
+    expect(pages().error).toBe("The database failed: database is locked");
     expect(pages().data).toHaveLength(CHAT_PAGE);
   });
 });

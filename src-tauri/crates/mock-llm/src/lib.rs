@@ -41,6 +41,38 @@ pub struct Reply {
     pub drop_after: Option<usize>,
     /// Before frame `.0`, go silent for `.1` (a stalled stream).
     pub stall: Option<(usize, Duration)>,
+    /// Before frame `.0`, wait until the test opens the gate `.1`.
+    pub hold: Option<(usize, Gate)>,
+}
+
+/// A gate a test opens when it is ready for a held reply to go on (see [`Reply::held_at`]):
+/// the test waits for a state instead of guessing how long its own steps take.
+#[derive(Debug, Clone)]
+pub struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+}
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets every reply held at this gate go on, now and from here on.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Waits until the gate is open.
+    async fn passed(&self) {
+        let mut seen = self.0.subscribe();
+        // An error means the sender is gone, which cannot happen while `self` holds it.
+        let _ = seen.wait_for(|open| *open).await;
+    }
 }
 
 impl Reply {
@@ -54,6 +86,7 @@ impl Reply {
             frame_delay: Duration::ZERO,
             drop_after: None,
             stall: None,
+            hold: None,
         }
     }
 
@@ -67,6 +100,7 @@ impl Reply {
             frame_delay: Duration::ZERO,
             drop_after: None,
             stall: None,
+            hold: None,
         }
     }
 
@@ -90,6 +124,12 @@ impl Reply {
     /// Goes silent for `pause` before frame `n` (then goes on, if the client is still there).
     pub fn stall_at(mut self, n: usize, pause: Duration) -> Self {
         self.stall = Some((n, pause));
+        self
+    }
+
+    /// Waits before frame `n` until `gate` is open (then goes on, if the client is still there).
+    pub fn held_at(mut self, n: usize, gate: &Gate) -> Self {
+        self.hold = Some((n, gate.clone()));
         self
     }
 
@@ -315,9 +355,16 @@ async fn handle(
     let delay = reply.frame_delay;
     let drop_after = reply.drop_after;
     let stall = reply.stall;
+    let hold = reply.hold;
     let stream = futures::stream::unfold(0usize, move |i| {
         let frames = Arc::clone(&frames);
+        let hold = hold.clone();
         async move {
+            if let Some((at, gate)) = hold {
+                if at == i {
+                    gate.passed().await;
+                }
+            }
             if let Some((at, pause)) = stall {
                 if at == i {
                     tokio::time::sleep(pause).await;

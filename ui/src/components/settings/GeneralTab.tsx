@@ -6,7 +6,7 @@ import { t } from "../../i18n";
 import type { Language, SettingsView, Theme } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
-import type { SharedSettings } from "./Settings";
+import type { SharedSettings } from "./shared";
 
 export function GeneralTab({ settings, settingsError, onReloadSettings, onSettings }: SharedSettings) {
   const [rounds, setRounds] = useState("");
@@ -15,6 +15,8 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
   const [retries, setRetries] = useState("");
   const [idle, setIdle] = useState("");
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  // How many changes reached the backend since the tab opened: what a test waits for.
+  const [saves, setSaves] = useState(0);
 
   useEffect(() => {
     if (!settings) return;
@@ -33,6 +35,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
     onSettings({ ...settings, app });
     try {
       await api.setAppSettings(app);
+      setSaves((n) => n + 1);
     } catch (e) {
       onSettings(previous);
       setStatus({ ok: false, text: errorMessage(e) });
@@ -71,6 +74,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
       await api.setAppSettings(next.app);
       await api.setToolSettings(next.tools);
       onSettings(next);
+      setSaves((n) => n + 1);
       setStatus({ ok: true, text: t("common.saved") });
     } catch (e) {
       setStatus({ ok: false, text: errorMessage(e) });
@@ -78,7 +82,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
   };
 
   return (
-    <div class="settings-section">
+    <div class="settings-section" data-role="general-settings" data-saves={saves}>
       <section class="card">
         <div class="form-grid">
           <label class="field">

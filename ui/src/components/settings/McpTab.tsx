@@ -9,7 +9,7 @@ import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
 import { parseHosts } from "../Sandbox";
 import { LoadStatus } from "../States";
-import type { Confirm } from "./Settings";
+import type { Confirm } from "./shared";
 
 /** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
 export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {

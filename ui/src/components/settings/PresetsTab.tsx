@@ -6,7 +6,7 @@ import type { GroupView, Preset, PresetInput, ProviderConfig } from "../../types
 import { useAction, useLoad } from "../hooks";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "../params";
 import { LoadStatus } from "../States";
-import type { Confirm } from "./Settings";
+import type { Confirm } from "./shared";
 
 const EMPTY: PresetInput = { name: "", systemPrompt: "", model: "", params: {}, groups: {} };
 

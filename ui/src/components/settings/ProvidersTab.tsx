@@ -7,7 +7,7 @@ import type { LocalServer, ProviderConfig, ProviderInput, ProviderKind, Provider
 import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
 import { LoadStatus } from "../States";
-import type { Confirm } from "./Settings";
+import type { Confirm } from "./shared";
 
 const KIND_DEFAULTS: Record<Exclude<ProviderKind, "demo">, { baseUrl: string; model: string }> = {
   openai: { baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini" },

@@ -22,6 +22,7 @@ vi.mock("../../api", () => ({
 import * as api from "../../api";
 import { type SettingsTab, SettingsScreen } from "./Settings";
 import { unmount } from "../testRoot";
+import { commandError } from "../../testing/backend";
 
 const providers: ProviderConfig[] = [
   {
@@ -391,7 +392,7 @@ describe("tools tab", () => {
   });
 
   it("shows why the tools could not be read", async () => {
-    vi.mocked(api.listToolGroups).mockRejectedValue(new Error("registry locked"));
+    vi.mocked(api.listToolGroups).mockRejectedValue(commandError("internal", "registry locked"));
     await show("tools", { settings: appSettings, settingsError: null });
     expect(root.querySelector('.settings-body [role="alert"]')?.textContent).toContain("registry locked");
   });
@@ -399,7 +400,7 @@ describe("tools tab", () => {
 
 describe("rules tab", () => {
   it("shows why the rules could not be read in their card, not a spinner", async () => {
-    vi.mocked(api.listRules).mockRejectedValueOnce(new Error("database locked"));
+    vi.mocked(api.listRules).mockRejectedValueOnce(commandError("storage", "database locked"));
     await show("rules");
     const card = root.querySelector(".settings-body .card");
     expect(card?.querySelector('[role="alert"]')?.textContent).toContain("database locked");

@@ -3,30 +3,16 @@
  * and loads what it shows itself; the app-wide settings come from the app, which applies them.
  */
 import { type Key, t } from "../../i18n";
-import type { ChatId, ChatRow, SettingsView } from "../../types";
+import type { ChatId, ChatRow } from "../../types";
 import { GeneralTab } from "./GeneralTab";
 import { McpTab } from "./McpTab";
 import { PresetsTab } from "./PresetsTab";
 import { ProvidersTab } from "./ProvidersTab";
 import { RulesTab } from "./RulesTab";
+import type { Confirm, SharedSettings } from "./shared";
 import { ToolsTab } from "./ToolsTab";
 
 export type SettingsTab = "providers" | "presets" | "tools" | "mcp" | "rules" | "general";
-
-/** Asks before a destructive action; the dialog shows the action's error if it fails. */
-export type Confirm = (message: string, action: () => Promise<void>) => void;
-
-/** The app-wide settings as the app loaded them, for the tabs that edit them. */
-export interface SharedSettings {
-  /** Null until loaded (or if they could not be read). */
-  settings: SettingsView | null;
-  /** Why they could not be read: shown instead of a spinner that never ends. */
-  settingsError: string | null;
-  /** Reads them again (the Retry of that error). */
-  onReloadSettings: () => void;
-  /** Applies changed settings at once (they are saved by the tab). */
-  onSettings: (s: SettingsView) => void;
-}
 
 interface Props extends SharedSettings {
   tab: SettingsTab;

@@ -6,7 +6,7 @@ import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKe
 import type { ExecutionPolicy, ResultPolicy, SettingsView, ToolOverride } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
-import type { SharedSettings } from "./Settings";
+import type { SharedSettings } from "./shared";
 
 /** A policy override: "Default (the tool's own policy)" or one of `options`, each in its words (`label`). */
 function PolicySelect<P extends ExecutionPolicy | ResultPolicy>(props: {

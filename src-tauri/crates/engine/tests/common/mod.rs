@@ -97,7 +97,58 @@ pub struct Harness {
     pub sink: Arc<Sink>,
     pub approvals: tokio::sync::Mutex<mpsc::UnboundedReceiver<PendingApproval>>,
     pub ran: Arc<Ran>,
-    pub cancelled_seen: Arc<std::sync::atomic::AtomicBool>,
+    /// Raised by the `sleeps` tool when it has begun.
+    pub sleeping: Flag,
+    /// Raised when the `sleeps` tool's cancellation token fires.
+    pub cancelled_seen: Flag,
+}
+
+/// A flag a test tool raises and a test waits for: a state, never a guessed number of
+/// milliseconds.
+#[derive(Clone)]
+pub struct Flag(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Flag {
+    fn default() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+}
+
+impl Flag {
+    pub fn raise(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Waits until the flag is raised (a minute at most, then the test fails).
+    pub async fn raised(&self, what: &str) {
+        let mut seen = self.0.subscribe();
+        tokio::time::timeout(Duration::from_secs(60), seen.wait_for(|up| *up))
+            .await
+            .unwrap_or_else(|_| panic!("never happened: {what}"))
+            .unwrap();
+    }
+}
+
+/// How long a test waits for a state before it fails: long enough that only a state that never
+/// comes reaches it, however busy the machine.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The moment a wait gives up: [`PATIENCE`] from now.
+pub fn deadline() -> std::time::Instant {
+    std::time::Instant::now() + PATIENCE
+}
+
+/// Waits until `done` holds, checking every 10 ms (a minute at most, then the test fails):
+/// for states with no event to wait on.
+pub async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 fn obj_schema(props: Value, required: &[&str]) -> Value {
@@ -105,7 +156,7 @@ fn obj_schema(props: Value, required: &[&str]) -> Value {
 }
 
 /// The test group: tools with every policy and behaviour the pipeline must handle.
-pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBool>) -> ToolGroup {
+pub fn test_group(ran: Arc<Ran>, sleeping: Flag, cancelled_seen: Flag) -> ToolGroup {
     use tollgate_engine::policy::{ExecutionPolicy::*, ResultPolicy};
     let text_schema = || obj_schema(json!({"text": {"type": "string"}}), &["text"]);
     let recorder = |ran: Arc<Ran>| {
@@ -120,7 +171,7 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
             }
         }
     };
-    let seen = Arc::clone(&cancelled_seen);
+    let seen = cancelled_seen;
     ToolGroup::new("test", "Test tools", "Tools for the engine's tests.")
         .enabled_by_default(true)
         .guidance(Guidance::Dynamic(Arc::new(|tools: &[&str]| {
@@ -226,15 +277,16 @@ pub fn test_group(ran: Arc<Ran>, cancelled_seen: Arc<std::sync::atomic::AtomicBo
             .policy(Auto)
             .timeout(Duration::from_millis(300)),
             move |args, ctx| {
-                let seen = Arc::clone(&seen);
+                let (seen, sleeping) = (seen.clone(), sleeping.clone());
                 async move {
                     let ms = args["ms"].as_u64().unwrap_or(0);
                     let token = ctx.cancel.clone();
                     // Watch the token from a separate task, as a tool that owns a child process would.
                     tokio::spawn(async move {
                         token.cancelled().await;
-                        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+                        seen.raise();
                     });
+                    sleeping.raise();
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     Ok(json!("slept"))
                 }
@@ -260,14 +312,18 @@ impl Harness {
         );
         let store = Store::open_in(dir.path()).unwrap();
         let ran = Arc::new(Ran::default());
-        let cancelled_seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (sleeping, cancelled_seen) = (Flag::default(), Flag::default());
         let mut registry = Registry::with_groups([
             tollgate_engine::tools::vars_tools::group(),
             tollgate_engine::tools::basic::group(),
         ])
         .unwrap();
         registry
-            .register_group(test_group(Arc::clone(&ran), Arc::clone(&cancelled_seen)))
+            .register_group(test_group(
+                Arc::clone(&ran),
+                sleeping.clone(),
+                cancelled_seen.clone(),
+            ))
             .unwrap();
         registry
             .register_group(tollgate_engine::tools::files::group())
@@ -297,6 +353,7 @@ impl Harness {
             sink,
             approvals: tokio::sync::Mutex::new(rx),
             ran,
+            sleeping,
             cancelled_seen,
         }
     }

@@ -48,10 +48,7 @@ fn last_user(body: &Value) -> Value {
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh"
-)]
+#[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]
 async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;

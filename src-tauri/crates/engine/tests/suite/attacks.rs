@@ -304,11 +304,12 @@ async fn detached_processes_die_with_their_command() {
             .filter(|c| c.starts_with("sleep ") && c.contains(&marker))
             .collect()
     };
-    for _ in 0..50 {
+    let deadline = crate::common::deadline();
+    while std::time::Instant::now() < deadline {
         if leftovers().is_empty() {
             return;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("still running after the call: {:?}", leftovers());
 }

@@ -26,10 +26,12 @@ use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, 
 use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
 use tollgate_mock_llm::{anthropic, openai, MockLlm, Reply};
 
-/// A test tool: records when it ran; optionally sleeps.
+/// A test tool: records when it ran; optionally sleeps, or waits until as many calls of it as
+/// its barrier counts run at the same time.
 struct Probe {
     spec: ToolSpec,
     sleep: Duration,
+    meet: Option<Arc<tokio::sync::Barrier>>,
     log: Arc<Mutex<Vec<(String, Instant, Instant)>>>,
 }
 
@@ -43,6 +45,12 @@ impl Tool for Probe {
             panic!("tool bug: {}", args["text"]);
         }
         let start = Instant::now();
+        if let Some(meet) = &self.meet {
+            // Calls run one after another never all arrive: the first gives up.
+            tokio::time::timeout(crate::common::PATIENCE, meet.wait())
+                .await
+                .map_err(|_| ToolError::other("the other calls never ran alongside"))?;
+        }
         tokio::select! {
             () = tokio::time::sleep(self.sleep) => {}
             () = ctx.cancel.cancelled() => return Err(ToolError::other("cancelled")),
@@ -87,6 +95,7 @@ impl Env {
             Probe {
                 spec,
                 sleep: Duration::from_millis(sleep_ms),
+                meet: None,
                 log: Arc::clone(&log),
             }
         };
@@ -102,7 +111,11 @@ impl Env {
             .register_group(
                 ToolGroup::new("test", "Test", "Test tools.")
                     .enabled_by_default(true)
-                    .tool(probe("peek", ExecutionPolicy::Auto, true, 200))
+                    .tool(Probe {
+                        // Four calls meet here: the parallel test's proof that they overlap.
+                        meet: Some(Arc::new(tokio::sync::Barrier::new(4))),
+                        ..probe("peek", ExecutionPolicy::Auto, true, 0)
+                    })
                     .tool(probe("echo", ExecutionPolicy::Auto, false, 0))
                     .tool(probe("note", ExecutionPolicy::AskAlways, false, 20))
                     .tool(probe("slow", ExecutionPolicy::Auto, false, 60_000))
@@ -190,7 +203,7 @@ pub(super) async fn next_event(
     what: &str,
     pred: impl Fn(&ChatEvent) -> bool,
 ) -> ChatEvent {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + crate::common::PATIENCE;
     loop {
         let e = tokio::time::timeout_at(deadline, events.recv())
             .await
@@ -404,19 +417,13 @@ async fn read_only_calls_run_in_parallel_and_results_keep_the_models_order() {
         .collect();
     env.mock.push(openai::calls("", &call_refs));
     env.mock.push(openai::text("done"));
-    let started = Instant::now();
     let (_e, outcome) = env
         .start(env.openai(), "peek at four things")
         .collect()
         .await;
     assert!(matches!(outcome, TurnOutcome::Completed { .. }));
-    let log = env.log.lock().clone();
-    assert_eq!(log.len(), 4);
-    // All four were running at the same time (each sleeps 200 ms).
-    let latest_start = log.iter().map(|l| l.1).max().unwrap();
-    let earliest_end = log.iter().map(|l| l.2).min().unwrap();
-    assert!(latest_start < earliest_end, "the calls overlapped");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // All four ran at the same time: each waited at a barrier of four before it finished.
+    assert_eq!(env.log.lock().len(), 4);
     let msgs = env.mock.bodies()[1]["messages"].as_array().unwrap().clone();
     let tool_ids: Vec<&str> = msgs
         .iter()
@@ -470,7 +477,7 @@ async fn calls_that_need_approval_are_asked_together_and_run_in_order() {
     env.exec
         .decide(&a2.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // (Had the second run at once, it would stand first in the order checked below.)
     assert!(env.log.lock().is_empty(), "the second waits for the first");
     env.exec
         .decide(&a1.id, Decision::Execution(ExecutionDecision::AllowOnce))
@@ -692,7 +699,7 @@ async fn stop_cancels_a_running_tool() {
     })
     .await;
     handle.stop();
-    let outcome = tokio::time::timeout(Duration::from_secs(5), handle.join())
+    let outcome = tokio::time::timeout(crate::common::PATIENCE, handle.join())
         .await
         .unwrap();
     assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
@@ -899,7 +906,7 @@ async fn text_is_saved_while_it_streams() {
     )
     .await;
     // Part of the answer reaches the disk while it streams (saved in batches): wait for it.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = crate::common::deadline();
     let msgs = loop {
         env.store.flush().await.unwrap();
         let msgs = env.messages().await;

@@ -14,7 +14,6 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::canonical::canonical_json;
@@ -297,7 +296,7 @@ async fn approval_or_end(
     task: &mut tokio::task::JoinHandle<tollgate_engine::ToolCallResult>,
     approvals: &mut mpsc::UnboundedReceiver<PendingApproval>,
 ) -> Result<PendingApproval, tollgate_engine::ToolCallResult> {
-    let next = tokio::time::timeout(Duration::from_secs(10), async {
+    let next = tokio::time::timeout(crate::common::PATIENCE, async {
         tokio::select! {
             biased;
             a = approvals.recv() => Ok(a.expect("sink alive")),

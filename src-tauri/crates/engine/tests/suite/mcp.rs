@@ -59,29 +59,25 @@ async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
 
 /// Waits until the server leaves `Connecting`.
 async fn settled(app: &Tollgate, name: &str) -> McpStatus {
-    for _ in 0..600 {
+    let deadline = crate::common::deadline();
+    while std::time::Instant::now() < deadline {
         if let Some(s) = app.mcp.state(name) {
             if s.status != McpStatus::Connecting {
                 return s.status;
             }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("{name} never finished connecting");
 }
 
 /// Waits until the registry has (or lacks) `tool`.
 async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
-    for _ in 0..200 {
-        if app.registry().tool(tool).is_some() == wanted {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!(
-        "the registry never {} {tool}",
-        if wanted { "got" } else { "dropped" }
+    let what = format!(
+        "the registry {} {tool}",
+        if wanted { "gets" } else { "drops" }
     );
+    crate::common::eventually(&what, || app.registry().tool(tool).is_some() == wanted).await;
 }
 
 /// Runs `request` in `chat`, allowing it once when it asks.
@@ -101,7 +97,8 @@ async fn run_approved(
 
 /// Allows the next call waiting in `chat`; returns its group.
 async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
-    for _ in 0..500 {
+    let deadline = crate::common::deadline();
+    while std::time::Instant::now() < deadline {
         if let Some(p) = app.pending(chat).pop() {
             app.decide(
                 chat,
@@ -117,14 +114,23 @@ async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
     panic!("no approval was requested");
 }
 
+/// Waits (a minute at most) until the file at `path` exists.
 async fn wait_for(path: &std::path::Path) -> bool {
-    for _ in 0..200 {
-        if path.exists() {
-            return true;
+    let deadline = crate::common::deadline();
+    while !path.exists() {
+        if std::time::Instant::now() > deadline {
+            return false;
         }
-        tokio::time::sleep(Duration::from_millis(25)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    false
+    true
+}
+
+/// The file the probe server writes when a `wait` call begins.
+fn started(marker: &std::path::Path) -> std::path::PathBuf {
+    let mut name = marker.as_os_str().to_owned();
+    name.push(".started");
+    name.into()
 }
 
 fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
@@ -136,10 +142,7 @@ fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn everything_over_stdio_goes_through_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
@@ -229,10 +232,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
 /// record), checked by its bytes; the model reads a note, never the base64; a withheld result
 /// keeps no image either.
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() {
     use tollgate_engine::policy::ResultPolicy;
     use tollgate_engine::protocol::{ChannelSink, ToolOverride, ToolSettings};
@@ -354,10 +354,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("unused");
@@ -423,7 +420,10 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
         })
     };
     approve_next(&app, chat).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        wait_for(&started(&marker)).await,
+        "the call never reached the server"
+    );
     stop.cancel();
     assert_eq!(task.await.unwrap().status, CallStatus::Cancelled);
     assert!(
@@ -446,10 +446,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn cancelling_a_call_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled.txt");
@@ -462,9 +459,11 @@ async fn cancelling_a_call_tells_the_server() {
     );
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
+    let began = started(&marker);
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        stopper.cancel();
+        if wait_for(&began).await {
+            stopper.cancel();
+        }
     });
     let args = json!({"seconds": 30}).as_object().unwrap().clone();
     let err = conn
@@ -501,10 +500,7 @@ async fn cancelling_a_call_tells_the_server() {
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
@@ -554,10 +550,7 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn everything_over_streamable_http() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -573,7 +566,8 @@ async fn everything_over_streamable_http() {
         .unwrap();
     let config = McpServerConfig::http("remote", format!("http://127.0.0.1:{port}/mcp"));
     let mut conn = None;
-    for _ in 0..100 {
+    let deadline = crate::common::deadline();
+    while std::time::Instant::now() < deadline {
         match McpConnection::connect(&config, &[]).await {
             Ok(c) => {
                 conn = Some(c);
@@ -608,10 +602,7 @@ async fn everything_over_streamable_http() {
 /// database, the settings view or the system prompt (which goes to the provider every request),
 /// yet the server still gets them; and a stored header is never sent to a new host.
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     use tollgate_engine::mcp::inline_secrets::HIDDEN;
     use tollgate_engine::mcp::McpTransport;
@@ -726,20 +717,11 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
 
 /// Waits until `check` holds of the app (a list a server changed).
 async fn eventually(app: &Tollgate, what: &str, check: impl Fn(&Tollgate) -> bool) {
-    for _ in 0..200 {
-        if check(app) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("never: {what}");
+    crate::common::eventually(what, || check(app)).await;
 }
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     use std::collections::BTreeMap;
     use tollgate_engine::protocol::AttachmentKind;
@@ -865,10 +847,7 @@ async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> St
 /// reads the hidden ones, and is held there however it is asked; without the sandbox the same
 /// call reaches out.
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_sandboxed_server_writes_only_in_its_folders() {
     tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     // Not under /tmp: the sandbox has a private one, where a write is harmless.
@@ -929,10 +908,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
 /// — with the chat's sandbox off, so that it sees every process — would print it. The result
 /// the model gets, the record, the call's variable and the database hold `[redacted]` instead.
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh"
-)]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_server_s_inline_secret_never_leaves_in_a_result() {
     tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     const SECRET: &str = "tg-inline-secret-7Hq2x9Lw";

@@ -9,10 +9,7 @@ use tollgate_engine::Store;
 use tollgate_mock_llm::{openai, MockLlm};
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh"
-)]
+#[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]
 async fn keys_live_in_the_keychain_and_nowhere_in_the_database_file() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in(dir.path()).unwrap();

@@ -323,7 +323,7 @@ async fn stop_during_the_retry_wait_ends_the_turn_as_stopped() {
     })
     .await;
     handle.stop();
-    let outcome = tokio::time::timeout(Duration::from_secs(5), handle.join())
+    let outcome = tokio::time::timeout(crate::common::PATIENCE, handle.join())
         .await
         .unwrap();
     assert!(

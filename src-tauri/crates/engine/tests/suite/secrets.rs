@@ -4,10 +4,7 @@
 use tollgate_engine::secrets::{provider_account, Keychain};
 
 #[tokio::test]
-#[cfg_attr(
-    not(feature = "system-tests"),
-    ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh"
-)]
+#[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]
 async fn keys_round_trip_through_the_real_keychain() {
     let kc = Keychain::new(format!("app.tollgate.test.{}", std::process::id()));
     let account = provider_account(7);

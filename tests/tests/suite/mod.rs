@@ -1,0 +1,24 @@
+//! The end-to-end suites of `tests/all.rs`, one module per area. Every test that starts the
+//! app holds `steps::SERIAL`: one app window on the display at a time.
+
+mod attachments;
+mod attention;
+mod branches;
+mod chat_links;
+mod chat_prompt;
+mod demo_flow;
+mod desktop_font;
+mod export;
+mod gate_flows;
+mod glyphs;
+mod installed;
+mod logs;
+mod long_chat;
+mod mcp_composer;
+mod mcp_settings;
+mod provider_faults;
+mod sandbox;
+mod speed;
+mod startup;
+mod webdriver;
+mod window;

@@ -1,0 +1,120 @@
+//! The window and the instance (F-59): a second launch on the same data folder brings the
+//! running window forward and exits, without opening the database twice; a launch on another
+//! folder runs beside it; the window's size and position come back after a restart.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use tollgate_e2e::app_binary;
+use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::webdriver::Session;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The page's size in CSS pixels.
+async fn inner_size(s: &Session) -> (f64, f64) {
+    let v = s
+        .client
+        .execute("return [window.innerWidth, window.innerHeight];", vec![])
+        .await
+        .unwrap();
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+fn xdotool(args: &[&str]) -> String {
+    let out = Command::new("xdotool").args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The visible app windows' X ids.
+fn app_windows() -> Vec<String> {
+    xdotool(&["search", "--onlyvisible", "--name", "^Tollgate$"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[tokio::test]
+async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
+    let _serial = SERIAL.lock().await;
+    let s = Session::start(&[]).await.unwrap();
+    s.wait_for_text("New chat", WAIT).await.unwrap();
+    let data = s.data_path().to_path_buf();
+    let windows = app_windows();
+    assert_eq!(windows.len(), 1, "{windows:?}");
+
+    // A second launch on the same folder hands over to the running app and exits.
+    let mut second = Command::new(app_binary().unwrap())
+        .env("TOLLGATE_DATA_DIR", &data)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = second.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the second launch kept running");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "{status}");
+    assert_eq!(app_windows(), windows);
+    s.wait_for_text("New chat", WAIT).await.unwrap();
+
+    // Another folder is another instance: it runs.
+    let other = tempfile::tempdir().unwrap();
+    let mut beside = Command::new(app_binary().unwrap())
+        .env("TOLLGATE_DATA_DIR", other.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    while app_windows().len() < 2 {
+        assert!(
+            beside.try_wait().unwrap().is_none(),
+            "an app on another folder exited"
+        );
+        assert!(Instant::now() < deadline, "no second window");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    beside.kill().unwrap();
+    beside.wait().unwrap();
+
+    // Resize and move the window; after a restart it comes back the same.
+    let id = &windows[0];
+    xdotool(&["windowsize", "--sync", id, "1000", "640"]);
+    xdotool(&["windowmove", "--sync", id, "30", "20"]);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (w, h) = inner_size(&s).await;
+        if (w - 1000.0).abs() < 2.0 && (h - 640.0).abs() < 2.0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the window was not resized: {w}x{h}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let saved = data.join("window-state.json");
+    let deadline = Instant::now() + WAIT;
+    while !std::fs::read_to_string(&saved).is_ok_and(|t| t.contains("1000")) {
+        assert!(
+            Instant::now() < deadline,
+            "the window's state was never saved"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dir = s.close_keeping_data().await.unwrap();
+    let s = Session::start_in(dir, &[]).await.unwrap();
+    s.wait_for_text("New chat", WAIT).await.unwrap();
+    let (w, h) = inner_size(&s).await;
+    assert!(
+        (w - 1000.0).abs() < 2.0 && (h - 640.0).abs() < 2.0,
+        "{w}x{h}"
+    );
+    let geometry = xdotool(&["getwindowgeometry", &app_windows()[0]]);
+    assert!(geometry.contains("Position: 30,20"), "{geometry}");
+    s.close().await;
+}

@@ -1,0 +1,258 @@
+/** Where the user writes: the message box with its attachments, prompts and resources, Send and Stop, and the banner of a failed chat action. */
+import { useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { errorMessage } from "../format";
+import { type Key, t } from "../i18n";
+import * as session from "../session";
+import { type ChatAction, type ChatAlert, type ChatState } from "../timeline";
+import { addAttachments, MAX_ATTACHMENTS } from "../files";
+import { forgetTyping } from "../typing";
+import type { Attachment, ChatId, ChatRow, McpPromptView, McpResourceView } from "../types";
+import { Attachments } from "./Attachments";
+import { useAutoGrow } from "./hooks";
+import { Icon } from "./icons";
+import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
+
+function alertKey(action: ChatAction): Key {
+  switch (action) {
+    case "send":
+      return "chat.sendFailed";
+    case "stop":
+      return "chat.stopFailed";
+    case "retry":
+      return "chat.retryFailed";
+    case "reload":
+      return "chat.reloadFailed";
+    case "edit":
+      return "chat.editFailed";
+    case "regenerate":
+      return "chat.regenerateFailed";
+    case "branch":
+      return "chat.branchFailed";
+    case "rerun":
+      return "chat.rerunFailed";
+  }
+}
+
+/** The chat's last failed action (send, Stop, Retry, a reload), right above the composer where the user acted. */
+function AlertBanner({ chat, alert }: { chat: ChatId; alert: ChatAlert }) {
+  return (
+    <div class="notice notice--error chat-alert" role="alert" data-role="chat-alert" data-action={alert.action}>
+      <span class="notice-detail">{t(alertKey(alert.action), { message: alert.message })}</span>
+      <button type="button" class="icon-btn" title={t("chat.dismiss")} aria-label={t("chat.dismiss")} onClick={() => session.dismissAlert(chat)}>
+        ✕
+      </button>
+    </div>
+  );
+}
+
+export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
+  const [text, setText] = useState("");
+  const [files, setFiles] = useState<Attachment[]>([]);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [dropping, setDropping] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const running = state.running;
+  const catalog = useMcpCatalog();
+  const [promptForm, setPromptForm] = useState<McpPromptView | null>(null);
+  const [activePrompt, setActivePrompt] = useState(0);
+  const [slashClosed, setSlashClosed] = useState<string | null>(null);
+  // `/name` alone in the composer lists the servers' prompts (F-45).
+  const slash = !running && !promptForm && /^\/\S*$/.test(text) && slashClosed !== text && catalog.prompts.length > 0;
+  const offered = slash ? matchingPrompts(catalog.prompts, text) : [];
+
+  useEffect(() => {
+    if (!running) area.current?.focus();
+  }, [chat.id, running]);
+
+  useAutoGrow(area, text, 240);
+
+  const attach = async (list: File[]) => {
+    if (!list.length) return;
+    const added = await addAttachments(files, list);
+    setFiles(added.attachments);
+    setFileError(added.error);
+  };
+
+  const withFiles = (more: Attachment[]) => {
+    const all = [...files, ...more];
+    setFiles(all.slice(0, MAX_ATTACHMENTS));
+    setFileError(all.length > MAX_ATTACHMENTS ? t("attach.tooMany", { max: MAX_ATTACHMENTS }) : null);
+  };
+
+  /** A prompt fills the composer (its text replaces the `/…`) and brings its files. */
+  const fillPrompt = async (p: McpPromptView, args: Record<string, string>) => {
+    setPromptForm(null);
+    try {
+      const filled = await api.getMcpPrompt(p.server, p.name, args);
+      setText(filled.text);
+      withFiles(filled.attachments);
+    } catch (e) {
+      setFileError(errorMessage(e));
+    }
+    area.current?.focus();
+  };
+
+  const pickPrompt = (p: McpPromptView) => {
+    if (p.arguments.length) setPromptForm(p);
+    else void fillPrompt(p, {});
+  };
+
+  const attachResource = async (r: McpResourceView) => {
+    try {
+      withFiles(await api.readMcpResource(r.server, r.uri));
+    } catch (e) {
+      setFileError(errorMessage(e));
+    }
+    area.current?.focus();
+  };
+
+  const submit = () => {
+    const value = (area.current?.value ?? text).trim();
+    if ((!value && !files.length) || running) return;
+    const sending = files;
+    setText("");
+    // What was typed can no longer be undone in the emptied composer (a failed send puts it back).
+    forgetTyping();
+    setFiles([]);
+    setFileError(null);
+    // The banner above says why a message could not be sent; it and its files go back.
+    void session.send(chat.id, value, undefined, sending).then((sent) => {
+      if (!sent) {
+        setText(value);
+        setFiles(sending);
+      }
+    });
+  };
+
+  return (
+    <div
+      class={`composer-wrap${dropping ? " is-dropping" : ""}`}
+      onDragOver={(e) => {
+        if (!e.dataTransfer?.types.includes("Files")) return;
+        e.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDropping(false);
+      }}
+      onDrop={(e) => {
+        if (!e.dataTransfer?.files.length) return;
+        e.preventDefault();
+        setDropping(false);
+        void attach([...e.dataTransfer.files]);
+      }}
+    >
+      {state.alert ? <AlertBanner chat={chat.id} alert={state.alert} /> : null}
+      {state.approvals.length > 0 ? <p class="composer-waiting">{t("chat.waitingBanner", { count: state.approvals.length })}</p> : null}
+      {fileError ? (
+        <p class="inline-error composer-file-error" role="alert" data-role="attach-error">
+          {fileError}
+        </p>
+      ) : null}
+      {slash ? <PromptMenu prompts={offered} active={Math.min(activePrompt, Math.max(offered.length - 1, 0))} onPick={pickPrompt} /> : null}
+      {promptForm ? (
+        <PromptForm
+          prompt={promptForm}
+          onFill={(args) => void fillPrompt(promptForm, args)}
+          onCancel={() => {
+            setPromptForm(null);
+            area.current?.focus();
+          }}
+        />
+      ) : null}
+      <div class={`composer${running ? " is-running" : ""}`}>
+        {files.length ? (
+          <Attachments
+            files={files}
+            onRemove={(i) => {
+              setFiles(files.filter((_, j) => j !== i));
+              setFileError(null);
+            }}
+          />
+        ) : null}
+        <div class="composer-row">
+          <button
+            type="button"
+            class="icon-btn composer-attach"
+            data-role="attach"
+            title={t("attach.addTitle")}
+            aria-label={t("attach.add")}
+            disabled={running}
+            onClick={() => picker.current?.click()}
+          >
+            <Icon name="paperclip" />
+          </button>
+          <ResourceButton resources={catalog.resources} disabled={running} onPick={(r) => void attachResource(r)} />
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            data-role="attach-input"
+            onChange={(e) => {
+              const input = e.currentTarget;
+              void attach([...(input.files ?? [])]).finally(() => {
+                input.value = "";
+              });
+            }}
+          />
+          <textarea
+            ref={area}
+            id="composer"
+            rows={1}
+            value={text}
+            disabled={running}
+            placeholder={dropping ? t("attach.drop") : running ? t("chat.running") : t("chat.placeholder")}
+            onInput={(e) => {
+              setText(e.currentTarget.value);
+              setActivePrompt(0);
+            }}
+            onPaste={(e) => {
+              const pasted = [...(e.clipboardData?.files ?? [])];
+              if (!pasted.length) return;
+              e.preventDefault();
+              void attach(pasted);
+            }}
+            onKeyDown={(e) => {
+              if (slash && offered.length) {
+                const at = Math.min(activePrompt, offered.length - 1);
+                if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                  e.preventDefault();
+                  const step = e.key === "ArrowDown" ? 1 : offered.length - 1;
+                  setActivePrompt((at + step) % offered.length);
+                  return;
+                }
+                if ((e.key === "Enter" && !e.shiftKey && !e.isComposing) || e.key === "Tab") {
+                  e.preventDefault();
+                  const chosen = offered[at];
+                  if (chosen) pickPrompt(chosen);
+                  return;
+                }
+              }
+              if (slash && e.key === "Escape") {
+                e.preventDefault();
+                setSlashClosed(text);
+                return;
+              }
+              if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+                e.preventDefault();
+                submit();
+              }
+            }}
+          />
+          {running ? (
+            <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id)}>
+              ■ {t("chat.stop")}
+            </button>
+          ) : (
+            <button type="button" class="btn btn--primary" disabled={!text.trim() && !files.length} onClick={submit}>
+              {t("chat.send")}
+            </button>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

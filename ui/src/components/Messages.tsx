@@ -1,0 +1,470 @@
+/** The timeline of a chat's messages: answers, thinking, tool cards and approvals in order, and the user's messages with their edits, versions and regeneration. */
+import type { ComponentChildren, RefObject } from "preact";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { formatDuration, formatTokens } from "../format";
+import { t } from "../i18n";
+import * as session from "../session";
+import { callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
+import { forgetTyping } from "../typing";
+import type { ChatId, ChatRow, PendingApproval, ProviderConfig } from "../types";
+import { ApprovalCard, QuestionCard } from "./ApprovalCard";
+import { Attachments } from "./Attachments";
+import { useAutoGrow, useDismiss } from "./hooks";
+import { Icon } from "./icons";
+import { ToolCard } from "./ToolCard";
+import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
+import { CopyMessage, Markdown } from "./Markdown";
+import { ModelFields } from "./ModelFields";
+
+export function Timeline({
+  state,
+  chat,
+  providers,
+  scroller,
+  stick,
+}: {
+  state: ChatState;
+  chat: ChatRow;
+  providers: ProviderConfig[] | null;
+  scroller: RefObject<HTMLDivElement | null>;
+  stick: RefObject<boolean>;
+}) {
+  const placed = new Set<string>();
+  const total = state.approvals.length;
+  const queueIndex = new Map(state.approvals.map((a, i) => [a.id, i]));
+  const approvalCard = (a: PendingApproval) => {
+    placed.add(a.id);
+    const i = queueIndex.get(a.id) ?? 0;
+    return (
+      <ApprovalCard
+        key={a.id}
+        approval={a}
+        active={i === 0}
+        position={i + 1}
+        total={total}
+        onDecided={(id) => session.resolveLocally(state.chat, id)}
+      />
+    );
+  };
+  const questionCard = (q: ChatState["questions"][number]) => {
+    placed.add(q.id);
+    return (
+      <QuestionCard
+        key={q.id}
+        chat={state.chat}
+        id={q.id}
+        question={q.question}
+        choices={q.choices}
+        onAnswered={(id) => session.resolveLocally(state.chat, id)}
+      />
+    );
+  };
+  const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
+
+  const renderMessage = (m: TimelineMessage, index: number) => {
+    if (m.role === "user") {
+      return <UserMessage key={m.id} chat={state.chat} message={m} running={state.running} />;
+    }
+    // The last answer of a turn can be regenerated (the turn's answers are one run of messages).
+    const endsTurn = state.messages[index + 1]?.role !== "assistant";
+    const regenerable = endsTurn && !state.running && m.status !== "streaming";
+    const calls = callsFor(state, m.id);
+    const streaming = m.status === "streaming";
+    return (
+      <div key={m.id} class="msg msg--assistant" data-message={m.id}>
+        {m.reasoning ? <Thinking text={m.reasoning} live={streaming && !m.content && calls.length === 0} /> : null}
+        {m.retry ? <RetryNotice message={m} /> : null}
+        {m.content ? <Markdown text={m.content} streaming={streaming} /> : null}
+        {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
+        {calls.length ? (
+          <div class="tool-cards">
+            {calls.map((c) => (
+              <div key={c.seq}>
+                <ToolCard call={c} onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)} />
+                {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
+                {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
+              </div>
+            ))}
+          </div>
+        ) : null}
+        <MessageFooter message={m}>
+          <VersionSwitcher chat={state.chat} message={m} running={state.running} />
+          {regenerable ? <RegenerateButtons chat={chat} message={m} providers={providers} /> : null}
+        </MessageFooter>
+      </div>
+    );
+  };
+  // Long chats render only the messages near the viewport; approvals always sit in the last
+  // messages, which are rendered whenever the view is at the bottom.
+  // A chat still reading its earlier pages is windowed from the start: it grows at the top.
+  const items =
+    state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null ? (
+      <VirtualList
+        items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i) }))}
+        scroller={scroller}
+        stick={stick}
+        head={state.earlier !== null ? <EarlierMessages chat={state.chat} failed={state.alert?.action === "reload"} /> : null}
+      />
+    ) : (
+      state.messages.map(renderMessage)
+    );
+
+  const rest = [
+    ...state.approvals.filter((a) => !placed.has(a.id)).map(approvalCard),
+    ...state.questions.filter((q) => !placed.has(q.id)).map(questionCard),
+  ];
+
+  return (
+    <>
+      {items}
+      {rest.length ? <div class="msg msg--assistant">{rest}</div> : null}
+      {state.retrying && state.retrying.messageId === null ? (
+        <div class="notice notice--warn" role="status" data-role="retrying">
+          {t("chat.retrying", {
+            attempt: state.retrying.attempt,
+            max: state.retrying.maxRetries,
+            delay: formatDuration(state.retrying.delayMs),
+            error: state.retrying.error,
+          })}
+        </div>
+      ) : null}
+      {state.running && (!lastAssistant || lastAssistant.status !== "streaming") && !rest.length ? (
+        <div class="msg msg--assistant">
+          <span class="typing" aria-label={t("chat.running")} />
+        </div>
+      ) : null}
+      {state.error && !state.running ? <TurnError state={state} /> : null}
+    </>
+  );
+}
+
+/**
+ * Above the first message while the chat's earlier messages are still being read: says so, or,
+ * when a read failed (the chat's alert says why), offers to read them again.
+ */
+function EarlierMessages({ chat, failed }: { chat: ChatId; failed: boolean }) {
+  return failed ? (
+    <button type="button" class="btn btn--ghost btn--small" data-role="load-earlier" onClick={() => void session.readEarlier(chat)}>
+      {t("chat.loadEarlier")}
+    </button>
+  ) : (
+    <span class="muted" role="status" data-role="loading-earlier">
+      <span class="spinner" aria-hidden="true" /> {t("chat.loadingEarlier")}
+    </span>
+  );
+}
+
+function TurnError({ state }: { state: ChatState }) {
+  const [busy, setBusy] = useState(false);
+  const error = state.error;
+  if (!error) return null;
+  return (
+    <div class="notice notice--error" role="alert">
+      <div>
+        <strong>{t("chat.failed")}</strong>
+        <div class="notice-detail">{error.message || t("chat.failedUnknown")}</div>
+      </div>
+      {error.retryable ? (
+        <button
+          type="button"
+          class="btn"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            // A retry that cannot start brings this error back and says why above the composer.
+            void session.retry(state.chat).finally(() => setBusy(false));
+          }}
+        >
+          ↻ {t("common.retry")}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The model's reasoning, above its answer: open while the model is still thinking, folded once
+ * the answer starts — unless the user opened or closed it, which then stays as they left it.
+ */
+function Thinking({ text, live }: { text: string; live: boolean }) {
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const open = chosen ?? live;
+  return (
+    <details
+      class="thinking"
+      data-role="thinking"
+      open={open}
+      onToggle={(e) => {
+        const now = e.currentTarget.open;
+        if (now !== open) setChosen(now);
+      }}
+    >
+      <summary>{live ? t("chat.thinkingLive") : t("chat.thinking")}</summary>
+      <div class="thinking-body">
+        <Markdown text={text} streaming={live} />
+      </div>
+    </details>
+  );
+}
+
+/** A broken stream being tried again: its text is gone, and this stands in its place. */
+function RetryNotice({ message }: { message: TimelineMessage }) {
+  const r = message.retry;
+  if (!r) return null;
+  const words = { attempt: r.attempt, max: r.maxRetries };
+  return (
+    <div class="retry-notice" role="status" data-role="retry-notice">
+      <span>{message.status === "streaming" ? t("chat.retryNotice", words) : t("chat.retryInterrupted", words)}</span>
+      <small class="muted">{r.error}</small>
+    </div>
+  );
+}
+
+function MessageFooter({ message, children }: { message: TimelineMessage; children?: ComponentChildren }) {
+  const marks = [];
+  if (message.status === "stopped") marks.push(<span class="marker marker--stopped">■ {t("chat.stopped")}</span>);
+  if (message.status === "interrupted") marks.push(<span class="marker marker--stopped">⚠ {t("chat.interrupted")}</span>);
+  if (message.status === "error") marks.push(<span class="marker marker--error">✕ {t("chat.failed")}</span>);
+  const copyable = message.content.trim() !== "" && message.status !== "streaming";
+  return (
+    <div class="msg-footer">
+      {marks}
+      {children}
+      {copyable ? <CopyMessage text={message.content} /> : null}
+      {message.model && message.status !== "streaming" ? <span class="muted small msg-model">{message.model}</span> : null}
+      {message.usage ? (
+        <span class="usage" title="tokens">
+          {t("chat.usage", { input: formatTokens(message.usage.inputTokens), output: formatTokens(message.usage.outputTokens) })}
+          {message.usage.cacheReadTokens ? ` · ${t("chat.usageCached", { cached: formatTokens(message.usage.cacheReadTokens) })}` : null}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** Drafts of edits whose sending failed, by message: the edit opens again with the text. */
+const editDrafts = new Map<number, string>();
+
+/** A message of the user's, with Edit (a new version, F-56), its versions and Copy. */
+function UserMessage({ chat, message, running }: { chat: ChatId; message: TimelineMessage; running: boolean }) {
+  const [editing, setEditing] = useState(editDrafts.has(message.id));
+  if (editing) {
+    return (
+      <EditMessage
+        initial={editDrafts.get(message.id) ?? message.content}
+        onCancel={() => {
+          editDrafts.delete(message.id);
+          setEditing(false);
+        }}
+        onSend={(text) => {
+          editDrafts.set(message.id, text);
+          setEditing(false);
+          forgetTyping();
+          // A failed send restores the chat; the edit opens again with its text (on a fresh
+          // mount through the draft, or here when the message never left the screen).
+          void session.edit(chat, message.id, text).then((sent) => {
+            if (sent) editDrafts.delete(message.id);
+            else setEditing(true);
+          });
+        }}
+      />
+    );
+  }
+  const saved = message.id !== PENDING_USER_ID;
+  return (
+    <div class="msg msg--user" data-message={message.id}>
+      {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
+      {message.content ? <div class="bubble">{message.content}</div> : null}
+      <div class={`msg-footer msg-footer--user${(message.siblings?.length ?? 0) > 1 ? " has-versions" : ""}`}>
+        <VersionSwitcher chat={chat} message={message} running={running} />
+        {saved ? (
+          <button
+            type="button"
+            class="link-btn"
+            data-role="edit-message"
+            disabled={running}
+            title={t("chat.editMessage")}
+            onClick={() => setEditing(true)}
+          >
+            <Icon name="pencil" /> {t("chat.edit")}
+          </button>
+        ) : null}
+        <CopyMessage text={message.content} />
+      </div>
+    </div>
+  );
+}
+
+/** The editor that replaces a user message while it is edited: Enter sends, Escape cancels. */
+function EditMessage({ initial, onSend, onCancel }: { initial: string; onSend: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = useState(initial);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  useAutoGrow(area, text, 320);
+  const send = () => {
+    const value = text.trim();
+    if (value) onSend(value);
+  };
+  return (
+    <form
+      class="msg msg--user edit-form"
+      data-role="edit-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <textarea
+        ref={area}
+        value={text}
+        aria-label={t("chat.editMessage")}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            send();
+          } else if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+      <div class="row row--end">
+        <small class="muted edit-hint">{t("chat.editHint")}</small>
+        <button type="button" class="btn btn--small" onClick={onCancel}>
+          {t("common.cancel")}
+        </button>
+        <button type="submit" class="btn btn--primary btn--small" disabled={!text.trim()}>
+          {t("chat.editSend")}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** ‹ 2/3 ›: moves between the versions of a message (edits, regenerated answers; F-56). */
+function VersionSwitcher({ chat, message, running }: { chat: ChatId; message: TimelineMessage; running: boolean }) {
+  const versions = message.siblings ?? [];
+  const at = versions.indexOf(message.id);
+  if (versions.length < 2 || at < 0) return null;
+  const show = (i: number) => {
+    const id = versions[i];
+    if (id !== undefined) void session.showBranch(chat, id);
+  };
+  const label = t("chat.versionOf", { n: at + 1, count: versions.length });
+  return (
+    <span class="versions" role="group" aria-label={label} data-role="versions">
+      <button
+        type="button"
+        class="icon-btn"
+        data-role="version-previous"
+        disabled={running || at === 0}
+        title={t("chat.versionPrevious")}
+        aria-label={t("chat.versionPrevious")}
+        onClick={() => show(at - 1)}
+      >
+        <Icon name="chevronLeft" />
+      </button>
+      <span class="versions-count" title={label}>
+        {at + 1}/{versions.length}
+      </span>
+      <button
+        type="button"
+        class="icon-btn"
+        data-role="version-next"
+        disabled={running || at === versions.length - 1}
+        title={t("chat.versionNext")}
+        aria-label={t("chat.versionNext")}
+        onClick={() => show(at + 1)}
+      >
+        <Icon name="chevronRight" />
+      </button>
+    </span>
+  );
+}
+
+/** Regenerate (with the chat's model) and ▾ to regenerate with another model, this answer only. */
+function RegenerateButtons({ chat, message, providers }: { chat: ChatRow; message: TimelineMessage; providers: ProviderConfig[] | null }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLSpanElement>(null);
+  useDismiss(open, () => setOpen(false), ref);
+  const configured = providers?.filter((p) => p.kind !== "demo") ?? [];
+  const [providerId, setProviderId] = useState<number | null>(null);
+  const [model, setModel] = useState("");
+  // Open downwards when there is room below the button, otherwise upwards.
+  const [up, setUp] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    const box = ref.current?.getBoundingClientRect();
+    setUp(box !== undefined && window.innerHeight - box.bottom < 300);
+    const start = configured.find((p) => p.id === chat.providerId) ?? configured[0];
+    setProviderId(start?.id ?? null);
+    setModel("");
+  }, [open]);
+  return (
+    <span class="popover-anchor regenerate" ref={ref}>
+      <button
+        type="button"
+        class="link-btn"
+        data-role="regenerate"
+        title={t("chat.regenerateTitle")}
+        onClick={() => void session.regenerate(chat.id, message.id)}
+      >
+        <Icon name="regenerate" /> {t("chat.regenerate")}
+      </button>
+      {configured.length ? (
+        <button
+          type="button"
+          data-role="regenerate-with"
+          class="link-btn regenerate-more"
+          aria-expanded={open}
+          title={t("chat.regenerateWith")}
+          aria-label={t("chat.regenerateWith")}
+          onClick={() => setOpen(!open)}
+        >
+          ▾
+        </button>
+      ) : null}
+      {open && providerId !== null ? (
+        <div class={`popover popover--left${up ? " popover--up" : ""}`} role="dialog" aria-label={t("chat.regenerateWith")}>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              setOpen(false);
+              void session.regenerate(chat.id, message.id, { provider: providerId, model: model.trim() });
+            }}
+          >
+            <div class="popover-title">{t("chat.regenerateWithTitle")}</div>
+            <ModelFields
+              providers={configured}
+              providerId={providerId}
+              model={model}
+              listId={`regen-models-${message.id}`}
+              onProvider={(id) => {
+                setProviderId(id);
+                setModel("");
+              }}
+              onModel={setModel}
+            />
+            <div class="row">
+              <button type="submit" class="btn btn--primary btn--small" data-role="regenerate-go">
+                <Icon name="regenerate" /> {t("chat.regenerate")}
+              </button>
+            </div>
+          </form>
+        </div>
+      ) : null}
+    </span>
+  );
+}
+
+/**
+ * A provider and a model, with the provider's models suggested as the user types. `providerId`
+ * null is "the default provider" (offered when `defaultName` is given).
+ */
