@@ -18,7 +18,7 @@ use tollgate_engine::policy::{
     ResultPolicy,
 };
 use tollgate_engine::protocol::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
-use tollgate_engine::protocol::{ApprovalPreview, AskReason};
+use tollgate_engine::protocol::{ApprovalPreview, AskReason, FailureKind};
 use tollgate_engine::protocol::{
     ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
     RuleScopeChoice,
@@ -99,6 +99,7 @@ fn render() -> String {
         FinishReason,
         AssistantToolCall,
         ToolResultMessage,
+        FailureKind,
         TurnFailure,
         ThinkingBlock,
         ImagePart,

@@ -218,7 +218,13 @@ arguments: string, };
 
 export type ToolResultMessage = { callId: string, name: string, content: string, isError: boolean, };
 
-export type TurnFailure = { message: string, retryable: boolean, };
+export type FailureKind = "auth" | "rateLimited" | "contextTooLong" | "server" | "network" | "stalled" | "incomplete" | "refused" | "setup" | "storage" | "internal";
+
+export type TurnFailure = { message: string, 
+/**
+ * What kind of failure (none in answers saved before kinds were kept).
+ */
+kind: FailureKind | null, retryable: boolean, };
 
 export type ThinkingBlock = { "type": "thinking", thinking: string, signature: string, } | { "type": "redacted", data: string, };
 
@@ -410,9 +416,9 @@ sandbox?: SandboxReport, };
 
 export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
-export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, retryable: boolean, usage: Usage, };
+export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 
-export type ChatEvent = { "type": "turnStarted", chat: ChatId, userMessageId: number | null, } | { "type": "roundStarted", round: number, messageId: number, } | { "type": "textDelta", messageId: number, text: string, } | { "type": "reasoningDelta", messageId: number, text: string, } | { "type": "toolCallStarted", messageId: number, index: number, id: string, name: string, } | { "type": "tool", event: ToolEvent, } | { "type": "retrying", attempt: number, maxRetries: number, delayMs: number, error: string, messageId: number | null, } | { "type": "roundFinished", round: number, messageId: number, finish: FinishReason, usage: Usage, } | { "type": "turnFinished", outcome: TurnOutcome, };
+export type ChatEvent = { "type": "turnStarted", chat: ChatId, userMessageId: number | null, } | { "type": "roundStarted", round: number, messageId: number, } | { "type": "textDelta", messageId: number, text: string, } | { "type": "reasoningDelta", messageId: number, text: string, } | { "type": "toolCallStarted", messageId: number, index: number, id: string, name: string, } | { "type": "tool", event: ToolEvent, } | { "type": "retrying", attempt: number, maxRetries: number, delayMs: number, error: string, kind: FailureKind, messageId: number | null, } | { "type": "roundFinished", round: number, messageId: number, finish: FinishReason, usage: Usage, } | { "type": "turnFinished", outcome: TurnOutcome, };
 
 export type Theme = "system" | "light" | "dark";
 

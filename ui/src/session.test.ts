@@ -50,11 +50,11 @@ describe("a failed chat action shows as the chat's alert, never as a rejection",
   });
 
   it("retry: the turn's own error comes back with Retry, and the alert says why the retry failed", async () => {
-    store.update(6, (s) => ({ ...s, error: { message: "rate limited", retryable: true } }));
+    store.update(6, (s) => ({ ...s, error: { message: "rate limited", retryable: true, kind: "rateLimited" } }));
     vi.mocked(api.retryTurn).mockRejectedValueOnce(commandError("invalid", "no provider"));
     await expect(session.retry(6, store)).resolves.toBe(false);
     const s = store.get(6);
-    expect(s.error).toEqual({ message: "rate limited", retryable: true });
+    expect(s.error).toEqual({ message: "rate limited", retryable: true, kind: "rateLimited" });
     expect(s.running).toBe(false);
     expect(s.alert).toEqual({ action: "retry", message: "Not accepted: no provider" });
   });

@@ -267,12 +267,13 @@ describe("timeline reducer", () => {
     s = run(
       [
         { type: "roundStarted", round: 1, messageId: 3 },
-        { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 500, error: "502", messageId: null },
+        { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 500, error: "502", kind: "server", messageId: null },
         {
           type: "turnFinished",
           outcome: {
             type: "failed",
             error: "HTTP 401",
+            kind: "auth",
             retryable: true,
             usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
           },
@@ -280,7 +281,7 @@ describe("timeline reducer", () => {
       ],
       s,
     );
-    expect(s.error).toEqual({ message: "HTTP 401", retryable: true });
+    expect(s.error).toEqual({ message: "HTTP 401", retryable: true, kind: "auth" });
     expect(s.retrying).toBeNull();
   });
 
@@ -293,7 +294,15 @@ describe("timeline reducer", () => {
       { type: "toolCallStarted", messageId: 2, index: 0, id: "c1", name: "echo" },
     ]);
     expect(s.messages[0]).toMatchObject({ reasoning: "hmm yes", content: "Half an ans", retry: null });
-    s = applyEvent(s, { type: "retrying", attempt: 2, maxRetries: 4, delayMs: 800, error: "the connection was lost", messageId: 2 });
+    s = applyEvent(s, {
+      type: "retrying",
+      attempt: 2,
+      maxRetries: 4,
+      delayMs: 800,
+      error: "the connection was lost",
+      kind: "incomplete",
+      messageId: 2,
+    });
     expect(s.messages[0]).toMatchObject({
       content: "",
       reasoning: "",
@@ -304,7 +313,7 @@ describe("timeline reducer", () => {
     s = applyEvent(s, { type: "textDelta", messageId: 2, text: "The whole answer." });
     expect(s.messages[0]).toMatchObject({ content: "The whole answer.", retry: null });
     // A retry before anything was shown leaves the messages alone and only raises the banner.
-    const before = applyEvent(s, { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 100, error: "503", messageId: null });
+    const before = applyEvent(s, { type: "retrying", attempt: 1, maxRetries: 4, delayMs: 100, error: "503", kind: "server", messageId: null });
     expect(before.messages).toBe(s.messages);
     expect(before.retrying).toMatchObject({ attempt: 1, maxRetries: 4, messageId: null });
   });
@@ -422,7 +431,7 @@ describe("fromHistory", () => {
           siblings: [],
           content: "half an ans",
           status: "error",
-          payload: { toolCalls: [], failure: { message: "the stream was incomplete", retryable: true } },
+          payload: { toolCalls: [], failure: { message: "the stream was incomplete", kind: "incomplete", retryable: true } },
           usage: null,
           createdAt: 2,
         },
@@ -430,7 +439,7 @@ describe("fromHistory", () => {
       calls: [],
       running: false,
     };
-    expect(fromHistory(7, failed).error).toEqual({ message: "the stream was incomplete", retryable: true });
+    expect(fromHistory(7, failed).error).toEqual({ message: "the stream was incomplete", retryable: true, kind: "incomplete" });
   });
 
   it("keeps a reviewed call's two decisions and a running call's status", () => {

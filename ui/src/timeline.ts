@@ -11,6 +11,7 @@ import type {
   ChatId,
   DecidedBy,
   ExecutionPolicy,
+  FailureKind,
   MessageStatus,
   PendingApproval,
   RecordedCall,
@@ -102,7 +103,8 @@ export interface ChatState {
   questions: Question[];
   running: boolean;
   /** The error of the last failed turn, shown with Retry. */
-  error: { message: string; retryable: boolean } | null;
+  /** Why the last turn failed; `kind` is what the window acts on (null in answers saved before kinds were kept). */
+  error: { message: string; retryable: boolean; kind: FailureKind | null } | null;
   /** A request being tried again (before anything was shown; a shown answer carries its own `retry`). */
   retrying: { attempt: number; maxRetries: number; delayMs: number; error: string; messageId: number | null } | null;
   /** Usage of the last finished turn. */
@@ -239,7 +241,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   const last = state.messages[state.messages.length - 1];
   if (last && last.role === "assistant" && last.status === "error") {
     const stored = history.messages.find((m) => m.id === last.id)?.payload?.failure;
-    state.error = { message: stored?.message ?? "", retryable: stored?.retryable ?? true };
+    state.error = { message: stored?.message ?? "", retryable: stored?.retryable ?? true, kind: stored?.kind ?? null };
   }
   return state;
 }
@@ -574,7 +576,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         questions: [],
         retrying: null,
         turnUsage: o.usage,
-        error: o.type === "failed" ? { message: o.error, retryable: o.retryable } : null,
+        error: o.type === "failed" ? { message: o.error, retryable: o.retryable, kind: o.kind } : null,
       };
     }
   }

@@ -42,6 +42,7 @@ export type {
   Decision,
   ExecutionChoice,
   ExecutionDecision,
+  FailureKind,
   ExecutionPolicy,
   ErrorKind,
   ExportFormat,

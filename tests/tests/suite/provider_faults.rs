@@ -7,7 +7,7 @@
 use std::time::Duration;
 use tollgate_e2e::steps::{keys, SERIAL};
 use tollgate_e2e::webdriver::Session;
-use tollgate_mock_llm::openai;
+use tollgate_mock_llm::{openai, Gate, Reply};
 
 const WAIT: Duration = Duration::from_secs(30);
 const ANSWER: &str =
@@ -47,8 +47,9 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
         .await
         .unwrap();
     s.back_to_chat().await.unwrap();
-    // The first attempt shows some words, then the connection drops; the second waits 4 s
-    // before its first byte, so the notice stays on screen long enough to be seen.
+    // The first attempt shows some words, then the connection drops; the second holds its
+    // first byte until the test has seen the notice.
+    let notice_seen = Gate::new();
     mock.push(
         openai::text(ANSWER)
             .slow(Duration::from_millis(40))
@@ -56,7 +57,7 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
     );
     mock.push(
         openai::text(ANSWER)
-            .stall_at(0, Duration::from_secs(4))
+            .held_at(0, &notice_seen)
             .slow(Duration::from_millis(10)),
     );
     s.new_chat_and_send("spell it").await.unwrap();
@@ -70,6 +71,7 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
         "the broken attempt's text is gone from the answer"
     );
     s.screenshot("flow-retry-notice").await.unwrap();
+    notice_seen.open();
     s.wait_for_text(ANSWER, WAIT).await.unwrap();
     assert!(!s.exists("[data-role=retry-notice]").await.unwrap());
     assert!(!s.body_text().await.unwrap().contains("failed"));
@@ -138,5 +140,78 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
         )
         .unwrap();
     assert_eq!(reasoning, "Two plus two makes four.");
+    s.close().await;
+}
+
+/// A failed turn says in the user's words what went wrong and offers what fixes it, from the
+/// keyboard: a refused key opens the provider's settings; a conversation longer than the model
+/// reads starts a new chat with a summary of it in the composer, sent only when the user sends.
+#[tokio::test]
+async fn a_refused_key_and_a_conversation_too_long_say_what_to_do() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-refused")
+        .await
+        .unwrap();
+    mock.push(Reply::status(401, "Incorrect API key provided"));
+    s.new_chat_and_send("Plan a trip to Kyoto").await.unwrap();
+    let title = s
+        .wait_text("[data-failure=auth] strong", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(title, "The provider refused the key");
+    let notice = s.wait_text("[data-failure=auth]", WAIT).await.unwrap();
+    assert!(notice.contains("Incorrect API key provided"), "{notice}");
+    assert!(notice.contains("then press Retry"), "{notice}");
+    s.screenshots("failure-auth").await.unwrap();
+    // From the composer, Shift+Tab to the button, Enter: Settings opens on Providers.
+    s.click("#composer").await.unwrap();
+    s.back_tab_to("Check the provider's key").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_text("[data-role=local-servers]", WAIT)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+
+    mock.push(Reply::status(
+        400,
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 9021 tokens.",
+    ));
+    s.send("And the second day?").await.unwrap();
+    let title = s
+        .wait_text("[data-failure=contextTooLong] strong", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(title, "The conversation is longer than the model can read");
+    s.screenshots("failure-context-too-long").await.unwrap();
+    s.click("#composer").await.unwrap();
+    s.back_tab_to("New chat from a summary").await.unwrap();
+    s.press(keys::SPACE).await.unwrap();
+    // A new chat opens with the summary waiting in its composer; nothing went to the model.
+    let deadline = std::time::Instant::now() + WAIT;
+    let draft = loop {
+        let value = s
+            .el("#composer")
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        if !value.is_empty() {
+            break value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the composer stayed empty"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(draft.starts_with("Carrying on from the chat"), "{draft}");
+    assert!(draft.contains("User: Plan a trip to Kyoto"), "{draft}");
+    assert!(draft.contains("User: And the second day?"), "{draft}");
+    assert_eq!(mock.bodies().len(), 2, "the summary is not sent by itself");
+    let title = s.wait_text(".chat-title h1", WAIT).await.unwrap();
+    assert_eq!(title, "Plan a trip to Kyoto (continued)");
+    s.screenshots("failure-carried-over").await.unwrap();
     s.close().await;
 }

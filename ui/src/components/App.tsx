@@ -12,6 +12,7 @@ import { Icon } from "./icons";
 import { type SettingsTab, SettingsScreen } from "./settings/Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
+import { leaveDraft } from "../drafts";
 
 const darkQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
 let followSystem: (() => void) | null = null;
@@ -222,6 +223,26 @@ export function App() {
     [creating.run, chatsLoad.setData, reloadChats],
   );
 
+  /** A new chat like `from` (its provider, model, prompt and workspace), opened with `text` in its composer. */
+  const carryOver = useCallback(
+    (from: ChatRow, text: string): void =>
+      void creating.run(async () => {
+        const row = await api.createChat({
+          title: t("summary.title", { title: chatTitle(from) }),
+          ...(from.providerId === null ? {} : { providerId: from.providerId }),
+          model: from.model,
+          systemPrompt: from.systemPrompt,
+          ...(from.workspace === null ? {} : { workspace: from.workspace }),
+        });
+        leaveDraft(row.id, text);
+        chatsLoad.setData([row, ...chatsRef.current.filter((c) => c.id !== row.id)]);
+        setCurrent(row.id);
+        setView("chat");
+        await reloadChats();
+      }),
+    [creating.run, chatsLoad.setData, reloadChats],
+  );
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
@@ -328,6 +349,7 @@ export function App() {
               setView("settings");
             }}
             onChatChanged={() => void reloadChats()}
+            onCarryOver={(text) => carryOver(currentChat, text)}
           />
         ) : currentChat || (chatsLoad.data === undefined && chatsLoad.error === null) ? (
           <div class="state state--center" role="status">

@@ -23,6 +23,8 @@ export interface ChatViewProps {
   showDemoInvite: boolean;
   onDismissInvite: () => void;
   onOpenProviders: () => void;
+  /** Starts a new chat like this one (provider, model, workspace) with `text` in its composer. */
+  onCarryOver: (text: string) => void;
   onChatChanged: () => void;
 }
 

@@ -55,6 +55,9 @@ afterEach(async () => {
   chatStore.delete(chat.id);
 });
 
+const openProviders = vi.fn();
+const carryOver = vi.fn();
+
 async function mount() {
   await act(async () => {
     render(
@@ -66,8 +69,9 @@ async function mount() {
         onToggleLog={() => {}}
         showDemoInvite={false}
         onDismissInvite={() => {}}
-        onOpenProviders={() => {}}
+        onOpenProviders={openProviders}
         onChatChanged={() => {}}
+        onCarryOver={carryOver}
       />,
       root,
     );
@@ -171,10 +175,58 @@ describe("a failed chat action shows above the composer", () => {
     expect(alertBanner()?.textContent).toContain("Could not stop the turn: Internal error: backend gone");
   });
 
+  it("a refused key says so in the user's words and opens the provider's settings, from the keyboard too", async () => {
+    openProviders.mockClear();
+    await mount();
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({ ...s, error: { message: "the provider answered 401: invalid api key", retryable: false, kind: "auth" } })),
+    );
+    const notice = root.querySelector<HTMLElement>('.timeline [data-failure="auth"]');
+    expect(notice?.querySelector("strong")?.textContent).toBe("The provider refused the key");
+    expect(notice?.textContent).toContain("Check the provider's key in Settings → Providers");
+    expect(notice?.textContent).toContain("invalid api key");
+    // The way to fix it first, then Retry (which fails again until the key is fixed).
+    expect([...(notice?.querySelectorAll("button") ?? [])].map((b) => b.textContent)).toEqual(["Check the provider's key", "↻ Retry"]);
+    const button = notice?.querySelector<HTMLButtonElement>('[data-role="failure-providers"]');
+    button?.focus();
+    await act(async () => {
+      button?.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+      button?.click(); // what Enter on a focused button does
+    });
+    expect(openProviders).toHaveBeenCalledTimes(1);
+  });
+
+  it("a conversation too long for the model offers a new chat from a summary of it", async () => {
+    carryOver.mockClear();
+    await mount();
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({
+        ...s,
+        messages: [
+          message(1, "user", "Plan a trip to Kyoto in April"),
+          message(2, "assistant", "Day one: Fushimi Inari at dawn."),
+          message(3, "user", "And day two?"),
+        ],
+        error: { message: "This model's maximum context length is 8192 tokens", retryable: false, kind: "contextTooLong" },
+      })),
+    );
+    const notice = root.querySelector<HTMLElement>('.timeline [data-failure="contextTooLong"]');
+    expect(notice?.querySelector("strong")?.textContent).toBe("The conversation is longer than the model can read");
+    expect(notice?.textContent).toContain("edit one of your earlier messages");
+    await click(notice?.querySelector<HTMLButtonElement>('[data-role="failure-carry-over"]'));
+    expect(carryOver).toHaveBeenCalledTimes(1);
+    const text = carryOver.mock.calls[0]?.[0] as string;
+    expect(text).toContain("User: Plan a trip to Kyoto in April");
+    expect(text).toContain("Assistant: Day one: Fushimi Inari at dawn.");
+    expect(text).toContain("User: And day two?");
+    // Nothing is sent: the text waits in the new chat's composer for the user.
+    expect(api.sendMessage).not.toHaveBeenCalled();
+  });
+
   it("a failed Retry keeps the turn's error with Retry and says why", async () => {
     vi.mocked(api.retryTurn).mockRejectedValue(commandError("invalid", "no provider"));
     await mount();
-    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, error: { message: "rate limited", retryable: true } })));
+    await act(async () => chatStore.update(chat.id, (s) => ({ ...s, error: { message: "rate limited", retryable: true, kind: "rateLimited" } })));
     await click([...root.querySelectorAll<HTMLButtonElement>(".notice--error button")].find((b) => b.textContent?.includes("Retry")));
     expect(root.querySelector(".timeline .notice--error")?.textContent).toContain("rate limited");
     expect(alertBanner()?.textContent).toContain("Could not retry the turn: Not accepted: no provider");
@@ -426,6 +478,7 @@ describe("edit, regenerate and versions (F-56)", () => {
           onDismissInvite={() => {}}
           onOpenProviders={() => {}}
           onChatChanged={() => {}}
+          onCarryOver={() => {}}
         />,
         root,
       );

@@ -44,7 +44,14 @@ export function ChatView(props: ChatViewProps) {
             </div>
           ) : null}
           {empty ? <EmptyChat chat={chat} /> : null}
-          <Timeline state={state} chat={chat} providers={props.providers} scroller={scroller} stick={stick} />
+          <Timeline
+            state={state}
+            chat={chat}
+            providers={props.providers}
+            scroller={scroller}
+            stick={stick}
+            actions={{ onOpenProviders: props.onOpenProviders, onCarryOver: props.onCarryOver }}
+          />
         </div>
       </div>
       <Composer chat={chat} state={state} />

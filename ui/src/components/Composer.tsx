@@ -12,6 +12,7 @@ import { Attachments } from "./Attachments";
 import { useAutoGrow } from "./hooks";
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
+import { takeDraft } from "../drafts";
 
 function alertKey(action: ChatAction): Key {
   switch (action) {
@@ -47,7 +48,8 @@ function AlertBanner({ chat, alert }: { chat: ChatId; alert: ChatAlert }) {
 }
 
 export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
-  const [text, setText] = useState("");
+  // A chat started from a summary opens with it in the box, to read, change and send.
+  const [text, setText] = useState(() => takeDraft(chat.id) ?? "");
   const [files, setFiles] = useState<Attachment[]>([]);
   const [fileError, setFileError] = useState<string | null>(null);
   const [dropping, setDropping] = useState(false);

@@ -2,11 +2,12 @@
 import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatDuration, formatTokens } from "../format";
-import { t } from "../i18n";
+import { type Key, t } from "../i18n";
 import * as session from "../session";
+import { carryOver } from "../summary";
 import { callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { forgetTyping } from "../typing";
-import type { ChatId, ChatRow, PendingApproval, ProviderConfig } from "../types";
+import type { ChatId, ChatRow, FailureKind, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { Attachments } from "./Attachments";
 import { useAutoGrow, useDismiss } from "./hooks";
@@ -22,12 +23,14 @@ export function Timeline({
   providers,
   scroller,
   stick,
+  actions,
 }: {
   state: ChatState;
   chat: ChatRow;
   providers: ProviderConfig[] | null;
   scroller: RefObject<HTMLDivElement | null>;
   stick: RefObject<boolean>;
+  actions: FailureActions;
 }) {
   const placed = new Set<string>();
   const total = state.approvals.length;
@@ -133,7 +136,7 @@ export function Timeline({
           <span class="typing" aria-label={t("chat.running")} />
         </div>
       ) : null}
-      {state.error && !state.running ? <TurnError state={state} /> : null}
+      {state.error && !state.running ? <TurnError state={state} chat={chat} actions={actions} /> : null}
     </>
   );
 }
@@ -154,30 +157,90 @@ function EarlierMessages({ chat, failed }: { chat: ChatId; failed: boolean }) {
   );
 }
 
-function TurnError({ state }: { state: ChatState }) {
+/** What the window does about a failed turn, beside Retry. */
+export interface FailureActions {
+  /** Opens Settings → Providers (a refused key, a provider not set up, one not reached). */
+  onOpenProviders: () => void;
+  /** Starts a new chat whose composer holds `text` (a conversation too long for the model). */
+  onCarryOver: (text: string) => void;
+}
+
+/** The headline and the hint of each kind of failure, in the user's language. */
+function failureWords(kind: FailureKind | null): { title: Key; hint: Key | null } {
+  switch (kind) {
+    case "auth":
+      return { title: "failure.auth", hint: "failure.authHint" };
+    case "setup":
+      return { title: "failure.setup", hint: "failure.setupHint" };
+    case "contextTooLong":
+      return { title: "failure.contextTooLong", hint: "failure.contextHint" };
+    case "rateLimited":
+      return { title: "failure.rateLimited", hint: "failure.rateLimitedHint" };
+    case "server":
+      return { title: "failure.server", hint: null };
+    case "network":
+      return { title: "failure.network", hint: "failure.networkHint" };
+    case "stalled":
+      return { title: "failure.stalled", hint: null };
+    case "incomplete":
+      return { title: "failure.incomplete", hint: null };
+    case "refused":
+      return { title: "failure.refused", hint: null };
+    case "storage":
+      return { title: "failure.storage", hint: null };
+    case "internal":
+      return { title: "failure.internal", hint: "failure.internalHint" };
+    case null:
+      return { title: "chat.failed", hint: null };
+  }
+}
+
+/**
+ * Why the last turn failed, in the user's language by its kind, with what can fix it: the
+ * provider's settings for a refused key, a new chat from a summary for a conversation too long
+ * for the model, Retry where trying again may help. The provider's own words stay below.
+ */
+function TurnError({ state, chat, actions }: { state: ChatState; chat: ChatRow; actions: FailureActions }) {
   const [busy, setBusy] = useState(false);
   const error = state.error;
   if (!error) return null;
+  const words = failureWords(error.kind);
+  const toProviders = error.kind === "auth" || error.kind === "setup" || error.kind === "network";
+  // The same request fails again until the key or the provider is fixed; then Retry helps.
+  const retry = error.retryable || error.kind === "auth" || error.kind === "setup";
   return (
-    <div class="notice notice--error" role="alert">
+    <div class="notice notice--error" role="alert" data-failure={error.kind ?? "unknown"}>
       <div>
-        <strong>{t("chat.failed")}</strong>
+        <strong>{t(words.title)}</strong>
+        {words.hint ? <div class="notice-hint">{t(words.hint)}</div> : null}
         <div class="notice-detail">{error.message || t("chat.failedUnknown")}</div>
       </div>
-      {error.retryable ? (
-        <button
-          type="button"
-          class="btn"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            // A retry that cannot start brings this error back and says why above the composer.
-            void session.retry(state.chat).finally(() => setBusy(false));
-          }}
-        >
-          ↻ {t("common.retry")}
-        </button>
-      ) : null}
+      <div class="notice-actions">
+        {toProviders ? (
+          <button type="button" class="btn" data-role="failure-providers" onClick={actions.onOpenProviders}>
+            {t(error.kind === "auth" ? "failure.openProviders" : "failure.openSettings")}
+          </button>
+        ) : null}
+        {error.kind === "contextTooLong" ? (
+          <button type="button" class="btn" data-role="failure-carry-over" onClick={() => actions.onCarryOver(carryOver(chat.title, state.messages))}>
+            {t("failure.carryOver")}
+          </button>
+        ) : null}
+        {retry ? (
+          <button
+            type="button"
+            class="btn"
+            disabled={busy}
+            onClick={() => {
+              setBusy(true);
+              // A retry that cannot start brings this error back and says why above the composer.
+              void session.retry(state.chat).finally(() => setBusy(false));
+            }}
+          >
+            ↻ {t("common.retry")}
+          </button>
+        ) : null}
+      </div>
     </div>
   );
 }

@@ -42,6 +42,9 @@ pub struct AssistantPayload {
 #[serde(rename_all = "camelCase")]
 pub struct TurnFailure {
     pub message: String,
+    /// What kind of failure (none in answers saved before kinds were kept).
+    #[serde(default)]
+    pub kind: Option<crate::protocol::FailureKind>,
     pub retryable: bool,
 }
 

@@ -75,10 +75,13 @@ pub enum TurnOutcome {
     Completed { usage: Usage },
     /// The user pressed Stop, or chose "deny and stop"; what was produced is kept.
     Stopped { usage: Usage },
-    /// The provider failed; `retryable` says whether Retry is likely to help.
+    /// The provider failed; `retryable` says whether Retry is likely to help, `kind` what the
+    /// window offers (the provider's settings for a refused key, a new chat for a conversation
+    /// too long for the model).
     #[serde(rename_all = "camelCase")]
     Failed {
         error: String,
+        kind: crate::protocol::FailureKind,
         retryable: bool,
         usage: Usage,
     },
@@ -133,6 +136,7 @@ pub enum ChatEvent {
         max_retries: u32,
         delay_ms: u64,
         error: String,
+        kind: crate::protocol::FailureKind,
         message_id: Option<i64>,
     },
     #[serde(rename_all = "camelCase")]
@@ -243,6 +247,7 @@ impl TurnHandle {
     pub async fn join(self) -> TurnOutcome {
         self.task.await.unwrap_or_else(|e| TurnOutcome::Failed {
             error: format!("the turn ended unexpectedly: {e}"),
+            kind: crate::protocol::FailureKind::Internal,
             retryable: true,
             usage: Usage::default(),
         })
@@ -318,6 +323,7 @@ async fn supervised(
                 error: format!(
                     "The turn stopped because of an internal error ({reason}). What was written so far is kept; press Retry to try again."
                 ),
+                kind: crate::protocol::FailureKind::Internal,
                 retryable: true,
                 usage: Usage::default(),
             };

@@ -11,7 +11,7 @@ use crate::executor::{CallOrigin, ToolCallResult};
 use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
 use crate::protocol::{EventSink, ToolEvent};
-use crate::protocol::{ToolCalling, Usage};
+use crate::protocol::{FailureKind, ToolCalling, Usage};
 use crate::providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
     ToolResultMessage,
@@ -59,9 +59,10 @@ pub(super) async fn run(
     outcome
 }
 
-fn failed(error: String, retryable: bool, usage: Usage) -> TurnOutcome {
+fn failed(error: String, kind: FailureKind, retryable: bool, usage: Usage) -> TurnOutcome {
     TurnOutcome::Failed {
         error,
+        kind,
         retryable,
         usage,
     }
@@ -163,6 +164,7 @@ impl<'a> Rounds<'a> {
         let saved = |e: crate::store::StoreError| {
             failed(
                 format!("your message could not be saved: {e}"),
+                FailureKind::Storage,
                 false,
                 usage,
             )
@@ -179,6 +181,7 @@ impl<'a> Rounds<'a> {
                 turn.store.set_leaf(chat, question).await.map_err(|e| {
                     failed(
                         format!("the answer could not be started again: {e}"),
+                        FailureKind::Storage,
                         false,
                         usage,
                     )
@@ -213,6 +216,7 @@ impl<'a> Rounds<'a> {
         let rows = turn.store.chat_messages(chat).await.map_err(|e| {
             failed(
                 format!("the conversation could not be read: {e}"),
+                FailureKind::Storage,
                 true,
                 usage,
             )
@@ -227,8 +231,9 @@ impl<'a> Rounds<'a> {
         })
     }
 
+    /// A save failed: the turn ends, and Retry may help once the disk does.
     fn failed(&self, error: String) -> TurnOutcome {
-        failed(error, true, self.usage)
+        failed(error, FailureKind::Storage, true, self.usage)
     }
 
     /// Request: the answer's row exists (streaming) before the first byte arrives.
@@ -272,6 +277,7 @@ impl<'a> Rounds<'a> {
             let failure = AssistantPayload {
                 failure: Some(TurnFailure {
                     message: error.to_string(),
+                    kind: Some(error.kind()),
                     retryable,
                 }),
                 model: Some(self.turn.model.clone()),
@@ -290,7 +296,7 @@ impl<'a> Rounds<'a> {
         Err(if stopped {
             TurnOutcome::Stopped { usage: self.usage }
         } else {
-            failed(error.to_string(), retryable, self.usage)
+            failed(error.to_string(), error.kind(), retryable, self.usage)
         })
     }
 
@@ -636,6 +642,7 @@ async fn stream_with_retries(
                 return Err((ProviderError::WaitTooLong { wait, cause }, text));
             }
         };
+        let kind = error.kind();
         let error = error.to_string();
         if shown {
             let notice = AssistantPayload {
@@ -659,6 +666,7 @@ async fn stream_with_retries(
             max_retries: policy.max_retries,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             error,
+            kind,
             message_id: shown.then_some(message_id),
         });
         tokio::select! {

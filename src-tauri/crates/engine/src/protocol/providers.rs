@@ -129,3 +129,51 @@ mod tests {
         }
     }
 }
+
+/// Why a turn (or one of its requests) failed, as the UI acts on it: a key to fix, a wait, a
+/// conversation too long for the model, or something to try again. The English text stays in
+/// the error for the log; the window words each kind in the user's language.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FailureKind {
+    /// The provider refused the key (401, 403): the provider's settings can fix it.
+    Auth,
+    /// Too many requests (429), or a wait asked for that is longer than Tollgate waits.
+    RateLimited,
+    /// The conversation (with its tool results) is longer than the model reads.
+    ContextTooLong,
+    /// The provider's server failed (5xx, 408).
+    Server,
+    /// The provider could not be reached, or did not answer in time.
+    Network,
+    /// The answer's stream went silent.
+    Stalled,
+    /// The stream broke or ended before the answer was whole.
+    Incomplete,
+    /// The provider answered with an error of its own (another 4xx, an error in the stream).
+    Refused,
+    /// The chat's provider or model is not set up (no provider, no key).
+    Setup,
+    /// The answer could not be saved.
+    Storage,
+    /// Tollgate itself failed (a bug).
+    Internal,
+}
+
+/// Words providers use for a request longer than the model's context window (OpenAI's
+/// `context_length_exceeded`, Anthropic's "prompt is too long", llama.cpp, vLLM, Ollama).
+const CONTEXT_WORDS: [&str; 7] = [
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the available context",
+];
+
+/// Whether a provider's error message says the request is longer than the model's context.
+pub fn says_context_too_long(message: &str) -> bool {
+    let message = message.to_lowercase();
+    CONTEXT_WORDS.iter().any(|w| message.contains(w))
+}

@@ -1,7 +1,7 @@
 //! Provider-neutral conversation types and the errors providers report.
 
-use crate::protocol::ToolDefinition;
 use crate::protocol::Usage;
+use crate::protocol::{says_context_too_long, FailureKind, ToolDefinition};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thiserror::Error;
@@ -207,6 +207,31 @@ impl ProviderError {
         }
     }
 
+    /// What kind of failure this is, for the window to act on (a key to fix, a wait, a
+    /// conversation too long for the model).
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            Self::Http {
+                status, message, ..
+            } => match status {
+                401 | 403 => FailureKind::Auth,
+                429 => FailureKind::RateLimited,
+                408 | 500.. => FailureKind::Server,
+                _ if says_context_too_long(message) => FailureKind::ContextTooLong,
+                _ => FailureKind::Refused,
+            },
+            Self::WaitTooLong { .. } => FailureKind::RateLimited,
+            Self::Connect(_) | Self::Timeout => FailureKind::Network,
+            Self::Stalled(_) => FailureKind::Stalled,
+            Self::Incomplete(_) | Self::Malformed(_) => FailureKind::Incomplete,
+            Self::Api(message) if says_context_too_long(message) => FailureKind::ContextTooLong,
+            Self::Api(_) => FailureKind::Refused,
+            // A stop is not a failure; it never reaches a failed turn.
+            Self::Cancelled => FailureKind::Internal,
+            Self::Config(_) => FailureKind::Setup,
+        }
+    }
+
     /// Whether the user's Retry may help once automatic retries gave up.
     pub fn worth_retrying_later(&self) -> bool {
         self.is_retryable() || matches!(self, Self::WaitTooLong { .. })
@@ -260,5 +285,66 @@ impl From<String> for ApiKey {
 impl From<&str> for ApiKey {
     fn from(key: &str) -> Self {
         Self(key.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_provider_error_has_the_kind_the_window_acts_on() {
+        let http = |status, message: &str| ProviderError::Http {
+            status,
+            message: message.into(),
+            retry_after: None,
+        };
+        let cases = [
+            (http(401, "no"), FailureKind::Auth),
+            (http(429, "slow down"), FailureKind::RateLimited),
+            (http(408, "timeout"), FailureKind::Server),
+            (http(502, "bad gateway"), FailureKind::Server),
+            (
+                http(413, "the context window is full"),
+                FailureKind::ContextTooLong,
+            ),
+            (http(422, "unprocessable"), FailureKind::Refused),
+            (
+                ProviderError::Connect("refused".into()),
+                FailureKind::Network,
+            ),
+            (ProviderError::Timeout, FailureKind::Network),
+            (
+                ProviderError::Stalled(Duration::from_secs(90)),
+                FailureKind::Stalled,
+            ),
+            (
+                ProviderError::Incomplete("cut".into()),
+                FailureKind::Incomplete,
+            ),
+            (
+                ProviderError::Malformed("{".into()),
+                FailureKind::Incomplete,
+            ),
+            (
+                ProviderError::Api("context_length_exceeded".into()),
+                FailureKind::ContextTooLong,
+            ),
+            (
+                ProviderError::Api("overloaded_error".into()),
+                FailureKind::Refused,
+            ),
+            (
+                ProviderError::WaitTooLong {
+                    wait: Duration::from_secs(600),
+                    cause: "429".into(),
+                },
+                FailureKind::RateLimited,
+            ),
+            (ProviderError::Config("no key".into()), FailureKind::Setup),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(error.kind(), kind, "{error}");
+        }
     }
 }

@@ -772,6 +772,52 @@ async fn client_errors_are_not_retried_and_say_what_the_server_said() {
     assert_eq!(env.mock.bodies().len(), 1);
 }
 
+/// A failed turn says what kind of failure it was (the window acts on it: the provider's key,
+/// a new chat for a conversation too long for the model), and the answer saved with the
+/// failure keeps the kind for when the chat is opened again.
+#[tokio::test]
+async fn a_failed_turn_says_what_kind_of_failure_it_was_and_keeps_it() {
+    use tollgate_engine::protocol::FailureKind;
+    let cases = [
+        (Reply::status(401, "invalid api key"), FailureKind::Auth),
+        (Reply::status(403, "this key may not use the model"), FailureKind::Auth),
+        (
+            Reply::status(
+                400,
+                "This model's maximum context length is 8192 tokens. However, your messages resulted in 9021 tokens.",
+            ),
+            FailureKind::ContextTooLong,
+        ),
+        (
+            Reply::status(400, "prompt is too long: 210000 tokens > 200000 maximum"),
+            FailureKind::ContextTooLong,
+        ),
+        (Reply::status(400, "bad request"), FailureKind::Refused),
+        (
+            Reply::status(429, "quota exhausted").header("retry-after", "7500"),
+            FailureKind::RateLimited,
+        ),
+        (Reply::status(503, "overloaded"), FailureKind::Server),
+    ];
+    for (reply, kind) in cases {
+        let mut env = Env::new().await;
+        env.settings.retry.max_retries = 0;
+        env.mock.push(reply);
+        let (_e, outcome) = env.start(env.openai(), "hi").collect().await;
+        match &outcome {
+            TurnOutcome::Failed { kind: got, .. } => assert_eq!(*got, kind, "{outcome:?}"),
+            other => panic!("the turn did not fail: {other:?}"),
+        }
+        let answer = env.messages().await.pop().unwrap();
+        let stored = &answer.payload.unwrap()["failure"];
+        assert_eq!(
+            stored["kind"],
+            serde_json::to_value(kind).unwrap(),
+            "{stored}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn invalid_arguments_and_unknown_tools_go_back_to_the_model_and_the_turn_goes_on() {
     let env = Env::new().await;

@@ -1,8 +1,8 @@
 //! The engine's dependency direction, checked on its source (docs/ARCHITECTURE.md, "Layers"):
 //!
 //! ```text
-//! ids, canonical, policy, names, parse, secrets, panics, images  →  protocol  →  store  →  vars, rules, approvals
-//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service  →  (the app)
+//! ids, canonical, policy, names, parse, secrets, panics, images, heap  →  protocol  →  store  →  vars, rules, approvals
+//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service, scale  →  (the app)
 //! ```
 //!
 //! A module may use modules of a lower layer only, never one of its own layer or above; inside a
@@ -370,6 +370,45 @@ fn layer(module: &str) -> u8 {
                 "module `{module}` has no layer: add it to LAYERS here and to docs/ARCHITECTURE.md"
             )
         })
+}
+
+/// The layer table of docs/ARCHITECTURE.md ("Layers"): each row's layer and module.
+fn documented_layers() -> BTreeSet<(String, u8)> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/ARCHITECTURE.md")).unwrap();
+    let table = doc
+        .split(" layer  module ")
+        .nth(1)
+        .and_then(|t| t.split("```").next())
+        .expect("docs/ARCHITECTURE.md has its layer table");
+    table
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let layer = words.next()?.parse::<u8>().ok()?;
+            let module = words.next()?;
+            // A row starts with its layer in the first columns; a continued line is indented
+            // under the description.
+            let indent = line.len() - line.trim_start().len();
+            (indent <= 3).then(|| (module.to_string(), layer))
+        })
+        .collect()
+}
+
+#[test]
+fn the_documented_layers_are_the_checked_ones() {
+    let checked: BTreeSet<(String, u8)> =
+        LAYERS.iter().map(|(m, l)| ((*m).to_string(), *l)).collect();
+    let documented = documented_layers();
+    assert_eq!(
+        documented.difference(&checked).collect::<Vec<_>>(),
+        Vec::<&(String, u8)>::new(),
+        "in docs/ARCHITECTURE.md's layer table but not in LAYERS"
+    );
+    assert_eq!(
+        checked.difference(&documented).collect::<Vec<_>>(),
+        Vec::<&(String, u8)>::new(),
+        "in LAYERS but not in docs/ARCHITECTURE.md's layer table"
+    );
 }
 
 #[test]
