@@ -28,7 +28,7 @@ use tollgate_engine::protocol::{
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
-    CommandError, ErrorKind, Rule, RuleAction, RuleScope, RuleSubjectKind,
+    CommandError, ErrorKind, Invalid, Missing, Rule, RuleAction, RuleScope, RuleSubjectKind,
 };
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
@@ -138,6 +138,8 @@ fn render() -> String {
         ExportFormat,
         ModelChoice,
         ErrorKind,
+        Missing,
+        Invalid,
         CommandError,
         ProviderKind,
         RequestStyle,

@@ -507,7 +507,23 @@ export type ModelChoice = { provider: number, model: string, };
 
 export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider" | "storage" | "internal";
 
-export type CommandError = { kind: ErrorKind, message: string, };
+export type Missing = { "type": "chat", chat: ChatId, } | { "type": "provider", provider: number, } | { "type": "preset", preset: number, } | { "type": "call", chat: ChatId, seq: number, } | { "type": "mcpServer", name: string, };
+
+export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
+
+export type CommandError = { kind: ErrorKind, 
+/**
+ * The whole failure in English (the log, and words no catalogue has).
+ */
+message: string, 
+/**
+ * What was missing, as data: the window words it in the user's language.
+ */
+missing: Missing | null, 
+/**
+ * What was refused, as data: the window words it in the user's language.
+ */
+invalid: Invalid | null, };
 
 export type ProviderKind = "openai" | "anthropic" | "demo";
 

@@ -15,6 +15,7 @@ import {
   statusInfo,
 } from "./format";
 import { setLanguage, t } from "./i18n";
+import { commandError } from "./testing/backend";
 import type { DecidedBy, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
 
 describe("tool card formatting", () => {
@@ -114,6 +115,27 @@ describe("command errors", () => {
     expect(errorMessage({ kind: "keychain", message: "locked" })).toContain("keychain");
     setLanguage("zh-CN");
     expect(errorMessage({ kind: "storage", message: "disk full" })).toBe("数据库出错：disk full");
+    setLanguage("en");
+  });
+
+  it("says what is missing or refused from its data, whole, in the user's language", () => {
+    const gone = commandError("notFound", "chat 9 does not exist", { missing: { type: "chat", chat: 9 } });
+    const hot = commandError("invalid", "the temperature must be between 0 and 2, not 2.5", { invalid: { type: "temperature", value: 2.5 } });
+    const secrets = commandError("invalid", 'server "docs" now points somewhere else…', {
+      invalid: { type: "mcpSecretsNotReused", server: "docs", secrets: ["API_KEY", "TOKEN"] },
+    });
+    const deeper = commandError("invalid", "the file is over 5 MB", { invalid: { type: "other", message: "the file is over 5 MB" } });
+    setLanguage("en");
+    expect(errorMessage(gone)).toBe("It does not exist any more: this chat was deleted");
+    expect(errorMessage(hot)).toBe("Not accepted: the temperature must be between 0 and 2, not 2.5");
+    expect(errorMessage(secrets)).toContain("enter API_KEY, TOKEN again");
+    expect(errorMessage(deeper)).toBe("Not accepted: the file is over 5 MB");
+    setLanguage("zh-CN");
+    expect(errorMessage(gone)).toBe("已不存在：此对话已被删除");
+    expect(errorMessage(hot)).toBe("未被接受：温度必须在 0 到 2 之间，而不是 2.5");
+    expect(errorMessage(secrets)).toContain("请重新输入 API_KEY, TOKEN");
+    // Words no catalogue has stay as the backend said them.
+    expect(errorMessage(deeper)).toBe("未被接受：the file is over 5 MB");
     setLanguage("en");
   });
 

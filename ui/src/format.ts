@@ -1,6 +1,6 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
-import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, ResultChoice, UiCallStatus } from "./types";
+import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, Invalid, Missing, ResultChoice, UiCallStatus } from "./types";
 
 const ERROR_KINDS: Record<ErrorKind, true> = {
   busy: true,
@@ -26,9 +26,9 @@ export function commandErrorText(error: CommandError): string {
     case "busy":
       return t("error.busy");
     case "notFound":
-      return t("error.notFound", { message });
+      return t("error.notFound", { message: error.missing ? missingText(error.missing) : message });
     case "invalid":
-      return t("error.invalid", { message });
+      return t("error.invalid", { message: error.invalid ? invalidText(error.invalid) : message });
     case "keychain":
       return t("error.keychain", { message });
     case "provider":
@@ -37,6 +37,56 @@ export function commandErrorText(error: CommandError): string {
       return t("error.storage", { message });
     case "internal":
       return t("error.internal", { message });
+  }
+}
+
+/** What a command named that is not there, in the user's language. */
+export function missingText(missing: Missing): string {
+  switch (missing.type) {
+    case "chat":
+      return t("missing.chat");
+    case "provider":
+      return t("missing.provider");
+    case "preset":
+      return t("missing.preset");
+    case "call":
+      return t("missing.call", { seq: missing.seq });
+    case "mcpServer":
+      return t("missing.mcpServer", { name: missing.name });
+  }
+}
+
+/** What a command was given that it does not take, in the user's language. */
+export function invalidText(invalid: Invalid): string {
+  switch (invalid.type) {
+    case "emptyMessage":
+      return t("invalid.emptyMessage");
+    case "emptyTitle":
+      return t("invalid.emptyTitle");
+    case "presetWithoutName":
+      return t("invalid.presetWithoutName");
+    case "temperature":
+      return t("invalid.temperature", { value: invalid.value });
+    case "maxTokens":
+      return t("invalid.maxTokens");
+    case "noSuchProvider":
+      return t("invalid.noSuchProvider");
+    case "mcpNameTaken":
+      return t("invalid.mcpNameTaken", { name: invalid.name });
+    case "mcpNotRunning":
+      return t("invalid.mcpNotRunning", { server: invalid.server });
+    case "mcpSecretsNotReused":
+      return invalid.secrets.length
+        ? t("invalid.mcpSecretsNotReused", { server: invalid.server, secrets: invalid.secrets.join(", ") })
+        : t("invalid.mcpHiddenNotReused", { server: invalid.server });
+    case "sandboxOffUnconfirmed":
+      return t("invalid.sandboxOffUnconfirmed");
+    case "notBlocked":
+      return t("invalid.notBlocked", { seq: invalid.seq });
+    case "import":
+      return t("invalid.import", { reason: invalid.reason });
+    case "other":
+      return invalid.message;
   }
 }
 

@@ -43,6 +43,8 @@ export type {
   ExecutionChoice,
   ExecutionDecision,
   FailureKind,
+  Invalid,
+  Missing,
   ExecutionPolicy,
   ErrorKind,
   ExportFormat,

@@ -28,11 +28,16 @@ pub enum ErrorKind {
 }
 
 /// A failed command, as the UI receives it.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 #[error("{message}")]
 pub struct CommandError {
     pub kind: ErrorKind,
+    /// The whole failure in English (the log, and words no catalogue has).
     pub message: String,
+    /// What was missing, as data: the window words it in the user's language.
+    pub missing: Option<Missing>,
+    /// What was refused, as data: the window words it in the user's language.
+    pub invalid: Option<Invalid>,
 }
 
 impl CommandError {
@@ -40,6 +45,130 @@ impl CommandError {
         Self {
             kind,
             message: message.into(),
+            missing: None,
+            invalid: None,
+        }
+    }
+}
+
+/// What a command named that is not there (any more).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Missing {
+    Chat {
+        chat: crate::ids::ChatId,
+    },
+    Provider {
+        provider: i64,
+    },
+    Preset {
+        preset: i64,
+    },
+    /// Call `c<seq>` of a chat (a rerun of a call the chat no longer has).
+    Call {
+        chat: crate::ids::ChatId,
+        seq: u64,
+    },
+    McpServer {
+        name: String,
+    },
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Chat { chat } => write!(f, "chat {chat} does not exist"),
+            Self::Provider { provider } => write!(f, "provider {provider} does not exist"),
+            Self::Preset { preset } => write!(f, "preset {preset} does not exist"),
+            Self::Call { chat, seq } => write!(f, "chat {chat} has no call c{seq}"),
+            Self::McpServer { name } => write!(f, "there is no MCP server called \"{name}\""),
+        }
+    }
+}
+
+/// What a command was given that it does not take.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Invalid {
+    EmptyMessage,
+    EmptyTitle,
+    PresetWithoutName,
+    /// A temperature outside 0–2.
+    Temperature {
+        value: f32,
+    },
+    /// A longest answer under one token.
+    MaxTokens,
+    /// A provider id that names no provider.
+    NoSuchProvider {
+        provider: i64,
+    },
+    McpNameTaken {
+        name: String,
+    },
+    McpNotRunning {
+        server: String,
+    },
+    /// A server edited to reach somewhere else: its stored secrets are not sent there.
+    McpSecretsNotReused {
+        server: String,
+        secrets: Vec<String>,
+    },
+    /// Turning a chat's sandbox off without the user's confirmation.
+    SandboxOffUnconfirmed,
+    /// A rerun without the sandbox of call `c<seq>`, which the sandbox did not block.
+    NotBlocked {
+        seq: u64,
+    },
+    /// A file that is not a chat export Tollgate reads.
+    Import {
+        reason: String,
+    },
+    /// Refused further down (an attachment, a server's answer), in words no catalogue has.
+    Other {
+        message: String,
+    },
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::EmptyMessage => write!(f, "The message is empty."),
+            Self::EmptyTitle => write!(f, "a chat's title cannot be empty"),
+            Self::PresetWithoutName => write!(f, "a preset needs a name"),
+            Self::Temperature { value } => {
+                write!(f, "the temperature must be between 0 and 2, not {value}")
+            }
+            Self::MaxTokens => write!(f, "the longest answer must be at least 1 token"),
+            Self::NoSuchProvider { provider } => write!(
+                f,
+                "there is no provider with id {provider}; choose one from Settings → Providers"
+            ),
+            Self::McpNameTaken { name } => {
+                write!(f, "an MCP server called \"{name}\" exists already")
+            }
+            Self::McpNotRunning { server } => write!(
+                f,
+                "The MCP server \"{server}\" is not running; start it in Settings → MCP servers."
+            ),
+            Self::McpSecretsNotReused { server, secrets } => write!(
+                f,
+                "server \"{server}\" now points somewhere else, so its stored secrets are not reused; enter {} again",
+                if secrets.is_empty() {
+                    "the hidden parts of its command line or URL".to_string()
+                } else {
+                    secrets.join(", ")
+                }
+            ),
+            Self::SandboxOffUnconfirmed => {
+                write!(f, "turning the sandbox off needs the user's confirmation")
+            }
+            Self::NotBlocked { seq } => write!(
+                f,
+                "c{seq} was not blocked by the sandbox, so there is nothing to run again without it"
+            ),
+            Self::Import { reason } => write!(f, "This file cannot be imported: {reason}."),
+            Self::Other { message } => f.write_str(message),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
+use crate::protocol::{Invalid, Missing};
 use crate::store::{
     BranchEnd, ChatCursor, ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit,
 };
@@ -65,15 +66,11 @@ impl ExportFormat {
 pub(super) fn check_params(params: ChatParams) -> Result<(), ServiceError> {
     if let Some(t) = params.temperature {
         if !(0.0..=2.0).contains(&t) {
-            return Err(ServiceError::Invalid(format!(
-                "the temperature must be between 0 and 2, not {t}"
-            )));
+            return Err(ServiceError::Invalid(Invalid::Temperature { value: t }));
         }
     }
     if params.max_tokens == Some(0) {
-        return Err(ServiceError::Invalid(
-            "the longest answer must be at least 1 token".into(),
-        ));
+        return Err(ServiceError::Invalid(Invalid::MaxTokens));
     }
     Ok(())
 }
@@ -145,9 +142,7 @@ impl Tollgate {
     pub async fn rename_chat(&self, chat: ChatId, title: &str) -> Result<(), ServiceError> {
         let title = title.trim();
         if title.is_empty() {
-            return Err(ServiceError::Invalid(
-                "a chat's title cannot be empty".into(),
-            ));
+            return Err(ServiceError::Invalid(Invalid::EmptyTitle));
         }
         Ok(self.store.rename_chat(chat, title.to_string()).await?)
     }
@@ -183,7 +178,7 @@ impl Tollgate {
             .store
             .chat_revision(chat)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+            .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
         let end = before.map_or(BranchEnd::Leaf, BranchEnd::Before);
         let page = self.store.branch_page(chat, end, limit).await?;
         let calls = match (page.messages.first(), page.messages.last()) {
@@ -222,7 +217,7 @@ impl Tollgate {
             .store
             .chat_revision(chat)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+            .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
         Ok(ChatRevision {
             revision,
             running: self.is_running(chat),
@@ -232,8 +227,11 @@ impl Tollgate {
     /// Imports the chats in an export file (F-62): Tollgate's own JSON or ChatGPT's
     /// `conversations.json`. Each becomes a new chat; they are returned newest first.
     pub async fn import_chats(&self, bytes: &[u8]) -> Result<Vec<ChatRow>, ServiceError> {
-        let chats = crate::chat::import::parse(bytes)
-            .map_err(|e| ServiceError::Invalid(format!("This file cannot be imported: {e}.")))?;
+        let chats = crate::chat::import::parse(bytes).map_err(|e| {
+            ServiceError::Invalid(Invalid::Import {
+                reason: e.to_string(),
+            })
+        })?;
         let mut rows = Vec::with_capacity(chats.len());
         for chat in chats {
             rows.push(self.store.import_chat(chat).await?);
@@ -253,9 +251,7 @@ impl Tollgate {
     ) -> Result<(), ServiceError> {
         check_params(params)?;
         if self.store.chat(chat).await?.is_none() {
-            return Err(ServiceError::NotFound(format!(
-                "chat {chat} does not exist"
-            )));
+            return Err(ServiceError::NotFound(Missing::Chat { chat }));
         }
         Ok(self
             .store
@@ -274,7 +270,7 @@ impl Tollgate {
             .store
             .chat(chat)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} does not exist")))?;
+            .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
         Ok(ExportTarget {
             file_name: export_file_name(&row.title, format),
             folder: row

@@ -4,7 +4,7 @@
 use super::ServiceError;
 use crate::approvals::ApprovalError;
 use crate::executor::ExecutorError;
-use crate::protocol::{CommandError, ErrorKind};
+use crate::protocol::{CommandError, ErrorKind, Missing};
 use crate::providers::config::ConfigError;
 use crate::providers::ProviderError;
 use crate::secrets::SecretError;
@@ -67,15 +67,13 @@ fn kind(e: &ServiceError) -> ErrorKind {
             ConfigError::Provider(e) => provider_kind(e),
         },
         ServiceError::Provider(e) => provider_kind(e),
-        ServiceError::McpConfig(_) | ServiceError::McpNameTaken(_) | ServiceError::Invalid(_) => {
-            ErrorKind::Invalid
-        }
+        ServiceError::McpConfig(_) | ServiceError::Invalid(_) => ErrorKind::Invalid,
         ServiceError::Secret(e) => match e {
             SecretError::Unavailable(_) | SecretError::Locked(_) | SecretError::Failed(_) => {
                 ErrorKind::Keychain
             }
         },
-        ServiceError::NoSuchMcpServer(_) | ServiceError::NotFound(_) => ErrorKind::NotFound,
+        ServiceError::NotFound(_) => ErrorKind::NotFound,
         ServiceError::Busy => ErrorKind::Busy,
         ServiceError::Write { .. } => ErrorKind::Storage,
     }
@@ -83,7 +81,16 @@ fn kind(e: &ServiceError) -> ErrorKind {
 
 impl From<ServiceError> for CommandError {
     fn from(e: ServiceError) -> Self {
-        CommandError::new(kind(&e), e.to_string())
+        let mut error = CommandError::new(kind(&e), e.to_string());
+        match e {
+            ServiceError::NotFound(missing) => error.missing = Some(missing),
+            ServiceError::Executor(ExecutorError::NoSuchChat(chat)) => {
+                error.missing = Some(Missing::Chat { chat });
+            }
+            ServiceError::Invalid(invalid) => error.invalid = Some(invalid),
+            _ => {}
+        }
+        error
     }
 }
 
@@ -106,5 +113,44 @@ mod tests {
         let json = serde_json::to_value(&busy).unwrap();
         assert_eq!(json["kind"], "busy");
         assert!(json["message"].is_string());
+    }
+
+    /// What is missing or refused reaches the window as data (worded there in the user's
+    /// language), with the English message beside it for the log.
+    #[test]
+    fn what_is_missing_or_refused_is_data() {
+        use crate::protocol::Invalid;
+        let gone = CommandError::from(ServiceError::Executor(ExecutorError::NoSuchChat(ChatId(9))));
+        assert_eq!(gone.missing, Some(Missing::Chat { chat: ChatId(9) }));
+        let json = serde_json::to_value(&gone).unwrap();
+        assert_eq!(
+            json["missing"],
+            serde_json::json!({"type": "chat", "chat": 9})
+        );
+        assert_eq!(json["invalid"], serde_json::Value::Null);
+        let call = CommandError::from(ServiceError::NotFound(Missing::Call {
+            chat: ChatId(3),
+            seq: 7,
+        }));
+        assert_eq!(call.kind, ErrorKind::NotFound);
+        assert_eq!(call.message, "chat 3 has no call c7");
+        let hot = CommandError::from(ServiceError::Invalid(Invalid::Temperature { value: 2.5 }));
+        assert_eq!(hot.kind, ErrorKind::Invalid);
+        assert_eq!(
+            hot.message,
+            "the temperature must be between 0 and 2, not 2.5"
+        );
+        assert_eq!(
+            serde_json::to_value(&hot).unwrap()["invalid"],
+            serde_json::json!({"type": "temperature", "value": 2.5})
+        );
+        let secrets = CommandError::from(ServiceError::Invalid(Invalid::McpSecretsNotReused {
+            server: "docs".into(),
+            secrets: vec!["API_KEY".into()],
+        }));
+        assert_eq!(
+            serde_json::to_value(&secrets).unwrap()["invalid"],
+            serde_json::json!({"type": "mcpSecretsNotReused", "server": "docs", "secrets": ["API_KEY"]})
+        );
     }
 }

@@ -4,6 +4,7 @@
 use super::{AppSettings, ServiceError, Tollgate};
 use crate::executor::group_views;
 use crate::ids::ChatId;
+use crate::protocol::Missing;
 use crate::protocol::Rule;
 use crate::protocol::{ChatToolOverrides, GroupView, ToolSettings};
 use crate::providers::local::{self, LocalServer};
@@ -135,10 +136,11 @@ impl Tollgate {
 
     /// The provider's models; also serves as "test connection".
     pub async fn list_models(&self, provider: i64) -> Result<Vec<String>, ServiceError> {
-        let cfg =
-            self.store.provider(provider).await?.ok_or_else(|| {
-                ServiceError::NotFound(format!("provider {provider} does not exist"))
-            })?;
+        let cfg = self
+            .store
+            .provider(provider)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(Missing::Provider { provider }))?;
         let built = self.providers.build(&cfg).await?;
         Ok(built.models().await?)
     }

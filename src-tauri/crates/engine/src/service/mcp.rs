@@ -2,12 +2,14 @@
 //! environment of stdio servers, the headers of HTTP ones — only in the keychain), started at
 //! open, and the registry of every chat swapped whenever a server's tools change.
 
+use super::refused;
 use super::{ServiceError, Tollgate};
 use crate::mcp::{
     catalog, import_json, inline_secrets, FilledPrompt, McpLaunch, McpPromptView, McpResourceView,
     McpServerConfig, McpServerState, McpStatus,
 };
 use crate::protocol::Attachment;
+use crate::protocol::{Invalid, Missing};
 use crate::tools::questions;
 use crate::tools::{Registry, RegistryError};
 use serde::Serialize;
@@ -173,7 +175,7 @@ impl Tollgate {
             return Ok(());
         }
         let json = serde_json::to_string(secrets)
-            .map_err(|e| ServiceError::Invalid(format!("the secrets could not be saved: {e}")))?;
+            .map_err(|e| refused(format!("the secrets could not be saved: {e}")))?;
         secrets.values().for_each(|v| crate::secrets::remember(v));
         self.keychain.set(account, &json).await?;
         Ok(())
@@ -227,10 +229,14 @@ impl Tollgate {
                 .iter()
                 .any(|c| c.name == config.name)
         {
-            return Err(ServiceError::McpNameTaken(config.name));
+            return Err(ServiceError::Invalid(Invalid::McpNameTaken {
+                name: config.name,
+            }));
         }
         if previous.is_some() && existing.is_none() {
-            return Err(ServiceError::NoSuchMcpServer(old_name));
+            return Err(ServiceError::NotFound(Missing::McpServer {
+                name: old_name,
+            }));
         }
         // Secret values left empty (or still hidden) keep the stored ones — but only while the
         // server is reached the same way: a token stored for one host or program is never sent
@@ -249,15 +255,10 @@ impl Tollgate {
                     .map(|(k, _)| k.clone())
                     .collect();
                 if !blank.is_empty() || inline_secrets::has_placeholders(&config.transport) {
-                    return Err(ServiceError::Invalid(format!(
-                        "server \"{}\" now points somewhere else, so its stored secrets are not reused; enter {} again",
-                        config.name,
-                        if blank.is_empty() {
-                            "the hidden parts of its command line or URL".to_string()
-                        } else {
-                            blank.join(", ")
-                        }
-                    )));
+                    return Err(ServiceError::Invalid(Invalid::McpSecretsNotReused {
+                        server: config.name,
+                        secrets: blank,
+                    }));
                 }
             }
         }
@@ -308,7 +309,9 @@ impl Tollgate {
     /// Stops a server and forgets it and its secrets.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
         if !self.mcp_configs.lock().iter().any(|c| c.name == name) {
-            return Err(ServiceError::NoSuchMcpServer(name.to_string()));
+            return Err(ServiceError::NotFound(Missing::McpServer {
+                name: name.to_string(),
+            }));
         }
         self.forget_secrets(&secret_account(name)).await;
         self.forget_secrets(&inline_account(name)).await;
@@ -325,7 +328,9 @@ impl Tollgate {
         if self.mcp.restart(name) {
             Ok(())
         } else {
-            Err(ServiceError::NoSuchMcpServer(name.to_string()))
+            Err(ServiceError::NotFound(Missing::McpServer {
+                name: name.to_string(),
+            }))
         }
     }
 }
@@ -347,9 +352,9 @@ impl Tollgate {
         server: &str,
     ) -> Result<(Arc<crate::mcp::McpConnection>, McpServerConfig), ServiceError> {
         self.mcp.connection(server).ok_or_else(|| {
-            ServiceError::Invalid(format!(
-                "The MCP server \"{server}\" is not running; start it in Settings → MCP servers."
-            ))
+            ServiceError::Invalid(Invalid::McpNotRunning {
+                server: server.to_string(),
+            })
         })
     }
 
@@ -363,14 +368,13 @@ impl Tollgate {
         let (conn, config) = self.ready_server(server)?;
         let name = self.mcp.resource_title(server, uri);
         let contents = conn.read_resource(uri).await.map_err(|e| {
-            ServiceError::Invalid(inline_secrets::scrub(
+            refused(inline_secrets::scrub(
                 &format!("Reading {uri} from \"{server}\" failed: {e}"),
                 &config.transport,
             ))
         })?;
-        let files =
-            catalog::attachments(name.as_deref(), contents).map_err(ServiceError::Invalid)?;
-        crate::chat::attachments::check(files).map_err(ServiceError::Invalid)
+        let files = catalog::attachments(name.as_deref(), contents).map_err(refused)?;
+        crate::chat::attachments::check(files).map_err(refused)
     }
 
     /// Fills in a server's prompt with `arguments` for the composer: its text and its files.
@@ -386,14 +390,14 @@ impl Tollgate {
             .map(|(k, v)| (k, serde_json::Value::String(v)))
             .collect();
         let result = conn.get_prompt(name, arguments).await.map_err(|e| {
-            ServiceError::Invalid(inline_secrets::scrub(
+            refused(inline_secrets::scrub(
                 &format!("The prompt \"{name}\" of \"{server}\" failed: {e}"),
                 &config.transport,
             ))
         })?;
-        let mut filled = catalog::filled(result).map_err(ServiceError::Invalid)?;
+        let mut filled = catalog::filled(result).map_err(refused)?;
         filled.attachments =
-            crate::chat::attachments::check(filled.attachments).map_err(ServiceError::Invalid)?;
+            crate::chat::attachments::check(filled.attachments).map_err(refused)?;
         Ok(filled)
     }
 }

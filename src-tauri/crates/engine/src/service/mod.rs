@@ -7,6 +7,7 @@ use crate::approvals::ApprovalHub;
 use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
+use crate::protocol::Invalid;
 use crate::protocol::{Decision, PendingApproval};
 use crate::protocol::{EventSink, Router};
 use crate::protocol::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
@@ -107,16 +108,12 @@ pub enum ServiceError {
     McpConfig(#[from] crate::mcp::McpConfigError),
     #[error(transparent)]
     Secret(#[from] crate::secrets::SecretError),
-    #[error("there is no MCP server called \"{0}\"")]
-    NoSuchMcpServer(String),
-    #[error("an MCP server called \"{0}\" exists already")]
-    McpNameTaken(String),
     #[error(transparent)]
     Provider(#[from] crate::providers::ProviderError),
     #[error("{0}")]
-    NotFound(String),
+    NotFound(crate::protocol::Missing),
     #[error("{0}")]
-    Invalid(String),
+    Invalid(crate::protocol::Invalid),
     #[error("a reply is already being written in this chat; wait for it or press Stop")]
     Busy,
     #[error("{path} could not be written: {source}")]
@@ -124,6 +121,11 @@ pub enum ServiceError {
         path: String,
         source: std::io::Error,
     },
+}
+
+/// A refusal from further down (an attachment, a server's answer), in its own words.
+pub(crate) fn refused(message: String) -> ServiceError {
+    ServiceError::Invalid(Invalid::Other { message })
 }
 
 /// What a turn runs with: the app's settings, with the chat's own temperature and answer length
@@ -174,10 +176,9 @@ pub fn title_from_message(text: &str) -> String {
 fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
     let check = |mut m: UserInput| -> Result<UserInput, ServiceError> {
         if m.text.trim().is_empty() && m.attachments.is_empty() {
-            return Err(ServiceError::Invalid("The message is empty.".into()));
+            return Err(ServiceError::Invalid(Invalid::EmptyMessage));
         }
-        m.attachments =
-            crate::chat::attachments::check(m.attachments).map_err(ServiceError::Invalid)?;
+        m.attachments = crate::chat::attachments::check(m.attachments).map_err(refused)?;
         Ok(m)
     };
     Ok(match input {
@@ -497,9 +498,9 @@ impl Tollgate {
     ) -> Result<(), ServiceError> {
         if let Some(id) = provider_id {
             if !self.store.providers().await?.iter().any(|p| p.id == id) {
-                return Err(ServiceError::Invalid(format!(
-                    "there is no provider with id {id}; choose one from Settings → Providers"
-                )));
+                return Err(ServiceError::Invalid(Invalid::NoSuchProvider {
+                    provider: id,
+                }));
             }
         }
         Ok(self

@@ -2,6 +2,7 @@
 
 use super::chats::check_params;
 use super::{ServiceError, Tollgate};
+use crate::protocol::{Invalid, Missing};
 use crate::store::{ChatRow, NewChat, Preset, PresetInput};
 
 impl Tollgate {
@@ -18,16 +19,14 @@ impl Tollgate {
     ) -> Result<Preset, ServiceError> {
         input.name = input.name.trim().to_string();
         if input.name.is_empty() {
-            return Err(ServiceError::Invalid("a preset needs a name".into()));
+            return Err(ServiceError::Invalid(Invalid::PresetWithoutName));
         }
         input.system_prompt = input.system_prompt.trim().to_string();
         input.model = input.model.trim().to_string();
         check_params(input.params)?;
         if let Some(provider) = input.provider_id {
             if self.store.provider(provider).await?.is_none() {
-                return Err(ServiceError::Invalid(format!(
-                    "there is no provider with id {provider}; choose one from Settings → Providers"
-                )));
+                return Err(ServiceError::Invalid(Invalid::NoSuchProvider { provider }));
             }
         }
         Ok(self.store.save_preset(id, input).await?)
@@ -45,7 +44,7 @@ impl Tollgate {
             .store
             .preset(preset)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("preset {preset} does not exist")))?
+            .ok_or(ServiceError::NotFound(Missing::Preset { preset }))?
             .input;
         let provider_id = match p.provider_id {
             Some(id) if self.store.provider(id).await?.is_some() => Some(id),
@@ -74,6 +73,6 @@ impl Tollgate {
         self.store
             .chat(row.id)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("chat {} vanished", row.id)))
+            .ok_or(ServiceError::NotFound(Missing::Chat { chat: row.id }))
     }
 }

@@ -5,6 +5,7 @@ use super::{ServiceError, Tollgate};
 use crate::chat::{ChatEvent, TurnInput, UserInput};
 use crate::ids::ChatId;
 use crate::protocol::{ChatSandbox, SandboxLevel};
+use crate::protocol::{Invalid, Missing};
 use crate::providers::AssistantToolCall;
 use std::sync::Arc;
 
@@ -43,14 +44,12 @@ impl Tollgate {
             .keys()
             .find_map(|name| crate::tools::sandbox::environment::refused_for_chat(name))
         {
-            return Err(ServiceError::Invalid(why));
+            return Err(super::refused(why));
         }
         let exec = self.executor(chat).await?;
         let was = exec.sandbox();
         if sandbox.level == SandboxLevel::Off && was.level != SandboxLevel::Off && !confirmed_off {
-            return Err(ServiceError::Invalid(
-                "turning the sandbox off needs the user's confirmation".into(),
-            ));
+            return Err(ServiceError::Invalid(Invalid::SandboxOffUnconfirmed));
         }
         if was != sandbox {
             tracing::info!(
@@ -80,7 +79,7 @@ impl Tollgate {
         let call = calls
             .iter()
             .find(|c| c.seq == seq)
-            .ok_or_else(|| ServiceError::NotFound(format!("chat {chat} has no call c{seq}")))?;
+            .ok_or(ServiceError::NotFound(Missing::Call { chat, seq }))?;
         let blocked = call
             .sandbox
             .as_ref()
@@ -91,9 +90,7 @@ impl Tollgate {
             .and_then(|r| r.workspace.as_ref())
             .map(std::path::PathBuf::from);
         let (Some(tool), Some(args), true) = (&call.tool, &call.resolved_args, blocked) else {
-            return Err(ServiceError::Invalid(format!(
-                "c{seq} was not blocked by the sandbox, so there is nothing to run again without it"
-            )));
+            return Err(ServiceError::Invalid(Invalid::NotBlocked { seq }));
         };
         let exec = self.executor(chat).await?;
         let id = format!("rerun_c{seq}_{}", exec.last_seq() + 1);
