@@ -127,15 +127,16 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     let err = invoke(&webview, "decide", json!({"chat": id, "id": "0123", "decision": {"kind": "execution", "decision": {"type": "allowOnce"}}})).unwrap_err();
     assert_eq!(
         err,
-        json!({"kind": "notFound", "message": "no approval with id 0123 is waiting"})
+        json!({"kind": "notFound", "message": "no approval with id 0123 is waiting", "missing": null, "invalid": null})
     );
     let err = invoke(&webview, "rename_chat", json!({"chat": 999, "title": "x"})).unwrap_err();
     assert_eq!(
         err,
-        json!({"kind": "notFound", "message": "chat 999 does not exist"})
+        json!({"kind": "notFound", "message": "chat 999 does not exist", "missing": {"type": "chat", "chat": 999}, "invalid": null})
     );
     let err = invoke(&webview, "rename_chat", json!({"chat": id, "title": "   "})).unwrap_err();
     assert_eq!(err["kind"], "invalid", "{err}");
+    assert_eq!(err["invalid"], json!({"type": "emptyTitle"}), "{err}");
     let err = invoke(
         &webview,
         "send_message",
@@ -175,7 +176,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     .unwrap_err();
     assert_eq!(
         err,
-        json!({"kind": "internal", "message": "file dialogs are not available"})
+        json!({"kind": "internal", "message": "file dialogs are not available", "missing": null, "invalid": null})
     );
     assert!(!std::path::Path::new("/tmp/planted.json").exists());
     // Import reads only the file the open dialog names: a path from the window is ignored.

@@ -49,6 +49,8 @@ export function missingText(missing: Missing): string {
       return t("missing.provider");
     case "preset":
       return t("missing.preset");
+    case "message":
+      return t("missing.message");
     case "call":
       return t("missing.call", { seq: missing.seq });
     case "mcpServer":

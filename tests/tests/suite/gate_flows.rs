@@ -140,12 +140,21 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
     mock.push(openai::text("One and one make 2."));
     s.send("1+1?").await.unwrap();
     s.active_approval().await.unwrap();
-    s.click_text(".approval-card.is-active button", "Always allow")
+    // From the keyboard, as people do: Tab to "Always allow…" and Enter; the panel opens on its
+    // first choice (this chat), and ↓ moves to "all chats".
+    s.tab_to("Always allow").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.el(".approval-card.is-active .scope-choice")
         .await
         .unwrap();
-    s.click(".approval-card.is-active .scope-choice label:nth-of-type(2) input")
+    s.press(keys::ARROW_DOWN).await.unwrap();
+    assert!(s
+        .el(".approval-card.is-active .scope-choice label:nth-of-type(2) input")
         .await
-        .unwrap();
+        .unwrap()
+        .is_selected()
+        .await
+        .unwrap());
     // An empty pattern cannot create a rule; "every call" is chosen as such.
     let pattern = s
         .el(".approval-card.is-active input[data-role=pattern]")
@@ -156,9 +165,16 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
         Some(r#"{"expression":"1+1"}"#),
         "the suggestion is exactly this call"
     );
-    s.click(".approval-card.is-active input[data-role=grant-every]")
+    // Tab to the grant's choices, ↓ from "matching" to "every call".
+    s.tab_to("grant-matching").await.unwrap();
+    s.press(keys::ARROW_DOWN).await.unwrap();
+    assert!(s
+        .el(".approval-card.is-active input[data-role=grant-every]")
         .await
-        .unwrap();
+        .unwrap()
+        .is_selected()
+        .await
+        .unwrap());
     let warning = s
         .wait_text(
             ".approval-card.is-active [data-role=every-call-warning]",
@@ -168,9 +184,8 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
         .unwrap();
     assert!(warning.contains("Every call of calculate"), "{warning}");
     s.screenshot("flow-always-allow").await.unwrap();
-    s.click_text(".approval-card.is-active button", "Create rule")
-        .await
-        .unwrap();
+    s.tab_to("Create rule").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("One and one make 2.", WAIT).await.unwrap();
     s.approvals_gone().await.unwrap();
 
@@ -206,9 +221,9 @@ async fn deny_with_a_reason_and_edited_arguments() {
         .send_keys("use mental arithmetic instead")
         .await
         .unwrap();
-    s.click(".approval-card.is-active .approval-deny button.btn--danger")
-        .await
-        .unwrap();
+    // From the reason, Tab to Deny and Enter.
+    s.tab_to("Deny").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("Understood, I will do it by hand.", WAIT)
         .await
         .unwrap();
@@ -276,9 +291,9 @@ async fn a_withheld_result_never_reaches_the_model() {
         .send_keys("private")
         .await
         .unwrap();
-    s.click(".approval-card--result .approval-deny button.btn--danger")
-        .await
-        .unwrap();
+    // From the reason, Tab to "Withhold result" and Space.
+    s.tab_to("Withhold result").await.unwrap();
+    s.press(keys::SPACE).await.unwrap();
     s.wait_for_text("I was not shown the result.", WAIT)
         .await
         .unwrap();
@@ -300,7 +315,10 @@ async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools()
     mock.push(openai::text(&words.join(" ")).slow(Duration::from_millis(60)));
     s.new_chat_and_send("tell me a long story").await.unwrap();
     s.wait_for_text("word3", WAIT).await.unwrap();
-    s.click(".composer-wrap button.btn--danger").await.unwrap();
+    // From the message box, Tab to Stop and Enter.
+    s.click("#composer").await.unwrap();
+    s.tab_to("stop").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
     let text = s.wait_for_text("Stopped", WAIT).await.unwrap();
     assert!(text.contains("word3"), "{text}");
     assert!(!text.contains("word80"), "the answer was not stopped");

@@ -245,7 +245,7 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
             }}
           />
           {running ? (
-            <button type="button" class="btn btn--danger" onClick={() => void session.stop(chat.id)}>
+            <button type="button" class="btn btn--danger" data-role="stop" onClick={() => void session.stop(chat.id)}>
               ■ {t("chat.stop")}
             </button>
           ) : (

@@ -355,6 +355,7 @@ export const en = {
   "missing.chat": "this chat was deleted",
   "missing.provider": "this provider was removed",
   "missing.preset": "this assistant was deleted",
+  "missing.message": "that message is not in this chat any more",
   "missing.call": "the chat has no call c{seq}",
   "missing.mcpServer": "there is no MCP server called “{name}”",
   "invalid.emptyMessage": "the message is empty",

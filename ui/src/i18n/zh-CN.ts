@@ -352,6 +352,7 @@ export const zhCN: Record<Key, string> = {
   "missing.chat": "此对话已被删除",
   "missing.provider": "此服务商已被移除",
   "missing.preset": "此助手已被删除",
+  "missing.message": "此对话中已没有那条消息",
   "missing.call": "对话中没有调用 c{seq}",
   "missing.mcpServer": "没有名为“{name}”的 MCP 服务器",
   "invalid.emptyMessage": "消息为空",

@@ -3,6 +3,7 @@
 use crate::chat::fence::fence;
 use crate::chat::history::{payload, AssistantPayload, ToolPayload};
 use crate::ids::ChatId;
+use crate::protocol::Missing;
 use crate::protocol::UserPayload;
 use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
 use serde_json::{json, Value};
@@ -144,7 +145,7 @@ async fn load(
     let row = store
         .chat(chat)
         .await?
-        .ok_or_else(|| StoreError::NotFound(format!("chat {chat} does not exist")))?;
+        .ok_or_else(|| StoreError::NotFound(Missing::Chat { chat }))?;
     Ok((
         row,
         store.chat_messages(chat).await?,

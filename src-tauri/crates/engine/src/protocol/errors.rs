@@ -64,6 +64,11 @@ pub enum Missing {
     Preset {
         preset: i64,
     },
+    /// A message the chat does not hold (on no branch of it).
+    Message {
+        chat: crate::ids::ChatId,
+        message: i64,
+    },
     /// Call `c<seq>` of a chat (a rerun of a call the chat no longer has).
     Call {
         chat: crate::ids::ChatId,
@@ -80,6 +85,9 @@ impl std::fmt::Display for Missing {
             Self::Chat { chat } => write!(f, "chat {chat} does not exist"),
             Self::Provider { provider } => write!(f, "provider {provider} does not exist"),
             Self::Preset { preset } => write!(f, "preset {preset} does not exist"),
+            Self::Message { chat, message } => {
+                write!(f, "message {message} is not in chat {chat}")
+            }
             Self::Call { chat, seq } => write!(f, "chat {chat} has no call c{seq}"),
             Self::McpServer { name } => write!(f, "there is no MCP server called \"{name}\""),
         }

@@ -5,6 +5,7 @@ use super::anthropic::AnthropicProvider;
 use super::demo::DemoProvider;
 use super::openai::OpenAiProvider;
 use super::{Provider, ProviderError};
+use crate::protocol::Missing;
 use crate::protocol::ProviderKind;
 use crate::secrets::{provider_account, Keychain, SecretError};
 use crate::store::{ProviderConfig, ProviderInput, Store, StoreError};
@@ -75,7 +76,7 @@ impl Providers {
         self.store
             .provider(id)
             .await?
-            .ok_or_else(|| StoreError::NotFound(format!("provider {id} does not exist")).into())
+            .ok_or_else(|| StoreError::NotFound(Missing::Provider { provider: id }).into())
     }
 
     /// Saves a provider's key in the keychain (never in the database). An empty key removes it.

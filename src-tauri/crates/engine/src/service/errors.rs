@@ -84,6 +84,11 @@ impl From<ServiceError> for CommandError {
         let mut error = CommandError::new(kind(&e), e.to_string());
         match e {
             ServiceError::NotFound(missing) => error.missing = Some(missing),
+            ServiceError::Store(StoreError::NotFound(missing))
+            | ServiceError::Executor(ExecutorError::Store(StoreError::NotFound(missing)))
+            | ServiceError::Config(ConfigError::Store(StoreError::NotFound(missing))) => {
+                error.missing = Some(missing);
+            }
             ServiceError::Executor(ExecutorError::NoSuchChat(chat)) => {
                 error.missing = Some(Missing::Chat { chat });
             }

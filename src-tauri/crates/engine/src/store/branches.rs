@@ -8,6 +8,7 @@
 use super::messages::{finish_row, from_row, MessageRow, Role, MESSAGE_COLUMNS};
 use super::{Store, StoreError, StoreResult};
 use crate::ids::ChatId;
+use crate::protocol::Missing;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
@@ -122,8 +123,12 @@ fn message_of(c: &Connection, chat: ChatId, id: i64) -> StoreResult<(Role, Optio
         .prepare_cached("SELECT role, parent_id FROM messages WHERE id = ?1 AND chat_id = ?2")?
         .query_row(params![id, chat.0], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let (role, parent) =
-        found.ok_or_else(|| StoreError::NotFound(format!("message {id} is not in chat {chat}")))?;
+    let (role, parent) = found.ok_or_else(|| {
+        StoreError::NotFound(Missing::Message {
+            chat,
+            message: id,
+        })
+    })?;
     let role = match role.as_str() {
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -155,7 +160,7 @@ fn leaf(c: &Connection, chat: ChatId) -> StoreResult<Option<i64>> {
     c.prepare_cached("SELECT leaf_id FROM chats WHERE id = ?1")?
         .query_row([chat.0], |r| r.get::<_, Option<i64>>(0))
         .optional()?
-        .ok_or_else(|| StoreError::NotFound(format!("chat {chat} does not exist")))
+        .ok_or_else(|| StoreError::NotFound(Missing::Chat { chat }))
 }
 
 /// Whether `id` is on the branch that ends at the chat's leaf.

@@ -3,6 +3,7 @@
 use super::{now_ms, Store, StoreError, StoreResult};
 use crate::ids::ChatId;
 use crate::protocol::ChatToolOverrides;
+use crate::protocol::Missing;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
@@ -279,7 +280,7 @@ impl Store {
             })
             .await?;
         if deleted == 0 {
-            return Err(StoreError::NotFound(format!("chat {id} does not exist")));
+            return Err(StoreError::NotFound(Missing::Chat { chat: id }));
         }
         Ok(())
     }
@@ -346,7 +347,7 @@ impl Store {
     {
         let changed = self.call(move |c| Ok(f(c)?)).await?;
         if changed == 0 {
-            return Err(StoreError::NotFound(format!("chat {id} does not exist")));
+            return Err(StoreError::NotFound(Missing::Chat { chat: id }));
         }
         Ok(())
     }

@@ -9,6 +9,7 @@
 
 use super::{now_ms, Store, StoreError, StoreResult};
 use crate::ids::ChatId;
+use crate::protocol::Missing;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -193,7 +194,7 @@ impl Store {
                 Under::Leaf => tx
                     .query_row("SELECT leaf_id FROM chats WHERE id = ?1", [chat.0], |r| r.get(0))
                     .optional()?
-                    .ok_or_else(|| StoreError::NotFound(format!("chat {chat} does not exist")))?,
+                    .ok_or_else(|| StoreError::NotFound(Missing::Chat { chat }))?,
                 Under::Parent(parent) => parent,
             };
             tx.execute(

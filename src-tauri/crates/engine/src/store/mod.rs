@@ -75,7 +75,7 @@ pub enum StoreError {
     Closed,
     /// What the operation names does not exist.
     #[error("{0}")]
-    NotFound(String),
+    NotFound(crate::protocol::Missing),
     /// The input was refused (e.g. an empty rule pattern).
     #[error("{0}")]
     Invalid(String),

@@ -2,6 +2,7 @@
 //! parameters and which tool groups are on — chosen when a chat starts, edited in Settings.
 
 use super::{now_ms, ChatParams, Store, StoreError, StoreResult};
+use crate::protocol::Missing;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -109,7 +110,7 @@ impl Store {
                         params![id, input.name, input.system_prompt, input.provider_id, input.model, params, groups],
                     )?;
                     if n == 0 {
-                        return Err(StoreError::NotFound(format!("preset {id} does not exist")));
+                        return Err(StoreError::NotFound(Missing::Preset { preset: id }));
                     }
                     Ok(id)
                 }

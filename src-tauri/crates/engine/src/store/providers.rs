@@ -2,6 +2,7 @@
 //! the keychain.
 
 use super::{now_ms, Store, StoreError, StoreResult};
+use crate::protocol::Missing;
 use crate::protocol::{ProviderKind, ProviderOptions, ToolCalling};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
@@ -131,9 +132,7 @@ impl Store {
             })
             .await?;
         if n == 0 {
-            return Err(StoreError::NotFound(format!(
-                "provider {id} does not exist"
-            )));
+            return Err(StoreError::NotFound(Missing::Provider { provider: id }));
         }
         Ok(())
     }
