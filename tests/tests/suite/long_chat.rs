@@ -7,8 +7,8 @@ use serde_json::json;
 use std::time::Duration;
 use tollgate_e2e::steps::SERIAL;
 use tollgate_e2e::webdriver::Session;
-use tollgate_engine::scale::one_chat;
 use tollgate_engine::store::{Role, Store};
+use tollgate_scale::one_chat;
 
 #[tokio::test]
 async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_view() {

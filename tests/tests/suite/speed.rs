@@ -2,7 +2,7 @@
 //! paint, idle memory, a 5,000-message chat opened, and a 50,000-character answer streamed in
 //! 5,000 chunks at 500 a second (no frame over 50 ms; the time past a frame's budget growing
 //! with the answer's length, not its square); and on a generated year of heavy use (10,000
-//! chats, 1,000,000 messages: `tollgate_engine::scale`) cold start, idle memory, the sidebar's
+//! chats, 1,000,000 messages: `tollgate_scale`) cold start, idle memory, the sidebar's
 //! first screen, opening and scrolling a 5,000-message chat, and search in the window; a 10 MB
 //! shell output streamed into the open tool-chain log; and the memory curve of 500 turns with
 //! tool calls in one app run. Measured, printed, never asserted: run `bash tests/speed.sh` (release build).
@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::App;
-use tollgate_engine::scale::{ensure, one_chat, ScaleSpec};
 use tollgate_engine::store::{MessageStatus, NewChat, Role, Store, DB_FILE};
 use tollgate_engine::ChatId;
 use tollgate_mock_llm::openai;
+use tollgate_scale::{ensure, one_chat, ScaleSpec};
 
 /// The first-paint time the app logged, in ms.
 fn first_paint(app: &mut App) -> u64 {
@@ -457,7 +457,7 @@ const YEAR_QUERIES: &[&str] = &[
 /// The sidebar's wait after the last key before it searches (`SEARCH_DELAY_MS`).
 const SEARCH_DELAY_MS: f64 = 150.0;
 
-/// The generated year (`tollgate_engine::scale`), shared with the scale bench: generated once
+/// The generated year (`tollgate_scale`), shared with the scale bench: generated once
 /// into `target/bench-data`, then copied for the app (which writes to its database).
 async fn year_copy() -> (tempfile::TempDir, Vec<ChatId>) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data");

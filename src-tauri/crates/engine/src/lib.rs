@@ -30,7 +30,6 @@ pub mod policy;
 pub mod protocol;
 pub mod providers;
 pub mod rules;
-pub mod scale;
 pub mod secrets;
 pub mod service;
 pub mod store;

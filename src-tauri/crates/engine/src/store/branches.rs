@@ -123,12 +123,8 @@ fn message_of(c: &Connection, chat: ChatId, id: i64) -> StoreResult<(Role, Optio
         .prepare_cached("SELECT role, parent_id FROM messages WHERE id = ?1 AND chat_id = ?2")?
         .query_row(params![id, chat.0], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let (role, parent) = found.ok_or_else(|| {
-        StoreError::NotFound(Missing::Message {
-            chat,
-            message: id,
-        })
-    })?;
+    let (role, parent) =
+        found.ok_or_else(|| StoreError::NotFound(Missing::Message { chat, message: id }))?;
     let role = match role.as_str() {
         "user" => Role::User,
         "assistant" => Role::Assistant,

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! ids, canonical, policy, names, parse, secrets, panics, images, heap  →  protocol  →  store  →  vars, rules, approvals
-//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service, scale  →  (the app)
+//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service  →  (the app)
 //! ```
 //!
 //! A module may use modules of a lower layer only, never one of its own layer or above; inside a
@@ -38,7 +38,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("executor", 6),
     ("chat", 7),
     ("service", 8),
-    ("scale", 8),
 ];
 
 fn engine_src() -> PathBuf {

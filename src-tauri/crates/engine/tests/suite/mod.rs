@@ -13,6 +13,7 @@ mod layers;
 mod mcp;
 mod pipeline;
 mod providers;
+mod purge;
 mod recovery;
 mod results;
 mod robustness;

@@ -740,7 +740,7 @@ async fn a_purge_left_at_quit_waits_for_start_up_then_finishes() {
     let (chat, before) = {
         let store = tollgate_engine::Store::open_in(dir.path()).unwrap();
         let chat = store
-            .import_chat(tollgate_engine::scale::one_chat(60, 7))
+            .import_chat(tollgate_scale::one_chat(60, 7))
             .await
             .unwrap()
             .id;

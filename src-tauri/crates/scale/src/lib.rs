@@ -7,18 +7,18 @@
 //! measured on it can be compared from run to run and machine to machine. The benches, the
 //! app's speed script and `tollgate-scale-db` use it.
 
-use crate::chat::history::{AssistantPayload, ToolPayload};
-use crate::ids::ChatId;
-use crate::policy::{CallDecision, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use crate::providers::{AssistantToolCall, ToolResultMessage};
-use crate::store::{
-    ApprovalRecordRow, ImportedChat, ImportedMessage, MessageStatus, RecordStatus, RecordedCall,
-    Role, Store, StoreError, StoreResult,
-};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tollgate_engine::chat::history::{AssistantPayload, ToolPayload};
+use tollgate_engine::ids::ChatId;
+use tollgate_engine::policy::{CallDecision, DecidedBy, ExecutionChoice, ExecutionPolicy};
+use tollgate_engine::providers::{AssistantToolCall, ToolResultMessage};
+use tollgate_engine::store::{
+    ApprovalRecordRow, ImportedChat, ImportedMessage, MessageStatus, RecordStatus, RecordedCall,
+    Role, Store, StoreError, StoreResult,
+};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]

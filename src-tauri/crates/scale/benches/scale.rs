@@ -1,5 +1,5 @@
 //! The engine's scale figures of issue 16 (F-71) on a heavy user's year — 10,000 chats,
-//! 1,000,000 messages, 200,000 tool calls (`tollgate_engine::scale`, generated once into
+//! 1,000,000 messages, 200,000 tool calls (`tollgate_scale`, generated once into
 //! `target/bench-data/scale-year-<seed>` and reused) — through the same service calls the
 //! window makes. Each figure is printed beside its target first, then measured by criterion:
 //!
@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tollgate_engine::protocol::NullSink;
-use tollgate_engine::scale::{ensure, one_chat, ScaleSpec};
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{ExportFormat, Tollgate, HISTORY_FIRST_PAGE};
 use tollgate_engine::store::DB_FILE;
 use tollgate_engine::ChatId;
+use tollgate_scale::{ensure, one_chat, ScaleSpec};
 
 /// Chats the sidebar reads at a time (the UI's `CHAT_PAGE`).
 const SIDEBAR_PAGE: u32 = 100;
