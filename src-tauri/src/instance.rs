@@ -28,6 +28,22 @@ pub fn single_instance<R: Runtime>() -> TauriPlugin<R> {
     builder.build()
 }
 
+/// How many times a launch starts again after the instance it handed over to went away.
+pub const START_AGAIN_LIMIT: u32 = 3;
+/// Counts a launch's starts again across the `exec`s (see [`vanished_while_handing_over`]).
+pub const START_AGAIN_ENV: &str = "TOLLGATE_START_AGAIN";
+
+/// Whether a launch failed because the instance it handed over to quit at that very moment
+/// (the user reopened the app while it was closing): the single-instance plugin found the name
+/// on the session bus taken, forwarded the launch, and its owner left without answering. By
+/// then the name is free, so starting again makes this launch the instance. The plugin gives no
+/// typed error for it, only these words.
+pub fn vanished_while_handing_over(error: &str) -> bool {
+    error.contains("single-instance")
+        && error.contains("failed to forward arguments to the running instance")
+        && (error.contains("NoReply") || error.contains("disconnected"))
+}
+
 /// The window-state plugin, its file beside the database when the data folder is chosen.
 pub fn window_state<R: Runtime>() -> TauriPlugin<R> {
     let mut builder = tauri_plugin_window_state::Builder::new().with_state_flags(remembered());
@@ -57,5 +73,20 @@ pub fn save_when_settled<R: Runtime>() -> impl Fn(&Window<R>, &WindowEvent) + Se
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hand_over_to_an_instance_that_quit_starts_again() {
+        let seen = "failed to initialize plugin `single-instance`: failed to forward arguments to the running instance: org.freedesktop.DBus.Error.NoReply: Message recipient disconnected from message bus without replying";
+        assert!(super::vanished_while_handing_over(seen));
+        assert!(!super::vanished_while_handing_over(
+            "failed to initialize plugin `single-instance`: the session bus is not running"
+        ));
+        assert!(!super::vanished_while_handing_over(
+            "the database is locked"
+        ));
     }
 }

@@ -9,7 +9,47 @@ fn main() {
         std::process::exit(code);
     }
     if let Err(e) = tollgate_app::run() {
-        eprintln!("Tollgate could not start: {e}");
+        let error = e.to_string();
+        if tollgate_app::instance::vanished_while_handing_over(&error) {
+            start_again();
+        }
+        eprintln!("Tollgate could not start: {error}");
         std::process::exit(1);
+    }
+}
+
+/// Starts this launch again, as the same program with the same arguments, when the instance it
+/// handed over to quit at that moment (`instance::vanished_while_handing_over`); gives up after
+/// `START_AGAIN_LIMIT` tries and returns, so the caller reports the failure.
+fn start_again() {
+    use tollgate_app::instance::{START_AGAIN_ENV, START_AGAIN_LIMIT};
+    let tries: u32 = std::env::var(START_AGAIN_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if tries >= START_AGAIN_LIMIT {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    eprintln!(
+        "Tollgate: the running window closed as this launch handed over to it; starting again"
+    );
+    let mut again = std::process::Command::new(exe);
+    again
+        .args(std::env::args_os().skip(1))
+        .env(START_AGAIN_ENV, (tries + 1).to_string());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Only returns if the program could not be started.
+        let e = again.exec();
+        eprintln!("Tollgate could not start again: {e}");
+    }
+    #[cfg(not(unix))]
+    match again.status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) => eprintln!("Tollgate could not start again: {e}"),
     }
 }

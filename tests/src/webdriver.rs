@@ -130,7 +130,9 @@ impl Session {
         // "webdriver server did not respond"). The session's own steps are never retried.
         let mut last = None;
         for _ in 0..SESSION_ATTEMPTS {
-            let (mut driver, url) = spawn_driver(data_dir.path(), env)?;
+            let (driver, url) = spawn_driver(data_dir.path(), env)?;
+            // Ended when dropped: a start that runs out of time midway leaves no driver behind.
+            let mut driver = DriverGuard(Some(driver));
             let mut caps = serde_json::Map::new();
             caps.insert(
                 "tauri:options".into(),
@@ -145,16 +147,19 @@ impl Session {
                 .await;
             match connected {
                 Ok(client) => {
+                    let driver = driver
+                        .0
+                        .take()
+                        .ok_or_else(|| E2eError::Timeout("the driver went away".into()))?;
                     return Ok(Self {
                         client,
                         driver,
                         data_dir: Some(data_dir),
                         startup: started.elapsed(),
-                    })
+                    });
                 }
                 Err(e) => {
-                    let _ = driver.kill();
-                    let _ = driver.wait();
+                    drop(driver);
                     last = Some(e.to_string());
                     tokio::time::sleep(Duration::from_millis(500)).await;
                 }
@@ -228,16 +233,37 @@ impl Session {
     pub async fn close_keeping_data(mut self) -> Option<tempfile::TempDir> {
         let _ = self.client.clone().close().await;
         // The app exits on its own once its window closes: wait for that (it saves what it
-        // holds on the way out) before the driver goes.
+        // holds on the way out) before the driver goes. One that has not gone after a minute
+        // (a loaded machine) is ended, so the next start on this folder is never handed over
+        // to it by the single-instance check.
         if let Some(data) = &self.data_dir {
-            let deadline = Instant::now() + Duration::from_secs(30);
+            let deadline = Instant::now() + Duration::from_secs(60);
             while app_running_on(data.path()) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            for pid in apps_on(data.path()) {
+                eprintln!("the app ({pid}) had not exited a minute after its window closed");
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            }
+            while app_running_on(data.path()) {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         self.data_dir.take()
+    }
+}
+
+/// A tauri-driver (and with it the app it started) that is ended when dropped.
+struct DriverGuard(Option<Child>);
+
+impl Drop for DriverGuard {
+    fn drop(&mut self) {
+        if let Some(mut driver) = self.0.take() {
+            let _ = driver.kill();
+            let _ = driver.wait();
+        }
     }
 }
 
