@@ -222,9 +222,13 @@ impl Session {
         self.driver.id()
     }
 
-    /// Ends the session and stops the driver (and with it the app).
+    /// Ends the session and waits for the app to exit (see [`Self::end_app`]), then stops the
+    /// driver: the next test finds only its own window.
     pub async fn close(mut self) {
         let _ = self.client.clone().close().await;
+        if let Some(data) = &self.data_dir {
+            end_app(data.path()).await;
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
@@ -232,26 +236,29 @@ impl Session {
     /// Quits the app the way a user does (closing its window) and keeps its data folder.
     pub async fn close_keeping_data(mut self) -> Option<tempfile::TempDir> {
         let _ = self.client.clone().close().await;
-        // The app exits on its own once its window closes: wait for that (it saves what it
-        // holds on the way out) before the driver goes. One that has not gone after a minute
-        // (a loaded machine) is ended, so the next start on this folder is never handed over
-        // to it by the single-instance check.
         if let Some(data) = &self.data_dir {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while app_running_on(data.path()) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            for pid in apps_on(data.path()) {
-                eprintln!("the app ({pid}) had not exited a minute after its window closed");
-                let _ = Command::new("kill").args(["-KILL", &pid]).status();
-            }
-            while app_running_on(data.path()) {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            end_app(data.path()).await;
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         self.data_dir.take()
+    }
+}
+
+/// Waits for the app on `data` to exit once its window closed (it saves what it holds on the
+/// way out); one that has not gone after a minute (a loaded machine) is ended, so the next start
+/// on this folder is never handed over to it and the next test never sees its window.
+async fn end_app(data: &std::path::Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while app_running_on(data) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for pid in apps_on(data) {
+        eprintln!("the app ({pid}) had not exited a minute after its window closed");
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    while app_running_on(data) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

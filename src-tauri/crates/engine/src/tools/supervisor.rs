@@ -62,19 +62,32 @@ pub async fn sandbox_support() -> SandboxSupport {
     let Some(program) = program() else {
         return SandboxSupport::none("commands run without Tollgate's supervisor");
     };
-    SUPPORT.get_or_init(|| probe(program)).await.clone()
+    match SUPPORT.get_or_try_init(|| probe(program)).await {
+        Ok(support) => support.clone(),
+        // Not remembered: a probe that could not finish (a loaded machine) is tried again at
+        // the next call, so one slow moment never leaves the app without its sandbox.
+        Err(unsure) => unsure,
+    }
 }
 
-async fn probe(program: &Path) -> SandboxSupport {
+/// How long the probe may take before this call says it could not be tried.
+const PROBE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The probe's verdict; `Err` when it could not run to the end (not a verdict to keep).
+async fn probe(program: &Path) -> Result<SandboxSupport, SandboxSupport> {
     let out = tokio::process::Command::new(program)
         .arg(super::sandbox::PROBE_ARG)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true)
         .output();
-    let out = match tokio::time::timeout(std::time::Duration::from_secs(10), out).await {
+    let out = match tokio::time::timeout(PROBE_PATIENCE, out).await {
         Ok(Ok(out)) => out,
-        Ok(Err(e)) => return SandboxSupport::none(format!("the sandbox could not be tried: {e}")),
-        Err(_) => return SandboxSupport::none("trying the sandbox took too long"),
+        Ok(Err(e)) => {
+            return Err(SandboxSupport::none(format!(
+                "the sandbox could not be tried: {e}"
+            )))
+        }
+        Err(_) => return Err(SandboxSupport::none("trying the sandbox took too long")),
     };
     let support = serde_json::from_slice::<SandboxSupport>(&out.stdout).unwrap_or_else(|_| {
         SandboxSupport::none(format!(
@@ -94,7 +107,7 @@ async fn probe(program: &Path) -> SandboxSupport {
             support.gaps(false)
         ),
     }
-    support
+    Ok(support)
 }
 
 /// If `args` (the process's own, without the program name) ask for the supervisor, runs it and
