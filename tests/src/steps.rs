@@ -152,6 +152,28 @@ impl Session {
         Ok(())
     }
 
+    /// Waits until the composer's text satisfies `done` (a prompt filled in, a summary carried
+    /// over); returns it. Fails after [`STEP`] with what it holds.
+    pub async fn until_composer(&self, done: impl Fn(&str) -> bool) -> Result<String, E2eError> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let value = self
+                .el("#composer")
+                .await?
+                .prop("value")
+                .await
+                .map_err(|e| fail(format!("reading the composer: {e}")))?
+                .unwrap_or_default();
+            if done(&value) {
+                return Ok(value);
+            }
+            if Instant::now() > deadline {
+                return Err(fail(format!("the composer holds {value:?}")));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Waits until the page has painted what it was just given: two animation frames (the
     /// first may already be under way when the change came).
     pub async fn painted(&self) -> Result<(), E2eError> {

@@ -57,25 +57,9 @@ async fn prompts_fill_the_composer_and_resources_attach() {
     s.wait_gone("[data-role=prompt-form]", "the prompt form stayed")
         .await
         .unwrap();
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let value = s
-            .el("#composer")
-            .await
-            .unwrap()
-            .prop("value")
-            .await
-            .unwrap()
-            .unwrap_or_default();
-        if value == "Review main.rs carefully." {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the composer holds {value:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    s.until_composer(|v| v == "Review main.rs carefully.")
+        .await
+        .unwrap();
 
     // A resource from the list: the image.
     s.click("[data-role=attach-resource]").await.unwrap();

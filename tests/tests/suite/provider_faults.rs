@@ -187,25 +187,7 @@ async fn a_refused_key_and_a_conversation_too_long_say_what_to_do() {
     s.back_tab_to("New chat from a summary").await.unwrap();
     s.press(keys::SPACE).await.unwrap();
     // A new chat opens with the summary waiting in its composer; nothing went to the model.
-    let deadline = std::time::Instant::now() + WAIT;
-    let draft = loop {
-        let value = s
-            .el("#composer")
-            .await
-            .unwrap()
-            .prop("value")
-            .await
-            .unwrap()
-            .unwrap_or_default();
-        if !value.is_empty() {
-            break value;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the composer stayed empty"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let draft = s.until_composer(|v| !v.is_empty()).await.unwrap();
     assert!(draft.starts_with("Carrying on from the chat"), "{draft}");
     assert!(draft.contains("User: Plan a trip to Kyoto"), "{draft}");
     assert!(draft.contains("User: And the second day?"), "{draft}");
