@@ -24,6 +24,10 @@ use tollgate_engine::protocol::{
     RuleScopeChoice,
 };
 use tollgate_engine::protocol::{
+    ArgSpan, Autonomy, ExposureView, GuardMark, GuardNote, GuardSettings, Source, SpanKind,
+    ToolEffects, TrustKey, WayOut,
+};
+use tollgate_engine::protocol::{
     ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
@@ -37,8 +41,8 @@ use tollgate_engine::providers::{
     AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
 };
 use tollgate_engine::service::{
-    AppSettings, ChatHistory, ChatRevision, ExportFormat, Language, McpServerView, ModelChoice,
-    SettingsView, Theme, HISTORY_FIRST_PAGE, HISTORY_PAGE,
+    AppSettings, ChatHistory, ChatRevision, CoveredCall, ExportFormat, Language, McpServerView,
+    ModelChoice, RuleCoverage, SettingsView, Theme, HISTORY_FIRST_PAGE, HISTORY_PAGE,
 };
 use tollgate_engine::store::{
     ApprovalRecordRow, ChatCursor, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
@@ -77,6 +81,17 @@ fn render() -> String {
         RuleGrant,
         RuleSubjectKind,
         ToolCalling,
+        Source,
+        TrustKey,
+        ToolEffects,
+        GuardSettings,
+        SpanKind,
+        ArgSpan,
+        GuardNote,
+        GuardMark,
+        WayOut,
+        ExposureView,
+        Autonomy,
         ToolView,
         GroupView,
         SandboxLevel,
@@ -163,6 +178,8 @@ fn render() -> String {
         McpPromptView,
         FilledPrompt,
         McpServerView,
+        CoveredCall,
+        RuleCoverage,
     );
     // Constants the window shares with the engine.
     out.push_str(&format!(

@@ -129,6 +129,50 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         err,
         json!({"kind": "notFound", "message": "no approval with id 0123 is waiting", "missing": null, "invalid": null})
     );
+    // The provenance gate's commands, in the shapes the UI sends (F-82, F-85).
+    let exposure = invoke(&webview, "chat_exposure", json!({"chat": id})).unwrap();
+    assert_eq!(exposure["untrustedCount"], 0, "{exposure}");
+    assert_eq!(exposure["guard"], true, "{exposure}");
+    invoke(
+        &webview,
+        "set_ways_out_off",
+        json!({"chat": id, "off": true}),
+    )
+    .unwrap();
+    let exposure = invoke(&webview, "chat_exposure", json!({"chat": id})).unwrap();
+    assert_eq!(exposure["waysOutOff"], true, "{exposure}");
+    invoke(
+        &webview,
+        "endorse_source",
+        json!({"chat": id, "source": {"type": "host", "host": "docs.rs"}}),
+    )
+    .unwrap();
+    invoke(
+        &webview,
+        "unendorse_source",
+        json!({"chat": id, "source": {"type": "host", "host": "docs.rs"}}),
+    )
+    .unwrap();
+    let figures = invoke(&webview, "autonomy", json!({"chat": null})).unwrap();
+    assert_eq!(figures["consequential"], 0, "{figures}");
+    let coverage = invoke(
+        &webview,
+        "rule_coverage",
+        json!({"tool": "run_command", "pattern": "git status", "scope": {"type": "chat", "chat": id}}),
+    )
+    .unwrap();
+    assert_eq!(coverage["examined"], 0, "{coverage}");
+    let err = invoke(
+        &webview,
+        "rule_coverage",
+        json!({"tool": "no_such_tool", "pattern": null, "scope": {"type": "global"}}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err["missing"],
+        json!({"type": "tool", "tool": "no_such_tool"}),
+        "{err}"
+    );
     let err = invoke(&webview, "rename_chat", json!({"chat": 999, "title": "x"})).unwrap_err();
     assert_eq!(
         err,
@@ -140,14 +184,14 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     let err = invoke(
         &webview,
         "send_message",
-        json!({"chat": id, "text": " ", "attachments": [], "onEvent": "__CHANNEL__:1"}),
+        json!({"chat": id, "text": " ", "attachments": [], "sources": [], "onEvent": "__CHANNEL__:1"}),
     );
     assert_eq!(err.unwrap_err()["kind"], "invalid");
     // A "photo" that is a script is refused before anything is stored.
     let err = invoke(
         &webview,
         "send_message",
-        json!({"chat": id, "text": "look", "attachments": [{"name": "a.png", "kind": "image", "mediaType": "image/png", "data": "IyEvYmluL3NoCg=="}], "onEvent": "__CHANNEL__:1"}),
+        json!({"chat": id, "text": "look", "attachments": [{"name": "a.png", "kind": "image", "mediaType": "image/png", "data": "IyEvYmluL3NoCg=="}], "sources": [], "onEvent": "__CHANNEL__:1"}),
     )
     .unwrap_err();
     assert_eq!(err["kind"], "invalid", "{err}");

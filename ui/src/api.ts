@@ -10,6 +10,12 @@ import type { CommandName, Commands } from "./commands";
 import type {
   ApprovalRecordRow,
   Attachment,
+  Autonomy,
+  ExposureView,
+  RuleCoverage,
+  RuleScope,
+  Source,
+  TrustKey,
   FilledPrompt,
   McpPromptView,
   McpResourceView,
@@ -183,9 +189,15 @@ function channel(onEvent: (event: ChatEvent) => void): Channel<ChatEvent> {
 }
 
 /** Starts a turn with a new user message; events arrive on `onEvent` until `turnFinished`. */
-export function sendMessage(chat: ChatId, text: string, attachments: Attachment[], onEvent: (event: ChatEvent) => void): Promise<void> {
+export function sendMessage(
+  chat: ChatId,
+  text: string,
+  attachments: Attachment[],
+  onEvent: (event: ChatEvent) => void,
+  sources: Source[] = [],
+): Promise<void> {
   if (!available()) return Promise.reject(new BackendUnavailableError());
-  return call("send_message", { chat, text, attachments, onEvent: channel(onEvent) });
+  return call("send_message", { chat, text, attachments, sources, onEvent: channel(onEvent) });
 }
 /** Runs the last turn again (after a failure). */
 export function retryTurn(chat: ChatId, onEvent: (event: ChatEvent) => void): Promise<void> {
@@ -298,6 +310,33 @@ export function revokeRule(id: Rule["id"]): Promise<boolean> {
 export function listRecords(chat: ChatId): Promise<ApprovalRecordRow[]> {
   return call("list_records", { chat });
 }
+// ---- the provenance gate (F-82…F-85) ----
+
+/** What the chat's header says about the content the model has read and the ways out. */
+export function chatExposure(chat: ChatId): Promise<ExposureView> {
+  return call("chat_exposure", { chat });
+}
+/** Turns the chat's ways out off (or on again). */
+export function setWaysOutOff(chat: ChatId, off: boolean): Promise<void> {
+  return call("set_ways_out_off", { chat, off });
+}
+/** Trusts a source for the rest of the chat. */
+export function endorseSource(chat: ChatId, source: TrustKey): Promise<void> {
+  return call("endorse_source", { chat, source });
+}
+/** Takes back an endorsement. */
+export function unendorseSource(chat: ChatId, source: TrustKey): Promise<void> {
+  return call("unendorse_source", { chat, source });
+}
+/** How consequential calls were decided, in one chat or in every chat (`null`). */
+export function autonomy(chat: ChatId | null): Promise<Autonomy> {
+  return call("autonomy", { chat });
+}
+/** Which past calls an "always allow" rule would have covered. */
+export function ruleCoverage(tool: string, pattern: string | null, scope: RuleScope): Promise<RuleCoverage> {
+  return call("rule_coverage", { tool, pattern, scope });
+}
+
 export function revokeRecord(chat: ChatId, tool: string, argsHash: string): Promise<boolean> {
   return call("revoke_record", { chat, tool, argsHash });
 }

@@ -16,7 +16,7 @@ export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "e
 
 export type DecidedBy = "auto" | "user" | "rule" | "record" | "policy" | "none";
 
-export type ExecutionChoice = "allow" | "allowOnce" | "allowForChat" | "alwaysAllow" | "editAndAllow" | "deny" | "denyAndStop";
+export type ExecutionChoice = "allow" | "allowOnce" | "allowForChat" | "alwaysAllow" | "editAndAllow" | "deny" | "denyAndStop" | "endorseAndAllow";
 
 export type ResultChoice = "approve" | "editAndApprove" | "reject";
 
@@ -30,6 +30,146 @@ export type RuleSubjectKind = "command" | "path" | "url" | "args";
 
 export type ToolCalling = "native" | "text";
 
+export type Source = { "type": "web", url: string, host: string, } | { "type": "file", folder: string, path: string, } | { "type": "command", folder: string, } | { "type": "mcpTool", server: string, tool: string, } | { "type": "mcpResource", server: string, uri: string, } | { "type": "mcpPrompt", server: string, name: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, };
+
+export type TrustKey = { "type": "host", host: string, } | { "type": "folder", folder: string, } | { "type": "server", server: string, } | { "type": "tool", tool: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, };
+
+export type ToolEffects = { 
+/**
+ * Changes files or other state.
+ */
+writes: boolean, 
+/**
+ * Runs programs.
+ */
+executes: boolean, 
+/**
+ * Sends data out of the machine (a request, a message, an upload).
+ */
+sendsOut: boolean, 
+/**
+ * Cannot be undone (a payment, a deletion, a sent email).
+ */
+irreversible: boolean, 
+/**
+ * Its results hold the user's private data (files, mail, secrets).
+ */
+readsPrivate: boolean, };
+
+export type GuardSettings = { 
+/**
+ * The provenance gate is on (the default). Turning it off is a warned choice.
+ */
+enabled: boolean, 
+/**
+ * Hosts, folders, servers and tools whose content the user trusts in every chat.
+ */
+trusted: Array<TrustKey>, 
+/**
+ * Folders whose files are untrusted when they are a chat's workspace (a repository just
+ * cloned, a downloads folder).
+ */
+untrustedFolders: Array<string>, };
+
+export type SpanKind = "untrusted" | "private";
+
+export type ArgSpan = { 
+/**
+ * The JSON pointer of the string in the arguments (`/command`, `/headers/0`).
+ */
+pointer: string, 
+/**
+ * Where in that string, in characters (Unicode scalar values), end exclusive.
+ */
+start: number, end: number, kind: SpanKind, 
+/**
+ * Where the text came from.
+ */
+source: Source, };
+
+export type GuardNote = { 
+/**
+ * What the call may do.
+ */
+effects: ToolEffects, 
+/**
+ * The untrusted sources in the model's context when it made the call, most recent first
+ * (at most [`GuardNote::MAX_SOURCES`]).
+ */
+exposedTo: Array<Source>, 
+/**
+ * How many untrusted sources there are in all.
+ */
+exposedCount: number, 
+/**
+ * Private content the model had read (files, private tools), most recent first.
+ */
+privateRead: Array<Source>, 
+/**
+ * Highlighted stretches of the arguments.
+ */
+spans: Array<ArgSpan>, 
+/**
+ * What would have allowed the call without a card had the chat not been exposed.
+ */
+wouldAllow?: DecidedBy, 
+/**
+ * What the user can endorse for this chat to lift the exposure.
+ */
+endorsable: Array<TrustKey>, };
+
+export type GuardMark = "quiet" | "escalated" | "noted" | "endorsed";
+
+export type WayOut = { "type": "tool", tool: string, } | { "type": "commandNetwork" };
+
+export type ExposureView = { 
+/**
+ * The gate is on.
+ */
+guard: boolean, 
+/**
+ * Untrusted sources in the branch, most recent first (at most [`GuardNote::MAX_SOURCES`]).
+ */
+untrusted: Array<Source>, untrustedCount: number, 
+/**
+ * Sources in the branch the user trusts or endorsed for this chat.
+ */
+endorsed: Array<TrustKey>, 
+/**
+ * Private content in the branch, most recent first (at most [`GuardNote::MAX_SOURCES`]).
+ */
+private: Array<Source>, privateCount: number, 
+/**
+ * The ways out enabled in this chat.
+ */
+waysOut: Array<WayOut>, 
+/**
+ * The user turned the ways out off for this chat.
+ */
+waysOutOff: boolean, };
+
+export type Autonomy = { 
+/**
+ * Consequential calls that reached the permission stage.
+ */
+consequential: number, 
+/**
+ * … of which ran without asking: by the tool's policy, a rule, an ask-once record.
+ */
+byPolicy: number, byRule: number, byRecord: number, 
+/**
+ * … of which asked because the chat was exposed (would have run otherwise).
+ */
+escalated: number, 
+/**
+ * … of which the user allowed by endorsing a source.
+ */
+endorsed: number, 
+/**
+ * … of which asked (for any reason) and the user answered.
+ */
+asked: number, };
+
 export type ToolView = { name: string, description: string, enabled: boolean, 
 /**
  * The effective policies (the user's override, else the tool's default).
@@ -38,7 +178,15 @@ executionPolicy: ExecutionPolicy, resultPolicy: ResultPolicy,
 /**
  * The tool's own defaults, for "Default (…)" in the settings.
  */
-defaultExecutionPolicy: ExecutionPolicy, defaultResultPolicy: ResultPolicy, readOnly: boolean, timeoutMs: number, };
+defaultExecutionPolicy: ExecutionPolicy, defaultResultPolicy: ResultPolicy, readOnly: boolean, timeoutMs: number, 
+/**
+ * What a call may do (F-81): the user's override, else the tool's own declaration.
+ */
+effects: ToolEffects, 
+/**
+ * The tool's own declaration, for "As the tool says" in the settings.
+ */
+defaultEffects: ToolEffects, };
 
 export type GroupView = { name: string, title: string, description: string, enabled: boolean, tools: Array<ToolView>, };
 
@@ -127,7 +275,16 @@ export type ChatToolOverrides = { groups: { [key in string]: boolean }, tools: {
 /**
  * The chat's sandbox level and network switch (F-46).
  */
-sandbox: ChatSandbox, };
+sandbox: ChatSandbox, 
+/**
+ * Sources the user endorsed for this chat: their content no longer exposes it (F-83).
+ */
+endorsed?: Array<TrustKey>, 
+/**
+ * The user turned the ways out off for this chat: tools that send out are hidden and
+ * commands get no network (F-82).
+ */
+waysOutOff?: boolean, };
 
 export type ChatParams = { 
 /**
@@ -216,7 +373,12 @@ export type AssistantToolCall = { id: string, name: string,
  */
 arguments: string, };
 
-export type ToolResultMessage = { callId: string, name: string, content: string, isError: boolean, };
+export type ToolResultMessage = { callId: string, name: string, content: string, isError: boolean, 
+/**
+ * Where the result came from (F-80), kept with the stored message so a chat's exposure
+ * can be read back from the branch it shows. Never sent to the model.
+ */
+sources?: Array<Source>, };
 
 export type FailureKind = "auth" | "rateLimited" | "contextTooLong" | "server" | "network" | "stalled" | "incomplete" | "refused" | "setup" | "storage" | "internal";
 
@@ -269,7 +431,12 @@ model?: string,
 /**
  * Why the turn failed on this message, so a reopened chat still says why and offers Retry.
  */
-failure?: TurnFailure, };
+failure?: TurnFailure, 
+/**
+ * Where the answer came from when another model wrote it elsewhere: an imported chat
+ * (F-80).
+ */
+sources?: Array<Source>, };
 
 export type ToolPayload = { results: Array<ToolResultMessage>, };
 
@@ -283,9 +450,19 @@ mediaType: string,
 /**
  * Base64 (images) or the text itself.
  */
-data: string, };
+data: string, 
+/**
+ * Where the file came from when not from the user's disk: an MCP server's resource
+ * (F-80). A file the user picked is an attachment by its name.
+ */
+source?: Source, };
 
-export type UserPayload = { attachments?: Array<Attachment>, };
+export type UserPayload = { attachments?: Array<Attachment>, 
+/**
+ * Where the message's text came from besides the user's typing: an MCP prompt filled in,
+ * an imported chat (F-80).
+ */
+sources?: Array<Source>, };
 
 export type MessageRow = { id: number, chat: ChatId, role: Role, content: string, status: MessageStatus, 
 /**
@@ -311,7 +488,19 @@ resultImages?: Array<Attachment>,
 /**
  * How a sandboxed tool ran and what the sandbox blocked (F-46).
  */
-sandbox?: SandboxReport, };
+sandbox?: SandboxReport, 
+/**
+ * Where the result came from (F-80): shown on the tool card.
+ */
+sources?: Array<Source>, 
+/**
+ * What the call could do (F-81).
+ */
+effects?: ToolEffects, 
+/**
+ * How it went through the provenance gate (F-85).
+ */
+guard: GuardMark, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
 /**
@@ -333,7 +522,7 @@ export type ChatRevision = { revision: number, running: boolean, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
-export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, };
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**
@@ -364,7 +553,12 @@ suggestedPattern: string | null,
 /**
  * The sandbox the call will run under, for tools that run under one (F-46).
  */
-sandbox?: SandboxReport, } | { "kind": "result", 
+sandbox?: SandboxReport, 
+/**
+ * The provenance gate's note (F-83): what the model had read, the spans of the
+ * arguments that came from it, what to endorse.
+ */
+guard?: GuardNote, } | { "kind": "result", 
 /**
  * Exactly the text the model would receive.
  */
@@ -386,7 +580,7 @@ seq: number, callId: string, tool: string, group: string, request: ApprovalReque
 
 export type RuleScopeChoice = "thisChat" | "allChats";
 
-export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForChat" } | { "type": "alwaysAllow", scope: RuleScopeChoice, grant: RuleGrant, } | { "type": "editAndAllow", arguments: JsonValue, } | { "type": "deny", reason: string | null, } | { "type": "denyAndStop", reason: string | null, };
+export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForChat" } | { "type": "alwaysAllow", scope: RuleScopeChoice, grant: RuleGrant, } | { "type": "editAndAllow", arguments: JsonValue, } | { "type": "deny", reason: string | null, } | { "type": "denyAndStop", reason: string | null, } | { "type": "endorseAndAllow", sources: Array<TrustKey>, };
 
 export type ResultDecision = { "type": "approve" } | { "type": "editAndApprove", text: string, } | { "type": "reject", reason: string | null, };
 
@@ -412,7 +606,15 @@ images?: Array<Attachment>,
 /**
  * How a sandboxed tool ran and what the sandbox blocked (F-46).
  */
-sandbox?: SandboxReport, };
+sandbox?: SandboxReport, 
+/**
+ * Where the result came from (F-80), shown on the tool card.
+ */
+sources?: Array<Source>, 
+/**
+ * How the call went through the provenance gate (F-85).
+ */
+guard: GuardMark, };
 
 export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
@@ -479,7 +681,11 @@ notify: boolean,
  */
 attentionHint: boolean, };
 
-export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, };
+export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, 
+/**
+ * What a call of the tool may do, in place of its own declaration (F-81).
+ */
+effects?: ToolEffects, };
 
 export type ToolSettings = { 
 /**
@@ -497,7 +703,11 @@ tools: { [key in string]: ToolOverride },
 /**
  * Per-chat variable store bounds (LRU).
  */
-varMaxCount: number, varMaxBytes: number, };
+varMaxCount: number, varMaxBytes: number, 
+/**
+ * The provenance gate's trust settings (F-82).
+ */
+guard: GuardSettings, };
 
 export type SettingsView = { app: AppSettings, tools: ToolSettings, };
 
@@ -507,7 +717,7 @@ export type ModelChoice = { provider: number, model: string, };
 
 export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider" | "storage" | "internal";
 
-export type Missing = { "type": "chat", chat: ChatId, } | { "type": "provider", provider: number, } | { "type": "preset", preset: number, } | { "type": "message", chat: ChatId, message: number, } | { "type": "call", chat: ChatId, seq: number, } | { "type": "mcpServer", name: string, };
+export type Missing = { "type": "chat", chat: ChatId, } | { "type": "provider", provider: number, } | { "type": "preset", preset: number, } | { "type": "message", chat: ChatId, message: number, } | { "type": "call", chat: ChatId, seq: number, } | { "type": "mcpServer", name: string, } | { "type": "tool", tool: string, };
 
 export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
 
@@ -645,9 +855,37 @@ export type McpPromptArgument = { name: string, description: string | null, requ
 
 export type McpPromptView = { server: string, name: string, title: string | null, description: string | null, arguments: Array<McpPromptArgument>, };
 
-export type FilledPrompt = { text: string, attachments: Array<Attachment>, };
+export type FilledPrompt = { text: string, attachments: Array<Attachment>, 
+/**
+ * Where the text came from, for the message that sends it (F-80).
+ */
+sources?: Array<Source>, };
 
 export type McpServerView = { config: McpServerConfig, state: McpServerState, };
+
+export type CoveredCall = { chat: ChatId, seq: number, 
+/**
+ * The call's arguments in one line, as the tool-chain log shows them.
+ */
+args: string, startedAt: number, 
+/**
+ * Who let it run (or refused it) then.
+ */
+decidedBy: DecidedBy, };
+
+export type RuleCoverage = { 
+/**
+ * How many past calls of the tool were examined (the latest ones).
+ */
+examined: number, 
+/**
+ * How many of them the rule covers.
+ */
+coveredCount: number, 
+/**
+ * The latest covered calls (at most [`COVERAGE_LISTED`]).
+ */
+covered: Array<CoveredCall>, };
 
 /** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */
 export const LIVE_TAIL_BYTES = 16384;

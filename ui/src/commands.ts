@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ExportFormat, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, SandboxSupport, SearchHit, SettingsView, ToolSettings } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, SettingsView, Source, ToolSettings, TrustKey } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -22,7 +22,7 @@ export interface Commands {
   set_chat_prompt: { args: { chat: ChatId; systemPrompt: string; params: ChatParams }; result: void };
   save_chat_export: { args: { chat: ChatId; format: ExportFormat }; result: string | null };
   import_chats: { args: Record<string, never>; result: ChatRow[] };
-  send_message: { args: { chat: ChatId; text: string; attachments: Attachment[]; onEvent: Channel<ChatEvent> }; result: void };
+  send_message: { args: { chat: ChatId; text: string; attachments: Attachment[]; sources: Source[]; onEvent: Channel<ChatEvent> }; result: void };
   retry_turn: { args: { chat: ChatId; onEvent: Channel<ChatEvent> }; result: void };
   edit_message: { args: { chat: ChatId; message: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
   regenerate_answer: { args: { chat: ChatId; message: number; model: ModelChoice | null; onEvent: Channel<ChatEvent> }; result: void };
@@ -58,6 +58,12 @@ export interface Commands {
   revoke_rule: { args: { id: number }; result: boolean };
   list_records: { args: { chat: ChatId }; result: ApprovalRecordRow[] };
   revoke_record: { args: { chat: ChatId; tool: string; argsHash: string }; result: boolean };
+  chat_exposure: { args: { chat: ChatId }; result: ExposureView };
+  set_ways_out_off: { args: { chat: ChatId; off: boolean }; result: void };
+  endorse_source: { args: { chat: ChatId; source: TrustKey }; result: void };
+  unendorse_source: { args: { chat: ChatId; source: TrustKey }; result: void };
+  autonomy: { args: { chat: ChatId | null }; result: Autonomy };
+  rule_coverage: { args: { tool: string; pattern: string | null; scope: RuleScope }; result: RuleCoverage };
   list_mcp_servers: { args: Record<string, never>; result: McpServerView[] };
   save_mcp_server: { args: { config: McpServerConfig; previous: string | null }; result: void };
   import_mcp_servers: { args: { json: string }; result: string[] };

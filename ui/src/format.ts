@@ -55,6 +55,8 @@ export function missingText(missing: Missing): string {
       return t("missing.call", { seq: missing.seq });
     case "mcpServer":
       return t("missing.mcpServer", { name: missing.name });
+    case "tool":
+      return t("missing.tool", { name: missing.tool });
   }
 }
 
@@ -212,6 +214,8 @@ export function executionChoiceKey(c: ExecutionChoice): Key {
       return "decision.deny";
     case "denyAndStop":
       return "decision.denyAndStop";
+    case "endorseAndAllow":
+      return "decision.endorseAndAllow";
   }
 }
 
@@ -253,6 +257,7 @@ export function executionAllowed(c: ExecutionChoice): boolean {
     case "allowForChat":
     case "alwaysAllow":
     case "editAndAllow":
+    case "endorseAndAllow":
       return true;
     case "deny":
     case "denyAndStop":
@@ -358,6 +363,10 @@ export function askReasonText(reason: AskReason): string {
     case "repeated": {
       const by = decidedByKey(reason.wouldAllow);
       return t("approval.reason.repeated", { times: reason.times, by: by ? t(by) : t("by.policy") });
+    }
+    case "exposed": {
+      const by = decidedByKey(reason.wouldAllow);
+      return t("approval.reason.exposed", { by: by ? t(by) : t("by.policy") });
     }
   }
 }

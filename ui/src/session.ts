@@ -20,7 +20,7 @@ import {
   startRegenerate,
   withEarlier,
 } from "./timeline";
-import type { Attachment, ChatEvent, ChatId, ModelChoice } from "./types";
+import type { Attachment, ChatEvent, ChatId, ModelChoice, Source } from "./types";
 
 /** Chats whose turn events arrive on a channel this window holds. */
 const live = new Set<ChatId>();
@@ -183,13 +183,19 @@ async function begin(
 }
 
 /** Sends a message, starting a turn. Resolves to whether the turn started; why not is the chat's alert. */
-export function send(chat: ChatId, text: string, store: ChatStore = chatStore, attachments: Attachment[] = []): Promise<boolean> {
+export function send(
+  chat: ChatId,
+  text: string,
+  store: ChatStore = chatStore,
+  attachments: Attachment[] = [],
+  sources: Source[] = [],
+): Promise<boolean> {
   return begin(
     chat,
     "send",
     store,
     (s) => addPendingUserMessage(s, text, Date.now(), attachments),
-    (h) => api.sendMessage(chat, text, attachments, h),
+    (h) => api.sendMessage(chat, text, attachments, h, sources),
   );
 }
 

@@ -12,11 +12,13 @@ import type {
   DecidedBy,
   ExecutionPolicy,
   FailureKind,
+  GuardMark,
   MessageStatus,
   PendingApproval,
   RecordedCall,
   RetryNotice,
   SandboxReport,
+  Source,
   AssistantToolCall,
   ToolEvent,
   UiCallStatus,
@@ -50,6 +52,10 @@ export interface CallView {
   images: Attachment[];
   /** How a sandboxed command ran and what the sandbox blocked (F-46). */
   sandbox: SandboxReport | null;
+  /** Where the result came from (F-80). */
+  sources: Source[];
+  /** How the call went through the provenance gate (F-85). */
+  guard: GuardMark;
   /** Live stdout / stderr / log while running: its last LIVE_OUTPUT_LIMIT characters. */
   output: string;
   /** Characters of live output dropped from the front to keep `output` within the limit. */
@@ -172,6 +178,8 @@ function callFromRecord(r: RecordedCall): CallView {
     argsVar: r.argsVar,
     images: r.resultImages ?? [],
     sandbox: r.sandbox ?? null,
+    sources: r.sources ?? [],
+    guard: r.guard,
     output: "",
     outputDropped: 0,
   };
@@ -311,6 +319,8 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     argsVar: null,
     images: [],
     sandbox: null,
+    sources: [],
+    guard: "quiet",
     output: "",
     outputDropped: 0,
   };
@@ -502,6 +512,8 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         argsVar: s.argsVar,
         images: s.images ?? [],
         sandbox: s.sandbox ?? null,
+        sources: s.sources ?? [],
+        guard: s.guard,
       }));
     }
     case "questionAsked":

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod chats;
 pub mod decisions;
+pub mod guard;
 pub mod mcp;
 pub mod presets;
 pub mod providers;
@@ -82,6 +83,12 @@ commands![
     rules::revoke_rule,
     rules::list_records,
     rules::revoke_record,
+    guard::chat_exposure,
+    guard::set_ways_out_off,
+    guard::endorse_source,
+    guard::unendorse_source,
+    guard::autonomy,
+    guard::rule_coverage,
     mcp::list_mcp_servers,
     mcp::save_mcp_server,
     mcp::import_mcp_servers,

@@ -5,7 +5,7 @@ use tauri::ipc::Channel;
 use tauri::State;
 use tollgate_engine::chat::attachments::Attachment;
 use tollgate_engine::chat::{coalesce, ChatEvent, TurnInput, UserInput};
-use tollgate_engine::protocol::CommandError;
+use tollgate_engine::protocol::{CommandError, Source};
 use tollgate_engine::service::ModelChoice;
 use tollgate_engine::ChatId;
 
@@ -30,9 +30,14 @@ pub async fn send_message(
     chat: ChatId,
     text: String,
     attachments: Vec<Attachment>,
+    sources: Vec<Source>,
     on_event: Channel<ChatEvent>,
 ) -> Result<(), CommandError> {
-    let input = UserInput { text, attachments };
+    let input = UserInput {
+        text,
+        attachments,
+        sources,
+    };
     Ok(state
         .app
         .send(chat, TurnInput::Message(input), forward(on_event))

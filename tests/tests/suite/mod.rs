@@ -16,6 +16,7 @@ mod logs;
 mod long_chat;
 mod mcp_composer;
 mod mcp_settings;
+mod provenance;
 mod provider_faults;
 mod sandbox;
 mod speed;

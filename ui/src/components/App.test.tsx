@@ -21,6 +21,7 @@ import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 import { commandError } from "../testing/backend";
 
+const NO_EFFECTS = { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false };
 const settings: SettingsView = {
   app: {
     theme: "system",
@@ -38,7 +39,14 @@ const settings: SettingsView = {
       saveIntervalMs: 250,
     },
   },
-  tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },
+  tools: {
+    defaultOutputLimit: 8000,
+    groups: {},
+    tools: {},
+    varMaxCount: 100,
+    varMaxBytes: 1_000_000,
+    guard: { enabled: true, trusted: [], untrustedFolders: [] },
+  },
 };
 const groups: GroupView[] = [
   {
@@ -57,6 +65,8 @@ const groups: GroupView[] = [
         defaultResultPolicy: "never",
         readOnly: true,
         timeoutMs: 5000,
+        effects: NO_EFFECTS,
+        defaultEffects: NO_EFFECTS,
       },
     ],
   },

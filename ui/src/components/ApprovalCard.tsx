@@ -7,7 +7,9 @@ import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
 import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
 import { Attachments } from "./Attachments";
+import { EndorseButtons, GuardNoteView } from "./Guard";
 import { Icon } from "./icons";
+import { useLoad } from "./hooks";
 import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
 import { SandboxLine } from "./Sandbox";
 import type {
@@ -276,8 +278,42 @@ function DenyRow(props: { placeholder: string; reason: string; onReason: (reason
   );
 }
 
+/** Which past calls of the tool-chain log the rule being written would have allowed (F-85). */
+function RuleCoverageView(props: { chat: ChatId; tool: string; pattern: string | null; scope: RuleScopeChoice }) {
+  const { chat, tool, pattern, scope } = props;
+  const coverage = useLoad(
+    () => api.ruleCoverage(tool, pattern, scope === "thisChat" ? { type: "chat", chat } : { type: "global" }),
+    [chat, tool, pattern, scope],
+    { keepOnChange: true },
+  );
+  const c = coverage.data;
+  if (!c) return null;
+  return (
+    <div class="rule-coverage" data-role="rule-coverage" aria-live="polite">
+      <div class="section-label">{t("coverage.title")}</div>
+      {c.examined === 0 ? (
+        <p class="muted">{t("coverage.never", { tool })}</p>
+      ) : c.coveredCount === 0 ? (
+        <p class="muted">{t("coverage.none", { n: c.examined, tool })}</p>
+      ) : (
+        <>
+          <p>{t("coverage.some", { count: c.coveredCount, n: c.examined, tool })}</p>
+          <ul class="coverage-list">
+            {c.covered.map((call) => (
+              <li key={`${call.chat}-${call.seq}`} class="mono" data-covered={call.seq}>
+                <RevealedLine text={call.args} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
 function AlwaysAllowPanel(props: {
   id: string;
+  chat: ChatId;
   tool: string;
   request: ExecutionRequest;
   busy: boolean;
@@ -339,6 +375,9 @@ function AlwaysAllowPanel(props: {
           </p>
         ) : null}
       </fieldset>
+      {grant === "everyCall" || pattern.trim() ? (
+        <RuleCoverageView chat={props.chat} tool={tool} pattern={grant === "everyCall" ? null : pattern.trim()} scope={scope} />
+      ) : null}
       <div class="row">
         <button type="button" class="btn btn--primary" disabled={busy || !decision} onClick={() => decision && props.onCreate(decision)}>
           {t("approval.createRule")}
@@ -410,6 +449,7 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
         <span class="muted">{t("approval.why")}: </span>
         {askReasonText(request.reason)}
       </p>
+      {request.guard ? <GuardNoteView note={request.guard} args={request.arguments} /> : null}
       <HiddenCharsWarning count={hidden} result={false} />
       <Preview preview={preview} />
       {request.sandbox ? <SandboxLine report={request.sandbox} stage="approval" /> : null}
@@ -419,7 +459,15 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       </PayloadPane>
 
       {mode === "always" ? (
-        <AlwaysAllowPanel id={approval.id} tool={approval.tool} request={request} busy={busy} onCreate={execution} onCancel={() => setMode("none")} />
+        <AlwaysAllowPanel
+          id={approval.id}
+          chat={approval.chat}
+          tool={approval.tool}
+          request={request}
+          busy={busy}
+          onCreate={execution}
+          onCancel={() => setMode("none")}
+        />
       ) : null}
 
       {mode === "edit" ? (
@@ -467,6 +515,9 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
           {t("approval.edit")}
         </button>
       </div>
+      {request.guard ? (
+        <EndorseButtons note={request.guard} busy={busy} onEndorse={(sources) => execution({ type: "endorseAndAllow", sources })} />
+      ) : null}
       <DenyRow
         placeholder={t("approval.reasonPlaceholder")}
         reason={reason}

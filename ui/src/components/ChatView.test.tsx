@@ -625,6 +625,7 @@ describe("attachments in the composer (F-57)", () => {
       "",
       [expect.objectContaining({ name: "dot.png", kind: "image" }), expect.objectContaining({ name: "notes.md", kind: "text", data: "- milk" })],
       expect.any(Function),
+      [],
     );
     expect(root.querySelectorAll('.composer [data-role="attachments"] li')).toHaveLength(2);
 
@@ -663,6 +664,7 @@ describe("MCP prompts and resources in the composer (F-45)", () => {
       .mockResolvedValue({
         text: "Review main.rs carefully.",
         attachments: [{ name: "notes.md", kind: "text", mediaType: "text/markdown", data: "# Notes" }],
+        sources: [{ type: "mcpPrompt", server: "probe", name: "review" }],
       });
     vi.mocked(api.readMcpResource)
       .mockReset()
@@ -701,6 +703,10 @@ describe("MCP prompts and resources in the composer (F-45)", () => {
     expect(root.querySelector<HTMLTextAreaElement>("#composer")?.value).toBe("Review main.rs carefully.");
     expect(root.querySelector('.composer [data-role="attachments"] li')?.getAttribute("title")).toBe("notes.md");
     expect(api.sendMessage).not.toHaveBeenCalled();
+    // Sent, the message says where its text came from (the gate counts it as the server's).
+    await click(root.querySelector<HTMLButtonElement>(".composer button.btn--primary"));
+    await act(async () => {});
+    expect(vi.mocked(api.sendMessage).mock.calls[0]?.[4]).toEqual([{ type: "mcpPrompt", server: "probe", name: "review" }]);
   });
 
   it("Escape closes the prompt list and leaves the text", async () => {

@@ -2,10 +2,12 @@
 import { useRef } from "preact/hooks";
 import { t } from "../i18n";
 import * as session from "../session";
+import type { ChatState } from "../timeline";
 import type { ChatRow } from "../types";
 import { useChatState, useFollowBottom, useLoad } from "./hooks";
 import { ChatHeader, type ChatViewProps } from "./ChatHeader";
 import { Composer } from "./Composer";
+import { ExposureStrip } from "./Guard";
 import { Timeline } from "./Messages";
 
 export function ChatView(props: ChatViewProps) {
@@ -20,6 +22,7 @@ export function ChatView(props: ChatViewProps) {
   return (
     <section class="chat" aria-label={chat.title} data-chat={chat.id}>
       <ChatHeader {...props} />
+      <ExposureStrip chat={chat.id} version={exposureVersion(state)} />
       <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div class="timeline">
           {props.showDemoInvite ? (
@@ -57,6 +60,14 @@ export function ChatView(props: ChatViewProps) {
       <Composer chat={chat} state={state} />
     </section>
   );
+}
+
+/** Changes whenever something may have reached the model: a message, a call that ended, a turn
+ * that started or ended, another branch shown. */
+function exposureVersion(state: ChatState): string {
+  const ended = state.calls.filter((c) => c.status !== "pending" && c.status !== "running" && !c.status.startsWith("awaiting")).length;
+  const last = state.messages[state.messages.length - 1];
+  return `${state.messages.length}:${last?.id ?? 0}:${ended}:${state.running}`;
 }
 
 function EmptyChat({ chat }: { chat: ChatRow }) {

@@ -7,7 +7,7 @@ import * as session from "../session";
 import { type ChatAction, type ChatAlert, type ChatState } from "../timeline";
 import { addAttachments, MAX_ATTACHMENTS } from "../files";
 import { forgetTyping } from "../typing";
-import type { Attachment, ChatId, ChatRow, McpPromptView, McpResourceView } from "../types";
+import type { Attachment, ChatId, ChatRow, McpPromptView, McpResourceView, Source } from "../types";
 import { Attachments } from "./Attachments";
 import { useAutoGrow } from "./hooks";
 import { Icon } from "./icons";
@@ -53,6 +53,8 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const [files, setFiles] = useState<Attachment[]>([]);
   const [fileError, setFileError] = useState<string | null>(null);
   const [dropping, setDropping] = useState(false);
+  /** Where the composer's text came from besides typing (a filled MCP prompt). */
+  const [sources, setSources] = useState<Source[]>([]);
   const area = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const running = state.running;
@@ -89,6 +91,8 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     try {
       const filled = await api.getMcpPrompt(p.server, p.name, args);
       setText(filled.text);
+      // The text came from the server: the message says so (F-80), unless the user clears it.
+      setSources(filled.sources ?? []);
       withFiles(filled.attachments);
     } catch (e) {
       setFileError(errorMessage(e));
@@ -114,16 +118,19 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     const value = (area.current?.value ?? text).trim();
     if ((!value && !files.length) || running) return;
     const sending = files;
+    const from = sources;
     setText("");
+    setSources([]);
     // What was typed can no longer be undone in the emptied composer (a failed send puts it back).
     forgetTyping();
     setFiles([]);
     setFileError(null);
     // The banner above says why a message could not be sent; it and its files go back.
-    void session.send(chat.id, value, undefined, sending).then((sent) => {
+    void session.send(chat.id, value, undefined, sending, from).then((sent) => {
       if (!sent) {
         setText(value);
         setFiles(sending);
+        setSources(from);
       }
     });
   };

@@ -12,6 +12,7 @@ import {
 } from "../format";
 import { type Key, t } from "../i18n";
 import type { CallView } from "../timeline";
+import { sourceText } from "../provenance";
 import { Attachments } from "./Attachments";
 import { SandboxLine, sandboxSummary } from "./Sandbox";
 import type { UiCallStatus } from "../types";
@@ -104,6 +105,16 @@ export function ToolCard({
               {d.text}
             </div>
           ))}
+        </div>
+      ) : null}
+      {call.guard === "escalated" || call.guard === "endorsed" ? (
+        <div class="tool-card-guard" data-guard={call.guard}>
+          {t(call.guard === "escalated" ? "tool.guardEscalated" : "tool.guardEndorsed")}
+        </div>
+      ) : null}
+      {call.sources.length ? (
+        <div class="tool-card-sources muted" data-role="sources">
+          {t("tool.sources", { list: call.sources.map(sourceText).join(", ") })}
         </div>
       ) : null}
       {call.sandbox && (!compact || call.sandbox.blocked?.length || !sandboxSummary(call.sandbox).confined) ? (

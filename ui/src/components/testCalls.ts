@@ -25,6 +25,7 @@ export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): Ca
         truncated: false,
         resultVar: null,
         argsVar: null,
+        guard: "quiet",
         ...summary,
       },
     },

@@ -34,6 +34,8 @@ pub enum ApprovalError {
     InvalidEdit(String),
     #[error("the rule cannot be created: {0}")]
     InvalidPattern(String),
+    #[error("only the sources this card names can be trusted from it")]
+    NotEndorsable,
 }
 
 struct Slot {
@@ -174,6 +176,7 @@ mod tests {
                 rule_subject: RuleSubjectKind::Args,
                 suggested_pattern: None,
                 sandbox: None,
+                guard: None,
             },
             ApprovalKind::Result => ApprovalRequest::Result {
                 text_for_model: "t".into(),

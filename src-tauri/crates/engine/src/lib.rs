@@ -28,6 +28,7 @@ pub mod panics;
 pub mod parse;
 pub mod policy;
 pub mod protocol;
+pub mod provenance;
 pub mod providers;
 pub mod rules;
 pub mod secrets;

@@ -73,6 +73,8 @@ pub enum ExecutionChoice {
     /// Denied: by the user, or without asking by a policy, rule or record.
     Deny,
     DenyAndStop,
+    /// The user trusted the sources the card named for this chat, and allowed the call (F-83).
+    EndorseAndAllow,
 }
 
 /// What was decided about a call's result before the model saw it (F-06).
@@ -155,7 +157,7 @@ str_enum!(CallStatus {
 str_enum!(ExecutionChoice {
     Allow => "allow", AllowOnce => "allow_once", AllowForChat => "allow_for_chat",
     AlwaysAllow => "always_allow", EditAndAllow => "edit_and_allow", Deny => "deny",
-    DenyAndStop => "deny_and_stop",
+    DenyAndStop => "deny_and_stop", EndorseAndAllow => "endorse_and_allow",
 });
 str_enum!(ResultChoice { Approve => "approve", EditAndApprove => "edit_and_approve", Reject => "reject" });
 str_enum!(DecidedBy { Auto => "auto", User => "user", Rule => "rule", Record => "record", Policy => "policy", None => "none" });
@@ -230,6 +232,7 @@ mod tests {
             Some(E::EditAndAllow),
             Some(E::Deny),
             Some(E::DenyAndStop),
+            Some(E::EndorseAndAllow),
         ];
         for execution in executions {
             for result in [

@@ -126,6 +126,7 @@ pub async fn generate(
                 "tool_result",
                 value,
                 start,
+                &[],
             );
             stats.variables += 1;
         }
@@ -301,6 +302,7 @@ fn write_chat(rng: &mut StdRng, size: usize, start: i64, call_share: f64) -> Imp
                     name: tool.into(),
                     content: result.clone(),
                     is_error: false,
+                    sources: Vec::new(),
                 }],
             };
             push(
@@ -338,6 +340,9 @@ fn write_chat(rng: &mut StdRng, size: usize, start: i64, call_share: f64) -> Imp
                 duration_ms: Some(900),
                 result_images: Vec::new(),
                 sandbox: None,
+                sources: Vec::new(),
+                effects: None,
+                guard: Default::default(),
             });
         }
         let payload = AssistantPayload {

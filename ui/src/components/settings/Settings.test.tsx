@@ -24,6 +24,7 @@ import { type SettingsTab, SettingsScreen } from "./Settings";
 import { unmount } from "../testRoot";
 import { commandError } from "../../testing/backend";
 
+const NO_EFFECTS = { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false };
 const providers: ProviderConfig[] = [
   {
     id: 1,
@@ -255,7 +256,14 @@ const appSettings: SettingsView = {
       saveIntervalMs: 250,
     },
   },
-  tools: { defaultOutputLimit: 8000, groups: {}, tools: {}, varMaxCount: 100, varMaxBytes: 1_000_000 },
+  tools: {
+    defaultOutputLimit: 8000,
+    groups: {},
+    tools: {},
+    varMaxCount: 100,
+    varMaxBytes: 1_000_000,
+    guard: { enabled: true, trusted: [], untrustedFolders: [] },
+  },
 };
 const groups: GroupView[] = [
   {
@@ -274,6 +282,8 @@ const groups: GroupView[] = [
         defaultResultPolicy: "never",
         readOnly: true,
         timeoutMs: 5000,
+        effects: NO_EFFECTS,
+        defaultEffects: NO_EFFECTS,
       },
     ],
   },

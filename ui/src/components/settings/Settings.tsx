@@ -4,6 +4,7 @@
  */
 import { type Key, t } from "../../i18n";
 import type { ChatId, ChatRow } from "../../types";
+import { GateTab } from "./GateTab";
 import { GeneralTab } from "./GeneralTab";
 import { McpTab } from "./McpTab";
 import { PresetsTab } from "./PresetsTab";
@@ -12,7 +13,7 @@ import { RulesTab } from "./RulesTab";
 import type { Confirm, SharedSettings } from "./shared";
 import { ToolsTab } from "./ToolsTab";
 
-export type SettingsTab = "providers" | "presets" | "tools" | "mcp" | "rules" | "general";
+export type SettingsTab = "providers" | "presets" | "tools" | "mcp" | "rules" | "gate" | "general";
 
 interface Props extends SharedSettings {
   tab: SettingsTab;
@@ -32,6 +33,7 @@ const TABS: Array<[SettingsTab, Key]> = [
   ["tools", "settings.tools"],
   ["mcp", "settings.mcp"],
   ["rules", "settings.rules"],
+  ["gate", "settings.gate"],
   ["general", "settings.general"],
 ];
 
@@ -81,6 +83,8 @@ function body(props: Props, shared: SharedSettings) {
       return <McpTab onConfirm={props.onConfirm} />;
     case "rules":
       return <RulesTab chats={props.chats} currentChat={props.currentChat} />;
+    case "gate":
+      return <GateTab {...shared} onConfirm={props.onConfirm} />;
     case "general":
       return <GeneralTab {...shared} />;
   }

@@ -3,7 +3,8 @@ import { useRef, useState } from "preact/hooks";
 import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
-import type { ExecutionPolicy, ResultPolicy, SettingsView, ToolOverride } from "../../types";
+import { effectsWords } from "../../provenance";
+import type { ExecutionPolicy, ResultPolicy, SettingsView, ToolEffects, ToolOverride } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./shared";
@@ -31,6 +32,45 @@ function PolicySelect<P extends ExecutionPolicy | ResultPolicy>(props: {
         </option>
       ))}
     </select>
+  );
+}
+
+const EFFECTS: Array<[keyof ToolEffects, Key]> = [
+  ["writes", "effects.writes"],
+  ["executes", "effects.executes"],
+  ["sendsOut", "effects.sendsOut"],
+  ["irreversible", "effects.irreversible"],
+  ["readsPrivate", "effects.readsPrivate"],
+];
+
+/** What a call of the tool may do (F-81), as the tool says or as the user set it. */
+function EffectsEditor(props: { effects: ToolEffects; custom: boolean; onChange: (effects: ToolEffects | undefined) => void }) {
+  const { effects, custom } = props;
+  return (
+    <details class="tool-effects" data-role="tool-effects">
+      <summary>
+        {t("tools.effects")}: {effectsWords(effects).join(", ")}
+        {custom ? <span class="tag">{t("tools.effectsCustom")}</span> : null}
+      </summary>
+      <div class="tool-effects-choices">
+        {EFFECTS.map(([k, label]) => (
+          <label key={k}>
+            <input
+              type="checkbox"
+              checked={effects[k]}
+              onChange={(e) => props.onChange({ ...effects, [k]: e.currentTarget.checked })}
+              data-effect={k}
+            />{" "}
+            {t(label)}
+          </label>
+        ))}
+        {custom ? (
+          <button type="button" class="btn btn--ghost btn--small" onClick={() => props.onChange(undefined)}>
+            {t("tools.effectsDefault")}
+          </button>
+        ) : null}
+      </div>
+    </details>
   );
 }
 
@@ -136,6 +176,11 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
                           <code class="tool-name">{tool.name}</code>
                           {tool.readOnly ? <span class="tag tag--readonly">{t("toolsettings.readOnly")}</span> : null}
                           <div class="muted small tool-description">{tool.description}</div>
+                          <EffectsEditor
+                            effects={o.effects ?? tool.defaultEffects}
+                            custom={o.effects !== undefined}
+                            onChange={(effects) => setOverride(tool.name, { effects })}
+                          />
                         </td>
                         <td>
                           <input

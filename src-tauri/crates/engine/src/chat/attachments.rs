@@ -90,6 +90,7 @@ mod tests {
             kind: AttachmentKind::Image,
             media_type: "image/jpeg".into(),
             data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            source: None,
         }
     }
 
@@ -99,6 +100,7 @@ mod tests {
             kind: AttachmentKind::Text,
             media_type: "text/plain".into(),
             data: data.into(),
+            source: None,
         }
     }
 

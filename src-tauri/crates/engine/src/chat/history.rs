@@ -35,6 +35,11 @@ pub struct AssistantPayload {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub failure: Option<TurnFailure>,
+    /// Where the answer came from when another model wrote it elsewhere: an imported chat
+    /// (F-80).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<crate::protocol::Source>>")]
+    pub sources: Vec<crate::protocol::Source>,
 }
 
 /// A failed turn, as stored with its last message.
@@ -145,6 +150,7 @@ fn repair(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                                 name: c.name.clone(),
                                 content: NOT_EXECUTED.into(),
                                 is_error: true,
+                                sources: Vec::new(),
                             })
                     })
                     .collect();

@@ -41,10 +41,48 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ImportedChat>, ImportError> {
     if chats.iter().all(|c| c.messages.is_empty()) {
         return Err(ImportError::Empty);
     }
+    let mut chats = chats;
+    for chat in &mut chats {
+        mark_imported(chat);
+    }
     Ok(chats
         .into_iter()
         .filter(|c| !c.messages.is_empty())
         .collect())
+}
+
+/// Marks every message of an imported chat as coming from the import (F-80): what another
+/// model wrote elsewhere, or a file someone sent, can carry instructions like a web page can.
+fn mark_imported(chat: &mut ImportedChat) {
+    let title = if chat.title.trim().is_empty() {
+        "an imported chat".to_string()
+    } else {
+        chat.title.clone()
+    };
+    let Ok(sources) = serde_json::to_value(vec![crate::protocol::Source::Import { title }]) else {
+        return;
+    };
+    for m in &mut chat.messages {
+        let payload = m
+            .payload
+            .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let Some(object) = payload.as_object_mut() else {
+            continue;
+        };
+        match m.role {
+            Role::Tool => {
+                let results = object.get_mut("results").and_then(Value::as_array_mut);
+                for result in results.into_iter().flatten() {
+                    if let Some(result) = result.as_object_mut() {
+                        result.insert("sources".into(), sources.clone());
+                    }
+                }
+            }
+            Role::User | Role::Assistant => {
+                object.insert("sources".into(), sources.clone());
+            }
+        }
+    }
 }
 
 // ---- Tollgate's own export ----
@@ -115,7 +153,11 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
             Role::User => {
                 let attachments = crate::chat::attachments::check(m.attachments)
                     .map_err(|e| ImportError::Invalid(format!("message {}: {e}", m.id)))?;
-                serde_json::to_value(crate::protocol::UserPayload { attachments }).ok()
+                serde_json::to_value(crate::protocol::UserPayload {
+                    attachments,
+                    sources: Vec::new(),
+                })
+                .ok()
             }
         };
         messages.push(ImportedMessage {
@@ -420,6 +462,7 @@ mod tests {
             kind,
             media_type: media.into(),
             data: data.into(),
+            source: None,
         };
         let mut images = vec![
             file(AttachmentKind::Image, "image/jpeg", dot),

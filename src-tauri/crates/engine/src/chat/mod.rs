@@ -9,6 +9,7 @@
 pub mod attachments;
 pub mod coalesce;
 pub mod export;
+pub mod exposure;
 pub mod fence;
 pub mod history;
 pub mod import;
@@ -181,6 +182,8 @@ pub enum TurnInput {
 pub struct UserInput {
     pub text: String,
     pub attachments: Vec<attachments::Attachment>,
+    /// Where the text came from besides the user's typing (an MCP prompt filled in, F-80).
+    pub sources: Vec<crate::protocol::Source>,
 }
 
 impl From<&str> for UserInput {
@@ -194,6 +197,7 @@ impl From<String> for UserInput {
         Self {
             text,
             attachments: Vec::new(),
+            sources: Vec::new(),
         }
     }
 }
@@ -201,11 +205,12 @@ impl From<String> for UserInput {
 impl UserInput {
     /// The payload stored with the message (none without attachments).
     pub fn payload(&self) -> Option<serde_json::Value> {
-        if self.attachments.is_empty() {
+        if self.attachments.is_empty() && self.sources.is_empty() {
             return None;
         }
         serde_json::to_value(attachments::UserPayload {
             attachments: self.attachments.clone(),
+            sources: self.sources.clone(),
         })
         .ok()
     }

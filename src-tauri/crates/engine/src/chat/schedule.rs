@@ -56,7 +56,8 @@ pub(super) async fn run_calls(
         .map(|req| {
             let run = repeats.observe(&req);
             let force = (threshold > 0 && run >= threshold).then_some(run);
-            let pre = exec.preflight(&req, force);
+            let exposure = base.exposure.as_ref().map(|e| &*e.0);
+            let pre = exec.preflight(&req, force, exposure);
             let lane = if pre.asks {
                 Lane::Ask
             } else if pre.read_only {

@@ -12,6 +12,7 @@ use crate::names::{repair_name, NameMatch};
 use crate::parse::{parse_text_calls, RawArguments};
 use crate::protocol::{EventSink, ToolEvent};
 use crate::protocol::{FailureKind, ToolCalling, Usage};
+use crate::provenance::ExposureBuilder;
 use crate::providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
     ToolResultMessage,
@@ -148,6 +149,8 @@ struct Rounds<'a> {
     messages: Vec<ChatMessage>,
     usage: Usage,
     repeats: RepeatTracker,
+    /// What the model has read so far (F-82): the branch's sources, then each round's results.
+    exposure: ExposureBuilder,
 }
 
 impl<'a> Rounds<'a> {
@@ -228,6 +231,7 @@ impl<'a> Rounds<'a> {
             messages: history::from_rows(&rows),
             usage,
             repeats: RepeatTracker::default(),
+            exposure: super::exposure::from_rows(&rows),
         })
     }
 
@@ -371,6 +375,7 @@ impl<'a> Rounds<'a> {
         let origin = CallOrigin {
             message_id: Some(message_id),
             round,
+            exposure: Some(self.exposure.shared()),
             ..Default::default()
         };
         let requests: Vec<_> = completion
@@ -455,6 +460,7 @@ impl<'a> Rounds<'a> {
                 name: r.tool.unwrap_or_else(|| call.name.clone()),
                 content: r.content,
                 is_error: r.is_error,
+                sources: r.sources,
             })
             .collect();
         let payload = serde_json::to_value(ToolPayload {
@@ -472,6 +478,7 @@ impl<'a> Rounds<'a> {
             )
             .await
             .map_err(|e| self.failed(format!("the tool results could not be saved: {e}")))?;
+        super::exposure::add_results(&mut self.exposure, &results);
         self.messages.push(ChatMessage::Tool { results });
         Ok(())
     }

@@ -5,6 +5,7 @@
 
 use crate::parse::RawArguments;
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
+use crate::protocol::{GuardMark, Source, ToolEffects};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -36,6 +37,10 @@ pub struct CallOrigin {
     /// with the sandbox off, and that click is its decision (a rule or the settings that deny
     /// the tool still deny it).
     pub unsandboxed_rerun: Option<Rerun>,
+    /// What the model had read when it made the call (F-82): every call of a round shares the
+    /// round's snapshot. `None` outside a turn (nothing read).
+    #[serde(skip)]
+    pub exposure: Option<crate::provenance::SharedExposure>,
 }
 
 /// What a rerun repeats (issue 33): exactly what ran, where it ran.
@@ -74,6 +79,9 @@ pub struct ToolCallResult {
     pub args_var: Option<String>,
     /// The user chose "deny and stop": the turn must end after this round.
     pub stop_turn: bool,
+    /// Where the result came from (F-80): stored with the tool message, so the chat's
+    /// exposure can be read back from its branch.
+    pub sources: Vec<Source>,
 }
 
 /// What the stages learned, for the record.
@@ -88,6 +96,10 @@ pub(crate) struct Trace {
     pub result_decision: Option<ResultChoice>,
     /// How the tool ran under the sandbox and what it blocked (F-46).
     pub sandbox: Option<crate::protocol::SandboxReport>,
+    /// What the call could do (F-81), once its tool was known.
+    pub effects: Option<ToolEffects>,
+    /// How the call went through the provenance gate (F-85).
+    pub guard: GuardMark,
 }
 
 /// How the stages ended.
@@ -96,12 +108,16 @@ pub(crate) struct Outcome {
     pub content: String,
     pub truncated: bool,
     pub result_var: Option<String>,
-    pub args_var: Option<String>,
+    pub args_var: Option<Box<str>>,
     pub stop_turn: bool,
-    pub preview: Option<String>,
+    /// Boxed to keep every stage's `Err(Outcome)` small.
+    pub preview: Option<Box<str>>,
     /// Images shown to the user with the result (never sent to the model); boxed to keep
     /// every stage's `Err(Outcome)` small.
     pub images: Box<[crate::protocol::Attachment]>,
+    /// Where the content came from (F-80); empty for Tollgate's own messages. Boxed, as
+    /// `images` is.
+    pub sources: Box<[Source]>,
 }
 
 impl Outcome {
@@ -115,6 +131,7 @@ impl Outcome {
             stop_turn: false,
             preview: None,
             images: Box::default(),
+            sources: Box::default(),
         }
     }
 }

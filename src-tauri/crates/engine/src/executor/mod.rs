@@ -19,7 +19,9 @@ use crate::policy::{ExecutionPolicy, ResultPolicy};
 use crate::protocol::EventSink;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingApproval, RuleGrant};
 use crate::protocol::{ChatSandbox, ChatToolOverrides, SharedSettings, ToolSettings};
+use crate::protocol::{ExposureView, GuardNote, Source, ToolEffects, TrustKey, WayOut};
 use crate::protocol::{GroupView, ToolDefinition, ToolView};
+use crate::provenance::{Exposure, Trust};
 use crate::rules::{check_pattern, RuleBook};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
 use crate::tools::vars_tools::VARS_GROUP;
@@ -173,8 +175,14 @@ impl ToolExecutor {
 
     /// What a tool gets to know about the chat's sandbox.
     pub(crate) fn sandbox_plan(&self) -> crate::tools::sandbox::SandboxPlan {
+        let mut chat = self.sandbox();
+        if self.ways_out_off() {
+            // The ways out are off: no network, not even to the listed hosts (F-82).
+            chat.network = false;
+            chat.hosts.clear();
+        }
         crate::tools::sandbox::SandboxPlan {
-            chat: self.sandbox(),
+            chat,
             hidden: Arc::clone(&self.deps.hidden),
         }
     }
@@ -208,6 +216,116 @@ impl ToolExecutor {
             .unwrap_or(spec.execution_policy)
     }
 
+    /// What a call of the tool may do (F-81): the user's override, else its declaration.
+    pub fn effects(&self, spec: &ToolSpec) -> ToolEffects {
+        self.deps
+            .settings
+            .read()
+            .effects(&spec.name)
+            .unwrap_or(spec.effects)
+    }
+
+    /// The sources the user endorsed for this chat (F-83).
+    pub fn endorsed(&self) -> Vec<TrustKey> {
+        self.overrides.read().endorsed.clone()
+    }
+
+    /// Trusts `sources` for the rest of this chat (persisted): their content no longer holds
+    /// calls at the gate.
+    pub async fn endorse(&self, sources: &[TrustKey]) -> Result<(), ExecutorError> {
+        self.update_overrides(|o| {
+            for s in sources {
+                if !o.endorsed.contains(s) {
+                    o.endorsed.push(s.clone());
+                }
+            }
+        })
+        .await
+    }
+
+    /// Takes back an endorsement of this chat (persisted).
+    pub async fn unendorse(&self, source: &TrustKey) -> Result<(), ExecutorError> {
+        self.update_overrides(|o| o.endorsed.retain(|s| s != source))
+            .await
+    }
+
+    /// Whether the user turned the ways out off for this chat (F-82).
+    pub fn ways_out_off(&self) -> bool {
+        self.overrides.read().ways_out_off
+    }
+
+    /// Turns the ways out off (or on again) for this chat (persisted): tools that send out are
+    /// hidden from the model and refused, and commands get no network.
+    pub async fn set_ways_out_off(&self, off: bool) -> Result<(), ExecutorError> {
+        self.update_overrides(|o| o.ways_out_off = off).await
+    }
+
+    /// The ways out enabled in this chat (F-82): tools the model may call that send out, and
+    /// the commands' network.
+    pub fn ways_out(&self) -> Vec<WayOut> {
+        let registry = self.registry();
+        let mut out: Vec<WayOut> = self
+            .enabled_tool_names()
+            .into_iter()
+            .filter(|name| {
+                registry
+                    .tool(name)
+                    .is_some_and(|t| self.effects(t.tool.spec()).sends_out)
+            })
+            .map(|tool| WayOut::Tool { tool })
+            .collect();
+        let commands = self
+            .enabled_tool_names()
+            .iter()
+            .filter_map(|n| registry.tool(n))
+            .any(|t| t.tool.spec().sandboxed);
+        let plan = self.sandbox_plan();
+        let network =
+            plan.chat.network || !plan.chat.hosts.is_empty() || !plan.chat.level.confines();
+        if commands && network {
+            out.push(WayOut::CommandNetwork);
+        }
+        out
+    }
+
+    /// The chat's exposure as its header shows it (F-82), from the exposure of the branch the
+    /// model sees.
+    pub fn exposure_view(&self, exposure: &Exposure) -> ExposureView {
+        let settings = self.deps.settings.read().clone();
+        let endorsed = self.endorsed();
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &endorsed,
+        };
+        let newest_first = || exposure.sources().iter().rev();
+        let untrusted: Vec<Source> = newest_first()
+            .filter(|s| trust.untrusted(s))
+            .cloned()
+            .collect();
+        let private: Vec<Source> = newest_first()
+            .filter(|s| trust.private(s))
+            .cloned()
+            .collect();
+        let mut lifted: Vec<TrustKey> = Vec::new();
+        for s in newest_first() {
+            let key = s.key();
+            if !trust.untrusted(s) && untrusted_by_default(s) && !lifted.contains(&key) {
+                lifted.push(key);
+            }
+        }
+        let count = |v: &Vec<Source>| u32::try_from(v.len()).unwrap_or(u32::MAX);
+        ExposureView {
+            guard: settings.guard.enabled,
+            untrusted_count: count(&untrusted),
+            private_count: count(&private),
+            untrusted: untrusted.into_iter().take(GuardNote::MAX_SOURCES).collect(),
+            private: private.into_iter().take(GuardNote::MAX_SOURCES).collect(),
+            endorsed: lifted,
+            ways_out: self.ways_out(),
+            ways_out_off: self.ways_out_off(),
+        }
+    }
+
     /// The effective result policy of a tool (F-02).
     pub fn result_policy(&self, spec: &ToolSpec) -> ResultPolicy {
         self.deps
@@ -220,9 +338,11 @@ impl ToolExecutor {
     /// Whether the model may see and call the tool: its group is enabled, it is toggled on, and
     /// its policy is not `deny`.
     fn visible(&self, registry: &Registry, tool: &RegisteredTool) -> bool {
+        let spec = tool.tool.spec();
         self.group_enabled_in(registry, &tool.group)
-            && self.tool_toggled_on(&tool.tool.spec().name)
-            && self.execution_policy(tool.tool.spec()) != ExecutionPolicy::Deny
+            && self.tool_toggled_on(&spec.name)
+            && self.execution_policy(spec) != ExecutionPolicy::Deny
+            && !(self.ways_out_off() && self.effects(spec).sends_out)
     }
 
     /// The names of the tools the model may call, in registry order.
@@ -334,6 +454,17 @@ impl ToolExecutor {
                 check_pattern(*rule_subject, pattern)
                     .map_err(|e| ApprovalError::InvalidPattern(e.to_string()))?;
             }
+            (
+                Decision::Execution(ExecutionDecision::EndorseAndAllow { sources }),
+                ApprovalRequest::Execution { guard, .. },
+            ) => {
+                let offered = guard.as_ref().map(|g| g.endorsable.as_slice());
+                let all_offered =
+                    offered.is_some_and(|offered| sources.iter().all(|s| offered.contains(s)));
+                if sources.is_empty() || !all_offered {
+                    return Err(ApprovalError::NotEndorsable);
+                }
+            }
             _ => {}
         }
         self.deps.hub.resolve(self.chat, id, decision)
@@ -377,6 +508,12 @@ fn set_toggle(
         Some(on) => map.insert(name.to_string(), on),
         None => map.remove(name),
     };
+}
+
+/// Whether content from `source` is untrusted unless the user trusts it (everything but a
+/// workspace's files and commands): what the header lists as lifted once trusted.
+fn untrusted_by_default(source: &Source) -> bool {
+    !matches!(source, Source::File { .. } | Source::Command { .. })
 }
 
 /// Whether a group is on: the chat's toggle, else the app setting, else the group's default.
@@ -453,6 +590,8 @@ pub fn group_views(
                         default_execution_policy: spec.execution_policy,
                         default_result_policy: spec.result_policy,
                         read_only: spec.read_only,
+                        effects: settings.effects(&spec.name).unwrap_or(spec.effects),
+                        default_effects: spec.effects,
                         timeout_ms: u64::try_from(
                             settings
                                 .timeout(&spec.name)

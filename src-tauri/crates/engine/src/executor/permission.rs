@@ -16,11 +16,14 @@ use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, Rule, SandboxReport};
+use crate::protocol::{GuardMark, GuardNote, Source};
+use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::RegisteredTool;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What the permission stage decided before asking anyone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,21 +34,26 @@ pub(super) enum Verdict {
 }
 
 /// The fixed decision order, as a pure function so it can be tested on its own. `repeats`: the
-/// model made this exact call this many times in a row (F-23), so whatever would allow it asks.
+/// model made this exact call this many times in a row (F-23); `guarded`: the provenance gate
+/// holds the call (F-83). Either way, whatever would allow it asks; denials still deny.
 pub(super) fn verdict(
     policy: ExecutionPolicy,
     rule: Option<&Rule>,
     record: Option<bool>,
     repeats: Option<u32>,
+    guarded: bool,
 ) -> Verdict {
-    let allow = |by: DecidedBy| match repeats {
-        Some(times) => Verdict::Ask {
+    let allow = |by: DecidedBy| match (repeats, guarded) {
+        (Some(times), _) => Verdict::Ask {
             reason: AskReason::Repeated {
                 times,
                 would_allow: by,
             },
         },
-        None => Verdict::Allow { by },
+        (None, true) => Verdict::Ask {
+            reason: AskReason::Exposed { would_allow: by },
+        },
+        (None, false) => Verdict::Allow { by },
     };
     if policy == ExecutionPolicy::Deny {
         return Verdict::Deny {
@@ -105,6 +113,16 @@ pub(super) struct PermissionInputs {
     pub rule: Option<Rule>,
     pub record: Option<bool>,
     pub workspace: Option<PathBuf>,
+    /// The provenance gate's note: present when the gate holds the call (F-83).
+    pub guard: Option<GuardNote>,
+}
+
+/// What the gate reads about a call besides its arguments (F-83, F-84): what the model had
+/// read, and the variables a `$VAR_REF` expanded into the arguments.
+#[derive(Clone, Copy, Default)]
+pub(super) struct GuardView<'a> {
+    pub exposure: Option<&'a Exposure>,
+    pub expanded: &'a [(Arc<[Source]>, Arc<str>)],
 }
 
 /// What the permission stage granted, and what the grant rests on.
@@ -153,14 +171,31 @@ fn shown_arguments(request: &ApprovalRequest) -> Option<&Value> {
 }
 
 impl ToolExecutor {
-    /// Reads the policy, rule, record and workspace that decide a call of `entry` with `args`.
+    /// Reads the policy, rule, record, workspace and the gate's note that decide a call of
+    /// `entry` with `args`.
     pub(super) fn permission_inputs(
         &self,
         entry: &RegisteredTool,
         args: &Value,
+        view: GuardView<'_>,
     ) -> PermissionInputs {
         let spec = entry.tool.spec();
         let policy = self.execution_policy(spec);
+        let guard = {
+            let settings = self.deps.settings.read();
+            let overrides = self.overrides.read();
+            let trust = Trust {
+                settings: &settings,
+                endorsed: &overrides.endorsed,
+            };
+            guard_note(&GuardInputs {
+                trust: &trust,
+                effects: self.effects(spec),
+                exposure: view.exposure,
+                expanded: view.expanded,
+                args,
+            })
+        };
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
         let subject = entry.tool.rule_subject(args, workspace.as_deref());
@@ -180,6 +215,7 @@ impl ToolExecutor {
             rule,
             record,
             workspace,
+            guard,
         }
     }
 
@@ -241,16 +277,18 @@ impl ToolExecutor {
         entry: &RegisteredTool,
         args: Value,
         ctx: &CallCtx<'_>,
+        view: GuardView<'_>,
         trace: &mut Trace,
     ) -> Result<Grant, Outcome> {
         let name = entry.tool.spec().name.as_str();
-        let inputs = self.permission_inputs(entry, &args);
+        let mut inputs = self.permission_inputs(entry, &args, view);
         let verdict = match (
             verdict(
                 inputs.policy,
                 inputs.rule.as_ref(),
                 inputs.record,
                 ctx.origin.repeats,
+                inputs.guard.is_some(),
             ),
             ctx.origin.unsandboxed_rerun.as_ref(),
         ) {
@@ -296,6 +334,20 @@ impl ToolExecutor {
                 .tool
                 .approval_preview(&args, inputs.workspace.as_deref()),
         };
+        let guard = inputs.guard.take().map(|mut note| {
+            note.would_allow = match &reason {
+                AskReason::Exposed { would_allow } | AskReason::Repeated { would_allow, .. } => {
+                    Some(*would_allow)
+                }
+                AskReason::AskOnce | AskReason::AskAlways | AskReason::Rule { .. } => None,
+            };
+            trace.guard = if matches!(reason, AskReason::Exposed { .. }) {
+                GuardMark::Escalated
+            } else {
+                GuardMark::Noted
+            };
+            Box::new(note)
+        });
         let request = ApprovalRequest::Execution {
             preview,
             sandbox,
@@ -304,6 +356,7 @@ impl ToolExecutor {
             reason,
             rule_subject: inputs.subject.kind(),
             suggested_pattern: suggest_pattern(&inputs.subject),
+            guard,
         };
         let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
         let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
@@ -335,6 +388,14 @@ impl ToolExecutor {
         };
         match decision {
             ExecutionDecision::AllowOnce => Ok(grant(args, approved_hash)),
+            ExecutionDecision::EndorseAndAllow { sources } => {
+                // `decide` accepted only what the card offered.
+                if let Err(e) = self.endorse(&sources).await {
+                    tracing::error!("endorsement in chat {} not saved: {e}", self.chat);
+                }
+                trace.guard = GuardMark::Endorsed;
+                Ok(grant(args, approved_hash))
+            }
             ExecutionDecision::AllowForChat => {
                 self.remember(name, &args, &inputs, true).await;
                 Ok(grant(args, approved_hash))
@@ -391,7 +452,12 @@ impl ToolExecutor {
     /// through today's symlinks, a command) must be as they were, and an automatic grant must
     /// still follow from today's policy, rules and records. A user's own allow stands unless a
     /// deny (policy or rule) appeared meanwhile.
-    pub(super) fn recheck(&self, entry: &RegisteredTool, grant: &Grant) -> Recheck {
+    pub(super) fn recheck(
+        &self,
+        entry: &RegisteredTool,
+        grant: &Grant,
+        view: GuardView<'_>,
+    ) -> Recheck {
         let refuse = |why: &str| {
             Recheck::Refuse(Outcome::fail(
                 CallStatus::ExecutionRejected,
@@ -406,14 +472,20 @@ impl ToolExecutor {
         if args_hash(&grant.args) != grant.approved_hash {
             return refuse("The arguments about to run differ from the ones that were approved");
         }
-        let now = self.permission_inputs(entry, &grant.args);
+        let now = self.permission_inputs(entry, &grant.args, view);
         if now.workspace != grant.workspace {
             return refuse("The chat's workspace folder changed after the call was approved");
         }
         if now.subject != grant.subject {
             return refuse("What the call points at changed after it was approved (a path now leads somewhere else)");
         }
-        match verdict(now.policy, now.rule.as_ref(), now.record, None) {
+        match verdict(
+            now.policy,
+            now.rule.as_ref(),
+            now.record,
+            None,
+            now.guard.is_some(),
+        ) {
             Verdict::Allow { .. } => Recheck::Proceed,
             Verdict::Deny { message, .. } => refuse(&format!(
                 "Since the call was approved, this changed: {}",
@@ -451,27 +523,39 @@ mod tests {
     fn the_decision_order_is_policy_rule_record_policy() {
         use ExecutionPolicy::*;
         assert!(matches!(
-            verdict(Deny, Some(&rule(RuleAction::Allow)), Some(true), None),
+            verdict(
+                Deny,
+                Some(&rule(RuleAction::Allow)),
+                Some(true),
+                None,
+                false
+            ),
             Verdict::Deny {
                 by: DecidedBy::Policy,
                 ..
             }
         ));
         assert!(matches!(
-            verdict(AskAlways, Some(&rule(RuleAction::Allow)), Some(false), None),
+            verdict(
+                AskAlways,
+                Some(&rule(RuleAction::Allow)),
+                Some(false),
+                None,
+                false
+            ),
             Verdict::Allow {
                 by: DecidedBy::Rule
             }
         ));
         assert!(matches!(
-            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None),
+            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None, false),
             Verdict::Deny {
                 by: DecidedBy::Rule,
                 ..
             }
         ));
         assert_eq!(
-            verdict(Auto, Some(&rule(RuleAction::Ask)), None, None),
+            verdict(Auto, Some(&rule(RuleAction::Ask)), None, None, false),
             Verdict::Ask {
                 reason: AskReason::Rule {
                     rule: Box::new(rule(RuleAction::Ask))
@@ -479,32 +563,70 @@ mod tests {
             }
         );
         assert!(matches!(
-            verdict(AskOnce, None, Some(true), None),
+            verdict(AskOnce, None, Some(true), None, false),
             Verdict::Allow {
                 by: DecidedBy::Record
             }
         ));
         assert!(matches!(
-            verdict(AskOnce, None, Some(false), None),
+            verdict(AskOnce, None, Some(false), None, false),
             Verdict::Deny {
                 by: DecidedBy::Record,
                 ..
             }
         ));
         assert!(matches!(
-            verdict(Auto, None, None, None),
+            verdict(Auto, None, None, None, false),
             Verdict::Allow {
                 by: DecidedBy::Auto
             }
         ));
         assert_eq!(
-            verdict(AskOnce, None, None, None),
+            verdict(AskOnce, None, None, None, false),
             Verdict::Ask {
                 reason: AskReason::AskOnce
             }
         );
         assert_eq!(
-            verdict(AskAlways, None, None, None),
+            verdict(AskAlways, None, None, None, false),
+            Verdict::Ask {
+                reason: AskReason::AskAlways
+            }
+        );
+    }
+
+    #[test]
+    fn the_gate_turns_every_silent_allow_into_a_question_but_keeps_denials() {
+        use ExecutionPolicy::*;
+        let exposed = |by| Verdict::Ask {
+            reason: AskReason::Exposed { would_allow: by },
+        };
+        assert_eq!(
+            verdict(Auto, None, None, None, true),
+            exposed(DecidedBy::Auto)
+        );
+        assert_eq!(
+            verdict(AskOnce, None, Some(true), None, true),
+            exposed(DecidedBy::Record)
+        );
+        assert_eq!(
+            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, None, true),
+            exposed(DecidedBy::Rule)
+        );
+        assert!(matches!(
+            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None, true),
+            Verdict::Deny { .. }
+        ));
+        assert!(matches!(
+            verdict(Deny, None, None, None, true),
+            Verdict::Deny { .. }
+        ));
+        assert!(matches!(
+            verdict(AskOnce, None, Some(false), None, true),
+            Verdict::Deny { .. }
+        ));
+        assert_eq!(
+            verdict(AskAlways, None, None, None, true),
             Verdict::Ask {
                 reason: AskReason::AskAlways
             }
@@ -521,17 +643,20 @@ mod tests {
                 would_allow: by,
             },
         };
-        assert_eq!(verdict(Auto, None, None, why), repeated(DecidedBy::Auto));
         assert_eq!(
-            verdict(AskOnce, None, Some(true), why),
+            verdict(Auto, None, None, why, false),
+            repeated(DecidedBy::Auto)
+        );
+        assert_eq!(
+            verdict(AskOnce, None, Some(true), why, false),
             repeated(DecidedBy::Record)
         );
         assert_eq!(
-            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why),
+            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why, false),
             repeated(DecidedBy::Rule)
         );
         assert!(matches!(
-            verdict(Auto, Some(&rule(RuleAction::Deny)), None, why),
+            verdict(Auto, Some(&rule(RuleAction::Deny)), None, why, false),
             Verdict::Deny { .. }
         ));
     }

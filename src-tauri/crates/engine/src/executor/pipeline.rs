@@ -19,19 +19,20 @@
 use super::call::{
     CallCtx, CallOrigin, Outcome, Preflight, ToolCallRequest, ToolCallResult, Trace,
 };
-use super::permission::{Grant, Recheck};
+use super::permission::{Grant, GuardView, Recheck};
 use super::ToolExecutor;
 use crate::names::{closest_names, repair_name, NameMatch};
 use crate::panics::panic_message;
 use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
-use crate::protocol::{CallSummary, ToolEvent};
+use crate::protocol::{CallSummary, Source, ToolEvent};
+use crate::provenance::Exposure;
 use crate::store::{now_ms, CallFinish, CallStart};
-use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
+use crate::tools::{default_format, ContentKind, RegisteredTool, ToolContext, LIMIT_ARG};
 use crate::vars::reference::resolve_value;
 use crate::vars::truncate::truncate_head_tail;
-use crate::vars::VarKind;
+use crate::vars::{NotingLookup, VarKind};
 use futures::FutureExt;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
@@ -63,19 +64,22 @@ struct Shown {
     limit: usize,
 }
 
-/// A result as the tool gave it: its status, its full text and the images shown with it.
+/// A result as the tool gave it: its status, its full text, the images shown with it and where
+/// its content came from.
 struct Formatted {
     status: CallStatus,
     text: String,
     images: Vec<Attachment>,
+    sources: Vec<Source>,
 }
 
-/// A result after review: the full text to store, what the model sees, and the images the
-/// user sees with it.
+/// A result after review: the full text to store, what the model sees, the images the user
+/// sees with it, and where it came from.
 struct Reviewed {
     stored: String,
     shown: Shown,
     images: Vec<Attachment>,
+    sources: Vec<Source>,
 }
 
 /// The variables a call's full result and arguments are stored as (F-16), when its tool stores
@@ -206,9 +210,12 @@ impl ToolExecutor {
             result_text: outcome.content.clone(),
             truncated: outcome.truncated,
             result_var: outcome.result_var.clone(),
-            args_var: outcome.args_var.clone(),
+            args_var: outcome.args_var.as_deref().map(String::from),
             result_images: outcome.images.to_vec(),
             sandbox: trace.sandbox.clone(),
+            sources: outcome.sources.to_vec(),
+            effects: trace.effects,
+            guard: trace.guard,
             ended_at: now_ms(),
             duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
         });
@@ -221,15 +228,17 @@ impl ToolExecutor {
                 decision,
                 decided_by,
                 duration_ms,
-                preview: outcome.preview.take().unwrap_or_else(|| {
+                preview: outcome.preview.take().map(String::from).unwrap_or_else(|| {
                     preview(outcome.content.lines().next().unwrap_or_default(), 160)
                 }),
                 content: outcome.content.clone(),
                 truncated: outcome.truncated,
                 result_var: outcome.result_var.clone(),
-                args_var: outcome.args_var.clone(),
+                args_var: outcome.args_var.as_deref().map(String::from),
                 images: std::mem::take(&mut outcome.images).into_vec(),
                 sandbox: trace.sandbox,
+                sources: outcome.sources.to_vec(),
+                guard: trace.guard,
             },
         });
         ToolCallResult {
@@ -241,8 +250,9 @@ impl ToolExecutor {
             content: outcome.content,
             truncated: outcome.truncated,
             result_var: outcome.result_var,
-            args_var: outcome.args_var,
+            args_var: outcome.args_var.map(String::from),
             stop_turn: outcome.stop_turn,
+            sources: outcome.sources.into_vec(),
         }
     }
 
@@ -254,26 +264,30 @@ impl ToolExecutor {
         let entry = self.resolve_stage(&registry, &call.req.name, trace)?;
         // A rerun repeats arguments that were expanded once already: expanding them again
         // would run what no card showed (issue 33).
-        let args = match call.origin.unsandboxed_rerun {
-            Some(_) => self.bounded_stage(entry, args)?,
+        let (args, expanded) = match call.origin.unsandboxed_rerun {
+            Some(_) => (self.bounded_stage(entry, args)?, Vec::new()),
             None => self.resolve_refs_stage(entry, args)?,
         };
         trace.resolved_args = Some(args.clone());
         validate_stage(entry, &args)?;
-        let grant = self.permission(entry, args, call, trace).await?;
+        let view = GuardView {
+            exposure: call.origin.exposure.as_ref().map(|e| &*e.0),
+            expanded: &expanded,
+        };
+        let grant = self.permission(entry, args, call, view, trace).await?;
         trace.resolved_args = Some(grant.args.clone());
         let args = self
-            .wait_and_recheck_stage(entry, grant, call, trace)
+            .wait_and_recheck_stage(entry, grant, call, view, trace)
             .await?;
         let formatted = self
-            .execute_and_format_stage(entry, &args, call, trace)
+            .execute_and_format_stage(entry, &args, call, view, trace)
             .await?;
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
             .result_approval_stage(entry, call, formatted, shown, trace)
             .await?;
-        Ok(self.store_stage(entry, &args, call.seq, status, reviewed))
+        Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
 
     /// Resolve: the tool the model named (repaired when unambiguous), its group and policy. A
@@ -289,6 +303,7 @@ impl ToolExecutor {
         let name = spec.name.clone();
         trace.tool = Some(name.clone());
         trace.group = Some(entry.group.clone());
+        trace.effects = Some(self.effects(spec));
         let policy = self.execution_policy(spec);
         trace.policy = Some(policy);
         if policy == crate::policy::ExecutionPolicy::Deny {
@@ -303,10 +318,18 @@ impl ToolExecutor {
     }
 
     /// Resolve `$VAR_REF{{…}}` references, then bound what the model can make the gate store
-    /// and show (see `limits`).
-    fn resolve_refs_stage(&self, entry: &RegisteredTool, args: Value) -> Result<Value, Outcome> {
+    /// and show (see `limits`). Returns the arguments and the variables expanded into them that
+    /// came from somewhere (for the gate, F-84).
+    fn resolve_refs_stage(
+        &self,
+        entry: &RegisteredTool,
+        args: Value,
+    ) -> Result<(Value, Expanded), Outcome> {
         let name = &entry.tool.spec().name;
-        let args = match resolve_value(&args, &*self.vars) {
+        let lookup = NotingLookup::new(&self.vars);
+        let resolved = resolve_value(&args, &lookup);
+        let expanded = lookup.expanded();
+        let args = match resolved {
             Ok(Some(resolved)) => resolved,
             Ok(None) => args,
             Err(e) => {
@@ -318,7 +341,7 @@ impl ToolExecutor {
                 ))
             }
         };
-        self.bounded_stage(entry, args)
+        Ok((self.bounded_stage(entry, args)?, expanded))
     }
 
     /// Bound what the model can make the gate store and show (see `limits`).
@@ -342,6 +365,7 @@ impl ToolExecutor {
         entry: &RegisteredTool,
         mut grant: Grant,
         call: &CallCtx<'_>,
+        view: GuardView<'_>,
         trace: &mut Trace,
     ) -> Result<Value, Outcome> {
         if let Some(turnstile) = &call.origin.turnstile {
@@ -354,12 +378,14 @@ impl ToolExecutor {
         }
         let mut decided_again = false;
         loop {
-            match self.recheck(entry, &grant) {
+            match self.recheck(entry, &grant, view) {
                 Recheck::Proceed => return Ok(grant.args),
                 Recheck::Refuse(outcome) => return Err(outcome),
                 Recheck::DecideAgain if !decided_again => {
                     decided_again = true;
-                    grant = self.permission(entry, grant.args, call, trace).await?;
+                    grant = self
+                        .permission(entry, grant.args, call, view, trace)
+                        .await?;
                     trace.resolved_args = Some(grant.args.clone());
                 }
                 Recheck::DecideAgain => {
@@ -379,13 +405,15 @@ impl ToolExecutor {
         entry: &RegisteredTool,
         args: &Value,
         call: &CallCtx<'_>,
+        view: GuardView<'_>,
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
+        let sources = self.result_sources(entry, args);
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
         let known = crate::secrets::redact_known_owned;
-        match self.run_tool(entry, args, call).await {
+        match self.run_tool(entry, args, call, view).await {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {
                     report.blocked = report.blocked.into_iter().map(known).collect();
@@ -406,6 +434,7 @@ impl ToolExecutor {
                     status: CallStatus::Success,
                     text,
                     images: entry.tool.images(&data),
+                    sources,
                 })
             }
             Err(ExecFailure {
@@ -415,6 +444,8 @@ impl ToolExecutor {
                 status: CallStatus::Error,
                 text: known(message),
                 images: Vec::new(),
+                // A tool's error message can carry what the source said.
+                sources,
             }),
             Err(ExecFailure { status, message }) => Err(Outcome::fail(status, known(message))),
         }
@@ -453,11 +484,13 @@ impl ToolExecutor {
             status,
             text,
             images,
+            sources,
         } = formatted;
         let reviewed = Reviewed {
             stored: text,
             shown,
             images,
+            sources,
         };
         if !self
             .result_policy(entry.tool.spec())
@@ -491,6 +524,7 @@ impl ToolExecutor {
                         limit: reviewed.shown.limit,
                     },
                     images: reviewed.images,
+                    sources: reviewed.sources,
                 })
             }
             Some(Decision::Result(ResultDecision::Reject { reason })) => {
@@ -519,6 +553,7 @@ impl ToolExecutor {
         seq: u64,
         status: CallStatus,
         reviewed: Reviewed,
+        expanded: &Expanded,
     ) -> Outcome {
         let spec = entry.tool.spec();
         let name = &spec.name;
@@ -526,6 +561,7 @@ impl ToolExecutor {
             stored,
             shown,
             images,
+            sources,
         } = reviewed;
         let Shown {
             mut text,
@@ -535,13 +571,19 @@ impl ToolExecutor {
         let mut stored_vars = (None, None);
         if let Some((rv, av)) = call_vars(entry, seq) {
             let full: Arc<str> = Arc::from(stored);
-            match self.vars.set(&rv, Arc::clone(&full), VarKind::ToolResult) {
+            let labelled: Arc<[Source]> = Arc::from(sources.as_slice());
+            match self
+                .vars
+                .set_from(&rv, Arc::clone(&full), VarKind::ToolResult, labelled)
+            {
                 Ok(()) => {
                     let pretty =
                         serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
+                    // The arguments hold what their expansions brought in.
+                    let from = expanded_sources(expanded);
                     let args_ok = self
                         .vars
-                        .set(&av, Arc::from(pretty), VarKind::ToolArgs)
+                        .set_from(&av, Arc::from(pretty), VarKind::ToolArgs, from)
                         .is_ok();
                     stored_vars = (Some(rv), args_ok.then_some(av));
                 }
@@ -556,18 +598,67 @@ impl ToolExecutor {
         }
         Outcome {
             status,
-            preview: entry.tool.compress_result(&text),
+            preview: entry
+                .tool
+                .compress_result(&text)
+                .map(String::into_boxed_str),
             content: text,
             truncated,
             result_var: stored_vars.0,
-            args_var: stored_vars.1,
+            args_var: stored_vars.1.map(String::into_boxed_str),
             stop_turn: false,
             images: images.into_boxed_slice(),
+            sources: sources.into_boxed_slice(),
         }
     }
 
-    /// Predicts, without side effects, whether a call is read-only and whether it will ask.
-    pub fn preflight(&self, req: &ToolCallRequest, repeats: Option<u32>) -> Preflight {
+    /// Where a call's result came from (F-80), by what its tool's results hold: the page at its
+    /// URL, the file or pattern in the workspace, the command's folder, the MCP server's tool,
+    /// the variable it read. Tollgate's own results have none.
+    fn result_sources(&self, entry: &RegisteredTool, args: &Value) -> Vec<Source> {
+        let spec = entry.tool.spec();
+        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+        let folder = || {
+            self.workspace()
+                .map(|w| w.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        match &spec.content {
+            ContentKind::Own => Vec::new(),
+            ContentKind::Workspace => vec![Source::File {
+                folder: folder(),
+                path: text("path")
+                    .or_else(|| text("pattern"))
+                    .unwrap_or_else(|| ".".into()),
+            }],
+            ContentKind::Command => vec![Source::Command { folder: folder() }],
+            ContentKind::Web => {
+                let url = text("url").unwrap_or_default();
+                let host = reqwest::Url::parse(&url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+                    .unwrap_or_default();
+                vec![Source::Web { url, host }]
+            }
+            ContentKind::Mcp { server } => vec![Source::McpTool {
+                server: server.clone(),
+                tool: spec.name.clone(),
+            }],
+            ContentKind::Variables => text("name")
+                .and_then(|name| self.vars.sources(&name))
+                .map(|s| s.to_vec())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Predicts, without side effects, whether a call is read-only and whether it will ask
+    /// (`exposure`: what the model had read, F-83).
+    pub fn preflight(
+        &self,
+        req: &ToolCallRequest,
+        repeats: Option<u32>,
+        exposure: Option<&Exposure>,
+    ) -> Preflight {
         let Ok(args) = parse_arguments(&req.arguments) else {
             return Preflight {
                 read_only: true,
@@ -582,9 +673,19 @@ impl ToolExecutor {
             };
         };
         let spec = entry.tool.spec();
-        let inputs = self.permission_inputs(entry, &args);
+        let view = GuardView {
+            exposure,
+            expanded: &[],
+        };
+        let inputs = self.permission_inputs(entry, &args, view);
         let asks_first = matches!(
-            super::permission::verdict(inputs.policy, inputs.rule.as_ref(), inputs.record, repeats),
+            super::permission::verdict(
+                inputs.policy,
+                inputs.rule.as_ref(),
+                inputs.record,
+                repeats,
+                inputs.guard.is_some()
+            ),
             super::permission::Verdict::Ask { .. }
         );
         let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
@@ -684,6 +785,7 @@ impl ToolExecutor {
         entry: &RegisteredTool,
         args: &Value,
         call: &CallCtx<'_>,
+        view: GuardView<'_>,
     ) -> Result<Value, ExecFailure> {
         let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
         let mut sandbox = self.sandbox_plan();
@@ -717,6 +819,7 @@ impl ToolExecutor {
             vars: Arc::clone(&self.vars),
             sandbox,
             sink: Arc::clone(&self.deps.sink),
+            read: read_sources(view),
         };
         self.deps.sink.emit(ToolEvent::Started {
             chat: self.chat,
@@ -767,6 +870,35 @@ impl ToolExecutor {
             Ok(Ok(Ok(data))) => Ok(data),
         }
     }
+}
+
+/// The variables a call's arguments expanded that came from somewhere, with their values.
+type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
+
+/// Every source the expansions brought in.
+fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
+    let mut all: Vec<Source> = Vec::new();
+    for s in expanded.iter().flat_map(|(s, _)| s.iter()) {
+        if !all.contains(s) {
+            all.push(s.clone());
+        }
+    }
+    Arc::from(all)
+}
+
+/// Everything the model had read when it made the call, with what its arguments expanded: what
+/// it writes into a variable came from there (F-80).
+fn read_sources(view: GuardView<'_>) -> Arc<[Source]> {
+    let mut all: Vec<Source> = view
+        .exposure
+        .map(|e| e.sources().to_vec())
+        .unwrap_or_default();
+    for s in expanded_sources(view.expanded).iter() {
+        if !all.contains(s) {
+            all.push(s.clone());
+        }
+    }
+    Arc::from(all)
 }
 
 fn list_or_none(names: &[String]) -> String {

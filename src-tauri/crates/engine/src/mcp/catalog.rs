@@ -44,6 +44,10 @@ pub struct McpPromptView {
 pub struct FilledPrompt {
     pub text: String,
     pub attachments: Vec<Attachment>,
+    /// Where the text came from, for the message that sends it (F-80).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<crate::protocol::Source>>")]
+    pub sources: Vec<crate::protocol::Source>,
 }
 
 pub fn resource_view(server: &str, r: &Resource) -> McpResourceView {
@@ -104,6 +108,7 @@ pub fn attachments(
                 kind: AttachmentKind::Text,
                 media_type: mime_type.unwrap_or_else(|| "text/plain".into()),
                 data: text,
+                source: None,
             }),
             ResourceContents::BlobResourceContents {
                 uri,
@@ -122,6 +127,7 @@ pub fn attachments(
                     kind: AttachmentKind::Image,
                     media_type: mime,
                     data: blob,
+                    source: None,
                 });
             }
             #[allow(unreachable_patterns)]
@@ -148,6 +154,7 @@ pub fn filled(result: GetPromptResult) -> Result<FilledPrompt, String> {
                 kind: AttachmentKind::Image,
                 media_type: img.mime_type.clone(),
                 data: img.data.clone(),
+                source: None,
             }),
             ContentBlock::Resource(res) => {
                 files.extend(attachments(None, vec![res.resource.clone()])?);
@@ -166,5 +173,6 @@ pub fn filled(result: GetPromptResult) -> Result<FilledPrompt, String> {
     Ok(FilledPrompt {
         text: texts.join("\n\n"),
         attachments: files,
+        sources: Vec::new(),
     })
 }

@@ -53,6 +53,24 @@ pub fn read_only_hint(info: &McpToolInfo) -> bool {
         .unwrap_or(false)
 }
 
+/// What a call may do, from the tool's annotations with the MCP defaults for hints a server
+/// leaves out (F-81): a tool not marked read-only writes, and is destructive unless marked
+/// otherwise; a tool not marked closed-world reaches outside (so its arguments leave the
+/// machine). Whether it reads private data only the user can say (an override).
+pub fn effects_from_hints(info: &McpToolInfo) -> crate::tools::ToolEffects {
+    let hints = info.annotations.as_ref();
+    let read_only = hints.and_then(|a| a.read_only_hint).unwrap_or(false);
+    let destructive = hints.and_then(|a| a.destructive_hint).unwrap_or(true);
+    let open_world = hints.and_then(|a| a.open_world_hint).unwrap_or(true);
+    crate::tools::ToolEffects {
+        writes: !read_only,
+        executes: false,
+        sends_out: open_world,
+        irreversible: !read_only && destructive,
+        reads_private: false,
+    }
+}
+
 /// The argument schema, or an open object schema if the server's does not compile.
 fn usable_schema(info: &McpToolInfo) -> (Value, bool) {
     let mut schema = Value::Object((*info.input_schema).clone());
@@ -102,6 +120,11 @@ impl McpTool {
         if read_only {
             spec = spec.read_only();
         }
+        spec = spec
+            .effects(effects_from_hints(info))
+            .content(crate::tools::ContentKind::Mcp {
+                server: config.name.clone(),
+            });
         Self {
             spec,
             remote: info.name.to_string(),
@@ -225,6 +248,7 @@ impl Rendered {
                     kind: AttachmentKind::Image,
                     media_type: image.media_type.to_string(),
                     data: data.chars().filter(|c| !c.is_ascii_whitespace()).collect(),
+                    source: None,
                 });
                 format!(
                     "[{what} {n}: {}, {}, shown to the user; you cannot see it]",

@@ -1,6 +1,6 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
-use super::{Attachment, Rule, RuleScope, RuleSubjectKind, SandboxReport};
+use super::{Attachment, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport, TrustKey};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
@@ -40,6 +40,11 @@ pub enum ApprovalRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional, as = "Option<SandboxReport>")]
         sandbox: Option<Box<SandboxReport>>,
+        /// The provenance gate's note (F-83): what the model had read, the spans of the
+        /// arguments that came from it, what to endorse.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional, as = "Option<GuardNote>")]
+        guard: Option<Box<GuardNote>>,
     },
     /// May the model see this result? (F-06)
     #[serde(rename_all = "camelCase")]
@@ -102,6 +107,11 @@ pub enum ExecutionDecision {
     /// Deny and end the turn.
     DenyAndStop {
         reason: Option<String>,
+    },
+    /// Trust these sources for the rest of this chat, and allow this call (F-83). Only what
+    /// the card offered can be endorsed.
+    EndorseAndAllow {
+        sources: Vec<TrustKey>,
     },
 }
 
@@ -184,6 +194,7 @@ impl ExecutionDecision {
             Self::EditAndAllow { .. } => ExecutionChoice::EditAndAllow,
             Self::Deny { .. } => ExecutionChoice::Deny,
             Self::DenyAndStop { .. } => ExecutionChoice::DenyAndStop,
+            Self::EndorseAndAllow { .. } => ExecutionChoice::EndorseAndAllow,
         }
     }
 }
@@ -231,4 +242,8 @@ pub enum AskReason {
     /// allowed it (the tool's policy, a rule or an earlier approval) is set aside.
     #[serde(rename_all = "camelCase")]
     Repeated { times: u32, would_allow: DecidedBy },
+    /// The model had read untrusted content when it made this call, which may change or send
+    /// something (F-83): what would otherwise have allowed it is set aside.
+    #[serde(rename_all = "camelCase")]
+    Exposed { would_allow: DecidedBy },
 }

@@ -23,6 +23,22 @@ pub struct Attachment {
     pub media_type: String,
     /// Base64 (images) or the text itself.
     pub data: String,
+    /// Where the file came from when not from the user's disk: an MCP server's resource
+    /// (F-80). A file the user picked is an attachment by its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<super::Source>,
+}
+
+impl Attachment {
+    /// The source its content counts as (F-80).
+    pub fn origin(&self) -> super::Source {
+        self.source
+            .clone()
+            .unwrap_or_else(|| super::Source::Attachment {
+                name: self.name.clone(),
+            })
+    }
 }
 
 /// The payload of a user message.
@@ -32,4 +48,9 @@ pub struct UserPayload {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<Attachment>>")]
     pub attachments: Vec<Attachment>,
+    /// Where the message's text came from besides the user's typing: an MCP prompt filled in,
+    /// an imported chat (F-80).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<super::Source>>")]
+    pub sources: Vec<super::Source>,
 }

@@ -77,6 +77,10 @@ pub enum Missing {
     McpServer {
         name: String,
     },
+    /// A tool no group has (any more).
+    Tool {
+        tool: String,
+    },
 }
 
 impl std::fmt::Display for Missing {
@@ -90,6 +94,7 @@ impl std::fmt::Display for Missing {
             }
             Self::Call { chat, seq } => write!(f, "chat {chat} has no call c{seq}"),
             Self::McpServer { name } => write!(f, "there is no MCP server called \"{name}\""),
+            Self::Tool { tool } => write!(f, "there is no tool called \"{tool}\""),
         }
     }
 }

@@ -49,6 +49,13 @@ pub struct CallSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox: Option<SandboxReport>,
+    /// Where the result came from (F-80), shown on the tool card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<super::Source>>")]
+    pub sources: Vec<super::Source>,
+    /// How the call went through the provenance gate (F-85).
+    #[serde(default)]
+    pub guard: super::GuardMark,
 }
 
 /// One event of a call's life.

@@ -35,6 +35,10 @@ pub struct ToolOverride {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub output_limit: Option<usize>,
+    /// What a call of the tool may do, in place of its own declaration (F-81).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub effects: Option<super::ToolEffects>,
 }
 
 /// App-wide tool settings.
@@ -50,6 +54,8 @@ pub struct ToolSettings {
     /// Per-chat variable store bounds (LRU).
     pub var_max_count: usize,
     pub var_max_bytes: usize,
+    /// The provenance gate's trust settings (F-82).
+    pub guard: super::GuardSettings,
 }
 
 impl Default for ToolSettings {
@@ -60,6 +66,7 @@ impl Default for ToolSettings {
             tools: BTreeMap::new(),
             var_max_count: 1_000,
             var_max_bytes: 256 * 1024 * 1024,
+            guard: super::GuardSettings::default(),
         }
     }
 }
@@ -92,6 +99,11 @@ impl ToolSettings {
         self.tool(tool).and_then(|o| o.output_limit)
     }
 
+    /// The user's effects for `tool`, if overridden (F-81).
+    pub fn effects(&self, tool: &str) -> Option<super::ToolEffects> {
+        self.tool(tool).and_then(|o| o.effects)
+    }
+
     /// Mutable access to a tool's override, created on first use.
     pub fn tool_mut(&mut self, tool: &str) -> &mut ToolOverride {
         self.tools.entry(tool.to_string()).or_default()
@@ -109,6 +121,15 @@ pub struct ChatToolOverrides {
     pub tools: BTreeMap<String, bool>,
     /// The chat's sandbox level and network switch (F-46).
     pub sandbox: super::ChatSandbox,
+    /// Sources the user endorsed for this chat: their content no longer exposes it (F-83).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<super::TrustKey>>")]
+    pub endorsed: Vec<super::TrustKey>,
+    /// The user turned the ways out off for this chat: tools that send out are hidden and
+    /// commands get no network (F-82).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub ways_out_off: bool,
 }
 
 #[cfg(test)]

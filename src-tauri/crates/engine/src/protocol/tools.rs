@@ -28,6 +28,10 @@ pub struct ToolView {
     pub default_result_policy: ResultPolicy,
     pub read_only: bool,
     pub timeout_ms: u64,
+    /// What a call may do (F-81): the user's override, else the tool's own declaration.
+    pub effects: super::ToolEffects,
+    /// The tool's own declaration, for "As the tool says" in the settings.
+    pub default_effects: super::ToolEffects,
 }
 
 /// A group as the settings and per-chat popover show it.

@@ -276,6 +276,7 @@ mod tests {
                 name: name.into(),
                 content: content.into(),
                 is_error,
+                sources: Vec::new(),
             }],
         }
     }

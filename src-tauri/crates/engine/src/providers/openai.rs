@@ -553,6 +553,7 @@ mod tests {
                         name: "t".into(),
                         content: "ok".into(),
                         is_error: false,
+                        sources: Vec::new(),
                     }],
                 },
             ],

@@ -24,6 +24,11 @@ pub struct ToolResultMessage {
     pub name: String,
     pub content: String,
     pub is_error: bool,
+    /// Where the result came from (F-80), kept with the stored message so a chat's exposure
+    /// can be read back from the branch it shows. Never sent to the model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<crate::protocol::Source>>")]
+    pub sources: Vec<crate::protocol::Source>,
 }
 
 /// One message of the conversation.

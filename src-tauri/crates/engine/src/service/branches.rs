@@ -29,8 +29,12 @@ impl Tollgate {
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
         let (parent, attachments) = self.store.edit_point(chat, message).await?;
-        // The new version keeps the files of the one it replaces.
-        let message = UserInput { text, attachments };
+        // The new version keeps the files of the one it replaces; its text is the user's own.
+        let message = UserInput {
+            text,
+            attachments,
+            sources: Vec::new(),
+        };
         self.start(chat, TurnInput::Edit { parent, message }, None, on_event)
             .await
     }

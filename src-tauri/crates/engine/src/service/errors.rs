@@ -55,7 +55,8 @@ fn kind(e: &ServiceError) -> ErrorKind {
             ApprovalError::Foreign(_)
             | ApprovalError::WrongKind { .. }
             | ApprovalError::InvalidEdit(_)
-            | ApprovalError::InvalidPattern(_) => ErrorKind::Invalid,
+            | ApprovalError::InvalidPattern(_)
+            | ApprovalError::NotEndorsable => ErrorKind::Invalid,
         },
         ServiceError::Answer(e) => match e {
             AnswerError::Unknown(_) => ErrorKind::NotFound,

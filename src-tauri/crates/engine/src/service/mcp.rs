@@ -373,7 +373,13 @@ impl Tollgate {
                 &config.transport,
             ))
         })?;
-        let files = catalog::attachments(name.as_deref(), contents).map_err(refused)?;
+        let mut files = catalog::attachments(name.as_deref(), contents).map_err(refused)?;
+        for file in &mut files {
+            file.source = Some(crate::protocol::Source::McpResource {
+                server: server.to_string(),
+                uri: uri.to_string(),
+            });
+        }
         crate::chat::attachments::check(files).map_err(refused)
     }
 
@@ -396,6 +402,14 @@ impl Tollgate {
             ))
         })?;
         let mut filled = catalog::filled(result).map_err(refused)?;
+        let source = crate::protocol::Source::McpPrompt {
+            server: server.to_string(),
+            name: name.to_string(),
+        };
+        for file in &mut filled.attachments {
+            file.source = Some(source.clone());
+        }
+        filled.sources = vec![source];
         filled.attachments =
             crate::chat::attachments::check(filled.attachments).map_err(refused)?;
         Ok(filled)

@@ -29,6 +29,7 @@ mod branches;
 mod chats;
 mod errors;
 mod gate;
+mod guard;
 mod mcp;
 mod presets;
 mod sandbox;
@@ -38,6 +39,7 @@ pub use chats::{
     HISTORY_PAGE,
 };
 pub use gate::SettingsView;
+pub use guard::{CoveredCall, RuleCoverage, COVERAGE_EXAMINED, COVERAGE_LISTED};
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
 
 /// The settings key of [`AppSettings`].

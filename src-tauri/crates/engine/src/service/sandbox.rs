@@ -98,6 +98,7 @@ impl Tollgate {
             message: UserInput {
                 text,
                 attachments: Vec::new(),
+                sources: Vec::new(),
             },
             call: AssistantToolCall {
                 id,

@@ -1,10 +1,11 @@
 //! Tool-call records (F-17): one row per call, written when the call starts and completed when
 //! it ends, so a crash mid-call leaves a row that the next start marks as interrupted.
 
+use super::variables::{sources_from_db, sources_to_db};
 use super::{now_ms, Store, StoreResult};
 use crate::ids::ChatId;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
-use crate::protocol::{Attachment, SandboxReport};
+use crate::protocol::{Attachment, Autonomy, GuardMark, SandboxReport, Source, ToolEffects};
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,12 @@ pub struct CallFinish {
     pub result_images: Vec<Attachment>,
     /// How a sandboxed tool ran and what it blocked (F-46).
     pub sandbox: Option<SandboxReport>,
+    /// Where the result came from (F-80).
+    pub sources: Vec<Source>,
+    /// What the call could do (F-81), once its tool was known.
+    pub effects: Option<ToolEffects>,
+    /// How it went through the provenance gate (F-85).
+    pub guard: GuardMark,
     pub ended_at: i64,
     pub duration_ms: i64,
 }
@@ -139,6 +146,17 @@ pub struct RecordedCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox: Option<SandboxReport>,
+    /// Where the result came from (F-80): shown on the tool card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<Source>>")]
+    pub sources: Vec<Source>,
+    /// What the call could do (F-81).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub effects: Option<ToolEffects>,
+    /// How it went through the provenance gate (F-85).
+    #[serde(default)]
+    pub guard: GuardMark,
 }
 
 /// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
@@ -146,7 +164,18 @@ pub struct RecordedCall {
 const CALL_COLUMNS: &str =
     "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
     resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
-    result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox";
+    result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox, sources, effects,
+    guard";
+
+/// The `effects` column: NULL before the tool was known.
+fn effects_to_db(effects: Option<ToolEffects>) -> Option<String> {
+    effects.and_then(|e| serde_json::to_string(&e).ok())
+}
+
+/// Reads the `effects` column.
+fn effects_from_db(text: Option<String>) -> Option<ToolEffects> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+}
 
 /// The `result_images` column: NULL for none.
 fn images_to_db(images: &[Attachment]) -> Option<String> {
@@ -177,7 +206,7 @@ fn sandbox_from_db(text: Option<String>) -> Option<SandboxReport> {
 pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO tool_calls({CALL_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)"
     ))?
     .execute(params![
         call.chat.0,
@@ -203,7 +232,10 @@ pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> St
         call.ended_at,
         call.duration_ms,
         images_to_db(&call.result_images),
-        sandbox_to_db(call.sandbox.as_ref())
+        sandbox_to_db(call.sandbox.as_ref()),
+        sources_to_db(&call.sources),
+        effects_to_db(call.effects),
+        call.guard.as_str()
     ])?;
     Ok(())
 }
@@ -237,6 +269,9 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
         duration_ms: r.get(21)?,
         result_images: images_from_db(r.get(22)?),
         sandbox: sandbox_from_db(r.get(23)?),
+        sources: sources_from_db(r.get(24)?),
+        effects: effects_from_db(r.get(25)?),
+        guard: GuardMark::parse(&r.get::<_, String>(26)?),
     })
 }
 
@@ -276,7 +311,7 @@ impl Store {
                 "UPDATE tool_calls SET tool = ?3, group_name = ?4, resolved_args = ?5, policy = ?6, decision = ?7,
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
                     result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16,
-                    result_images = ?17, sandbox = ?18
+                    result_images = ?17, sandbox = ?18, sources = ?19, effects = ?20, guard = ?21
                  WHERE chat_id = ?1 AND seq = ?2",
             )?
             .execute(params![
@@ -297,7 +332,10 @@ impl Store {
                 f.ended_at,
                 f.duration_ms,
                 images_to_db(&f.result_images),
-                sandbox_to_db(f.sandbox.as_ref())
+                sandbox_to_db(f.sandbox.as_ref()),
+                sources_to_db(&f.sources),
+                effects_to_db(f.effects),
+                f.guard.as_str()
             ])
             .map(|_| ())
         });
@@ -349,4 +387,93 @@ impl Store {
         })
         .await
     }
+
+    /// The autonomy figures (F-85) of one chat, or of every chat: how the consequential calls
+    /// that reached a decision were decided.
+    pub async fn autonomy(&self, chat: Option<ChatId>) -> StoreResult<Autonomy> {
+        self.call(move |c| {
+            let row = c
+                .prepare_cached(AUTONOMY.as_str())?
+                .query_row([chat.map(|c| c.0)], |r| {
+                    let n = |i: usize| -> rusqlite::Result<u64> {
+                        Ok(u64::try_from(r.get::<_, Option<i64>>(i)?.unwrap_or(0)).unwrap_or(0))
+                    };
+                    Ok(Autonomy {
+                        consequential: n(0)?,
+                        by_policy: n(1)?,
+                        by_rule: n(2)?,
+                        by_record: n(3)?,
+                        escalated: n(4)?,
+                        endorsed: n(5)?,
+                        asked: n(6)?,
+                    })
+                })?;
+            Ok(row)
+        })
+        .await
+    }
+
+    /// The latest calls of `tool` (in `chat`, or in every chat) with the arguments they ran
+    /// with and the workspace of their chat: what a rule preview checks (F-85).
+    pub async fn past_calls(
+        &self,
+        tool: String,
+        chat: Option<ChatId>,
+        limit: usize,
+    ) -> StoreResult<Vec<PastCall>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.call(move |c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT t.chat_id, t.seq, t.resolved_args, c.workspace, t.started_at, t.decided_by
+                 FROM tool_calls t JOIN chats c ON c.id = t.chat_id
+                 WHERE t.tool = ?1 AND (?2 IS NULL OR t.chat_id = ?2) AND t.resolved_args IS NOT NULL
+                 ORDER BY t.started_at DESC, t.id DESC LIMIT ?3",
+            )?;
+            let rows = stmt
+                .query_map(params![tool, chat.map(|c| c.0), limit], |r| {
+                    Ok(PastCall {
+                        chat: ChatId(r.get(0)?),
+                        seq: r.get(1)?,
+                        resolved_args: r.get(2)?,
+                        workspace: r.get(3)?,
+                        started_at: r.get(4)?,
+                        decided_by: DecidedBy::parse(&r.get::<_, String>(5)?)
+                            .unwrap_or(DecidedBy::None),
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
 }
+
+/// A past call as a rule preview reads it (F-85).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastCall {
+    pub chat: ChatId,
+    pub seq: u64,
+    pub resolved_args: String,
+    /// The workspace of the call's chat (as it is now).
+    pub workspace: Option<String>,
+    pub started_at: i64,
+    pub decided_by: DecidedBy,
+}
+
+/// Whether a row's `effects` may change or send something (F-81).
+const CONSEQUENTIAL: &str = "(effects IS NOT NULL AND (json_extract(effects, '$.writes') OR json_extract(effects, '$.executes') OR json_extract(effects, '$.sendsOut') OR json_extract(effects, '$.irreversible')))";
+
+/// The autonomy figures' query: `?1` a chat, or NULL for every chat.
+static AUTONOMY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*),
+            SUM(decided_by = 'auto'),
+            SUM(decided_by = 'rule' AND decision LIKE 'allow%'),
+            SUM(decided_by = 'record' AND decision LIKE 'allow%'),
+            SUM(guard = 'escalated'),
+            SUM(guard = 'endorsed'),
+            SUM(decided_by = 'user')
+         FROM tool_calls
+         WHERE (?1 IS NULL OR chat_id = ?1) AND decided_by <> 'none' AND {CONSEQUENTIAL}"
+    )
+});

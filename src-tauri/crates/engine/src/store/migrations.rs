@@ -247,6 +247,16 @@ CREATE TRIGGER chats_branch_revises AFTER UPDATE OF leaf_id ON chats
 BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.id; END;
 "#;
 
+/// The provenance gate (issue 35, F-80…F-85): where a variable's and a call's content came from
+/// (JSON lists of `Source`), what the call could do, and how it went through the gate.
+const V12: &str = r#"
+ALTER TABLE variables ADD COLUMN sources TEXT;
+ALTER TABLE tool_calls ADD COLUMN sources TEXT;
+ALTER TABLE tool_calls ADD COLUMN effects TEXT;
+ALTER TABLE tool_calls ADD COLUMN guard TEXT NOT NULL DEFAULT 'quiet';
+CREATE INDEX tool_calls_tool ON tool_calls(tool, started_at);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -260,6 +270,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V9),
         M::up(V10),
         M::up(V11),
+        M::up(V12),
     ])
 }
 
@@ -282,7 +293,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 11);
+        assert_eq!(version, 12);
     }
 
     #[test]

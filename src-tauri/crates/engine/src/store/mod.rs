@@ -25,7 +25,7 @@ mod settings;
 mod variables;
 
 pub use branches::{BranchEnd, BranchPage};
-pub use calls::{CallFinish, CallStart, RecordStatus, RecordedCall};
+pub use calls::{CallFinish, CallStart, PastCall, RecordStatus, RecordedCall};
 pub use chats::{ChatCursor, ChatParams, ChatRow, NewChat};
 pub use import::{ImportedChat, ImportedMessage};
 pub use messages::{MessageRow, MessageStatus, Role, Under};

@@ -3,6 +3,7 @@
 
 use super::{now_ms, Store, StoreResult};
 use crate::ids::ChatId;
+use crate::protocol::Source;
 use rusqlite::params;
 use std::sync::Arc;
 
@@ -13,6 +14,23 @@ pub struct VariableRow {
     pub kind: String,
     pub value: Arc<str>,
     pub last_used: i64,
+    /// Where its content came from (F-80); empty for the user's own and older rows.
+    pub sources: Vec<Source>,
+}
+
+/// A list of sources as stored: JSON, or nothing for none.
+pub(crate) fn sources_to_db(sources: &[Source]) -> Option<String> {
+    if sources.is_empty() {
+        None
+    } else {
+        serde_json::to_string(sources).ok()
+    }
+}
+
+/// Reads [`sources_to_db`]'s form; what it cannot read is no source.
+pub(crate) fn sources_from_db(text: Option<String>) -> Vec<Source> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 impl Store {
@@ -20,7 +38,7 @@ impl Store {
     pub async fn chat_variables(&self, chat: ChatId) -> StoreResult<Vec<VariableRow>> {
         self.call(move |c| {
             let mut stmt = c.prepare_cached(
-                "SELECT name, kind, value, last_used FROM variables WHERE chat_id = ?1 ORDER BY last_used, rowid",
+                "SELECT name, kind, value, last_used, sources FROM variables WHERE chat_id = ?1 ORDER BY last_used, rowid",
             )?;
             let rows = stmt
                 .query_map([chat.0], |r| {
@@ -29,6 +47,7 @@ impl Store {
                         kind: r.get(1)?,
                         value: Arc::from(r.get::<_, String>(2)?),
                         last_used: r.get(3)?,
+                        sources: sources_from_db(r.get(4)?),
                     })
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
@@ -45,13 +64,15 @@ impl Store {
         kind: &'static str,
         value: Arc<str>,
         last_used: i64,
+        sources: &[Source],
     ) {
+        let sources = sources_to_db(sources);
         self.write(move |c| {
             c.prepare_cached(
-                "INSERT INTO variables(chat_id, name, kind, value, last_used, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT(chat_id, name) DO UPDATE SET kind = excluded.kind, value = excluded.value, last_used = excluded.last_used",
+                "INSERT INTO variables(chat_id, name, kind, value, last_used, created_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(chat_id, name) DO UPDATE SET kind = excluded.kind, value = excluded.value, last_used = excluded.last_used, sources = excluded.sources",
             )?
-            .execute(params![chat.0, name, kind, &*value, last_used, now_ms()])
+            .execute(params![chat.0, name, kind, &*value, last_used, now_ms(), sources])
             .map(|_| ())
         });
     }

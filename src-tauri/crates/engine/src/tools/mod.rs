@@ -38,6 +38,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::protocol::ToolEffects;
+
 /// A tool's default timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -69,6 +71,27 @@ pub struct ToolSpec {
     pub stores_result: bool,
     /// Runs under the chat's sandbox (F-46): its approval card says under which level.
     pub sandboxed: bool,
+    /// What a call may do (F-81); the user may override it per tool.
+    pub effects: ToolEffects,
+    /// What its results hold, so the gate can label them with their source (F-80).
+    pub content: ContentKind,
+}
+
+/// What a tool's results hold, so the gate can say where they came from (F-80).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentKind {
+    /// Computed by Tollgate itself, or the user's own answer: no source.
+    Own,
+    /// Files of the chat's workspace, named by the `path` (or `pattern`) argument.
+    Workspace,
+    /// A web page, at the `url` argument.
+    Web,
+    /// What a command printed.
+    Command,
+    /// An MCP server's tool result.
+    Mcp { server: String },
+    /// The variables named by the `name` argument: their own sources.
+    Variables,
 }
 
 impl ToolSpec {
@@ -86,7 +109,24 @@ impl ToolSpec {
             declared_return: None,
             stores_result: true,
             sandboxed: false,
+            effects: ToolEffects {
+                writes: true,
+                ..ToolEffects::NONE
+            },
+            content: ContentKind::Own,
         }
+    }
+
+    /// What a call may do (F-81), replacing what [`Self::new`] or [`Self::read_only`] set.
+    pub fn effects(mut self, effects: ToolEffects) -> Self {
+        self.effects = effects;
+        self
+    }
+
+    /// What its results hold (F-80).
+    pub fn content(mut self, content: ContentKind) -> Self {
+        self.content = content;
+        self
     }
 
     pub fn policy(mut self, policy: ExecutionPolicy) -> Self {
@@ -99,8 +139,14 @@ impl ToolSpec {
         self
     }
 
+    /// Safe beside other read-only calls, with no side effects: it changes, runs and sends
+    /// nothing (whether it reads private data stays as it was).
     pub fn read_only(mut self) -> Self {
         self.read_only = true;
+        self.effects = ToolEffects {
+            reads_private: self.effects.reads_private,
+            ..ToolEffects::NONE
+        };
         self
     }
 
@@ -216,6 +262,9 @@ pub struct ToolContext {
     /// The chat's sandbox, for tools that run under it (F-46).
     pub sandbox: sandbox::SandboxPlan,
     pub(crate) sink: Arc<dyn EventSink>,
+    /// Everything the model had read when it made the call (F-80): what it writes came from
+    /// there (`WriteVar` labels its variable with it).
+    pub read: Arc<[crate::protocol::Source]>,
 }
 
 impl ToolContext {
@@ -257,6 +306,7 @@ impl ToolContext {
             )),
             sandbox: sandbox::SandboxPlan::default(),
             sink: Arc::new(crate::protocol::ChannelSink(tx)),
+            read: Arc::from([]),
         };
         (ctx, rx)
     }

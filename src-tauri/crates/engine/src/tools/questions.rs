@@ -101,6 +101,7 @@ impl AskUser {
                 }, "required": ["question"], "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::Auto)
+            .effects(crate::tools::ToolEffects::NONE)
             // The user may take their time; Stop still cancels at once.
             .timeout(Duration::from_secs(24 * 60 * 60))
             .without_result_variable(),

@@ -67,6 +67,13 @@ impl RunCommand {
             )
             .policy(ExecutionPolicy::AskAlways)
             .sandboxed()
+            .effects(crate::tools::ToolEffects {
+                writes: true,
+                executes: true,
+                reads_private: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Command)
             .timeout(MAX_COMMAND_TIMEOUT)
             .returns("CommandOutput", Some("exit code, stdout, stderr")),
         )

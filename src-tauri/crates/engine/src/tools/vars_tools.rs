@@ -27,6 +27,8 @@ fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
     ToolSpec::new(name, description, parameters)
         .policy(ExecutionPolicy::Auto)
         .without_result_variable()
+        // They change only the chat's own variables: nothing outside it.
+        .effects(crate::tools::ToolEffects::NONE)
 }
 
 fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolError> {
@@ -100,7 +102,8 @@ impl ReadVar {
                     "length": {"type": "integer", "minimum": 1, "description": "How many characters (default 8000)."}
                 }, "required": ["name"], "additionalProperties": false}),
             )
-            .read_only(),
+            .read_only()
+            .content(crate::tools::ContentKind::Variables),
         )
     }
 }
@@ -176,7 +179,7 @@ impl Tool for WriteVar {
         let value = str_arg(&args, "value")?;
         let chars = value.chars().count();
         ctx.vars
-            .set(name, Arc::from(value), VarKind::User)
+            .set_from(name, Arc::from(value), VarKind::User, Arc::clone(&ctx.read))
             .map_err(|e| match e {
                 VarError::Protected(_) => {
                     ToolError::new(super::ToolErrorKind::PermissionDenied, e.to_string())

@@ -58,6 +58,12 @@ impl FetchUrl {
             )
             .policy(ExecutionPolicy::AskOnce)
             .read_only()
+            // A GET still carries its URL out: an exfiltration channel (F-81).
+            .effects(crate::tools::ToolEffects {
+                sends_out: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Web)
             .timeout(Duration::from_secs(60))
             .returns("Page", Some("markdown, JSON or text")),
             reach,

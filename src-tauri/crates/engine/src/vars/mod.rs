@@ -10,6 +10,7 @@ pub mod reference;
 pub mod truncate;
 
 use crate::ids::ChatId;
+use crate::protocol::Source;
 use crate::store::{Store, StoreResult};
 use parking_lot::Mutex;
 use reference::VarLookup;
@@ -92,6 +93,8 @@ pub struct VarLimits {
 struct Entry {
     value: Arc<str>,
     kind: VarKind,
+    /// Where the value came from (F-80).
+    sources: Arc<[Source]>,
     chars: usize,
     tick: u64,
 }
@@ -148,7 +151,8 @@ impl VarStore {
                 let kind = VarKind::parse(&row.kind);
                 let tick = u64::try_from(row.last_used).unwrap_or(0);
                 inner.tick = inner.tick.max(tick);
-                vars.insert_locked(&mut inner, row.name, row.value, kind, Some(tick));
+                let sources = Arc::from(row.sources);
+                vars.insert_locked(&mut inner, row.name, row.value, kind, sources, Some(tick));
             }
         }
         Ok(vars)
@@ -157,6 +161,18 @@ impl VarStore {
     /// Sets a variable, evicting least recently used ones past the limits. `User` and tool
     /// variables may not replace a guide.
     pub fn set(&self, name: &str, value: Arc<str>, kind: VarKind) -> Result<(), VarError> {
+        self.set_from(name, value, kind, Arc::from([]))
+    }
+
+    /// [`Self::set`] for content that came from `sources` (F-80): a tool result, or what the
+    /// model wrote after reading them.
+    pub fn set_from(
+        &self,
+        name: &str,
+        value: Arc<str>,
+        kind: VarKind,
+        sources: Arc<[Source]>,
+    ) -> Result<(), VarError> {
         if !valid_name(name) {
             return Err(VarError::BadName(name.to_string()));
         }
@@ -176,7 +192,14 @@ impl VarStore {
         {
             return Err(VarError::Protected(name.to_string()));
         }
-        let tick = self.insert_locked(&mut inner, name.to_string(), Arc::clone(&value), kind, None);
+        let tick = self.insert_locked(
+            &mut inner,
+            name.to_string(),
+            Arc::clone(&value),
+            kind,
+            Arc::clone(&sources),
+            None,
+        );
         let evicted = self.evict_locked(&mut inner, name);
         drop(inner);
         if let Some(store) = &self.store {
@@ -187,6 +210,7 @@ impl VarStore {
                     kind.as_str(),
                     value,
                     tick_ms(tick),
+                    &sources,
                 );
             }
             if !evicted.is_empty() {
@@ -202,6 +226,7 @@ impl VarStore {
         name: String,
         value: Arc<str>,
         kind: VarKind,
+        sources: Arc<[Source]>,
         tick: Option<u64>,
     ) -> u64 {
         let tick = tick.unwrap_or_else(|| {
@@ -226,6 +251,7 @@ impl VarStore {
             Entry {
                 value,
                 kind,
+                sources,
                 chars,
                 tick,
             },
@@ -277,6 +303,15 @@ impl VarStore {
             }
         }
         Some(value)
+    }
+
+    /// Where the value of `name` came from (F-80): empty for the user's own content.
+    pub fn sources(&self, name: &str) -> Option<Arc<[Source]>> {
+        self.inner
+            .lock()
+            .map
+            .get(name)
+            .map(|e| Arc::clone(&e.sources))
     }
 
     /// The value of `name` without changing its LRU position (for the UI).
@@ -332,6 +367,49 @@ impl VarStore {
     pub fn usage(&self) -> (usize, usize) {
         let inner = self.inner.lock();
         (inner.count, inner.bytes)
+    }
+}
+
+/// A lookup that notes which variables it gave out, so the gate knows what a `$VAR_REF`
+/// expansion brought into a call's arguments (F-84).
+pub struct NotingLookup<'a> {
+    vars: &'a VarStore,
+    used: Mutex<Vec<String>>,
+}
+
+impl<'a> NotingLookup<'a> {
+    /// Looks up in `vars`, noting every name found.
+    pub fn new(vars: &'a VarStore) -> Self {
+        Self {
+            vars,
+            used: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The variables given out that came from somewhere: their sources and values.
+    pub fn expanded(self) -> Vec<(Arc<[Source]>, Arc<str>)> {
+        let mut used = self.used.into_inner();
+        used.sort();
+        used.dedup();
+        used.iter()
+            .filter_map(|name| {
+                let sources = self.vars.sources(name)?;
+                let value = self.vars.peek(name)?;
+                (!sources.is_empty()).then_some((sources, value))
+            })
+            .collect()
+    }
+}
+
+impl VarLookup for NotingLookup<'_> {
+    fn lookup(&self, name: &str) -> Option<Arc<str>> {
+        let value = self.vars.lookup(name)?;
+        self.used.lock().push(name.to_string());
+        Some(value)
+    }
+
+    fn all_names(&self) -> Vec<String> {
+        self.vars.all_names()
     }
 }
 

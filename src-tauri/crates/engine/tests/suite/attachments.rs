@@ -26,12 +26,14 @@ fn files() -> Vec<Attachment> {
             // The window's guess; the bytes decide.
             media_type: "image/jpeg".into(),
             data: b64(PNG),
+            source: None,
         },
         Attachment {
             name: "notes.md".into(),
             kind: AttachmentKind::Text,
             media_type: "text/markdown".into(),
             data: "- buy milk".into(),
+            source: None,
         },
     ]
 }
@@ -60,6 +62,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     let input = UserInput {
         text: "What is this?".into(),
         attachments: files(),
+        sources: Vec::new(),
     };
     app.send(chat, TurnInput::Message(input), on_event)
         .await
@@ -148,6 +151,7 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
             let input = UserInput {
                 text: "look".into(),
                 attachments,
+                sources: Vec::new(),
             };
             let err = app
                 .send(chat, TurnInput::Message(input), on_event)
@@ -161,6 +165,7 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
         kind: AttachmentKind::Image,
         media_type: "image/png".into(),
         data: b64(b"#!/bin/sh\necho pwned"),
+        source: None,
     };
     let err = refuse(vec![script]).await;
     assert_eq!(err.kind, ErrorKind::Invalid);
@@ -175,6 +180,7 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
         kind: AttachmentKind::Text,
         media_type: "text/plain".into(),
         data: "x".repeat(300 * 1024),
+        source: None,
     };
     let err = refuse(vec![big]).await;
     assert!(

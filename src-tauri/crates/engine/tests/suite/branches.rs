@@ -3,7 +3,7 @@
 //! tool calls stay with the branch that made them.
 
 use super::service::{collector, open, turn, until_finished, with_mock};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tollgate_engine::chat::{export, TurnInput, TurnOutcome};
 use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ModelChoice, ServiceError, Tollgate};
@@ -240,12 +240,22 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
 
 /// Every message of every branch, as comparable text: role, status, content, parent's position,
 /// and the payload's tool calls, results and model.
+/// A chat's message tree in words: each message's role, status, text, parent, calls, results
+/// and model. Where content came from is left out: an imported copy's messages all come from the
+/// import (F-80), which `sources_of` reads.
 async fn tree(app: &Tollgate, chat: ChatId) -> Vec<String> {
     let all = app.store.all_chat_messages(chat).await.unwrap();
     let position = |id: Option<i64>| id.and_then(|id| all.iter().position(|m| m.id == id));
     all.iter()
         .map(|m| {
-            let p = m.payload.clone().unwrap_or(Value::Null);
+            let mut p = m.payload.clone().unwrap_or(Value::Null);
+            if let Some(results) = p["results"].as_array_mut() {
+                for r in results {
+                    if let Some(r) = r.as_object_mut() {
+                        r.remove("sources");
+                    }
+                }
+            }
             format!(
                 "{:?} {:?} {:?} under {:?} calls={} results={} model={}",
                 m.role,
@@ -298,6 +308,23 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
     assert_ne!(copy, chat);
     assert_eq!(imported[0].title, "Sums");
     assert_eq!(tree(&app, copy).await, tree(&app, chat).await);
+    // Every message of the copy says it came from the import; the original's do not.
+    let import = json!([{"type": "import", "title": "Sums"}]);
+    for m in app.store.all_chat_messages(copy).await.unwrap() {
+        let p = m.payload.unwrap_or(Value::Null);
+        match m.role {
+            Role::Tool => {
+                for r in p["results"].as_array().unwrap() {
+                    assert_eq!(r["sources"], import, "{r}");
+                }
+            }
+            Role::User | Role::Assistant => assert_eq!(p["sources"], import, "{p}"),
+        }
+    }
+    for m in app.store.all_chat_messages(chat).await.unwrap() {
+        let p = m.payload.unwrap_or(Value::Null);
+        assert!(p.get("sources").is_none(), "{p}");
+    }
     // The branch on screen, and its recorded call with its decision.
     assert_eq!(
         texts(&history(&app, copy).await),

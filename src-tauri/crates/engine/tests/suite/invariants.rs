@@ -507,6 +507,11 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                                 ));
                                 runs = Some(args.clone());
                             }
+                            ExecutionDecision::EndorseAndAllow { .. } => {
+                                // No call here is held by the provenance gate (nothing read):
+                                // no card offers an endorsement, so this answer is never made.
+                                prop_assert!(false, "an endorsement without a held card");
+                            }
                             ExecutionDecision::EditAndAllow { arguments } => {
                                 // The edit runs unless today's rules deny the edited arguments.
                                 if model.verdict(tool, &arguments) != Expect::Deny {

@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("protocol", 1),
     ("store", 2),
     ("vars", 3),
+    ("provenance", 3),
     ("rules", 3),
     ("approvals", 3),
     ("tools", 4),

@@ -36,7 +36,7 @@ async fn full_chat(store: &Store, size: usize, seed: u64) -> ChatId {
         .await
         .unwrap()
         .id;
-    store.put_variable(chat, "c1_result".into(), "tool_result", "42".into(), 0);
+    store.put_variable(chat, "c1_result".into(), "tool_result", "42".into(), 0, &[]);
     store
         .put_approval_record(ApprovalRecordRow {
             chat,

@@ -216,7 +216,12 @@ impl ReadFile {
                 }, "required": ["path"], "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::AskOnce)
-            .read_only(),
+            .read_only()
+            .effects(crate::tools::ToolEffects {
+                reads_private: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Workspace),
         )
     }
 }
@@ -284,7 +289,12 @@ impl ListDir {
                 }, "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::AskOnce)
-            .read_only(),
+            .read_only()
+            .effects(crate::tools::ToolEffects {
+                reads_private: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Workspace),
         )
     }
 }

@@ -36,7 +36,12 @@ impl Glob {
                 }, "required": ["pattern"], "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::AskOnce)
-            .read_only(),
+            .read_only()
+            .effects(crate::tools::ToolEffects {
+                reads_private: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Workspace),
         )
     }
 }
@@ -139,7 +144,12 @@ impl Grep {
                 }, "required": ["pattern"], "additionalProperties": false}),
             )
             .policy(ExecutionPolicy::AskOnce)
-            .read_only(),
+            .read_only()
+            .effects(crate::tools::ToolEffects {
+                reads_private: true,
+                ..crate::tools::ToolEffects::NONE
+            })
+            .content(crate::tools::ContentKind::Workspace),
         )
     }
 }

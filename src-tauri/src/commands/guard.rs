@@ -1,0 +1,61 @@
+//! The provenance gate (F-82…F-85): a chat's exposure, its ways out, endorsements, the autonomy
+//! figures and the rule preview.
+
+use crate::state::AppState;
+use tauri::State;
+use tollgate_engine::protocol::{Autonomy, CommandError, ExposureView, RuleScope, TrustKey};
+use tollgate_engine::service::RuleCoverage;
+use tollgate_engine::ChatId;
+
+#[tauri::command]
+pub async fn chat_exposure(
+    state: State<'_, AppState>,
+    chat: ChatId,
+) -> Result<ExposureView, CommandError> {
+    Ok(state.app.chat_exposure(chat).await?)
+}
+
+#[tauri::command]
+pub async fn set_ways_out_off(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    off: bool,
+) -> Result<(), CommandError> {
+    Ok(state.app.set_ways_out_off(chat, off).await?)
+}
+
+#[tauri::command]
+pub async fn endorse_source(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    source: TrustKey,
+) -> Result<(), CommandError> {
+    Ok(state.app.endorse(chat, source).await?)
+}
+
+#[tauri::command]
+pub async fn unendorse_source(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    source: TrustKey,
+) -> Result<(), CommandError> {
+    Ok(state.app.unendorse(chat, source).await?)
+}
+
+#[tauri::command]
+pub async fn autonomy(
+    state: State<'_, AppState>,
+    chat: Option<ChatId>,
+) -> Result<Autonomy, CommandError> {
+    Ok(state.app.autonomy(chat).await?)
+}
+
+#[tauri::command]
+pub async fn rule_coverage(
+    state: State<'_, AppState>,
+    tool: String,
+    pattern: Option<String>,
+    scope: RuleScope,
+) -> Result<RuleCoverage, CommandError> {
+    Ok(state.app.rule_coverage(&tool, pattern, scope).await?)
+}
