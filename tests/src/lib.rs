@@ -195,6 +195,23 @@ impl App {
         }
     }
 
+    /// Waits until the app's log holds `needle` (a state the app reports, e.g. "first paint"
+    /// once the page is drawn), instead of guessing how long that takes.
+    pub fn wait_for_log(&mut self, needle: &str, timeout: Duration) -> Result<(), E2eError> {
+        let deadline = Instant::now() + timeout;
+        while !self.stderr().contains(needle) {
+            self.check_alive()?;
+            if Instant::now() > deadline {
+                return Err(E2eError::Timeout(format!(
+                    "the log never said \"{needle}\" in {timeout:?}:\n{}",
+                    self.stderr()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
     /// Saves a PNG of the whole screen to `target/e2e-screenshots/<name>.png`.
     pub fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
         capture_screen(name)
@@ -226,6 +243,63 @@ fn xdotool(args: &[&str]) -> Result<(), E2eError> {
         )));
     }
     Ok(())
+}
+
+/// The app processes running on the data folder `data` (its `TOLLGATE_DATA_DIR`).
+pub fn apps_on(data: &Path) -> Vec<String> {
+    let wanted = format!("TOLLGATE_DATA_DIR={}", data.display());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    procs
+        .filter_map(Result::ok)
+        .filter(|p| {
+            let is_app = std::fs::read_link(p.path().join("exe"))
+                .ok()
+                .and_then(|exe| {
+                    exe.file_name()
+                        .map(|n| n.to_string_lossy().starts_with("tollgate"))
+                })
+                .unwrap_or(false);
+            is_app
+                && std::fs::read(p.path().join("environ"))
+                    .map(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
+                    .unwrap_or(false)
+        })
+        .map(|p| p.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The visible windows titled "Tollgate" of the apps running on `data` (by their `_NET_WM_PID`):
+/// a test counts its own app's windows, never the window of an app an earlier test ended that
+/// the display has not taken down yet (a loaded machine: fresh-clone run 3).
+pub fn app_windows_on(data: &Path) -> Vec<String> {
+    let mut windows: Vec<String> = apps_on(data)
+        .iter()
+        .flat_map(|pid| {
+            let out = Command::new("xdotool")
+                .args([
+                    "search",
+                    "--onlyvisible",
+                    "--pid",
+                    pid,
+                    "--name",
+                    "^Tollgate$",
+                ])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            out.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The app and a process it started on the same folder can both name one window.
+    windows.sort();
+    windows.dedup();
+    windows
 }
 
 /// Whether a window titled exactly `title` is shown right now.

@@ -253,7 +253,7 @@ async fn end_app(data: &std::path::Path) {
     while app_running_on(data) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    for pid in apps_on(data) {
+    for pid in crate::apps_on(data) {
         eprintln!("the app ({pid}) had not exited a minute after its window closed");
         let _ = Command::new("kill").args(["-KILL", &pid]).status();
     }
@@ -276,32 +276,7 @@ impl Drop for DriverGuard {
 
 /// Whether an app process runs on the data folder `data` (its `TOLLGATE_DATA_DIR`).
 fn app_running_on(data: &std::path::Path) -> bool {
-    !apps_on(data).is_empty()
-}
-
-/// The app processes running on the data folder `data`.
-fn apps_on(data: &std::path::Path) -> Vec<String> {
-    let wanted = format!("TOLLGATE_DATA_DIR={}", data.display());
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    procs
-        .filter_map(Result::ok)
-        .filter(|p| {
-            let is_app = std::fs::read_link(p.path().join("exe"))
-                .ok()
-                .and_then(|exe| {
-                    exe.file_name()
-                        .map(|n| n.to_string_lossy().starts_with("tollgate"))
-                })
-                .unwrap_or(false);
-            is_app
-                && std::fs::read(p.path().join("environ"))
-                    .map(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
-                    .unwrap_or(false)
-        })
-        .map(|p| p.file_name().to_string_lossy().into_owned())
-        .collect()
+    !crate::apps_on(data).is_empty()
 }
 
 impl Drop for Session {
@@ -311,7 +286,7 @@ impl Drop for Session {
         // A test that failed midway leaves its app up (the driver's death does not end it): it
         // goes too, so the next test finds only its own window.
         if let Some(data) = &self.data_dir {
-            for pid in apps_on(data.path()) {
+            for pid in crate::apps_on(data.path()) {
                 let _ = Command::new("kill").args(["-KILL", &pid]).status();
             }
         }

@@ -71,7 +71,7 @@ async fn an_exposed_chat_holds_its_calls_until_the_user_trusts_the_source() {
     assert!(text.contains("This chat has read README.md"), "{text}");
     assert!(text.contains("auto policy would have allowed"), "{text}");
     let mark = s
-        .el(".approval-card.is-active mark.span-untrusted")
+        .el(".approval-card.is-active mark[data-span=untrusted]")
         .await
         .unwrap()
         .text()
@@ -103,7 +103,18 @@ async fn an_exposed_chat_holds_its_calls_until_the_user_trusts_the_source() {
     s.click("[data-role=exposure] button[aria-expanded]")
         .await
         .unwrap();
-    s.wait_for_text("Trusted in this chat", WAIT).await.unwrap();
+    s.wait_for_text("Stop trusting", WAIT).await.unwrap();
+    let details = s
+        .el("[data-role=exposure-details]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        details.contains(&format!("the folder {folder}")),
+        "{details}"
+    );
     s.click("[data-role=ways-out-toggle]").await.unwrap();
     s.wait_for_text("Ways out turned off", WAIT).await.unwrap();
     s.screenshots("provenance-ways-out-off").await.unwrap();

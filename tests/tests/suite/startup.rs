@@ -21,8 +21,9 @@ fn the_app_opens_its_window_and_database() {
         "database created in TOLLGATE_DATA_DIR; log:\n{}",
         app.stderr()
     );
-    // Give WebKit time to paint, then keep a picture of the first screen.
-    std::thread::sleep(Duration::from_secs(3));
+    // The page says when it has painted (the app logs it); then a picture of the first screen.
+    app.wait_for_log("first paint", Duration::from_secs(60))
+        .expect("first paint");
     app.check_alive().expect("still running after first paint");
     let shot = app.screenshot("startup").expect("screenshot");
     assert!(std::fs::metadata(&shot)
@@ -44,7 +45,8 @@ fn without_a_gpu_the_app_draws_without_loading_gl() {
     let mut app = App::launch().expect("launch");
     app.wait_for_window("Tollgate", Duration::from_secs(60))
         .expect("window");
-    std::thread::sleep(Duration::from_secs(3));
+    app.wait_for_log("first paint", Duration::from_secs(60))
+        .expect("first paint");
     app.check_alive().expect("still running after first paint");
     let log = app.stderr();
     let maps = std::fs::read_to_string(format!("/proc/{}/maps", app.pid())).unwrap();

@@ -4,9 +4,9 @@
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tollgate_e2e::app_binary;
 use tollgate_e2e::steps::SERIAL;
 use tollgate_e2e::webdriver::Session;
+use tollgate_e2e::{app_binary, app_windows_on};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -25,21 +25,13 @@ fn xdotool(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// The visible app windows' X ids.
-fn app_windows() -> Vec<String> {
-    xdotool(&["search", "--onlyvisible", "--name", "^Tollgate$"])
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 #[tokio::test]
 async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
     let _serial = SERIAL.lock().await;
     let s = Session::start(&[]).await.unwrap();
     s.wait_for_text("New chat", WAIT).await.unwrap();
     let data = s.data_path().to_path_buf();
-    let windows = app_windows();
+    let windows = app_windows_on(&data);
     assert_eq!(windows.len(), 1, "{windows:?}");
 
     // A second launch on the same folder hands over to the running app and exits.
@@ -58,7 +50,7 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(status.success(), "{status}");
-    assert_eq!(app_windows(), windows);
+    assert_eq!(app_windows_on(&data), windows);
     s.wait_for_text("New chat", WAIT).await.unwrap();
 
     // Another folder is another instance: it runs.
@@ -70,7 +62,7 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
         .spawn()
         .unwrap();
     let deadline = Instant::now() + WAIT;
-    while app_windows().len() < 2 {
+    while app_windows_on(other.path()).is_empty() {
         assert!(
             beside.try_wait().unwrap().is_none(),
             "an app on another folder exited"
@@ -114,7 +106,7 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
         (w - 1000.0).abs() < 2.0 && (h - 640.0).abs() < 2.0,
         "{w}x{h}"
     );
-    let geometry = xdotool(&["getwindowgeometry", &app_windows()[0]]);
+    let geometry = xdotool(&["getwindowgeometry", &app_windows_on(&data)[0]]);
     assert!(geometry.contains("Position: 30,20"), "{geometry}");
     s.close().await;
 }

@@ -30,7 +30,8 @@ export function GuardNoteView({ note, args }: { note: GuardNote; args: JsonValue
           <div class="section-label">
             {t("guard.spansTitle")}{" "}
             <span class="guard-legend">
-              <mark class="span-untrusted">{t("guard.legendUntrusted")}</mark> <mark class="span-private">{t("guard.legendPrivate")}</mark>
+              {note.spans.some((s) => s.kind === "untrusted") ? <mark class="span-untrusted">{t("guard.legendUntrusted")}</mark> : null}{" "}
+              {note.spans.some((s) => s.kind === "private") ? <mark class="span-private">{t("guard.legendPrivate")}</mark> : null}
             </span>
           </div>
           {marked.map((m) => (

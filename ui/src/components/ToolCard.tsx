@@ -107,9 +107,9 @@ export function ToolCard({
           ))}
         </div>
       ) : null}
-      {call.guard === "escalated" || call.guard === "endorsed" ? (
+      {call.guard === "escalated" ? (
         <div class="tool-card-guard" data-guard={call.guard}>
-          {t(call.guard === "escalated" ? "tool.guardEscalated" : "tool.guardEndorsed")}
+          {t("tool.guardEscalated")}
         </div>
       ) : null}
       {call.sources.length ? (

@@ -678,7 +678,6 @@ export const en = {
   "coverage.never": "{tool} has not been called yet.",
   "tool.sources": "Content from {list}",
   "tool.guardEscalated": "Asked because of what the chat had read",
-  "tool.guardEndorsed": "Allowed after trusting a source",
   "settings.gate": "Gate",
   "gate.title": "The provenance gate",
   "gate.intro":
@@ -697,6 +696,7 @@ export const en = {
   "gate.add": "Add",
   "gate.untrustedFolders": "Untrusted folders",
   "gate.untrustedHint": "A workspace in one of these folders (a repository just cloned, Downloads) is read as untrusted content.",
+  "gate.pickFolder": "Choose a folder…",
   "gate.untrustedEmpty": "No folder marked untrusted.",
   "gate.allChats": "Across all chats",
   "tools.effects": "What a call may do",

@@ -671,7 +671,6 @@ export const zhCN: Record<Key, string> = {
   "coverage.never": "{tool} 还没有被调用过。",
   "tool.sources": "内容来自 {list}",
   "tool.guardEscalated": "因对话读过的内容而询问",
-  "tool.guardEndorsed": "信任来源后允许",
   "settings.gate": "闸门",
   "gate.title": "来源闸门",
   "gate.intro":
@@ -690,6 +689,7 @@ export const zhCN: Record<Key, string> = {
   "gate.add": "添加",
   "gate.untrustedFolders": "不可信文件夹",
   "gate.untrustedHint": "位于这些文件夹中的工作区（刚克隆的仓库、下载文件夹）会被视为不可信内容。",
+  "gate.pickFolder": "选择文件夹…",
   "gate.untrustedEmpty": "没有标记为不可信的文件夹。",
   "gate.allChats": "所有对话合计",
   "tools.effects": "调用可能做的事",

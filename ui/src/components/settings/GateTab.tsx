@@ -109,7 +109,7 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
 
   const pick = () =>
     void saving.run(async () => {
-      const picked = await api.pickFolder(t("gate.untrustedFolders"), null);
+      const picked = await api.pickFolder(t("gate.pickFolder"), null);
       if (picked) addFolder(picked);
     });
 
@@ -144,7 +144,7 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
           ))}
         </ul>
         <form
-          class="row"
+          class="row gate-form"
           onSubmit={(e) => {
             e.preventDefault();
             add();
@@ -203,7 +203,7 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
             data-role="untrusted-value"
           />
           <button type="button" class="btn" onClick={pick}>
-            {t("chat.pickWorkspace")}
+            {t("gate.pickFolder")}
           </button>
           <button type="submit" class="btn" disabled={!folder.trim()}>
             {t("gate.add")}

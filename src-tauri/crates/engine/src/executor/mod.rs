@@ -306,13 +306,6 @@ impl ToolExecutor {
             .filter(|s| trust.private(s))
             .cloned()
             .collect();
-        let mut lifted: Vec<TrustKey> = Vec::new();
-        for s in newest_first() {
-            let key = s.key();
-            if !trust.untrusted(s) && untrusted_by_default(s) && !lifted.contains(&key) {
-                lifted.push(key);
-            }
-        }
         let count = |v: &Vec<Source>| u32::try_from(v.len()).unwrap_or(u32::MAX);
         ExposureView {
             guard: settings.guard.enabled,
@@ -320,7 +313,7 @@ impl ToolExecutor {
             private_count: count(&private),
             untrusted: untrusted.into_iter().take(GuardNote::MAX_SOURCES).collect(),
             private: private.into_iter().take(GuardNote::MAX_SOURCES).collect(),
-            endorsed: lifted,
+            endorsed,
             ways_out: self.ways_out(),
             ways_out_off: self.ways_out_off(),
         }
@@ -508,12 +501,6 @@ fn set_toggle(
         Some(on) => map.insert(name.to_string(), on),
         None => map.remove(name),
     };
-}
-
-/// Whether content from `source` is untrusted unless the user trusts it (everything but a
-/// workspace's files and commands): what the header lists as lifted once trusted.
-fn untrusted_by_default(source: &Source) -> bool {
-    !matches!(source, Source::File { .. } | Source::Command { .. })
 }
 
 /// Whether a group is on: the chat's toggle, else the app setting, else the group's default.

@@ -243,7 +243,7 @@ pub struct ExposureView {
     /// Untrusted sources in the branch, most recent first (at most [`GuardNote::MAX_SOURCES`]).
     pub untrusted: Vec<Source>,
     pub untrusted_count: u32,
-    /// Sources in the branch the user trusts or endorsed for this chat.
+    /// What the user endorsed for this chat (each can be taken back).
     pub endorsed: Vec<TrustKey>,
     /// Private content in the branch, most recent first (at most [`GuardNote::MAX_SOURCES`]).
     pub private: Vec<Source>,

@@ -12,6 +12,7 @@
 //! costs time in the size of the arguments, not of the content.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The length of a compared k-gram, in normalised characters: shorter copies are not reported
 /// (a short word is not evidence that text was copied).
@@ -23,16 +24,66 @@ pub const GUARANTEED: usize = K + WINDOW - 1;
 
 const BASE: u64 = 0x0100_0000_01b3;
 
+/// Hashes a k-gram's hash for the table: the rolling hash is already 64 bits, so SipHash
+/// (the default) would only cost time; its low bits are poorly mixed, so they are mixed once
+/// (MurmurHash3's finaliser) before they pick a bucket.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        let mut h = n;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        self.0 = h;
+    }
+}
+
+/// Fingerprint → the piece and position that had it first.
+type Prints = HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>>;
+
 /// The normalised characters of `text`: each alphanumeric character lower-cased, with the
 /// index (in characters) it had in `text`.
 fn normalise(text: &str) -> Vec<(char, u32)> {
     let mut out = Vec::with_capacity(text.len());
     for (i, c) in text.chars().enumerate() {
-        if c.is_alphanumeric() {
-            let index = u32::try_from(i).unwrap_or(u32::MAX);
+        let index = u32::try_from(i).unwrap_or(u32::MAX);
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                out.push((c.to_ascii_lowercase(), index));
+            }
+        } else if c.is_alphanumeric() {
             for lower in c.to_lowercase() {
                 out.push((lower, index));
             }
+        }
+    }
+    out
+}
+
+/// The normalised characters of `text`, without their positions (content to index).
+fn normalised_chars(text: &str) -> Vec<char> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                out.push(c.to_ascii_lowercase());
+            }
+        } else if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
         }
     }
     out
@@ -71,7 +122,7 @@ pub struct SpanIndex {
     /// whole copied stretch and to rule out hash collisions).
     pieces: Vec<(u32, Vec<char>)>,
     /// Fingerprint → the piece and position that had it first.
-    prints: HashMap<u64, (u32, u32)>,
+    prints: Prints,
     /// Normalised characters indexed, in all.
     indexed: usize,
 }
@@ -108,18 +159,14 @@ impl SpanIndex {
     /// Adds `text` as part of entry `entry` (robust winnowing: in a run of equal minima the
     /// rightmost is kept once).
     pub fn add(&mut self, text: &str, entry: u32) {
-        let chars: Vec<char> = text
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
+        let chars = normalised_chars(text);
         let hashes = kgram_hashes(&chars);
         if hashes.is_empty() {
             return;
         }
         self.indexed += chars.len();
         let piece = to_u32(self.pieces.len());
-        let keep = |prints: &mut HashMap<u64, (u32, u32)>, at: usize| {
+        let keep = |prints: &mut Prints, at: usize| {
             prints.entry(hashes[at]).or_insert((piece, to_u32(at)));
         };
         if hashes.len() <= WINDOW {
