@@ -20,8 +20,8 @@ import { App, shownChat } from "./App";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
 import { commandError } from "../testing/backend";
+import { NO_EFFECTS, toolSettings } from "../testing/settings";
 
-const NO_EFFECTS = { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false };
 const settings: SettingsView = {
   app: {
     theme: "system",
@@ -39,14 +39,7 @@ const settings: SettingsView = {
       saveIntervalMs: 250,
     },
   },
-  tools: {
-    defaultOutputLimit: 8000,
-    groups: {},
-    tools: {},
-    varMaxCount: 100,
-    varMaxBytes: 1_000_000,
-    guard: { enabled: true, trusted: [], untrustedFolders: [] },
-  },
+  tools: toolSettings(),
 };
 const groups: GroupView[] = [
   {

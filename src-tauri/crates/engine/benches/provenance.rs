@@ -95,39 +95,24 @@ fn bench(c: &mut Criterion) {
     let (builder, injected) = exposure();
     let snapshot = builder.snapshot();
     let args = json!({"command": format!("cd build && {injected}"), "timeout_seconds": 60});
-    let note = guard_note(&GuardInputs {
-        trust: &trust,
-        effects,
-        exposure: Some(&snapshot),
-        expanded: &[],
-        args: &args,
-    })
-    .expect("the call is held");
-    assert_eq!(note.spans.len(), 1, "{:?}", note.spans);
-
-    c.bench_function("judge a call, 1 MB read", |b| {
-        b.iter(|| {
-            black_box(guard_note(&GuardInputs {
-                trust: &trust,
-                effects,
-                exposure: Some(&snapshot),
-                expanded: &[],
-                args: black_box(&args),
-            }))
+    // The gate's whole judgement of one call with `args` (what the permission stage asks).
+    let judge = |args: &serde_json::Value| {
+        guard_note(&GuardInputs {
+            trust: &trust,
+            effects,
+            exposure: Some(&snapshot),
+            expanded: &[],
+            args,
         })
+    };
+    let note = judge(&args).expect("the call is held");
+    assert_eq!(note.spans.len(), 1, "{:?}", note.spans);
+    c.bench_function("judge a call, 1 MB read", |b| {
+        b.iter(|| black_box(judge(black_box(&args))))
     });
-
     let large = json!({"path": "notes.md", "content": prose(100 * 1024, 777)});
     c.bench_function("judge a call, 1 MB read, 100 KB arguments", |b| {
-        b.iter(|| {
-            black_box(guard_note(&GuardInputs {
-                trust: &trust,
-                effects,
-                exposure: Some(&snapshot),
-                expanded: &[],
-                args: black_box(&large),
-            }))
-        })
+        b.iter(|| black_box(judge(black_box(&large))))
     });
 
     let pages: Vec<String> = (0..100u64).map(|i| prose(10_240, i + 1)).collect();

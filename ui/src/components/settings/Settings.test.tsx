@@ -23,8 +23,8 @@ import * as api from "../../api";
 import { type SettingsTab, SettingsScreen } from "./Settings";
 import { unmount } from "../testRoot";
 import { commandError } from "../../testing/backend";
+import { NO_EFFECTS, toolSettings } from "../../testing/settings";
 
-const NO_EFFECTS = { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false };
 const providers: ProviderConfig[] = [
   {
     id: 1,
@@ -256,14 +256,7 @@ const appSettings: SettingsView = {
       saveIntervalMs: 250,
     },
   },
-  tools: {
-    defaultOutputLimit: 8000,
-    groups: {},
-    tools: {},
-    varMaxCount: 100,
-    varMaxBytes: 1_000_000,
-    guard: { enabled: true, trusted: [], untrustedFolders: [] },
-  },
+  tools: toolSettings(),
 };
 const groups: GroupView[] = [
   {

@@ -1,0 +1,107 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SettingsView } from "../../types";
+
+vi.mock("../../api", () => ({
+  setToolSettings: vi.fn(() => Promise.resolve()),
+  autonomy: vi.fn(() => Promise.resolve({ consequential: 10, byPolicy: 2, byRule: 5, byRecord: 1, escalated: 2, endorsed: 1, asked: 2 })),
+  pickFolder: vi.fn(() => Promise.resolve(null)),
+}));
+
+import * as api from "../../api";
+import { toolSettings } from "../../testing/settings";
+import { unmount } from "../testRoot";
+import { GateTab, trustKey } from "./GateTab";
+
+const save = vi.mocked(api.setToolSettings);
+
+const view = (): SettingsView =>
+  ({
+    app: {} as SettingsView["app"],
+    tools: toolSettings(),
+  }) as SettingsView;
+
+let root: HTMLElement;
+let current: SettingsView;
+const confirm = vi.fn<(message: string, action: () => Promise<void>) => void>();
+
+async function show() {
+  await act(async () => {
+    render(
+      <GateTab
+        settings={current}
+        settingsError={null}
+        onReloadSettings={() => {}}
+        onSettings={(s) => {
+          current = s;
+        }}
+        onConfirm={confirm}
+      />,
+      root,
+    );
+  });
+  for (let i = 0; i < 3; i++) await act(async () => {});
+}
+
+async function type(el: HTMLInputElement | HTMLSelectElement | null, value: string, event = "input") {
+  await act(async () => {
+    if (!el) throw new Error("no field");
+    el.value = value;
+    el.dispatchEvent(new Event(event, { bubbles: true }));
+  });
+}
+
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  current = view();
+  save.mockClear();
+  confirm.mockReset();
+});
+afterEach(() => unmount(root));
+
+describe("Settings → Gate", () => {
+  it("trusts a pasted address as its host, and says so in every chat's settings", async () => {
+    await show();
+    expect(root.textContent).toContain("Nothing trusted yet");
+    await type(root.querySelector("[data-role=trust-value]"), "https://docs.rs/serde/latest");
+    await act(async () => {
+      root.querySelector("[data-role=trusted] form")?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    expect(save).toHaveBeenCalledTimes(1);
+    expect(save.mock.calls[0]?.[0].guard.trusted).toEqual([{ type: "host", host: "docs.rs" }]);
+    expect(current.tools.guard.trusted).toEqual([{ type: "host", host: "docs.rs" }]);
+  });
+
+  it("asks before turning the gate off, and saves only when the user confirms", async () => {
+    await show();
+    const toggle = root.querySelector<HTMLInputElement>("[data-role=gate-enabled]");
+    await act(async () => {
+      toggle?.click();
+    });
+    expect(confirm).toHaveBeenCalledTimes(1);
+    expect(confirm.mock.calls[0]?.[0]).toContain("can make it act under your rules without a card");
+    expect(save).not.toHaveBeenCalled();
+    await act(async () => {
+      await confirm.mock.calls[0]?.[1]();
+    });
+    expect(save.mock.calls[0]?.[0].guard.enabled).toBe(false);
+  });
+
+  it("marks a folder untrusted and shows the autonomy figures across all chats", async () => {
+    await show();
+    await type(root.querySelector("[data-role=untrusted-value]"), "/home/u/Downloads");
+    await act(async () => {
+      root.querySelector("[data-role=untrusted-folders] form")?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    expect(save.mock.calls[0]?.[0].guard.untrustedFolders).toEqual(["/home/u/Downloads"]);
+    expect(root.querySelector("[data-role=autonomy]")?.textContent).toContain("8 of 10 calls that change or send something ran without asking");
+  });
+
+  it("reads what the user typed as the kind of thing it is", () => {
+    expect(trustKey("host", " Docs.RS ")).toEqual({ type: "host", host: "docs.rs" });
+    expect(trustKey("server", "mail")).toEqual({ type: "server", server: "mail" });
+    expect(trustKey("folder", "  ")).toBeNull();
+  });
+});
