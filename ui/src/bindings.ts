@@ -132,7 +132,7 @@ guard: boolean,
  */
 untrusted: Array<Source>, untrustedCount: number, 
 /**
- * Sources in the branch the user trusts or endorsed for this chat.
+ * What the user endorsed for this chat (each can be taken back).
  */
 endorsed: Array<TrustKey>, 
 /**
