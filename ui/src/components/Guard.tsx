@@ -173,6 +173,19 @@ export function ExposureStrip({ chat, version }: { chat: ChatId; version: string
   );
 }
 
+/** Sources, one a line, in the strip's details. */
+function SourceList({ sources }: { sources: Source[] }) {
+  return (
+    <ul class="exposure-list">
+      {sources.map((s) => (
+        <li key={JSON.stringify(s)} class="mono">
+          {sourceText(s)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function ExposureDetails(props: { chat: ChatId; view: ExposureView; busy: boolean; onChange: (work: () => Promise<unknown>) => void }) {
   const { chat, view } = props;
   const figures = useLoad((_signal) => api.autonomy(chat), [chat, view]);
@@ -191,13 +204,7 @@ function ExposureDetails(props: { chat: ChatId; view: ExposureView; busy: boolea
       {view.untrusted.length ? (
         <>
           <div class="section-label">{t("exposure.allUntrusted")}</div>
-          <ul class="exposure-list">
-            {view.untrusted.map((s) => (
-              <li key={JSON.stringify(s)} class="mono">
-                {sourceText(s)}
-              </li>
-            ))}
-          </ul>
+          <SourceList sources={view.untrusted} />
           <div class="row">
             {trustable.map((k) => (
               <button
@@ -217,13 +224,7 @@ function ExposureDetails(props: { chat: ChatId; view: ExposureView; busy: boolea
       {view.private.length ? (
         <>
           <div class="section-label">{t("exposure.allPrivate")}</div>
-          <ul class="exposure-list">
-            {view.private.map((s) => (
-              <li key={JSON.stringify(s)} class="mono">
-                {sourceText(s)}
-              </li>
-            ))}
-          </ul>
+          <SourceList sources={view.private} />
         </>
       ) : null}
       {view.endorsed.length ? (

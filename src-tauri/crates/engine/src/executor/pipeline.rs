@@ -27,7 +27,7 @@ use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, Source, ToolEvent};
-use crate::provenance::Exposure;
+use crate::provenance::{distinct, Exposure};
 use crate::store::{now_ms, CallFinish, CallStart};
 use crate::tools::{default_format, ContentKind, RegisteredTool, ToolContext, LIMIT_ARG};
 use crate::vars::reference::resolve_value;
@@ -877,28 +877,17 @@ type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
 
 /// Every source the expansions brought in.
 fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
-    let mut all: Vec<Source> = Vec::new();
-    for s in expanded.iter().flat_map(|(s, _)| s.iter()) {
-        if !all.contains(s) {
-            all.push(s.clone());
-        }
-    }
-    Arc::from(all)
+    Arc::from(distinct(
+        expanded.iter().flat_map(|(s, _)| s.iter()).cloned(),
+    ))
 }
 
 /// Everything the model had read when it made the call, with what its arguments expanded: what
 /// it writes into a variable came from there (F-80).
 fn read_sources(view: GuardView<'_>) -> Arc<[Source]> {
-    let mut all: Vec<Source> = view
-        .exposure
-        .map(|e| e.sources().to_vec())
-        .unwrap_or_default();
-    for s in expanded_sources(view.expanded).iter() {
-        if !all.contains(s) {
-            all.push(s.clone());
-        }
-    }
-    Arc::from(all)
+    let read: &[Source] = view.exposure.map(Exposure::sources).unwrap_or_default();
+    let expanded = view.expanded.iter().flat_map(|(s, _)| s.iter());
+    Arc::from(distinct(read.iter().chain(expanded).cloned()))
 }
 
 fn list_or_none(names: &[String]) -> String {

@@ -62,8 +62,8 @@ fn each_string(value: &Value, pointer: &mut String, f: &mut dyn FnMut(&str, &str
     }
 }
 
-/// Distinct items of `items` in order.
-fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
+/// Distinct items of `items` in order (lists of sources are short: a linear check beats hashing).
+pub fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();
     for item in items {
         if !out.contains(&item) {

@@ -15,5 +15,5 @@ pub mod spans;
 pub mod trust;
 
 pub use exposure::{Exposure, ExposureBuilder, SharedExposure};
-pub use guard::{guard_note, GuardInputs};
+pub use guard::{distinct, guard_note, GuardInputs};
 pub use trust::Trust;
