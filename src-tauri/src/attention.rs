@@ -144,6 +144,14 @@ impl Words {
                 "模型向你提问".to_string(),
                 format!("{title}：{}", quote(question)),
             ),
+            (AttentionReason::Elicitation { server, message }, false) => (
+                format!("{server} asks you"),
+                format!("{title}: {}", quote(message)),
+            ),
+            (AttentionReason::Elicitation { server, message }, true) => (
+                format!("{server} 向你提问"),
+                format!("{title}：{}", quote(message)),
+            ),
         };
         Self {
             summary: escape(&summary),

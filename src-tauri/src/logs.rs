@@ -175,6 +175,9 @@ pub fn current_folder() -> Option<&'static Path> {
     FOLDER.get().map(PathBuf::as_path)
 }
 
+/// Directives added to every filter: the targets that would log OAuth secrets at debug level.
+const QUIET_OAUTH: [&str; 2] = ["rmcp::transport::auth=info", "oauth2=info"];
+
 /// Starts logging: to standard error, and to the rotating file in `folder` when there is one
 /// (if it cannot be opened, standard error says why and logging goes on there). The filter is
 /// `TOLLGATE_LOG` (default `warn,tollgate=info,tollgate_engine=info`). Every panic is logged from
@@ -185,6 +188,13 @@ pub fn init(folder: Option<&Path>) -> Option<PathBuf> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOLLGATE_LOG").unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new("warn,tollgate=info,tollgate_engine=info")
     });
+    // The OAuth code of rmcp and the oauth2 crate print authorization codes and token
+    // responses at debug level, before Tollgate has seen (and can redact) them: whatever
+    // `TOLLGATE_LOG` asks, they log at info at most (issue 36).
+    let filter = QUIET_OAUTH
+        .iter()
+        .filter_map(|d| d.parse().ok())
+        .fold(filter, tracing_subscriber::EnvFilter::add_directive);
     let file = folder.and_then(|dir| match LogFile::open(dir, MAX_BYTES, KEEP) {
         Ok(file) => Some((dir.to_path_buf(), file)),
         Err(e) => {

@@ -9,6 +9,7 @@ use tollgate_engine::chat::history::{AssistantPayload, RetryNotice, ToolPayload,
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
 use tollgate_engine::ids::{ApprovalId, ChatId};
+use tollgate_engine::mcp::oauth::OAuthRecord;
 use tollgate_engine::mcp::{
     FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpSandbox, McpServerConfig,
     McpServerState, McpStatus, McpToolSummary, McpTransport,
@@ -33,6 +34,10 @@ use tollgate_engine::protocol::{
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
     CommandError, ErrorKind, Invalid, Missing, Rule, RuleAction, RuleScope, RuleSubjectKind,
+};
+use tollgate_engine::protocol::{
+    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
+    PendingElicitation, ReviewReason, ToolChange,
 };
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
@@ -128,6 +133,10 @@ fn render() -> String {
         RecordedCall,
         ChatHistory,
         ChatRevision,
+        McpToolDefinition,
+        DefinitionPart,
+        ReviewReason,
+        ToolChange,
         ApprovalPreview,
         AskReason,
         ApprovalRequest,
@@ -136,6 +145,10 @@ fn render() -> String {
         ExecutionDecision,
         ResultDecision,
         Decision,
+        ElicitationKind,
+        PendingElicitation,
+        ElicitationAnswer,
+        ElicitationOutcome,
         OutputStream,
         ApprovalOutcome,
         CallSummary,
@@ -177,6 +190,7 @@ fn render() -> String {
         McpPromptArgument,
         McpPromptView,
         FilledPrompt,
+        OAuthRecord,
         McpServerView,
         CoveredCall,
         RuleCoverage,

@@ -302,6 +302,32 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     .unwrap();
     assert_eq!(imported, json!(["off"]));
     assert!(invoke(&webview, "restart_mcp_server", json!({"name": "nope"})).is_err());
+    // Accepting a change of a server that is not running is refused in the backend's shape.
+    let refused = invoke(
+        &webview,
+        "accept_mcp_tool_change",
+        json!({"server": "later", "tool": "forecast", "fingerprint": "00"}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["invalid"]["type"], "mcpNotRunning", "{refused}");
+    // Sign-in (issue 36): a local server does not sign in; nothing waits to be cancelled; an
+    // unknown server cannot be signed out of.
+    let local = invoke(&webview, "sign_in_mcp_server", json!({"name": "off"})).unwrap_err();
+    assert_eq!(local["invalid"]["type"], "mcpNotRemote", "{local}");
+    assert_eq!(
+        invoke(&webview, "cancel_mcp_sign_in", json!({"name": "off"})).unwrap(),
+        json!(false)
+    );
+    let unknown = invoke(&webview, "sign_out_mcp_server", json!({"name": "nope"})).unwrap_err();
+    assert_eq!(unknown["missing"]["type"], "mcpServer", "{unknown}");
+    // Answering a server's question that is not waiting: refused as not found.
+    let gone = invoke(
+        &webview,
+        "answer_elicitation",
+        json!({"chat": 1, "id": "0123", "answer": {"action": "accept", "content": {"name": "Ada"}}}),
+    )
+    .unwrap_err();
+    assert_eq!(gone["kind"], "notFound", "{gone}");
     invoke(&webview, "remove_mcp_server", json!({"name": "later"})).unwrap();
     invoke(&webview, "remove_mcp_server", json!({"name": "off"})).unwrap();
     assert_eq!(

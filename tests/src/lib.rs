@@ -5,6 +5,7 @@
 //! built first (`cargo test --workspace --no-run`, which `.ci/test.sh` runs); a binary older than
 //! the sources it is built from is refused.
 
+pub mod node_servers;
 pub mod notifications;
 pub mod steps;
 pub mod webdriver;

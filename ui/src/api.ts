@@ -29,6 +29,7 @@ import type {
   ChatRow,
   ChatSandbox,
   Decision,
+  ElicitationAnswer,
   ExportFormat,
   GroupView,
   ModelChoice,
@@ -36,6 +37,7 @@ import type {
   McpServerConfig,
   McpServerView,
   NewChat,
+  OAuthRecord,
   PendingApproval,
   Preset,
   PresetInput,
@@ -235,6 +237,10 @@ export function decide(chat: ChatId, id: string, decision: Decision): Promise<vo
 export function answerQuestion(chat: ChatId, id: string, answer: string): Promise<void> {
   return call("answer_question", { chat, id, answer });
 }
+/** Answers an MCP server's question (issue 36); a form that does not fit the server's schema is refused. */
+export function answerElicitation(chat: ChatId, id: string, answer: ElicitationAnswer): Promise<void> {
+  return call("answer_elicitation", { chat, id, answer });
+}
 export function pendingApprovals(chat: ChatId): Promise<PendingApproval[]> {
   return call("pending_approvals", { chat });
 }
@@ -359,6 +365,29 @@ export function removeMcpServer(name: string): Promise<void> {
 }
 export function restartMcpServer(name: string): Promise<void> {
   return call("restart_mcp_server", { name });
+}
+/**
+ * Accepts an MCP tool as it is now, after its change was read (issue 36): the rules, records and
+ * policy set for it apply again. `fingerprint` names what was read; a tool changed again since
+ * is refused.
+ */
+/**
+ * Signs in to a remote MCP server (issue 36): the system browser opens at its authorization
+ * server; resolves when the browser came back, or rejects (cancelled, timed out, refused).
+ */
+export function signInMcpServer(name: string): Promise<OAuthRecord> {
+  return call("sign_in_mcp_server", { name });
+}
+/** Stops a sign-in waiting for the browser; whether one was. */
+export function cancelMcpSignIn(name: string): Promise<boolean> {
+  return call("cancel_mcp_sign_in", { name });
+}
+/** Signs out of a remote server: its tokens leave the keychain. */
+export function signOutMcpServer(name: string): Promise<void> {
+  return call("sign_out_mcp_server", { name });
+}
+export function acceptMcpToolChange(server: string, tool: string, fingerprint: string): Promise<void> {
+  return call("accept_mcp_tool_change", { server, tool, fingerprint });
 }
 /** Fires whenever a server's state or tools change. Resolves to an unsubscribe function. */
 /** The resources of the running MCP servers (F-45), to attach to a message. */

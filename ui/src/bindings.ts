@@ -520,9 +520,43 @@ earlier: number | null, };
 
 export type ChatRevision = { revision: number, running: boolean, };
 
+export type McpToolDefinition = { title?: string, description: string, inputSchema: JsonValue, outputSchema?: JsonValue, 
+/**
+ * The hints as the server sent them (`readOnlyHint`, `destructiveHint`, …).
+ */
+annotations?: JsonValue, };
+
+export type DefinitionPart = "title" | "description" | "inputSchema" | "outputSchema" | "annotations";
+
+export type ReviewReason = "changed" | "replaced";
+
+export type ToolChange = { 
+/**
+ * The server (and tool group) name.
+ */
+server: string, 
+/**
+ * The tool's name on the server.
+ */
+tool: string, reason: ReviewReason, 
+/**
+ * The parts that differ from `before` (every part when there is no `before`).
+ */
+changed: Array<DefinitionPart>, 
+/**
+ * The definition the grants were made for; `None` for a tool first seen on a replaced
+ * server.
+ */
+before: McpToolDefinition | null, after: McpToolDefinition, 
+/**
+ * Names `after`, so that accepting it accepts exactly what the user read: a server that
+ * changes the tool again meanwhile is not accepted by the same click.
+ */
+fingerprint: string, };
+
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
-export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, };
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**
@@ -558,7 +592,17 @@ sandbox?: SandboxReport,
  * The provenance gate's note (F-83): what the model had read, the spans of the
  * arguments that came from it, what to endorse.
  */
-guard?: GuardNote, } | { "kind": "result", 
+guard?: GuardNote, 
+/**
+ * The MCP tool changed (or its server was replaced) since the user's grants were made
+ * (issue 36): what changed, to read before answering and to accept.
+ */
+toolChange?: ToolChange, 
+/**
+ * The tool may destroy or overwrite what it touches (an MCP `destructiveHint`, or the
+ * user's own setting): "always allow" for it is a warned choice.
+ */
+destructive?: boolean, } | { "kind": "result", 
 /**
  * Exactly the text the model would receive.
  */
@@ -585,6 +629,22 @@ export type ExecutionDecision = { "type": "allowOnce" } | { "type": "allowForCha
 export type ResultDecision = { "type": "approve" } | { "type": "editAndApprove", text: string, } | { "type": "reject", reason: string | null, };
 
 export type Decision = { "kind": "execution", "decision": ExecutionDecision } | { "kind": "result", "decision": ResultDecision };
+
+export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, };
+
+export type PendingElicitation = { id: ApprovalId, chat: ChatId, 
+/**
+ * The call of the server's tool during which it asks.
+ */
+seq: number, 
+/**
+ * The server (and tool group) that asks.
+ */
+server: string, message: string, kind: ElicitationKind, createdAt: number, };
+
+export type ElicitationAnswer = { "action": "accept", content: JsonValue | null, } | { "action": "decline" } | { "action": "cancel" };
+
+export type ElicitationOutcome = "accepted" | "declined" | "cancelled" | "withdrawn";
 
 export type OutputStream = "stdout" | "stderr" | "log";
 
@@ -616,7 +676,7 @@ sources?: Array<Source>,
  */
 guard: GuardMark, };
 
-export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
+export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 
@@ -719,7 +779,7 @@ export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider
 
 export type Missing = { "type": "chat", chat: ChatId, } | { "type": "provider", provider: number, } | { "type": "preset", preset: number, } | { "type": "message", chat: ChatId, message: number, } | { "type": "call", chat: ChatId, seq: number, } | { "type": "mcpServer", name: string, } | { "type": "tool", tool: string, };
 
-export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
+export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpToolNotUnderReview", server: string, tool: string, } | { "type": "mcpToolChangedAgain", server: string, tool: string, } | { "type": "elicitationAnswer", reason: string, } | { "type": "mcpSignIn", server: string, reason: string, } | { "type": "mcpNotRemote", server: string, } | { "type": "mcpSignInUnderWay", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
 
 export type CommandError = { kind: ErrorKind, 
 /**
@@ -825,9 +885,14 @@ executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null,
  * Run this local server under the sandbox (F-46); `None`: without it. Imported servers
  * start without it: the user knows best which folders a server they already use needs.
  */
-sandbox?: McpSandbox, };
+sandbox?: McpSandbox, 
+/**
+ * For a remote server whose authorization server does not let Tollgate register itself:
+ * the id of a client the user registered there (issue 36). Not a secret.
+ */
+oauthClientId?: string, };
 
-export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, };
+export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
 
 export type McpToolSummary = { 
 /**
@@ -837,13 +902,29 @@ name: string,
 /**
  * The name on the server.
  */
-remoteName: string, description: string, readOnly: boolean, };
+remoteName: string, description: string, readOnly: boolean, 
+/**
+ * The server's `destructiveHint` (or its default): "always allow" is a warned choice.
+ */
+destructive: boolean, 
+/**
+ * Set while the tool is under review (issue 36): what changed, to accept.
+ */
+change: ToolChange | null, };
 
 export type McpServerState = { name: string, status: McpStatus, 
 /**
  * The server's own name and version, once connected.
  */
-serverName: string | null, serverVersion: string | null, tools: Array<McpToolSummary>, 
+serverName: string | null, serverVersion: string | null, 
+/**
+ * The MCP protocol version the session speaks.
+ */
+protocolVersion: string | null, 
+/**
+ * What the server says about using it; also sent to the model with its tools.
+ */
+instructions: string | null, tools: Array<McpToolSummary>, 
 /**
  * How many resources and prompts it offers.
  */
@@ -861,7 +942,34 @@ export type FilledPrompt = { text: string, attachments: Array<Attachment>,
  */
 sources?: Array<Source>, };
 
-export type McpServerView = { config: McpServerConfig, state: McpServerState, };
+export type OAuthRecord = { 
+/**
+ * The authorization server that issued the token.
+ */
+issuer: string, 
+/**
+ * The MCP server's URL the token is for (the RFC 8707 resource).
+ */
+resource: string, scopes: Array<string>, 
+/**
+ * When the user signed in (ms since the epoch).
+ */
+signedInAt: number, 
+/**
+ * When the access token expires (ms since the epoch), if the server said; a refresh
+ * token, where there is one, renews it without the user.
+ */
+expiresAt: number | null, };
+
+export type McpServerView = { config: McpServerConfig, state: McpServerState, 
+/**
+ * The user's sign-in to this remote server (issue 36); the tokens stay in the keychain.
+ */
+signIn: OAuthRecord | null, 
+/**
+ * A sign-in is waiting for the browser.
+ */
+signingIn: boolean, };
 
 export type CoveredCall = { chat: ChatId, seq: number, 
 /**

@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, SettingsView, Source, ToolSettings, TrustKey } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, SettingsView, Source, ToolSettings, TrustKey } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -31,6 +31,7 @@ export interface Commands {
   stop_turn: { args: { chat: ChatId }; result: boolean };
   decide: { args: { chat: ChatId; id: string; decision: Decision }; result: void };
   answer_question: { args: { chat: ChatId; id: string; answer: string }; result: void };
+  answer_elicitation: { args: { chat: ChatId; id: string; answer: ElicitationAnswer }; result: void };
   pending_approvals: { args: { chat: ChatId }; result: PendingApproval[] };
   waiting_counts: { args: Record<string, never>; result: Record<string, number> };
   get_settings: { args: Record<string, never>; result: SettingsView };
@@ -69,6 +70,10 @@ export interface Commands {
   import_mcp_servers: { args: { json: string }; result: string[] };
   remove_mcp_server: { args: { name: string }; result: void };
   restart_mcp_server: { args: { name: string }; result: void };
+  accept_mcp_tool_change: { args: { server: string; tool: string; fingerprint: string }; result: void };
+  sign_in_mcp_server: { args: { name: string }; result: OAuthRecord };
+  cancel_mcp_sign_in: { args: { name: string }; result: boolean };
+  sign_out_mcp_server: { args: { name: string }; result: void };
   list_mcp_resources: { args: Record<string, never>; result: McpResourceView[] };
   list_mcp_prompts: { args: Record<string, never>; result: McpPromptView[] };
   read_mcp_resource: { args: { server: string; uri: string }; result: Attachment[] };

@@ -79,6 +79,18 @@ export function invalidText(invalid: Invalid): string {
       return t("invalid.mcpNameTaken", { name: invalid.name });
     case "mcpNotRunning":
       return t("invalid.mcpNotRunning", { server: invalid.server });
+    case "elicitationAnswer":
+      return t("invalid.elicitationAnswer", { reason: invalid.reason });
+    case "mcpSignIn":
+      return t("invalid.mcpSignIn", { server: invalid.server, reason: invalid.reason });
+    case "mcpNotRemote":
+      return t("invalid.mcpNotRemote", { server: invalid.server });
+    case "mcpSignInUnderWay":
+      return t("invalid.mcpSignInUnderWay", { server: invalid.server });
+    case "mcpToolNotUnderReview":
+      return t("invalid.mcpToolNotUnderReview", { server: invalid.server, tool: invalid.tool });
+    case "mcpToolChangedAgain":
+      return t("invalid.mcpToolChangedAgain", { server: invalid.server, tool: invalid.tool });
     case "mcpSecretsNotReused":
       return invalid.secrets.length
         ? t("invalid.mcpSecretsNotReused", { server: invalid.server, secrets: invalid.secrets.join(", ") })
@@ -367,6 +379,10 @@ export function askReasonText(reason: AskReason): string {
     case "exposed": {
       const by = decidedByKey(reason.wouldAllow);
       return t("approval.reason.exposed", { by: by ? t(by) : t("by.policy") });
+    }
+    case "toolChanged": {
+      const by = reason.wouldAllow ? decidedByKey(reason.wouldAllow) : null;
+      return by ? t("approval.reason.toolChangedSetAside", { by: t(by) }) : t("approval.reason.toolChanged");
     }
   }
 }

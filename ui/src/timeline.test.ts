@@ -260,6 +260,24 @@ describe("timeline reducer", () => {
     expect(s.running).toBe(false);
   });
 
+  it("shows a server's question under its call until it is answered or withdrawn", () => {
+    const elicitation = {
+      id: "el",
+      chat: 7,
+      seq: 2,
+      server: "forms",
+      message: "Who are you?",
+      kind: { mode: "form" as const, schema: { type: "object", properties: {} } },
+      createdAt: 0,
+    };
+    const s = run([{ type: "tool", event: { type: "elicitationRequested", elicitation } }]);
+    expect(s.questions).toEqual([{ id: "el", seq: 2, question: "Who are you?", choices: [], elicitation }]);
+    // The same question twice (a re-read) is one card.
+    expect(applyEvent(s, { type: "tool", event: { type: "elicitationRequested", elicitation } })).toBe(s);
+    const withdrawn = applyEvent(s, { type: "tool", event: { type: "elicitationResolved", chat: 7, seq: 2, id: "el", outcome: "withdrawn" } });
+    expect(withdrawn.questions).toEqual([]);
+  });
+
   it("marks a stopped stream and records a failed turn's error for Retry", () => {
     let s = run([
       { type: "roundStarted", round: 1, messageId: 2 },

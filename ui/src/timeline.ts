@@ -15,6 +15,7 @@ import type {
   GuardMark,
   MessageStatus,
   PendingApproval,
+  PendingElicitation,
   RecordedCall,
   RetryNotice,
   SandboxReport,
@@ -87,6 +88,8 @@ export interface Question {
   seq: number;
   question: string;
   choices: string[];
+  /** Set when an MCP server asks (issue 36), not the model. */
+  elicitation?: PendingElicitation;
 }
 
 /**
@@ -523,7 +526,13 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         questions: [...state.questions, { id: event.id, seq: event.seq, question: event.question, choices: event.choices }],
       };
     case "questionResolved":
+    case "elicitationResolved":
       return state.questions.some((q) => q.id === event.id) ? { ...state, questions: state.questions.filter((q) => q.id !== event.id) } : state;
+    case "elicitationRequested": {
+      const e = event.elicitation;
+      if (state.questions.some((q) => q.id === e.id)) return state;
+      return { ...state, questions: [...state.questions, { id: e.id, seq: e.seq, question: e.message, choices: [], elicitation: e }] };
+    }
   }
 }
 

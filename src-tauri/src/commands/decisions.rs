@@ -1,9 +1,10 @@
-//! Decisions on approvals (F-05, F-06) and answers to `ask_user` (F-24).
+//! Decisions on approvals (F-05, F-06), answers to `ask_user` (F-24) and to MCP servers'
+//! questions (issue 36).
 
 use crate::state::AppState;
 use std::collections::HashMap;
 use tauri::State;
-use tollgate_engine::protocol::CommandError;
+use tollgate_engine::protocol::{CommandError, ElicitationAnswer};
 use tollgate_engine::{ApprovalId, ChatId, Decision, PendingApproval};
 
 #[tauri::command]
@@ -29,6 +30,19 @@ pub fn answer_question(
     Ok(state
         .app
         .answer(chat, &ApprovalId::from_string(id), answer)?)
+}
+
+/// The user's answer to an MCP server's question (issue 36).
+#[tauri::command]
+pub fn answer_elicitation(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    id: String,
+    answer: ElicitationAnswer,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .answer_elicitation(chat, &ApprovalId::from_string(id), answer)?)
 }
 
 #[tauri::command]

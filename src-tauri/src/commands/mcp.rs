@@ -1,10 +1,13 @@
 //! MCP servers (F-45): list with their state, add or change, import `mcpServers` JSON, remove,
-//! restart; their resources (attached to a message) and prompts (the composer's `/`). Secret
+//! restart, accept a changed tool, sign in to and out of remote ones; their resources (attached to a message) and prompts (the composer's `/`). Secret
 //! values never come back to the UI (they are blanked in every view).
 
 use crate::state::AppState;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use tauri::State;
+use tauri_plugin_opener::OpenerExt;
+use tollgate_engine::mcp::oauth::{Browser, OAuthRecord};
 use tollgate_engine::mcp::{FilledPrompt, McpPromptView, McpResourceView, McpServerConfig};
 use tollgate_engine::protocol::Attachment;
 use tollgate_engine::protocol::CommandError;
@@ -48,6 +51,54 @@ pub async fn remove_mcp_server(
 #[tauri::command]
 pub fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), CommandError> {
     Ok(state.app.restart_mcp_server(&name)?)
+}
+
+/// Accepts an MCP tool as it is now, after its change was read (issue 36). `fingerprint` names
+/// the definition the user read: a tool changed again since is not accepted.
+#[tauri::command]
+pub async fn accept_mcp_tool_change(
+    state: State<'_, AppState>,
+    server: String,
+    tool: String,
+    fingerprint: String,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .accept_mcp_tool_change(&server, &tool, &fingerprint)
+        .await?)
+}
+
+/// Signs in to a remote server (issue 36): the system browser opens at its authorization
+/// server; resolves when the browser came back (or the sign-in was cancelled or timed out).
+#[tauri::command]
+pub async fn sign_in_mcp_server<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<OAuthRecord, CommandError> {
+    let opener = app.clone();
+    let browser: Browser = Arc::new(move |url: &str| {
+        opener
+            .opener()
+            .open_url(url, None::<&str>)
+            .map_err(|e| e.to_string())
+    });
+    Ok(state.app.sign_in_mcp_server(&name, browser).await?)
+}
+
+/// Stops a sign-in waiting for the browser; whether one was.
+#[tauri::command]
+pub fn cancel_mcp_sign_in(state: State<'_, AppState>, name: String) -> bool {
+    state.app.cancel_mcp_sign_in(&name)
+}
+
+/// Signs out of a remote server: its tokens leave the keychain.
+#[tauri::command]
+pub async fn sign_out_mcp_server(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<(), CommandError> {
+    Ok(state.app.sign_out_mcp_server(&name).await?)
 }
 
 #[tauri::command]

@@ -15,6 +15,8 @@ mod installed;
 mod logs;
 mod long_chat;
 mod mcp_composer;
+mod mcp_elicitation;
+mod mcp_oauth;
 mod mcp_settings;
 mod provenance;
 mod provider_faults;

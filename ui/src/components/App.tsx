@@ -160,7 +160,7 @@ export function App() {
     let reloadTimer: ReturnType<typeof setTimeout> | undefined;
     const unlisten = api.onGateEvent((event) => {
       void reloadWaiting();
-      const chat = "chat" in event ? event.chat : event.approval.chat;
+      const chat = "chat" in event ? event.chat : event.type === "approvalRequested" ? event.approval.chat : event.elicitation.chat;
       if (chat === currentRef.current && !session.isLive(chat)) {
         clearTimeout(reloadTimer);
         // A failed refresh shows in that chat, above its composer.

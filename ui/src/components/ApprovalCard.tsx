@@ -12,6 +12,7 @@ import { Icon } from "./icons";
 import { useLoad } from "./hooks";
 import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
 import { SandboxLine } from "./Sandbox";
+import { ToolChangeView } from "./ToolChange";
 import type {
   ApprovalPreview,
   ChatId,
@@ -375,6 +376,11 @@ function AlwaysAllowPanel(props: {
           </p>
         ) : null}
       </fieldset>
+      {request.destructive ? (
+        <p class="rule-warning rule-warning--destructive" data-role="destructive-warning">
+          {t("approval.destructiveWarning", { tool })}
+        </p>
+      ) : null}
       {grant === "everyCall" || pattern.trim() ? (
         <RuleCoverageView chat={props.chat} tool={tool} pattern={grant === "everyCall" ? null : pattern.trim()} scope={scope} />
       ) : null}
@@ -450,6 +456,7 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
         {askReasonText(request.reason)}
       </p>
       {request.guard ? <GuardNoteView note={request.guard} args={request.arguments} /> : null}
+      {request.toolChange ? <ToolChangeView change={request.toolChange} /> : null}
       <HiddenCharsWarning count={hidden} result={false} />
       <Preview preview={preview} />
       {request.sandbox ? <SandboxLine report={request.sandbox} stage="approval" /> : null}

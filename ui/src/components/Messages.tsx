@@ -9,6 +9,7 @@ import { callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from 
 import { forgetTyping } from "../typing";
 import type { ChatId, ChatRow, FailureKind, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
+import { ElicitationCard } from "./ElicitationCard";
 import { Attachments } from "./Attachments";
 import { useAutoGrow, useDismiss } from "./hooks";
 import { Icon } from "./icons";
@@ -51,6 +52,9 @@ export function Timeline({
   };
   const questionCard = (q: ChatState["questions"][number]) => {
     placed.add(q.id);
+    if (q.elicitation) {
+      return <ElicitationCard key={q.id} elicitation={q.elicitation} onAnswered={(id) => session.resolveLocally(state.chat, id)} />;
+    }
     return (
       <QuestionCard
         key={q.id}

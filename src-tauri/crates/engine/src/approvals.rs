@@ -177,6 +177,8 @@ mod tests {
                 suggested_pattern: None,
                 sandbox: None,
                 guard: None,
+                tool_change: None,
+                destructive: false,
             },
             ApprovalKind::Result => ApprovalRequest::Result {
                 text_for_model: "t".into(),

@@ -9,6 +9,8 @@ import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
 import { parseHosts } from "../Sandbox";
 import { LoadStatus } from "../States";
+import { ToolChangeView } from "../ToolChange";
+import { SignInLine } from "./McpSignIn";
 import type { Confirm } from "./shared";
 
 /** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
@@ -44,6 +46,7 @@ function StatusPill({ status }: { status: McpStatus }) {
     connecting: t("mcp.statusConnecting"),
     ready: t("mcp.statusReady"),
     failed: t("mcp.statusFailed"),
+    needsSignIn: t("mcp.statusNeedsSignIn"),
   }[status.state];
   return (
     <span class={`pill pill--${status.state}`} data-status={status.state}>
@@ -137,6 +140,7 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
   const toggle = () => run(() => api.saveMcpServer({ ...config, enabled: !config.enabled }, config.name));
   const secrets = Object.keys(config.transport.type === "stdio" ? config.transport.env : config.transport.headers);
   const summary = config.transport.type === "stdio" ? [config.transport.command, ...config.transport.args].join(" ") : config.transport.url;
+  const changed = state.tools.filter((tool) => tool.change);
   return (
     <section class="card mcp-server" data-server={config.name}>
       <div class="card-header">
@@ -147,6 +151,7 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
           <div class="muted small">
             {config.transport.type === "stdio" ? t("mcp.stdio") : t("mcp.http")} · <code class="wrap-anywhere">{summary}</code>
             {state.serverName ? ` · ${state.serverName}${state.serverVersion ? ` ${state.serverVersion}` : ""}` : ""}
+            {state.protocolVersion ? <span data-role="mcp-protocol"> · {t("mcp.protocol", { version: state.protocolVersion })}</span> : null}
           </div>
           {secrets.length > 0 ? (
             <div class="muted small">
@@ -165,20 +170,31 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
         />
       </div>
       {state.status.state === "failed" ? <p class="inline-error">{state.status.error}</p> : null}
+      <SignInLine server={props.server} onChanged={props.onChanged} />
       {error ? <p class="inline-error">{error}</p> : null}
       {state.resources + state.prompts > 0 ? (
         <p class="muted small" data-role="mcp-offers">
           {t("mcp.offers", { resources: state.resources, prompts: state.prompts })}
         </p>
       ) : null}
+      {state.instructions ? (
+        <details class="mcp-instructions" data-role="mcp-instructions">
+          <summary>{t("mcp.instructions")}</summary>
+          <p class="small pre-wrap">{state.instructions}</p>
+          <p class="muted small">{t("mcp.instructionsSent")}</p>
+        </details>
+      ) : null}
+      {changed.map((tool) => (tool.change ? <ToolChangeView key={tool.name} change={tool.change} onAccepted={props.onChanged} /> : null))}
       {state.tools.length > 0 ? (
         <details class="mcp-tools">
           <summary>{t("mcp.toolCount", { count: state.tools.length })}</summary>
           <ul>
             {state.tools.map((tool) => (
-              <li key={tool.name}>
+              <li key={tool.name} data-tool={tool.remoteName}>
                 <code>{tool.name}</code>
                 {tool.readOnly ? <span class="tag tag--readonly">{t("mcp.readOnly")}</span> : null}
+                {tool.destructive ? <span class="tag tag--warn">{t("mcp.destructive")}</span> : null}
+                {tool.change ? <span class="tag tag--warn">{t("mcp.changed")}</span> : null}
                 {tool.description ? <span class="muted small"> — {tool.description}</span> : null}
               </li>
             ))}
@@ -243,6 +259,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [env, setEnv] = useState(tr?.type === "stdio" ? pairsText(tr.env, "=") : "");
   const [url, setUrl] = useState(tr?.type === "http" ? tr.url : "");
   const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
+  const [clientId, setClientId] = useState(initial?.oauthClientId ?? "");
   const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
   const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
   // A server added here starts in the sandbox; an imported or earlier one keeps its setting.
@@ -273,6 +290,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       executionPolicy: policy === "" ? null : policy,
       resultPolicy: initial?.resultPolicy ?? null,
       ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders), hosts: network ? [] : parseHosts(hosts) } } : {}),
+      ...(kind === "http" && clientId.trim() ? { oauthClientId: clientId.trim() } : {}),
     };
     if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
@@ -368,6 +386,11 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
                 placeholder="Authorization: Bearer …"
                 onInput={(e) => setHeaders(e.currentTarget.value)}
               />
+            </label>
+            <label class="field field--wide">
+              <span>{t("mcp.clientId")}</span>
+              <input class="mono" value={clientId} data-role="mcp-client-id" onInput={(e) => setClientId(e.currentTarget.value)} />
+              <small class="muted">{t("mcp.clientIdHint")}</small>
             </label>
           </>
         )}

@@ -208,21 +208,25 @@ impl ToolExecutor {
     }
 
     /// The effective execution policy of a tool (F-01): the user's override, else the default.
+    /// A tool under review (issue 36) keeps only a "deny" of the user's: any other policy was
+    /// set for the tool as it was.
     pub fn execution_policy(&self, spec: &ToolSpec) -> ExecutionPolicy {
-        self.deps
-            .settings
-            .read()
-            .execution_policy(&spec.name)
-            .unwrap_or(spec.execution_policy)
+        let set = self.deps.settings.read().execution_policy(&spec.name);
+        match (set, &spec.review) {
+            (Some(ExecutionPolicy::Deny), _) => ExecutionPolicy::Deny,
+            (_, Some(_)) => spec.execution_policy,
+            (set, None) => set.unwrap_or(spec.execution_policy),
+        }
     }
 
-    /// What a call of the tool may do (F-81): the user's override, else its declaration.
+    /// What a call of the tool may do (F-81): the user's override, else its declaration. A
+    /// tool under review (issue 36) may do what either says.
     pub fn effects(&self, spec: &ToolSpec) -> ToolEffects {
-        self.deps
-            .settings
-            .read()
-            .effects(&spec.name)
-            .unwrap_or(spec.effects)
+        let set = self.deps.settings.read().effects(&spec.name);
+        match (set, &spec.review) {
+            (Some(set), Some(_)) => set.union(spec.effects),
+            (set, _) => set.unwrap_or(spec.effects),
+        }
     }
 
     /// The sources the user endorsed for this chat (F-83).

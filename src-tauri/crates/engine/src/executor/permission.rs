@@ -115,6 +115,9 @@ pub(super) struct PermissionInputs {
     pub workspace: Option<PathBuf>,
     /// The provenance gate's note: present when the gate holds the call (F-83).
     pub guard: Option<GuardNote>,
+    /// What would have allowed the call had the tool not changed (issue 36): a rule or record
+    /// set aside while the tool is under review.
+    pub set_aside: Option<DecidedBy>,
 }
 
 /// What the gate reads about a call besides its arguments (F-83, F-84): what the model had
@@ -199,8 +202,8 @@ impl ToolExecutor {
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
         let subject = entry.tool.rule_subject(args, workspace.as_deref());
-        let rule = self.deps.rules.evaluate(self.chat, &spec.name, &subject);
-        let record = match policy {
+        let mut rule = self.deps.rules.evaluate(self.chat, &spec.name, &subject);
+        let mut record = match policy {
             ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => self
                 .records
                 .lock()
@@ -208,6 +211,24 @@ impl ToolExecutor {
                 .copied(),
             ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
         };
+        // A tool under review (issue 36): what allows stands aside; what denies or asks stays.
+        let mut set_aside = None;
+        if spec.review.is_some() {
+            if rule.as_ref().is_some_and(|r| r.action == RuleAction::Allow) {
+                rule = None;
+                set_aside = Some(DecidedBy::Rule);
+            }
+            if record == Some(true) {
+                record = None;
+                set_aside = set_aside.or(Some(DecidedBy::Record));
+            }
+            if set_aside.is_none()
+                && self.deps.settings.read().execution_policy(&spec.name)
+                    == Some(ExecutionPolicy::Auto)
+            {
+                set_aside = Some(DecidedBy::Auto);
+            }
+        }
         PermissionInputs {
             policy,
             record_key,
@@ -216,6 +237,7 @@ impl ToolExecutor {
             record,
             workspace,
             guard,
+            set_aside,
         }
     }
 
@@ -320,6 +342,14 @@ impl ToolExecutor {
             }
             Verdict::Ask { reason } => reason,
         };
+        let tool_change = entry.tool.spec().review.as_deref().cloned().map(Box::new);
+        // The policy a changed tool asks by is its review's: the card says so.
+        let reason = match (&tool_change, reason) {
+            (Some(_), AskReason::AskAlways | AskReason::AskOnce) => AskReason::ToolChanged {
+                would_allow: inputs.set_aside,
+            },
+            (_, reason) => reason,
+        };
 
         let sandbox = if entry.tool.spec().sandboxed {
             let support = crate::tools::supervisor::sandbox_support().await;
@@ -339,7 +369,10 @@ impl ToolExecutor {
                 AskReason::Exposed { would_allow } | AskReason::Repeated { would_allow, .. } => {
                     Some(*would_allow)
                 }
-                AskReason::AskOnce | AskReason::AskAlways | AskReason::Rule { .. } => None,
+                AskReason::AskOnce
+                | AskReason::AskAlways
+                | AskReason::Rule { .. }
+                | AskReason::ToolChanged { .. } => None,
             };
             trace.guard = if matches!(reason, AskReason::Exposed { .. }) {
                 GuardMark::Escalated
@@ -357,6 +390,8 @@ impl ToolExecutor {
             rule_subject: inputs.subject.kind(),
             suggested_pattern: suggest_pattern(&inputs.subject),
             guard,
+            tool_change,
+            destructive: self.effects(entry.tool.spec()).irreversible,
         };
         let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
         let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
@@ -471,6 +506,14 @@ impl ToolExecutor {
         // that can fail on their own are the ones below: workspace, subject, rules, records.
         if args_hash(&grant.args) != grant.approved_hash {
             return refuse("The arguments about to run differ from the ones that were approved");
+        }
+        // The server changed the tool while the call waited: the grant was for the old one.
+        let current = self.registry();
+        let revision_now = current
+            .tool(&entry.tool.spec().name)
+            .map(|e| e.tool.spec().revision.clone());
+        if revision_now.is_some_and(|r| r != entry.tool.spec().revision) {
+            return refuse("The MCP server changed this tool after the call was approved");
         }
         let now = self.permission_inputs(entry, &grant.args, view);
         if now.workspace != grant.workspace {

@@ -108,6 +108,11 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox: Option<McpSandbox>,
+    /// For a remote server whose authorization server does not let Tollgate register itself:
+    /// the id of a client the user registered there (issue 36). Not a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub oauth_client_id: Option<String>,
 }
 
 /// A local server in the sandbox (F-46): it reads the system but never the user's secret
@@ -149,6 +154,7 @@ impl McpServerConfig {
             execution_policy: None,
             result_policy: None,
             sandbox: None,
+            oauth_client_id: None,
         }
     }
 
@@ -165,6 +171,7 @@ impl McpServerConfig {
             execution_policy: None,
             result_policy: None,
             sandbox: None,
+            oauth_client_id: None,
         }
     }
 
@@ -380,6 +387,7 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         execution_policy: None,
         result_policy: None,
         sandbox: None,
+        oauth_client_id: None,
     })
 }
 

@@ -40,6 +40,10 @@ pub enum McpError {
     ConnectTimeout(u64),
     #[error("the server refused to start the session: {0}")]
     Handshake(String),
+    /// The server wants a signed-in user (a `401`): `expired` when Tollgate sent a token that
+    /// is no longer good (expired and not renewable, or revoked).
+    #[error("{}", if *expired { "the sign-in to this server expired or was revoked; sign in again" } else { "this server needs you to sign in" })]
+    AuthRequired { expired: bool },
     #[error("listing the server's tools failed: {0}")]
     ListTools(String),
     #[error("listing the server's {what} failed: {message}")]
@@ -58,6 +62,8 @@ pub struct ServerIdentity {
     pub name: Option<String>,
     pub version: Option<String>,
     pub instructions: Option<String>,
+    /// The protocol version the session speaks (the newest both sides know).
+    pub protocol: Option<String>,
 }
 
 /// A list the server says has changed (`notifications/*/list_changed`).
@@ -68,10 +74,96 @@ pub enum ListChanged {
     Prompts,
 }
 
-/// Tollgate's side of the session: it says who we are and passes the server's list_changed
-/// notifications on.
+/// Where a server's questions go (issue 36): the calls of its tools that run, and the hub that
+/// puts them to the user.
+#[derive(Clone)]
+pub struct Asks {
+    pub slot: Arc<super::ServerSlot>,
+    pub hub: Arc<super::elicitation::ElicitationHub>,
+}
+
+/// What a session carries besides the settings: the signed-in user's tokens, and where the
+/// server's questions go. Without `asks`, the server is told Tollgate does not take questions.
+#[derive(Clone, Default)]
+pub struct Session {
+    pub oauth: Option<super::oauth::OAuthAccess>,
+    pub asks: Option<Asks>,
+}
+
+/// Tollgate's side of the session: it says who we are, passes the server's list_changed
+/// notifications on, and puts the server's questions to the user.
 struct Handler {
     changes: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+    asks: Option<Asks>,
+}
+
+impl Handler {
+    /// A server's question, to the user: refused (with why) when no call of its tools runs or
+    /// it asks too often; never answered for the user.
+    async fn elicit(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: &rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use crate::protocol::{ElicitationAnswer, ElicitationKind};
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let refuse = |why: String| rmcp::ErrorData::invalid_request(why, None);
+        let Some(asks) = &self.asks else {
+            return Err(refuse("this client does not take questions".into()));
+        };
+        let Some(call) = asks.slot.latest_call() else {
+            return Err(refuse(super::elicitation::AskRefused::NoCall.to_string()));
+        };
+        let (message, kind) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => (
+                message,
+                ElicitationKind::Form {
+                    schema: serde_json::to_value(&requested_schema)
+                        .map_err(|e| refuse(format!("the form's schema could not be read: {e}")))?,
+                },
+            ),
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                let parsed = url::Url::parse(&url)
+                    .map_err(|e| refuse(format!("the address to open is not one: {e}")))?;
+                if !matches!(parsed.scheme(), "https" | "http") {
+                    return Err(refuse("only web addresses are opened".into()));
+                }
+                let host = parsed.host_str().unwrap_or_default().to_string();
+                (message, ElicitationKind::Url { url, host })
+            }
+            #[allow(unreachable_patterns)]
+            _ => return Err(refuse("this kind of question is not supported".into())),
+        };
+        // The question is withdrawn when its call ends or the server gives up on it.
+        let withdraw = call.cancel.child_token();
+        let call = super::elicitation::RunningCall {
+            cancel: withdraw.clone(),
+            ..call
+        };
+        let gave_up = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            gave_up.cancelled().await;
+            withdraw.cancel();
+        });
+        let answer = asks.hub.ask(asks.slot.name(), &call, message, kind).await;
+        watcher.abort();
+        let answer = answer.map_err(|e| refuse(e.to_string()))?;
+        Ok(match answer {
+            ElicitationAnswer::Accept { content } => {
+                let result = ElicitResult::new(ElicitationAction::Accept);
+                match content {
+                    Some(c) => result.with_content(c),
+                    None => result,
+                }
+            }
+            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
 }
 
 impl ClientHandler for Handler {
@@ -85,6 +177,14 @@ impl ClientHandler for Handler {
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.changes.send(ListChanged::Prompts);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.elicit(request, &context).await
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -115,8 +215,16 @@ pub struct McpConnection {
 }
 
 fn client_config() -> ClientConfig {
+    use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
+    let mut form = FormElicitationCapability::new();
+    form.schema_validation = Some(true);
+    let mut elicitation = ElicitationCapability::new();
+    elicitation.form = Some(form);
+    elicitation.url = Some(UrlElicitationCapability::new());
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(elicitation);
     ClientConfig::new(
-        ClientCapabilities::default(),
+        capabilities,
         Implementation::new("tollgate", env!("CARGO_PKG_VERSION")),
     )
 }
@@ -274,11 +382,19 @@ impl McpConnection {
     /// Starts or reaches the server and completes the MCP handshake. `config` must hold the
     /// secret values (environment, headers) already.
     /// A server with a sandbox in its settings starts under it, never reading `hidden` (F-46).
-    pub async fn connect(config: &McpServerConfig, hidden: &[PathBuf]) -> Result<Self, McpError> {
+    /// An HTTP server the user signed in to gets the tokens of `session.oauth` (refreshed once
+    /// after a `401`); the server's questions go where `session.asks` says.
+    pub async fn connect(
+        config: &McpServerConfig,
+        hidden: &[PathBuf],
+        session: Session,
+    ) -> Result<Self, McpError> {
         let shutdown = CancellationToken::new();
         let (changes_tx, changes) = tokio::sync::mpsc::unbounded_channel();
+        let oauth = session.oauth.as_ref();
         let handler = Handler {
             changes: changes_tx,
+            asks: session.asks.clone(),
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let mut sandbox_temp = None;
@@ -360,11 +476,38 @@ impl McpConnection {
                     })?;
                     custom.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::from_config(
+                let transport_config =
                     StreamableHttpClientTransportConfig::with_uri(url.trim().to_string())
-                        .custom_headers(custom),
-                );
-                let running = handshake(handler.serve_with_ct(transport, shutdown.clone())).await?;
+                        .custom_headers(custom);
+                let running = match oauth {
+                    None => {
+                        let transport =
+                            StreamableHttpClientTransport::from_config(transport_config);
+                        handshake(handler.serve_with_ct(transport, shutdown.clone())).await?
+                    }
+                    Some(access) => {
+                        let client = signed_in_client(url.trim(), access).await?;
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport_config);
+                        match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
+                            Ok(running) => running,
+                            Err(McpError::AuthRequired { .. }) => {
+                                return Err(McpError::AuthRequired { expired: true })
+                            }
+                            // Some servers answer a token they no longer know with an error
+                            // rather than a 401: if the server asks a caller without a token to
+                            // sign in, the token is what failed.
+                            Err(e) if asks_anyone_to_sign_in(url.trim()).await => {
+                                tracing::info!(
+                                    "{}: the sign-in is no longer accepted ({e})",
+                                    config.name
+                                );
+                                return Err(McpError::AuthRequired { expired: true });
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                };
                 (running, None)
             }
         };
@@ -374,6 +517,7 @@ impl McpConnection {
                 name: info.server_info.as_ref().map(|i| i.name.clone()),
                 version: info.server_info.as_ref().map(|i| i.version.clone()),
                 instructions: info.instructions.clone(),
+                protocol: Some(info.protocol_version.to_string()),
             })
             .unwrap_or_default();
         let (has_resources, has_prompts) = running
@@ -564,9 +708,85 @@ where
 {
     match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
         Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
-        Ok(Err(e)) => Err(McpError::Handshake(e.to_string())),
+        Ok(Err(e)) if asks_for_sign_in(&e) => Err(McpError::AuthRequired { expired: false }),
+        Ok(Err(e)) => Err(McpError::Handshake(crate::secrets::redact_known_owned(
+            e.to_string(),
+        ))),
         Ok(Ok(running)) => Ok(running),
     }
+}
+
+/// Whether the session failed because the server wants a signed-in user: a `401` (rmcp's
+/// `AuthRequiredError`) or rmcp's own "authorization required" somewhere in the cause.
+fn asks_for_sign_in(e: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::transport::auth::AuthError;
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return false;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(c) = cause {
+        if c.is::<AuthRequiredError>()
+            || matches!(
+                c.downcast_ref::<AuthError>(),
+                Some(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_))
+            )
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// Whether the server at `url` answers a session start without a token with `401`: then it
+/// wants a signed-in user.
+async fn asks_anyone_to_sign_in(url: &str) -> bool {
+    let hello = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.to_string(),
+            "capabilities": {},
+            "clientInfo": {"name": "tollgate", "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let sent = reqwest::Client::new()
+        .post(url)
+        .header(
+            reqwest::header::ACCEPT,
+            "application/json, text/event-stream",
+        )
+        .json(&hello)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await;
+    matches!(sent, Ok(r) if r.status() == reqwest::StatusCode::UNAUTHORIZED)
+}
+
+/// An HTTP client that sends the signed-in user's token from the keychain (and refreshes it
+/// once when the server refuses it).
+async fn signed_in_client(
+    url: &str,
+    access: &super::oauth::OAuthAccess,
+) -> Result<rmcp::transport::auth::AuthClient<reqwest::Client>, McpError> {
+    use rmcp::transport::auth::{AuthClient, AuthorizationManager};
+    let failed = |e: rmcp::transport::auth::AuthError| {
+        McpError::Handshake(crate::secrets::redact_known_owned(format!(
+            "the sign-in could not be used: {e}"
+        )))
+    };
+    let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    manager.set_credential_store(super::oauth::KeychainCredentials::new(
+        access.keychain.clone(),
+        access.account.clone(),
+    ));
+    // `false`: no tokens, or tokens of an authorization server this server no longer names.
+    if !manager.initialize_from_store().await.map_err(failed)? {
+        return Err(McpError::AuthRequired { expired: true });
+    }
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
 }
 
 /// The last lines a stdio server wrote to stderr, on one line; `None` if it wrote nothing.

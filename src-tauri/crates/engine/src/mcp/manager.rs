@@ -7,8 +7,10 @@ use super::catalog::{self, McpPromptView, McpResourceView};
 use super::config::McpServerConfig;
 use super::connection::{ListChanged, McpConnection, ServerIdentity};
 use super::inline_secrets;
+use super::review::{AcceptError, ReviewBook};
 use super::slot::ServerSlot;
 use super::tool::McpTool;
+use crate::protocol::ToolChange;
 use crate::tools::{Guidance, ToolGroup};
 use parking_lot::Mutex;
 use rmcp::model::{Prompt, Resource, Tool as McpToolInfo};
@@ -32,10 +34,13 @@ pub enum McpStatus {
     Ready,
     /// Could not start, or stopped unexpectedly; can be restarted.
     Failed { error: String },
+    /// A remote server that wants a signed-in user (issue 36): never signed in, or `expired`
+    /// (the sign-in ran out and could not be renewed, or was revoked).
+    NeedsSignIn { expired: bool },
 }
 
 /// One tool as listed in settings.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolSummary {
     /// The name the model sees.
@@ -44,10 +49,14 @@ pub struct McpToolSummary {
     pub remote_name: String,
     pub description: String,
     pub read_only: bool,
+    /// The server's `destructiveHint` (or its default): "always allow" is a warned choice.
+    pub destructive: bool,
+    /// Set while the tool is under review (issue 36): what changed, to accept.
+    pub change: Option<ToolChange>,
 }
 
 /// A server's runtime state.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerState {
     pub name: String,
@@ -55,6 +64,10 @@ pub struct McpServerState {
     /// The server's own name and version, once connected.
     pub server_name: Option<String>,
     pub server_version: Option<String>,
+    /// The MCP protocol version the session speaks.
+    pub protocol_version: Option<String>,
+    /// What the server says about using it; also sent to the model with its tools.
+    pub instructions: Option<String>,
     pub tools: Vec<McpToolSummary>,
     /// How many resources and prompts it offers.
     pub resources: usize,
@@ -68,24 +81,50 @@ pub struct McpLaunch {
     pub config: McpServerConfig,
     /// Why the server cannot start (e.g. its secrets could not be read from the keychain).
     pub blocked: Option<String>,
+    /// The signed-in user's tokens, for a remote server the user signed in to (issue 36).
+    pub oauth: Option<super::oauth::OAuthAccess>,
 }
 
 struct Entry {
     config: McpServerConfig,
+    oauth: Option<super::oauth::OAuthAccess>,
     slot: Arc<ServerSlot>,
     status: McpStatus,
     tools: Vec<McpToolInfo>,
     resources: Vec<Resource>,
     prompts: Vec<Prompt>,
     identity: ServerIdentity,
+    /// The tools under review, by their name on the server.
+    reviews: BTreeMap<String, ToolChange>,
     /// Bumped whenever the server is started or stopped on purpose, so that a connecting or
     /// watching task of an older start knows it is out of date.
     generation: u64,
 }
 
+/// One server to start: its name, the start it belongs to, its settings and its tokens.
+struct Start {
+    name: String,
+    generation: u64,
+    config: McpServerConfig,
+    oauth: Option<super::oauth::OAuthAccess>,
+    slot: Arc<ServerSlot>,
+}
+
 impl Entry {
+    /// This entry's next start.
+    fn start(&self, name: &str) -> Start {
+        Start {
+            name: name.to_string(),
+            generation: self.generation,
+            config: self.config.clone(),
+            oauth: self.oauth.clone(),
+            slot: Arc::clone(&self.slot),
+        }
+    }
+
     fn clear_lists(&mut self) {
         self.tools.clear();
+        self.reviews.clear();
         self.resources.clear();
         self.prompts.clear();
     }
@@ -96,6 +135,8 @@ impl Entry {
             status: self.status.clone(),
             server_name: self.identity.name.clone(),
             server_version: self.identity.version.clone(),
+            protocol_version: self.identity.protocol.clone(),
+            instructions: self.identity.instructions.clone(),
             tools: self
                 .tools
                 .iter()
@@ -104,6 +145,8 @@ impl Entry {
                     remote_name: t.name.to_string(),
                     description: t.description.as_deref().unwrap_or_default().to_string(),
                     read_only: super::tool::read_only_hint(t),
+                    destructive: super::tool::effects_from_hints(t).irreversible,
+                    change: self.reviews.get(t.name.as_ref()).cloned(),
                 })
                 .collect(),
             resources: self.resources.len(),
@@ -118,15 +161,35 @@ pub struct McpManager {
     changed: watch::Sender<u64>,
     /// The folders a sandboxed server never reads (F-46).
     hidden: Arc<[std::path::PathBuf]>,
+    /// The definitions the user's grants were made for (issue 36), and whether it changed
+    /// since the service last saved it.
+    book: Mutex<(ReviewBook, bool)>,
+    /// Where the servers' questions go (issue 36); `None`: servers are told Tollgate takes none.
+    questions: Option<Arc<super::elicitation::ElicitationHub>>,
+}
+
+/// Why a change could not be accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpReviewError {
+    #[error("the MCP server \"{0}\" is not running")]
+    NotRunning(String),
+    #[error(transparent)]
+    Accept(#[from] AcceptError),
 }
 
 impl McpManager {
-    /// A manager whose sandboxed servers never read `hidden`.
-    pub fn new(hidden: Arc<[std::path::PathBuf]>) -> Arc<Self> {
+    /// A manager whose sandboxed servers never read `hidden`, and whose servers' questions go
+    /// to `questions`.
+    pub fn new(
+        hidden: Arc<[std::path::PathBuf]>,
+        questions: Option<Arc<super::elicitation::ElicitationHub>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             entries: Mutex::new(BTreeMap::new()),
             changed: watch::channel(0).0,
             hidden,
+            book: Mutex::new((ReviewBook::default(), false)),
+            questions,
         })
     }
 
@@ -137,6 +200,93 @@ impl McpManager {
 
     fn notify(&self) {
         self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Tells whoever watches the servers that something about them changed outside the
+    /// manager (a sign-in began or ended).
+    pub fn touch(&self) {
+        self.notify();
+    }
+
+    /// The saved definitions the user's grants were made for; set before [`Self::configure`].
+    pub fn set_review_book(&self, book: ReviewBook) {
+        *self.book.lock() = (book, false);
+    }
+
+    /// The book of definitions, if it changed since it was last taken (to be saved).
+    pub fn take_changed_book(&self) -> Option<ReviewBook> {
+        let mut book = self.book.lock();
+        std::mem::take(&mut book.1).then(|| book.0.clone())
+    }
+
+    /// The server's settings were replaced (an import, a new command or address): its tools'
+    /// grants are set aside until each tool is accepted again. Call before restarting it.
+    pub fn replace_server(&self, name: &str) {
+        {
+            let mut book = self.book.lock();
+            book.0.replace(name);
+            book.1 = true;
+        }
+        // A running server whose settings did not change is not restarted: its tools go under
+        // review now.
+        let mut entries = self.entries.lock();
+        if let Some(entry) = entries.get_mut(name).filter(|e| !e.tools.is_empty()) {
+            self.review(entry);
+            drop(entries);
+            self.notify();
+        }
+    }
+
+    /// A server renamed keeps what was accepted for it.
+    pub fn rename_server(&self, from: &str, to: &str) {
+        let mut book = self.book.lock();
+        book.0.rename(from, to);
+        book.1 = true;
+    }
+
+    /// Records which of a server's tools are under review, from a fresh listing.
+    fn review(&self, entry: &mut Entry) {
+        let changes = {
+            let mut book = self.book.lock();
+            let (changes, dirty) = book.0.review(&entry.config.name, &entry.tools);
+            book.1 |= dirty;
+            changes
+        };
+        entry.reviews = entry
+            .tools
+            .iter()
+            .zip(changes)
+            .filter_map(|(t, c)| Some((t.name.to_string(), c?)))
+            .collect();
+    }
+
+    /// Accepts a tool as it is now (its change read, `fingerprint` naming what was read): its
+    /// grants apply again.
+    pub fn accept_change(
+        &self,
+        server: &str,
+        tool: &str,
+        fingerprint: &str,
+    ) -> Result<(), McpReviewError> {
+        {
+            let mut entries = self.entries.lock();
+            let entry = entries
+                .get_mut(server)
+                .filter(|e| e.status == McpStatus::Ready)
+                .ok_or_else(|| McpReviewError::NotRunning(server.to_string()))?;
+            let info = entry.tools.iter().find(|t| t.name == tool).ok_or_else(|| {
+                AcceptError::NotUnderReview {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                }
+            })?;
+            let mut book = self.book.lock();
+            book.0.accept(server, info, fingerprint)?;
+            book.1 = true;
+            entry.reviews.remove(tool);
+        }
+        self.notify();
+        Ok(())
     }
 
     /// Makes the running set match `launches`: stops servers that are gone, and applies
@@ -182,21 +332,23 @@ impl McpManager {
         entries: &mut BTreeMap<String, Entry>,
         launch: McpLaunch,
         stopped: &mut Vec<Arc<McpConnection>>,
-        start: &mut Vec<(String, u64, McpServerConfig)>,
+        start: &mut Vec<Start>,
     ) {
         let name = launch.config.name.clone();
         let entry = entries.entry(name.clone()).or_insert_with(|| Entry {
             config: launch.config.clone(),
+            oauth: launch.oauth.clone(),
             slot: Arc::new(ServerSlot::new(&name)),
             status: McpStatus::Disabled,
             tools: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
             identity: ServerIdentity::default(),
+            reviews: BTreeMap::new(),
             generation: 0,
         });
         let fresh = entry.generation == 0;
-        let changed = entry.config != launch.config;
+        let changed = entry.config != launch.config || entry.oauth != launch.oauth;
         let blocked_changed = match (&launch.blocked, &entry.status) {
             (Some(why), McpStatus::Failed { error }) => why != error,
             (Some(_), _) => true,
@@ -206,6 +358,7 @@ impl McpManager {
             return;
         }
         entry.config = launch.config;
+        entry.oauth = launch.oauth;
         entry.generation += 1;
         stopped.extend(entry.slot.replace(None));
         entry.clear_lists();
@@ -213,7 +366,7 @@ impl McpManager {
             (_, false) => McpStatus::Disabled,
             (Some(why), true) => McpStatus::Failed { error: why.clone() },
             (None, true) => {
-                start.push((name, entry.generation, entry.config.clone()));
+                start.push(entry.start(&name));
                 McpStatus::Connecting
             }
         };
@@ -233,7 +386,7 @@ impl McpManager {
             entry.clear_lists();
             if entry.config.enabled {
                 entry.status = McpStatus::Connecting;
-                start.push((name.to_string(), entry.generation, entry.config.clone()));
+                start.push(entry.start(name));
             } else {
                 entry.status = McpStatus::Disabled;
             }
@@ -242,26 +395,36 @@ impl McpManager {
         true
     }
 
-    fn finish_changes(
-        self: &Arc<Self>,
-        stopped: Vec<Arc<McpConnection>>,
-        start: Vec<(String, u64, McpServerConfig)>,
-    ) {
+    fn finish_changes(self: &Arc<Self>, stopped: Vec<Arc<McpConnection>>, start: Vec<Start>) {
         for conn in stopped {
             tokio::spawn(async move { conn.shutdown().await });
         }
-        for (name, generation, config) in start {
+        for launch in start {
             let this = Arc::clone(self);
-            tokio::spawn(async move { this.run(name, generation, config).await });
+            tokio::spawn(async move { this.run(launch).await });
         }
         self.notify();
     }
 
     /// Connects, lists the tools, resources and prompts, and then watches the connection until
     /// it ends, listing again whatever the server says has changed.
-    async fn run(self: Arc<Self>, name: String, generation: u64, config: McpServerConfig) {
+    async fn run(self: Arc<Self>, launch: Start) {
+        let Start {
+            name,
+            generation,
+            config,
+            oauth,
+            slot,
+        } = launch;
+        let session = super::connection::Session {
+            oauth,
+            asks: self.questions.as_ref().map(|hub| super::connection::Asks {
+                slot,
+                hub: Arc::clone(hub),
+            }),
+        };
         let started = async {
-            let conn = McpConnection::connect(&config, &self.hidden).await?;
+            let conn = McpConnection::connect(&config, &self.hidden, session).await?;
             let tools = conn.tools().await?;
             // A server whose resources or prompts cannot be listed still offers its tools.
             let resources = conn.resources().await.unwrap_or_else(|e| {
@@ -290,9 +453,16 @@ impl McpManager {
                     entry.tools = tools;
                     entry.resources = resources;
                     entry.prompts = prompts;
+                    self.review(entry);
                     entry.status = McpStatus::Ready;
                     entry.slot.replace(Some(Arc::clone(&conn)));
                     conn
+                }
+                Err(super::McpError::AuthRequired { expired }) => {
+                    entry.status = McpStatus::NeedsSignIn { expired };
+                    drop(entries);
+                    self.notify();
+                    return;
                 }
                 Err(e) => {
                     entry.status = McpStatus::Failed {
@@ -366,7 +536,10 @@ impl McpManager {
                 return;
             };
             match fresh {
-                Fresh::Tools(t) => entry.tools = t,
+                Fresh::Tools(t) => {
+                    entry.tools = t;
+                    self.review(entry);
+                }
                 Fresh::Resources(r) => entry.resources = r,
                 Fresh::Prompts(p) => entry.prompts = p,
             }
@@ -464,7 +637,8 @@ impl McpManager {
                     group = group.guidance(Guidance::Text(text));
                 }
                 for info in &e.tools {
-                    group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot)));
+                    let review = e.reviews.get(info.name.as_ref()).cloned();
+                    group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot), review));
                 }
                 group
             })

@@ -5,14 +5,20 @@
 pub mod catalog;
 pub mod config;
 mod connection;
+pub mod elicitation;
 pub mod inline_secrets;
 mod manager;
+pub mod oauth;
+pub mod review;
 mod slot;
 mod tool;
 
 pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
 pub use config::{import_json, McpConfigError, McpSandbox, McpServerConfig, McpTransport};
-pub use connection::{ListChanged, McpConnection, McpError, ServerIdentity};
-pub use manager::{McpLaunch, McpManager, McpServerState, McpStatus, McpToolSummary};
+pub use connection::{Asks, ListChanged, McpConnection, McpError, ServerIdentity, Session};
+pub use manager::{
+    McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,
+};
+pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
 pub use slot::ServerSlot;
 pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES};

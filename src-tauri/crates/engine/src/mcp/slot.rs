@@ -1,14 +1,34 @@
 //! A server's current connection, as its tools and the manager share it.
 
 use super::connection::McpConnection;
-use parking_lot::RwLock;
+use super::elicitation::RunningCall;
+use parking_lot::{Mutex, RwLock};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// A server's current connection, shared with its tools (which outlive restarts of the server
 /// until the registry is swapped).
 pub struct ServerSlot {
     name: String,
     conn: RwLock<Option<Arc<McpConnection>>>,
+    /// The calls of the server's tools running now, oldest first: a question the server asks
+    /// goes to the chat of the latest (issue 36).
+    calls: Mutex<Vec<(u64, RunningCall)>>,
+    next_call: std::sync::atomic::AtomicU64,
+}
+
+/// A running call, registered with its server until dropped (which withdraws its questions).
+pub struct CallGuard {
+    slot: Arc<ServerSlot>,
+    id: u64,
+    cancel: CancellationToken,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        self.slot.calls.lock().retain(|(id, _)| *id != self.id);
+    }
 }
 
 impl ServerSlot {
@@ -16,7 +36,41 @@ impl ServerSlot {
         Self {
             name: name.to_string(),
             conn: RwLock::new(None),
+            calls: Mutex::new(Vec::new()),
+            next_call: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Registers a call of one of the server's tools (in `chat`, number `seq`, stopped by
+    /// `stop`) until the guard is dropped.
+    pub fn begin_call(
+        self: &Arc<Self>,
+        chat: crate::ids::ChatId,
+        seq: u64,
+        stop: &CancellationToken,
+    ) -> CallGuard {
+        let id = self
+            .next_call
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let cancel = stop.child_token();
+        self.calls.lock().push((
+            id,
+            RunningCall {
+                chat,
+                seq,
+                cancel: cancel.clone(),
+            },
+        ));
+        CallGuard {
+            slot: Arc::clone(self),
+            id,
+            cancel,
+        }
+    }
+
+    /// The latest call of the server's tools still running.
+    pub fn latest_call(&self) -> Option<RunningCall> {
+        self.calls.lock().last().map(|(_, c)| c.clone())
     }
 
     /// The server's name.

@@ -23,6 +23,59 @@ pub struct McpTool {
     /// The tool's name on the server.
     remote: String,
     server: Arc<ServerSlot>,
+    /// The tool's `outputSchema`, compiled: a structured result must match it (issue 36).
+    output: Option<OutputSchema>,
+}
+
+/// A declared output schema, or why it cannot be used.
+enum OutputSchema {
+    Valid(Box<jsonschema::Validator>),
+    /// The server declared a schema that does not compile: its results cannot be checked, and
+    /// are refused rather than passed on unchecked.
+    Invalid(String),
+}
+
+impl OutputSchema {
+    fn of(info: &McpToolInfo) -> Option<Self> {
+        let schema = Value::Object((**info.output_schema.as_ref()?).clone());
+        Some(match jsonschema::validator_for(&schema) {
+            Ok(v) => Self::Valid(Box::new(v)),
+            Err(e) => Self::Invalid(e.to_string()),
+        })
+    }
+
+    /// Checks a successful result's structured content against the schema.
+    fn check(&self, structured: Option<&Value>) -> Result<(), String> {
+        let validator = match self {
+            Self::Valid(v) => v,
+            Self::Invalid(e) => {
+                return Err(format!(
+                    "the tool's declared output schema is not valid JSON Schema ({e}), so its result cannot be checked"
+                ))
+            }
+        };
+        let Some(value) = structured else {
+            return Err(
+                "the tool declares an output schema but returned no structured result".into(),
+            );
+        };
+        let problems: Vec<String> = validator
+            .iter_errors(value)
+            .take(5)
+            .map(|e| {
+                let path = e.instance_path().as_str().to_string();
+                format!("- {}: {e}", if path.is_empty() { "/" } else { &path })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "the tool's structured result does not match its declared output schema:\n{}",
+                problems.join("\n")
+            ))
+        }
+    }
 }
 
 /// `<server>__<tool>`, limited to the characters and length tool names may have.
@@ -59,16 +112,51 @@ pub fn read_only_hint(info: &McpToolInfo) -> bool {
 /// machine). Whether it reads private data only the user can say (an override).
 pub fn effects_from_hints(info: &McpToolInfo) -> crate::tools::ToolEffects {
     let hints = info.annotations.as_ref();
-    let read_only = hints.and_then(|a| a.read_only_hint).unwrap_or(false);
-    let destructive = hints.and_then(|a| a.destructive_hint).unwrap_or(true);
-    let open_world = hints.and_then(|a| a.open_world_hint).unwrap_or(true);
+    effects_of(
+        hints.and_then(|a| a.read_only_hint),
+        hints.and_then(|a| a.destructive_hint),
+        hints.and_then(|a| a.open_world_hint),
+    )
+}
+
+/// [`effects_from_hints`] for hints as given, with the MCP defaults for those left out.
+fn effects_of(
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    open_world: Option<bool>,
+) -> crate::tools::ToolEffects {
+    let read_only = read_only.unwrap_or(false);
     crate::tools::ToolEffects {
         writes: !read_only,
         executes: false,
-        sends_out: open_world,
-        irreversible: !read_only && destructive,
+        sends_out: open_world.unwrap_or(true),
+        irreversible: !read_only && destructive.unwrap_or(true),
         reads_private: false,
     }
+}
+
+/// Whether a recorded definition was marked read-only.
+fn definition_read_only(definition: &crate::protocol::McpToolDefinition) -> bool {
+    hint(definition, "readOnlyHint").unwrap_or(false)
+}
+
+fn hint(definition: &crate::protocol::McpToolDefinition, name: &str) -> Option<bool> {
+    definition
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(name))
+        .and_then(Value::as_bool)
+}
+
+/// What a call may do by a recorded definition's hints, as [`effects_from_hints`] reads them.
+fn effects_of_definition(
+    definition: &crate::protocol::McpToolDefinition,
+) -> crate::tools::ToolEffects {
+    effects_of(
+        hint(definition, "readOnlyHint"),
+        hint(definition, "destructiveHint"),
+        hint(definition, "openWorldHint"),
+    )
 }
 
 /// The argument schema, or an open object schema if the server's does not compile.
@@ -89,9 +177,19 @@ fn usable_schema(info: &McpToolInfo) -> (Value, bool) {
 }
 
 impl McpTool {
-    /// Wraps one tool of `config`'s server.
-    pub fn new(config: &McpServerConfig, info: &McpToolInfo, server: Arc<ServerSlot>) -> Self {
-        let read_only = read_only_hint(info);
+    /// Wraps one tool of `config`'s server. A tool under `review` (issue 36) is treated as the
+    /// more cautious of what it was and what it is now: it asks every time (unless the user's
+    /// settings deny it), is read-only only if it was and is, and may do what either may.
+    pub fn new(
+        config: &McpServerConfig,
+        info: &McpToolInfo,
+        server: Arc<ServerSlot>,
+        review: Option<crate::protocol::ToolChange>,
+    ) -> Self {
+        let before_read_only = review
+            .as_ref()
+            .map(|c| c.before.as_ref().is_some_and(definition_read_only));
+        let read_only = read_only_hint(info) && before_read_only.unwrap_or(true);
         let (parameters, schema_ok) = usable_schema(info);
         let mut description = info
             .description
@@ -112,7 +210,11 @@ impl McpTool {
             description.trim(),
             parameters,
         )
-        .policy(config.execution_policy.unwrap_or(default_policy))
+        .policy(match (&review, config.execution_policy) {
+            (_, Some(ExecutionPolicy::Deny)) => ExecutionPolicy::Deny,
+            (Some(_), _) => ExecutionPolicy::AskAlways,
+            (None, set) => set.unwrap_or(default_policy),
+        })
         .timeout(Duration::from_secs(config.timeout_secs));
         if let Some(p) = config.result_policy {
             spec = spec.result_policy(p);
@@ -120,15 +222,25 @@ impl McpTool {
         if read_only {
             spec = spec.read_only();
         }
+        let mut effects = effects_from_hints(info);
+        if let Some(before) = review.as_ref().and_then(|c| c.before.as_ref()) {
+            effects = effects.union(effects_of_definition(before));
+        }
+        let definition = super::review::definition(info);
         spec = spec
-            .effects(effects_from_hints(info))
+            .effects(effects)
             .content(crate::tools::ContentKind::Mcp {
                 server: config.name.clone(),
-            });
+            })
+            .revision(super::review::fingerprint(&definition));
+        if let Some(change) = review {
+            spec = spec.under_review(change);
+        }
         Self {
             spec,
             remote: info.name.to_string(),
             server,
+            output: OutputSchema::of(info),
         }
     }
 
@@ -157,6 +269,8 @@ impl Tool for McpTool {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
+        // While it runs, the server may ask the user (issue 36): its questions go to this chat.
+        let _running = self.server.begin_call(ctx.chat, ctx.seq, &ctx.cancel);
         // The executor enforces the tool's timeout as well; this one also tells the server.
         let result = conn
             .call(&self.remote, arguments, self.spec.timeout, &ctx.cancel)
@@ -164,12 +278,19 @@ impl Tool for McpTool {
         match result {
             Ok(result) => {
                 let Rendered { text, images } = render_result(&result);
+                let unchecked = match (&self.output, result.is_error) {
+                    (_, Some(true)) | (None, _) => None,
+                    (Some(schema), _) => schema.check(result.structured_content.as_ref()).err(),
+                };
                 if result.is_error == Some(true) {
                     Err(ToolError::other(if text.trim().is_empty() {
                         "the tool reported an error without a message".to_string()
                     } else {
                         text
                     }))
+                } else if let Some(problem) = unchecked {
+                    Err(ToolError::new(ToolErrorKind::Other, format!("the MCP server \"{server}\" returned a result that was not passed on: {problem}"))
+                        .with_suggestion("Tell the user; the server's tool does not keep to what it declares."))
                 } else if images.is_empty() {
                     Ok(Value::String(text))
                 } else {
@@ -326,6 +447,75 @@ pub fn render_result(result: &CallToolResult) -> Rendered {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+
+    fn with_output(schema: Value) -> McpToolInfo {
+        let mut info = McpToolInfo::new("weather", "Weather.", Arc::new(serde_json::Map::new()));
+        if let Value::Object(map) = schema {
+            info.output_schema = Some(Arc::new(map));
+        }
+        info
+    }
+
+    #[test]
+    fn structured_results_must_fit_the_declared_output_schema() {
+        let info = with_output(json!({
+            "type": "object",
+            "properties": {"celsius": {"type": "number"}},
+            "required": ["celsius"]
+        }));
+        let schema = OutputSchema::of(&info).expect("declared");
+        assert_eq!(schema.check(Some(&json!({"celsius": 21.5}))), Ok(()));
+        let wrong = schema.check(Some(&json!({"celsius": "hot"}))).unwrap_err();
+        assert!(wrong.contains("/celsius"), "{wrong}");
+        let none = schema.check(None).unwrap_err();
+        assert!(none.contains("returned no structured result"), "{none}");
+        // A schema that does not compile checks nothing, so nothing passes unchecked.
+        let broken = OutputSchema::of(&with_output(json!({"type": "nonsense"}))).expect("declared");
+        assert!(broken.check(Some(&json!({}))).is_err());
+        // No declared schema: nothing to check.
+        assert!(OutputSchema::of(&McpToolInfo::new(
+            "t",
+            "d",
+            Arc::new(serde_json::Map::new())
+        ))
+        .is_none());
+    }
+
+    #[test]
+    fn a_tool_under_review_is_the_cautious_reading_of_both_versions() {
+        use crate::protocol::{McpToolDefinition, ReviewReason, ToolChange};
+        let mut now = McpToolInfo::new("forecast", "Reads.", Arc::new(serde_json::Map::new()));
+        now.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
+        let before = McpToolDefinition {
+            title: None,
+            description: "Reads.".into(),
+            input_schema: json!({}),
+            output_schema: None,
+            annotations: Some(json!({"readOnlyHint": false})),
+        };
+        let change = ToolChange {
+            server: "s".into(),
+            tool: "forecast".into(),
+            reason: ReviewReason::Changed,
+            changed: vec![],
+            before: Some(before),
+            after: super::super::review::definition(&now),
+            fingerprint: "f".into(),
+        };
+        let config = McpServerConfig::http("s", "http://localhost/mcp");
+        let slot = Arc::new(ServerSlot::new("s"));
+        let reviewed = McpTool::new(&config, &now, Arc::clone(&slot), Some(change));
+        let spec = reviewed.spec();
+        assert!(!spec.read_only);
+        assert!(spec.effects.writes && spec.effects.irreversible);
+        assert_eq!(spec.execution_policy, ExecutionPolicy::AskAlways);
+        assert!(spec.review.is_some());
+        // The same tool accepted: read-only, asks once.
+        let accepted = McpTool::new(&config, &now, slot, None);
+        assert!(accepted.spec().read_only);
+        assert_eq!(accepted.spec().execution_policy, ExecutionPolicy::AskOnce);
+        assert_ne!(accepted.spec().revision, None);
+    }
 
     #[test]
     fn names_are_prefixed_cleaned_and_bounded() {

@@ -1,6 +1,8 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
-use super::{Attachment, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport, TrustKey};
+use super::{
+    Attachment, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport, ToolChange, TrustKey,
+};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
     CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
@@ -45,6 +47,16 @@ pub enum ApprovalRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional, as = "Option<GuardNote>")]
         guard: Option<Box<GuardNote>>,
+        /// The MCP tool changed (or its server was replaced) since the user's grants were made
+        /// (issue 36): what changed, to read before answering and to accept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional, as = "Option<ToolChange>")]
+        tool_change: Option<Box<ToolChange>>,
+        /// The tool may destroy or overwrite what it touches (an MCP `destructiveHint`, or the
+        /// user's own setting): "always allow" for it is a warned choice.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(optional, as = "Option<bool>")]
+        destructive: bool,
     },
     /// May the model see this result? (F-06)
     #[serde(rename_all = "camelCase")]
@@ -246,4 +258,8 @@ pub enum AskReason {
     /// something (F-83): what would otherwise have allowed it is set aside.
     #[serde(rename_all = "camelCase")]
     Exposed { would_allow: DecidedBy },
+    /// The MCP tool changed since the user's grants were made (issue 36): they are set aside
+    /// until the change is accepted. `would_allow`: the grant that would have allowed the call.
+    #[serde(rename_all = "camelCase")]
+    ToolChanged { would_allow: Option<DecidedBy> },
 }

@@ -122,6 +122,33 @@ pub enum Invalid {
     McpNotRunning {
         server: String,
     },
+    /// An MCP tool's change to accept is not under review (any more).
+    McpToolNotUnderReview {
+        server: String,
+        tool: String,
+    },
+    /// An MCP tool changed again after the change the user read: nothing was accepted.
+    McpToolChangedAgain {
+        server: String,
+        tool: String,
+    },
+    /// An answer to an MCP server's form that does not fit its schema (issue 36).
+    ElicitationAnswer {
+        reason: String,
+    },
+    /// Signing in to a remote MCP server failed (issue 36); `reason` says why.
+    McpSignIn {
+        server: String,
+        reason: String,
+    },
+    /// Only a remote (streamable HTTP) server signs in.
+    McpNotRemote {
+        server: String,
+    },
+    /// A sign-in to this server is already waiting for the browser.
+    McpSignInUnderWay {
+        server: String,
+    },
     /// A server edited to reach somewhere else: its stored secrets are not sent there.
     McpSecretsNotReused {
         server: String,
@@ -163,6 +190,28 @@ impl std::fmt::Display for Invalid {
             Self::McpNotRunning { server } => write!(
                 f,
                 "The MCP server \"{server}\" is not running; start it in Settings → MCP servers."
+            ),
+            Self::McpToolNotUnderReview { server, tool } => write!(
+                f,
+                "the tool \"{tool}\" of \"{server}\" has no change to accept"
+            ),
+            Self::McpToolChangedAgain { server, tool } => write!(
+                f,
+                "the tool \"{tool}\" of \"{server}\" changed again after the change shown; read the new change"
+            ),
+            Self::ElicitationAnswer { reason } => {
+                write!(f, "the answer does not fit what the server asked: {reason}")
+            }
+            Self::McpSignIn { server, reason } => {
+                write!(f, "signing in to \"{server}\" failed: {reason}")
+            }
+            Self::McpNotRemote { server } => write!(
+                f,
+                "\"{server}\" is a local server: only remote (HTTP) servers sign in"
+            ),
+            Self::McpSignInUnderWay { server } => write!(
+                f,
+                "a sign-in to \"{server}\" is already waiting for the browser"
             ),
             Self::McpSecretsNotReused { server, secrets } => write!(
                 f,

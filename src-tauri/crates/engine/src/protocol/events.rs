@@ -108,6 +108,19 @@ pub enum ToolEvent {
         seq: u64,
         summary: CallSummary,
     },
+    /// An MCP server asks the user something while its tool runs (issue 36).
+    #[serde(rename_all = "camelCase")]
+    ElicitationRequested {
+        elicitation: super::PendingElicitation,
+    },
+    /// A server's question is no longer waiting.
+    #[serde(rename_all = "camelCase")]
+    ElicitationResolved {
+        chat: ChatId,
+        seq: u64,
+        id: ApprovalId,
+        outcome: super::ElicitationOutcome,
+    },
     /// The model asks the user a question (`ask_user`, F-24); the turn waits for the answer.
     #[serde(rename_all = "camelCase")]
     QuestionAsked {
@@ -173,6 +186,8 @@ pub enum AttentionReason {
     Approval { tool: String },
     /// The model asks a question (`ask_user`).
     Question { question: String },
+    /// An MCP server asks the user something (issue 36).
+    Elicitation { server: String, message: String },
 }
 
 /// Called for every [`AttentionRequest`], wherever its chat's events are routed. Must not block.
@@ -194,12 +209,20 @@ impl AttentionRequest {
                     question: question.clone(),
                 },
             }),
+            ToolEvent::ElicitationRequested { elicitation } => Some(Self {
+                chat: elicitation.chat,
+                reason: AttentionReason::Elicitation {
+                    server: elicitation.server.clone(),
+                    message: elicitation.message.clone(),
+                },
+            }),
             ToolEvent::BeforeCall { .. }
             | ToolEvent::ApprovalResolved { .. }
             | ToolEvent::Started { .. }
             | ToolEvent::OutputDelta { .. }
             | ToolEvent::Finished { .. }
-            | ToolEvent::QuestionResolved { .. } => None,
+            | ToolEvent::QuestionResolved { .. }
+            | ToolEvent::ElicitationResolved { .. } => None,
         }
     }
 }
@@ -240,8 +263,10 @@ fn event_chat(event: &ToolEvent) -> ChatId {
         | ToolEvent::OutputDelta { chat, .. }
         | ToolEvent::Finished { chat, .. }
         | ToolEvent::QuestionAsked { chat, .. }
-        | ToolEvent::QuestionResolved { chat, .. } => *chat,
+        | ToolEvent::QuestionResolved { chat, .. }
+        | ToolEvent::ElicitationResolved { chat, .. } => *chat,
         ToolEvent::ApprovalRequested { approval } => approval.chat,
+        ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,
     }
 }
 

@@ -13,22 +13,26 @@
 
 pub mod approvals;
 pub mod attachments;
+pub mod elicitation;
 pub mod errors;
 pub mod events;
 pub mod provenance;
 pub mod providers;
 pub mod rules;
 pub mod sandbox;
+pub mod tool_review;
 pub mod tool_settings;
 pub mod tools;
 
 pub use approvals::*;
 pub use attachments::*;
+pub use elicitation::*;
 pub use errors::*;
 pub use events::*;
 pub use provenance::*;
 pub use providers::*;
 pub use rules::*;
 pub use sandbox::*;
+pub use tool_review::*;
 pub use tool_settings::*;
 pub use tools::*;

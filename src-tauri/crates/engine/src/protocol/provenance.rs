@@ -97,6 +97,17 @@ impl ToolEffects {
         reads_private: false,
     };
 
+    /// What either may do: the cautious reading of a tool that was one and is now the other.
+    pub fn union(self, other: Self) -> Self {
+        Self {
+            writes: self.writes || other.writes,
+            executes: self.executes || other.executes,
+            sends_out: self.sends_out || other.sends_out,
+            irreversible: self.irreversible || other.irreversible,
+            reads_private: self.reads_private || other.reads_private,
+        }
+    }
+
     /// Whether a call may change or send something: what the gate guards (F-83).
     pub fn consequential(self) -> bool {
         self.writes || self.executes || self.sends_out || self.irreversible

@@ -4,9 +4,10 @@
 
 use super::refused;
 use super::{ServiceError, Tollgate};
+use crate::mcp::review::AcceptError;
 use crate::mcp::{
     catalog, import_json, inline_secrets, FilledPrompt, McpLaunch, McpPromptView, McpResourceView,
-    McpServerConfig, McpServerState, McpStatus,
+    McpReviewError, McpServerConfig, McpServerState, McpStatus, ReviewBook, REVIEW_SETTINGS_KEY,
 };
 use crate::protocol::Attachment;
 use crate::protocol::{Invalid, Missing};
@@ -21,11 +22,15 @@ pub const MCP_SETTINGS_KEY: &str = "mcp";
 
 /// A server as the settings screen shows it: its settings with secret values blanked (their
 /// names stay), and where it is.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerView {
     pub config: McpServerConfig,
     pub state: McpServerState,
+    /// The user's sign-in to this remote server (issue 36); the tokens stay in the keychain.
+    pub sign_in: Option<crate::mcp::oauth::OAuthRecord>,
+    /// A sign-in is waiting for the browser.
+    pub signing_in: bool,
 }
 
 /// The keychain account of a server's secret values.
@@ -77,6 +82,16 @@ impl Tollgate {
         }
     }
 
+    /// Saves the book of accepted MCP tool definitions (issue 36) if it changed. Saves are
+    /// serialised, so an older book never lands after a newer one.
+    async fn save_review_book(&self) -> Result<(), ServiceError> {
+        let _turn = self.review_saves.lock().await;
+        if let Some(book) = self.mcp.take_changed_book() {
+            self.store.set_setting(REVIEW_SETTINGS_KEY, &book).await?;
+        }
+        Ok(())
+    }
+
     /// Loads the saved servers and their secrets, starts the enabled ones, and keeps the
     /// registry in step with them from now on.
     pub(super) async fn start_mcp(self: &Arc<Self>) -> Result<(), ServiceError> {
@@ -85,17 +100,27 @@ impl Tollgate {
             .setting(MCP_SETTINGS_KEY)
             .await?
             .unwrap_or_default();
+        self.load_sign_ins().await?;
         let mut launches = Vec::with_capacity(configs.len());
         for config in &configs {
             launches.push(self.launch_of(config).await);
         }
         *self.mcp_configs.lock() = configs;
+        let book: ReviewBook = self
+            .store
+            .setting(REVIEW_SETTINGS_KEY)
+            .await?
+            .unwrap_or_default();
+        self.mcp.set_review_book(book);
         let weak: Weak<Self> = Arc::downgrade(self);
         let mut changes = self.mcp.subscribe();
         tokio::spawn(async move {
             while changes.changed().await.is_ok() {
                 let Some(this) = weak.upgrade() else { break };
                 this.sync_registry().await;
+                if let Err(e) = this.save_review_book().await {
+                    tracing::error!("the accepted MCP tool definitions were not saved: {e}");
+                }
             }
         });
         self.mcp.configure(launches);
@@ -104,16 +129,19 @@ impl Tollgate {
 
     /// The settings with secrets filled in from the keychain (a keychain failure blocks the
     /// server with the reason rather than starting it without its secrets).
-    async fn launch_of(&self, stored: &McpServerConfig) -> McpLaunch {
+    pub(super) async fn launch_of(&self, stored: &McpServerConfig) -> McpLaunch {
         let mut config = stored.clone();
+        let oauth = self.sign_in_of(stored);
         match self.fill_secrets(&mut config, &stored.name).await {
             Ok(()) => McpLaunch {
                 config,
                 blocked: None,
+                oauth,
             },
             Err(e) => McpLaunch {
                 config,
                 blocked: Some(e.to_string()),
+                oauth,
             },
         }
     }
@@ -198,11 +226,18 @@ impl Tollgate {
                     status: McpStatus::Disabled,
                     server_name: None,
                     server_version: None,
+                    protocol_version: None,
+                    instructions: None,
                     tools: Vec::new(),
                     resources: 0,
                     prompts: 0,
                 });
-                McpServerView { config, state }
+                McpServerView {
+                    sign_in: self.sign_in_record(&config.name),
+                    signing_in: self.signing_in(&config.name),
+                    config,
+                    state,
+                }
             })
             .collect()
     }
@@ -211,8 +246,19 @@ impl Tollgate {
     /// value left empty keeps the value stored before.
     pub async fn save_mcp_server(
         &self,
+        config: McpServerConfig,
+        previous: Option<&str>,
+    ) -> Result<(), ServiceError> {
+        self.save_server(config, previous, false).await
+    }
+
+    /// [`Self::save_mcp_server`]; `replacing`: the settings come from elsewhere (an import), so
+    /// what was granted to the server before does not vouch for this one (issue 36).
+    async fn save_server(
+        &self,
         mut config: McpServerConfig,
         previous: Option<&str>,
+        replacing: bool,
     ) -> Result<(), ServiceError> {
         config.validate()?;
         let old_name = previous.unwrap_or(&config.name).to_string();
@@ -262,6 +308,23 @@ impl Tollgate {
                 }
             }
         }
+        // Another program or address under the same name is another server: its tools start
+        // under review. A rename keeps what was accepted for the server.
+        let moved = existing.as_ref().is_some_and(|old| {
+            inline_secrets::destination(&old.transport)
+                != inline_secrets::destination(&config.transport)
+        });
+        if old_name != config.name {
+            self.mcp.rename_server(&old_name, &config.name);
+            self.rename_sign_in(&old_name, &config.name).await?;
+        }
+        if (replacing && existing.is_some()) || moved {
+            self.mcp.replace_server(&config.name);
+        }
+        // A token is for the server it was given for: a server pointed elsewhere signs in anew.
+        if moved {
+            self.forget_sign_in(&config.name).await?;
+        }
         let mut stored = blanked(&config);
         let inline = inline_secrets::take(&mut stored.transport);
         self.put_secrets(&secret_account(&config.name), config.transport.secrets())
@@ -272,6 +335,7 @@ impl Tollgate {
             self.forget_secrets(&secret_account(&old_name)).await;
             self.forget_secrets(&inline_account(&old_name)).await;
         }
+        let oauth = self.sign_in_of(&stored);
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != old_name);
         configs.push(stored);
@@ -284,6 +348,7 @@ impl Tollgate {
         self.mcp.upsert(McpLaunch {
             config,
             blocked: None,
+            oauth,
         });
         Ok(())
     }
@@ -301,7 +366,7 @@ impl Tollgate {
                 .any(|c| c.name == server.name);
             names.push(server.name.clone());
             let previous = exists.then(|| server.name.clone());
-            self.save_mcp_server(server, previous.as_deref()).await?;
+            self.save_server(server, previous.as_deref(), true).await?;
         }
         Ok(names)
     }
@@ -315,12 +380,39 @@ impl Tollgate {
         }
         self.forget_secrets(&secret_account(name)).await;
         self.forget_secrets(&inline_account(name)).await;
+        self.forget_sign_in(name).await?;
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != name);
         self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
         *self.mcp_configs.lock() = configs;
         self.mcp.remove(name);
         Ok(())
+    }
+
+    /// Accepts an MCP tool as it is now, after its change was read (issue 36): the rules,
+    /// records and policy set for it apply again. `fingerprint` names the definition the user
+    /// read; if the server changed the tool again since, nothing is accepted.
+    pub async fn accept_mcp_tool_change(
+        &self,
+        server: &str,
+        tool: &str,
+        fingerprint: &str,
+    ) -> Result<(), ServiceError> {
+        self.mcp
+            .accept_change(server, tool, fingerprint)
+            .map_err(|e| match e {
+                McpReviewError::NotRunning(server) => {
+                    ServiceError::Invalid(Invalid::McpNotRunning { server })
+                }
+                McpReviewError::Accept(AcceptError::NotUnderReview { server, tool }) => {
+                    ServiceError::Invalid(Invalid::McpToolNotUnderReview { server, tool })
+                }
+                McpReviewError::Accept(AcceptError::ChangedAgain { server, tool }) => {
+                    ServiceError::Invalid(Invalid::McpToolChangedAgain { server, tool })
+                }
+            })?;
+        self.sync_registry().await;
+        self.save_review_book().await
     }
 
     /// Starts a server again (after it failed, or to pick up new tools).

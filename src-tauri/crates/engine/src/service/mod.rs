@@ -31,6 +31,7 @@ mod errors;
 mod gate;
 mod guard;
 mod mcp;
+mod mcp_oauth;
 mod presets;
 mod sandbox;
 pub use branches::ModelChoice;
@@ -204,7 +205,15 @@ pub struct Tollgate {
     registry: RwLock<Arc<Registry>>,
     /// The MCP servers (F-45).
     pub mcp: Arc<crate::mcp::McpManager>,
+    /// The questions MCP servers ask the user (issue 36).
+    pub elicitations: Arc<crate::mcp::elicitation::ElicitationHub>,
     mcp_configs: Mutex<Vec<crate::mcp::McpServerConfig>>,
+    /// Taken while the MCP review book is taken and saved, so saves land in the order taken.
+    review_saves: tokio::sync::Mutex<()>,
+    /// The remote servers the user signed in to (issue 36), by server name.
+    mcp_sign_ins: Mutex<std::collections::BTreeMap<String, crate::mcp::oauth::OAuthRecord>>,
+    /// The sign-ins waiting for the browser, to cancel.
+    mcp_signing_in: Mutex<HashMap<String, CancellationToken>>,
     keychain: Keychain,
     pub hub: Arc<ApprovalHub>,
     pub questions: Arc<QuestionHub>,
@@ -282,17 +291,23 @@ impl Tollgate {
         let app_settings: AppSettings = store.setting(APP_SETTINGS_KEY).await?.unwrap_or_default();
         let questions = Arc::new(QuestionHub::new());
         let registry = Self::build_registry(&questions, Vec::new())?;
+        let router = Arc::new(Router::new(background));
+        let elicitations = crate::mcp::elicitation::ElicitationHub::new(router.clone());
         let this = Arc::new(Self {
             rules: Arc::new(RuleBook::load(store.clone()).await?),
             providers: Providers::new(store.clone(), keychain.clone()),
             registry: RwLock::new(Arc::new(registry)),
-            mcp: crate::mcp::McpManager::new(Arc::clone(&hidden)),
+            mcp: crate::mcp::McpManager::new(Arc::clone(&hidden), Some(Arc::clone(&elicitations))),
+            elicitations,
             mcp_configs: Mutex::new(Vec::new()),
+            review_saves: tokio::sync::Mutex::new(()),
+            mcp_sign_ins: Mutex::new(std::collections::BTreeMap::new()),
+            mcp_signing_in: Mutex::new(HashMap::new()),
             keychain,
             hub: Arc::new(ApprovalHub::new()),
             questions,
             settings: Arc::new(RwLock::new(settings)),
-            router: Arc::new(Router::new(background)),
+            router,
             app_settings: RwLock::new(app_settings),
             executors: tokio::sync::Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
@@ -456,6 +471,31 @@ impl Tollgate {
         Ok(self.questions.answer(chat, id, answer)?)
     }
 
+    /// The user's answer to an MCP server's question (issue 36). A form that does not fit the
+    /// server's schema is refused and the question keeps waiting.
+    pub fn answer_elicitation(
+        &self,
+        chat: ChatId,
+        id: &ApprovalId,
+        answer: crate::protocol::ElicitationAnswer,
+    ) -> Result<(), ServiceError> {
+        use crate::mcp::elicitation::AnswerRefused;
+        self.elicitations
+            .answer(chat, id, answer)
+            .map_err(|e| match e {
+                AnswerRefused::Unknown(id) => ServiceError::Answer(AnswerError::Unknown(id)),
+                AnswerRefused::Foreign(id) => ServiceError::Answer(AnswerError::Foreign(id)),
+                AnswerRefused::Invalid(reason) => {
+                    ServiceError::Invalid(crate::protocol::Invalid::ElicitationAnswer { reason })
+                }
+            })
+    }
+
+    /// The MCP servers' questions waiting in `chat`.
+    pub fn pending_elicitations(&self, chat: ChatId) -> Vec<crate::protocol::PendingElicitation> {
+        self.elicitations.pending_in(chat)
+    }
+
     /// The approvals waiting in `chat`.
     pub fn pending(&self, chat: ChatId) -> Vec<PendingApproval> {
         self.hub.pending_in(chat)
@@ -465,7 +505,7 @@ impl Tollgate {
     pub fn waiting(&self) -> HashMap<ChatId, usize> {
         let mut counts = self.hub.waiting_counts();
         for chat in self.turns.lock().keys() {
-            let q = self.questions.waiting_in(*chat);
+            let q = self.questions.waiting_in(*chat) + self.elicitations.pending_in(*chat).len();
             if q > 0 {
                 *counts.entry(*chat).or_insert(0) += q;
             }

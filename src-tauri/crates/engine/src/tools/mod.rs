@@ -75,6 +75,11 @@ pub struct ToolSpec {
     pub effects: ToolEffects,
     /// What its results hold, so the gate can label them with their source (F-80).
     pub content: ContentKind,
+    /// Which definition of the tool this is (an MCP tool's fingerprint), so a call granted for
+    /// one definition never runs on the next (issue 36). `None` for built-in tools.
+    pub revision: Option<Arc<str>>,
+    /// Set while the tool's grants are set aside because it changed (issue 36).
+    pub review: Option<Arc<crate::protocol::ToolChange>>,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -114,7 +119,21 @@ impl ToolSpec {
                 ..ToolEffects::NONE
             },
             content: ContentKind::Own,
+            revision: None,
+            review: None,
         }
+    }
+
+    /// Which definition of the tool this is (issue 36).
+    pub fn revision(mut self, revision: impl Into<Arc<str>>) -> Self {
+        self.revision = Some(revision.into());
+        self
+    }
+
+    /// Sets the tool's grants aside until `change` is accepted (issue 36).
+    pub fn under_review(mut self, change: crate::protocol::ToolChange) -> Self {
+        self.review = Some(Arc::new(change));
+        self
     }
 
     /// What a call may do (F-81), replacing what [`Self::new`] or [`Self::read_only`] set.

@@ -805,13 +805,14 @@ impl Lab {
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
-        let mcp = McpManager::new(Arc::from(Vec::<PathBuf>::new()));
+        let mcp = McpManager::new(Arc::from(Vec::<PathBuf>::new()), None);
         mcp.configure(
             ["mail", "bank"]
                 .into_iter()
                 .map(|kind| McpLaunch {
                     config: inject_server(kind, &mail_dir),
                     blocked: None,
+                    oauth: None,
                 })
                 .collect(),
         );

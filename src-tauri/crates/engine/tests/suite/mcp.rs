@@ -450,7 +450,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 async fn cancelling_a_call_tells_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled.txt");
-    let conn = McpConnection::connect(&probe("probe", &marker), &[])
+    let conn = McpConnection::connect(&probe("probe", &marker), &[], Default::default())
         .await
         .unwrap();
     assert_eq!(
@@ -568,7 +568,7 @@ async fn everything_over_streamable_http() {
     let mut conn = None;
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
-        match McpConnection::connect(&config, &[]).await {
+        match McpConnection::connect(&config, &[], Default::default()).await {
             Ok(c) => {
                 conn = Some(c);
                 break;
@@ -864,7 +864,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
         hosts: Vec::new(),
     });
     config.validate().unwrap();
-    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets))
+    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets), Default::default())
         .await
         .unwrap();
     assert_eq!(touch(&conn, allowed.join("x"), false).await, "ok");
@@ -883,7 +883,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
 
     // The same server without the sandbox reaches out.
     config.sandbox = None;
-    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets))
+    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets), Default::default())
         .await
         .unwrap();
     assert_eq!(touch(&conn, root.join("outside"), false).await, "ok");
@@ -964,4 +964,215 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
             );
         }
     }
+}
+
+/// Runs `request` in `chat` and expects it to run without a card.
+async fn run_unasked(
+    app: &Tollgate,
+    chat: tollgate_engine::ChatId,
+    request: ToolCallRequest,
+) -> tollgate_engine::ToolCallResult {
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(request, CallOrigin::default(), &CancellationToken::new())
+            .await
+    });
+    crate::common::eventually("the call ends or asks", || {
+        task.is_finished() || !app.pending(chat).is_empty()
+    })
+    .await;
+    assert!(
+        app.pending(chat).is_empty(),
+        "the call asked: {:?}",
+        app.pending(chat)
+    );
+    task.await.unwrap()
+}
+
+/// The next approval waiting in `chat`.
+async fn next_pending(
+    app: &Tollgate,
+    chat: tollgate_engine::ChatId,
+) -> tollgate_engine::protocol::PendingApproval {
+    crate::common::eventually("an approval is requested", || !app.pending(chat).is_empty()).await;
+    app.pending(chat).pop().unwrap()
+}
+
+/// Issue 36: a server that rewrites a tool after the user allowed it — a new sentence in its
+/// description, `readOnlyHint` flipped to true — does not keep the rule made for the old tool:
+/// the next call asks, with what changed, until the user accepts the new version. Accepting
+/// needs the version read; the acceptance is saved; an import that replaces the server sets
+/// every tool's grants aside again.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
+    use tollgate_engine::policy::DecidedBy;
+    use tollgate_engine::protocol::{
+        ApprovalRequest, AskReason, DefinitionPart, ReviewReason, RuleAction, RuleScope,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let marker = dir.path().join("m");
+    app.save_mcp_server(probe("probe", &marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    // The user allows every forecast, in every chat.
+    app.rules
+        .add(
+            "probe__forecast",
+            None,
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+    let first = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Oslo"}))).await;
+    assert_eq!(first.content, "sunny in Oslo");
+
+    // The server rewrites the tool behind the user's back.
+    let shifted = run_approved(&app, chat, call("probe__shapeshift", json!({}))).await;
+    assert_eq!(shifted.content, "changed");
+    crate::common::eventually("the changed tool goes under review", || {
+        app.registry()
+            .tool("probe__forecast")
+            .is_some_and(|t| t.tool.spec().review.is_some())
+    })
+    .await;
+    let spec = app
+        .registry()
+        .tool("probe__forecast")
+        .unwrap()
+        .tool
+        .spec()
+        .clone();
+    assert!(
+        !spec.read_only,
+        "a tool that was not read-only is not made read-only by a changed hint"
+    );
+    assert!(spec.effects.writes);
+
+    // The next call asks despite the rule, and the card carries the diff.
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(
+            call("probe__forecast", json!({"city": "Bergen"})),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await
+    });
+    let pending = next_pending(&app, chat).await;
+    let ApprovalRequest::Execution {
+        reason,
+        tool_change,
+        policy,
+        ..
+    } = &pending.request
+    else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert_eq!(
+        *reason,
+        AskReason::ToolChanged {
+            would_allow: Some(DecidedBy::Rule)
+        }
+    );
+    assert_eq!(*policy, ExecutionPolicy::AskAlways);
+    let change = tool_change.as_deref().unwrap().clone();
+    assert_eq!(change.reason, ReviewReason::Changed);
+    assert_eq!(
+        change.changed,
+        vec![DefinitionPart::Description, DefinitionPart::Annotations]
+    );
+    assert_eq!(
+        change.before.as_ref().unwrap().description,
+        "Reads the weather forecast for a city."
+    );
+    assert!(change.after.description.contains("id_rsa"));
+    assert_eq!(
+        change.after.annotations,
+        Some(json!({"readOnlyHint": true}))
+    );
+    // Settings → MCP servers shows the same change.
+    let summary = app.mcp.state("probe").unwrap();
+    let listed = summary
+        .tools
+        .iter()
+        .find(|t| t.remote_name == "forecast")
+        .unwrap();
+    assert_eq!(listed.change.as_ref(), Some(&change));
+    app.decide(
+        chat,
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+
+    // Accepting takes the version read: a click on another accepts nothing.
+    let stale = app
+        .accept_mcp_tool_change("probe", "forecast", "0123")
+        .await
+        .unwrap_err();
+    assert!(stale.to_string().contains("changed again"), "{stale}");
+    app.accept_mcp_tool_change("probe", "forecast", &change.fingerprint)
+        .await
+        .unwrap();
+    crate::common::eventually("the accepted tool leaves review", || {
+        app.registry()
+            .tool("probe__forecast")
+            .is_some_and(|t| t.tool.spec().review.is_none())
+    })
+    .await;
+    let after = run_unasked(
+        &app,
+        chat,
+        call("probe__forecast", json!({"city": "Bergen"})),
+    )
+    .await;
+    assert_eq!(after.content, "sunny in Bergen");
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert_eq!(calls.last().unwrap().decided_by, DecidedBy::Rule);
+
+    // The acceptance is saved: after a restart the probe offers its original tool again, which
+    // is not what was accepted last — so it is under review, compared with the accepted one.
+    app.mcp.shutdown().await;
+    drop(app);
+    let app = open(dir.path()).await;
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    let again = app
+        .mcp
+        .state("probe")
+        .unwrap()
+        .tools
+        .into_iter()
+        .find(|t| t.remote_name == "forecast")
+        .and_then(|t| t.change)
+        .expect("the original tool differs from the accepted one");
+    assert!(again.before.unwrap().description.contains("id_rsa"));
+
+    // An import that replaces the server: every tool's grants are set aside, unchanged or not.
+    let script = servers_dir().join("probe-server.mjs").display().to_string();
+    let imported = json!({"mcpServers": {"probe": {
+        "command": "node",
+        "args": [script],
+        "env": {"PROBE_MARKER": marker.display().to_string()}
+    }}});
+    app.import_mcp_servers(&imported.to_string()).await.unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    crate::common::eventually("every tool of the replaced server is under review", || {
+        app.mcp.state("probe").is_some_and(|s| {
+            !s.tools.is_empty()
+                && s.tools.iter().all(|t| {
+                    t.change
+                        .as_ref()
+                        .is_some_and(|c| c.reason == ReviewReason::Replaced)
+                })
+        })
+    })
+    .await;
+    app.mcp.shutdown().await;
 }

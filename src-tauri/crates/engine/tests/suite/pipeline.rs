@@ -47,6 +47,8 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::OutputDelta { .. } => "output",
             ToolEvent::QuestionAsked { .. } => "question",
             ToolEvent::QuestionResolved { .. } => "question resolved",
+            ToolEvent::ElicitationRequested { .. } => "server asks",
+            ToolEvent::ElicitationResolved { .. } => "server's question resolved",
         })
         .collect();
     assert_eq!(kinds, ["before", "started", "finished"]);

@@ -1,0 +1,60 @@
+//! An MCP server's question to the user (elicitation, issue 36): asked while one of its tools
+//! runs, shown inline in the chat like an approval card, saying which server asks. Never
+//! answered for the user.
+
+use crate::ids::{ApprovalId, ChatId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What the server asks for.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "camelCase")]
+pub enum ElicitationKind {
+    /// A form: the server's requested schema (an object of plain-typed properties).
+    Form { schema: Value },
+    /// A page to open in the browser (to sign in elsewhere, to pay, …): the full address is
+    /// shown before anything opens.
+    Url { url: String, host: String },
+}
+
+/// A question waiting for the user.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingElicitation {
+    pub id: ApprovalId,
+    pub chat: ChatId,
+    /// The call of the server's tool during which it asks.
+    pub seq: u64,
+    /// The server (and tool group) that asks.
+    pub server: String,
+    pub message: String,
+    pub kind: ElicitationKind,
+    pub created_at: i64,
+}
+
+/// The user's answer.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum ElicitationAnswer {
+    /// The form filled in (checked against the server's schema), or, for a page, consent to
+    /// open it.
+    Accept {
+        #[serde(default)]
+        content: Option<Value>,
+    },
+    /// Not this: the server may go on without it.
+    Decline,
+    /// Stop what the server is doing.
+    Cancel,
+}
+
+/// How a question ended, for the chat's log.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ElicitationOutcome {
+    Accepted,
+    Declined,
+    Cancelled,
+    /// The call it belonged to ended first.
+    Withdrawn,
+}

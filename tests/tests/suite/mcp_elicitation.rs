@@ -1,0 +1,140 @@
+//! MCP servers' questions (elicitation, issue 36) in the real window: the official SDK's
+//! `elicitationFormExample` server asks for a registration form while its tool runs — the card
+//! appears under the call, its first field has the keyboard, Tab moves through the fields and
+//! Enter sends; the next time Escape declines. The probe server asks the user to open a page:
+//! the whole address is shown, nothing opens until the button is pressed (from the keyboard),
+//! and then the system browser (a stand-in on `PATH`) gets exactly that address.
+
+use std::time::Duration;
+use tollgate_e2e::node_servers::{free_port, mcp_dir, sdk_example, NodeServer, StandInBrowser};
+use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::webdriver::Session;
+use tollgate_mock_llm::openai;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Types `text` where the keyboard is, as a user does.
+async fn type_here(s: &Session, text: &str) {
+    s.client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before_it_opens() {
+    let _serial = SERIAL.lock().await;
+    let port = free_port();
+    let forms = NodeServer::start(
+        &sdk_example("elicitationFormExample.js"),
+        &[],
+        &[("PORT", port.to_string())],
+        &["Form elicitation example server is running"],
+    )
+    .await
+    .unwrap();
+    let browser = StandInBrowser::new().unwrap();
+    let path = browser.path_env();
+    let (s, mock) = Session::with_mock_provider(&[("PATH", &path)], "sk-e2e-elicitation")
+        .await
+        .unwrap();
+    let probe = mcp_dir().join("probe-server.mjs").display().to_string();
+    super::mcp_oauth::import(
+        &s,
+        serde_json::json!({"mcpServers": {
+            "forms": {"url": format!("http://localhost:{port}/mcp")},
+            "probe": {"command": "node", "args": [probe]}
+        }}),
+    )
+    .await;
+    for server in ["forms", "probe"] {
+        s.wait_text(&format!("[data-server={server}] [data-status=ready]"), WAIT)
+            .await
+            .unwrap();
+    }
+    s.back_to_chat().await.unwrap();
+
+    // The form: under the call, saying which server asks; the first field has the keyboard.
+    mock.push(openai::calls("", &[("c1", "forms__register_user", "{}")]));
+    mock.push(openai::text("You are registered."));
+    s.new_chat_and_send("Register me").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let head = s
+        .wait_text("[data-elicitation] .approval-head", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(head, "The MCP server forms asks you");
+    assert!(
+        s.focused().await.unwrap().starts_with("INPUT|"),
+        "the first field has the keyboard"
+    );
+    type_here(&s, "ada").await;
+    s.press(keys::TAB).await.unwrap();
+    type_here(&s, "ada@example.org").await;
+    s.press(keys::TAB).await.unwrap();
+    type_here(&s, "analytical engine").await;
+    s.screenshots("elicitation-form").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("You are registered.", WAIT).await.unwrap();
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results[0].contains("Registration successful!")
+            && results[0].contains("Username: ada")
+            && results[0].contains("Email: ada@example.org"),
+        "{results:?}"
+    );
+
+    // Escape declines, and the server hears "decline".
+    mock.push(openai::calls("", &[("c2", "forms__register_user", "{}")]));
+    mock.push(openai::text("Not registered."));
+    s.send("Register me again").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_text("[data-elicitation] .approval-head", WAIT)
+        .await
+        .unwrap();
+    s.press(keys::ESCAPE).await.unwrap();
+    s.wait_for_text("Not registered.", WAIT).await.unwrap();
+    let results = tool_results(&completions(&mock)[3]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("Registration cancelled by user.")),
+        "{results:?}"
+    );
+
+    // A page: its whole address first; nothing opens until the button, pressed from the
+    // keyboard; then the browser gets exactly that address.
+    mock.push(openai::calls("", &[("c3", "probe__visit", "{}")]));
+    mock.push(openai::text("Connected."));
+    s.send("Connect my account").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let address = s.wait_text("[data-role=elicit-url]", WAIT).await.unwrap();
+    assert_eq!(address, "https://connect.example.com/start?session=probe");
+    assert!(
+        browser.opened().is_empty(),
+        "nothing opened before the button"
+    );
+    s.screenshots("elicitation-url").await.unwrap();
+    s.tab_to("elicit-open").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("Connected.", WAIT).await.unwrap();
+    assert_eq!(
+        browser.opened(),
+        vec!["https://connect.example.com/start?session=probe".to_string()]
+    );
+    let results = tool_results(&completions(&mock)[5]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("the user answered accept")),
+        "{results:?}"
+    );
+    s.close().await;
+    forms.stop().await;
+}

@@ -1,0 +1,116 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { PendingElicitation } from "../types";
+
+vi.mock("../api", () => ({
+  answerElicitation: vi.fn(() => Promise.resolve()),
+  openExternal: vi.fn(() => Promise.resolve()),
+}));
+
+import * as api from "../api";
+import { commandError } from "../testing/backend";
+import { ElicitationCard } from "./ElicitationCard";
+import { unmount } from "./testRoot";
+
+const answer = vi.mocked(api.answerElicitation);
+const openExternal = vi.mocked(api.openExternal);
+
+const form: PendingElicitation = {
+  id: "el-1",
+  chat: 5,
+  seq: 3,
+  server: "forms",
+  message: "Please provide your registration information:",
+  kind: {
+    mode: "form",
+    schema: {
+      type: "object",
+      properties: {
+        username: { type: "string", title: "Username" },
+        newsletter: { type: "boolean", title: "Newsletter", default: false },
+      },
+      required: ["username"],
+    },
+  },
+  createdAt: 0,
+};
+
+const page: PendingElicitation = {
+  ...form,
+  id: "el-2",
+  message: "Connect your account",
+  kind: { mode: "url", url: "https://pay.example.com/connect?session=abc", host: "pay.example.com" },
+};
+
+let root: HTMLElement;
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  answer.mockReset();
+  answer.mockResolvedValue(undefined);
+  openExternal.mockClear();
+});
+afterEach(async () => {
+  await unmount(root);
+});
+
+function type(input: HTMLInputElement | null, text: string) {
+  if (!input) throw new Error("no input");
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+describe("a server's question", () => {
+  it("says which server asks, takes the keyboard in its first field, and sends the form on Enter", async () => {
+    const answered = vi.fn();
+    await act(() => {
+      render(<ElicitationCard elicitation={form} onAnswered={answered} />, root);
+    });
+    expect(root.querySelector(".approval-head")?.textContent).toBe("The MCP server forms asks you");
+    const first = root.querySelector<HTMLInputElement>("[data-field=username] input");
+    expect(document.activeElement).toBe(first);
+    // Enter with the field empty: the field says what is missing, nothing is sent.
+    await act(async () => {
+      root.querySelector("form")?.requestSubmit();
+    });
+    expect(root.querySelector("[data-field=username] .inline-error")?.textContent).toBe("Fill this in.");
+    expect(answer).not.toHaveBeenCalled();
+    await act(async () => {
+      type(first, "ada");
+    });
+    await act(async () => {
+      root.querySelector("form")?.requestSubmit();
+    });
+    expect(answer).toHaveBeenCalledWith(5, "el-1", { action: "accept", content: { username: "ada", newsletter: false } });
+    expect(answered).toHaveBeenCalledWith("el-1");
+  });
+
+  it("declines on Escape and keeps the card when the backend refuses", async () => {
+    answer.mockRejectedValueOnce(commandError("notFound", "no question with id el-1 is waiting"));
+    await act(() => {
+      render(<ElicitationCard elicitation={form} onAnswered={() => {}} />, root);
+    });
+    const card = root.querySelector<HTMLElement>("[data-elicitation]");
+    await act(async () => {
+      document.activeElement?.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
+    });
+    expect(answer).toHaveBeenCalledWith(5, "el-1", { action: "decline" });
+    expect(card?.querySelector("[role=alert]")?.textContent).toBe("It does not exist any more: no question with id el-1 is waiting");
+  });
+
+  it("shows a page's whole address before it opens, and opens only on the button", async () => {
+    await act(() => {
+      render(<ElicitationCard elicitation={page} onAnswered={() => {}} />, root);
+    });
+    expect(root.querySelector("[data-role=elicit-url]")?.textContent).toBe("https://pay.example.com/connect?session=abc");
+    expect(openExternal).not.toHaveBeenCalled();
+    const open = root.querySelector<HTMLButtonElement>("[data-role=elicit-open]");
+    expect(open?.textContent).toBe("Open pay.example.com in the browser");
+    await act(async () => {
+      open?.click();
+    });
+    expect(openExternal).toHaveBeenCalledWith("https://pay.example.com/connect?session=abc");
+    expect(answer).toHaveBeenCalledWith(5, "el-2", { action: "accept", content: null });
+  });
+});
