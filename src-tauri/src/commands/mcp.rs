@@ -48,8 +48,13 @@ pub async fn remove_mcp_server(
     Ok(state.app.remove_mcp_server(&name).await?)
 }
 
+/// Async: restarting spawns the server's task, which needs the runtime (a command that is not
+/// async runs on the main thread, outside it — the app panicked there).
 #[tauri::command]
-pub fn restart_mcp_server(state: State<'_, AppState>, name: String) -> Result<(), CommandError> {
+pub async fn restart_mcp_server(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<(), CommandError> {
     Ok(state.app.restart_mcp_server(&name)?)
 }
 

@@ -146,9 +146,11 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
     server.stop().await;
     let server = oauth_example(mcp, auth, false).await.unwrap();
     s.open_settings("MCP servers").await.unwrap();
-    s.click_text("[data-server=demo] button", "Restart")
+    s.wait_text("[data-server=demo] [data-status=ready]", WAIT)
         .await
         .unwrap();
+    s.tab_to("Restart").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
     let expired = s
         .wait_text("[data-server=demo] [data-role=sign-in-needed]", WAIT)
         .await
