@@ -45,7 +45,10 @@ describe("a server's form", () => {
         { value: "designer", label: "Designer" },
       ],
     });
-    expect(fields.find((f) => f.name === "email")?.kind).toMatchObject({ type: "text", format: "email" });
+    expect(fields.find((f) => f.name === "email")?.kind).toMatchObject({ type: "text", format: "email", secret: false });
+    // A password asked for in a form is at least typed as dots.
+    expect(fields.find((f) => f.name === "password")?.kind).toMatchObject({ type: "text", secret: true });
+    expect(formFields({ type: "object", properties: { k: { type: "string", title: "API key" } } })[0]?.kind).toMatchObject({ secret: true });
   });
 
   it("sends what was typed as the schema's types, leaving out empty optional fields", () => {

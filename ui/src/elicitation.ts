@@ -8,7 +8,14 @@
 import type { JsonValue } from "./types";
 
 export type FieldKind =
-  | { type: "text"; format: "email" | "uri" | "date" | "date-time" | null; minLength: number | null; maxLength: number | null }
+  | {
+      type: "text";
+      format: "email" | "uri" | "date" | "date-time" | null;
+      minLength: number | null;
+      maxLength: number | null;
+      /** Named like a secret (a password, a token, a key): typed as dots, never shown on screen. */
+      secret: boolean;
+    }
   | { type: "number"; integer: boolean; minimum: number | null; maximum: number | null }
   | { type: "boolean" }
   | { type: "choice"; options: { value: string; label: string }[] }
@@ -46,7 +53,11 @@ function options(schema: Json): { value: string; label: string }[] | null {
   return null;
 }
 
-function kindOf(schema: Json): FieldKind {
+/** A field whose name or title says it holds a secret. Servers should not ask for one in a form
+ * (the MCP spec sends them to a page instead); when one does, it is at least not shown. */
+const SECRET = /password|passphrase|passcode|secret|token|api[ _-]?key|\bpin\b/i;
+
+function kindOf(schema: Json, name: string): FieldKind {
   const type = schema["type"];
   if (type === "array") {
     const items = obj(schema["items"]);
@@ -63,6 +74,7 @@ function kindOf(schema: Json): FieldKind {
     format: format === "email" || format === "uri" || format === "date" || format === "date-time" ? format : null,
     minLength: num(schema["minLength"]),
     maxLength: num(schema["maxLength"]),
+    secret: SECRET.test(name) || SECRET.test(str(schema["title"]) ?? ""),
   };
 }
 
@@ -87,7 +99,7 @@ export function formFields(schema: unknown): Field[] {
   const required = new Set(Array.isArray(root["required"]) ? (root["required"] as unknown[]).map(String) : []);
   return Object.entries(obj(root["properties"])).map(([name, raw]) => {
     const s = obj(raw);
-    const kind = kindOf(s);
+    const kind = kindOf(s, name);
     return {
       name,
       title: str(s["title"]) ?? name,

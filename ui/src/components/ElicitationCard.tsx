@@ -36,6 +36,7 @@ function TextInput(props: { id: string; kind: Extract<Field["kind"], { type: "te
     maxLength: props.kind.maxLength ?? undefined,
     onInput: (e: Event) => props.onValue((e.currentTarget as HTMLInputElement).value),
   };
+  if (props.kind.secret) return <input type="password" autoComplete="off" {...common} />;
   switch (props.kind.format) {
     case "email":
       return <input type="email" {...common} />;
