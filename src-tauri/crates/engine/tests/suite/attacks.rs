@@ -343,6 +343,51 @@ async fn a_rule_revoked_while_the_call_waits_its_turn_asks_again() {
     assert!(h.ran().is_empty());
 }
 
+/// Issue 36: a call granted for one definition of a tool, waiting its turn while the server
+/// redefines the tool (another revision under the same name), does not run on the new one.
+#[tokio::test]
+async fn a_tool_redefined_while_the_call_waits_its_turn_is_refused() {
+    use tollgate_engine::tools::{Registry, ToolGroup, ToolSpec};
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    // The tool as granted: revision "a".
+    let ran = Arc::clone(&h.ran);
+    let tool = move |revision: &str| {
+        let ran = Arc::clone(&ran);
+        FnTool::new(
+            ToolSpec::new("mcp_thing", "Does a thing.", json!({"type": "object"}))
+                .policy(tollgate_engine::policy::ExecutionPolicy::Auto)
+                .revision(revision.to_string()),
+            move |args, _| {
+                let ran = Arc::clone(&ran);
+                async move {
+                    ran.calls.lock().push(args);
+                    Ok(json!("done"))
+                }
+            },
+        )
+    };
+    let registry = |revision: &str| {
+        Arc::new(
+            Registry::with_groups([ToolGroup::new("srv", "A server", "Its tools.")
+                .enabled_by_default(true)
+                .tool(tool(revision))])
+            .unwrap(),
+        )
+    };
+    exec.set_registry(registry("a"));
+    let places = Turnstile::sequence(2);
+    let task = spawn_in_turn(&exec, call("mcp_thing", json!({})), places[1].clone());
+    // Allowed by its policy and waiting its turn; then the server redefines the tool.
+    places[1].reached().await;
+    exec.set_registry(registry("b"));
+    places[0].done();
+    let r = task.await.unwrap();
+    assert_eq!(r.status, CallStatus::ExecutionRejected, "{}", r.content);
+    assert!(r.content.contains("changed this tool"), "{}", r.content);
+    assert!(h.ran().is_empty());
+}
+
 /// Item 11: an approval given for one folder does not run in another.
 #[tokio::test]
 async fn a_workspace_switched_after_approval_refuses_the_call() {
