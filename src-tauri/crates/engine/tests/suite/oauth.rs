@@ -400,7 +400,8 @@ async fn each_failed_discovery_says_what_went_wrong() {
     let elsewhere = free_port();
     let moved = sign_in_failure("redirect", &[("OTHER_PORT", elsewhere.to_string())]).await;
     assert!(
-        moved.contains(&format!("localhost:{elsewhere}")) || moved.contains("redirect"),
+        moved.contains("redirect to non-same-origin URL rejected")
+            && moved.contains(&format!("localhost:{elsewhere}")),
         "{moved}"
     );
 
