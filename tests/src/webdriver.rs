@@ -161,7 +161,10 @@ impl Session {
                 Err(e) => {
                     drop(driver);
                     last = Some(e.to_string());
-                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    // The attempt's app can outlive its driver (a loaded machine: fresh-clone
+                    // run 3 of 2026-11-27 found two apps, two windows, on one data folder):
+                    // it is ended, and the next attempt starts once it is gone.
+                    end_apps_on(data_dir.path()).await;
                 }
             }
         }
@@ -255,11 +258,8 @@ async fn end_app(data: &std::path::Path) {
     }
     for pid in crate::apps_on(data) {
         eprintln!("the app ({pid}) had not exited a minute after its window closed");
-        let _ = Command::new("kill").args(["-KILL", &pid]).status();
     }
-    while app_running_on(data) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    end_apps_on(data).await;
 }
 
 /// A tauri-driver (and with it the app it started) that is ended when dropped.
@@ -271,6 +271,16 @@ impl Drop for DriverGuard {
             let _ = driver.kill();
             let _ = driver.wait();
         }
+    }
+}
+
+/// Ends every app running on `data` and waits until none is left.
+async fn end_apps_on(data: &std::path::Path) {
+    for pid in crate::apps_on(data) {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    while app_running_on(data) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

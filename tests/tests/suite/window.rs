@@ -32,7 +32,12 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
     s.wait_for_text("New chat", WAIT).await.unwrap();
     let data = s.data_path().to_path_buf();
     let windows = app_windows_on(&data);
-    assert_eq!(windows.len(), 1, "{windows:?}");
+    assert_eq!(
+        windows.len(),
+        1,
+        "windows {windows:?} of the apps {:?}",
+        tollgate_e2e::apps_on(&data)
+    );
 
     // A second launch on the same folder hands over to the running app and exits.
     let mut second = Command::new(app_binary().unwrap())
