@@ -458,13 +458,16 @@ impl McpManager {
                     entry.slot.replace(Some(Arc::clone(&conn)));
                     conn
                 }
+                // A start that failed has no session: no name, version or protocol to show.
                 Err(super::McpError::AuthRequired { expired }) => {
+                    entry.identity = ServerIdentity::default();
                     entry.status = McpStatus::NeedsSignIn { expired };
                     drop(entries);
                     self.notify();
                     return;
                 }
                 Err(e) => {
+                    entry.identity = ServerIdentity::default();
                     entry.status = McpStatus::Failed {
                         error: inline_secrets::scrub(&e.to_string(), &entry.config.transport),
                     };

@@ -276,6 +276,9 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         settled(&app, "demo").await,
         McpStatus::NeedsSignIn { expired: true }
     );
+    // No session: no server name or protocol of the last one is shown as if current.
+    let state = app.mcp.state("demo").unwrap();
+    assert_eq!((state.server_name, state.protocol_version), (None, None));
 
     // Signing out removes the tokens from the keychain.
     let account = app.mcp_servers()[0].sign_in.clone().unwrap().account();
