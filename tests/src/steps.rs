@@ -272,6 +272,24 @@ impl Session {
     ) -> Result<String, E2eError> {
         self.open_settings("MCP servers").await?;
         self.click(".mcp-import summary").await?;
+        // The field can be typed into once its section is open (a loaded machine typed into a
+        // section still closed: "Element is not focusable").
+        let deadline = Instant::now() + STEP;
+        while self
+            .client
+            .execute(
+                "return document.querySelector('.mcp-import')?.open === true;",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("reading the import section: {e}")))?
+            != serde_json::Value::Bool(true)
+        {
+            if Instant::now() > deadline {
+                return Err(fail("the import section never opened".to_string()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         self.el(".mcp-import textarea")
             .await?
             .send_keys(&json.to_string())
