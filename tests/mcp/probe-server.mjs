@@ -3,11 +3,13 @@
 // when the request is aborted), what happens
 // when a server dies mid-session, and resources, prompts and lists that change while connected
 // (`grow` adds a tool, a resource and a prompt; the SDK sends the list_changed notifications),
-// a tool whose result carries images (`snapshot`), a tool that changes (`forecast`, changed
+// a tool whose result carries images (`snapshot`), one that reports its progress (`steps`), one that links
+// to a resource (`report`), one that needs a page opened first (`paywall`), a tool that changes (`forecast`, changed
 // by `shapeshift`), and one that asks the user to open a page (`visit`).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const marker = process.env.PROBE_MARKER;
@@ -37,6 +39,79 @@ server.registerTool(
         resolve({ content: [{ type: "text", text: "cancelled" }] });
       });
     }),
+);
+
+// Progress (issue 36): reports step 1 of `count`, then waits until the test has seen that
+// report (it creates PROBE_MARKER.go), then reports the other steps and ends.
+server.registerTool(
+  "steps",
+  {
+    description: "Works through the given number of steps, reporting each.",
+    inputSchema: { count: z.number().int().min(1) },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ count }, extra) => {
+    const token = extra._meta?.progressToken;
+    const report = (step) =>
+      token === undefined
+        ? Promise.resolve()
+        : extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step, total: count, message: `Step ${step} of ${count}` },
+          });
+    await report(1);
+    await new Promise((resolve) => {
+      const check = setInterval(() => {
+        if (!marker || existsSync(`${marker}.go`) || extra.signal.aborted) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 10);
+    });
+    for (let step = 2; step <= count; step++) await report(step);
+    return { content: [{ type: "text", text: `${count} steps done${token === undefined ? " (no progress token)" : ""}` }] };
+  },
+);
+
+// A result that links to a resource (issue 36): the user may attach what it links to.
+server.registerTool(
+  "report",
+  { description: "Writes a report and links to the notes it used.", inputSchema: {}, annotations: { readOnlyHint: true } },
+  async () => ({
+    content: [
+      { type: "text", text: "Report written." },
+      { type: "resource_link", uri: "probe://notes.md", name: "notes", title: "Project notes", mimeType: "text/markdown" },
+    ],
+  }),
+);
+
+// A page the user must open before the call can go on (issue 36): the first call answers
+// -32042 with the page; when the test says the user finished there (it creates
+// PROBE_MARKER.paid), the server says so (notifications/elicitation/complete) and later calls
+// give the forecast.
+let paid = false;
+server.registerTool(
+  "paywall",
+  { description: "The premium forecast, once paid for.", inputSchema: {} },
+  async () => {
+    if (paid) return { content: [{ type: "text", text: "premium forecast: sunny" }] };
+    const finished = server.server.createElicitationCompletionNotifier("probe-pay");
+    const check = setInterval(() => {
+      if (marker && existsSync(`${marker}.paid`)) {
+        clearInterval(check);
+        paid = true;
+        void finished();
+      }
+    }, 10);
+    throw new UrlElicitationRequiredError([
+      {
+        mode: "url",
+        elicitationId: "probe-pay",
+        url: "https://pay.example.com/checkout?session=probe",
+        message: "Pay for the premium forecast.",
+      },
+    ]);
+  },
 );
 
 server.registerTool(

@@ -270,31 +270,34 @@ impl Session {
         json: &serde_json::Value,
         server: &str,
     ) -> Result<String, E2eError> {
-        self.open_settings("MCP servers").await?;
-        self.click(".mcp-import summary").await?;
+        self.import_mcp_json(json).await?;
+        self.wait_text(
+            &format!("[data-server={server}] [data-role=mcp-offers]"),
+            Duration::from_secs(60),
+        )
+        .await
+    }
+
+    /// Pastes an `mcpServers` JSON into Settings → MCP servers → Import (opening Settings and
+    /// the section when they are not open) and presses Import.
+    pub async fn import_mcp_json(&self, json: &serde_json::Value) -> Result<(), E2eError> {
+        if !self.exists(".mcp-import").await? {
+            self.open_settings("MCP servers").await?;
+        }
+        if !self.import_section_open().await? {
+            self.click(".mcp-import summary").await?;
+        }
         // The field can be typed into once its section is open (a loaded machine typed into a
         // section still closed: "Element is not focusable").
         let deadline = Instant::now() + STEP;
-        while self
-            .client
-            .execute(
-                "return document.querySelector('.mcp-import')?.open === true;",
-                vec![],
-            )
-            .await
-            .map_err(|e| fail(format!("reading the import section: {e}")))?
-            != serde_json::Value::Bool(true)
-        {
+        while !self.import_section_open().await? {
             if Instant::now() > deadline {
                 return Err(fail("the import section never opened".to_string()));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        self.el(".mcp-import textarea")
-            .await?
-            .send_keys(&json.to_string())
-            .await
-            .map_err(|e| fail(format!("typing the MCP JSON: {e}")))?;
+        let area = self.el(".mcp-import textarea").await?;
+        self.replace_text(&area, &json.to_string()).await?;
         self.client
             .find(Locator::XPath(
                 "//details[contains(@class,'mcp-import')]//button",
@@ -303,12 +306,20 @@ impl Session {
             .map_err(|e| fail(format!("finding the import button: {e}")))?
             .click()
             .await
-            .map_err(|e| fail(format!("clicking the import button: {e}")))?;
-        self.wait_text(
-            &format!("[data-server={server}] [data-role=mcp-offers]"),
-            Duration::from_secs(60),
-        )
-        .await
+            .map_err(|e| fail(format!("clicking the import button: {e}")))
+    }
+
+    /// Whether Settings → MCP servers → Import is open.
+    async fn import_section_open(&self) -> Result<bool, E2eError> {
+        let open = self
+            .client
+            .execute(
+                "return document.querySelector('.mcp-import')?.open === true;",
+                vec![],
+            )
+            .await
+            .map_err(|e| fail(format!("reading the import section: {e}")))?;
+        Ok(open == serde_json::Value::Bool(true))
     }
 
     /// Leaves Settings.

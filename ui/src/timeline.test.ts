@@ -234,6 +234,47 @@ describe("timeline reducer", () => {
     expect(call?.outputDropped).toBe(20_000 + 1_000_003 + 5_000_000);
   });
 
+  it("shows a running call's last progress report and forgets it when the call ends", () => {
+    const progress = (seq: number, value: number, total: number | null, message: string | null): ChatEvent => ({
+      type: "tool",
+      event: { type: "progress", chat: 7, seq, progress: value, total, message },
+    });
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "probe__steps", rawArgs: "{}" } },
+      { type: "tool", event: { type: "started", chat: 7, seq: 4, tool: "probe__steps", args: "{}" } },
+      progress(4, 1, 4, "Step 1 of 4"),
+      progress(4, 2, 4, "Step 2 of 4"),
+      progress(9, 3, 4, "another call's"),
+    ]);
+    expect(s.calls[0]?.progress).toEqual({ progress: 2, total: 4, message: "Step 2 of 4" });
+    s = applyEvent(s, {
+      type: "tool",
+      event: {
+        type: "finished",
+        chat: 7,
+        seq: 4,
+        summary: {
+          tool: "probe__steps",
+          status: "success",
+          decision: { execution: "allow", result: null },
+          decidedBy: "auto",
+          durationMs: 12,
+          preview: "4 steps done",
+          content: "4 steps done",
+          truncated: false,
+          resultVar: null,
+          argsVar: null,
+          guard: "quiet",
+        },
+      },
+    });
+    expect(s.calls[0]?.progress).toBeNull();
+    // A report the server sent before its answer but that arrives after it changes nothing.
+    s = applyEvent(s, progress(4, 3, 4, "Step 3 of 4"));
+    expect(s.calls[0]?.progress).toBeNull();
+  });
+
   it("keeps small output whole and never starts the kept tail inside a surrogate pair", () => {
     expect(appendOutput({ output: "ab", outputDropped: 0 }, "c", 0, 4)).toEqual({ output: "abc", outputDropped: 0 });
     expect(appendOutput({ output: "abc", outputDropped: 2 }, "de", 0, 4)).toEqual({ output: "bcde", outputDropped: 3 });

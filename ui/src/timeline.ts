@@ -61,6 +61,16 @@ export interface CallView {
   output: string;
   /** Characters of live output dropped from the front to keep `output` within the limit. */
   outputDropped: number;
+  /** How far the call has got, as its MCP server last reported while it ran (issue 36). */
+  progress: CallProgress | null;
+}
+
+/** An MCP server's last progress report for a running call. */
+export interface CallProgress {
+  progress: number;
+  /** Known only when the server says how much there is to do. */
+  total: number | null;
+  message: string | null;
 }
 
 export interface TimelineMessage {
@@ -185,6 +195,7 @@ function callFromRecord(r: RecordedCall): CallView {
     guard: r.guard,
     output: "",
     outputDropped: 0,
+    progress: null,
   };
 }
 
@@ -326,6 +337,7 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     guard: "quiet",
     output: "",
     outputDropped: 0,
+    progress: null,
   };
 }
 
@@ -498,12 +510,18 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       return updateCall(state, event.seq, (c) => ({ ...c, status: "running", name: event.tool, args: parseArgs(event.args) }));
     case "outputDelta":
       return updateCall(state, event.seq, (c) => ({ ...c, ...appendOutput(c, event.text, event.skipped) }));
+    case "progress":
+      // A report that arrives after its call ended (the server sent it first) changes nothing.
+      return updateCall(state, event.seq, (c) =>
+        isUnfinished(c.status) ? { ...c, progress: { progress: event.progress, total: event.total, message: event.message } } : c,
+      );
     case "finished": {
       const s = event.summary;
       return updateCall(state, event.seq, (c) => ({
         ...c,
         name: s.tool ?? c.name,
         status: s.status,
+        progress: null,
         decision: s.decision,
         decidedBy: s.decidedBy,
         durationMs: s.durationMs,

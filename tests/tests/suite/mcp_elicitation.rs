@@ -42,14 +42,12 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
         .await
         .unwrap();
     let probe = mcp_dir().join("probe-server.mjs").display().to_string();
-    super::mcp_oauth::import(
-        &s,
-        serde_json::json!({"mcpServers": {
-            "forms": {"url": format!("http://localhost:{port}/mcp")},
-            "probe": {"command": "node", "args": [probe]}
-        }}),
-    )
-    .await;
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {
+        "forms": {"url": format!("http://localhost:{port}/mcp")},
+        "probe": {"command": "node", "args": [probe]}
+    }}))
+    .await
+    .unwrap();
     for server in ["forms", "probe"] {
         s.wait_text(&format!("[data-server={server}] [data-status=ready]"), WAIT)
             .await
@@ -137,4 +135,84 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
     );
     s.close().await;
     forms.stop().await;
+}
+
+/// Issue 36 in the window: a server's progress shows on the running call's card (a bar and the
+/// server's words) until the call ends; a resource the result links to is attached to the next
+/// message from the keyboard, read from the server that linked it.
+#[tokio::test]
+async fn a_servers_progress_shows_on_the_card_and_a_linked_resource_is_attached() {
+    let _serial = SERIAL.lock().await;
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-progress")
+        .await
+        .unwrap();
+    let marker = tempfile::tempdir().unwrap();
+    let steps = marker.path().join("steps");
+    let probe = mcp_dir().join("probe-server.mjs").display().to_string();
+    s.import_mcp_servers(
+        &serde_json::json!({"mcpServers": {
+            "probe": {"command": "node", "args": [probe], "env": {"PROBE_MARKER": steps.display().to_string()}}
+        }}),
+        "probe",
+    )
+    .await
+    .unwrap();
+    s.back_to_chat().await.unwrap();
+
+    // The server reports step 1 of 4 and waits: the card shows it while the call runs.
+    mock.push(openai::calls(
+        "",
+        &[("c1", "probe__steps", r#"{"count":4}"#)],
+    ));
+    mock.push(openai::text("All four steps are done."));
+    s.new_chat_and_send("Work through four steps")
+        .await
+        .unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let progress = s
+        .wait_text(
+            "[data-seq] [data-role=progress] .tool-card-progress-text",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(progress, "Step 1 of 4 · 25% done");
+    s.screenshots("mcp-progress").await.unwrap();
+    let mut go = steps.as_os_str().to_owned();
+    go.push(".go");
+    std::fs::write(&go, "go").unwrap();
+    s.wait_for_text("All four steps are done.", WAIT)
+        .await
+        .unwrap();
+    assert!(
+        !s.exists("[data-role=progress]").await.unwrap(),
+        "the progress goes with the call"
+    );
+
+    // A result that links to the project notes: Shift+Tab from the composer to its Attach,
+    // Enter, and the notes are in the message being written.
+    mock.push(openai::calls("", &[("c2", "probe__report", "{}")]));
+    mock.push(openai::text("The report is written."));
+    s.send("Write the report").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("The report is written.", WAIT)
+        .await
+        .unwrap();
+    let link = s
+        .wait_text("[data-role=resource-links] .resource-link-uri", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(link, "probe://notes.md");
+    s.el("#composer").await.unwrap().click().await.unwrap();
+    s.back_tab_to("attach-link").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let attached = s
+        .wait_text(".composer [data-role=attachments] .attachment-name", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(attached, "Project notes");
+    s.screenshots("mcp-resource-link").await.unwrap();
+    s.close().await;
 }

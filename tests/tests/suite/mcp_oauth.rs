@@ -13,27 +13,6 @@ use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-/// Pastes an `mcpServers` document in Settings → MCP servers and imports it.
-pub(super) async fn import(s: &Session, json: serde_json::Value) {
-    if !s.exists(".mcp-import").await.unwrap() {
-        s.open_settings("MCP servers").await.unwrap();
-    }
-    let open = s
-        .client
-        .execute(
-            "return document.querySelector('.mcp-import').open === true;",
-            vec![],
-        )
-        .await
-        .unwrap();
-    if open != serde_json::Value::Bool(true) {
-        s.click(".mcp-import summary").await.unwrap();
-    }
-    let area = s.el(".mcp-import textarea").await.unwrap();
-    s.replace_text(&area, &json.to_string()).await.unwrap();
-    s.click_text(".mcp-import button", "Import").await.unwrap();
-}
-
 /// Every file of the app's data folder (the database, its journal, the log).
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
@@ -76,11 +55,9 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
         .await
         .unwrap();
     let url = format!("http://localhost:{mcp}/mcp");
-    import(
-        &s,
-        serde_json::json!({"mcpServers": {"demo": {"url": url}}}),
-    )
-    .await;
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {"demo": {"url": url}}}))
+        .await
+        .unwrap();
     let needed = s
         .wait_text("[data-server=demo] [data-role=sign-in-needed]", WAIT)
         .await
@@ -165,11 +142,9 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
     // sent the first one's token: it asks for its own sign-in, and gets one.
     let (mcp2, auth2) = (free_port(), free_port());
     let other = oauth_example(mcp2, auth2, true).await.unwrap();
-    import(
-        &s,
-        serde_json::json!({"mcpServers": {"other": {"url": format!("http://localhost:{mcp2}/mcp")}}}),
-    )
-    .await;
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {"other": {"url": format!("http://localhost:{mcp2}/mcp")}}}))
+        .await
+        .unwrap();
     let needed = s
         .wait_text("[data-server=other] [data-role=sign-in-needed]", WAIT)
         .await

@@ -12,7 +12,7 @@ import { Attachments } from "./Attachments";
 import { useAutoGrow } from "./hooks";
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
-import { takeDraft } from "../drafts";
+import { takeDraft, takeOfferedFiles } from "../drafts";
 
 function alertKey(action: ChatAction): Key {
   switch (action) {
@@ -72,6 +72,10 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
 
   useAutoGrow(area, text, 240);
 
+  // A resource a tool's result linked, attached from its card (issue 36).
+  const withFilesRef = useRef<(more: Attachment[]) => void>(() => {});
+  useEffect(() => takeOfferedFiles(chat.id, (more) => withFilesRef.current(more)), [chat.id]);
+
   const attach = async (list: File[]) => {
     if (!list.length) return;
     const added = await addAttachments(files, list);
@@ -84,6 +88,7 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     setFiles(all.slice(0, MAX_ATTACHMENTS));
     setFileError(all.length > MAX_ATTACHMENTS ? t("attach.tooMany", { max: MAX_ATTACHMENTS }) : null);
   };
+  withFilesRef.current = withFiles;
 
   /** A prompt fills the composer (its text replaces the `/…`) and brings its files. */
   const fillPrompt = async (p: McpPromptView, args: Record<string, string>) => {

@@ -100,6 +100,20 @@ function FieldInput(props: { id: string; field: Field; value: Value; onValue: (v
   }
 }
 
+/** The two ways to say no, the same under a form and a page: decline (Esc), or cancel what the server is doing. */
+function Refusals({ busy, send }: { busy: boolean; send: (answer: ElicitationAnswer) => Promise<void> }) {
+  return (
+    <>
+      <button type="button" class="btn" disabled={busy} onClick={() => void send({ action: "decline" })} data-role="elicit-decline">
+        {t("elicit.decline")} <kbd>Esc</kbd>
+      </button>
+      <button type="button" class="btn btn--danger-outline" disabled={busy} onClick={() => void send({ action: "cancel" })} data-role="elicit-cancel">
+        {t("elicit.cancel")}
+      </button>
+    </>
+  );
+}
+
 export function ElicitationCard(props: { elicitation: PendingElicitation; onAnswered: (id: string) => void }) {
   const e = props.elicitation;
   const fields = useMemo(() => (e.kind.mode === "form" ? formFields(e.kind.schema) : []), [e.kind]);
@@ -197,18 +211,7 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
             <button type="submit" class="btn btn--primary" disabled={busy} data-role="elicit-accept">
               {t("elicit.send")} <kbd>Enter</kbd>
             </button>
-            <button type="button" class="btn" disabled={busy} onClick={() => void send({ action: "decline" })} data-role="elicit-decline">
-              {t("elicit.decline")} <kbd>Esc</kbd>
-            </button>
-            <button
-              type="button"
-              class="btn btn--danger-outline"
-              disabled={busy}
-              onClick={() => void send({ action: "cancel" })}
-              data-role="elicit-cancel"
-            >
-              {t("elicit.cancel")}
-            </button>
+            <Refusals busy={busy} send={send} />
           </div>
         </form>
       ) : (
@@ -221,18 +224,7 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
             <button type="button" class="btn btn--primary" disabled={busy} onClick={() => void open()} data-role="elicit-open">
               {t("elicit.open", { host: e.kind.host })}
             </button>
-            <button type="button" class="btn" disabled={busy} onClick={() => void send({ action: "decline" })} data-role="elicit-decline">
-              {t("elicit.decline")} <kbd>Esc</kbd>
-            </button>
-            <button
-              type="button"
-              class="btn btn--danger-outline"
-              disabled={busy}
-              onClick={() => void send({ action: "cancel" })}
-              data-role="elicit-cancel"
-            >
-              {t("elicit.cancel")}
-            </button>
+            <Refusals busy={busy} send={send} />
           </div>
         </>
       )}

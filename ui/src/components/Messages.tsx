@@ -4,6 +4,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
 import * as session from "../session";
+import { offerFiles } from "../drafts";
 import { carryOver } from "../summary";
 import { callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { forgetTyping } from "../typing";
@@ -87,7 +88,11 @@ export function Timeline({
           <div class="tool-cards">
             {calls.map((c) => (
               <div key={c.seq}>
-                <ToolCard call={c} onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)} />
+                <ToolCard
+                  call={c}
+                  onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)}
+                  onAttach={(files) => offerFiles(state.chat, files)}
+                />
                 {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
                 {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
               </div>

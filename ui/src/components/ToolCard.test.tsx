@@ -5,7 +5,7 @@ import { setLanguage } from "../i18n";
 import { appendOutput, applyEvent, type CallView, emptyChat, LIVE_OUTPUT_LIMIT } from "../timeline";
 import type { Attachment, CallDecision, DecidedBy, ExecutionChoice, ResultChoice } from "../types";
 import { finishedCall } from "./testCalls";
-import { decisionLines, ToolCard } from "./ToolCard";
+import { decisionLines, progressText, ToolCard } from "./ToolCard";
 import { unmount } from "./testRoot";
 
 let root: HTMLElement;
@@ -143,5 +143,68 @@ describe("tool card images", () => {
   it("shows nothing extra for a call without images", async () => {
     await show(finished({ execution: "allow", result: null }, "auto"));
     expect(root.querySelector("[data-role=tool-images]")).toBeNull();
+    expect(root.querySelector("[data-role=resource-links]")).toBeNull();
+  });
+
+  it("shows a linked resource apart from the images, to attach", async () => {
+    const link: Attachment = {
+      name: "Project notes",
+      kind: "resourceLink",
+      mediaType: "",
+      data: "probe://notes.md",
+      source: { type: "mcpResource", server: "probe", uri: "probe://notes.md" },
+    };
+    const call = finished({ execution: "allow", result: null }, "auto", [image, link]);
+    await act(() => {
+      render(<ToolCard call={call} onAttach={() => {}} />, root);
+    });
+    expect(root.querySelectorAll("[data-role=tool-images] .attachment")).toHaveLength(1);
+    const links = root.querySelectorAll("[data-role=resource-links] .resource-link");
+    expect(links).toHaveLength(1);
+    expect(links[0]?.querySelector("button")?.textContent).toBe("Attach");
+  });
+});
+
+describe("tool card progress", () => {
+  function running(progress: number, total: number | null, message: string | null): CallView {
+    let state = applyEvent(emptyChat(1), {
+      type: "tool",
+      event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "probe__steps", rawArgs: '{"count":4}' },
+    });
+    state = applyEvent(state, { type: "tool", event: { type: "started", chat: 1, seq: 1, tool: "probe__steps", args: '{"count":4}' } });
+    state = applyEvent(state, { type: "tool", event: { type: "progress", chat: 1, seq: 1, progress, total, message } });
+    const call = state.calls[0];
+    if (!call) throw new Error("no call");
+    return call;
+  }
+
+  it("shows a bar and the part done when the server says how much there is", async () => {
+    await show(running(1, 4, "Step 1 of 4"));
+    const bar = root.querySelector<HTMLProgressElement>('[data-role="progress"] progress');
+    expect(bar?.max).toBe(4);
+    expect(bar?.value).toBe(1);
+    expect(bar?.getAttribute("aria-label")).toBe("Step 1 of 4 · 25% done");
+    expect(root.querySelector(".tool-card-progress-text")?.textContent).toBe("Step 1 of 4 · 25% done");
+  });
+
+  it("shows a count and a bar without an end when it does not", async () => {
+    await show(running(2.5, null, null));
+    const bar = root.querySelector('[data-role="progress"] progress');
+    expect(bar?.hasAttribute("value")).toBe(false);
+    expect(root.querySelector(".tool-card-progress-text")?.textContent).toBe("2.5 so far");
+  });
+
+  it("keeps a report past its total within the bar, and says it in the user's language", async () => {
+    expect(progressText({ progress: 9, total: 4, message: null })).toBe("100% done");
+    expect(progressText({ progress: 0, total: null, message: "Waiting until you finish on pay.example.com" })).toBe(
+      "Waiting until you finish on pay.example.com",
+    );
+    setLanguage("zh-CN");
+    expect(progressText({ progress: 1, total: 3, message: null })).toBe("已完成 33%");
+  });
+
+  it("shows no progress on a call that has ended", async () => {
+    await show(finished({ execution: "allow", result: null }, "auto"));
+    expect(root.querySelector('[data-role="progress"]')).toBeNull();
   });
 });

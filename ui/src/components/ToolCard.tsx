@@ -11,11 +11,12 @@ import {
   statusInfo,
 } from "../format";
 import { type Key, t } from "../i18n";
-import type { CallView } from "../timeline";
+import { type CallProgress, type CallView, isUnfinished } from "../timeline";
 import { sourceText } from "../provenance";
 import { Attachments } from "./Attachments";
+import { ResourceLinks } from "./ResourceLinks";
 import { SandboxLine, sandboxSummary } from "./Sandbox";
-import type { UiCallStatus } from "../types";
+import type { Attachment, UiCallStatus } from "../types";
 
 export function StatusIcon({ status }: { status: UiCallStatus }) {
   const info = statusInfo(status);
@@ -69,20 +70,56 @@ function commandOf(args: unknown): string {
   return "";
 }
 
+/**
+ * What a progress report says in words: the part done when the total is known, else the count
+ * so far (none yet: only the message, e.g. what the call waits for).
+ */
+export function progressText(p: CallProgress): string {
+  const amount =
+    p.total !== null
+      ? t("tool.progressPercent", { percent: Math.floor(Math.min(1, Math.max(0, p.progress / p.total)) * 100) })
+      : p.progress > 0
+        ? t("tool.progressCount", { count: Number.isInteger(p.progress) ? p.progress : p.progress.toFixed(1) })
+        : null;
+  return [p.message, amount].filter((part) => part).join(" · ");
+}
+
+/** A running call's progress as its MCP server reports it (issue 36): a bar when the total is known. */
+function ProgressLine({ progress }: { progress: CallProgress }) {
+  const text = progressText(progress);
+  return (
+    <div class="tool-card-progress" data-role="progress">
+      {progress.total !== null ? (
+        <progress max={progress.total} value={Math.min(progress.progress, progress.total)} aria-label={text} />
+      ) : (
+        <progress aria-label={text} />
+      )}
+      <span class="tool-card-progress-text" aria-live="polite">
+        {text}
+      </span>
+    </div>
+  );
+}
+
 /** One tool call: a compact row that expands to full arguments, result, live output and variables. */
 export function ToolCard({
   call,
   compact = false,
   onRerun,
+  onAttach,
 }: {
   call: CallView;
   compact?: boolean;
   onRerun?: ((command: string) => void) | undefined;
+  /** Puts files in the message being written: a resource the result linked (issue 36). */
+  onAttach?: ((files: Attachment[]) => void) | undefined;
 }) {
   const [open, setOpen] = useState(false);
   const info = statusInfo(call.status);
   const decisions = decisionLines(call);
   const duration = formatDuration(call.durationMs);
+  const images = call.images.filter((a) => a.kind !== "resourceLink");
+  const links = call.images.filter((a) => a.kind === "resourceLink");
   const preview = call.preview ?? (call.output ? (call.output.trim().split("\n").pop() ?? "") : "");
   return (
     <div class={`tool-card tone-border-${info.tone}${compact ? " tool-card--compact" : ""}${open ? " is-open" : ""}`} data-seq={call.seq}>
@@ -125,12 +162,14 @@ export function ToolCard({
           onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined}
         />
       ) : null}
+      {call.progress && isUnfinished(call.status) ? <ProgressLine progress={call.progress} /> : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
-      {call.images.length ? (
+      {images.length ? (
         <div class="tool-card-images" data-role="tool-images">
-          <Attachments files={call.images} label={t("tool.images")} />
+          <Attachments files={images} label={t("tool.images")} />
         </div>
       ) : null}
+      {links.length ? <ResourceLinks links={links} onAttach={onAttach} /> : null}
       {open ? (
         <div class="tool-card-body">
           {call.group || call.policy ? (

@@ -305,6 +305,13 @@ export const en = {
   "tool.noCalls": "No tool calls yet. They appear here, turn by turn, as the model makes them.",
   "tool.turn": "Turn {n}",
   "tool.outputDropped": "… {count} earlier characters not shown",
+  "tool.links": "Resources the result links to",
+  "tool.attach": "Attach",
+  "tool.attachLink": "Attach {name} to your message",
+  "tool.linkReading": "Reading…",
+  "tool.linkAttached": "Attached",
+  "tool.progressPercent": "{percent}% done",
+  "tool.progressCount": "{count} so far",
 
   "status.success": "Done",
   "status.error": "Failed",

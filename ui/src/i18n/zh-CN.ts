@@ -302,6 +302,13 @@ export const zhCN: Record<Key, string> = {
   "tool.noCalls": "还没有工具调用。模型发起调用时会按轮次显示在这里。",
   "tool.turn": "第 {n} 轮",
   "tool.outputDropped": "… 前面还有 {count} 个字符未显示",
+  "tool.links": "结果链接的资源",
+  "tool.attach": "附加",
+  "tool.attachLink": "将 {name} 附加到你的消息",
+  "tool.linkReading": "正在读取…",
+  "tool.linkAttached": "已附加",
+  "tool.progressPercent": "已完成 {percent}%",
+  "tool.progressCount": "目前 {count}",
 
   "status.success": "完成",
   "status.error": "失败",

@@ -48,6 +48,12 @@ pub fn check(mut attachments: Vec<Attachment>) -> Result<Vec<Attachment>, String
                     ));
                 }
             }
+            AttachmentKind::ResourceLink => {
+                return Err(format!(
+                    "\"{}\" is only a link to a server's resource; attach the resource itself.",
+                    a.name
+                ));
+            }
         }
     }
     Ok(attachments)
@@ -74,6 +80,13 @@ pub fn user_message(text: &str, attachments: &[Attachment]) -> ChatMessage {
                 media_type: a.media_type.clone(),
                 data: a.data.clone(),
             }),
+            // `check` refuses links in a message; one stored before says where it pointed.
+            AttachmentKind::ResourceLink => {
+                if !content.is_empty() {
+                    content.push_str("\n\n");
+                }
+                content.push_str(&format!("Linked resource \"{}\": <{}>", a.name, a.data));
+            }
         }
     }
     ChatMessage::User { content, images }

@@ -23,6 +23,7 @@ pub fn from_rows(rows: &[MessageRow]) -> ExposureBuilder {
                         AttachmentKind::Text => a.data.as_str(),
                         // An image's words reach the model too, but not as text to match.
                         AttachmentKind::Image => "",
+                        AttachmentKind::ResourceLink => a.data.as_str(),
                     };
                     exposure.add(&[a.origin()], text);
                 }

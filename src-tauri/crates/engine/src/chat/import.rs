@@ -200,7 +200,8 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
 }
 
 /// A recorded call's images from a file, kept only when they are images by their bytes (the
-/// format taken from them), and no more than a tool result may show.
+/// format taken from them), and no more than a tool result may show. Resource links are not
+/// kept: an imported chat's servers are not this machine's.
 fn checked_result_images(
     images: Vec<crate::protocol::Attachment>,
 ) -> Vec<crate::protocol::Attachment> {

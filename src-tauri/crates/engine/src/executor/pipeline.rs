@@ -806,6 +806,7 @@ impl ToolExecutor {
             .timeout(name)
             .unwrap_or(spec.timeout);
         let token = cancel.child_token();
+        let clock = crate::tools::clock::CallClock::new();
         let mut exec_args = args.clone();
         if let Value::Object(map) = &mut exec_args {
             map.remove(LIMIT_ARG);
@@ -816,6 +817,7 @@ impl ToolExecutor {
             call_id: call_id.to_string(),
             workspace,
             cancel: token.clone(),
+            clock: Arc::clone(&clock),
             vars: Arc::clone(&self.vars),
             sandbox,
             sink: Arc::clone(&self.deps.sink),
@@ -840,7 +842,8 @@ impl ToolExecutor {
                     message: format!("The call to \"{name}\" was stopped by the user before it finished."),
                 });
             }
-            r = tokio::time::timeout(timeout, run) => r,
+            // The time the user takes to answer the tool's questions does not count.
+            r = clock.limit(timeout, run) => r,
         };
         match result {
             Err(_) => {

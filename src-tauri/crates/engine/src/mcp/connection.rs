@@ -6,12 +6,13 @@
 use super::config::{McpServerConfig, McpTransport};
 use parking_lot::Mutex;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
-    GetPromptRequestParams, GetPromptResult, Implementation, JsonObject, Prompt,
-    ReadResourceRequestParams, Resource, ResourceContents, Tool as McpToolInfo,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, GetPromptRequestParams, GetPromptResult,
+    Implementation, JsonObject, Prompt, ReadResourceRequestParams, Resource, ResourceContents,
+    ServerResult, Tool as McpToolInfo,
 };
 use rmcp::service::NotificationContext;
-use rmcp::service::{RunningService, ServiceError};
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
@@ -52,8 +53,27 @@ pub enum McpError {
     Closed,
     #[error("the call was cancelled")]
     Cancelled,
+    /// The server needs the user to open pages first (`-32042`).
+    #[error("the server needs the user to open a page first: {}", .0.iter().map(|p| p.url.as_str()).collect::<Vec<_>>().join(", "))]
+    PagesRequired(Vec<super::pages::RequiredPage>),
     #[error("{0}")]
     Call(String),
+}
+
+/// How one tool call is made.
+#[derive(Clone)]
+pub struct CallOptions {
+    /// The longest the server may take to answer (the server is told to stop then), not
+    /// counting the time the user is asked something (`clock`).
+    pub timeout: Duration,
+    pub clock: Arc<crate::tools::clock::CallClock>,
+    /// Stops the call (the server is told).
+    pub cancel: CancellationToken,
+    /// Told of the server's progress reports, and of what the call waits for.
+    pub on_progress: super::progress::ProgressListener,
+    /// The running call a page the server needs opened is put to the user under; without it,
+    /// such a call fails with the page named.
+    pub asked_in: Option<super::elicitation::RunningCall>,
 }
 
 /// What the server said about itself.
@@ -95,6 +115,8 @@ pub struct Session {
 struct Handler {
     changes: tokio::sync::mpsc::UnboundedSender<ListChanged>,
     asks: Option<Asks>,
+    progress: super::progress::ProgressRoutes,
+    pages: Arc<super::pages::PagesDone>,
 }
 
 impl Handler {
@@ -127,12 +149,7 @@ impl Handler {
                 },
             ),
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                let parsed = url::Url::parse(&url)
-                    .map_err(|e| refuse(format!("the address to open is not one: {e}")))?;
-                if !matches!(parsed.scheme(), "https" | "http") {
-                    return Err(refuse("only web addresses are opened".into()));
-                }
-                let host = parsed.host_str().unwrap_or_default().to_string();
+                let host = super::pages::web_host(&url).map_err(refuse)?;
                 (message, ElicitationKind::Url { url, host })
             }
             #[allow(unreachable_patterns)]
@@ -179,6 +196,24 @@ impl ClientHandler for Handler {
         let _ = self.changes.send(ListChanged::Prompts);
     }
 
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == super::pages::PAGE_DONE_METHOD {
+            self.pages.finished(notification.params.as_ref());
+        }
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(params).await;
+    }
+
     async fn create_elicitation(
         &self,
         request: rmcp::model::ElicitRequestParams,
@@ -198,6 +233,11 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 /// A connected server.
 pub struct McpConnection {
     peer: Peer<RoleClient>,
+    /// The running calls that show the server's progress reports.
+    progress: super::progress::ProgressRoutes,
+    /// Where the server's questions go, and the pages it said the user finished on.
+    asks: Option<Asks>,
+    pages: Arc<super::pages::PagesDone>,
     changes: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>>>,
     has_resources: bool,
     has_prompts: bool,
@@ -392,9 +432,13 @@ impl McpConnection {
         let shutdown = CancellationToken::new();
         let (changes_tx, changes) = tokio::sync::mpsc::unbounded_channel();
         let oauth = session.oauth.as_ref();
+        let progress = super::progress::ProgressRoutes::default();
+        let pages = Arc::new(super::pages::PagesDone::default());
         let handler = Handler {
             changes: changes_tx,
             asks: session.asks.clone(),
+            progress: progress.clone(),
+            pages: Arc::clone(&pages),
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let mut sandbox_temp = None;
@@ -537,6 +581,9 @@ impl McpConnection {
         });
         Ok(Self {
             peer,
+            progress,
+            asks: session.asks,
+            pages,
             changes: Mutex::new(Some(changes)),
             has_resources,
             has_prompts,
@@ -657,31 +704,83 @@ impl McpConnection {
     }
 
     /// Calls a tool. If `cancel` fires or the future is dropped (the executor's timeout), the
-    /// server receives `notifications/cancelled` for the request.
+    /// server receives `notifications/cancelled` for the request. The server's progress
+    /// reports go to `on_progress` while it runs. A server that first needs the user to open
+    /// pages (`-32042`) has them put to the user; when it says they finished, the call is made
+    /// again, once.
     pub async fn call(
         &self,
         tool: &str,
         arguments: JsonObject,
-        timeout: Duration,
-        cancel: &CancellationToken,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, McpError> {
+        let first = self.call_once(tool, arguments.clone(), options).await;
+        let Err(McpError::PagesRequired(pages)) = first else {
+            return first;
+        };
+        let opened = super::pages::open_pages(
+            pages,
+            self.asks.as_ref(),
+            options.asked_in.as_ref(),
+            &self.pages,
+            &options.on_progress,
+        );
+        tokio::select! {
+            r = opened => r.map_err(|e| McpError::Call(e.to_string()))?,
+            () = options.cancel.cancelled() => return Err(McpError::Cancelled),
+            () = self.closed() => return Err(McpError::Closed),
+        }
+        self.call_once(tool, arguments, options).await
+    }
+
+    /// One `tools/call` request, with the call's timeout, cancellation and progress.
+    async fn call_once(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        options: &CallOptions,
     ) -> Result<CallToolResult, McpError> {
         if !self.is_alive() {
             return Err(McpError::Closed);
         }
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let call = tokio::time::timeout(timeout, self.peer.call_tool(params));
+        let call = async {
+            let (handle, _route) = self
+                .progress
+                .send(
+                    self.peer.send_request_with_option(
+                        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                        PeerRequestOptions::no_options(),
+                    ),
+                    |handle| handle.progress_token.clone(),
+                    std::sync::Arc::clone(&options.on_progress),
+                )
+                .await?;
+            let abandoned = AbandonedCall::new(&self.peer, handle.id.clone());
+            let response = handle.await_response().await;
+            abandoned.disarm();
+            match response? {
+                ServerResult::CallToolResult(result) => Ok(result),
+                _ => Err(ServiceError::UnexpectedResponse),
+            }
+        };
+        let timeout = options.timeout;
         tokio::select! {
-            r = call => match r {
+            r = options.clock.limit(timeout, call) => match r {
                 Err(_) => Err(McpError::Call(format!(
                     "the server did not answer within {} s; the request was cancelled",
                     timeout.as_secs()
                 ))),
                 Ok(Ok(result)) => Ok(result),
                 Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
+                Ok(Err(ServiceError::McpError(e))) if e.code.0 == super::pages::PAGES_REQUIRED => {
+                    let pages = super::pages::required_pages(e.data.as_ref());
+                    Err(if pages.is_empty() { McpError::Call(e.message.to_string()) } else { McpError::PagesRequired(pages) })
+                }
                 Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
                 Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
             },
-            () = cancel.cancelled() => Err(McpError::Cancelled),
+            () = options.cancel.cancelled() => Err(McpError::Cancelled),
             () = self.closed() => Err(McpError::Closed),
         }
     }
@@ -690,6 +789,42 @@ impl McpConnection {
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(10), self.closed()).await;
+    }
+}
+
+/// A call whose answer is no longer awaited (stopped, timed out, its turn gone): the server is
+/// told to stop working on it.
+struct AbandonedCall<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl<'a> AbandonedCall<'a> {
+    fn new(peer: &'a Peer<RoleClient>, id: rmcp::model::RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    /// The answer arrived: nothing to cancel.
+    fn disarm(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for AbandonedCall<'_> {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the call was stopped".into()),
+                ))
+                .await;
+        });
     }
 }
 

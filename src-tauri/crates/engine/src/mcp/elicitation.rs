@@ -52,6 +52,8 @@ pub struct RunningCall {
     pub seq: u64,
     /// Cancelled when the call ends or is stopped: its question is withdrawn.
     pub cancel: CancellationToken,
+    /// The call's clock, stopped while its question waits for the user.
+    pub clock: Arc<crate::tools::clock::CallClock>,
 }
 
 struct Waiting {
@@ -122,6 +124,7 @@ impl ElicitationHub {
         self.sink.emit(ToolEvent::ElicitationRequested {
             elicitation: pending,
         });
+        let _user_time = call.clock.pause();
         tokio::select! {
             answer = answer => Ok(answer.unwrap_or(ElicitationAnswer::Cancel)),
             () = call.cancel.cancelled() => {
@@ -251,6 +254,7 @@ mod tests {
             chat: ChatId(3),
             seq: 7,
             cancel: CancellationToken::new(),
+            clock: crate::tools::clock::CallClock::new(),
         }
     }
 

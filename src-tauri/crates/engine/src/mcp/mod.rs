@@ -9,16 +9,20 @@ pub mod elicitation;
 pub mod inline_secrets;
 mod manager;
 pub mod oauth;
+pub mod pages;
+pub mod progress;
 pub mod review;
 mod slot;
 mod tool;
 
 pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
 pub use config::{import_json, McpConfigError, McpSandbox, McpServerConfig, McpTransport};
-pub use connection::{Asks, ListChanged, McpConnection, McpError, ServerIdentity, Session};
+pub use connection::{
+    Asks, CallOptions, ListChanged, McpConnection, McpError, ServerIdentity, Session,
+};
 pub use manager::{
     McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,
 };
 pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
 pub use slot::ServerSlot;
-pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES};
+pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};

@@ -21,12 +21,19 @@ pub struct ServerSlot {
 pub struct CallGuard {
     slot: Arc<ServerSlot>,
     id: u64,
-    cancel: CancellationToken,
+    call: RunningCall,
+}
+
+impl CallGuard {
+    /// The call as the server's questions see it.
+    pub fn call(&self) -> &RunningCall {
+        &self.call
+    }
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        self.cancel.cancel();
+        self.call.cancel.cancel();
         self.slot.calls.lock().retain(|(id, _)| *id != self.id);
     }
 }
@@ -42,29 +49,28 @@ impl ServerSlot {
     }
 
     /// Registers a call of one of the server's tools (in `chat`, number `seq`, stopped by
-    /// `stop`) until the guard is dropped.
+    /// `stop`, timed by `clock`) until the guard is dropped.
     pub fn begin_call(
         self: &Arc<Self>,
         chat: crate::ids::ChatId,
         seq: u64,
         stop: &CancellationToken,
+        clock: &Arc<crate::tools::clock::CallClock>,
     ) -> CallGuard {
         let id = self
             .next_call
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let cancel = stop.child_token();
-        self.calls.lock().push((
-            id,
-            RunningCall {
-                chat,
-                seq,
-                cancel: cancel.clone(),
-            },
-        ));
+        let call = RunningCall {
+            chat,
+            seq,
+            cancel: stop.child_token(),
+            clock: Arc::clone(clock),
+        };
+        self.calls.lock().push((id, call.clone()));
         CallGuard {
             slot: Arc::clone(self),
             id,
-            cancel,
+            call,
         }
     }
 

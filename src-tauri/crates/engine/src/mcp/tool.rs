@@ -270,14 +270,37 @@ impl Tool for McpTool {
             _ => serde_json::Map::new(),
         };
         // While it runs, the server may ask the user (issue 36): its questions go to this chat.
-        let _running = self.server.begin_call(ctx.chat, ctx.seq, &ctx.cancel);
-        // The executor enforces the tool's timeout as well; this one also tells the server.
-        let result = conn
-            .call(&self.remote, arguments, self.spec.timeout, &ctx.cancel)
-            .await;
+        let running = self
+            .server
+            .begin_call(ctx.chat, ctx.seq, &ctx.cancel, &ctx.clock);
+        let shows = ctx.clone();
+        let options = super::CallOptions {
+            // The executor enforces the tool's timeout as well; this one also tells the server.
+            timeout: self.spec.timeout,
+            clock: Arc::clone(&ctx.clock),
+            cancel: ctx.cancel.clone(),
+            // The server's progress, and a page it waits for, show on the call's card.
+            on_progress: Arc::new(move |p: super::progress::CallProgress| {
+                shows.emit_progress(p.progress, p.total, p.message);
+            }),
+            asked_in: Some(running.call().clone()),
+        };
+        let result = conn.call(&self.remote, arguments, &options).await;
         match result {
             Ok(result) => {
-                let Rendered { text, images } = render_result(&result);
+                let Rendered {
+                    text,
+                    mut images,
+                    links,
+                } = render_result(&result);
+                // The links are to this server's resources: the user may attach them.
+                images.extend(links.into_iter().map(|mut link| {
+                    link.source = Some(crate::protocol::Source::McpResource {
+                        server: server.to_string(),
+                        uri: link.data.clone(),
+                    });
+                    link
+                }));
                 let unchecked = match (&self.output, result.is_error) {
                     (_, Some(true)) | (None, _) => None,
                     (Some(schema), _) => schema.check(result.structured_content.as_ref()).err(),
@@ -328,6 +351,8 @@ impl Tool for McpTool {
 
 /// At most this many images of one result are kept and shown; the rest are noted in the text.
 pub const MAX_RESULT_IMAGES: usize = 8;
+/// At most this many resource links of one result are offered to attach; all are in the text.
+pub const MAX_RESULT_LINKS: usize = 16;
 
 /// A result with images, as the tool's data: the text is what the model reads (and the
 /// variable keeps), the images are shown to the user beside it.
@@ -346,11 +371,13 @@ impl WithImages {
     }
 }
 
-/// A call's result for Tollgate: its text for the model and the images to show the user.
+/// A call's result for Tollgate: its text for the model, the images to show the user and the
+/// links to the server's resources the user may attach (kind `ResourceLink`, no source yet).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Rendered {
     pub text: String,
     pub images: Vec<Attachment>,
+    pub links: Vec<Attachment>,
 }
 
 impl Rendered {
@@ -427,6 +454,15 @@ pub fn render_result(result: &CallToolResult) -> Rendered {
             },
             ContentBlock::ResourceLink(link) => {
                 parts.push(format!("[resource link: {} <{}>]", link.name, link.uri));
+                if out.links.len() < MAX_RESULT_LINKS {
+                    out.links.push(Attachment {
+                        name: link.title.clone().unwrap_or_else(|| link.name.clone()),
+                        kind: AttachmentKind::ResourceLink,
+                        media_type: link.mime_type.clone().unwrap_or_default(),
+                        data: link.uri.clone(),
+                        source: None,
+                    });
+                }
             }
             #[allow(unreachable_patterns)]
             _ => parts.push("[content of an unknown kind]".into()),
@@ -558,6 +594,17 @@ mod tests {
             "the bytes, not the server, say what it is"
         );
         assert_eq!(rendered.images[0].data, DOT);
+        assert_eq!(
+            rendered.links,
+            [Attachment {
+                name: "b".into(),
+                kind: AttachmentKind::ResourceLink,
+                media_type: String::new(),
+                data: "file:///b".into(),
+                source: None,
+            }],
+            "the link is offered to the user to attach"
+        );
         let structured: CallToolResult =
             serde_json::from_value(json!({"content": [], "structuredContent": {"sum": 3}}))
                 .unwrap();
@@ -573,5 +620,21 @@ mod tests {
         let rendered = render_result(&result);
         assert_eq!(rendered.images.len(), MAX_RESULT_IMAGES);
         assert_eq!(rendered.text.matches("more than 8 images").count(), 3);
+    }
+
+    #[test]
+    fn a_flood_of_links_offers_a_few_and_names_them_all_to_the_model() {
+        let blocks: Vec<Value> = (0..MAX_RESULT_LINKS + 4)
+            .map(|i| json!({"type": "resource_link", "uri": format!("probe://r{i}"), "name": format!("r{i}"), "title": "A report", "mimeType": "text/markdown"}))
+            .collect();
+        let result: CallToolResult = serde_json::from_value(json!({ "content": blocks })).unwrap();
+        let rendered = render_result(&result);
+        assert_eq!(rendered.links.len(), MAX_RESULT_LINKS);
+        assert_eq!(rendered.links[0].name, "A report");
+        assert_eq!(rendered.links[0].media_type, "text/markdown");
+        assert_eq!(
+            rendered.text.matches("[resource link: ").count(),
+            MAX_RESULT_LINKS + 4
+        );
     }
 }

@@ -101,6 +101,16 @@ pub enum ToolEvent {
         #[serde(default)]
         skipped: u64,
     },
+    /// How far a running call has got, as its MCP server reports it (issue 36): `progress`
+    /// of `total` when the total is known, with the server's one-line message.
+    #[serde(rename_all = "camelCase")]
+    Progress {
+        chat: ChatId,
+        seq: u64,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
     /// The call ended.
     #[serde(rename_all = "camelCase")]
     Finished {
@@ -220,6 +230,7 @@ impl AttentionRequest {
             | ToolEvent::ApprovalResolved { .. }
             | ToolEvent::Started { .. }
             | ToolEvent::OutputDelta { .. }
+            | ToolEvent::Progress { .. }
             | ToolEvent::Finished { .. }
             | ToolEvent::QuestionResolved { .. }
             | ToolEvent::ElicitationResolved { .. } => None,
@@ -261,6 +272,7 @@ fn event_chat(event: &ToolEvent) -> ChatId {
         | ToolEvent::ApprovalResolved { chat, .. }
         | ToolEvent::Started { chat, .. }
         | ToolEvent::OutputDelta { chat, .. }
+        | ToolEvent::Progress { chat, .. }
         | ToolEvent::Finished { chat, .. }
         | ToolEvent::QuestionAsked { chat, .. }
         | ToolEvent::QuestionResolved { chat, .. }

@@ -49,6 +49,20 @@ impl Tollgate {
     }
 
     /// The record shown in a server's settings.
+    /// The settings of server `name`, as stored (secrets as placeholders).
+    fn stored_mcp_server(&self, name: &str) -> Result<McpServerConfig, ServiceError> {
+        self.mcp_configs
+            .lock()
+            .iter()
+            .find(|c| c.name == name)
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::NotFound(Missing::McpServer {
+                    name: name.to_string(),
+                })
+            })
+    }
+
     pub(super) fn sign_in_record(&self, name: &str) -> Option<OAuthRecord> {
         self.mcp_sign_ins.lock().get(name).cloned()
     }
@@ -96,17 +110,7 @@ impl Tollgate {
         name: &str,
         browser: Browser,
     ) -> Result<OAuthRecord, ServiceError> {
-        let stored = self
-            .mcp_configs
-            .lock()
-            .iter()
-            .find(|c| c.name == name)
-            .cloned()
-            .ok_or_else(|| {
-                ServiceError::NotFound(Missing::McpServer {
-                    name: name.to_string(),
-                })
-            })?;
+        let stored = self.stored_mcp_server(name)?;
         let Some(stored_url) = remote_url(&stored).map(str::to_string) else {
             return Err(ServiceError::Invalid(Invalid::McpNotRemote {
                 server: name.to_string(),
@@ -174,17 +178,7 @@ impl Tollgate {
     /// Signs out of a remote server: its tokens leave the keychain, and it starts again without
     /// them (asking to sign in, if it needs a user).
     pub async fn sign_out_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
-        let stored = self
-            .mcp_configs
-            .lock()
-            .iter()
-            .find(|c| c.name == name)
-            .cloned()
-            .ok_or_else(|| {
-                ServiceError::NotFound(Missing::McpServer {
-                    name: name.to_string(),
-                })
-            })?;
+        let stored = self.stored_mcp_server(name)?;
         self.forget_sign_in(name).await?;
         let launch = self.launch_of(&stored).await;
         self.mcp.upsert(launch);

@@ -6,6 +6,7 @@
 pub mod basic;
 pub mod builtin;
 pub mod changed_files;
+pub mod clock;
 mod expr;
 pub mod files;
 mod group;
@@ -276,6 +277,9 @@ pub struct ToolContext {
     pub workspace: Option<PathBuf>,
     /// Cancelled on Stop, on timeout, or when the turn ends: long tools must watch it.
     pub cancel: CancellationToken,
+    /// The call's clock: stopped while the user is asked something, so that time does not
+    /// count against the timeout.
+    pub clock: Arc<clock::CallClock>,
     /// The chat's variables (used by the variable tools).
     pub vars: Arc<VarStore>,
     /// The chat's sandbox, for tools that run under it (F-46).
@@ -302,6 +306,20 @@ impl ToolContext {
     }
 }
 
+impl ToolContext {
+    /// Shows how far the call has got on its card (an MCP server's progress reports, issue 36).
+    /// The server wrote the message, so Tollgate's own secrets are taken out of it.
+    pub fn emit_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.sink.emit(ToolEvent::Progress {
+            chat: self.chat,
+            seq: self.seq,
+            progress,
+            total,
+            message: message.map(crate::secrets::redact_known_owned),
+        });
+    }
+}
+
 #[cfg(test)]
 impl ToolContext {
     /// A context for calling a tool directly in unit tests: chat 1, call 1, its events on the
@@ -316,6 +334,7 @@ impl ToolContext {
             call_id: "c1".into(),
             workspace: workspace.map(std::path::Path::to_path_buf),
             cancel: CancellationToken::new(),
+            clock: clock::CallClock::new(),
             vars: Arc::new(VarStore::in_memory(
                 ChatId(1),
                 crate::vars::VarLimits {

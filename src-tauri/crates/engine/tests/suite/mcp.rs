@@ -86,13 +86,31 @@ async fn run_approved(
     chat: tollgate_engine::ChatId,
     request: ToolCallRequest,
 ) -> tollgate_engine::ToolCallResult {
+    start_approved(app, chat, request).await.await.unwrap()
+}
+
+/// Starts `request` in `chat`: the running call.
+async fn spawn_call(
+    app: &Tollgate,
+    chat: tollgate_engine::ChatId,
+    request: ToolCallRequest,
+) -> tokio::task::JoinHandle<tollgate_engine::ToolCallResult> {
     let exec = app.executor(chat).await.unwrap();
-    let task = tokio::spawn(async move {
+    tokio::spawn(async move {
         exec.execute(request, CallOrigin::default(), &CancellationToken::new())
             .await
-    });
+    })
+}
+
+/// Starts `request` in `chat` and allows it once when it asks: the running call.
+async fn start_approved(
+    app: &Tollgate,
+    chat: tollgate_engine::ChatId,
+    request: ToolCallRequest,
+) -> tokio::task::JoinHandle<tollgate_engine::ToolCallResult> {
+    let task = spawn_call(app, chat, request).await;
     approve_next(app, chat).await;
-    task.await.unwrap()
+    task
 }
 
 /// Allows the next call waiting in `chat`; returns its group.
@@ -445,6 +463,20 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     app.mcp.shutdown().await;
 }
 
+/// How a test calls a tool directly: no progress shown, no call to ask under.
+pub(crate) fn options(
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> tollgate_engine::mcp::CallOptions {
+    tollgate_engine::mcp::CallOptions {
+        timeout,
+        clock: tollgate_engine::tools::clock::CallClock::new(),
+        cancel: cancel.clone(),
+        on_progress: Arc::new(|_: tollgate_engine::mcp::progress::CallProgress| {}),
+        asked_in: None,
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn cancelling_a_call_tells_the_server() {
@@ -467,7 +499,11 @@ async fn cancelling_a_call_tells_the_server() {
     });
     let args = json!({"seconds": 30}).as_object().unwrap().clone();
     let err = conn
-        .call("wait", args.clone(), Duration::from_secs(60), &cancel)
+        .call(
+            "wait",
+            args.clone(),
+            &options(Duration::from_secs(60), &cancel),
+        )
         .await
         .unwrap_err();
     assert_eq!(err, McpError::Cancelled);
@@ -485,8 +521,7 @@ async fn cancelling_a_call_tells_the_server() {
         .call(
             "wait",
             args,
-            Duration::from_millis(300),
-            &CancellationToken::new(),
+            &options(Duration::from_millis(300), &CancellationToken::new()),
         )
         .await
         .unwrap_err();
@@ -497,6 +532,188 @@ async fn cancelling_a_call_tells_the_server() {
     );
     conn.shutdown().await;
     assert!(!conn.is_alive());
+}
+
+/// Issue 36: a server's progress reports reach the card of the call they are for, as events of
+/// that chat and call, with the server's message; the call then ends normally.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_server_s_progress_reaches_the_card_of_its_call() {
+    use tollgate_engine::protocol::{ChannelSink, ToolEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("steps");
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let app = Tollgate::open(
+        dir.path(),
+        Keychain::new("app.tollgate.test.mcp"),
+        Arc::new(ChannelSink(tx)),
+    )
+    .await
+    .unwrap();
+    app.save_mcp_server(probe("probe", &marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__steps", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let task = start_approved(&app, chat, call("probe__steps", json!({"count": 4}))).await;
+
+    // The server reports step 1 and waits until the test has seen it.
+    let (seq, first) = loop {
+        let event = tokio::time::timeout_at(crate::common::deadline().into(), events.recv())
+            .await
+            .expect("no progress was reported")
+            .expect("the events ended");
+        match event {
+            ToolEvent::Started { chat: c, seq, .. } => assert_eq!(c, chat, "call {seq}"),
+            ToolEvent::Progress {
+                chat: c,
+                seq,
+                progress,
+                total,
+                message,
+            } => {
+                assert_eq!(c, chat);
+                break (seq, (progress, total, message));
+            }
+            ToolEvent::Finished { summary, .. } => {
+                panic!("the call ended before any progress: {summary:?}")
+            }
+            _ => {}
+        }
+    };
+    assert_eq!(first, (1.0, Some(4.0), Some("Step 1 of 4".to_string())));
+    std::fs::write(go_file(&marker), "go").unwrap();
+    let result = task.await.unwrap();
+    assert_eq!(result.status, CallStatus::Success, "{}", result.content);
+    assert_eq!(result.content, "4 steps done");
+    assert_eq!(result.seq, seq);
+    app.mcp.shutdown().await;
+}
+
+/// Issue 36: a resource a result links to is offered to the user to attach, with the server
+/// it is on; the model reads the link in the text; reading it gives the resource itself.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_resource_a_result_links_to_can_be_attached() {
+    use tollgate_engine::protocol::{AttachmentKind, Source};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__report", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let result = run_approved(&app, chat, call("probe__report", json!({}))).await;
+    assert_eq!(result.status, CallStatus::Success, "{}", result.content);
+    assert!(
+        result
+            .content
+            .contains("[resource link: notes <probe://notes.md>]"),
+        "{}",
+        result.content
+    );
+    // The card (and the stored call, for the card after a restart) offers the link.
+    let stored = app.store.chat_calls(chat).await.unwrap();
+    let images = &stored.last().unwrap().result_images;
+    let [link] = &images[..] else {
+        panic!("one link offered: {images:?}")
+    };
+    assert_eq!(link.kind, AttachmentKind::ResourceLink);
+    assert_eq!(link.name, "Project notes");
+    assert_eq!(
+        link.source,
+        Some(Source::McpResource {
+            server: "probe".into(),
+            uri: "probe://notes.md".into()
+        })
+    );
+    // Attaching reads it from its server.
+    let files = app.read_mcp_resource("probe", &link.data).await.unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].kind, AttachmentKind::Text);
+    assert_eq!(files[0].data, "# Notes\nShip on Friday.");
+    // The link itself is never sent as part of a message.
+    let refused = tollgate_engine::chat::attachments::check(vec![link.clone()]).unwrap_err();
+    assert!(refused.contains("only a link"), "{refused}");
+    app.mcp.shutdown().await;
+}
+
+/// Issue 36: a server that answers a call with "open this page first" (`-32042`) has the page
+/// put to the user under the call, whole address first; declined, the call fails saying so;
+/// opened, the call waits until the server says the user finished there, then is made again.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
+    use tollgate_engine::protocol::{ElicitationAnswer, ElicitationKind};
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("pay");
+    let app = open(dir.path()).await;
+    app.save_mcp_server(probe("probe", &marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    registry_has(&app, "probe__paywall", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let page = |app: &Arc<Tollgate>| {
+        let app = Arc::clone(app);
+        async move {
+            crate::common::eventually("the page is put to the user", || {
+                !app.pending_elicitations(chat).is_empty()
+            })
+            .await;
+            app.pending_elicitations(chat).pop().unwrap()
+        }
+    };
+
+    let declined = start_approved(&app, chat, call("probe__paywall", json!({}))).await;
+    let asked = page(&app).await;
+    assert_eq!(asked.server, "probe");
+    assert_eq!(asked.message, "Pay for the premium forecast.");
+    assert_eq!(
+        asked.kind,
+        ElicitationKind::Url {
+            url: "https://pay.example.com/checkout?session=probe".into(),
+            host: "pay.example.com".into()
+        }
+    );
+    app.answer_elicitation(chat, &asked.id, ElicitationAnswer::Decline)
+        .unwrap();
+    let result = declined.await.unwrap();
+    assert_eq!(result.status, CallStatus::Error);
+    assert!(
+        result
+            .content
+            .contains("the user declined to open pay.example.com"),
+        "{}",
+        result.content
+    );
+
+    let opened = start_approved(&app, chat, call("probe__paywall", json!({}))).await;
+    let asked = page(&app).await;
+    app.answer_elicitation(chat, &asked.id, ElicitationAnswer::Accept { content: None })
+        .unwrap();
+    // The call waits for the server's word that the user finished on the page.
+    std::fs::write(paid_file(&marker), "paid").unwrap();
+    let result = opened.await.unwrap();
+    assert_eq!(result.status, CallStatus::Success, "{}", result.content);
+    assert_eq!(result.content, "premium forecast: sunny");
+    app.mcp.shutdown().await;
+}
+
+/// The file that says the user finished on the probe server's page.
+fn paid_file(marker: &std::path::Path) -> std::path::PathBuf {
+    let mut name = marker.as_os_str().to_owned();
+    name.push(".paid");
+    name.into()
+}
+
+/// The file that lets the probe server's `steps` go on.
+fn go_file(marker: &std::path::Path) -> std::path::PathBuf {
+    let mut name = marker.as_os_str().to_owned();
+    name.push(".go");
+    name.into()
 }
 
 #[tokio::test]
@@ -586,8 +803,7 @@ async fn everything_over_streamable_http() {
                 .as_object()
                 .unwrap()
                 .clone(),
-            Duration::from_secs(30),
-            &CancellationToken::new(),
+            &options(Duration::from_secs(30), &CancellationToken::new()),
         )
         .await
         .unwrap();
@@ -835,8 +1051,7 @@ async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> St
         .call(
             "touch",
             args,
-            Duration::from_secs(30),
-            &CancellationToken::new(),
+            &options(Duration::from_secs(30), &CancellationToken::new()),
         )
         .await
         .unwrap();
@@ -972,11 +1187,7 @@ async fn run_unasked(
     chat: tollgate_engine::ChatId,
     request: ToolCallRequest,
 ) -> tollgate_engine::ToolCallResult {
-    let exec = app.executor(chat).await.unwrap();
-    let task = tokio::spawn(async move {
-        exec.execute(request, CallOrigin::default(), &CancellationToken::new())
-            .await
-    });
+    let task = spawn_call(app, chat, request).await;
     crate::common::eventually("the call ends or asks", || {
         task.is_finished() || !app.pending(chat).is_empty()
     })

@@ -248,8 +248,10 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         .call(
             "greet",
             args,
-            std::time::Duration::from_secs(60),
-            &tokio_util::sync::CancellationToken::new(),
+            &super::mcp::options(
+                std::time::Duration::from_secs(60),
+                &tokio_util::sync::CancellationToken::new(),
+            ),
         )
         .await
         .unwrap();

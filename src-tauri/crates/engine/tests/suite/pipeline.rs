@@ -45,6 +45,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::ApprovalRequested { .. } => "asked",
             ToolEvent::ApprovalResolved { .. } => "resolved",
             ToolEvent::OutputDelta { .. } => "output",
+            ToolEvent::Progress { .. } => "progress",
             ToolEvent::QuestionAsked { .. } => "question",
             ToolEvent::QuestionResolved { .. } => "question resolved",
             ToolEvent::ElicitationRequested { .. } => "server asks",
