@@ -284,29 +284,32 @@ impl Session {
         if !self.exists(".mcp-import").await? {
             self.open_settings("MCP servers").await?;
         }
-        if !self.import_section_open().await? {
-            self.click(".mcp-import summary").await?;
-        }
-        // The field can be typed into once its section is open (a loaded machine typed into a
-        // section still closed: "Element is not focusable").
+        // A click lands where the summary was when WebDriver measured it: on a loaded machine
+        // the tab may still be settling (its list loading above), and the click misses. A
+        // summary toggles as it is clicked, so a click that worked shows at once; one that
+        // missed is made again.
         let deadline = Instant::now() + STEP;
         while !self.import_section_open().await? {
             if Instant::now() > deadline {
                 return Err(fail("the import section never opened".to_string()));
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.click(".mcp-import summary").await?;
+            if !self.import_section_open().await? {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
         let area = self.el(".mcp-import textarea").await?;
         self.replace_text(&area, &json.to_string()).await?;
-        self.client
-            .find(Locator::XPath(
-                "//details[contains(@class,'mcp-import')]//button",
-            ))
-            .await
-            .map_err(|e| fail(format!("finding the import button: {e}")))?
-            .click()
-            .await
-            .map_err(|e| fail(format!("clicking the import button: {e}")))
+        // Import is the next stop after the field: Tab and Enter, as a user does (no click to
+        // miss a button that moved).
+        self.press(keys::TAB).await?;
+        let focused = self.focused().await?;
+        if !focused.starts_with("BUTTON|") || !focused.ends_with("|Import") {
+            return Err(fail(format!(
+                "Tab from the import field reached {focused}, not Import"
+            )));
+        }
+        self.press(keys::ENTER).await
     }
 
     /// Whether Settings → MCP servers → Import is open.

@@ -13,6 +13,36 @@ use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// The text of the first element matching `css` (WebDriver's visible text of a one-line,
+/// clipped span reads empty in WebKit).
+async fn text_of(s: &Session, css: &str) -> String {
+    let text = s
+        .client
+        .execute(
+            "return document.querySelector(arguments[0])?.textContent ?? '';",
+            vec![serde_json::Value::String(css.to_string())],
+        )
+        .await
+        .unwrap();
+    text.as_str().unwrap_or_default().to_string()
+}
+
+/// Waits until the first element matching `css` reads `want`.
+async fn until_text(s: &Session, css: &str, want: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let text = text_of(s, css).await;
+        if text == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "\"{css}\" never read \"{want}\" (it reads \"{text}\")"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Types `text` where the keyboard is, as a user does.
 async fn type_here(s: &Session, text: &str) {
     s.client
@@ -170,14 +200,26 @@ async fn a_servers_progress_shows_on_the_card_and_a_linked_resource_is_attached(
         .unwrap();
     s.active_approval().await.unwrap();
     s.press(keys::ENTER).await.unwrap();
-    let progress = s
-        .wait_text(
-            "[data-seq] [data-role=progress] .tool-card-progress-text",
-            WAIT,
+    until_text(
+        &s,
+        ".tool-card:not(.tool-card--compact) .tool-card-progress-text",
+        "Step 1 of 4 · 25% done",
+    )
+    .await;
+    let bar = s
+        .client
+        .execute(
+            "const b = document.querySelector('.tool-card:not(.tool-card--compact) [data-role=progress] progress'); \
+             return b ? [b.value, b.max] : null;",
+            vec![],
         )
         .await
         .unwrap();
-    assert_eq!(progress, "Step 1 of 4 · 25% done");
+    assert_eq!(
+        bar,
+        serde_json::json!([1, 4]),
+        "the bar shows step 1 of 4"
+    );
     s.screenshots("mcp-progress").await.unwrap();
     let mut go = steps.as_os_str().to_owned();
     go.push(".go");
@@ -200,19 +242,30 @@ async fn a_servers_progress_shows_on_the_card_and_a_linked_resource_is_attached(
     s.wait_for_text("The report is written.", WAIT)
         .await
         .unwrap();
-    let link = s
-        .wait_text("[data-role=resource-links] .resource-link-uri", WAIT)
-        .await
-        .unwrap();
-    assert_eq!(link, "probe://notes.md");
+    until_text(
+        &s,
+        ".tool-card:not(.tool-card--compact) .resource-link-uri",
+        "probe://notes.md",
+    )
+    .await;
+    assert_eq!(
+        text_of(
+            &s,
+            ".tool-card:not(.tool-card--compact) .resource-link-name"
+        )
+        .await,
+        "Project notes"
+    );
     s.el("#composer").await.unwrap().click().await.unwrap();
     s.back_tab_to("attach-link").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
-    let attached = s
-        .wait_text(".composer [data-role=attachments] .attachment-name", WAIT)
+    s.wait_count(".composer [data-role=attachments] li", 1)
         .await
         .unwrap();
-    assert_eq!(attached, "Project notes");
+    assert_eq!(
+        text_of(&s, ".composer [data-role=attachments] .attachment-name").await,
+        "Project notes"
+    );
     s.screenshots("mcp-resource-link").await.unwrap();
     s.close().await;
 }
