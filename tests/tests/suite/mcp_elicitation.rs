@@ -215,11 +215,7 @@ async fn a_servers_progress_shows_on_the_card_and_a_linked_resource_is_attached(
         )
         .await
         .unwrap();
-    assert_eq!(
-        bar,
-        serde_json::json!([1, 4]),
-        "the bar shows step 1 of 4"
-    );
+    assert_eq!(bar, serde_json::json!([1, 4]), "the bar shows step 1 of 4");
     s.screenshots("mcp-progress").await.unwrap();
     let mut go = steps.as_os_str().to_owned();
     go.push(".go");
