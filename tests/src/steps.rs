@@ -45,13 +45,51 @@ impl Session {
             .map_err(|e| fail(format!("no \"{css}\" within {STEP:?}: {e}")))
     }
 
-    /// Clicks the first element matching `css`.
+    /// Clicks the first element matching `css`, once it stands still: WebDriver clicks where it
+    /// measured the element, so a click while the page still moves it (a list loading above)
+    /// lands beside it.
     pub async fn click(&self, css: &str) -> Result<(), E2eError> {
-        self.el(css)
-            .await?
-            .click()
+        let el = self.el(css).await?;
+        self.until_still(&el).await?;
+        el.click()
             .await
             .map_err(|e| fail(format!("clicking \"{css}\": {e}")))
+    }
+
+    /// Waits until `el` has kept its place and size for two painted frames.
+    pub async fn until_still(&self, el: &Element) -> Result<(), E2eError> {
+        let arg = serde_json::to_value(el)
+            .map_err(|e| fail(format!("passing an element to the page: {e}")))?;
+        self.client
+            .execute_async(
+                "const el = arguments[0], done = arguments[arguments.length - 1]; \
+                 let last = '', same = 0; \
+                 const tick = () => { \
+                   if (!el.isConnected) return done(false); \
+                   const r = el.getBoundingClientRect(); \
+                   const now = [r.x, r.y, r.width, r.height].join(); \
+                   if (now === last) { if (++same >= 2) return done(true); } else { same = 0; last = now; } \
+                   requestAnimationFrame(tick); \
+                 }; \
+                 requestAnimationFrame(tick);",
+                vec![arg],
+            )
+            .await
+            .map_err(|e| fail(format!("waiting for an element to stand still: {e}")))?;
+        Ok(())
+    }
+
+    /// Waits until the open Settings tab has loaded what it shows (no "Loading…" left in it),
+    /// so that what it lists no longer moves the buttons below.
+    pub async fn settings_loaded(&self) -> Result<(), E2eError> {
+        let deadline = Instant::now() + STEP;
+        while self.exists(".settings-body .state[role=status]").await? {
+            if Instant::now() > deadline {
+                return Err(fail("the Settings tab is still loading".to_string()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
     }
 
     /// Clicks the first element matching `css` whose text starts with `text`.
@@ -256,10 +294,11 @@ impl Session {
             .map_err(|e| fail(format!("pressing Shift+Tab: {e}")))
     }
 
-    /// Opens Settings on the tab labelled `tab`.
+    /// Opens Settings on the tab labelled `tab`, once it has loaded.
     pub async fn open_settings(&self, tab: &str) -> Result<(), E2eError> {
         self.click("button.sidebar-settings").await?;
-        self.click_text("[role=tab]", tab).await
+        self.click_text("[role=tab]", tab).await?;
+        self.settings_loaded().await
     }
 
     /// Imports MCP servers in Settings → MCP servers, as a user pastes an `mcpServers` JSON from
