@@ -54,6 +54,7 @@ fn spawn_driver(
         NATIVE_DRIVER,
     ])
     .env("TOLLGATE_DATA_DIR", data_dir)
+    .stdin(Stdio::null())
     .stdout(Stdio::null())
     // TOLLGATE_E2E_STDERR=1 shows the driver's and the app's log (debugging a test).
     .stderr(if std::env::var_os("TOLLGATE_E2E_STDERR").is_some() {
@@ -64,6 +65,10 @@ fn spawn_driver(
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // Its own process group: a failed attempt ends the driver with everything it started, even
+    // an app it was still starting (forked, not yet the app), which could otherwise come up
+    // beside the next attempt's.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let driver = cmd.spawn().map_err(|source| E2eError::Io {
         what: "starting tauri-driver (cargo install tauri-driver --locked)".into(),
         source,
@@ -159,6 +164,11 @@ impl Session {
                     });
                 }
                 Err(e) => {
+                    if let Some(group) = driver.0.as_ref().map(Child::id) {
+                        let _ = Command::new("kill")
+                            .args(["-KILL", "--", &format!("-{group}")])
+                            .status();
+                    }
                     drop(driver);
                     last = Some(e.to_string());
                     // The attempt's app can outlive its driver (a loaded machine: fresh-clone
