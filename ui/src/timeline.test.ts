@@ -19,7 +19,7 @@ import {
   type TimelineMessage,
 } from "./timeline";
 import { ChatStore } from "./store";
-import { timelineMessage } from "./components/testCalls";
+import { finishedEvent, timelineMessage } from "./components/testCalls";
 import type { ChatEvent, ChatHistory, PendingApproval } from "./types";
 
 const approval: PendingApproval = {
@@ -248,27 +248,17 @@ describe("timeline reducer", () => {
       progress(9, 3, 4, "another call's"),
     ]);
     expect(s.calls[0]?.progress).toEqual({ progress: 2, total: 4, message: "Step 2 of 4" });
-    s = applyEvent(s, {
-      type: "tool",
-      event: {
-        type: "finished",
-        chat: 7,
-        seq: 4,
-        summary: {
-          tool: "probe__steps",
-          status: "success",
-          decision: { execution: "allow", result: null },
-          decidedBy: "auto",
-          durationMs: 12,
-          preview: "4 steps done",
-          content: "4 steps done",
-          truncated: false,
-          resultVar: null,
-          argsVar: null,
-          guard: "quiet",
-        },
-      },
-    });
+    s = applyEvent(
+      s,
+      finishedEvent(7, 4, {
+        tool: "probe__steps",
+        decision: { execution: "allow", result: null },
+        decidedBy: "auto",
+        durationMs: 12,
+        preview: "4 steps done",
+        content: "4 steps done",
+      }),
+    );
     expect(s.calls[0]?.progress).toBeNull();
     // A report the server sent before its answer but that arrives after it changes nothing.
     s = applyEvent(s, progress(4, 3, 4, "Step 3 of 4"));

@@ -1,19 +1,15 @@
 /** Test support: a `run_command` call as the timeline holds it after its events. */
 import { applyEvent, type CallView, emptyChat, type TimelineMessage } from "../timeline";
-import type { CallSummary } from "../types";
+import type { CallSummary, ChatEvent } from "../types";
 
-/** A finished `run_command` call with `rawArgs`, its summary's defaults overridden by `summary`. */
-export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): CallView {
-  const state = applyEvent(emptyChat(1), {
-    type: "tool",
-    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs },
-  });
-  const call = applyEvent(state, {
+/** The `finished` event of call `seq` in `chat`: a successful `run_command` unless `summary` says otherwise. */
+export function finishedEvent(chat: number, seq: number, summary: Partial<CallSummary>): ChatEvent {
+  return {
     type: "tool",
     event: {
       type: "finished",
-      chat: 1,
-      seq: 1,
+      chat,
+      seq,
       summary: {
         tool: "run_command",
         status: "success",
@@ -29,7 +25,16 @@ export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): Ca
         ...summary,
       },
     },
-  }).calls[0];
+  };
+}
+
+/** A finished `run_command` call with `rawArgs`, its summary's defaults overridden by `summary`. */
+export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): CallView {
+  const state = applyEvent(emptyChat(1), {
+    type: "tool",
+    event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "run_command", rawArgs },
+  });
+  const call = applyEvent(state, finishedEvent(1, 1, summary)).calls[0];
   if (!call) throw new Error("no call");
   return call;
 }

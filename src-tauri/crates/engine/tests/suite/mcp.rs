@@ -71,6 +71,21 @@ async fn settled(app: &Tollgate, name: &str) -> McpStatus {
     panic!("{name} never finished connecting");
 }
 
+/// Adds the probe server (writing to `marker`), waits until it is ready and offers `tool`, and
+/// opens a chat to call it in.
+async fn probe_ready(
+    app: &Tollgate,
+    marker: &std::path::Path,
+    tool: &str,
+) -> tollgate_engine::ChatId {
+    app.save_mcp_server(probe("probe", marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(app, "probe").await, McpStatus::Ready);
+    registry_has(app, tool, true).await;
+    app.store.create_chat(NewChat::default()).await.unwrap().id
+}
+
 /// Waits until the registry has (or lacks) `tool`.
 async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
     let what = format!(
@@ -550,12 +565,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
     )
     .await
     .unwrap();
-    app.save_mcp_server(probe("probe", &marker), None)
-        .await
-        .unwrap();
-    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    registry_has(&app, "probe__steps", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = probe_ready(&app, &marker, "probe__steps").await;
     let task = start_approved(&app, chat, call("probe__steps", json!({"count": 4}))).await;
 
     // The server reports step 1 and waits until the test has seen it.
@@ -599,12 +609,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
     use tollgate_engine::protocol::{AttachmentKind, Source};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
-        .await
-        .unwrap();
-    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    registry_has(&app, "probe__report", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = probe_ready(&app, &dir.path().join("m"), "probe__report").await;
     let result = run_approved(&app, chat, call("probe__report", json!({}))).await;
     assert_eq!(result.status, CallStatus::Success, "{}", result.content);
     assert!(
@@ -650,12 +655,7 @@ async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("pay");
     let app = open(dir.path()).await;
-    app.save_mcp_server(probe("probe", &marker), None)
-        .await
-        .unwrap();
-    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    registry_has(&app, "probe__paywall", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = probe_ready(&app, &marker, "probe__paywall").await;
     let page = |app: &Arc<Tollgate>| {
         let app = Arc::clone(app);
         async move {
