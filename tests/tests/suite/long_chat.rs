@@ -41,6 +41,9 @@ async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_v
             document.querySelector(`.chat-list .chat-item[data-chat="${chat}"]`).click();
             const el = () => document.querySelector('.chat-scroll');
             const head = () => document.querySelector('.chat-scroll .virtual-head');
+            // Where a message is drawn in the chat's view: from the view's top, so that a bar
+            // above the view that comes in meanwhile (the header, the exposure strip) is not counted.
+            const inView = (m) => m.getBoundingClientRect().top - el().getBoundingClientRect().top;
             const topmost = () => {
               const view = el().getBoundingClientRect();
               return [...el().querySelectorAll('[data-message]')].find((m) => m.getBoundingClientRect().bottom > view.top + 1);
@@ -54,11 +57,11 @@ async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_v
               await frame(); await frame();
               const reading = topmost();
               const id = Number(reading.dataset.message);
-              const before = reading.getBoundingClientRect().top;
+              const before = inView(reading);
               while (head()) await frame();
               await frame(); await frame();
               const now = document.querySelector(`.chat-scroll [data-message="${id}"]`);
-              done({ loading, partial, id, before, after: now ? now.getBoundingClientRect().top : null });
+              done({ loading, partial, id, before, after: now ? inView(now) : null });
             })();
             "#,
             vec![json!(chat.0), json!(shown.last().unwrap())],

@@ -12,7 +12,7 @@ import type { ChatId, ChatRow, FailureKind, PendingApproval, ProviderConfig } fr
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { ElicitationCard } from "./ElicitationCard";
 import { Attachments } from "./Attachments";
-import { useAutoGrow, useDismiss } from "./hooks";
+import { type Stick, useAutoGrow, useDismiss } from "./hooks";
 import { Icon } from "./icons";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
@@ -31,7 +31,7 @@ export function Timeline({
   chat: ChatRow;
   providers: ProviderConfig[] | null;
   scroller: RefObject<HTMLDivElement | null>;
-  stick: RefObject<boolean>;
+  stick: Stick;
   actions: FailureActions;
 }) {
   const placed = new Set<string>();

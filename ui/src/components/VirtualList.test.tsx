@@ -4,6 +4,7 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { layout } from "./testLayout";
 import { unmount } from "./testRoot";
+import { useFollowBottom } from "./hooks";
 import { HEAD_HEIGHT, VirtualList } from "./VirtualList";
 
 let root: HTMLElement;
@@ -21,15 +22,32 @@ afterEach(async () => {
 /** A scroller holding a windowed list of items `from..to`, with a head while `loading`. */
 function List({ from, to, loading, stick }: { from: number; to: number; loading: boolean; stick: boolean }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const follow = useRef(stick);
-  follow.current = stick;
   const items = [];
   for (let i = from; i < to; i++) items.push({ key: i, render: () => <p>item {i}</p> });
   return (
     <div class="scroller" ref={scroller}>
-      <VirtualList items={items} scroller={scroller} stick={follow} head={loading ? <span>loading</span> : null} />
+      <VirtualList items={items} scroller={scroller} stick={{ now: () => stick }} head={loading ? <span>loading</span> : null} />
     </div>
   );
+}
+
+/** The same list in a scroller that follows its bottom as a chat's does (`useFollowBottom`). */
+function Following({ to }: { to: number }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const { stick, onScroll } = useFollowBottom(scroller, "chat", to);
+  const items = [];
+  for (let i = 0; i < to; i++) items.push({ key: i, render: () => <p>item {i}</p> });
+  return (
+    <div class="scroller" ref={scroller} onScroll={onScroll}>
+      <VirtualList items={items} scroller={scroller} stick={stick} />
+    </div>
+  );
+}
+
+async function showFollowing(to: number) {
+  await act(() => {
+    render(<Following to={to} />, root);
+  });
 }
 
 async function show(from: number, to: number, loading: boolean, stick = false) {
@@ -48,14 +66,11 @@ function scroller(): HTMLElement {
   return el;
 }
 
-/** Where item `key` is drawn, in px from the top of the scroller's viewport (fake layout: 60 px items). */
+/** Where item `key` is drawn, in px from the top of the scroller's viewport (fake layout). */
 function drawnAt(key: number): number {
-  let y = 0;
-  for (const child of Array.from(root.querySelectorAll<HTMLElement>(".virtual-list > *"))) {
-    if (child.dataset["vkey"] === String(key)) return y - scroller().scrollTop;
-    y += child.dataset["vkey"] !== undefined ? 60 : parseFloat(child.style.height || "0");
-  }
-  throw new Error(`item ${key} is not drawn`);
+  const item = root.querySelector<HTMLElement>(`[data-vkey="${key}"]`);
+  if (!item) throw new Error(`item ${key} is not drawn`);
+  return item.getBoundingClientRect().top;
 }
 
 /** The first item drawn at or below the top of the view. */
@@ -126,5 +141,121 @@ describe("a windowed list that grows at the top", () => {
       await nextFrame();
       expect(drawnAt(reading)).toBe(at + 400 * step);
     }
+  });
+});
+
+describe("a list that follows its bottom", () => {
+  const atBottom = () => scroller().scrollTop === scroller().scrollHeight - 400;
+
+  it("follows new items while at the bottom", async () => {
+    await showFollowing(100);
+    await nextFrame();
+    expect(atBottom()).toBe(true);
+    await showFollowing(101);
+    await nextFrame();
+    expect(atBottom()).toBe(true);
+    expect(Array.from(root.querySelectorAll("[data-vkey]")).at(-1)?.textContent).toBe("item 100");
+  });
+
+  it("keeps a move up whose scroll event has not come yet when new items come first", async () => {
+    await showFollowing(100);
+    await nextFrame();
+    expect(atBottom()).toBe(true);
+    // The user scrolls up a screen; the browser reports it a frame later, and a new item comes
+    // in before that (a loaded machine, a long chat's pages arriving).
+    scroller().scrollTop -= 400;
+    const reading = topmost();
+    const at = drawnAt(reading);
+    await showFollowing(101);
+    expect(drawnAt(reading)).toBe(at);
+    expect(atBottom()).toBe(false);
+
+    // The event comes: the view stays, and stays through the next item too.
+    await scrollTo(scroller().scrollTop);
+    await showFollowing(102);
+    await nextFrame();
+    expect(drawnAt(reading)).toBe(at);
+    expect(atBottom()).toBe(false);
+  });
+});
+
+/**
+ * A ResizeObserver for jsdom, which has none: `resize` reports the given elements to every
+ * observer watching them, as a browser does after the layout in which they changed size.
+ */
+function fakeResizeObserver(): { resize: (...els: Element[]) => void; restore: () => void } {
+  const observers = new Set<{ cb: ResizeObserverCallback; watched: Set<Element>; self: ResizeObserver }>();
+  class Fake {
+    private entry: { cb: ResizeObserverCallback; watched: Set<Element>; self: ResizeObserver };
+    constructor(cb: ResizeObserverCallback) {
+      this.entry = { cb, watched: new Set(), self: this as unknown as ResizeObserver };
+      observers.add(this.entry);
+    }
+    observe(el: Element) {
+      this.entry.watched.add(el);
+    }
+    unobserve(el: Element) {
+      this.entry.watched.delete(el);
+    }
+    disconnect() {
+      observers.delete(this.entry);
+    }
+  }
+  const saved = globalThis.ResizeObserver;
+  globalThis.ResizeObserver = Fake as unknown as typeof ResizeObserver;
+  return {
+    resize: (...els) => {
+      for (const o of observers) {
+        const hit = els.filter((el) => o.watched.has(el)).map((target) => ({ target }) as ResizeObserverEntry);
+        if (hit.length) o.cb(hit, o.self);
+      }
+    },
+    restore: () => {
+      globalThis.ResizeObserver = saved;
+    },
+  };
+}
+
+describe("an item that changes size on its own", () => {
+  let ro: ReturnType<typeof fakeResizeObserver>;
+  beforeEach(() => {
+    ro = fakeResizeObserver();
+  });
+  afterEach(() => ro.restore());
+
+  /** Gives the drawn item `key` a height of its own, and reports it as a browser would. */
+  async function resize(key: number, height: number) {
+    const item = root.querySelector<HTMLElement>(`[data-vkey="${key}"]`);
+    if (!item) throw new Error(`item ${key} is not drawn`);
+    Object.defineProperty(item, "offsetHeight", { configurable: true, get: () => height });
+    await act(() => ro.resize(item));
+  }
+
+  it("above the view: what the user reads stays where it is, in the same frame", async () => {
+    await show(0, 600, false);
+    await nextFrame();
+    await scrollTo(6000);
+    await nextFrame();
+    const reading = topmost();
+    const at = drawnAt(reading);
+    const above = reading - 2;
+    await resize(above, 20);
+    expect(drawnAt(reading)).toBe(at);
+    await resize(above, 140);
+    expect(drawnAt(reading)).toBe(at);
+    await nextFrame();
+    expect(drawnAt(reading)).toBe(at);
+  });
+
+  it("in the view: what is below it moves, what is above it does not", async () => {
+    await show(0, 600, false);
+    await nextFrame();
+    await scrollTo(6000);
+    await nextFrame();
+    const reading = topmost();
+    const at = drawnAt(reading);
+    await resize(reading + 1, 100);
+    expect(drawnAt(reading)).toBe(at);
+    expect(drawnAt(reading + 2)).toBe(at + 60 + 100);
   });
 });

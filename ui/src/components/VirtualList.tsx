@@ -1,7 +1,7 @@
 import type { ComponentChildren, RefObject } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { visibleWindow } from "../virtual";
-import { useScrollView } from "./hooks";
+import { type Stick, useScrollView } from "./hooks";
 
 /**
  * Lists shorter than this render whole. At 120, a chat of 150 messages with a tool call in
@@ -39,7 +39,7 @@ export function VirtualList({
 }: {
   items: VirtualItem[];
   scroller: RefObject<HTMLDivElement | null>;
-  stick: RefObject<boolean>;
+  stick: Stick;
   head?: ComponentChildren;
 }) {
   const list = useRef<HTMLDivElement>(null);
@@ -52,6 +52,10 @@ export function VirtualList({
   const shown0 = useRef<{ first: string | number | null; head: number }>({ first: null, head: 0 });
   const anchor = useRef({ view, shift: 0 });
   if (anchor.current.view !== view) anchor.current = { view, shift: 0 };
+  const observe = useItemResizes(list, scroller, stick, heights, (grown) => {
+    anchor.current.shift += grown;
+    setMeasured((n) => n + 1);
+  });
 
   const sizes = items.map((it) => heights.current.get(it.key) ?? ESTIMATE);
   const headHeight = head === null || head === undefined || head === false ? 0 : HEAD_HEIGHT;
@@ -100,8 +104,9 @@ export function VirtualList({
       }
     }
     if (changed) setMeasured((n) => n + 1);
+    observe(shown);
     const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (el && stick.now()) el.scrollTop = el.scrollHeight;
     else if (el && added + grown !== 0) {
       anchor.current.shift += grown;
       el.scrollTop += added + grown;
@@ -124,4 +129,68 @@ export function VirtualList({
       <div style={{ height: `${w.after}px` }} aria-hidden="true" />
     </div>
   );
+}
+
+/**
+ * Watches the rendered items for changes of size they make on their own, after the list has
+ * measured them: a message whose deferred part renders a frame later, a card that folds. An
+ * item wholly above the view that grows or shrinks would push what the user reads up or down;
+ * the scroll position moves by the same amount in the same frame instead (unless the view
+ * follows the bottom), and `changed` is told how far it moved. Returns what to call after each render,
+ * with the items it shows.
+ */
+function useItemResizes(
+  list: RefObject<HTMLDivElement | null>,
+  scroller: RefObject<HTMLDivElement | null>,
+  stick: Stick,
+  heights: RefObject<Map<string | number, number>>,
+  changed: (grown: number) => void,
+): (shown: VirtualItem[]) => void {
+  const latest = useRef({ stick, changed, keys: new Map<string, string | number>() });
+  latest.current.stick = stick;
+  latest.current.changed = changed;
+  const observer = useRef<ResizeObserver | null>(null);
+  const watched = useRef(new Set<Element>());
+  // A layout effect, and called before the list's own: the first render's items are watched.
+  useLayoutEffect(() => {
+    if (typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver((entries) => {
+      const el = scroller.current;
+      const sizes = heights.current;
+      if (!el || !sizes) return;
+      const viewTop = el.getBoundingClientRect().top;
+      let grown = 0;
+      let any = false;
+      for (const entry of entries) {
+        const item = entry.target as HTMLElement;
+        const key = latest.current.keys.get(item.dataset["vkey"] ?? "");
+        const before = key === undefined ? undefined : sizes.get(key);
+        const h = item.offsetHeight;
+        if (key === undefined || before === undefined || h === 0 || h === before) continue;
+        sizes.set(key, h);
+        any = true;
+        if (item.getBoundingClientRect().top + before <= viewTop) grown += h - before;
+      }
+      if (!any) return;
+      const moved = grown !== 0 && !latest.current.stick.now();
+      if (moved) el.scrollTop += grown;
+      latest.current.changed(moved ? grown : 0);
+    });
+    observer.current = ro;
+    return () => {
+      ro.disconnect();
+      observer.current = null;
+      watched.current = new Set();
+    };
+  }, [scroller, heights]);
+  return (shown) => {
+    latest.current.keys = new Map(shown.map((it) => [String(it.key), it.key]));
+    const ro = observer.current;
+    const l = list.current;
+    if (!ro || !l) return;
+    const now = new Set(Array.from(l.children).filter((c) => (c as HTMLElement).dataset["vkey"] !== undefined));
+    for (const c of watched.current) if (!now.has(c)) ro.unobserve(c);
+    for (const c of now) if (!watched.current.has(c)) ro.observe(c);
+    watched.current = now;
+  };
 }

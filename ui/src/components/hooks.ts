@@ -1,5 +1,5 @@
 import type { RefObject } from "preact";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../format";
 import { afterNextPaint } from "../frames";
 import { chatStore } from "../store";
@@ -296,26 +296,54 @@ export function useAutoGrow(area: RefObject<HTMLTextAreaElement | null>, text: s
 const FOLLOW_SLACK = 80;
 
 /**
+ * Whether a scroller keeps to its bottom as content comes in. Read it when the content has
+ * changed, not from a copy: it takes a move of the view into account that its scroll event has
+ * not reported yet.
+ */
+export interface Stick {
+  now(): boolean;
+}
+
+/**
  * Follows new content at the bottom of `scroller` while the user is there: each change of
  * `content` scrolls to the bottom unless the user has scrolled up. A new `key` (another chat)
  * starts following again. `stick` is what a `VirtualList` in the scroller reads.
+ *
+ * A scroll event comes a frame after the move it reports. A render in between (a page of a
+ * long chat arriving as the user scrolls up) must not pull the view back down, so `stick`
+ * compares the scroll position with the one last read and, if it moved, reads it again at once.
  */
-export function useFollowBottom(
-  scroller: RefObject<HTMLElement | null>,
-  key: unknown,
-  content: unknown,
-): { stick: RefObject<boolean>; onScroll: () => void } {
-  const stick = useRef(true);
-  useEffect(() => {
-    stick.current = true;
+export function useFollowBottom(scroller: RefObject<HTMLElement | null>, key: unknown, content: unknown): { stick: Stick; onScroll: () => void } {
+  // Whether the view follows the bottom, and the scroll position that was read to say so.
+  const follow = useRef<{ on: boolean; top: number | null }>({ on: true, top: null });
+  const stick = useMemo(() => {
+    const read = (el: HTMLElement) => {
+      follow.current = { on: el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK, top: el.scrollTop };
+    };
+    return {
+      now: () => {
+        const el = scroller.current;
+        const seen = follow.current.top;
+        if (el && seen !== null && Math.abs(el.scrollTop - seen) >= 1) read(el);
+        return follow.current.on;
+      },
+      read,
+    };
+  }, [scroller]);
+  // Before the effect below, so that another chat's first content is followed at once.
+  useLayoutEffect(() => {
+    follow.current = { on: true, top: null };
   }, [key]);
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (el && stick.now()) {
+      el.scrollTop = el.scrollHeight;
+      follow.current = { on: true, top: el.scrollTop };
+    }
   }, [content]);
   const onScroll = useCallback(() => {
     const el = scroller.current;
-    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
-  }, [scroller]);
+    if (el) stick.read(el);
+  }, [scroller, stick]);
   return { stick, onScroll };
 }
