@@ -66,11 +66,26 @@ function scroller(): HTMLElement {
   return el;
 }
 
-/** Where item `key` is drawn, in px from the top of the scroller's viewport (fake layout). */
-function drawnAt(key: number): number {
+/** The element drawing item `key`. */
+function drawn(key: number): HTMLElement {
   const item = root.querySelector<HTMLElement>(`[data-vkey="${key}"]`);
   if (!item) throw new Error(`item ${key} is not drawn`);
-  return item.getBoundingClientRect().top;
+  return item;
+}
+
+/** Where item `key` is drawn, in px from the top of the scroller's viewport (fake layout). */
+function drawnAt(key: number): number {
+  return drawn(key).getBoundingClientRect().top;
+}
+
+/** Items 0..600, all measured, scrolled to `top`: the item read there and where it is drawn. */
+async function readingAt(top: number): Promise<{ reading: number; at: number }> {
+  await show(0, 600, false);
+  await nextFrame();
+  await scrollTo(top);
+  await nextFrame();
+  const reading = topmost();
+  return { reading, at: drawnAt(reading) };
 }
 
 /** The first item drawn at or below the top of the view. */
@@ -130,12 +145,7 @@ describe("a windowed list that grows at the top", () => {
   });
 
   it("scrolling up into items not measured yet moves the view by what was scrolled, not by their measured size", async () => {
-    await show(0, 600, false);
-    await nextFrame();
-    await scrollTo(20000);
-    await nextFrame();
-    const reading = topmost();
-    const at = drawnAt(reading);
+    const { reading, at } = await readingAt(20000);
     for (const step of [1, 2]) {
       await scrollTo(scroller().scrollTop - 400);
       await nextFrame();
@@ -225,19 +235,13 @@ describe("an item that changes size on its own", () => {
 
   /** Gives the drawn item `key` a height of its own, and reports it as a browser would. */
   async function resize(key: number, height: number) {
-    const item = root.querySelector<HTMLElement>(`[data-vkey="${key}"]`);
-    if (!item) throw new Error(`item ${key} is not drawn`);
+    const item = drawn(key);
     Object.defineProperty(item, "offsetHeight", { configurable: true, get: () => height });
     await act(() => ro.resize(item));
   }
 
   it("above the view: what the user reads stays where it is, in the same frame", async () => {
-    await show(0, 600, false);
-    await nextFrame();
-    await scrollTo(6000);
-    await nextFrame();
-    const reading = topmost();
-    const at = drawnAt(reading);
+    const { reading, at } = await readingAt(6000);
     const above = reading - 2;
     await resize(above, 20);
     expect(drawnAt(reading)).toBe(at);
@@ -248,12 +252,7 @@ describe("an item that changes size on its own", () => {
   });
 
   it("in the view: what is below it moves, what is above it does not", async () => {
-    await show(0, 600, false);
-    await nextFrame();
-    await scrollTo(6000);
-    await nextFrame();
-    const reading = topmost();
-    const at = drawnAt(reading);
+    const { reading, at } = await readingAt(6000);
     await resize(reading + 1, 100);
     expect(drawnAt(reading)).toBe(at);
     expect(drawnAt(reading + 2)).toBe(at + 60 + 100);

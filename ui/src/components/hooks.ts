@@ -338,7 +338,7 @@ export function useFollowBottom(scroller: RefObject<HTMLElement | null>, key: un
     const el = scroller.current;
     if (el && stick.now()) {
       el.scrollTop = el.scrollHeight;
-      follow.current = { on: true, top: el.scrollTop };
+      stick.read(el);
     }
   }, [content]);
   const onScroll = useCallback(() => {
