@@ -279,8 +279,13 @@ pub fn app_windows_on(data: &Path) -> Vec<String> {
         .iter()
         .flat_map(|pid| {
             let out = Command::new("xdotool")
+                // `--all`: the window must have this pid *and* this title. xdotool's default is
+                // `--any`, which matched every "Tollgate" window on the display, so a window an
+                // earlier test's app was still taking down counted as this app's second one
+                // (three loaded fresh-clone runs failed on it).
                 .args([
                     "search",
+                    "--all",
                     "--onlyvisible",
                     "--pid",
                     pid,
@@ -297,7 +302,8 @@ pub fn app_windows_on(data: &Path) -> Vec<String> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    // The app and a process it started on the same folder can both name one window.
+    // The app's own children run on its folder too (the sandbox probe, at the lowest priority,
+    // can still be running): each finds no window of its own, and one window is counted once.
     windows.sort();
     windows.dedup();
     windows

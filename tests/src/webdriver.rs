@@ -164,11 +164,6 @@ impl Session {
                     });
                 }
                 Err(e) => {
-                    if let Some(group) = driver.0.as_ref().map(Child::id) {
-                        let _ = Command::new("kill")
-                            .args(["-KILL", "--", &format!("-{group}")])
-                            .status();
-                    }
                     drop(driver);
                     last = Some(e.to_string());
                     // The attempt's app can outlive its driver (a loaded machine: fresh-clone
@@ -242,8 +237,7 @@ impl Session {
         if let Some(data) = &self.data_dir {
             end_app(data.path()).await;
         }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        end_group(&mut self.driver);
     }
 
     /// Quits the app the way a user does (closing its window) and keeps its data folder.
@@ -252,8 +246,7 @@ impl Session {
         if let Some(data) = &self.data_dir {
             end_app(data.path()).await;
         }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        end_group(&mut self.driver);
         self.data_dir.take()
     }
 }
@@ -278,10 +271,21 @@ struct DriverGuard(Option<Child>);
 impl Drop for DriverGuard {
     fn drop(&mut self) {
         if let Some(mut driver) = self.0.take() {
-            let _ = driver.kill();
-            let _ = driver.wait();
+            end_group(&mut driver);
         }
     }
+}
+
+/// Ends tauri-driver with its whole process group (it was started in a group of its own):
+/// WebKitWebDriver and whatever it started. Killing tauri-driver alone left WebKitWebDriver
+/// running, one more for every session of the run, and a failed attempt's app could come up
+/// beside the next attempt's.
+fn end_group(driver: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", driver.id())])
+        .status();
+    let _ = driver.kill();
+    let _ = driver.wait();
 }
 
 /// Ends every app running on `data` and waits until none is left.
@@ -301,8 +305,7 @@ fn app_running_on(data: &std::path::Path) -> bool {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        end_group(&mut self.driver);
         // A test that failed midway leaves its app up (the driver's death does not end it): it
         // goes too, so the next test finds only its own window.
         if let Some(data) = &self.data_dir {

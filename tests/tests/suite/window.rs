@@ -75,6 +75,11 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
         assert!(Instant::now() < deadline, "no second window");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Each app is counted by its own window: the first app's window is not the other's.
+    let beside_windows = app_windows_on(other.path());
+    assert_eq!(beside_windows.len(), 1, "{beside_windows:?}");
+    assert!(!beside_windows.contains(&windows[0]), "{beside_windows:?}");
+    assert_eq!(app_windows_on(&data), windows);
     beside.kill().unwrap();
     beside.wait().unwrap();
 
