@@ -280,9 +280,9 @@ pub fn app_windows_on(data: &Path) -> Vec<String> {
         .flat_map(|pid| {
             let out = Command::new("xdotool")
                 // `--all`: the window must have this pid *and* this title. xdotool's default is
-                // `--any`, which matched every "Tollgate" window on the display, so a window an
-                // earlier test's app was still taking down counted as this app's second one
-                // (three loaded fresh-clone runs failed on it).
+                // `--any`, which matched every "Tollgate" window on the display, so any other
+                // app's window (most likely one an earlier test's app was still taking down)
+                // counted as this app's second one: three loaded fresh-clone runs failed so.
                 .args([
                     "search",
                     "--all",
