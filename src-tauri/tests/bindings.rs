@@ -39,6 +39,9 @@ use tollgate_engine::protocol::{
     DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
     PendingElicitation, ReviewReason, ToolChange,
 };
+use tollgate_engine::protocol::{
+    FindingKind, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
+};
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
@@ -137,6 +140,11 @@ fn render() -> String {
         DefinitionPart,
         ReviewReason,
         ToolChange,
+        FindingKind,
+        ServerFinding,
+        ReviewedTool,
+        ServerReviewState,
+        ServerReview,
         ApprovalPreview,
         AskReason,
         ApprovalRequest,

@@ -36,6 +36,8 @@ import type {
   LocalServer,
   McpServerConfig,
   McpServerView,
+  ServerReview,
+  ToolEffects,
   NewChat,
   OAuthRecord,
   PendingApproval,
@@ -388,6 +390,14 @@ export function signOutMcpServer(name: string): Promise<void> {
 }
 export function acceptMcpToolChange(server: string, tool: string, fingerprint: string): Promise<void> {
   return call("accept_mcp_tool_change", { server, tool, fingerprint });
+}
+/** A running server's first-sight review (issue 45): what it says, what its tools claim, what the scan flags. */
+export function mcpServerReview(server: string): Promise<ServerReview> {
+  return call("mcp_server_review", { server });
+}
+/** Confirms what was read in a server's review (`fingerprint`) with the effects settled on per tool. */
+export function confirmMcpServer(server: string, fingerprint: string, effects: Record<string, ToolEffects>): Promise<void> {
+  return call("confirm_mcp_server", { server, fingerprint, effects });
 }
 /** Fires whenever a server's state or tools change. Resolves to an unsubscribe function. */
 /** The resources of the running MCP servers (F-45), to attach to a message. */

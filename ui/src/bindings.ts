@@ -30,9 +30,9 @@ export type RuleSubjectKind = "command" | "path" | "url" | "args";
 
 export type ToolCalling = "native" | "text";
 
-export type Source = { "type": "web", url: string, host: string, } | { "type": "file", folder: string, path: string, } | { "type": "command", folder: string, } | { "type": "mcpTool", server: string, tool: string, } | { "type": "mcpResource", server: string, uri: string, } | { "type": "mcpPrompt", server: string, name: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, };
+export type Source = { "type": "web", url: string, host: string, } | { "type": "file", folder: string, path: string, } | { "type": "command", folder: string, } | { "type": "mcpTool", server: string, tool: string, } | { "type": "mcpResource", server: string, uri: string, } | { "type": "mcpPrompt", server: string, name: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, } | { "type": "mcpServer", server: string, } | { "type": "network", folder: string, hosts: Array<string>, };
 
-export type TrustKey = { "type": "host", host: string, } | { "type": "folder", folder: string, } | { "type": "server", server: string, } | { "type": "tool", tool: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, };
+export type TrustKey = { "type": "host", host: string, } | { "type": "folder", folder: string, } | { "type": "server", server: string, } | { "type": "tool", tool: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, } | { "type": "network", };
 
 export type ToolEffects = { 
 /**
@@ -114,6 +114,17 @@ spans: Array<ArgSpan>,
  */
 wouldAllow?: DecidedBy, 
 /**
+ * The arguments that name where the call goes or whom it acts on (a URL, a recipient, an
+ * account), as JSON pointers, whose value was copied from untrusted content (issue 45):
+ * the content chose the destination.
+ */
+chosenTargets?: Array<string>, 
+/**
+ * What the call may do is only the server's claim (its annotations), not yet confirmed by
+ * the user (issue 45): the gate judges it as a call that may change or send anything.
+ */
+unconfirmed?: boolean, 
+/**
  * What the user can endorse for this chat to lift the exposure.
  */
 endorsable: Array<TrustKey>, };
@@ -186,7 +197,20 @@ effects: ToolEffects,
 /**
  * The tool's own declaration, for "As the tool says" in the settings.
  */
-defaultEffects: ToolEffects, };
+defaultEffects: ToolEffects, 
+/**
+ * The effects are only what an MCP server claims: the user has not confirmed them, so
+ * the provenance gate does not take them at their word (issue 45).
+ */
+effectsClaimed: boolean, 
+/**
+ * The arguments that name where a call goes (JSON pointers): the user's, else the tool's.
+ */
+targets: Array<string>, 
+/**
+ * The tool's own targets, for "As the tool says".
+ */
+defaultTargets: Array<string>, };
 
 export type GroupView = { name: string, title: string, description: string, enabled: boolean, tools: Array<ToolView>, };
 
@@ -554,6 +578,49 @@ before: McpToolDefinition | null, after: McpToolDefinition,
  */
 fingerprint: string, };
 
+export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema";
+
+export type ServerFinding = { kind: FindingKind, 
+/**
+ * The tool (its name on the server) whose text it is in; `None`: the instructions.
+ */
+tool?: string, 
+/**
+ * The text around it, hidden characters shown as `U+XXXX`.
+ */
+excerpt: string, };
+
+export type ReviewedTool = { 
+/**
+ * Its name in Tollgate (`server__tool`).
+ */
+name: string, 
+/**
+ * Its name on the server.
+ */
+remote: string, title?: string, description: string, inputSchema: JsonValue, 
+/**
+ * What the server's annotations say a call may do.
+ */
+declared: ToolEffects, 
+/**
+ * What the user confirmed or set, if anything.
+ */
+confirmed?: ToolEffects, };
+
+export type ServerReviewState = "unreviewed" | "changed" | "confirmed";
+
+export type ServerReview = { server: string, state: ServerReviewState, 
+/**
+ * The instructions it sends when it starts (they reach the system prompt).
+ */
+instructions?: string, tools: Array<ReviewedTool>, findings: Array<ServerFinding>, 
+/**
+ * Names what was shown: confirming it confirms exactly this, not what the server says
+ * after a change made while the user read.
+ */
+fingerprint: string, };
+
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
 export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, };
@@ -743,9 +810,15 @@ attentionHint: boolean, };
 
 export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, 
 /**
- * What a call of the tool may do, in place of its own declaration (F-81).
+ * What a call of the tool may do, in place of its own declaration (F-81). For an MCP
+ * tool, setting it is also the user's confirmation of what the server claims (issue 45).
  */
-effects?: ToolEffects, };
+effects?: ToolEffects, 
+/**
+ * The arguments that name where a call goes (names or JSON pointers), in place of the
+ * tool's own (issue 45).
+ */
+targets?: Array<string>, };
 
 export type ToolSettings = { 
 /**
@@ -779,7 +852,7 @@ export type ErrorKind = "busy" | "notFound" | "invalid" | "keychain" | "provider
 
 export type Missing = { "type": "chat", chat: ChatId, } | { "type": "provider", provider: number, } | { "type": "preset", preset: number, } | { "type": "message", chat: ChatId, message: number, } | { "type": "call", chat: ChatId, seq: number, } | { "type": "mcpServer", name: string, } | { "type": "tool", tool: string, };
 
-export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpToolNotUnderReview", server: string, tool: string, } | { "type": "mcpToolChangedAgain", server: string, tool: string, } | { "type": "elicitationAnswer", reason: string, } | { "type": "mcpSignIn", server: string, reason: string, } | { "type": "mcpNotRemote", server: string, } | { "type": "mcpSignInUnderWay", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
+export type Invalid = { "type": "emptyMessage" } | { "type": "emptyTitle" } | { "type": "presetWithoutName" } | { "type": "temperature", value: number, } | { "type": "maxTokens" } | { "type": "noSuchProvider", provider: number, } | { "type": "mcpNameTaken", name: string, } | { "type": "mcpNotRunning", server: string, } | { "type": "mcpToolNotUnderReview", server: string, tool: string, } | { "type": "mcpToolChangedAgain", server: string, tool: string, } | { "type": "mcpTextsChanged", server: string, } | { "type": "elicitationAnswer", reason: string, } | { "type": "mcpSignIn", server: string, reason: string, } | { "type": "mcpNotRemote", server: string, } | { "type": "mcpSignInUnderWay", server: string, } | { "type": "mcpSecretsNotReused", server: string, secrets: Array<string>, } | { "type": "sandboxOffUnconfirmed" } | { "type": "notBlocked", seq: number, } | { "type": "import", reason: string, } | { "type": "other", message: string, };
 
 export type CommandError = { kind: ErrorKind, 
 /**
@@ -928,7 +1001,12 @@ instructions: string | null, tools: Array<McpToolSummary>,
 /**
  * How many resources and prompts it offers.
  */
-resources: number, prompts: number, };
+resources: number, prompts: number, 
+/**
+ * Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+ * untrusted in every chat that offers its tools.
+ */
+review: ServerReviewState, };
 
 export type McpResourceView = { server: string, uri: string, name: string, title: string | null, description: string | null, mimeType: string | null, };
 

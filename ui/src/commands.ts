@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, SettingsView, Source, ToolSettings, TrustKey } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -71,6 +71,8 @@ export interface Commands {
   remove_mcp_server: { args: { name: string }; result: void };
   restart_mcp_server: { args: { name: string }; result: void };
   accept_mcp_tool_change: { args: { server: string; tool: string; fingerprint: string }; result: void };
+  mcp_server_review: { args: { server: string }; result: ServerReview };
+  confirm_mcp_server: { args: { server: string; fingerprint: string; effects: Record<string, ToolEffects> }; result: void };
   sign_in_mcp_server: { args: { name: string }; result: OAuthRecord };
   cancel_mcp_sign_in: { args: { name: string }; result: boolean };
   sign_out_mcp_server: { args: { name: string }; result: void };

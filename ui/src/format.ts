@@ -87,6 +87,8 @@ export function invalidText(invalid: Invalid): string {
       return t("invalid.mcpNotRemote", { server: invalid.server });
     case "mcpSignInUnderWay":
       return t("invalid.mcpSignInUnderWay", { server: invalid.server });
+    case "mcpTextsChanged":
+      return t("invalid.mcpTextsChanged", { server: invalid.server });
     case "mcpToolNotUnderReview":
       return t("invalid.mcpToolNotUnderReview", { server: invalid.server, tool: invalid.tool });
     case "mcpToolChangedAgain":

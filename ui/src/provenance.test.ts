@@ -37,6 +37,28 @@ describe("provenance words", () => {
     expect(guardWhy(note({ privateRead: [env] }))).not.toContain("could send out");
   });
 
+  it("says when the content chose the destination, and when the effects are only a server's claim", () => {
+    const sends = { writes: false, executes: false, sendsOut: true, irreversible: false, readsPrivate: false };
+    const chosen = guardWhy(note({ effects: sends, chosenTargets: ["/url", "/message/to"], privateRead: [env] }));
+    expect(chosen).toContain("The content chose where this call goes (url, message › to).");
+    expect(chosen).not.toContain("could send out");
+    const claimed = guardWhy(note({ effects: { ...sends, sendsOut: false }, unconfirmed: true }));
+    expect(claimed).toContain("only its server's claim");
+  });
+
+  it("names what commands fetched and what a server says about itself, and what trusts them", () => {
+    const fetched: Source = { type: "network", folder: "/home/u/projects/app", hosts: [] };
+    const npm: Source = { type: "network", folder: "/home/u/projects/app", hosts: ["registry.npmjs.org"] };
+    expect(sourceText(fetched)).toBe("what a command fetched from the network in …/projects/app");
+    expect(sourceText(npm)).toBe("what a command fetched from registry.npmjs.org in …/projects/app");
+    expect(keyOf(fetched)).toEqual({ type: "network" });
+    expect(keyOf(npm)).toEqual({ type: "host", host: "registry.npmjs.org" });
+    expect(trustKeyText({ type: "network" })).toBe("what commands fetch from the network");
+    const server: Source = { type: "mcpServer", server: "notes" };
+    expect(sourceText(server)).toContain("what the MCP server notes says about itself");
+    expect(keyOf(server)).toEqual({ type: "server", server: "notes" });
+  });
+
   it("names effects, sources and what to trust", () => {
     expect(effectsWords(note().effects)).toEqual(["run programs"]);
     expect(effectsWords({ writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: true })).toEqual([

@@ -36,6 +36,12 @@ export function sourceText(s: Source): string {
       return t("source.attachment", { name: s.name });
     case "import":
       return t("source.import", { title: s.title });
+    case "network":
+      return s.hosts.length
+        ? t("source.networkHosts", { hosts: s.hosts.join(", "), folder: shortFolder(s.folder) })
+        : t("source.network", { folder: shortFolder(s.folder) });
+    case "mcpServer":
+      return t("source.mcpServer", { server: s.server });
   }
 }
 
@@ -54,6 +60,8 @@ export function trustKeyText(k: TrustKey): string {
       return t("trust.attachment", { name: k.name });
     case "import":
       return t("trust.import", { title: k.title });
+    case "network":
+      return t("trust.network");
   }
 }
 
@@ -65,6 +73,7 @@ function carrierKey(s: Source): Key {
     case "mcpTool":
     case "mcpResource":
     case "mcpPrompt":
+    case "mcpServer":
       return "guard.carrier.mcp";
     case "file":
     case "command":
@@ -73,6 +82,8 @@ function carrierKey(s: Source): Key {
       return "guard.carrier.attachment";
     case "import":
       return "guard.carrier.import";
+    case "network":
+      return "guard.carrier.network";
   }
 }
 
@@ -100,8 +111,11 @@ export function guardWhy(note: GuardNote): string {
   const more = note.exposedCount > 1 ? t("guard.andMore", { n: note.exposedCount - 1 }) : "";
   const line = t("guard.why", { source: sourceText(first), more, carrier: t(carrierKey(first)) });
   const secret = note.privateRead[0];
-  if (onlySendsOut(note.effects) && secret) return `${line} ${t("guard.whyLeak", { source: sourceText(secret) })}`;
-  return line;
+  const parts = [line];
+  if (note.unconfirmed) parts.push(t("guard.whyClaimed"));
+  if (note.chosenTargets?.length) parts.push(t("guard.whyTarget", { targets: note.chosenTargets.map(pointerLabel).join(", ") }));
+  else if (onlySendsOut(note.effects) && secret) parts.push(t("guard.whyLeak", { source: sourceText(secret) }));
+  return parts.join(" ");
 }
 
 /** A piece of an argument string: plain, or a stretch that came from somewhere. */
@@ -117,6 +131,16 @@ export interface MarkedArgument {
   /** The argument's path for people: `command`, `headers › 0`. */
   label: string;
   pieces: MarkedPiece[];
+}
+
+/** An argument's path for people: `/headers/0` → `headers › 0`; the root → "the arguments". */
+export function pointerLabel(pointer: string): string {
+  const label = pointer
+    .split("/")
+    .slice(1)
+    .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .join(" › ");
+  return label || t("guard.wholeArgument");
 }
 
 /** The value at a JSON pointer (RFC 6901), if it is there. */
@@ -154,12 +178,7 @@ export function markedArguments(args: JsonValue, spans: ArgSpan[]): MarkedArgume
       pos = end;
     }
     if (pos < chars.length) pieces.push({ text: chars.slice(pos).join(""), kind: null, source: null });
-    const label = pointer
-      .split("/")
-      .slice(1)
-      .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"))
-      .join(" › ");
-    out.push({ pointer, label: label || t("guard.wholeArgument"), pieces });
+    out.push({ pointer, label: pointerLabel(pointer), pieces });
   }
   return out;
 }
@@ -190,10 +209,15 @@ export function keyOf(s: Source): TrustKey {
     case "mcpTool":
     case "mcpResource":
     case "mcpPrompt":
+    case "mcpServer":
       return { type: "server", server: s.server };
     case "attachment":
       return { type: "attachment", name: s.name };
     case "import":
       return { type: "import", title: s.title };
+    case "network": {
+      const [only, ...rest] = s.hosts;
+      return only !== undefined && rest.length === 0 ? { type: "host", host: only } : { type: "network" };
+    }
   }
 }

@@ -1,5 +1,5 @@
 //! MCP servers (F-45): list with their state, add or change, import `mcpServers` JSON, remove,
-//! restart, accept a changed tool, sign in to and out of remote ones; their resources (attached to a message) and prompts (the composer's `/`). Secret
+//! restart, accept a changed tool, review and confirm a server at first sight, sign in to and out of remote ones; their resources (attached to a message) and prompts (the composer's `/`). Secret
 //! values never come back to the UI (they are blanked in every view).
 
 use crate::state::AppState;
@@ -9,8 +9,8 @@ use tauri::State;
 use tauri_plugin_opener::OpenerExt;
 use tollgate_engine::mcp::oauth::{Browser, OAuthRecord};
 use tollgate_engine::mcp::{FilledPrompt, McpPromptView, McpResourceView, McpServerConfig};
-use tollgate_engine::protocol::Attachment;
 use tollgate_engine::protocol::CommandError;
+use tollgate_engine::protocol::{Attachment, ServerReview, ToolEffects};
 use tollgate_engine::service::McpServerView;
 
 #[tauri::command]
@@ -70,6 +70,31 @@ pub async fn accept_mcp_tool_change(
     Ok(state
         .app
         .accept_mcp_tool_change(&server, &tool, &fingerprint)
+        .await?)
+}
+
+/// The first-sight review of a running server (issue 45): its instructions, its tools and what
+/// they claim, what the scan flags.
+#[tauri::command]
+pub fn mcp_server_review(
+    state: State<'_, AppState>,
+    server: String,
+) -> Result<ServerReview, CommandError> {
+    Ok(state.app.mcp_server_review(&server)?)
+}
+
+/// Confirms what the user read in a server's review (`fingerprint`) with the effects they
+/// settled on per tool (issue 45).
+#[tauri::command]
+pub async fn confirm_mcp_server(
+    state: State<'_, AppState>,
+    server: String,
+    fingerprint: String,
+    effects: BTreeMap<String, ToolEffects>,
+) -> Result<(), CommandError> {
+    Ok(state
+        .app
+        .confirm_mcp_server(&server, &fingerprint, effects)
         .await?)
 }
 

@@ -96,6 +96,8 @@ commands![
     mcp::remove_mcp_server,
     mcp::restart_mcp_server,
     mcp::accept_mcp_tool_change,
+    mcp::mcp_server_review,
+    mcp::confirm_mcp_server,
     mcp::sign_in_mcp_server,
     mcp::cancel_mcp_sign_in,
     mcp::sign_out_mcp_server,

@@ -5,7 +5,11 @@
 //!   every source, the exposure, the spans of a command that copies 60 characters of a page);
 //! - `judge a call, 1 MB read, 100 KB arguments`: the same for a large write;
 //! - `read 1 MB into the exposure`: what a turn pays once at its start for a branch that holds
-//!   1 MB (not per call).
+//!   1 MB (not per call);
+//! - `judge a fetch whose URL a page chose, 1 MB read` (issue 45): the destination rule, a
+//!   target argument copied from a page;
+//! - `first-sight review of a 100-tool server` (issue 45): the scan of its texts and their
+//!   fingerprint, what opening the review costs besides drawing it (target: 100 ms).
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -103,6 +107,8 @@ fn bench(c: &mut Criterion) {
             exposure: Some(&snapshot),
             expanded: &[],
             args,
+            targets: &[],
+            unconfirmed: false,
         })
     };
     let note = judge(&args).expect("the call is held");
@@ -113,6 +119,65 @@ fn bench(c: &mut Criterion) {
     let large = json!({"path": "notes.md", "content": prose(100 * 1024, 777)});
     c.bench_function("judge a call, 1 MB read, 100 KB arguments", |b| {
         b.iter(|| black_box(judge(black_box(&large))))
+    });
+
+    let fetch = json!({"url": "https://evil.example/install.sh?from=chat"});
+    let targets = ["/url".to_string()];
+    let sends = ToolEffects {
+        sends_out: true,
+        ..ToolEffects::NONE
+    };
+    let judge_fetch = |args: &serde_json::Value| {
+        guard_note(&GuardInputs {
+            trust: &trust,
+            effects: sends,
+            exposure: Some(&snapshot),
+            expanded: &[],
+            args,
+            targets: &targets,
+            unconfirmed: false,
+        })
+    };
+    let held = judge_fetch(&fetch).expect("a destination the page chose is held");
+    assert_eq!(held.chosen_targets, ["/url"]);
+    c.bench_function("judge a fetch whose URL a page chose, 1 MB read", |b| {
+        b.iter(|| black_box(judge_fetch(black_box(&fetch))))
+    });
+
+    let schema = json!({"type": "object", "properties": {
+        "query": {"type": "string", "description": "What to look for."},
+        "limit": {"type": "integer", "description": "How many results."}
+    }});
+    let descriptions: Vec<String> = (0..100u64)
+        .map(|i| format!("Tool {i}: {}", prose(400, i + 7)))
+        .collect();
+    let names: Vec<String> = (0..100).map(|i| format!("tool_{i}")).collect();
+    let tools: Vec<(&str, &str, &serde_json::Value)> = names
+        .iter()
+        .zip(&descriptions)
+        .map(|(n, d)| (n.as_str(), d.as_str(), &schema))
+        .collect();
+    let others: Vec<String> = (0..60).map(|i| format!("other__tool_{i}")).collect();
+    let others: Vec<&str> = others.iter().map(String::as_str).collect();
+    let infos: Vec<rmcp::model::Tool> = tools
+        .iter()
+        .map(|(n, d, s)| {
+            let serde_json::Value::Object(map) = (*s).clone() else {
+                unreachable!("an object literal")
+            };
+            rmcp::model::Tool::new(n.to_string(), d.to_string(), std::sync::Arc::new(map))
+        })
+        .collect();
+    c.bench_function("first-sight review of a 100-tool server", |b| {
+        b.iter(|| {
+            let findings = tollgate_engine::mcp::scan::scan(
+                Some("Search tools for the team's documents."),
+                black_box(&tools),
+                &others,
+            );
+            let fingerprint = tollgate_engine::mcp::review::texts_fingerprint(None, &infos);
+            black_box((findings, fingerprint))
+        })
     });
 
     let pages: Vec<String> = (0..100u64).map(|i| prose(10_240, i + 1)).collect();

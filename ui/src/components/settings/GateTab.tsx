@@ -59,6 +59,7 @@ function kindOf(k: TrustKey): Key {
     case "tool":
     case "attachment":
     case "import":
+    case "network":
       return "gate.kindTool";
   }
 }

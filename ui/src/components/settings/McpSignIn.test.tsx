@@ -41,6 +41,7 @@ function server(
       tools: [],
       resources: 0,
       prompts: 0,
+      review: "unreviewed",
     },
     signIn: null,
     signingIn: false,

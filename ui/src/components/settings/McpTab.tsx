@@ -9,6 +9,7 @@ import { useAction, useLoad } from "../hooks";
 import { Icon } from "../icons";
 import { parseHosts } from "../Sandbox";
 import { LoadStatus } from "../States";
+import { ServerReviewView } from "../ServerReview";
 import { ToolChangeView } from "../ToolChange";
 import { SignInLine } from "./McpSignIn";
 import type { Confirm } from "./shared";
@@ -184,6 +185,7 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
           <p class="muted small">{t("mcp.instructionsSent")}</p>
         </details>
       ) : null}
+      <ReviewLine server={props.server} onChanged={props.onChanged} />
       {changed.map((tool) => (tool.change ? <ToolChangeView key={tool.name} change={tool.change} onAccepted={props.onChanged} /> : null))}
       {state.tools.length > 0 ? (
         <details class="mcp-tools">
@@ -214,6 +216,48 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
         </button>
       </div>
     </section>
+  );
+}
+
+/**
+ * Where a running server's first-sight review stands (issue 45): a server not reviewed, or
+ * changed since, says so and opens its review; a reviewed one can be read again.
+ */
+function ReviewLine(props: { server: McpServerView; onChanged: () => void }) {
+  const { state } = props.server;
+  const [open, setOpen] = useState(false);
+  if (state.status.state !== "ready") return null;
+  const pending = state.review !== "confirmed";
+  return (
+    <div class={pending ? "review-line review-line--pending" : "review-line"} data-role="review-line" data-review={state.review}>
+      {pending ? (
+        <p class="small tone-warn">
+          <Icon name="unlock" /> {t(state.review === "changed" ? "review.pendingChanged" : "review.pending")}
+        </p>
+      ) : (
+        <p class="muted small">
+          <Icon name="lock" /> {t("review.reviewed")}
+        </p>
+      )}
+      {open ? (
+        <ServerReviewView
+          server={state.name}
+          onConfirmed={() => {
+            setOpen(false);
+            props.onChanged();
+          }}
+        />
+      ) : (
+        <button
+          type="button"
+          class={pending ? "btn btn--primary btn--small" : "btn btn--ghost btn--small"}
+          onClick={() => setOpen(true)}
+          data-role="open-review"
+        >
+          {t("review.open")}
+        </button>
+      )}
+    </div>
   );
 }
 

@@ -43,15 +43,66 @@ const EFFECTS: Array<[keyof ToolEffects, Key]> = [
   ["readsPrivate", "effects.readsPrivate"],
 ];
 
-/** What a call of the tool may do (F-81), as the tool says or as the user set it. */
-function EffectsEditor(props: { effects: ToolEffects; custom: boolean; onChange: (effects: ToolEffects | undefined) => void }) {
-  const { effects, custom } = props;
+/** The target arguments as the user types them: names or pointers, separated by commas. */
+function targetsText(targets: string[]): string {
+  return targets.map((p) => (p.lastIndexOf("/") === 0 ? p.slice(1) : p)).join(", ");
+}
+
+/**
+ * What a call of the tool may do (F-81), as the tool says or as the user set it; for an MCP
+ * tool whose server's claim nobody confirmed, that it is only a claim and a button to confirm
+ * it (issue 45). Below, the arguments that name where a call goes.
+ */
+function EffectsEditor(props: {
+  effects: ToolEffects;
+  custom: boolean;
+  claimed: boolean;
+  targets: string[];
+  customTargets: boolean;
+  onChange: (effects: ToolEffects | undefined) => void;
+  onTargets: (targets: string[] | undefined) => void;
+}) {
+  const { effects, custom, claimed } = props;
   return (
     <details class="tool-effects" data-role="tool-effects">
       <summary>
         {t("tools.effects")}: {effectsWords(effects).join(", ")}
         {custom ? <span class="tag">{t("tools.effectsCustom")}</span> : null}
+        {claimed ? (
+          <span class="tag tag--warn" data-role="effects-claimed">
+            {t("tools.effectsClaimed")}
+          </span>
+        ) : null}
       </summary>
+      {claimed ? (
+        <p class="muted small">
+          {t("tools.effectsClaimedHint")}{" "}
+          <button type="button" class="btn btn--small" data-role="confirm-effects" onClick={() => props.onChange(effects)}>
+            {t("tools.effectsConfirm")}
+          </button>
+        </p>
+      ) : null}
+      <label class="tool-targets">
+        {t("tools.targets")}{" "}
+        <input
+          type="text"
+          value={targetsText(props.targets)}
+          placeholder={t("tools.targetsNone")}
+          data-role="tool-targets"
+          onChange={(e) => {
+            const list = e.currentTarget.value
+              .split(",")
+              .map((x) => x.trim())
+              .filter(Boolean);
+            props.onTargets(list);
+          }}
+        />
+        {props.customTargets ? (
+          <button type="button" class="btn btn--ghost btn--small" onClick={() => props.onTargets(undefined)}>
+            {t("tools.effectsDefault")}
+          </button>
+        ) : null}
+      </label>
       <div class="tool-effects-choices">
         {EFFECTS.map(([k, label]) => (
           <label key={k}>
@@ -179,7 +230,11 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
                           <EffectsEditor
                             effects={o.effects ?? tool.defaultEffects}
                             custom={o.effects !== undefined}
+                            claimed={tool.effectsClaimed && o.effects === undefined}
+                            targets={o.targets ?? tool.defaultTargets}
+                            customTargets={o.targets !== undefined}
                             onChange={(effects) => setOverride(tool.name, { effects })}
+                            onTargets={(targets) => setOverride(tool.name, { targets })}
                           />
                         </td>
                         <td>

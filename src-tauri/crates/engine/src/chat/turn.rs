@@ -231,7 +231,7 @@ impl<'a> Rounds<'a> {
             messages: history::from_rows(&rows),
             usage,
             repeats: RepeatTracker::default(),
-            exposure: super::exposure::from_rows(&rows),
+            exposure: super::exposure::from_rows(&rows, &turn.exec.offered_texts()),
         })
     }
 

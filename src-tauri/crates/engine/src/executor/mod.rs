@@ -8,6 +8,7 @@ mod limits;
 mod permission;
 mod pipeline;
 mod prompt;
+mod sources;
 mod turnstile;
 
 pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult};
@@ -229,6 +230,23 @@ impl ToolExecutor {
         }
     }
 
+    /// Whether what a call of the tool may do is only a server's claim (issue 45): an MCP
+    /// tool whose effects the user has not confirmed (set in Settings → Tools, or in the
+    /// server's first-sight review).
+    pub fn effects_unconfirmed(&self, spec: &ToolSpec) -> bool {
+        matches!(spec.content, crate::tools::ContentKind::Mcp { .. })
+            && self.deps.settings.read().effects(&spec.name).is_none()
+    }
+
+    /// The arguments that name where a call of the tool goes (issue 45): the user's, else the
+    /// tool's own.
+    pub fn targets(&self, spec: &ToolSpec) -> Vec<String> {
+        match self.deps.settings.read().targets(&spec.name) {
+            Some(set) => crate::provenance::targets::declared(set),
+            None => spec.targets.to_vec(),
+        }
+    }
+
     /// The sources the user endorsed for this chat (F-83).
     pub fn endorsed(&self) -> Vec<TrustKey> {
         self.overrides.read().endorsed.clone()
@@ -292,6 +310,34 @@ impl ToolExecutor {
         out
     }
 
+    /// What the model is offered that no one vouched for (issue 45): the texts of every MCP
+    /// server with a visible tool in this chat whose first-sight review the user has not
+    /// confirmed. They reach the model with every request, so they count as read from the
+    /// start of every turn.
+    pub fn offered_texts(&self) -> Vec<(Source, Arc<str>)> {
+        let registry = self.registry();
+        registry
+            .groups()
+            .iter()
+            .filter_map(|g| {
+                let text = g.unreviewed.as_ref()?;
+                let offered = g
+                    .tools
+                    .iter()
+                    .filter_map(|t| registry.tool(&t.spec().name))
+                    .any(|t| self.visible(&registry, t));
+                offered.then(|| {
+                    (
+                        Source::McpServer {
+                            server: g.name.clone(),
+                        },
+                        Arc::clone(text),
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// The chat's exposure as its header shows it (F-82), from the exposure of the branch the
     /// model sees.
     pub fn exposure_view(&self, exposure: &Exposure) -> ExposureView {
@@ -340,6 +386,22 @@ impl ToolExecutor {
             && self.tool_toggled_on(&spec.name)
             && self.execution_policy(spec) != ExecutionPolicy::Deny
             && !(self.ways_out_off() && self.effects(spec).sends_out)
+            && !(self.ways_out_off() && spec.sandboxed && !self.network_can_be_cut())
+    }
+
+    /// Whether this system's sandbox can take the network from the chat's commands (issue 45):
+    /// the chat's level confines them and the probe found namespaces or a Landlock that closes
+    /// the network. Unknown (the probe has not finished) counts as no, so "ways out off" never
+    /// leaves a command tool that could still send.
+    fn network_can_be_cut(&self) -> bool {
+        let chat = self.sandbox();
+        chat.level.confines()
+            && crate::tools::supervisor::known_support().is_some_and(|support| {
+                support.available()
+                    && !support
+                        .gaps(false)
+                        .contains(&crate::protocol::SandboxGap::Network)
+            })
     }
 
     /// The names of the tools the model may call, in registry order.
@@ -583,6 +645,15 @@ pub fn group_views(
                         read_only: spec.read_only,
                         effects: settings.effects(&spec.name).unwrap_or(spec.effects),
                         default_effects: spec.effects,
+                        effects_claimed: matches!(
+                            spec.content,
+                            crate::tools::ContentKind::Mcp { .. }
+                        ) && settings.effects(&spec.name).is_none(),
+                        targets: settings
+                            .targets(&spec.name)
+                            .map(crate::provenance::targets::declared)
+                            .unwrap_or_else(|| spec.targets.to_vec()),
+                        default_targets: spec.targets.to_vec(),
                         timeout_ms: u64::try_from(
                             settings
                                 .timeout(&spec.name)

@@ -184,6 +184,9 @@ impl ToolExecutor {
     ) -> PermissionInputs {
         let spec = entry.tool.spec();
         let policy = self.execution_policy(spec);
+        let targets = self.targets(spec);
+        let unconfirmed = self.effects_unconfirmed(spec);
+        let effects = self.effects(spec);
         let guard = {
             let settings = self.deps.settings.read();
             let overrides = self.overrides.read();
@@ -193,10 +196,12 @@ impl ToolExecutor {
             };
             guard_note(&GuardInputs {
                 trust: &trust,
-                effects: self.effects(spec),
+                effects,
                 exposure: view.exposure,
                 expanded: view.expanded,
                 args,
+                targets: &targets,
+                unconfirmed,
             })
         };
         let workspace = self.workspace();

@@ -409,7 +409,7 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
-        let sources = self.result_sources(entry, args);
+        let mut sources = self.result_sources(entry, args);
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
         let known = crate::secrets::redact_known_owned;
@@ -419,6 +419,12 @@ impl ToolExecutor {
                     report.blocked = report.blocked.into_iter().map(known).collect();
                     report
                 });
+                if entry.tool.spec().content == ContentKind::Command {
+                    sources.extend(super::sources::network_source(
+                        trace.sandbox.as_ref(),
+                        sources.first(),
+                    ));
+                }
                 let text = known(
                     entry
                         .tool
@@ -609,45 +615,6 @@ impl ToolExecutor {
             stop_turn: false,
             images: images.into_boxed_slice(),
             sources: sources.into_boxed_slice(),
-        }
-    }
-
-    /// Where a call's result came from (F-80), by what its tool's results hold: the page at its
-    /// URL, the file or pattern in the workspace, the command's folder, the MCP server's tool,
-    /// the variable it read. Tollgate's own results have none.
-    fn result_sources(&self, entry: &RegisteredTool, args: &Value) -> Vec<Source> {
-        let spec = entry.tool.spec();
-        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-        let folder = || {
-            self.workspace()
-                .map(|w| w.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        };
-        match &spec.content {
-            ContentKind::Own => Vec::new(),
-            ContentKind::Workspace => vec![Source::File {
-                folder: folder(),
-                path: text("path")
-                    .or_else(|| text("pattern"))
-                    .unwrap_or_else(|| ".".into()),
-            }],
-            ContentKind::Command => vec![Source::Command { folder: folder() }],
-            ContentKind::Web => {
-                let url = text("url").unwrap_or_default();
-                let host = reqwest::Url::parse(&url)
-                    .ok()
-                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
-                    .unwrap_or_default();
-                vec![Source::Web { url, host }]
-            }
-            ContentKind::Mcp { server } => vec![Source::McpTool {
-                server: server.clone(),
-                tool: spec.name.clone(),
-            }],
-            ContentKind::Variables => text("name")
-                .and_then(|name| self.vars.sources(&name))
-                .map(|s| s.to_vec())
-                .unwrap_or_default(),
         }
     }
 

@@ -10,7 +10,7 @@ use super::inline_secrets;
 use super::review::{AcceptError, ReviewBook};
 use super::slot::ServerSlot;
 use super::tool::McpTool;
-use crate::protocol::ToolChange;
+use crate::protocol::{ServerReviewState, ToolChange};
 use crate::tools::{Guidance, ToolGroup};
 use parking_lot::Mutex;
 use rmcp::model::{Prompt, Resource, Tool as McpToolInfo};
@@ -72,6 +72,9 @@ pub struct McpServerState {
     /// How many resources and prompts it offers.
     pub resources: usize,
     pub prompts: usize,
+    /// Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+    /// untrusted in every chat that offers its tools.
+    pub review: ServerReviewState,
 }
 
 /// What [`McpManager::configure`] is given per server.
@@ -129,8 +132,20 @@ impl Entry {
         self.prompts.clear();
     }
 
-    fn state(&self) -> McpServerState {
+    /// Where the first-sight review of what this server says now stands in `book`.
+    fn review_state(&self, book: &ReviewBook) -> ServerReviewState {
+        let now =
+            super::review::texts_fingerprint(self.identity.instructions.as_deref(), &self.tools);
+        match book.confirmed(&self.config.name) {
+            Some(f) if f == now => ServerReviewState::Confirmed,
+            Some(_) => ServerReviewState::Changed,
+            None => ServerReviewState::Unreviewed,
+        }
+    }
+
+    fn state(&self, book: &ReviewBook) -> McpServerState {
         McpServerState {
+            review: self.review_state(book),
             name: self.config.name.clone(),
             status: self.status.clone(),
             server_name: self.identity.name.clone(),
@@ -175,6 +190,10 @@ pub enum McpReviewError {
     NotRunning(String),
     #[error(transparent)]
     Accept(#[from] AcceptError),
+    #[error(
+        "the MCP server \"{0}\" changed what it says after the review was shown; read it again"
+    )]
+    TextsChanged(String),
 }
 
 impl McpManager {
@@ -289,6 +308,76 @@ impl McpManager {
         Ok(())
     }
 
+    /// The first-sight review of a ready server (issue 45): its instructions and tools, what
+    /// the scan flags in them (`others`: the names of every tool outside this server), and
+    /// whether the user confirmed them as they are. `confirmed`: the user's effects per tool.
+    pub fn server_review(
+        &self,
+        name: &str,
+        others: &[&str],
+        confirmed: &dyn Fn(&str) -> Option<crate::protocol::ToolEffects>,
+    ) -> Option<crate::protocol::ServerReview> {
+        use crate::protocol::{ReviewedTool, ServerReview};
+        let entries = self.entries.lock();
+        let entry = entries.get(name).filter(|e| e.status == McpStatus::Ready)?;
+        let instructions = entry.identity.instructions.clone();
+        let fingerprint = super::review::texts_fingerprint(instructions.as_deref(), &entry.tools);
+        let state = entry.review_state(&self.book.lock().0);
+        let tools: Vec<ReviewedTool> = entry
+            .tools
+            .iter()
+            .map(|info| {
+                let tool = super::tool_name(name, &info.name);
+                ReviewedTool {
+                    confirmed: confirmed(&tool),
+                    name: tool,
+                    remote: info.name.to_string(),
+                    title: info.title.clone(),
+                    description: info.description.as_deref().unwrap_or_default().to_string(),
+                    input_schema: serde_json::Value::Object((*info.input_schema).clone()),
+                    declared: super::tool::effects_from_hints(info),
+                }
+            })
+            .collect();
+        let scanned: Vec<(&str, &str, &serde_json::Value)> = tools
+            .iter()
+            .map(|t| (t.remote.as_str(), t.description.as_str(), &t.input_schema))
+            .collect();
+        let findings = super::scan::scan(instructions.as_deref(), &scanned, others);
+        Some(ServerReview {
+            server: name.to_string(),
+            state,
+            instructions,
+            findings,
+            fingerprint,
+            tools,
+        })
+    }
+
+    /// The user read the server's texts named by `fingerprint` and confirmed them (issue 45):
+    /// they no longer expose the chats that offer them, until they change.
+    pub fn confirm_server(&self, name: &str, fingerprint: &str) -> Result<(), McpReviewError> {
+        {
+            let entries = self.entries.lock();
+            let entry = entries
+                .get(name)
+                .filter(|e| e.status == McpStatus::Ready)
+                .ok_or_else(|| McpReviewError::NotRunning(name.to_string()))?;
+            let now = super::review::texts_fingerprint(
+                entry.identity.instructions.as_deref(),
+                &entry.tools,
+            );
+            if now != fingerprint {
+                return Err(McpReviewError::TextsChanged(name.to_string()));
+            }
+            let mut book = self.book.lock();
+            book.0.confirm(name, fingerprint);
+            book.1 = true;
+        }
+        self.notify();
+        Ok(())
+    }
+
     /// Makes the running set match `launches`: stops servers that are gone, and applies
     /// [`Self::upsert`] to each of the others.
     pub fn configure(self: &Arc<Self>, launches: Vec<McpLaunch>) {
@@ -324,6 +413,11 @@ impl McpManager {
         let Some(entry) = self.entries.lock().remove(name) else {
             return false;
         };
+        {
+            let mut book = self.book.lock();
+            book.0.remove(name);
+            book.1 = true;
+        }
         self.finish_changes(entry.slot.replace(None).into_iter().collect(), Vec::new());
         true
     }
@@ -597,12 +691,16 @@ impl McpManager {
 
     /// The state of every configured server, by name.
     pub fn states(&self) -> Vec<McpServerState> {
-        self.entries.lock().values().map(Entry::state).collect()
+        let entries = self.entries.lock();
+        let book = self.book.lock();
+        entries.values().map(|e| e.state(&book.0)).collect()
     }
 
     /// The state of one server.
     pub fn state(&self, name: &str) -> Option<McpServerState> {
-        self.entries.lock().get(name).map(Entry::state)
+        let entries = self.entries.lock();
+        let book = self.book.lock();
+        entries.get(name).map(|e| e.state(&book.0))
     }
 
     /// The process id of a running stdio server (tests, diagnostics).
@@ -643,6 +741,9 @@ impl McpManager {
                     let review = e.reviews.get(info.name.as_ref()).cloned();
                     group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot), review));
                 }
+                if e.review_state(&self.book.lock().0) != ServerReviewState::Confirmed {
+                    group.unreviewed = Some(unreviewed_texts(e).into());
+                }
                 group
             })
             .collect()
@@ -662,4 +763,19 @@ impl McpManager {
         };
         futures::future::join_all(conns.iter().map(|c| c.shutdown())).await;
     }
+}
+
+/// Everything a server says to the model, as one text for the exposure's index: its
+/// instructions, then each tool's title, description and the descriptions in its schema.
+fn unreviewed_texts(entry: &Entry) -> String {
+    let mut out: Vec<String> = Vec::new();
+    if let Some(text) = &entry.identity.instructions {
+        out.push(text.clone());
+    }
+    for info in &entry.tools {
+        out.extend(info.title.clone());
+        out.extend(info.description.as_deref().map(str::to_string));
+        out.push(serde_json::Value::Object((*info.input_schema).clone()).to_string());
+    }
+    out.join("\n")
 }

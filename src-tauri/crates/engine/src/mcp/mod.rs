@@ -12,6 +12,7 @@ pub mod oauth;
 pub mod pages;
 pub mod progress;
 pub mod review;
+pub mod scan;
 mod slot;
 mod tool;
 

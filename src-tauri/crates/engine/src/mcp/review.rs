@@ -43,6 +43,22 @@ pub fn fingerprint(definition: &McpToolDefinition) -> String {
     hex::encode(&digest[..16])
 }
 
+/// Names what a server says to the model — its instructions and every tool's definition — so
+/// that a confirmation in the first-sight review holds for exactly that text (issue 45).
+pub fn texts_fingerprint(instructions: Option<&str>, tools: &[McpToolInfo]) -> String {
+    let mut definitions: Vec<(String, McpToolDefinition)> = tools
+        .iter()
+        .map(|t| (t.name.to_string(), definition(t)))
+        .collect();
+    definitions.sort_by(|a, b| a.0.cmp(&b.0));
+    let value = serde_json::json!({
+        "instructions": instructions.unwrap_or_default(),
+        "tools": definitions,
+    });
+    let digest = Sha256::digest(canonical_json(&value).as_bytes());
+    hex::encode(&digest[..16])
+}
+
 /// One tool in the book.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -62,6 +78,10 @@ struct ServerBook {
     /// including those never seen before.
     replaced: bool,
     tools: BTreeMap<String, Reviewed>,
+    /// The fingerprint of the server's texts (instructions and every tool's definition) the
+    /// user confirmed in its first-sight review (issue 45); `None`: never confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confirmed: Option<String>,
 }
 
 /// What the user's grants were made for, by server and tool.
@@ -156,8 +176,31 @@ impl ReviewBook {
     pub fn replace(&mut self, server: &str) {
         let book = self.servers.entry(server.to_string()).or_default();
         book.replaced = true;
+        book.confirmed = None;
         for entry in book.tools.values_mut() {
             entry.replaced = true;
+        }
+    }
+
+    /// The fingerprint of the texts the user confirmed for `server`, if any (issue 45).
+    pub fn confirmed(&self, server: &str) -> Option<&str> {
+        self.servers.get(server)?.confirmed.as_deref()
+    }
+
+    /// The user read the server's texts named by `fingerprint` and confirmed them.
+    pub fn confirm(&mut self, server: &str, fingerprint: &str) {
+        self.servers
+            .entry(server.to_string())
+            .or_default()
+            .confirmed = Some(fingerprint.to_string());
+    }
+
+    /// A server removed: added again under the same name it is another server, whose tools
+    /// and texts are read again before any grant made for the old one applies (issue 45).
+    pub fn remove(&mut self, server: &str) {
+        self.replace(server);
+        if let Some(book) = self.servers.get_mut(server) {
+            book.confirmed = None;
         }
     }
 
@@ -317,6 +360,32 @@ mod tests {
         later.name = "later".into();
         let (changes, _) = book.review("probe", &[later]);
         assert_eq!(changes, vec![None]);
+    }
+
+    #[test]
+    fn a_confirmation_holds_for_the_texts_read_and_a_removal_or_replacement_forgets_it() {
+        let mut book = ReviewBook::default();
+        let tools = [tool("Reads the forecast.", true)];
+        let read = texts_fingerprint(Some("Weather."), &tools);
+        assert_ne!(read, texts_fingerprint(Some("Weather!"), &tools));
+        assert_ne!(
+            read,
+            texts_fingerprint(Some("Weather."), &[tool("Reads the forecast.", false)])
+        );
+        assert_eq!(book.confirmed("probe"), None);
+        book.confirm("probe", &read);
+        assert_eq!(book.confirmed("probe"), Some(read.as_str()));
+        book.replace("probe");
+        assert_eq!(book.confirmed("probe"), None);
+        book.confirm("probe", &read);
+        book.review("probe", &tools);
+        book.remove("probe");
+        assert_eq!(book.confirmed("probe"), None);
+        let (changes, _) = book.review("probe", &tools);
+        assert!(
+            changes[0].is_some(),
+            "a server added again under the same name starts under review"
+        );
     }
 
     #[test]

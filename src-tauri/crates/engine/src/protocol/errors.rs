@@ -132,6 +132,11 @@ pub enum Invalid {
         server: String,
         tool: String,
     },
+    /// An MCP server said something else after its review was shown (issue 45): nothing was
+    /// confirmed.
+    McpTextsChanged {
+        server: String,
+    },
     /// An answer to an MCP server's form that does not fit its schema (issue 36).
     ElicitationAnswer {
         reason: String,
@@ -198,6 +203,10 @@ impl std::fmt::Display for Invalid {
             Self::McpToolChangedAgain { server, tool } => write!(
                 f,
                 "the tool \"{tool}\" of \"{server}\" changed again after the change shown; read the new change"
+            ),
+            Self::McpTextsChanged { server } => write!(
+                f,
+                "the MCP server \"{server}\" changed what it says after its review was shown; read it again"
             ),
             Self::ElicitationAnswer { reason } => {
                 write!(f, "the answer does not fit what the server asked: {reason}")

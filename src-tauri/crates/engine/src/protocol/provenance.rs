@@ -27,6 +27,13 @@ pub enum Source {
     Attachment { name: String },
     /// A chat imported from a file (its messages were written elsewhere).
     Import { title: String },
+    /// What an MCP server says to the model itself — its instructions, its tools' titles and
+    /// descriptions — while the user has not confirmed it in the server's first-sight review
+    /// (issue 45).
+    McpServer { server: String },
+    /// What a command printed when it could reach the network (issue 45): whatever it fetched
+    /// is in its output. `hosts`: the hosts it could reach ("only these hosts"); empty, any.
+    Network { folder: String, hosts: Vec<String> },
 }
 
 impl Source {
@@ -40,12 +47,17 @@ impl Source {
             },
             Self::McpTool { server, .. }
             | Self::McpResource { server, .. }
-            | Self::McpPrompt { server, .. } => TrustKey::Server {
+            | Self::McpPrompt { server, .. }
+            | Self::McpServer { server } => TrustKey::Server {
                 server: server.clone(),
             },
             Self::Attachment { name } => TrustKey::Attachment { name: name.clone() },
             Self::Import { title } => TrustKey::Import {
                 title: title.clone(),
+            },
+            Self::Network { hosts, .. } => match hosts.as_slice() {
+                [host] => TrustKey::Host { host: host.clone() },
+                _ => TrustKey::Network {},
             },
         }
     }
@@ -67,6 +79,8 @@ pub enum TrustKey {
     Attachment { name: String },
     /// An imported chat, by title (endorsed per chat only).
     Import { title: String },
+    /// What commands fetched from the network (issue 45).
+    Network {},
 }
 
 /// What a call of a tool may do (F-81). A tool with none of the first four is read-only.
@@ -94,6 +108,16 @@ impl ToolEffects {
         executes: false,
         sends_out: false,
         irreversible: false,
+        reads_private: false,
+    };
+
+    /// Everything a call can do but read private data: how the gate reads a tool whose
+    /// effects are only a server's claim (issue 45).
+    pub const ANY: Self = Self {
+        writes: true,
+        executes: true,
+        sends_out: true,
+        irreversible: true,
         reads_private: false,
     };
 
@@ -188,6 +212,17 @@ pub struct GuardNote {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub would_allow: Option<DecidedBy>,
+    /// The arguments that name where the call goes or whom it acts on (a URL, a recipient, an
+    /// account), as JSON pointers, whose value was copied from untrusted content (issue 45):
+    /// the content chose the destination.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub chosen_targets: Vec<String>,
+    /// What the call may do is only the server's claim (its annotations), not yet confirmed by
+    /// the user (issue 45): the gate judges it as a call that may change or send anything.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub unconfirmed: bool,
     /// What the user can endorse for this chat to lift the exposure.
     pub endorsable: Vec<TrustKey>,
 }

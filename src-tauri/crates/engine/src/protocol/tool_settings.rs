@@ -35,10 +35,16 @@ pub struct ToolOverride {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub output_limit: Option<usize>,
-    /// What a call of the tool may do, in place of its own declaration (F-81).
+    /// What a call of the tool may do, in place of its own declaration (F-81). For an MCP
+    /// tool, setting it is also the user's confirmation of what the server claims (issue 45).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub effects: Option<super::ToolEffects>,
+    /// The arguments that name where a call goes (names or JSON pointers), in place of the
+    /// tool's own (issue 45).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub targets: Option<Vec<String>>,
 }
 
 /// App-wide tool settings.
@@ -102,6 +108,11 @@ impl ToolSettings {
     /// The user's effects for `tool`, if overridden (F-81).
     pub fn effects(&self, tool: &str) -> Option<super::ToolEffects> {
         self.tool(tool).and_then(|o| o.effects)
+    }
+
+    /// The user's target arguments for `tool`, if overridden (issue 45).
+    pub fn targets(&self, tool: &str) -> Option<&[String]> {
+        self.tool(tool).and_then(|o| o.targets.as_deref())
     }
 
     /// Mutable access to a tool's override, created on first use.

@@ -32,6 +32,13 @@ pub struct ToolView {
     pub effects: super::ToolEffects,
     /// The tool's own declaration, for "As the tool says" in the settings.
     pub default_effects: super::ToolEffects,
+    /// The effects are only what an MCP server claims: the user has not confirmed them, so
+    /// the provenance gate does not take them at their word (issue 45).
+    pub effects_claimed: bool,
+    /// The arguments that name where a call goes (JSON pointers): the user's, else the tool's.
+    pub targets: Vec<String>,
+    /// The tool's own targets, for "As the tool says".
+    pub default_targets: Vec<String>,
 }
 
 /// A group as the settings and per-chat popover show it.

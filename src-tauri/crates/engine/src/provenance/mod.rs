@@ -7,11 +7,12 @@
 //! the call: the sources in its context and an index of their text, so the spans of the call's
 //! arguments that came from them can be found ([`spans`]). The [`guard`] decides from the
 //! exposure and what the call may do whether a rule, a record or an `auto` policy may still
-//! let the call run without a card.
+//! let the call run without a card, and which of the call's [`targets`] the content chose.
 
 pub mod exposure;
 pub mod guard;
 pub mod spans;
+pub mod targets;
 pub mod trust;
 
 pub use exposure::{Exposure, ExposureBuilder, SharedExposure};

@@ -41,9 +41,14 @@ fn covers(key: &TrustKey, source: &Source) -> bool {
             TrustKey::Server { server: listed },
             Source::McpTool { server, .. }
             | Source::McpResource { server, .. }
-            | Source::McpPrompt { server, .. },
+            | Source::McpPrompt { server, .. }
+            | Source::McpServer { server },
         ) => listed == server,
         (TrustKey::Tool { tool: listed }, Source::McpTool { tool, .. }) => listed == tool,
+        (TrustKey::Host { host: listed }, Source::Network { hosts, .. }) => {
+            !hosts.is_empty() && hosts.iter().all(|h| host_covers(listed, h))
+        }
+        (TrustKey::Network {}, Source::Network { .. }) => true,
         (TrustKey::Attachment { name: listed }, Source::Attachment { name }) => listed == name,
         (TrustKey::Import { title: listed }, Source::Import { title }) => listed == title,
         _ => false,
@@ -84,25 +89,29 @@ impl Trust<'_> {
                 .iter()
                 .any(|f| folder_covers(f, folder)),
             Source::Web { .. }
+            | Source::Network { .. }
             | Source::McpTool { .. }
             | Source::McpResource { .. }
             | Source::McpPrompt { .. }
+            | Source::McpServer { .. }
             | Source::Attachment { .. }
             | Source::Import { .. } => true,
         }
     }
 
     /// Whether content from `source` is the user's private data: files and what commands print,
-    /// and the results of tools the user marked as reading private data.
+    /// and the results of MCP tools — a mailbox, a chat workspace, a bank — unless the user
+    /// marked the tool as reading nothing private (issue 45: private until said otherwise).
     pub fn private(&self, source: &Source) -> bool {
         match source {
-            Source::File { .. } | Source::Command { .. } => true,
+            Source::File { .. } | Source::Command { .. } | Source::Network { .. } => true,
             Source::McpTool { tool, .. } => {
-                self.settings.effects(tool).is_some_and(|e| e.reads_private)
+                self.settings.effects(tool).is_none_or(|e| e.reads_private)
             }
             Source::Web { .. }
             | Source::McpResource { .. }
             | Source::McpPrompt { .. }
+            | Source::McpServer { .. }
             | Source::Attachment { .. }
             | Source::Import { .. } => false,
         }
@@ -175,10 +184,14 @@ mod tests {
     }
 
     #[test]
-    fn private_means_files_commands_and_tools_marked_private() {
+    fn private_means_files_commands_and_mcp_results_unless_marked_public() {
         let mut settings = ToolSettings::default();
         settings.tool_mut("mail__inbox").effects = Some(ToolEffects {
             reads_private: true,
+            ..ToolEffects::NONE
+        });
+        settings.tool_mut("mail__send").effects = Some(ToolEffects {
+            sends_out: true,
             ..ToolEffects::NONE
         });
         let trust = Trust {
@@ -192,10 +205,37 @@ mod tests {
             server: "mail".into(),
             tool: "mail__inbox".into()
         }));
-        assert!(!trust.private(&Source::McpTool {
-            server: "mail".into(),
-            tool: "mail__send".into()
-        }));
+        assert!(
+            !trust.private(&Source::McpTool {
+                server: "mail".into(),
+                tool: "mail__send".into()
+            }),
+            "marked as reading nothing private"
+        );
+        assert!(
+            trust.private(&Source::McpTool {
+                server: "bank".into(),
+                tool: "bank__statement".into()
+            }),
+            "not marked: private"
+        );
         assert!(!trust.private(&web("example.com")));
+        let fetched = Source::Network {
+            folder: "/p".into(),
+            hosts: vec!["registry.npmjs.org".into()],
+        };
+        assert!(trust.private(&fetched) && trust.untrusted(&fetched));
+        let endorsed = [TrustKey::Host {
+            host: "npmjs.org".into(),
+        }];
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &endorsed,
+        };
+        assert!(!trust.untrusted(&fetched));
+        assert!(trust.untrusted(&Source::Network {
+            folder: "/p".into(),
+            hosts: Vec::new()
+        }));
     }
 }

@@ -84,7 +84,7 @@ impl Tollgate {
 
     /// Saves the book of accepted MCP tool definitions (issue 36) if it changed. Saves are
     /// serialised, so an older book never lands after a newer one.
-    async fn save_review_book(&self) -> Result<(), ServiceError> {
+    pub(super) async fn save_review_book(&self) -> Result<(), ServiceError> {
         let _turn = self.review_saves.lock().await;
         if let Some(book) = self.mcp.take_changed_book() {
             self.store.set_setting(REVIEW_SETTINGS_KEY, &book).await?;
@@ -231,6 +231,7 @@ impl Tollgate {
                     tools: Vec::new(),
                     resources: 0,
                     prompts: 0,
+                    review: crate::protocol::ServerReviewState::Unreviewed,
                 });
                 McpServerView {
                     sign_in: self.sign_in_record(&config.name),
@@ -386,7 +387,7 @@ impl Tollgate {
         self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
         *self.mcp_configs.lock() = configs;
         self.mcp.remove(name);
-        Ok(())
+        self.save_review_book().await
     }
 
     /// Accepts an MCP tool as it is now, after its change was read (issue 36): the rules,
@@ -409,6 +410,9 @@ impl Tollgate {
                 }
                 McpReviewError::Accept(AcceptError::ChangedAgain { server, tool }) => {
                     ServiceError::Invalid(Invalid::McpToolChangedAgain { server, tool })
+                }
+                McpReviewError::TextsChanged(server) => {
+                    ServiceError::Invalid(Invalid::McpTextsChanged { server })
                 }
             })?;
         self.sync_registry().await;

@@ -34,6 +34,7 @@ mod mcp;
 mod mcp_oauth;
 mod presets;
 mod sandbox;
+mod server_review;
 pub use branches::ModelChoice;
 pub use chats::{
     export_file_name, ChatHistory, ChatRevision, ExportFormat, ExportTarget, HISTORY_FIRST_PAGE,

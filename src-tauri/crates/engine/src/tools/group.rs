@@ -60,6 +60,10 @@ pub struct ToolGroup {
     pub guides: Vec<Guide>,
     /// Offered only in chats that have a workspace folder (file and shell tools).
     pub needs_workspace: bool,
+    /// What an MCP server says to the model (instructions, titles, descriptions) while the
+    /// user has not confirmed it in the server's first-sight review (issue 45): a chat that
+    /// offers the group has read it, from an untrusted source.
+    pub unreviewed: Option<Arc<str>>,
 }
 
 impl ToolGroup {
@@ -77,6 +81,7 @@ impl ToolGroup {
             guidance: None,
             guides: Vec::new(),
             needs_workspace: false,
+            unreviewed: None,
         }
     }
 

@@ -81,6 +81,9 @@ pub struct ToolSpec {
     pub revision: Option<Arc<str>>,
     /// Set while the tool's grants are set aside because it changed (issue 36).
     pub review: Option<Arc<crate::protocol::ToolChange>>,
+    /// The JSON pointers of the arguments that name where a call goes or whom it acts on
+    /// (issue 45): read from the schema, or declared; the user may override them.
+    pub targets: Arc<[String]>,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -103,7 +106,9 @@ pub enum ContentKind {
 impl ToolSpec {
     /// A spec with cautious defaults: `ask-always`, no result review, not read-only, 60 s.
     pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        let targets = crate::provenance::targets::from_schema(&parameters).into();
         Self {
+            targets,
             name: name.into(),
             description: description.into(),
             parameters,
@@ -140,6 +145,14 @@ impl ToolSpec {
     /// What a call may do (F-81), replacing what [`Self::new`] or [`Self::read_only`] set.
     pub fn effects(mut self, effects: ToolEffects) -> Self {
         self.effects = effects;
+        self
+    }
+
+    /// Declares which arguments are targets (argument names or JSON pointers), in place of
+    /// what the schema suggests (issue 45).
+    pub fn targets(mut self, targets: &[&str]) -> Self {
+        let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+        self.targets = crate::provenance::targets::declared(&names).into();
         self
     }
 

@@ -70,6 +70,11 @@ pub async fn sandbox_support() -> SandboxSupport {
     }
 }
 
+/// What the probe found, if it has run to the end; `None` before that (or where it could not).
+pub fn known_support() -> Option<SandboxSupport> {
+    SUPPORT.get().cloned()
+}
+
 /// How long the probe may take before this call says it could not be tried.
 const PROBE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
 
