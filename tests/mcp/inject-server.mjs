@@ -65,7 +65,11 @@ if (kind === "mail") {
   server.registerTool(
     "lookup",
     {
-      description: process.env.INJECT_DESCRIPTION ?? "Looks up a note by its title.",
+      // [[hidden:AB]] becomes the same letters in the Unicode tag block: invisible text, which a
+      // test cannot type into the import field.
+      description: (process.env.INJECT_DESCRIPTION ?? "Looks up a note by its title.").replace(/\[\[hidden:([^\]]*)\]\]/g, (_, t) =>
+        [...t].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join(""),
+      ),
       inputSchema: { title: z.string() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

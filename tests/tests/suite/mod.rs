@@ -21,6 +21,7 @@ mod mcp_settings;
 mod provenance;
 mod provider_faults;
 mod sandbox;
+mod server_review;
 mod speed;
 mod startup;
 mod webdriver;

@@ -15,7 +15,7 @@ vi.mock("../api", () => ({
 
 import * as api from "../api";
 import { ApprovalCard } from "./ApprovalCard";
-import { ExposureStrip } from "./Guard";
+import { ExposureStrip, waysOutLine } from "./Guard";
 import { unmount } from "./testRoot";
 
 const decide = vi.mocked(api.decide);
@@ -177,5 +177,23 @@ describe("the exposure strip", () => {
     });
     await settle();
     expect(root.querySelector("[data-role=exposure]")).toBeNull();
+  });
+
+  describe("the ways out in one line", () => {
+    it("names the first few and counts the rest, which the details list", () => {
+      const tools = ["fetch_url", "mail__send_email", "mail__reply", "slack__post", "slack__dm", "github__comment"];
+      const view = {
+        guard: true,
+        untrusted: [],
+        untrustedCount: 0,
+        endorsed: [],
+        private: [],
+        privateCount: 0,
+        waysOut: tools.map((tool) => ({ type: "tool" as const, tool })),
+        waysOutOff: false,
+      };
+      expect(waysOutLine(view)).toBe("Ways out (6): fetch_url, mail__send_email, mail__reply and 3 more");
+      expect(waysOutLine({ ...view, waysOut: view.waysOut.slice(0, 3) })).toBe("Ways out: fetch_url, mail__send_email, mail__reply");
+    });
   });
 });

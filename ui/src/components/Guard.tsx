@@ -143,11 +143,7 @@ export function ExposureStrip({ chat, version }: { chat: ChatId; version: string
           {view.privateCount ? t("exposure.private", secret) : t("exposure.noPrivate")}
         </li>
         <li class={`leg${view.waysOut.length ? " leg--on" : ""}`} data-leg="ways-out">
-          {view.waysOutOff
-            ? t("exposure.waysOutOff")
-            : view.waysOut.length
-              ? t("exposure.waysOut", { list: view.waysOut.map(wayOutText).join(", ") })
-              : t("exposure.noWaysOut")}
+          {view.waysOutOff ? t("exposure.waysOutOff") : view.waysOut.length ? waysOutLine(view) : t("exposure.noWaysOut")}
         </li>
       </ul>
       <div class="exposure-actions">
@@ -171,6 +167,20 @@ export function ExposureStrip({ chat, version }: { chat: ChatId; version: string
       {open ? <ExposureDetails chat={chat} view={view} busy={action.busy} onChange={change} /> : null}
     </div>
   );
+}
+
+/** How many names of ways out the strip's one line shows; the rest are in its details. */
+export const WAYS_OUT_SHOWN = 3;
+
+/** The strip's ways out in one line (issue 45): the first few names and how many more. */
+export function waysOutLine(view: ExposureView): string {
+  const names = view.waysOut.map(wayOutText);
+  if (names.length <= WAYS_OUT_SHOWN) return t("exposure.waysOut", { list: names.join(", ") });
+  return t("exposure.waysOutMore", {
+    count: names.length,
+    list: names.slice(0, WAYS_OUT_SHOWN).join(", "),
+    more: names.length - WAYS_OUT_SHOWN,
+  });
 }
 
 /** Sources, one a line, in the strip's details. */
@@ -225,6 +235,18 @@ function ExposureDetails(props: { chat: ChatId; view: ExposureView; busy: boolea
         <>
           <div class="section-label">{t("exposure.allPrivate")}</div>
           <SourceList sources={view.private} />
+        </>
+      ) : null}
+      {view.waysOut.length > WAYS_OUT_SHOWN ? (
+        <>
+          <div class="section-label">{t("exposure.allWaysOut")}</div>
+          <ul class="exposure-list" data-role="all-ways-out">
+            {view.waysOut.map((w) => (
+              <li key={JSON.stringify(w)} class="mono">
+                {wayOutText(w)}
+              </li>
+            ))}
+          </ul>
         </>
       ) : null}
       {view.endorsed.length ? (

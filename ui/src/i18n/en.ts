@@ -669,6 +669,8 @@ export const en = {
   "exposure.private": "Private data: {source}{more}",
   "exposure.noPrivate": "No private data read",
   "exposure.waysOut": "Ways out: {list}",
+  "exposure.waysOutMore": "Ways out ({count}): {list} and {more} more",
+  "exposure.allWaysOut": "Every way out",
   "exposure.noWaysOut": "No way out enabled",
   "exposure.waysOutOff": "Ways out turned off",
   "exposure.turnOff": "Turn ways out off",

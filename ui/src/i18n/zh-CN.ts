@@ -662,6 +662,8 @@ export const zhCN: Record<Key, string> = {
   "exposure.private": "私密数据：{source}{more}",
   "exposure.noPrivate": "未读过私密数据",
   "exposure.waysOut": "外发途径：{list}",
+  "exposure.waysOutMore": "外泄途径（{count}）：{list} 等另外 {more} 个",
+  "exposure.allWaysOut": "全部外泄途径",
   "exposure.noWaysOut": "没有启用外发途径",
   "exposure.waysOutOff": "外发途径已关闭",
   "exposure.turnOff": "关闭外发途径",

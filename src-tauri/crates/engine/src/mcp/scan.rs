@@ -10,6 +10,9 @@ use serde_json::Value;
 const TO_THE_MODEL: &[&str] = &[
     "<important>",
     "</important>",
+    "before anything else",
+    "for the assistant",
+    "to the assistant",
     "before using any other tool",
     "before using this tool",
     "before calling any",
