@@ -153,32 +153,166 @@ pub fn looks_like_token(value: &str) -> bool {
         || v.to_ascii_lowercase().starts_with("bearer ")
 }
 
-/// The secrets this process has seen, longest first (so a key containing another is replaced
-/// whole).
-static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
+/// The secrets this process has seen, and every form of them [`redact_known`] looks for.
+struct Known {
+    secrets: Vec<String>,
+    /// The forms of every secret ([`forms`]), each once.
+    patterns: Vec<String>,
+    /// One automaton over all the patterns, rebuilt when a secret is remembered, so that
+    /// redaction is a single pass over the text however many forms there are. `None` when
+    /// there are none (or, never seen, when it could not be built: then [`redact_known`]
+    /// replaces the patterns one by one).
+    matcher: Option<aho_corasick::AhoCorasick>,
+}
 
-/// Remembers a secret so [`redact`] replaces it from now on.
+static KNOWN: RwLock<Known> = RwLock::new(Known {
+    secrets: Vec::new(),
+    patterns: Vec::new(),
+    matcher: None,
+});
+
+/// The shortest form of a secret looked for: shorter ones would hide ordinary text.
+const MIN_FORM: usize = 8;
+
+/// The widths `base64` tools wrap their output at: GNU coreutils (76), OpenSSL and PEM (64).
+const BASE64_WRAPS: [usize; 2] = [76, 64];
+
+/// The width `xxd -p` wraps hex at.
+const HEX_WRAP: usize = 60;
+
+/// Remembers a secret so [`redact`] replaces it from now on, with the forms a command can turn
+/// it into ([`forms`]).
 pub fn remember(secret: &str) {
     let secret = secret.trim();
     if secret.len() < MIN_REMEMBERED {
         return;
     }
     let mut known = KNOWN.write();
-    if !known.iter().any(|k| k == secret) {
-        known.push(secret.to_string());
-        known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    if known.secrets.iter().any(|k| k == secret) {
+        return;
     }
+    known.secrets.push(secret.to_string());
+    for form in forms(secret) {
+        if !known.patterns.contains(&form) {
+            known.patterns.push(form);
+        }
+    }
+    known.matcher = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&known.patterns)
+        .ok();
+}
+
+/// The forms of `secret` that a command's output can carry, as one `| base64`, `| rev`,
+/// `| xxd -p` or a URL builder makes them: the secret itself; reversed; lower and upper case
+/// hex, also wrapped as `xxd -p` wraps it; percent-encoded (every byte but the unreserved ones,
+/// upper and lower case hex digits); and base64 ([`base64_forms`]). Each at least [`MIN_FORM`]
+/// characters long.
+fn forms(secret: &str) -> Vec<String> {
+    let bytes = secret.as_bytes();
+    let hex_lower = hex::encode(bytes);
+    let mut out = vec![
+        secret.to_string(),
+        secret.chars().rev().collect(),
+        wrap(&hex_lower, HEX_WRAP),
+        hex::encode_upper(bytes),
+        hex_lower,
+        percent_encode(bytes, false),
+        percent_encode(bytes, true),
+    ];
+    out.extend(base64_forms(bytes));
+    out.retain(|f| f.len() >= MIN_FORM);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The parts of `secret`'s base64 encoding that do not depend on what surrounds it: for each of
+/// the three byte offsets it can start at in a longer input, the characters made of its bits
+/// only — those that also carry bits of the bytes before or after it (or the padding) are
+/// dropped, so the same pattern matches with or without padding, alone or inside a longer
+/// encoding. In the standard and the URL-safe alphabets; at offset 0 also wrapped as `base64`
+/// tools wrap their output ([`BASE64_WRAPS`]).
+fn base64_forms(secret: &[u8]) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    use base64::Engine;
+    let mut out = Vec::new();
+    for offset in 0..3 {
+        let mut input = vec![0u8; offset];
+        input.extend_from_slice(secret);
+        let first = (8 * offset).div_ceil(6);
+        let end = 8 * input.len() / 6;
+        for (standard, engine) in [(true, &STANDARD), (false, &URL_SAFE)] {
+            let Some(middle) = engine.encode(&input).get(first..end).map(str::to_string) else {
+                continue;
+            };
+            if offset == 0 && standard {
+                out.extend(BASE64_WRAPS.iter().map(|w| wrap(&middle, *w)));
+            }
+            out.push(middle);
+        }
+    }
+    out
+}
+
+/// `text` with a newline after every `width` characters (as long as more follow).
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / width);
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && i % width == 0 {
+            out.push('\n');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `bytes` with every byte but the unreserved ones (RFC 3986: letters, digits, `-._~`) as
+/// `%XX`, in upper or lower case hex.
+fn percent_encode(bytes: &[u8], upper: bool) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else if upper {
+            out.push_str(&format!("%{b:02X}"));
+        } else {
+            out.push_str(&format!("%{b:02x}"));
+        }
+    }
+    out
 }
 
 /// `text` without any secret this process holds (provider keys, MCP secrets), each replaced by
-/// [`REDACTED`]: what a tool result goes through before it is stored, shown, put in a variable
-/// or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape in a file the
-/// model reads is the file's, not Tollgate's. Borrowed when there was nothing to hide.
+/// [`REDACTED`], nor any of the forms a command can turn one into ([`forms`]: base64, hex,
+/// reversed, percent-encoded): what a tool result goes through before it is stored, shown, put
+/// in a variable or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape
+/// in a file the model reads is the file's, not Tollgate's. Borrowed when there was nothing to
+/// hide.
 pub fn redact_known(text: &str) -> Cow<'_, str> {
+    let known = KNOWN.read();
+    let Some(matcher) = &known.matcher else {
+        return replace_each(text, &known.patterns);
+    };
+    if !matcher.is_match(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    matcher.replace_all_with(text, &mut out, |_, _, dst| {
+        dst.push_str(REDACTED);
+        true
+    });
+    Cow::Owned(out)
+}
+
+/// [`redact_known`] without the automaton: each pattern in turn, longest first.
+fn replace_each<'t>(text: &'t str, patterns: &[String]) -> Cow<'t, str> {
+    let mut sorted: Vec<&String> = patterns.iter().collect();
+    sorted.sort_by_key(|p| std::cmp::Reverse(p.len()));
     let mut out = Cow::Borrowed(text);
-    for secret in KNOWN.read().iter() {
-        if out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+    for pattern in sorted {
+        if out.contains(pattern.as_str()) {
+            out = Cow::Owned(out.replace(pattern.as_str(), REDACTED));
         }
     }
     out
@@ -265,5 +399,89 @@ mod tests {
             redact("x outer-abcdefgh-inner-tail y abcdefgh-inner"),
             "x [redacted] y [redacted]"
         );
+    }
+
+    /// What is left of `text` once redacted, without the [`REDACTED`] marks.
+    fn left(text: &str) -> String {
+        redact_known(text).replace(REDACTED, "")
+    }
+
+    #[test]
+    fn encoded_forms_of_a_remembered_secret_are_redacted() {
+        use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+        use base64::Engine;
+        let secret = "tg-enc/Secret+Key=0123456789~with spaces&more";
+        remember(secret);
+        let bytes = secret.as_bytes();
+        // `| base64`, with and without padding, in both alphabets, and with a newline after
+        // the secret (`echo "$S" | base64`).
+        for encoded in [
+            STANDARD.encode(bytes),
+            STANDARD_NO_PAD.encode(bytes),
+            URL_SAFE_NO_PAD.encode(bytes),
+            STANDARD.encode(format!("{secret}\n")),
+        ] {
+            let out = redact_known(&encoded);
+            assert!(out.contains(REDACTED), "{encoded}");
+            assert!(left(&encoded).len() <= 4, "{encoded} -> {out}");
+        }
+        // The secret one and two bytes into a longer input (`{"k":"<secret>"}` encoded whole).
+        for before in [&b"\x01"[..], b"\xfe\x02", b"xyz", b"{\"k\":\""] {
+            let input = [before, bytes, b"\"}"].concat();
+            for encoded in [STANDARD.encode(&input), URL_SAFE_NO_PAD.encode(&input)] {
+                let out = redact_known(&encoded);
+                assert!(out.contains(REDACTED), "{encoded}");
+                // Only what the bytes around it and the padding make is left.
+                assert!(left(&encoded).len() <= before.len() * 2 + 8, "{out}");
+            }
+        }
+        // `| rev`, `| xxd -p` (wrapped at 60), upper case hex, percent-encoding.
+        let reversed: &str = &secret.chars().rev().collect::<String>();
+        let lower_hex = &hex::encode(bytes);
+        let xxd = &format!("{}\n{}\n", &lower_hex[..60], &lower_hex[60..]);
+        let upper = &hex::encode_upper(bytes);
+        let url_upper = "tg-enc%2FSecret%2BKey%3D0123456789~with%20spaces%26more";
+        let url_lower = "tg-enc%2fSecret%2bKey%3d0123456789~with%20spaces%26more";
+        for encoded in [reversed, lower_hex, xxd, upper, url_upper, url_lower] {
+            let out = redact_known(&format!("<{encoded}>")).replace('\n', "");
+            assert_eq!(out, "<[redacted]>", "{encoded}");
+        }
+        // Ordinary text is untouched, and not copied.
+        let plain = "Compiling tollgate v0.1.0\nfinished in 3.2s: dGVzdA== 0123abcd";
+        assert!(matches!(redact_known(plain), Cow::Borrowed(_)));
+    }
+
+    /// A real command turns a remembered secret into base64 and reverses it; what comes out is
+    /// redacted whole, also where `base64` wraps its output.
+    #[test]
+    fn a_secret_a_child_process_encodes_is_redacted() {
+        let secret = "tg-child-0123456789abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ+0123456789-long";
+        remember(secret);
+        for pipe in ["base64", "rev", "base64 -w 0", "od -An -tx1 | tr -d ' \\n'"] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s \"$S\" | {pipe}"))
+                .env("S", secret)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{pipe}");
+            let raw = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                !raw.trim().is_empty() && !raw.contains(secret),
+                "{pipe}: {raw}"
+            );
+            let redacted = redact_known(&raw);
+            assert!(redacted.contains(REDACTED), "{pipe}: {raw}");
+            for line in raw.lines().filter(|l| l.len() >= MIN_FORM) {
+                assert!(
+                    !redacted.contains(line),
+                    "{pipe}: {line} is left in {redacted}"
+                );
+            }
+            assert!(
+                redacted.replace(REDACTED, "").trim().len() <= 4,
+                "{pipe}: {redacted}"
+            );
+        }
     }
 }

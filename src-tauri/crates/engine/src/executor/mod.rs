@@ -71,6 +71,9 @@ pub struct ToolExecutor {
     workspace: RwLock<Option<PathBuf>>,
     /// Ask-once records: (tool, args hash) → allowed.
     records: Mutex<HashMap<(String, String), bool>>,
+    /// The tools (name, revision) whose source was asked in this chat, on the registry in use,
+    /// whether the definition in force is the one the grants were made for (issue 45).
+    verified: Mutex<std::collections::HashSet<(String, Arc<str>)>>,
     vars: Arc<VarStore>,
     seq: AtomicU64,
 }
@@ -106,6 +109,7 @@ impl ToolExecutor {
             overrides: RwLock::new(row.tool_overrides),
             workspace: RwLock::new(row.workspace.map(PathBuf::from)),
             records: Mutex::new(records),
+            verified: Mutex::new(std::collections::HashSet::new()),
             vars,
             seq: AtomicU64::new(seq),
             deps,
@@ -147,6 +151,9 @@ impl ToolExecutor {
     /// Swaps in a new registry (e.g. after an MCP server was added) and installs its rules.
     pub fn set_registry(&self, registry: Arc<Registry>) {
         *self.registry.write() = registry;
+        // Another registry: a server may have restarted or reconnected; grants are checked
+        // against its listing again before they are used (issue 45).
+        self.verified.lock().clear();
         self.install_guide_variables();
     }
 

@@ -20,7 +20,7 @@ use crate::protocol::{GuardMark, GuardNote, Source};
 use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
-use crate::tools::RegisteredTool;
+use crate::tools::{Granted, RegisteredTool};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -246,6 +246,31 @@ impl ToolExecutor {
         }
     }
 
+    /// Whether a grant `by` a rule, a record or an `auto` policy for a tool that can change under
+    /// it (an MCP tool) waits for the tool's source to list it again first: once per chat and
+    /// registry (issue 45).
+    fn grant_needs_listing(&self, entry: &RegisteredTool, by: DecidedBy) -> bool {
+        let spec = entry.tool.spec();
+        let standing = matches!(by, DecidedBy::Rule | DecidedBy::Record | DecidedBy::Auto);
+        standing
+            && spec.revision.as_ref().is_some_and(|revision| {
+                !self
+                    .verified
+                    .lock()
+                    .contains(&(spec.name.clone(), Arc::clone(revision)))
+            })
+    }
+
+    /// The tool's source listed it as it was granted, in this chat and registry.
+    fn mark_listed(&self, entry: &RegisteredTool) {
+        let spec = entry.tool.spec();
+        if let Some(revision) = &spec.revision {
+            self.verified
+                .lock()
+                .insert((spec.name.clone(), Arc::clone(revision)));
+        }
+    }
+
     /// Whether `rel` in `workspace` is in one of the hidden paths (issue 33).
     fn is_hidden(&self, workspace: Option<&std::path::Path>, rel: &str) -> bool {
         let Some(ws) = workspace else {
@@ -325,6 +350,35 @@ impl ToolExecutor {
             },
             (verdict, _) => verdict,
         };
+        // A standing grant made against an earlier definition runs only on the one in force
+        // now, checked with the source once per chat and connection (issue 45).
+        let mut silent_change = None;
+        let verdict = match verdict {
+            Verdict::Allow { by } if self.grant_needs_listing(entry, by) => {
+                match entry.tool.still_as_granted().await {
+                    Ok(Granted::Same) => {
+                        self.mark_listed(entry);
+                        Verdict::Allow { by }
+                    }
+                    Ok(Granted::Changed(change)) => {
+                        silent_change = Some(change);
+                        Verdict::Ask {
+                            reason: AskReason::ToolChanged {
+                                would_allow: Some(by),
+                            },
+                        }
+                    }
+                    Err(e) => {
+                        trace.decided_by = Some(DecidedBy::None);
+                        return Err(Outcome::fail(
+                            CallStatus::Error,
+                            format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
+                        ));
+                    }
+                }
+            }
+            verdict => verdict,
+        };
         let reason = match verdict {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
@@ -347,7 +401,8 @@ impl ToolExecutor {
             }
             Verdict::Ask { reason } => reason,
         };
-        let tool_change = entry.tool.spec().review.as_deref().cloned().map(Box::new);
+        let tool_change =
+            silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
         // The policy a changed tool asks by is its review's: the card says so.
         let reason = match (&tool_change, reason) {
             (Some(_), AskReason::AskAlways | AskReason::AskOnce) => AskReason::ToolChanged {

@@ -239,6 +239,8 @@ pub struct McpConnection {
     asks: Option<Asks>,
     pages: Arc<super::pages::PagesDone>,
     changes: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>>>,
+    /// Tollgate's own way to say "list the tools again", beside the server's notifications.
+    relist: tokio::sync::mpsc::UnboundedSender<ListChanged>,
     has_resources: bool,
     has_prompts: bool,
     identity: ServerIdentity,
@@ -434,6 +436,7 @@ impl McpConnection {
         let oauth = session.oauth.as_ref();
         let progress = super::progress::ProgressRoutes::default();
         let pages = Arc::new(super::pages::PagesDone::default());
+        let relist = changes_tx.clone();
         let handler = Handler {
             changes: changes_tx,
             asks: session.asks.clone(),
@@ -585,6 +588,7 @@ impl McpConnection {
             asks: session.asks,
             pages,
             changes: Mutex::new(Some(changes)),
+            relist,
             has_resources,
             has_prompts,
             identity,
@@ -628,6 +632,12 @@ impl McpConnection {
             .list_all_tools()
             .await
             .map_err(|e| McpError::ListTools(e.to_string()))
+    }
+
+    /// Has the one who watches the connection list the tools again, as a `list_changed` from
+    /// the server would: a tool found changed without one (issue 45).
+    pub fn relist_tools(&self) {
+        let _ = self.relist.send(ListChanged::Tools);
     }
 
     /// The server's list_changed notifications, for the one who watches the connection.

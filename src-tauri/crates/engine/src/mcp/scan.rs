@@ -74,7 +74,7 @@ fn excerpt(text: &str, at: usize, len: usize) -> String {
     let start = text
         .char_indices()
         .map(|(i, _)| i)
-        .filter(|&i| i <= at.saturating_sub(30))
+        .take_while(|&i| i <= at.saturating_sub(30))
         .last()
         .unwrap_or(0);
     let mut out = String::new();

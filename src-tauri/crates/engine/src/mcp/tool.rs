@@ -25,6 +25,8 @@ pub struct McpTool {
     server: Arc<ServerSlot>,
     /// The tool's `outputSchema`, compiled: a structured result must match it (issue 36).
     output: Option<OutputSchema>,
+    /// The definition this tool was built from: what its grants were made for.
+    definition: crate::protocol::McpToolDefinition,
 }
 
 /// A declared output schema, or why it cannot be used.
@@ -227,12 +229,13 @@ impl McpTool {
             effects = effects.union(effects_of_definition(before));
         }
         let definition = super::review::definition(info);
+        let fingerprint = super::review::fingerprint(&definition);
         spec = spec
             .effects(effects)
             .content(crate::tools::ContentKind::Mcp {
                 server: config.name.clone(),
             })
-            .revision(super::review::fingerprint(&definition));
+            .revision(fingerprint);
         if let Some(change) = review {
             spec = spec.under_review(change);
         }
@@ -241,6 +244,7 @@ impl McpTool {
             remote: info.name.to_string(),
             server,
             output: OutputSchema::of(info),
+            definition,
         }
     }
 
@@ -254,6 +258,46 @@ impl McpTool {
 impl Tool for McpTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// Lists the server's tools again and compares this one with the definition it was built
+    /// from: a server that changed it without a `list_changed` is caught here, and the manager
+    /// is told to read the listing (so the tool goes under review, issue 36).
+    async fn still_as_granted(&self) -> Result<crate::tools::Granted, String> {
+        let server = self.server.name();
+        let conn = self
+            .server
+            .connection()
+            .ok_or_else(|| format!("the MCP server \"{server}\" is not running"))?;
+        let tools = conn.tools().await.map_err(|e| e.to_string())?;
+        let now = tools
+            .iter()
+            .find(|t| t.name == self.remote)
+            .map(super::review::definition);
+        match now {
+            Some(now) if now == self.definition => Ok(crate::tools::Granted::Same),
+            Some(now) => {
+                conn.relist_tools();
+                Ok(crate::tools::Granted::Changed(Box::new(
+                    crate::protocol::ToolChange {
+                        server: server.to_string(),
+                        tool: self.remote.clone(),
+                        reason: crate::protocol::ReviewReason::Changed,
+                        changed: self.definition.differences(&now),
+                        before: Some(self.definition.clone()),
+                        fingerprint: super::review::fingerprint(&now),
+                        after: now,
+                    },
+                )))
+            }
+            None => {
+                conn.relist_tools();
+                Err(format!(
+                    "the MCP server \"{server}\" no longer offers the tool \"{}\"",
+                    self.remote
+                ))
+            }
+        }
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {

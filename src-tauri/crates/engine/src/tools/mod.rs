@@ -363,6 +363,15 @@ impl ToolContext {
     }
 }
 
+/// What [`Tool::still_as_granted`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Granted {
+    /// The definition in force is the one the grants were made for.
+    Same,
+    /// It changed without the source saying so: what changed, to show before anything runs.
+    Changed(Box<crate::protocol::ToolChange>),
+}
+
 /// A tool the model can call.
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
@@ -371,6 +380,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool with validated, resolved arguments (without the `limit` argument).
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError>;
+
+    /// Whether the definition this tool was granted for is still the one its source serves
+    /// (issue 45): asked before a rule, a record or an `auto` policy made against it lets a
+    /// call run for the first time in a chat. A tool of Tollgate's own cannot change under it.
+    async fn still_as_granted(&self) -> Result<Granted, String> {
+        Ok(Granted::Same)
+    }
 
     /// Turns the tool's data into text for the model; `None` uses the default (strings as-is,
     /// other JSON pretty-printed).

@@ -119,7 +119,10 @@ pub enum ReachError {
     Unresolved(String),
 }
 
-fn describe(ip: IpAddr) -> &'static str {
+/// What kind of non-public address `ip` is ("loopback", "private", "link-local (cloud
+/// metadata)", …), for messages that say why it was refused: here and in the sandbox's proxy,
+/// which refuses the same addresses ([`crate::tools::sandbox::proxy`]).
+pub fn describe(ip: IpAddr) -> &'static str {
     let v4 = match ip {
         IpAddr::V4(v4) => Some(v4),
         IpAddr::V6(v6) => embedded_v4(v6),

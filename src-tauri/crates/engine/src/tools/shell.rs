@@ -292,15 +292,16 @@ impl RunSandbox {
         started: std::time::SystemTime,
     ) -> SandboxReport {
         if let Some((spec, _)) = &self.confined {
-            let refused = self.proxy.as_ref().map(|p| p.refused()).unwrap_or_default();
+            // Each refusal as the proxy gave it: an unlisted host, a listed name that leads to
+            // a private address, a tunnel that names another host (issue 45).
+            let refused = self
+                .proxy
+                .as_ref()
+                .map(|p| p.refusals())
+                .unwrap_or_default();
             let mut blocked: Vec<String> = refused
                 .iter()
-                .map(|host| {
-                    format!(
-                        "connecting to {host} (not among this chat's allowed hosts: {})",
-                        spec.hosts.join(", ")
-                    )
-                })
+                .map(|r| format!("connecting to {}: {}", r.target, r.why))
                 .collect();
             blocked.extend(sandbox::explain_denials(
                 &format!("{stderr}\n{stdout}"),

@@ -1387,3 +1387,96 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     .await;
     app.mcp.shutdown().await;
 }
+
+/// A tool changed without `list_changed` (issue 45): a rule made for the old definition in an
+/// earlier chat does not run the new one in the next chat. Before the grant is used there, the
+/// tool is listed again; the change asks with its diff, and the tool goes under review.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
+    use tollgate_engine::policy::DecidedBy;
+    use tollgate_engine::protocol::{
+        ApprovalRequest, AskReason, DefinitionPart, RuleAction, RuleScope,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let marker = dir.path().join("m");
+    app.save_mcp_server(probe("probe", &marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    app.rules
+        .add(
+            "probe__forecast",
+            None,
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first = run_unasked(
+        &app,
+        first_chat,
+        call("probe__forecast", json!({"city": "Oslo"})),
+    )
+    .await;
+    assert_eq!(first.content, "sunny in Oslo");
+
+    // The server rewrites the tool and says nothing: the registry still holds the old one.
+    let shifted = run_approved(&app, first_chat, call("probe__quietshift", json!({}))).await;
+    assert_eq!(shifted.content, "changed quietly");
+    assert!(app
+        .registry()
+        .tool("probe__forecast")
+        .is_some_and(|t| t.tool.spec().review.is_none()));
+
+    // The next chat: the rule would run it, but the tool is listed again first.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(
+            call("probe__forecast", json!({"city": "Bergen"})),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await
+    });
+    let pending = next_pending(&app, chat).await;
+    let ApprovalRequest::Execution {
+        reason,
+        tool_change,
+        ..
+    } = &pending.request
+    else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert_eq!(
+        *reason,
+        AskReason::ToolChanged {
+            would_allow: Some(DecidedBy::Rule)
+        }
+    );
+    let change = tool_change.as_deref().unwrap();
+    assert_eq!(
+        change.changed,
+        vec![DefinitionPart::Description, DefinitionPart::Annotations]
+    );
+    assert!(change.after.description.contains(".aws/credentials"));
+    app.decide(
+        chat,
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    // Listing it again put it under review, as a list_changed would have.
+    crate::common::eventually("the quietly changed tool goes under review", || {
+        app.registry()
+            .tool("probe__forecast")
+            .is_some_and(|t| t.tool.spec().review.is_some())
+    })
+    .await;
+    app.mcp.shutdown().await;
+}

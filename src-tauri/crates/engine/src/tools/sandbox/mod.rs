@@ -9,6 +9,7 @@
 //! a clean environment ([`environment`]). What the kernel cannot enforce is said, never
 //! pretended ([`crate::protocol::SandboxSupport::gaps`]). Other systems have no sandbox yet.
 
+pub mod client_hello;
 pub mod environment;
 pub mod explain;
 mod landlock;

@@ -34,13 +34,79 @@ pub const TEMP_INSIDE: &str = "/tmp";
 /// The folders that are replaced inside the namespaces (nothing of the outside shows there).
 const REPLACED: &[&str] = &["/tmp", "/run", "/dev", "/proc"];
 
-/// bubblewrap on this system, if it is installed.
+/// Where bubblewrap is looked for, in this order. Never `$PATH`: a command that ran with the
+/// home folder as its workspace could have planted `~/.local/bin/bwrap`, and the next command
+/// would be "sandboxed" by it.
+pub const BWRAP_PATHS: &[&str] = &["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+
+/// bubblewrap on this system: the first of [`BWRAP_PATHS`] that only root can have put there
+/// ([`trusted_program`]), as its real path. `None` when there is none: the sandbox then says
+/// it is unavailable rather than run a `bwrap` anyone could have replaced.
 pub fn bwrap() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/bin")])
-        .map(|dir| dir.join("bwrap"))
-        .find(|p| p.is_file())
+    BWRAP_PATHS
+        .iter()
+        .find_map(|p| trusted_program(Path::new(p)).ok())
+}
+
+/// Why a program is not trusted to be the system's own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Untrusted {
+    /// It cannot be looked at (or the path is relative).
+    #[error("{0} does not exist or cannot be read")]
+    Missing(PathBuf),
+    /// It leads to a folder or a device, not a program.
+    #[error("{0} is not a regular file")]
+    NotAFile(PathBuf),
+    /// Its owner (another user) could replace it.
+    #[error("{0} is not owned by root")]
+    NotRootOwned(PathBuf),
+    /// Its group or everyone may write to it (a folder: put another file in its place).
+    #[error("{0} can be changed by users other than root (group or others may write to it)")]
+    Writable(PathBuf),
+}
+
+/// The real path of the program at `path` (an absolute path), if only root can have put it
+/// there: the path as written and the path it really leads to (every symlink followed) must
+/// both pass [`root_owned_all_the_way`], and what it leads to must be a regular file.
+pub fn trusted_program(path: &Path) -> Result<PathBuf, Untrusted> {
+    root_owned_all_the_way(path)?;
+    let real = std::fs::canonicalize(path).map_err(|_| Untrusted::Missing(path.to_path_buf()))?;
+    root_owned_all_the_way(&real)?;
+    match std::fs::metadata(&real) {
+        Ok(meta) if meta.is_file() => Ok(real),
+        Ok(_) => Err(Untrusted::NotAFile(real)),
+        Err(_) => Err(Untrusted::Missing(real)),
+    }
+}
+
+/// Whether `path` and every folder above it are owned by root and writable by no group and no
+/// other user, nearest first: otherwise someone but root could replace what is there (a
+/// world-writable folder, even sticky like `/tmp`, lets anyone put a file in it). Symlinks on
+/// the way are not followed (their own owner is checked; they have no mode of their own) —
+/// [`trusted_program`] checks where they lead as well. Relative paths are refused.
+#[cfg(unix)]
+pub fn root_owned_all_the_way(path: &Path) -> Result<(), Untrusted> {
+    use std::os::unix::fs::MetadataExt;
+    if !path.is_absolute() {
+        return Err(Untrusted::Missing(path.to_path_buf()));
+    }
+    for part in path.ancestors() {
+        let meta =
+            std::fs::symlink_metadata(part).map_err(|_| Untrusted::Missing(part.to_path_buf()))?;
+        if meta.uid() != 0 {
+            return Err(Untrusted::NotRootOwned(part.to_path_buf()));
+        }
+        if !meta.file_type().is_symlink() && meta.mode() & 0o022 != 0 {
+            return Err(Untrusted::Writable(part.to_path_buf()));
+        }
+    }
+    Ok(())
+}
+
+/// No root, no bubblewrap off Unix.
+#[cfg(not(unix))]
+pub fn root_owned_all_the_way(path: &Path) -> Result<(), Untrusted> {
+    Err(Untrusted::NotRootOwned(path.to_path_buf()))
 }
 
 /// The namespace flags every sandboxed run gets (and the probe tries).
@@ -68,6 +134,32 @@ pub fn namespace_args(network: bool) -> Vec<OsString> {
 /// replaced there, or under one of the folders bound back in (`bound`).
 fn visible(path: &Path, bound: &[&Path]) -> bool {
     bound.iter().any(|b| path.starts_with(b)) || !REPLACED.iter().any(|r| path.starts_with(r))
+}
+
+/// The folders to pin and the paths to make read-only for the `protected` paths of a workspace:
+/// a protected path inside another one is left out (the outer one covers it, and a pin under a
+/// read-only path would make it writable again); every folder strictly between `workspace` and
+/// a protected path inside it is pinned — bound onto itself, so that renaming it away (with
+/// the read-only mount inside) and putting a planted copy in its place fails as "busy". The
+/// workspace is a mount point already. Both lists outer folders first.
+fn pins<'p>(workspace: &Path, protected: &'p [PathBuf]) -> (Vec<&'p Path>, Vec<&'p Path>) {
+    let mut read_only: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
+    read_only.sort();
+    read_only.dedup();
+    let outer = read_only.clone();
+    read_only.retain(|p| !outer.iter().any(|o| o != p && p.starts_with(o)));
+    let mut pins: Vec<&Path> = read_only
+        .iter()
+        .filter(|p| p.starts_with(workspace))
+        .flat_map(|p| {
+            p.ancestors()
+                .skip(1)
+                .take_while(|a| *a != workspace && a.starts_with(workspace))
+        })
+        .collect();
+    pins.sort();
+    pins.dedup();
+    (pins, read_only)
 }
 
 /// bubblewrap's arguments for `spec`, up to and including `--`: what follows is the program to
@@ -119,19 +211,14 @@ pub fn bwrap_args(
             push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
             bound.push(folder);
         }
-        // Git's hooks and config: read-only. Their `.git` folder is bound onto itself first, so
-        // it is a mount point that cannot be renamed away and replaced by a planted one.
-        let mut pinned: Vec<&Path> = Vec::new();
-        for path in &spec.protected {
-            if let Some(git) = path
-                .ancestors()
-                .find(|p| p.file_name().is_some_and(|n| n == ".git"))
-            {
-                if !pinned.contains(&git) && git.starts_with(&spec.workspace) {
-                    push(&[os("--bind"), git.as_os_str(), git.as_os_str()]);
-                    pinned.push(git);
-                }
-            }
+        // Git's hooks and config, and the files editors run by themselves: read-only. Every
+        // folder between the workspace and each of them is bound onto itself first, so it is a
+        // mount point that cannot be renamed away and replaced by a planted one.
+        let (pins, read_only) = pins(&spec.workspace, &spec.protected);
+        for folder in pins {
+            push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
+        }
+        for path in read_only {
             push(&[os("--ro-bind"), path.as_os_str(), path.as_os_str()]);
         }
     }
@@ -294,6 +381,180 @@ mod tests {
         assert_eq!(
             position(&args, "--chdir", &home.display().to_string()),
             Some(args.len() - 3)
+        );
+    }
+
+    #[test]
+    fn only_a_program_root_owned_and_unwritable_all_the_way_up_is_trusted() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let set_mode = |p: &Path, mode: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        // Under /tmp, which anyone may write to (sticky, 1777).
+        let dir = tempfile::tempdir_in("/tmp").unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let planted = root.join("bwrap");
+        std::fs::write(&planted, "#!/bin/sh\n").unwrap();
+        set_mode(&planted, 0o755);
+        let as_root = std::fs::metadata(&planted).unwrap().uid() == 0;
+        // A file in a temp folder never passes: not root's, or under a folder anyone can write.
+        assert!(trusted_program(&planted).is_err());
+        set_mode(&root, 0o777);
+        let err = trusted_program(&planted).unwrap_err();
+        if as_root {
+            assert_eq!(err, Untrusted::Writable(root.clone()));
+            set_mode(&root, 0o755);
+            set_mode(&planted, 0o775);
+            assert_eq!(
+                trusted_program(&planted).unwrap_err(),
+                Untrusted::Writable(planted.clone())
+            );
+        } else {
+            assert_eq!(err, Untrusted::NotRootOwned(planted.clone()));
+        }
+        // A symlink in such a folder to a trusted program is not trusted either.
+        set_mode(&root, 0o777);
+        let link = root.join("bwrap-link");
+        std::os::unix::fs::symlink("/usr/bin/env", &link).unwrap();
+        assert!(trusted_program(&link).is_err());
+        assert!(trusted_program(Path::new("usr/bin/env")).is_err());
+        assert!(trusted_program(&root.join("missing")).is_err());
+
+        // The system's own program passes where it really is root's and nobody else's.
+        let env = Path::new("/usr/bin/env");
+        let real = env.canonicalize().unwrap();
+        let system_owned = [env, real.as_path()].iter().all(|p| {
+            p.ancestors().all(|a| {
+                let m = std::fs::symlink_metadata(a).unwrap();
+                m.uid() == 0 && (m.file_type().is_symlink() || m.mode() & 0o022 == 0)
+            })
+        });
+        assert_eq!(trusted_program(env).ok(), system_owned.then_some(real));
+        // A folder is not a program.
+        if root_owned_all_the_way(Path::new("/usr/bin")).is_ok() {
+            assert!(matches!(
+                trusted_program(Path::new("/usr/bin")),
+                Err(Untrusted::NotAFile(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn bubblewrap_comes_only_from_fixed_system_paths() {
+        if let Some(found) = bwrap() {
+            assert!(
+                BWRAP_PATHS
+                    .iter()
+                    .any(|p| Path::new(p).canonicalize().ok() == Some(found.clone())),
+                "{found:?}"
+            );
+            assert_eq!(trusted_program(&found), Ok(found.clone()));
+        }
+    }
+
+    #[test]
+    fn every_folder_above_a_protected_path_is_pinned_first() {
+        let ws = PathBuf::from("/home/ann/ws");
+        let protected: Vec<PathBuf> = [
+            "/home/ann/ws/a/b/.git/hooks",
+            "/home/ann/ws/a/b/.git/config",
+            "/home/ann/ws/.husky",
+            "/home/ann/ws/.husky/pre-commit",
+            "/home/ann/ws/.vscode/tasks.json",
+            "/home/ann/ws/.envrc",
+        ]
+        .map(PathBuf::from)
+        .to_vec();
+        let (pins, read_only) = pins(&ws, &protected);
+        assert_eq!(
+            pins,
+            [
+                "/home/ann/ws/.vscode",
+                "/home/ann/ws/a",
+                "/home/ann/ws/a/b",
+                "/home/ann/ws/a/b/.git",
+            ]
+            .map(Path::new)
+        );
+        assert_eq!(
+            read_only,
+            [
+                "/home/ann/ws/.envrc",
+                "/home/ann/ws/.husky",
+                "/home/ann/ws/.vscode/tasks.json",
+                "/home/ann/ws/a/b/.git/config",
+                "/home/ann/ws/a/b/.git/hooks",
+            ]
+            .map(Path::new),
+            "a path under a read-only one is covered by it"
+        );
+    }
+
+    /// For real, in bubblewrap: a repository two levels down and an editor's task file can be
+    /// neither written nor swapped for planted copies by renaming a folder above them away,
+    /// while the rest of the workspace stays writable.
+    #[test]
+    fn nested_protected_paths_can_be_neither_written_nor_renamed_away() {
+        let (Some(bwrap), Ok(())) = (bwrap(), super::super::try_namespaces()) else {
+            return; // no namespaces here: nothing to hold
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join("a/b/.git/hooks")).unwrap();
+        std::fs::write(ws.join("a/b/.git/config"), "[core]\n").unwrap();
+        std::fs::create_dir_all(ws.join(".vscode")).unwrap();
+        std::fs::write(ws.join(".vscode/tasks.json"), "{}").unwrap();
+        std::fs::create_dir_all(ws.join("c")).unwrap();
+        std::fs::write(ws.join("c/.git"), "gitdir: ../a/b/.git\n").unwrap();
+        let spec = SandboxSpec {
+            level: SandboxLevel::WorkspaceOnly,
+            workspace: ws.clone(),
+            temp: temp.path().canonicalize().unwrap(),
+            protected: super::super::paths::protected_in_workspace(&ws),
+            namespaces: true,
+            ..SandboxSpec::default()
+        };
+        let script = "\
+            mv a moved-a 2>/dev/null && echo MOVED-A; \
+            mv a/b moved-b 2>/dev/null && echo MOVED-B; \
+            mv a/b/.git moved-git 2>/dev/null && echo MOVED-GIT; \
+            echo planted > a/b/.git/hooks/pre-commit && echo WROTE-HOOK; \
+            echo planted >> a/b/.git/config && echo WROTE-CONFIG; \
+            mv .vscode moved-vscode 2>/dev/null && echo MOVED-VSCODE; \
+            echo planted > .vscode/tasks.json && echo WROTE-TASKS; \
+            echo 'gitdir: /tmp/planted' > c/.git && echo WROTE-GITFILE; \
+            mv c moved-c 2>/dev/null && echo MOVED-C; \
+            echo ok > a/b/notes.txt && echo WROTE-NOTES";
+        let out = std::process::Command::new(bwrap)
+            .args(bwrap_args(&spec, Path::new("/bin/sh"), None, &ws))
+            .args(["/bin/sh", "-c", script])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "WROTE-NOTES\n",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // (`mv` falls back to copying when a rename fails: a copy may be left beside, the
+        // originals stay where git and the editor look.)
+        assert!(!ws.join("a/b/.git/hooks/pre-commit").exists());
+        assert_eq!(
+            std::fs::read_to_string(ws.join("a/b/.git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join(".vscode/tasks.json")).unwrap(),
+            "{}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("c/.git")).unwrap(),
+            "gitdir: ../a/b/.git\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("a/b/notes.txt")).unwrap(),
+            "ok\n"
         );
     }
 }

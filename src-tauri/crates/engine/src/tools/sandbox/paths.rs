@@ -94,49 +94,246 @@ pub fn hidden_by<'h>(path: &Path, hidden: &'h [PathBuf]) -> Option<&'h Path> {
         .map(PathBuf::as_path)
 }
 
+/// Files in a workspace that other programs run, or take commands from, by themselves when the
+/// folder is opened — outside any sandbox: VS Code's tasks that run on opening and its settings
+/// (interpreter and terminal paths), a dev container's `initializeCommand`, direnv's `.envrc`,
+/// JetBrains' run configurations. Relative to the folder they are in, at any depth.
+pub const OPENED_BY_TOOLS: &[&str] = &[
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".devcontainer/devcontainer.json",
+    ".envrc",
+    ".idea/workspace.xml",
+];
+
+/// What git runs from, or takes commands from, in a git folder: its hooks, its configuration
+/// (`core.fsmonitor`, `core.sshCommand`, filters, aliases…), a worktree's configuration, the
+/// attributes that pick filters and diff drivers, and a linked worktree's `commondir` (which
+/// says where the configuration is).
+const GIT_RUNS: &[&str] = &[
+    "hooks",
+    "config",
+    "config.worktree",
+    "info/attributes",
+    "commondir",
+];
+
+/// How deep below the workspace the walk for repositories and [`OPENED_BY_TOOLS`] goes.
+const WALK_DEPTH: usize = 12;
+
+/// How many entries the walk visits at most, so that a huge tree (a `node_modules` of a
+/// million files) cannot stall the start of a command.
+const WALK_ENTRIES: usize = 100_000;
+
 /// The files and folders in a workspace that run code later, outside any sandbox: git's hooks
-/// and configuration (`core.fsmonitor`, `core.hooksPath`, aliases, filters), in the workspace's
-/// own repository and in repositories one level down. Under "Workspace only" they stay
-/// read-only so that a command cannot plant code for the user's next `git status` (issue 33).
-/// Only paths that exist are returned: a repository the command makes itself is its own.
+/// and configuration in every repository of the workspace — nested ones, submodules' git
+/// folders under `.git/modules`, linked worktrees, `.git` files themselves and the git folders
+/// they point to inside the workspace — a `core.hooksPath` folder in the working tree, and the
+/// files editors and tools run when the folder is opened ([`OPENED_BY_TOOLS`]). Under
+/// "Workspace only" they stay read-only so that a command cannot plant code for the user's next
+/// `git status` or the next time the folder is opened (issues 33 and 45).
+///
+/// Only paths that exist are returned (a missing one cannot be bound read-only): a repository
+/// or a settings file the command makes itself is its own. The walk does not follow symlinks
+/// and goes [`WALK_DEPTH`] folders deep; it visits at most [`WALK_ENTRIES`] entries (about a
+/// tenth of a second with a warm cache), two levels deep first, so past the cap the
+/// workspace's own repository, those one level down and whatever was found so far are still
+/// protected, and deeper ones the walk did not reach are not (a debug line says the cap was
+/// reached).
 pub fn protected_in_workspace(workspace: &Path) -> Vec<PathBuf> {
-    let mut repos = vec![workspace.to_path_buf()];
-    if let Ok(entries) = std::fs::read_dir(workspace) {
-        repos.extend(
-            entries
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.path()),
-        );
+    let real = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let mut found = Found {
+        workspace,
+        real: &real,
+        out: Vec::new(),
+        budget: WALK_ENTRIES,
+    };
+    for depth in [2, WALK_DEPTH] {
+        found.walk(depth);
     }
-    let mut out = Vec::new();
-    for repo in repos {
-        let git = repo.join(".git");
-        if !git.is_dir() || git.is_symlink() {
-            continue;
-        }
-        for part in ["hooks", "config", "config.worktree"] {
-            let path = git.join(part);
-            if std::fs::symlink_metadata(&path).is_ok() {
-                out.push(path);
-            }
-        }
-        if let Some(hooks) = hooks_path(&git.join("config"), &repo) {
-            if hooks.starts_with(workspace) && std::fs::symlink_metadata(&hooks).is_ok() {
-                out.push(hooks);
-            }
-        }
-    }
+    let mut out = found.out;
     out.sort();
     out.dedup();
     out
+}
+
+/// The walk of [`protected_in_workspace`] and what it found.
+struct Found<'w> {
+    /// The workspace as given (the paths returned are under it).
+    workspace: &'w Path,
+    /// Its real path, to tell whether a `.git` file points inside it.
+    real: &'w Path,
+    out: Vec<PathBuf>,
+    /// Entries the walk may still visit.
+    budget: usize,
+}
+
+impl Found<'_> {
+    /// Walks the workspace `depth` folders deep (hidden files included, no ignore files, no
+    /// symlinks followed, nothing inside a `.git` folder) within the budget.
+    fn walk(&mut self, depth: usize) {
+        let walk = ignore::WalkBuilder::new(self.workspace)
+            .standard_filters(false)
+            .require_git(false)
+            .follow_links(false)
+            .max_depth(Some(depth))
+            .filter_entry(|e| {
+                e.path()
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_none_or(|n| n != ".git")
+            })
+            .build();
+        for entry in walk.flatten() {
+            if self.budget == 0 {
+                tracing::debug!(
+                    "sandbox: {} has more than {WALK_ENTRIES} entries; deeper repositories are not protected",
+                    self.workspace.display()
+                );
+                return;
+            }
+            self.budget -= 1;
+            self.entry(entry.path(), entry.file_type());
+        }
+    }
+
+    /// Takes note of one entry of the walk.
+    fn entry(&mut self, path: &Path, kind: Option<std::fs::FileType>) {
+        let (Some(name), Some(kind)) = (path.file_name(), kind) else {
+            return;
+        };
+        if name == ".git" {
+            let folder = path.parent().unwrap_or(self.workspace);
+            if kind.is_dir() {
+                self.git_folder(path, Some(folder));
+                return;
+            }
+            // The `.git` file itself: rewritten, it would send git to a planted git folder.
+            // (A `.git` symlink cannot be kept: a read-only mount would land on its target.)
+            if kind.is_file() {
+                self.out.push(path.to_path_buf());
+            }
+            if let Some(target) = self.git_file_target(path, kind) {
+                self.git_folder(&target, Some(folder));
+            }
+            return;
+        }
+        if OPENED_BY_TOOLS.iter().any(|rel| path.ends_with(rel)) {
+            self.out.push(path.to_path_buf());
+        }
+    }
+
+    /// Where a `.git` file (`gitdir: <path>`, relative to its folder) or a `.git` symlink
+    /// leads, when that is a folder inside the workspace (as a path under the workspace as
+    /// given); a git folder outside it is not the command's to write.
+    fn git_file_target(&self, path: &Path, kind: std::fs::FileType) -> Option<PathBuf> {
+        let target = if kind.is_symlink() {
+            path.to_path_buf()
+        } else if kind.is_file() {
+            let folder = path.parent()?;
+            folder.join(gitdir(path)?)
+        } else {
+            return None; // a FIFO would block the read
+        };
+        let real = std::fs::canonicalize(target).ok()?;
+        let inside = real.strip_prefix(self.real).ok()?;
+        real.is_dir().then(|| self.workspace.join(inside))
+    }
+
+    /// Protects what git runs from in the git folder `git` ([`GIT_RUNS`]), its linked
+    /// worktrees' configuration and its submodules' git folders; `worktree` is the working
+    /// folder, for a relative `core.hooksPath`.
+    fn git_folder(&mut self, git: &Path, worktree: Option<&Path>) {
+        self.git_parts(git);
+        if let Some(hooks) = worktree.and_then(|w| hooks_path(&git.join("config"), w)) {
+            if hooks.starts_with(self.workspace) && std::fs::symlink_metadata(&hooks).is_ok() {
+                self.out.push(hooks);
+            }
+        }
+        self.worktrees(git);
+        self.modules(&git.join("modules"), 0);
+    }
+
+    /// The linked worktrees' own configuration and `commondir` in the git folder `git`.
+    fn worktrees(&mut self, git: &Path) {
+        for worktree in subfolders(&git.join("worktrees")) {
+            self.existing(worktree.join("config.worktree"));
+            self.existing(worktree.join("commondir"));
+        }
+    }
+
+    /// [`GIT_RUNS`] of one git folder, where they exist.
+    fn git_parts(&mut self, git: &Path) {
+        for part in GIT_RUNS {
+            self.existing(git.join(part));
+        }
+    }
+
+    /// The submodules' git folders under `modules` (a submodule's name may have slashes in it,
+    /// and a submodule has submodules of its own under its `modules`).
+    fn modules(&mut self, modules: &Path, depth: usize) {
+        if depth > WALK_DEPTH {
+            return;
+        }
+        for folder in subfolders(modules) {
+            if std::fs::symlink_metadata(folder.join("HEAD")).is_ok() {
+                self.git_parts(&folder);
+                self.worktrees(&folder);
+                self.modules(&folder.join("modules"), depth + 1);
+            } else {
+                self.modules(&folder, depth + 1);
+            }
+        }
+    }
+
+    fn existing(&mut self, path: PathBuf) {
+        if std::fs::symlink_metadata(&path).is_ok() {
+            self.out.push(path);
+        }
+    }
+}
+
+/// The folders in `dir` (not symlinks to folders); none when it cannot be read.
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The path a `.git` file names (`gitdir: <path>`), as written. Only its start is read.
+fn gitdir(file: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    let path = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    (!path.is_empty()).then(|| PathBuf::from(path))
 }
 
 /// `core.hooksPath` of a repository's config file, as a path (relative ones are relative to the
 /// repository's working folder): a hooks folder in the working tree (husky's `.husky`) runs code
 /// as surely as `.git/hooks`.
 fn hooks_path(config: &Path, repo: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(config).ok()?;
+    use std::io::Read;
+    // A regular file only (a FIFO would block), and only its first megabyte.
+    if !std::fs::metadata(config).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(config)
+        .ok()?
+        .take(1 << 20)
+        .read_to_string(&mut text)
+        .ok()?;
     let mut in_core = false;
     for line in text.lines() {
         let line = line.trim();
@@ -345,5 +542,113 @@ mod tests {
             ]
             .to_vec()
         );
+    }
+
+    /// Repositories at every depth, submodules' git folders, linked worktrees, `.git` files and
+    /// symlinks that point inside the workspace (and one that points outside), and the files
+    /// editors run when the folder is opened.
+    #[test]
+    fn git_folders_and_opened_files_are_protected_at_every_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let mkdir = |p: &str| std::fs::create_dir_all(ws.join(p)).unwrap();
+        let write = |p: &str, text: &str| {
+            let path = ws.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // The workspace's own repository, with a submodule (with one of its own), a submodule
+        // whose name has a slash, a linked worktree and attributes.
+        mkdir(".git/hooks");
+        write(".git/config", "[core]\n\tbare = false\n");
+        write(".git/info/attributes", "*.bin filter=x\n");
+        write(".git/worktrees/wt/config.worktree", "[core]\n");
+        write(".git/worktrees/wt/commondir", "../..\n");
+        write(".git/modules/sub/HEAD", "ref: refs/heads/main\n");
+        write(
+            ".git/modules/sub/config",
+            "[core]\n\tworktree = ../../../sub\n",
+        );
+        mkdir(".git/modules/sub/hooks");
+        write(
+            ".git/modules/sub/modules/inner/HEAD",
+            "ref: refs/heads/main\n",
+        );
+        mkdir(".git/modules/sub/modules/inner/hooks");
+        write(".git/modules/libs/foo/HEAD", "ref: refs/heads/main\n");
+        write(".git/modules/libs/foo/config", "[core]\n");
+        write("sub/.git", "gitdir: ../.git/modules/sub\n");
+        // A repository two levels down.
+        mkdir("a/b/.git/hooks");
+        write("a/b/.git/config", "[core]\n");
+        // A `.git` file pointing into the workspace, whose config names a hooks folder.
+        write("gitdirs/x/HEAD", "ref: refs/heads/main\n");
+        write("gitdirs/x/config", "[core]\n\thooksPath = .hooks\n");
+        mkdir("gitdirs/x/hooks");
+        write("vendor/x/.git", "gitdir: ../../gitdirs/x\n");
+        mkdir("vendor/x/.hooks");
+        // A `.git` symlink into the workspace.
+        mkdir("gitdirs/y/hooks");
+        mkdir("linked");
+        std::os::unix::fs::symlink(ws.join("gitdirs/y"), ws.join("linked/.git")).unwrap();
+        // A `.git` file pointing outside: not the command's to write, and no error.
+        std::fs::create_dir_all(outside.path().join("repo.git/hooks")).unwrap();
+        write(
+            "out/.git",
+            &format!("gitdir: {}\n", outside.path().join("repo.git").display()),
+        );
+        write("broken/.git", "not a gitdir line\n");
+        // A FIFO named `.git` is not read (it would block).
+        mkdir("fifo");
+        let _ = std::process::Command::new("mkfifo")
+            .arg(ws.join("fifo/.git"))
+            .status();
+        // Files editors run when the folder is opened, at any depth; others are not kept.
+        write(".envrc", "export X=1\n");
+        write("deep/er/.vscode/tasks.json", "{}");
+        write("deep/er/.vscode/launch.json", "{}");
+        write("svc/.devcontainer/devcontainer.json", "{}");
+        write("svc/.idea/workspace.xml", "<project/>");
+        write(".vscode/settings.json", "{}");
+        // Deeper than the walk goes.
+        let deep = (1..=13)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join("/");
+        mkdir(&format!("{deep}/.git/hooks"));
+
+        let protected = protected_in_workspace(&ws);
+        let mut expected: Vec<PathBuf> = [
+            ".envrc",
+            ".git/config",
+            ".git/hooks",
+            ".git/info/attributes",
+            ".git/modules/libs/foo/config",
+            ".git/modules/sub/config",
+            ".git/modules/sub/hooks",
+            ".git/modules/sub/modules/inner/hooks",
+            ".git/worktrees/wt/commondir",
+            ".git/worktrees/wt/config.worktree",
+            ".vscode/settings.json",
+            "a/b/.git/config",
+            "a/b/.git/hooks",
+            "broken/.git",
+            "deep/er/.vscode/tasks.json",
+            "gitdirs/x/config",
+            "gitdirs/x/hooks",
+            "gitdirs/y/hooks",
+            "out/.git",
+            "sub/.git",
+            "svc/.devcontainer/devcontainer.json",
+            "svc/.idea/workspace.xml",
+            "vendor/x/.git",
+            "vendor/x/.hooks",
+        ]
+        .iter()
+        .map(|p| ws.join(p))
+        .collect();
+        expected.sort();
+        assert_eq!(protected, expected);
     }
 }

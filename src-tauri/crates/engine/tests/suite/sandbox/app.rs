@@ -546,8 +546,23 @@ async fn npm_install_works_with_only_the_registry_listed() {
         ..
     } = &open_app("app.tollgate.test.hosts", "ws").await;
     let (app, mock, chat) = (app, mock, *chat);
+    // The proxy refuses a listed name that leads to a private or reserved address unless that
+    // address is listed too (issue 45). Where the registry resolves to one (a machine whose
+    // DNS sends it to a local mirror), the user lists the address as well; so does the test.
+    let mut hosts = vec!["registry.npmjs.org".to_string()];
+    for addr in tokio::net::lookup_host(("registry.npmjs.org", 443))
+        .await
+        .unwrap()
+    {
+        if !tollgate_engine::tools::reach::is_public(addr.ip()) {
+            hosts.push(match addr {
+                std::net::SocketAddr::V4(a) => format!("{}:443", a.ip()),
+                std::net::SocketAddr::V6(a) => format!("[{}]:443", a.ip()),
+            });
+        }
+    }
     let registry = ChatSandbox {
-        hosts: vec!["registry.npmjs.org".into()],
+        hosts: hosts.clone(),
         ..ChatSandbox::default()
     };
     app.set_chat_sandbox(chat, registry, false).await.unwrap();
@@ -561,14 +576,17 @@ async fn npm_install_works_with_only_the_registry_listed() {
     let (cards, _) = turn_allowing_all(app, chat, "install it").await;
     let card = cards[0].as_ref().unwrap();
     assert!(card.env.is_empty());
-    assert_eq!(card.hosts, ["registry.npmjs.org"]);
+    assert_eq!(card.hosts, hosts);
     assert!(!card.network);
     let results = tool_results(mock);
     assert!(results[0].starts_with("Exit code 0."), "{}", results[0]);
     assert!(results[0].contains("true"), "{}", results[0]);
     assert!(ws.join("node_modules/is-number/package.json").is_file());
     assert!(
-        results[1].contains("Blocked by the sandbox: connecting to example.com:443 (not among this chat's allowed hosts: registry.npmjs.org)"),
+        results[1].contains(&format!(
+            "Blocked by the sandbox: connecting to example.com:443: example.com:443 is not among this chat's allowed hosts ({})",
+            hosts.join(", ")
+        )),
         "{}",
         results[1]
     );
