@@ -10,6 +10,7 @@ mod demo_flow;
 mod desktop_font;
 mod export;
 mod gate_flows;
+mod gate_routes;
 mod glyphs;
 mod installed;
 mod logs;

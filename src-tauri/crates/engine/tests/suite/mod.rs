@@ -23,5 +23,6 @@ mod results;
 mod robustness;
 mod sandbox;
 mod secrets;
+mod security_doc;
 mod service;
 mod streams;
