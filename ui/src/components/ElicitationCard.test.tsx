@@ -86,6 +86,24 @@ describe("a server's question", () => {
     expect(answered).toHaveBeenCalledWith("el-1");
   });
 
+  it("flags a form that asks for a secret, which the spec says a form must not", async () => {
+    await act(() => {
+      render(<ElicitationCard elicitation={form} onAnswered={() => {}} />, root);
+    });
+    expect(root.querySelector("[data-role=elicit-secret-warning]")).toBeNull();
+    await unmount(root);
+    const asks: PendingElicitation = {
+      ...form,
+      id: "el-3",
+      kind: { mode: "form", schema: { type: "object", properties: { apiKey: { type: "string", title: "API key" } } } },
+    };
+    await act(() => {
+      render(<ElicitationCard elicitation={asks} onAnswered={() => {}} />, root);
+    });
+    expect(root.querySelector("[data-role=elicit-secret-warning]")?.textContent).toContain("must not ask for secrets in a form");
+    expect(root.querySelector<HTMLInputElement>("[data-field=apiKey] input")?.type).toBe("password");
+  });
+
   it("declines on Escape and keeps the card when the backend refuses", async () => {
     answer.mockRejectedValueOnce(commandError("notFound", "no question with id el-1 is waiting"));
     await act(() => {

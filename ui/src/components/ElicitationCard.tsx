@@ -184,6 +184,11 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
       <p class="question-text">
         <RevealedText segments={reveal(e.message).segments} />
       </p>
+      {fields.some((f) => f.kind.type === "text" && f.kind.secret) ? (
+        <p class="inline-error" role="alert" data-role="elicit-secret-warning">
+          {t("elicit.asksSecret", { server: e.server })}
+        </p>
+      ) : null}
       {e.kind.mode === "form" ? (
         <form
           class="elicit-form"

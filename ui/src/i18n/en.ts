@@ -787,6 +787,8 @@ export const en = {
   "invalid.mcpNotRemote": "“{server}” is a local server: only remote (HTTP) servers sign in",
   "invalid.mcpSignInUnderWay": "a sign-in to “{server}” is already waiting for the browser",
   "elicit.title": "The MCP server {server} asks you",
+  "elicit.asksSecret":
+    "This form asks for a password, a key or a token. MCP servers must not ask for secrets in a form (they send you to their own page for that): decline unless you know why {server} needs it here.",
   "elicit.send": "Send",
   "elicit.decline": "Decline",
   "elicit.cancel": "Cancel what it is doing",

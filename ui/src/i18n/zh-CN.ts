@@ -778,6 +778,8 @@ export const zhCN: Record<Key, string> = {
   "invalid.mcpNotRemote": "“{server}”是本地服务器：只有远程（HTTP）服务器需要登录",
   "invalid.mcpSignInUnderWay": "对“{server}”的登录已在等待浏览器",
   "elicit.title": "MCP 服务器 {server} 向你提问",
+  "elicit.asksSecret":
+    "此表单索要密码、密钥或令牌。MCP 服务器不得在表单中索要机密（应引导你到它们自己的页面）：除非你清楚 {server} 为何需要，否则请拒绝。",
   "elicit.send": "发送",
   "elicit.decline": "拒绝",
   "elicit.cancel": "取消它正在做的事",

@@ -18,7 +18,7 @@ pub const RESERVED_NAMES: [&str; 6] = ["vars", "basic", "chat", "files", "shell"
 pub enum McpConfigError {
     #[error("a server name must be 1–32 letters, digits, '-' or '_' (got \"{0}\")")]
     BadName(String),
-    #[error("\"{0}\" is the name of a built-in tool group; choose another name")]
+    #[error("\"{0}\" is the name of a built-in tool group; choose another name for the server (when importing, rename it in the JSON and import again)")]
     Reserved(String),
     #[error("server \"{name}\": {message}")]
     Invalid { name: String, message: String },
@@ -202,6 +202,22 @@ impl McpServerConfig {
                 if !matches!(parsed.scheme(), "http" | "https") {
                     return Err(invalid("the URL must start with http:// or https://"));
                 }
+                // A credential in a header goes over plain http only to this machine: anywhere
+                // else anyone on the way reads it (issue 45).
+                if parsed.scheme() == "http"
+                    && !is_loopback_host(&parsed)
+                    && headers.keys().any(|k| {
+                        let k = k.to_ascii_lowercase();
+                        k == "authorization"
+                            || k == "proxy-authorization"
+                            || k.contains("api-key")
+                            || k.contains("token")
+                    })
+                {
+                    return Err(invalid(
+                        "a credential header is sent only over https:// (or to this machine): use the server's https:// address",
+                    ));
+                }
                 if headers
                     .keys()
                     .any(|k| reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err())
@@ -233,6 +249,16 @@ impl McpServerConfig {
     }
 }
 
+/// Whether a URL's host is this machine (`localhost`, `127.0.0.0/8`, `::1`).
+pub fn is_loopback_host(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// Checks a server name: it becomes a tool-group name and a prefix of tool names.
 pub fn validate_name(name: &str) -> Result<(), McpConfigError> {
     if name.is_empty()
@@ -249,7 +275,9 @@ pub fn validate_name(name: &str) -> Result<(), McpConfigError> {
     Ok(())
 }
 
-/// Turns any label into a valid server name ("My Server!" → "My-Server").
+/// Turns any label into a valid server name ("My Server!" → "My-Server"). A built-in group's
+/// name stays as it is, for [`validate_name`] to refuse: the user is told and chooses another,
+/// never renamed behind their back (issue 45).
 pub fn sanitize_name(raw: &str) -> String {
     let mut out = String::new();
     for c in raw.chars() {
@@ -262,9 +290,6 @@ pub fn sanitize_name(raw: &str) -> String {
     let mut out: String = out.trim_matches('-').chars().take(32).collect();
     if out.is_empty() {
         out = "server".into();
-    }
-    if RESERVED_NAMES.contains(&out.as_str()) {
-        out = format!("mcp-{out}");
     }
     out
 }
@@ -291,6 +316,9 @@ pub fn import_json(text: &str) -> Result<Vec<McpServerConfig>, McpConfigError> {
     let mut out: Vec<McpServerConfig> = Vec::new();
     for (raw_name, entry) in map {
         let name = sanitize_name(raw_name);
+        if RESERVED_NAMES.contains(&name.as_str()) {
+            return Err(McpConfigError::Reserved(name));
+        }
         if out.iter().any(|s| s.name == name) {
             return Err(McpConfigError::Invalid {
                 name,
@@ -455,9 +483,34 @@ mod tests {
     }
 
     #[test]
+    fn a_credential_header_goes_over_plain_http_only_to_this_machine() {
+        let with = |url: &str, header: &str| {
+            let mut c = McpServerConfig::stdio("remote", "x", &[]);
+            c.transport = McpTransport::Http {
+                url: url.into(),
+                headers: [(header.to_string(), String::new())].into_iter().collect(),
+            };
+            c.validate()
+        };
+        let refused = with("http://mcp.example.com/mcp", "Authorization").unwrap_err();
+        assert!(refused.to_string().contains("https://"), "{refused}");
+        assert!(with("http://mcp.example.com/mcp", "X-Api-Key").is_err());
+        assert!(with("https://mcp.example.com/mcp", "Authorization").is_ok());
+        assert!(with("http://127.0.0.1:3001/mcp", "Authorization").is_ok());
+        assert!(with("http://localhost:3001/mcp", "Authorization").is_ok());
+        assert!(with("http://mcp.example.com/mcp", "Accept").is_ok());
+    }
+
+    #[test]
     fn names_are_sanitised_and_builtin_groups_reserved() {
         assert_eq!(sanitize_name("My Server!"), "My-Server");
-        assert_eq!(sanitize_name("files"), "mcp-files");
+        assert_eq!(sanitize_name("files"), "files");
+        let clash = import_json(r#"{"mcpServers": {"files": {"command": "node"}}}"#).unwrap_err();
+        assert_eq!(clash, McpConfigError::Reserved("files".into()));
+        assert!(
+            clash.to_string().contains("rename it in the JSON"),
+            "{clash}"
+        );
         assert_eq!(sanitize_name("☃"), "server");
         assert!(validate_name("shell").is_err());
         assert!(validate_name("a b").is_err());

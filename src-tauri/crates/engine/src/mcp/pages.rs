@@ -29,13 +29,29 @@ pub struct RequiredPage {
     pub message: String,
 }
 
-/// The host of an address a server asks the user to open, if it is a web address (nothing
-/// else is ever opened).
+/// The host of an address a server asks the user to open, if it is a public web address
+/// (nothing else is ever opened): a page on this machine or a private network would let a
+/// server aim the user's browser, and its cookies, at a router or a local service (issue 45).
 pub fn web_host(url: &str) -> Result<String, String> {
     let parsed =
         url::Url::parse(url).map_err(|e| format!("the address to open is not one: {e}"))?;
     if !matches!(parsed.scheme(), "https" | "http") {
         return Err("only web addresses are opened".into());
+    }
+    let inside = match parsed.host() {
+        Some(url::Host::Ipv4(ip)) => !crate::tools::reach::is_public(ip.into()),
+        Some(url::Host::Ipv6(ip)) => !crate::tools::reach::is_public(ip.into()),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost") || !name.contains('.')
+        }
+        None => true,
+    };
+    if inside {
+        return Err(format!(
+            "the page to open ({}) is on this machine or a private network; a server may send the user only to public web pages",
+            parsed.host_str().unwrap_or_default()
+        ));
     }
     Ok(parsed.host_str().unwrap_or_default().to_string())
 }
@@ -169,6 +185,28 @@ pub async fn open_pages(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+
+    #[test]
+    fn a_page_on_this_machine_or_a_private_network_is_never_opened() {
+        assert_eq!(
+            web_host("https://connect.example.com/start").unwrap(),
+            "connect.example.com"
+        );
+        for inside in [
+            "http://127.0.0.1:8080/admin",
+            "http://localhost/x",
+            "http://app.localhost/x",
+            "http://192.168.1.1/",
+            "http://169.254.169.254/latest/meta-data",
+            "http://[::1]/",
+            "http://[fd00::1]/",
+            "http://router/",
+        ] {
+            let refused = web_host(inside).unwrap_err();
+            assert!(refused.contains("private network"), "{inside}: {refused}");
+        }
+        assert!(web_host("file:///etc/passwd").is_err());
+    }
     use serde_json::json;
 
     #[test]

@@ -10,6 +10,9 @@ use tokio::net::TcpListener;
 const CALLBACK_PATH: &str = "/callback";
 /// The most a browser's request head may take; longer ones are refused.
 const MAX_HEAD: usize = 16 * 1024;
+/// How long a connection may take to send its request head: one that sends nothing is closed,
+/// so it cannot hold the listener while the browser's answer waits behind it (issue 45).
+const HEAD_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A listener waiting for one redirect.
 pub struct Loopback {
@@ -43,13 +46,16 @@ impl Loopback {
         format!("http://127.0.0.1:{}{CALLBACK_PATH}", self.port)
     }
 
-    /// Waits for the browser to come back with the code (or a refusal).
-    pub async fn next_redirect(&self) -> std::io::Result<Redirect> {
+    /// Waits for the browser to come back with the code (or a refusal) for the request whose
+    /// `state` this is: an answer with another state — a page or a program on this machine
+    /// knocking, with a code or an `error` of its own — is turned away and the wait goes on
+    /// (issue 45).
+    pub async fn next_redirect(&self, state: &str) -> std::io::Result<Redirect> {
         loop {
             let (mut stream, _) = self.listener.accept().await?;
-            let head = match read_head(&mut stream).await {
-                Ok(head) => head,
-                Err(_) => continue,
+            let head = match tokio::time::timeout(HEAD_PATIENCE, read_head(&mut stream)).await {
+                Ok(Ok(head)) => head,
+                Ok(Err(_)) | Err(_) => continue,
             };
             let Some(target) = request_target(&head) else {
                 let _ = respond(&mut stream, "400 Bad Request", "Not a sign-in.").await;
@@ -69,6 +75,15 @@ impl Loopback {
                     .find(|(k, _)| k == name)
                     .map(|(_, v)| v.into_owned())
             };
+            if state.is_empty() || param("state").as_deref() != Some(state) {
+                let _ = respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    "This is not the answer to Tollgate's sign-in.",
+                )
+                .await;
+                continue;
+            }
             if let Some(error) = param("error") {
                 let _ = respond(
                     &mut stream,
@@ -81,7 +96,7 @@ impl Loopback {
                     description: param("error_description"),
                 });
             }
-            if param("code").is_none() || param("state").is_none() {
+            if param("code").is_none() {
                 let _ = respond(
                     &mut stream,
                     "400 Bad Request",
@@ -161,10 +176,15 @@ mod tests {
         let lb = Loopback::bind().await.expect("binds");
         let base = lb.redirect_uri();
         assert!(base.starts_with("http://127.0.0.1:"));
-        let waiting = tokio::spawn(async move { lb.next_redirect().await });
+        let waiting = tokio::spawn(async move { lb.next_redirect("xyz").await });
         let favicon = base.replace("/callback", "/favicon.ico");
         assert_eq!(get(&favicon).await.0, 404);
         assert_eq!(get(&base).await.0, 400, "a callback without a code");
+        assert_eq!(
+            get(&format!("{base}?code=planted&state=other")).await.0,
+            400,
+            "a code for another sign-in"
+        );
         let (status, page) = get(&format!("{base}?code=abc&state=xyz&iss=http%3A%2F%2Fas")).await;
         assert_eq!(status, 200);
         assert!(page.contains("Signed in"));
@@ -179,11 +199,22 @@ mod tests {
     async fn a_refusal_comes_back_as_one() {
         let lb = Loopback::bind().await.expect("binds");
         let base = lb.redirect_uri();
-        let waiting = tokio::spawn(async move { lb.next_redirect().await });
+        let waiting = tokio::spawn(async move { lb.next_redirect("s1").await });
+        // A connection that sends nothing does not hold the listener for ever.
+        let silent = tokio::net::TcpStream::connect(
+            base.trim_start_matches("http://")
+                .trim_end_matches("/callback"),
+        )
+        .await
+        .expect("connects");
+        // A refusal without the sign-in's state (a page on this machine) cancels nothing.
+        let (status, _) = get(&format!("{base}?error=access_denied")).await;
+        assert_eq!(status, 400);
         get(&format!(
-            "{base}?error=access_denied&error_description=no+thanks"
+            "{base}?error=access_denied&error_description=no+thanks&state=s1"
         ))
         .await;
+        drop(silent);
         assert_eq!(
             waiting.await.expect("joins").expect("a redirect"),
             Redirect::Refused {

@@ -164,9 +164,18 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
     if !openable(address) {
         return Err(SignInError::UnsafeAddress(address.to_string()));
     }
+    // The answer must carry this request's state, a refusal too (issue 45).
+    let state = url::Url::parse(address)
+        .ok()
+        .and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        })
+        .unwrap_or_default();
     (req.browser)(address).map_err(SignInError::Browser)?;
     let redirect = tokio::select! {
-        r = tokio::time::timeout(SIGN_IN_TIMEOUT, loopback.next_redirect()) => match r {
+        r = tokio::time::timeout(SIGN_IN_TIMEOUT, loopback.next_redirect(&state)) => match r {
             Err(_) => return Err(SignInError::TimedOut(SIGN_IN_TIMEOUT.as_secs() / 60)),
             Ok(Err(e)) => return Err(SignInError::Other(format!("the browser's answer could not be read: {e}"))),
             Ok(Ok(redirect)) => redirect,
