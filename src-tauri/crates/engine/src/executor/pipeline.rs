@@ -419,12 +419,23 @@ impl ToolExecutor {
                     report.blocked = report.blocked.into_iter().map(known).collect();
                     report
                 });
-                if entry.tool.spec().content == ContentKind::Command {
-                    sources.extend(super::sources::network_source(
+                match entry.tool.spec().content {
+                    ContentKind::Command => sources.extend(super::sources::network_source(
                         trace.sandbox.as_ref(),
                         sources.first(),
-                    ));
+                    )),
+                    // A file keeps what it was written from (issue 45).
+                    ContentKind::Workspace => {
+                        if let Some(path) = args.get("path").and_then(Value::as_str) {
+                            sources.extend(self.file_taint(path).await);
+                        }
+                    }
+                    ContentKind::Own
+                    | ContentKind::Web
+                    | ContentKind::Mcp { .. }
+                    | ContentKind::Variables => {}
                 }
+                self.taint_written(entry, args, view).await;
                 let text = known(
                     entry
                         .tool

@@ -1,11 +1,108 @@
 //! Where a call's result came from (F-80, issue 45): the labels the provenance gate reads.
 
+use super::permission::GuardView;
 use super::ToolExecutor;
-use crate::protocol::{SandboxGap, SandboxReport, Source};
+use crate::protocol::{GuardNote, SandboxGap, SandboxReport, Source};
+use crate::provenance::{distinct, Trust};
+use crate::tools::files::workspace::Workspace;
 use crate::tools::{ContentKind, RegisteredTool};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The largest file whose taint is kept and read (issue 45): hashing a larger one on every
+/// read costs more than its provenance is worth; such a file is judged by its folder alone.
+const MAX_TAINTED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The real path and workspace-relative name of `rel` in `workspace`, and its content's hash.
+async fn file_state(workspace: &std::path::Path, rel: &str) -> Option<(String, String)> {
+    let ws = Workspace::of(Some(workspace)).ok()?;
+    let real = ws.existing(rel).ok()?;
+    let meta = tokio::fs::metadata(&real).await.ok()?;
+    if !meta.is_file() || meta.len() > MAX_TAINTED_BYTES {
+        return None;
+    }
+    let bytes = tokio::fs::read(&real).await.ok()?;
+    Some((ws.relative(&real), hex::encode(Sha256::digest(&bytes))))
+}
 
 impl ToolExecutor {
+    /// The sources a workspace file carries because it was written from untrusted content
+    /// (issue 45), if its content is still what was written.
+    pub(super) async fn file_taint(&self, rel: &str) -> Vec<Source> {
+        let Some(workspace) = self.workspace() else {
+            return Vec::new();
+        };
+        let Some((path, hash)) = file_state(&workspace, rel).await else {
+            return Vec::new();
+        };
+        let folder = workspace.to_string_lossy().into_owned();
+        match self.deps.store.file_taint(&folder, &path, &hash).await {
+            Ok(sources) => sources,
+            Err(e) => {
+                tracing::warn!("the provenance of {path} could not be read: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// After a call wrote a workspace file: the file keeps the untrusted sources the model had
+    /// read when it wrote it, and those its arguments expanded (issue 45). Written from nothing
+    /// untrusted, it keeps none (an earlier record no longer matches its content).
+    pub(super) async fn taint_written(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        view: GuardView<'_>,
+    ) {
+        let Some(rel) = entry
+            .tool
+            .spec()
+            .writes_file
+            .and_then(|key| args.get(key))
+            .and_then(Value::as_str)
+        else {
+            return;
+        };
+        let sources: Vec<Source> = {
+            let settings = self.deps.settings.read();
+            let overrides = self.overrides.read();
+            let trust = Trust {
+                settings: &settings,
+                endorsed: &overrides.endorsed,
+            };
+            let read = view.exposure.map(|e| e.sources()).unwrap_or_default();
+            distinct(
+                view.expanded
+                    .iter()
+                    .flat_map(|(sources, _)| sources.iter())
+                    .chain(read.iter().rev())
+                    .filter(|s| trust.untrusted(s))
+                    .cloned(),
+            )
+            .into_iter()
+            .take(GuardNote::MAX_SOURCES)
+            .collect()
+        };
+        if sources.is_empty() {
+            return;
+        }
+        let Some(workspace) = self.workspace() else {
+            return;
+        };
+        let Some((path, hash)) = file_state(&workspace, rel).await else {
+            return;
+        };
+        let folder = workspace.to_string_lossy().into_owned();
+        if let Err(e) = self
+            .deps
+            .store
+            .set_file_taint(&folder, &path, &hash, &sources)
+            .await
+        {
+            tracing::warn!("the provenance of {path} could not be kept: {e}");
+        }
+    }
+
     /// Where a call's result came from (F-80), by what its tool's results hold: the page at its
     /// URL, the file or pattern in the workspace, the command's folder, the MCP server's tool,
     /// the variable it read. Tollgate's own results have none.

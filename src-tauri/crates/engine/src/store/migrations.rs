@@ -257,6 +257,19 @@ ALTER TABLE tool_calls ADD COLUMN guard TEXT NOT NULL DEFAULT 'quiet';
 CREATE INDEX tool_calls_tool ON tool_calls(tool, started_at);
 "#;
 
+/// Files written from untrusted content (issue 45): a file keeps the sources of what was written
+/// into it, by workspace, path and the hash of its content, across chats and restarts.
+const V13: &str = r#"
+CREATE TABLE file_taint (
+    workspace    TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    sources      TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (workspace, path)
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -271,6 +284,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V10),
         M::up(V11),
         M::up(V12),
+        M::up(V13),
     ])
 }
 

@@ -22,6 +22,7 @@ mod rank;
 mod records;
 mod search;
 mod settings;
+mod taint;
 mod variables;
 
 pub use branches::{BranchEnd, BranchPage};

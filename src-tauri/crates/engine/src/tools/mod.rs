@@ -84,6 +84,9 @@ pub struct ToolSpec {
     /// The JSON pointers of the arguments that name where a call goes or whom it acts on
     /// (issue 45): read from the schema, or declared; the user may override them.
     pub targets: Arc<[String]>,
+    /// The argument naming the workspace file a successful call writes (issue 45): the file
+    /// keeps the sources of the untrusted content the model had read when it wrote it.
+    pub writes_file: Option<&'static str>,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -109,6 +112,7 @@ impl ToolSpec {
         let targets = crate::provenance::targets::from_schema(&parameters).into();
         Self {
             targets,
+            writes_file: None,
             name: name.into(),
             description: description.into(),
             parameters,
@@ -153,6 +157,12 @@ impl ToolSpec {
     pub fn targets(mut self, targets: &[&str]) -> Self {
         let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
         self.targets = crate::provenance::targets::declared(&names).into();
+        self
+    }
+
+    /// Names the argument holding the workspace file a call writes (issue 45).
+    pub fn writes_file(mut self, argument: &'static str) -> Self {
+        self.writes_file = Some(argument);
         self
     }
 

@@ -395,7 +395,8 @@ impl WriteFile {
                     "content": {"type": "string"}
                 }, "required": ["path", "content"], "additionalProperties": false}),
             )
-            .policy(ExecutionPolicy::AskAlways),
+            .policy(ExecutionPolicy::AskAlways)
+            .writes_file("path"),
         )
     }
 }
@@ -449,7 +450,8 @@ impl EditFile {
                     "new_text": {"type": "string"}
                 }, "required": ["path", "old_text", "new_text"], "additionalProperties": false}),
             )
-            .policy(ExecutionPolicy::AskAlways),
+            .policy(ExecutionPolicy::AskAlways)
+            .writes_file("path"),
         )
     }
 }
