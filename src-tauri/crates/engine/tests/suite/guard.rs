@@ -326,6 +326,38 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
     assert!(exec.sandbox().network);
 }
 
+/// "Ways out off" keeps the command tool only where the sandbox can take the commands' network
+/// (issue 45): with the chat's sandbox off, or a system that cannot close the network, the
+/// switch would be a promise nothing keeps, so `run_command` goes with the other ways out.
+#[tokio::test]
+async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut() {
+    use tollgate_engine::protocol::{SandboxGap, SandboxLevel};
+    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let support = tollgate_engine::tools::supervisor::sandbox_support().await;
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    let ws = tempfile::tempdir().unwrap();
+    exec.set_workspace(Some(ws.path().to_path_buf()))
+        .await
+        .unwrap();
+    h.deps.settings.write().groups.insert("shell".into(), true);
+    let offered = |exec: &tollgate_engine::ToolExecutor| {
+        exec.enabled_tool_names()
+            .contains(&"run_command".to_string())
+    };
+    assert!(offered(&exec));
+    exec.set_ways_out_off(true).await.unwrap();
+    let can_cut = support.available() && !support.gaps(false).contains(&SandboxGap::Network);
+    assert_eq!(offered(&exec), can_cut, "{support:?}");
+    // The chat's sandbox off: nothing cuts the network, whatever the system can do.
+    let mut sandbox = exec.sandbox();
+    sandbox.level = SandboxLevel::Off;
+    exec.set_sandbox(sandbox).await.unwrap();
+    assert!(!offered(&exec));
+    exec.set_ways_out_off(false).await.unwrap();
+    assert!(offered(&exec));
+}
+
 #[tokio::test]
 async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
     let dir = tempfile::tempdir().unwrap();
