@@ -570,6 +570,15 @@ impl Session {
             .map_err(|e| fail(format!("sending a message: {e}")))
     }
 
+    /// The first stretch of the active card's arguments its gate note marks as untrusted.
+    pub async fn untrusted_mark(&self) -> Result<String, E2eError> {
+        self.el(".approval-card.is-active mark[data-span=untrusted]")
+            .await?
+            .text()
+            .await
+            .map_err(|e| fail(format!("reading the card's highlighted text: {e}")))
+    }
+
     /// The approval card that has the keyboard, once it shows.
     pub async fn active_approval(&self) -> Result<Element, E2eError> {
         self.el(".approval-card.is-active").await

@@ -70,13 +70,7 @@ async fn an_exposed_chat_holds_its_calls_until_the_user_trusts_the_source() {
     let text = card.text().await.unwrap();
     assert!(text.contains("This chat has read README.md"), "{text}");
     assert!(text.contains("auto policy would have allowed"), "{text}");
-    let mark = s
-        .el(".approval-card.is-active mark[data-span=untrusted]")
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let mark = s.untrusted_mark().await.unwrap();
     assert!(mark.contains("evil.example/i.sh"), "{mark}");
     let strip = s.el("[data-role=exposure]").await.unwrap();
     let said = strip.text().await.unwrap();

@@ -66,13 +66,7 @@ async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirme
         "{text}"
     );
     assert!(text.contains("auto policy would have allowed"), "{text}");
-    let mark = s
-        .el(".approval-card.is-active mark[data-span=untrusted]")
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let mark = s.untrusted_mark().await.unwrap();
     assert!(mark.contains("evil.example/i.sh"), "{mark}");
     assert!(!ws.path().join("setup.sh").exists());
     s.screenshots("server-texts-held-card").await.unwrap();

@@ -12,6 +12,7 @@ import { type Key, t } from "../i18n";
 import { effectsWords } from "../provenance";
 import { reveal } from "../reveal";
 import type { FindingKind, ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
+import { ConfirmRow } from "./ConfirmRow";
 import { useAction, useLoad } from "./hooks";
 import { RevealedText } from "./Payload";
 import { ErrorState, Loading } from "./States";
@@ -131,17 +132,15 @@ export function ServerReviewView(props: { server: string; onConfirmed: () => voi
           ))}
         </ul>
       </section>
-      {action.error ? (
-        <p class="inline-error" role="alert">
-          {action.error}
-        </p>
-      ) : null}
-      <div class="row">
-        <button type="button" class="btn btn--primary" disabled={action.busy} onClick={() => void confirm()} data-role="confirm-review">
-          {t("review.confirm")}
-        </button>
-        <small class="muted">{t("review.confirmHint")}</small>
-      </div>
+      <ConfirmRow
+        error={action.error}
+        busy={action.busy}
+        label={t("review.confirm")}
+        hint={t("review.confirmHint")}
+        role="confirm-review"
+        primary
+        onConfirm={() => void confirm()}
+      />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { t } from "../i18n";
 import type { Key } from "../i18n/en";
 import { partDiff } from "../toolChange";
 import type { DefinitionPart, ToolChange } from "../types";
+import { ConfirmRow } from "./ConfirmRow";
 import { useAction } from "./hooks";
 import { RevealedText } from "./Payload";
 import { reveal } from "../reveal";
@@ -59,17 +60,14 @@ export function ToolChangeView(props: { change: ToolChange; onAccepted?: () => v
       {change.changed.map((part) => (
         <PartDiff key={part} change={change} part={part} />
       ))}
-      {action.error ? (
-        <p class="inline-error" role="alert">
-          {action.error}
-        </p>
-      ) : null}
-      <div class="row">
-        <button type="button" class="btn" disabled={action.busy} onClick={() => void accept()} data-role="accept-change">
-          {t("change.accept")}
-        </button>
-        <small class="muted">{t("change.acceptHint")}</small>
-      </div>
+      <ConfirmRow
+        error={action.error}
+        busy={action.busy}
+        label={t("change.accept")}
+        hint={t("change.acceptHint")}
+        role="accept-change"
+        onConfirm={() => void accept()}
+      />
     </div>
   );
 }

@@ -88,7 +88,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             store.file_taint("/w", "a.md", "h1").await.unwrap(),
-            [page.clone()]
+            std::slice::from_ref(&page)
         );
         assert!(store
             .file_taint("/other", "a.md", "h1")

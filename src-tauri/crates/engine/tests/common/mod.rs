@@ -371,6 +371,16 @@ impl Harness {
         self.executor(id).await
     }
 
+    /// A new chat whose workspace is a new temporary folder (kept as long as the guard lives).
+    pub async fn chat_in_workspace(&self) -> (Arc<ToolExecutor>, tempfile::TempDir) {
+        let exec = self.chat().await;
+        let ws = tempfile::tempdir().unwrap();
+        exec.set_workspace(Some(ws.path().to_path_buf()))
+            .await
+            .unwrap();
+        (exec, ws)
+    }
+
     pub async fn executor(&self, chat: ChatId) -> Arc<ToolExecutor> {
         ToolExecutor::open(chat, self.deps.clone()).await.unwrap()
     }

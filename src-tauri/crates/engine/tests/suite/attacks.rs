@@ -265,11 +265,7 @@ async fn ask_once_records_are_bound_to_the_workspace() {
 #[tokio::test]
 async fn detached_processes_die_with_their_command() {
     let h = Harness::new().await;
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
+    let (exec, _ws) = h.chat_in_workspace().await;
     let marker = format!(
         "{}.{}",
         900 + std::process::id() % 90,

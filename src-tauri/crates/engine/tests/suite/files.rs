@@ -17,15 +17,6 @@ fn write(root: &Path, rel: &str, content: &str) {
     std::fs::write(p, content).unwrap();
 }
 
-async fn chat_with_workspace(h: &Harness) -> (Arc<ToolExecutor>, tempfile::TempDir) {
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
-    (exec, ws)
-}
-
 /// Runs a call that asks, answering with `d`; returns the approval and the result.
 async fn decided(
     h: &Harness,
@@ -49,7 +40,7 @@ async fn without_a_workspace_file_tools_are_not_offered() {
     assert!(!exec.definitions().iter().any(|d| d.name == "read_file"));
     let r = run(&exec, call("read_file", json!({"path": "a.txt"}))).await;
     assert_eq!(r.status, CallStatus::NotFound);
-    let (exec, _ws) = chat_with_workspace(&h).await;
+    let (exec, _ws) = h.chat_in_workspace().await;
     assert!(exec.definitions().iter().any(|d| d.name == "read_file"));
     assert!(exec.system_prompt_section().contains("## Files (`files`)"));
 }
@@ -57,7 +48,7 @@ async fn without_a_workspace_file_tools_are_not_offered() {
 #[tokio::test]
 async fn reading_lists_and_refusals() {
     let h = Harness::new().await;
-    let (exec, ws) = chat_with_workspace(&h).await;
+    let (exec, ws) = h.chat_in_workspace().await;
     let lines: String = (1..=30).map(|i| format!("line {i}\n")).collect();
     write(ws.path(), "notes/a.txt", &lines);
     write(ws.path(), "b.md", "# B\n");
@@ -157,7 +148,7 @@ async fn reading_lists_and_refusals() {
 #[tokio::test]
 async fn symlinks_out_are_refused_even_when_they_appear_after_approval() {
     let h = Harness::new().await;
-    let (exec, ws) = chat_with_workspace(&h).await;
+    let (exec, ws) = h.chat_in_workspace().await;
     let outside = tempfile::tempdir().unwrap();
     write(outside.path(), "secret.txt", "TOP SECRET");
     std::os::unix::fs::symlink(
@@ -206,7 +197,7 @@ async fn symlinks_out_are_refused_even_when_they_appear_after_approval() {
 #[tokio::test]
 async fn glob_and_grep_honour_gitignore() {
     let h = Harness::new().await;
-    let (exec, ws) = chat_with_workspace(&h).await;
+    let (exec, ws) = h.chat_in_workspace().await;
     write(ws.path(), ".gitignore", "target/\n");
     write(
         ws.path(),
@@ -259,7 +250,7 @@ async fn glob_and_grep_honour_gitignore() {
 #[tokio::test]
 async fn writes_and_edits_show_a_diff_and_edits_must_be_unique() {
     let h = Harness::new().await;
-    let (exec, ws) = chat_with_workspace(&h).await;
+    let (exec, ws) = h.chat_in_workspace().await;
     write(ws.path(), "app.txt", "alpha\nbeta\ngamma\nbeta\n");
 
     let (p, r) = decided(
@@ -337,7 +328,7 @@ async fn writes_and_edits_show_a_diff_and_edits_must_be_unique() {
 #[tokio::test]
 async fn path_rules_cover_matching_files_only() {
     let h = Harness::new().await;
-    let (exec, ws) = chat_with_workspace(&h).await;
+    let (exec, ws) = h.chat_in_workspace().await;
     let (_, r) = decided(
         &h,
         &exec,

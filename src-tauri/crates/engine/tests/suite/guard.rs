@@ -288,11 +288,7 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
         sends_out: true,
         ..ToolEffects::NONE
     });
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
+    let (exec, _ws) = h.chat_in_workspace().await;
     h.deps.settings.write().groups.insert("shell".into(), true);
     let mut sandbox = exec.sandbox();
     sandbox.network = true;
@@ -335,11 +331,7 @@ async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut
     tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     let support = tollgate_engine::tools::supervisor::sandbox_support().await;
     let h = Harness::new().await;
-    let exec = h.chat().await;
-    let ws = tempfile::tempdir().unwrap();
-    exec.set_workspace(Some(ws.path().to_path_buf()))
-        .await
-        .unwrap();
+    let (exec, _ws) = h.chat_in_workspace().await;
     h.deps.settings.write().groups.insert("shell".into(), true);
     let offered = |exec: &tollgate_engine::ToolExecutor| {
         exec.enabled_tool_names()

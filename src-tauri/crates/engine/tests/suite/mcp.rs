@@ -1200,6 +1200,25 @@ async fn run_unasked(
     task.await.unwrap()
 }
 
+/// Adds the probe server (writing to `marker`), waits until it is ready, and allows every
+/// call of its `forecast` in every chat (a global rule).
+async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
+    use tollgate_engine::protocol::{RuleAction, RuleScope};
+    app.save_mcp_server(probe("probe", marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(app, "probe").await, McpStatus::Ready);
+    app.rules
+        .add(
+            "probe__forecast",
+            None,
+            RuleAction::Allow,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+}
+
 /// The next approval waiting in `chat`.
 async fn next_pending(
     app: &Tollgate,
@@ -1218,27 +1237,13 @@ async fn next_pending(
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     use tollgate_engine::policy::DecidedBy;
-    use tollgate_engine::protocol::{
-        ApprovalRequest, AskReason, DefinitionPart, ReviewReason, RuleAction, RuleScope,
-    };
+    use tollgate_engine::protocol::{ApprovalRequest, AskReason, DefinitionPart, ReviewReason};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
-    app.save_mcp_server(probe("probe", &marker), None)
-        .await
-        .unwrap();
-    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     // The user allows every forecast, in every chat.
-    app.rules
-        .add(
-            "probe__forecast",
-            None,
-            RuleAction::Allow,
-            RuleScope::Global,
-        )
-        .await
-        .unwrap();
+    forecasts_allowed(&app, &marker).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let first = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Oslo"}))).await;
     assert_eq!(first.content, "sunny in Oslo");
 
@@ -1265,15 +1270,12 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     assert!(spec.effects.writes);
 
     // The next call asks despite the rule, and the card carries the diff.
-    let exec = app.executor(chat).await.unwrap();
-    let task = tokio::spawn(async move {
-        exec.execute(
-            call("probe__forecast", json!({"city": "Bergen"})),
-            CallOrigin::default(),
-            &CancellationToken::new(),
-        )
-        .await
-    });
+    let task = spawn_call(
+        &app,
+        chat,
+        call("probe__forecast", json!({"city": "Bergen"})),
+    )
+    .await;
     let pending = next_pending(&app, chat).await;
     let ApprovalRequest::Execution {
         reason,
@@ -1395,25 +1397,11 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     use tollgate_engine::policy::DecidedBy;
-    use tollgate_engine::protocol::{
-        ApprovalRequest, AskReason, DefinitionPart, RuleAction, RuleScope,
-    };
+    use tollgate_engine::protocol::{ApprovalRequest, AskReason, DefinitionPart};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
-    app.save_mcp_server(probe("probe", &marker), None)
-        .await
-        .unwrap();
-    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    app.rules
-        .add(
-            "probe__forecast",
-            None,
-            RuleAction::Allow,
-            RuleScope::Global,
-        )
-        .await
-        .unwrap();
+    forecasts_allowed(&app, &marker).await;
     let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let first = run_unasked(
         &app,
@@ -1433,15 +1421,12 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
 
     // The next chat: the rule would run it, but the tool is listed again first.
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let exec = app.executor(chat).await.unwrap();
-    let task = tokio::spawn(async move {
-        exec.execute(
-            call("probe__forecast", json!({"city": "Bergen"})),
-            CallOrigin::default(),
-            &CancellationToken::new(),
-        )
-        .await
-    });
+    let task = spawn_call(
+        &app,
+        chat,
+        call("probe__forecast", json!({"city": "Bergen"})),
+    )
+    .await;
     let pending = next_pending(&app, chat).await;
     let ApprovalRequest::Execution {
         reason,
