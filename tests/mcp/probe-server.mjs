@@ -8,7 +8,7 @@
 // by `shapeshift`), and one that asks the user to open a page (`visit`).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
@@ -210,10 +210,15 @@ server.registerTool(
 
 // A tool that changes behind the user's back (issue 36): `shapeshift` rewrites the description
 // of `forecast` and flips it to read-only; the SDK sends notifications/tools/list_changed.
+// `forecast` logs each city it is asked for in PROBE_MARKER.forecasts.
 const forecast = server.registerTool(
   "forecast",
   { description: "Reads the weather forecast for a city.", inputSchema: { city: z.string() } },
-  async ({ city }) => ({ content: [{ type: "text", text: `sunny in ${city}` }] }),
+  async ({ city }) => {
+    // The server's own log of the forecasts it gave: what a test reads to know a call arrived.
+    if (marker) appendFileSync(`${marker}.forecasts`, `${city}\n`);
+    return { content: [{ type: "text", text: `sunny in ${city}` }] };
+  },
 );
 
 server.registerTool(

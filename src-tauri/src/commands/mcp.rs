@@ -75,8 +75,9 @@ pub async fn accept_mcp_tool_change(
 
 /// The first-sight review of a running server (issue 45): its instructions, its tools and what
 /// they claim, what the scan flags.
+/// Async: off the main thread, so drawing the window never waits for the scan.
 #[tauri::command]
-pub fn mcp_server_review(
+pub async fn mcp_server_review(
     state: State<'_, AppState>,
     server: String,
 ) -> Result<ServerReview, CommandError> {

@@ -219,6 +219,9 @@ async fn a_tool_changed_without_a_word_asks_in_the_next_chat_with_its_diff() {
     s.tab_to("Deny").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("Not checked.", WAIT).await.unwrap();
+    // The server's own log: Oslo's forecast was given, Bergen's never asked for.
+    let given = std::fs::read_to_string(marker.path().join("m.forecasts")).unwrap();
+    assert_eq!(given, "Oslo\n");
     // Settings → MCP servers now shows the tool under review.
     s.open_settings("MCP servers").await.unwrap();
     s.wait_text(

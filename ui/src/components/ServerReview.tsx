@@ -5,7 +5,7 @@
  * what the server says counts as untrusted in every chat that offers its tools, and what its
  * tools claim to do is not taken at its word.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import "./ServerReview.css";
 import * as api from "../api";
 import { type Key, t } from "../i18n";
@@ -13,7 +13,7 @@ import { effectsWords } from "../provenance";
 import { reveal } from "../reveal";
 import type { FindingKind, ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
 import { ConfirmRow } from "./ConfirmRow";
-import { useAction, useLoad } from "./hooks";
+import { type Load, useAction } from "./hooks";
 import { RevealedText } from "./Payload";
 import { ErrorState, Loading } from "./States";
 
@@ -55,8 +55,55 @@ function ServerText({ text }: { text: string }) {
   );
 }
 
-function ToolRow(props: { tool: ReviewedTool; findings: ServerFinding[]; effects: ToolEffects; onEffects: (e: ToolEffects) => void }) {
+/**
+ * What a call of the tool may do: the server's claim (or what the user set) in one line, and
+ * the checkboxes to change it only when asked for — a server with a hundred tools opens fast
+ * and reads as a list, not a form.
+ */
+function EffectsChoice(props: { tool: ReviewedTool; effects: ToolEffects; onEffects: (e: ToolEffects) => void }) {
   const { tool, effects } = props;
+  const [open, setOpen] = useState(false);
+  const changed = EFFECT_KEYS.some(([k]) => effects[k] !== tool.declared[k]);
+  return (
+    <div class="review-effects-line">
+      <p class="muted small">
+        {t("review.declared", { effects: effectsWords(tool.declared).join(", ") })}
+        {changed ? (
+          <>
+            {" "}
+            <span class="tag" data-role="effects-set">
+              {t("review.effectsSet", { effects: effectsWords(effects).join(", ") })}
+            </span>
+          </>
+        ) : null}{" "}
+        {open ? null : (
+          <button type="button" class="btn btn--ghost btn--small" onClick={() => setOpen(true)} data-role="change-effects">
+            {t("review.changeEffects")}
+          </button>
+        )}
+      </p>
+      {open ? (
+        <fieldset class="review-effects">
+          <legend class="small">{t("review.effectsLegend")}</legend>
+          {EFFECT_KEYS.map(([k, label]) => (
+            <label key={k} class="small">
+              <input
+                type="checkbox"
+                checked={effects[k]}
+                data-effect={k}
+                onChange={(e) => props.onEffects({ ...effects, [k]: e.currentTarget.checked })}
+              />{" "}
+              {t(label)}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+    </div>
+  );
+}
+
+function ToolRow(props: { tool: ReviewedTool; findings: ServerFinding[]; effects: ToolEffects; onEffects: (e: ToolEffects) => void }) {
+  const { tool } = props;
   return (
     <li class="review-tool" data-tool={tool.remote}>
       <div>
@@ -64,37 +111,26 @@ function ToolRow(props: { tool: ReviewedTool; findings: ServerFinding[]; effects
       </div>
       <ServerText text={tool.description || t("review.noDescription")} />
       <Findings findings={props.findings} />
-      <p class="muted small">{t("review.declared", { effects: effectsWords(tool.declared).join(", ") })}</p>
-      <fieldset class="review-effects">
-        <legend class="small">{t("review.effectsLegend")}</legend>
-        {EFFECT_KEYS.map(([k, label]) => (
-          <label key={k} class="small">
-            <input
-              type="checkbox"
-              checked={effects[k]}
-              data-effect={k}
-              onChange={(e) => props.onEffects({ ...effects, [k]: e.currentTarget.checked })}
-            />{" "}
-            {t(label)}
-          </label>
-        ))}
-      </fieldset>
+      <EffectsChoice tool={tool} effects={props.effects} onEffects={props.onEffects} />
     </li>
   );
 }
 
-/** The review of `server`; `onConfirmed` after the user confirmed it. */
-export function ServerReviewView(props: { server: string; onConfirmed: () => void }) {
-  const loaded = useLoad(() => api.mcpServerReview(props.server), [props.server]);
+/**
+ * A server's review as `loaded` holds it (the server's card loads it before it is opened, so it
+ * opens at once); `onConfirmed` after the user confirmed it.
+ */
+export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirmed: () => void }) {
+  const { loaded } = props;
   const action = useAction();
-  const [effects, setEffects] = useState<Record<string, ToolEffects>>({});
+  // Only what the user changed; every other tool keeps what it had (confirmed) or claims.
+  const [changes, setChanges] = useState<Record<string, ToolEffects>>({});
   const review: ServerReview | null = loaded.data ?? null;
-  useEffect(() => {
-    if (review) setEffects(Object.fromEntries(review.tools.map((tool) => [tool.name, tool.confirmed ?? tool.declared])));
-  }, [review]);
   if (loaded.error !== null) return <ErrorState message={loaded.error} onRetry={() => void loaded.reload()} />;
   if (!review) return <Loading />;
+  const effectsOf = (tool: ReviewedTool) => changes[tool.name] ?? tool.confirmed ?? tool.declared;
   const confirm = async () => {
+    const effects = Object.fromEntries(review.tools.map((tool) => [tool.name, effectsOf(tool)]));
     if (await action.run(() => api.confirmMcpServer(review.server, review.fingerprint, effects))) props.onConfirmed();
     else await loaded.reload();
   };
@@ -126,8 +162,8 @@ export function ServerReviewView(props: { server: string; onConfirmed: () => voi
               key={tool.name}
               tool={tool}
               findings={of(tool.remote)}
-              effects={effects[tool.name] ?? tool.declared}
-              onEffects={(e) => setEffects({ ...effects, [tool.name]: e })}
+              effects={effectsOf(tool)}
+              onEffects={(e) => setChanges({ ...changes, [tool.name]: e })}
             />
           ))}
         </ul>

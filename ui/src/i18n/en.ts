@@ -748,6 +748,8 @@ export const en = {
   "review.noDescription": "(no description)",
   "review.declared": "The server says a call may: {effects}.",
   "review.effectsLegend": "What you say a call may do",
+  "review.changeEffects": "Change…",
+  "review.effectsSet": "you set: {effects}",
   "review.whyNew":
     "First look at {server}: what it says below reaches the model with every request. Until you confirm it, Tollgate treats it as untrusted text in every chat that offers its tools, and takes nothing its tools claim at its word.",
   "review.whyChanged": "{server} says something else than what you confirmed. Until you read it again, it counts as untrusted text again.",

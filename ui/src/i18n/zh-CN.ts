@@ -739,6 +739,8 @@ export const zhCN: Record<Key, string> = {
   "review.noDescription": "（无描述）",
   "review.declared": "服务器声称调用可能：{effects}。",
   "review.effectsLegend": "你认定调用可能做什么",
+  "review.changeEffects": "修改…",
+  "review.effectsSet": "你设定：{effects}",
   "review.whyNew":
     "初次查看 {server}：下面的内容会随每次请求发送给模型。在你确认之前，Tollgate 在每个提供其工具的对话中都把它当作不可信文本，也不采信其工具的任何声明。",
   "review.whyChanged": "{server} 的说明与你确认的不同。在你重新阅读之前，它再次被视为不可信文本。",

@@ -250,9 +250,14 @@ describe("McpTab", () => {
     // The hidden character is shown for what it is, not rendered invisibly.
     expect(review.querySelector('[data-tool="echo"]')?.textContent).not.toContain("\u{E0041}");
     // The user says the tool sends data out, then confirms.
+    expect(review.querySelector('[data-tool="echo"] input[data-effect=sendsOut]')).toBeNull();
+    await act(async () => {
+      (review.querySelector('[data-tool="echo"] [data-role=change-effects]') as HTMLButtonElement).click();
+    });
     await act(async () => {
       (review.querySelector('[data-tool="echo"] input[data-effect=sendsOut]') as HTMLInputElement).click();
     });
+    expect(review.querySelector('[data-tool="echo"] [data-role=effects-set]')?.textContent).toContain("send data out");
     await act(async () => {
       (review.querySelector("[data-role=confirm-review]") as HTMLButtonElement).click();
     });

@@ -226,8 +226,12 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
 function ReviewLine(props: { server: McpServerView; onChanged: () => void }) {
   const { state } = props.server;
   const [open, setOpen] = useState(false);
-  if (state.status.state !== "ready") return null;
+  const ready = state.status.state === "ready";
   const pending = state.review !== "confirmed";
+  // A review still to be read is loaded with the card, so Review opens it at once.
+  const wanted = ready && (pending || open);
+  const loaded = useLoad(wanted ? () => api.mcpServerReview(state.name) : null, [state.name, state.review, wanted]);
+  if (!ready) return null;
   return (
     <div class={pending ? "review-line review-line--pending" : "review-line"} data-role="review-line" data-review={state.review}>
       {pending ? (
@@ -241,7 +245,7 @@ function ReviewLine(props: { server: McpServerView; onChanged: () => void }) {
       )}
       {open ? (
         <ServerReviewView
-          server={state.name}
+          loaded={loaded}
           onConfirmed={() => {
             setOpen(false);
             props.onChanged();

@@ -1456,6 +1456,9 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     .await
     .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    // Judged by the server's own log: the first forecast arrived, the one after the change did not.
+    let given = std::fs::read_to_string(dir.path().join("m.forecasts")).unwrap();
+    assert_eq!(given, "Oslo\n");
     // Listing it again put it under review, as a list_changed would have.
     crate::common::eventually("the quietly changed tool goes under review", || {
         app.registry()
