@@ -13,36 +13,53 @@ use sha2::{Digest, Sha256};
 /// read costs more than its provenance is worth; such a file is judged by its folder alone.
 const MAX_TAINTED_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The real path and workspace-relative name of `rel` in `workspace`, and its content's hash.
-async fn file_state(workspace: &std::path::Path, rel: &str) -> Option<(String, String)> {
+/// The real path of `rel` in `workspace` and its workspace-relative name (the record's key).
+fn file_name(workspace: &std::path::Path, rel: &str) -> Option<(std::path::PathBuf, String)> {
     let ws = Workspace::of(Some(workspace)).ok()?;
     let real = ws.existing(rel).ok()?;
-    let meta = tokio::fs::metadata(&real).await.ok()?;
+    let name = ws.relative(&real);
+    Some((real, name))
+}
+
+/// The hash of a file's content, if it is a file small enough to keep provenance for.
+async fn content_hash(real: &std::path::Path) -> Option<String> {
+    let meta = tokio::fs::metadata(real).await.ok()?;
     if !meta.is_file() || meta.len() > MAX_TAINTED_BYTES {
         return None;
     }
-    let bytes = tokio::fs::read(&real).await.ok()?;
-    Some((ws.relative(&real), hex::encode(Sha256::digest(&bytes))))
+    let bytes = tokio::fs::read(real).await.ok()?;
+    Some(hex::encode(Sha256::digest(&bytes)))
 }
 
 impl ToolExecutor {
     /// The sources a workspace file carries because it was written from untrusted content
-    /// (issue 45), if its content is still what was written.
+    /// (issue 45), if its content is still what was written. The file is read (and hashed)
+    /// only when it has a record: reading a file with none costs one lookup.
     pub(super) async fn file_taint(&self, rel: &str) -> Vec<Source> {
         let Some(workspace) = self.workspace() else {
             return Vec::new();
         };
-        let Some((path, hash)) = file_state(&workspace, rel).await else {
+        let Some((real, path)) = file_name(&workspace, rel) else {
             return Vec::new();
         };
         let folder = workspace.to_string_lossy().into_owned();
-        match self.deps.store.file_taint(&folder, &path, &hash).await {
-            Ok(sources) => sources,
+        let store = &self.deps.store;
+        let (written, sources) = match store.file_taint(&folder, &path).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return Vec::new(),
             Err(e) => {
                 tracing::warn!("the provenance of {path} could not be read: {e}");
-                Vec::new()
+                return Vec::new();
             }
+        };
+        if content_hash(&real).await.as_deref() == Some(written.as_str()) {
+            return sources;
         }
+        // Changed by other means (or gone): it no longer carries what was written into it.
+        if let Err(e) = store.forget_file_taint(&folder, &path).await {
+            tracing::warn!("the provenance of {path} could not be cleared: {e}");
+        }
+        Vec::new()
     }
 
     /// After a call wrote a workspace file: the file keeps the untrusted sources the model had
@@ -89,7 +106,10 @@ impl ToolExecutor {
         let Some(workspace) = self.workspace() else {
             return;
         };
-        let Some((path, hash)) = file_state(&workspace, rel).await else {
+        let Some((real, path)) = file_name(&workspace, rel) else {
+            return;
+        };
+        let Some(hash) = content_hash(&real).await else {
             return;
         };
         let folder = workspace.to_string_lossy().into_owned();

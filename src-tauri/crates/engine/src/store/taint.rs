@@ -30,38 +30,39 @@ impl Store {
         .await
     }
 
-    /// The sources `path` in `workspace` carries if its content still has `hash`. A record for
-    /// other content is removed: the file changed by other means.
+    /// The record of `path` in `workspace`, if any: the hash of the content written and its
+    /// sources. Asked before the file is hashed, so a file with no record is never read twice.
     pub async fn file_taint(
         &self,
         workspace: &str,
         path: &str,
-        hash: &str,
-    ) -> StoreResult<Vec<Source>> {
-        let hash_read = hash.to_string();
-        let (workspace, path, hash) = (workspace.to_string(), path.to_string(), hash.to_string());
+    ) -> StoreResult<Option<(String, Vec<Source>)>> {
+        let (workspace, path) = (workspace.to_string(), path.to_string());
         let row: Option<(String, String)> = self
             .call(move |c| {
-                let row = c
-                    .query_row(
-                        "SELECT content_hash, sources FROM file_taint WHERE workspace = ?1 AND path = ?2",
-                        params![workspace, path],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
-                    )
-                    .optional()?;
-                if row.as_ref().is_some_and(|(h, _)| *h != hash) {
-                    c.execute(
-                        "DELETE FROM file_taint WHERE workspace = ?1 AND path = ?2",
-                        params![workspace, path],
-                    )?;
-                }
-                Ok(row)
+                Ok(c.query_row(
+                    "SELECT content_hash, sources FROM file_taint WHERE workspace = ?1 AND path = ?2",
+                    params![workspace, path],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?)
             })
             .await?;
-        Ok(match row {
-            Some((h, sources)) if h == hash_read => serde_json::from_str(&sources)?,
-            _ => Vec::new(),
+        row.map(|(hash, sources)| Ok((hash, serde_json::from_str(&sources)?)))
+            .transpose()
+    }
+
+    /// Forgets the record of `path` in `workspace`: its content changed by other means.
+    pub async fn forget_file_taint(&self, workspace: &str, path: &str) -> StoreResult<()> {
+        let (workspace, path) = (workspace.to_string(), path.to_string());
+        self.call(move |c| {
+            c.execute(
+                "DELETE FROM file_taint WHERE workspace = ?1 AND path = ?2",
+                params![workspace, path],
+            )?;
+            Ok(())
         })
+        .await
     }
 }
 
@@ -70,45 +71,39 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_taint_holds_for_its_content_and_goes_when_the_file_changes() {
+    async fn a_taint_is_kept_per_file_and_forgotten_on_request() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let page = Source::Web {
             url: "https://evil.example/p".into(),
             host: "evil.example".into(),
         };
-        assert!(store
-            .file_taint("/w", "a.md", "h1")
-            .await
-            .unwrap()
-            .is_empty());
+        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), None);
         store
             .set_file_taint("/w", "a.md", "h1", std::slice::from_ref(&page))
             .await
             .unwrap();
-        assert_eq!(
-            store.file_taint("/w", "a.md", "h1").await.unwrap(),
-            std::slice::from_ref(&page)
-        );
-        assert!(store
-            .file_taint("/other", "a.md", "h1")
-            .await
-            .unwrap()
-            .is_empty());
+        let kept = Some(("h1".to_string(), vec![page.clone()]));
+        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), kept);
+        assert_eq!(store.file_taint("/other", "a.md").await.unwrap(), None);
         // Reopened: it survives a restart.
         drop(store);
         let store = Store::open_in(dir.path()).unwrap();
-        assert_eq!(store.file_taint("/w", "a.md", "h1").await.unwrap(), [page]);
-        // Changed by other means: the record goes, and stays gone for the old content too.
-        assert!(store
-            .file_taint("/w", "a.md", "h2")
+        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), kept);
+        // Written again: the record follows the new content.
+        store
+            .set_file_taint("/w", "a.md", "h2", std::slice::from_ref(&page))
             .await
-            .unwrap()
-            .is_empty());
-        assert!(store
-            .file_taint("/w", "a.md", "h1")
-            .await
-            .unwrap()
-            .is_empty());
+            .unwrap();
+        assert_eq!(
+            store
+                .file_taint("/w", "a.md")
+                .await
+                .unwrap()
+                .map(|(h, _)| h),
+            Some("h2".to_string())
+        );
+        store.forget_file_taint("/w", "a.md").await.unwrap();
+        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), None);
     }
 }
