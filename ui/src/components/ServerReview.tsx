@@ -5,7 +5,8 @@
  * what the server says counts as untrusted in every chat that offers its tools, and what its
  * tools claim to do is not taken at its word.
  */
-import { useState } from "preact/hooks";
+import { memo } from "preact/compat";
+import { useCallback, useMemo, useState } from "preact/hooks";
 import "./ServerReview.css";
 import * as api from "../api";
 import { type Key, t } from "../i18n";
@@ -13,7 +14,7 @@ import { effectsWords } from "../provenance";
 import { reveal } from "../reveal";
 import type { FindingKind, ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
 import { ConfirmRow } from "./ConfirmRow";
-import { type Load, useAction } from "./hooks";
+import { type Load, useAction, useProgressive } from "./hooks";
 import { RevealedText } from "./Payload";
 import { ErrorState, Loading } from "./States";
 
@@ -24,6 +25,15 @@ const FINDING_KEYS: Record<FindingKind, Key> = {
   asksForSecrets: "review.finding.asksForSecrets",
   longerThanItsSchema: "review.finding.longerThanItsSchema",
 };
+
+/** Tools rendered with the review's first frame: more than its first screen holds. */
+const FIRST_TOOLS = 8;
+/**
+ * Tools added after each painted frame until the list is whole. Large: in WebKit each frame that
+ * changes the settings pane costs about the same however much changed (its repaint), so the
+ * rest comes in one frame for most servers.
+ */
+const TOOLS_PER_FRAME = 100;
 
 const EFFECT_KEYS: Array<[keyof ToolEffects, Key]> = [
   ["writes", "effects.writes"],
@@ -102,8 +112,17 @@ function EffectsChoice(props: { tool: ReviewedTool; effects: ToolEffects; onEffe
   );
 }
 
-function ToolRow(props: { tool: ReviewedTool; findings: ServerFinding[]; effects: ToolEffects; onEffects: (e: ToolEffects) => void }) {
-  const { tool } = props;
+/**
+ * One tool of the review. Memoised: the list fills in a batch per frame (and a change of one
+ * tool's effects re-renders the view), and rows already shown must not be rendered again.
+ */
+const ToolRow = memo(function ToolRow(props: {
+  tool: ReviewedTool;
+  findings: ServerFinding[];
+  effects: ToolEffects;
+  onEffects: (name: string, e: ToolEffects) => void;
+}) {
+  const { tool, onEffects } = props;
   return (
     <li class="review-tool" data-tool={tool.remote}>
       <div>
@@ -111,9 +130,21 @@ function ToolRow(props: { tool: ReviewedTool; findings: ServerFinding[]; effects
       </div>
       <ServerText text={tool.description || t("review.noDescription")} />
       <Findings findings={props.findings} />
-      <EffectsChoice tool={tool} effects={props.effects} onEffects={props.onEffects} />
+      <EffectsChoice tool={tool} effects={props.effects} onEffects={(e) => onEffects(tool.name, e)} />
     </li>
   );
+});
+
+const NO_FINDINGS: ServerFinding[] = [];
+
+/** The scan's findings by the tool they were found in (`null`: the server's instructions). */
+function findingsByTool(findings: ServerFinding[]): Map<string | null, ServerFinding[]> {
+  const by = new Map<string | null, ServerFinding[]>();
+  for (const f of findings) {
+    const key = f.tool ?? null;
+    by.set(key, [...(by.get(key) ?? []), f]);
+  }
+  return by;
 }
 
 /**
@@ -126,6 +157,11 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
   // Only what the user changed; every other tool keeps what it had (confirmed) or claims.
   const [changes, setChanges] = useState<Record<string, ToolEffects>>({});
   const review: ServerReview | null = loaded.data ?? null;
+  // The first screen of tools at once, the rest behind it a batch per frame: a server with a
+  // hundred tools opens at once (issue 45's target: 100 ms) and is whole a few frames later.
+  const shown = useProgressive(review?.tools.length ?? 0, FIRST_TOOLS, TOOLS_PER_FRAME);
+  const byTool = useMemo(() => findingsByTool(review?.findings ?? []), [review]);
+  const setEffects = useCallback((name: string, e: ToolEffects) => setChanges((c) => ({ ...c, [name]: e })), []);
   if (loaded.error !== null) return <ErrorState message={loaded.error} onRetry={() => void loaded.reload()} />;
   if (!review) return <Loading />;
   const effectsOf = (tool: ReviewedTool) => changes[tool.name] ?? tool.confirmed ?? tool.declared;
@@ -134,7 +170,7 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
     if (await action.run(() => api.confirmMcpServer(review.server, review.fingerprint, effects))) props.onConfirmed();
     else await loaded.reload();
   };
-  const of = (tool: string | null) => review.findings.filter((f) => (f.tool ?? null) === tool);
+  const of = (tool: string | null) => byTool.get(tool) ?? NO_FINDINGS;
   return (
     <div class="server-review" data-role="server-review" data-state={review.state}>
       <p class="server-review-why">
@@ -156,14 +192,14 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
       </section>
       <section>
         <div class="section-label">{t("review.tools", { count: review.tools.length })}</div>
-        <ul class="review-tools">
-          {review.tools.map((tool) => (
+        <ul class="review-tools" data-complete={shown === review.tools.length}>
+          {review.tools.slice(0, shown).map((tool) => (
             <ToolRow
               key={tool.name}
               tool={tool}
               findings={of(tool.remote)}
               effects={effectsOf(tool)}
-              onEffects={(e) => setChanges({ ...changes, [tool.name]: e })}
+              onEffects={setEffects}
             />
           ))}
         </ul>

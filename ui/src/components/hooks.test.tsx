@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type Action, type Load, type Loader, pause, useAction, useLoad } from "./hooks";
+import { type Action, type Load, type Loader, pause, useAction, useLoad, useProgressive } from "./hooks";
 import { unmount } from "./testRoot";
 
 /** A promise the test settles by hand, to order results as a slow network would. */
@@ -234,5 +234,32 @@ describe("useAction", () => {
       await expect(action().run(() => Promise.resolve())).resolves.toBe(true);
     });
     expect(action()).toMatchObject({ busy: false, error: null });
+  });
+});
+
+function ProgressiveProbe({ total, seen }: { total: number; seen: number[] }) {
+  seen.push(useProgressive(total, 12, 20));
+  return null;
+}
+
+describe("useProgressive", () => {
+  it("renders the first items at once and the rest a batch per painted frame, never more than there are", async () => {
+    const seen: number[] = [];
+    await act(async () => render(<ProgressiveProbe total={100} seen={seen} />, root));
+    expect(seen[0]).toBe(12);
+    await vi.waitFor(() => expect(seen[seen.length - 1]).toBe(100));
+    const counts = [...new Set(seen)];
+    expect(counts).toEqual([12, 32, 52, 72, 92, 100]);
+  });
+
+  it("starts over from the data when the list arrives later, and stops at once for a short list", async () => {
+    const seen: number[] = [];
+    await act(async () => render(<ProgressiveProbe total={0} seen={seen} />, root));
+    expect(seen).toEqual([0]);
+    await act(async () => render(<ProgressiveProbe total={5} seen={seen} />, root));
+    expect(seen[seen.length - 1]).toBe(5);
+    await act(async () => render(<ProgressiveProbe total={40} seen={seen} />, root));
+    await vi.waitFor(() => expect(seen[seen.length - 1]).toBe(40));
+    expect(Math.max(...seen)).toBe(40);
   });
 });

@@ -74,6 +74,22 @@ export function usePaintedSince(ready: boolean): boolean {
   return painted;
 }
 
+/**
+ * How many of a list's `total` items to render: `first` at once, then `batch` more after each
+ * painted frame until all are in. A long list (a server's hundred tools in its review) opens on
+ * its first screen at once and fills in below while the user reads, instead of holding the
+ * window until every row is laid out.
+ */
+export function useProgressive(total: number, first: number, batch: number): number {
+  const [extra, setExtra] = useState(0);
+  const shown = Math.min(total, first + extra * batch);
+  useEffect(() => {
+    if (shown >= total) return;
+    return afterNextPaint(() => setExtra((n) => n + 1));
+  }, [shown, total]);
+  return shown;
+}
+
 /** Closes a popover on outside click or Esc. */
 export function useDismiss(open: boolean, close: () => void, ref: { current: HTMLElement | null }): void {
   useEffect(() => {
