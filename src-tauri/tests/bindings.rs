@@ -26,7 +26,7 @@ use tollgate_engine::protocol::{
 };
 use tollgate_engine::protocol::{
     ArgSpan, Autonomy, ExposureView, GuardMark, GuardNote, GuardSettings, Source, SpanKind,
-    ToolEffects, TrustKey, WayOut,
+    ToolEffects, TrustKey, WayOut, WrittenFile,
 };
 use tollgate_engine::protocol::{
     ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
@@ -100,6 +100,7 @@ fn render() -> String {
         WayOut,
         ExposureView,
         Autonomy,
+        WrittenFile,
         ToolView,
         GroupView,
         SandboxLevel,

@@ -153,6 +153,14 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         json!({"chat": id, "source": {"type": "host", "host": "docs.rs"}}),
     )
     .unwrap();
+    let written = invoke(&webview, "written_files", json!({})).unwrap();
+    assert_eq!(written, json!([]), "{written}");
+    invoke(
+        &webview,
+        "trust_written_file",
+        json!({"workspace": "/w", "path": "a.md"}),
+    )
+    .unwrap();
     let figures = invoke(&webview, "autonomy", json!({"chat": null})).unwrap();
     assert_eq!(figures["consequential"], 0, "{figures}");
     let coverage = invoke(

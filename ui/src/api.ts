@@ -51,6 +51,7 @@ import type {
   SettingsView,
   ToolEvent,
   ToolSettings,
+  WrittenFile,
 } from "./types";
 
 declare global {
@@ -339,6 +340,14 @@ export function unendorseSource(chat: ChatId, source: TrustKey): Promise<void> {
 /** How consequential calls were decided, in one chat or in every chat (`null`). */
 export function autonomy(chat: ChatId | null): Promise<Autonomy> {
   return call("autonomy", { chat });
+}
+/** The files tools wrote from untrusted content, newest first. */
+export function writtenFiles(): Promise<WrittenFile[]> {
+  return call("written_files", {});
+}
+/** Trusts a file written from untrusted content: reading it no longer counts as untrusted. */
+export function trustWrittenFile(workspace: string, path: string): Promise<void> {
+  return call("trust_written_file", { workspace, path });
 }
 /** Which past calls an "always allow" rule would have covered. */
 export function ruleCoverage(tool: string, pattern: string | null, scope: RuleScope): Promise<RuleCoverage> {

@@ -181,6 +181,24 @@ endorsed: number,
  */
 asked: number, };
 
+export type WrittenFile = { 
+/**
+ * The workspace folder the file is in.
+ */
+workspace: string, 
+/**
+ * The file's path inside the workspace.
+ */
+path: string, 
+/**
+ * The untrusted sources in context when it was written.
+ */
+sources: Array<Source>, 
+/**
+ * When it was written (ms since the epoch).
+ */
+writtenAt: number, };
+
 export type ToolView = { name: string, description: string, enabled: boolean, 
 /**
  * The effective policies (the user's override, else the tool's default).

@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey, WrittenFile } from "./bindings";
 
 /** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -64,6 +64,8 @@ export interface Commands {
   endorse_source: { args: { chat: ChatId; source: TrustKey }; result: void };
   unendorse_source: { args: { chat: ChatId; source: TrustKey }; result: void };
   autonomy: { args: { chat: ChatId | null }; result: Autonomy };
+  written_files: { args: Record<string, never>; result: WrittenFile[] };
+  trust_written_file: { args: { workspace: string; path: string }; result: void };
   rule_coverage: { args: { tool: string; pattern: string | null; scope: RuleScope }; result: RuleCoverage };
   list_mcp_servers: { args: Record<string, never>; result: McpServerView[] };
   save_mcp_server: { args: { config: McpServerConfig; previous: string | null }; result: void };

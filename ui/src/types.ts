@@ -23,6 +23,7 @@ export type {
   ToolEffects,
   TrustKey,
   WayOut,
+  WrittenFile,
   FilledPrompt,
   McpPromptArgument,
   McpPromptView,

@@ -1,9 +1,11 @@
 //! The provenance gate (F-82…F-85): a chat's exposure, its ways out, endorsements, the autonomy
-//! figures and the rule preview.
+//! figures, the rule preview, and the files written from untrusted content.
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{Autonomy, CommandError, ExposureView, RuleScope, TrustKey};
+use tollgate_engine::protocol::{
+    Autonomy, CommandError, ExposureView, RuleScope, TrustKey, WrittenFile,
+};
 use tollgate_engine::service::RuleCoverage;
 use tollgate_engine::ChatId;
 
@@ -48,6 +50,20 @@ pub async fn autonomy(
     chat: Option<ChatId>,
 ) -> Result<Autonomy, CommandError> {
     Ok(state.app.autonomy(chat).await?)
+}
+
+#[tauri::command]
+pub async fn written_files(state: State<'_, AppState>) -> Result<Vec<WrittenFile>, CommandError> {
+    Ok(state.app.written_files().await?)
+}
+
+#[tauri::command]
+pub async fn trust_written_file(
+    state: State<'_, AppState>,
+    workspace: String,
+    path: String,
+) -> Result<(), CommandError> {
+    Ok(state.app.trust_written_file(&workspace, &path).await?)
 }
 
 #[tauri::command]

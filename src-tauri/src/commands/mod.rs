@@ -89,6 +89,8 @@ commands![
     guard::endorse_source,
     guard::unendorse_source,
     guard::autonomy,
+    guard::written_files,
+    guard::trust_written_file,
     guard::rule_coverage,
     mcp::list_mcp_servers,
     mcp::save_mcp_server,

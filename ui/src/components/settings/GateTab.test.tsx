@@ -1,9 +1,17 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SettingsView } from "../../types";
+import type { SettingsView, WrittenFile } from "../../types";
+
+/** What the backend holds: the files written from untrusted content. */
+const written: { files: WrittenFile[] } = { files: [] };
 
 vi.mock("../../api", () => ({
+  writtenFiles: vi.fn(() => Promise.resolve([...written.files])),
+  trustWrittenFile: vi.fn((workspace: string, path: string) => {
+    written.files = written.files.filter((f) => !(f.workspace === workspace && f.path === path));
+    return Promise.resolve();
+  }),
   setToolSettings: vi.fn(() => Promise.resolve()),
   autonomy: vi.fn(() => Promise.resolve({ consequential: 10, byPolicy: 2, byRule: 5, byRecord: 1, escalated: 2, endorsed: 1, asked: 2 })),
   pickFolder: vi.fn(() => Promise.resolve(null)),
@@ -58,6 +66,7 @@ beforeEach(() => {
   current = view();
   save.mockClear();
   confirm.mockReset();
+  written.files = [];
 });
 afterEach(() => unmount(root));
 
@@ -97,6 +106,28 @@ describe("Settings → Gate", () => {
     });
     expect(save.mock.calls[0]?.[0].guard.untrustedFolders).toEqual(["/home/u/Downloads"]);
     expect(root.querySelector("[data-role=autonomy]")?.textContent).toContain("8 of 10 calls that change or send something ran without asking");
+  });
+
+  it("lists the files written from untrusted content and trusts one on request, leaving the others", async () => {
+    const page = { type: "web", url: "https://evil.example/p", host: "evil.example" } as const;
+    written.files = [
+      { workspace: "/home/u/proj", path: "notes/todo.md", sources: [page], writtenAt: Date.now() },
+      { workspace: "/home/u/proj", path: "plan.md", sources: [page], writtenAt: Date.now() },
+    ];
+    await show();
+    const rows = () => Array.from(root.querySelectorAll<HTMLElement>("[data-role=written-files] .written-file"));
+    expect(rows().map((r) => r.dataset.path)).toEqual(["notes/todo.md", "plan.md"]);
+    expect(rows()[0]?.textContent).toContain("/home/u/proj");
+    expect(rows()[0]?.textContent).toContain("evil.example");
+    await act(async () => rows()[0]?.querySelector<HTMLButtonElement>("[data-role=trust-file]")?.click());
+    for (let i = 0; i < 3; i++) await act(async () => {});
+    expect(api.trustWrittenFile).toHaveBeenCalledWith("/home/u/proj", "notes/todo.md");
+    expect(rows().map((r) => r.dataset.path)).toEqual(["plan.md"]);
+  });
+
+  it("says when no file was written from untrusted content", async () => {
+    await show();
+    expect(root.querySelector("[data-role=written-files]")?.textContent).toContain("No file written from untrusted content.");
   });
 
   it("reads what the user typed as the kind of thing it is", () => {

@@ -1,13 +1,16 @@
 /**
  * Settings → Gate (F-82, F-85): the provenance gate's switch (turning it off is a warned choice),
  * what the user trusts in every chat (web hosts, folders, MCP servers, tools), the folders whose
- * workspaces count as untrusted, and the autonomy figures across all chats.
+ * workspaces count as untrusted, the files tools wrote from untrusted content (issue 45), and the
+ * autonomy figures across all chats.
  */
 import { useState } from "preact/hooks";
+import "./GateTab.css";
 import * as api from "../../api";
 import { type Key, t } from "../../i18n";
-import { trustKeyText } from "../../provenance";
-import type { GuardSettings, SettingsView, TrustKey } from "../../types";
+import { relativeTime } from "../../format";
+import { sourceText, trustKeyText } from "../../provenance";
+import type { GuardSettings, SettingsView, TrustKey, WrittenFile } from "../../types";
 import { AutonomyLine } from "../Guard";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
@@ -62,6 +65,50 @@ function kindOf(k: TrustKey): Key {
     case "network":
       return "gate.kindTool";
   }
+}
+
+/**
+ * The files tools wrote from untrusted content: where each is, what it was written from, and
+ * the button that trusts it (its record goes; reading it no longer counts as untrusted).
+ */
+function WrittenFiles() {
+  const [trusted, setTrusted] = useState(0);
+  const files = useLoad(() => api.writtenFiles(), [trusted], { keepOnChange: true });
+  const trusting = useAction();
+  const trust = (f: WrittenFile) =>
+    void trusting.run(() => api.trustWrittenFile(f.workspace, f.path)).then((ok) => {
+      if (ok) setTrusted((n) => n + 1);
+    });
+  return (
+    <section class="card" data-role="written-files">
+      <h2 class="card-title">{t("gate.writtenFiles")}</h2>
+      <p class="muted">{t("gate.writtenHint")}</p>
+      {files.error !== null ? (
+        <ErrorState message={files.error} onRetry={() => void files.reload()} />
+      ) : !files.data ? (
+        <Loading />
+      ) : files.data.length === 0 ? (
+        <p class="muted">{t("gate.writtenEmpty")}</p>
+      ) : (
+        <ul class="plain-list">
+          {files.data.map((f) => (
+            <li key={`${f.workspace}\u0000${f.path}`} class="row written-file" data-path={f.path}>
+              <span class="written-file-where">
+                <span class="mono wrap-anywhere">{f.path}</span>{" "}
+                <span class="muted small wrap-anywhere">
+                  {f.workspace} · {t("gate.writtenFrom", { sources: f.sources.map(sourceText).join(", ") })} · {relativeTime(f.writtenAt)}
+                </span>
+              </span>
+              <button type="button" class="btn btn--small" disabled={trusting.busy} onClick={() => trust(f)} data-role="trust-file">
+                {t("gate.trustFile")}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {trusting.error ? <p class="inline-error">{trusting.error}</p> : null}
+    </section>
+  );
 }
 
 export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
@@ -211,6 +258,8 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
           </button>
         </form>
       </section>
+
+      <WrittenFiles />
 
       <section class="card">
         <h2 class="card-title">{t("autonomy.title")}</h2>

@@ -300,6 +300,22 @@ pub struct ExposureView {
     pub ways_out_off: bool,
 }
 
+/// A file a tool wrote from untrusted content (issue 45), as Settings → Gate lists it: reading
+/// it brings `sources` back into any chat until the user trusts it or its content changes by
+/// other means.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WrittenFile {
+    /// The workspace folder the file is in.
+    pub workspace: String,
+    /// The file's path inside the workspace.
+    pub path: String,
+    /// The untrusted sources in context when it was written.
+    pub sources: Vec<Source>,
+    /// When it was written (ms since the epoch).
+    pub written_at: i64,
+}
+
 /// How often the gate let consequential calls run without a person, and why (F-85).
 #[derive(ts_rs::TS, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,7 +5,9 @@
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
 use crate::policy::DecidedBy;
-use crate::protocol::{Autonomy, ExposureView, Missing, Rule, RuleAction, RuleScope, TrustKey};
+use crate::protocol::{
+    Autonomy, ExposureView, Missing, Rule, RuleAction, RuleScope, TrustKey, WrittenFile,
+};
 use serde::Serialize;
 use std::path::Path;
 
@@ -62,6 +64,21 @@ impl Tollgate {
     /// Takes back an endorsement (F-83).
     pub async fn unendorse(&self, chat: ChatId, source: TrustKey) -> Result<(), ServiceError> {
         Ok(self.executor(chat).await?.unendorse(&source).await?)
+    }
+
+    /// The files tools wrote from untrusted content (issue 45), newest first.
+    pub async fn written_files(&self) -> Result<Vec<WrittenFile>, ServiceError> {
+        Ok(self.store.written_files().await?)
+    }
+
+    /// Trusts a file written from untrusted content: reading it no longer brings its sources
+    /// into a chat. What chats already read of it stays as it was.
+    pub async fn trust_written_file(
+        &self,
+        workspace: &str,
+        path: &str,
+    ) -> Result<(), ServiceError> {
+        Ok(self.store.forget_file_taint(workspace, path).await?)
     }
 
     /// The autonomy figures of one chat, or of every chat (F-85).

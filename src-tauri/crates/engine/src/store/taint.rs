@@ -4,7 +4,7 @@
 //! other means (the user edited it) no longer does, and its record goes.
 
 use super::{now_ms, Store, StoreResult};
-use crate::protocol::Source;
+use crate::protocol::{Source, WrittenFile};
 use rusqlite::{params, OptionalExtension};
 
 impl Store {
@@ -52,7 +52,33 @@ impl Store {
             .transpose()
     }
 
-    /// Forgets the record of `path` in `workspace`: its content changed by other means.
+    /// Every file written from untrusted content, newest first, for the user to see and trust.
+    pub async fn written_files(&self) -> StoreResult<Vec<WrittenFile>> {
+        let rows: Vec<(String, String, String, i64)> = self
+            .call(|c| {
+                let mut q = c.prepare(
+                    "SELECT workspace, path, sources, created_at FROM file_taint ORDER BY created_at DESC, workspace, path",
+                )?;
+                let rows = q
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .await?;
+        rows.into_iter()
+            .map(|(workspace, path, sources, written_at)| {
+                Ok(WrittenFile {
+                    workspace,
+                    path,
+                    sources: serde_json::from_str(&sources)?,
+                    written_at,
+                })
+            })
+            .collect()
+    }
+
+    /// Forgets the record of `path` in `workspace`: its content changed by other means, or the
+    /// user trusts the file.
     pub async fn forget_file_taint(&self, workspace: &str, path: &str) -> StoreResult<()> {
         let (workspace, path) = (workspace.to_string(), path.to_string());
         self.call(move |c| {
@@ -103,7 +129,21 @@ mod tests {
                 .map(|(h, _)| h),
             Some("h2".to_string())
         );
+        store
+            .set_file_taint("/other", "b.md", "h3", std::slice::from_ref(&page))
+            .await
+            .unwrap();
+        let listed = store.written_files().await.unwrap();
+        let mut files: Vec<_> = listed
+            .iter()
+            .map(|f| (f.workspace.as_str(), f.path.as_str()))
+            .collect();
+        files.sort();
+        assert_eq!(files, vec![("/other", "b.md"), ("/w", "a.md")]);
+        assert!(listed.iter().all(|f| f.sources == vec![page.clone()]));
+        store.forget_file_taint("/other", "b.md").await.unwrap();
         store.forget_file_taint("/w", "a.md").await.unwrap();
+        assert!(store.written_files().await.unwrap().is_empty());
         assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), None);
     }
 }
