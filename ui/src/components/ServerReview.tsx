@@ -194,13 +194,7 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
         <div class="section-label">{t("review.tools", { count: review.tools.length })}</div>
         <ul class="review-tools" data-complete={shown === review.tools.length}>
           {review.tools.slice(0, shown).map((tool) => (
-            <ToolRow
-              key={tool.name}
-              tool={tool}
-              findings={of(tool.remote)}
-              effects={effectsOf(tool)}
-              onEffects={setEffects}
-            />
+            <ToolRow key={tool.name} tool={tool} findings={of(tool.remote)} effects={effectsOf(tool)} onEffects={setEffects} />
           ))}
         </ul>
       </section>

@@ -715,7 +715,8 @@ export const en = {
   "gate.pickFolder": "Choose a folder…",
   "gate.untrustedEmpty": "No folder marked untrusted.",
   "gate.writtenFiles": "Files written from untrusted content",
-  "gate.writtenHint": "A tool wrote these while the chat held content from outside. Reading one again, in any chat, counts as reading that content, until you trust the file or it is changed by other means.",
+  "gate.writtenHint":
+    "A tool wrote these while the chat held content from outside. Reading one again, in any chat, counts as reading that content, until you trust the file or it is changed by other means.",
   "gate.writtenEmpty": "No file written from untrusted content.",
   "gate.writtenFrom": "from {sources}",
   "gate.trustFile": "Trust this file",

@@ -708,7 +708,8 @@ export const zhCN: Record<Key, string> = {
   "gate.pickFolder": "选择文件夹…",
   "gate.untrustedEmpty": "没有标记为不可信的文件夹。",
   "gate.writtenFiles": "由不可信内容写入的文件",
-  "gate.writtenHint": "这些文件是在对话含有外部内容时由工具写入的。在任何对话中再次读取，都视为读取了那些内容，直到你信任该文件，或它被其他方式修改。",
+  "gate.writtenHint":
+    "这些文件是在对话含有外部内容时由工具写入的。在任何对话中再次读取，都视为读取了那些内容，直到你信任该文件，或它被其他方式修改。",
   "gate.writtenEmpty": "没有由不可信内容写入的文件。",
   "gate.writtenFrom": "来自 {sources}",
   "gate.trustFile": "信任此文件",

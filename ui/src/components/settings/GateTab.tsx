@@ -76,9 +76,11 @@ function WrittenFiles() {
   const files = useLoad(() => api.writtenFiles(), [trusted], { keepOnChange: true });
   const trusting = useAction();
   const trust = (f: WrittenFile) =>
-    void trusting.run(() => api.trustWrittenFile(f.workspace, f.path)).then((ok) => {
-      if (ok) setTrusted((n) => n + 1);
-    });
+    void trusting
+      .run(() => api.trustWrittenFile(f.workspace, f.path))
+      .then((ok) => {
+        if (ok) setTrusted((n) => n + 1);
+      });
   return (
     <section class="card" data-role="written-files">
       <h2 class="card-title">{t("gate.writtenFiles")}</h2>
