@@ -73,14 +73,18 @@ pub fn app_binary() -> Result<PathBuf, E2eError> {
     Ok(bin)
 }
 
-/// The first file the app is built from (its Rust sources, the engine's, the built UI it
-/// embeds) changed after `built`, if any.
+/// The first file the app is built from (its Rust sources, those of every crate of the engine,
+/// the built UI it embeds) changed after `built`, if any.
 fn newer_source(built: std::time::SystemTime) -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut folders: Vec<PathBuf> = ["src-tauri/src", "src-tauri/crates/engine/src", "ui/dist"]
+    let mut folders: Vec<PathBuf> = ["src-tauri/src", "ui/dist"]
         .iter()
         .map(|f| root.join(f))
         .collect();
+    // Each crate's own sources (its tests and benches are not part of the app).
+    if let Ok(crates) = std::fs::read_dir(root.join("src-tauri/crates")) {
+        folders.extend(crates.flatten().map(|c| c.path().join("src")));
+    }
     while let Some(folder) = folders.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;

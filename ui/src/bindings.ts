@@ -937,7 +937,7 @@ export type ApprovalRecordRow = { chat: ChatId, tool: string, argsHash: string,
 args: string, 
 /**
  * The workspace folder the decision was made for (part of the key, see
- * [`crate::canonical::record_hash`]).
+ * [`tollgate_protocol::canonical::record_hash`]).
  */
 workspace: string | null, allowed: boolean, createdAt: number, };
 

@@ -16,26 +16,26 @@
 //! - [`chat`]: the turn loop; [`service`]: the facade the app's commands call.
 
 pub mod approvals;
-pub mod canonical;
+/// The protocol is a crate of its own (`tollgate-protocol`); its modules keep their paths here.
+pub use tollgate_protocol::{self as protocol, canonical, ids, parse, policy};
 pub mod chat;
 pub mod executor;
 pub mod heap;
-pub mod ids;
-pub mod images;
-pub mod mcp;
-pub mod names;
+/// The MCP client is a crate of its own (`tollgate-mcp`).
+pub use tollgate_mcp as mcp;
 pub mod panics;
-pub mod parse;
-pub mod policy;
-pub mod protocol;
-pub mod provenance;
-pub mod providers;
+/// The provenance gate is a crate of its own (`tollgate-provenance`): pure, no I/O.
+pub use tollgate_provenance as provenance;
+/// The providers are a crate of their own (`tollgate-providers`).
+pub use tollgate_providers as providers;
 pub mod rules;
-pub mod secrets;
+/// Keys and redaction are a crate of their own (`tollgate-secrets`).
+pub use tollgate_secrets as secrets;
+/// The tools, the variable store, names and image checks are a crate of their own (`tollgate-tools`).
+pub use tollgate_tools::{self as tools, images, names, vars};
 pub mod service;
-pub mod store;
-pub mod tools;
-pub mod vars;
+/// The store is a crate of its own (`tollgate-store`).
+pub use tollgate_store as store;
 
 pub use approvals::{ApprovalError, ApprovalHub};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};

@@ -4,6 +4,7 @@
 
 mod ask;
 mod call;
+mod decision;
 mod limits;
 mod permission;
 mod pipeline;

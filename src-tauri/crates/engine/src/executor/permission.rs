@@ -1,6 +1,7 @@
-//! The permission stage (F-01, F-03, F-04, F-05), decided in a fixed, readable order:
-//! policy `deny` → the most specific rule → an ask-once record → the policy itself. The doom-loop
-//! check can force a question where a policy, rule or record would allow.
+//! The permission stage (F-01, F-03, F-04, F-05): it reads what decides a call
+//! ([`PermissionInputs`]), hands it to the one decision function ([`super::decision::decide`]),
+//! lists a tool again when a standing grant waits for it, and asks the user when the decision
+//! says so.
 //!
 //! A permission is a [`Grant`]: the arguments that will run and everything the decision rested
 //! on (the hash of the arguments as shown or checked, the rule subject, the workspace, who
@@ -10,6 +11,7 @@
 //! mean the call does not run on the old grant.
 
 use super::call::{CallCtx, Outcome, Trace};
+use super::decision::{decide, effective_policy, Inputs, Listing, Verdict};
 use super::ToolExecutor;
 use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
@@ -25,88 +27,16 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What the permission stage decided before asking anyone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Verdict {
-    Allow { by: DecidedBy },
-    Deny { by: DecidedBy, message: String },
-    Ask { reason: AskReason },
-}
-
-/// The fixed decision order, as a pure function so it can be tested on its own. `repeats`: the
-/// model made this exact call this many times in a row (F-23); `guarded`: the provenance gate
-/// holds the call (F-83). Either way, whatever would allow it asks; denials still deny.
-pub(super) fn verdict(
-    policy: ExecutionPolicy,
-    rule: Option<&Rule>,
-    record: Option<bool>,
-    repeats: Option<u32>,
-    guarded: bool,
-) -> Verdict {
-    let allow = |by: DecidedBy| match (repeats, guarded) {
-        (Some(times), _) => Verdict::Ask {
-            reason: AskReason::Repeated {
-                times,
-                would_allow: by,
-            },
-        },
-        (None, true) => Verdict::Ask {
-            reason: AskReason::Exposed { would_allow: by },
-        },
-        (None, false) => Verdict::Allow { by },
-    };
-    if policy == ExecutionPolicy::Deny {
-        return Verdict::Deny {
-            by: DecidedBy::Policy,
-            message: "The user's settings deny this tool.".into(),
-        };
-    }
-    if let Some(rule) = rule {
-        return match rule.action {
-            RuleAction::Deny => Verdict::Deny {
-                by: DecidedBy::Rule,
-                message: format!(
-                    "A rule set by the user denies this call ({}).",
-                    rule.describe()
-                ),
-            },
-            RuleAction::Allow => allow(DecidedBy::Rule),
-            RuleAction::Ask => Verdict::Ask {
-                reason: AskReason::Rule {
-                    rule: Box::new(rule.clone()),
-                },
-            },
-        };
-    }
-    match record {
-        Some(true) => return allow(DecidedBy::Record),
-        Some(false) => {
-            return Verdict::Deny {
-                by: DecidedBy::Record,
-                message: "The user denied this exact call earlier in this chat.".into(),
-            }
-        }
-        None => {}
-    }
-    match policy {
-        ExecutionPolicy::Auto => allow(DecidedBy::Auto),
-        ExecutionPolicy::AskOnce => Verdict::Ask {
-            reason: AskReason::AskOnce,
-        },
-        ExecutionPolicy::AskAlways => Verdict::Ask {
-            reason: AskReason::AskAlways,
-        },
-        ExecutionPolicy::Deny => Verdict::Deny {
-            by: DecidedBy::Policy,
-            message: "The user's settings deny this tool.".into(),
-        },
-    }
-}
-
 /// Everything the decision order reads, gathered in one place so that the permission stage,
 /// the scheduler's preflight and the pre-run re-check read the same things the same way.
 pub(super) struct PermissionInputs {
+    /// The policy in force ([`effective_policy`]).
     pub policy: ExecutionPolicy,
+    /// The policy the user set, and the tool's own.
+    pub set_policy: Option<ExecutionPolicy>,
+    pub tool_policy: ExecutionPolicy,
+    /// The tool changed since the user allowed it (issue 36).
+    pub under_review: bool,
     /// The ask-once record key: arguments plus workspace.
     pub record_key: String,
     pub subject: RuleSubject,
@@ -115,9 +45,25 @@ pub(super) struct PermissionInputs {
     pub workspace: Option<PathBuf>,
     /// The provenance gate's note: present when the gate holds the call (F-83).
     pub guard: Option<GuardNote>,
-    /// What would have allowed the call had the tool not changed (issue 36): a rule or record
-    /// set aside while the tool is under review.
-    pub set_aside: Option<DecidedBy>,
+    /// Whether the tool was listed again as a standing grant was made for it (issue 45).
+    pub listing: Listing,
+}
+
+impl PermissionInputs {
+    /// The decision's inputs: these, with the call's repeats and the rerun click.
+    pub fn decision(&self, repeats: Option<u32>, rerun: bool) -> Inputs<'_> {
+        Inputs {
+            set_policy: self.set_policy,
+            tool_policy: self.tool_policy,
+            under_review: self.under_review,
+            rule: self.rule.as_ref(),
+            record: self.record,
+            repeats,
+            guard: self.guard.as_ref(),
+            rerun,
+            listing: self.listing,
+        }
+    }
 }
 
 /// What the gate reads about a call besides its arguments (F-83, F-84): what the model had
@@ -183,7 +129,9 @@ impl ToolExecutor {
         view: GuardView<'_>,
     ) -> PermissionInputs {
         let spec = entry.tool.spec();
-        let policy = self.execution_policy(spec);
+        let set_policy = self.deps.settings.read().execution_policy(&spec.name);
+        let under_review = spec.review.is_some();
+        let policy = effective_policy(set_policy, spec.execution_policy, under_review);
         let targets = self.targets(spec);
         let unconfirmed = self.effects_unconfirmed(spec);
         let effects = self.effects(spec);
@@ -207,58 +155,43 @@ impl ToolExecutor {
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
         let subject = entry.tool.rule_subject(args, workspace.as_deref());
-        let mut rule = self.deps.rules.evaluate(self.chat, &spec.name, &subject);
-        let mut record = match policy {
-            ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => self
-                .records
-                .lock()
-                .get(&(spec.name.clone(), record_key.clone()))
-                .copied(),
-            ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
+        let rule = self.deps.rules.evaluate(self.chat, &spec.name, &subject);
+        let record = self
+            .records
+            .lock()
+            .get(&(spec.name.clone(), record_key.clone()))
+            .copied();
+        let listing = if self.needs_listing(entry) {
+            Listing::Unlisted
+        } else {
+            Listing::NotNeeded
         };
-        // A tool under review (issue 36): what allows stands aside; what denies or asks stays.
-        let mut set_aside = None;
-        if spec.review.is_some() {
-            if rule.as_ref().is_some_and(|r| r.action == RuleAction::Allow) {
-                rule = None;
-                set_aside = Some(DecidedBy::Rule);
-            }
-            if record == Some(true) {
-                record = None;
-                set_aside = set_aside.or(Some(DecidedBy::Record));
-            }
-            if set_aside.is_none()
-                && self.deps.settings.read().execution_policy(&spec.name)
-                    == Some(ExecutionPolicy::Auto)
-            {
-                set_aside = Some(DecidedBy::Auto);
-            }
-        }
         PermissionInputs {
             policy,
+            set_policy,
+            tool_policy: spec.execution_policy,
+            under_review,
             record_key,
             subject,
             rule,
             record,
             workspace,
             guard,
-            set_aside,
+            listing,
         }
     }
 
-    /// Whether a grant `by` a rule, a record or an `auto` policy for a tool that can change under
-    /// it (an MCP tool) waits for the tool's source to list it again first: once per chat and
-    /// registry (issue 45).
-    fn grant_needs_listing(&self, entry: &RegisteredTool, by: DecidedBy) -> bool {
+    /// Whether a standing grant (a rule, a record or an `auto` policy) for a tool that can change
+    /// under it (an MCP tool) waits for the tool's source to list it again first: once per chat
+    /// and registry (issue 45).
+    fn needs_listing(&self, entry: &RegisteredTool) -> bool {
         let spec = entry.tool.spec();
-        let standing = matches!(by, DecidedBy::Rule | DecidedBy::Record | DecidedBy::Auto);
-        standing
-            && spec.revision.as_ref().is_some_and(|revision| {
-                !self
-                    .verified
-                    .lock()
-                    .contains(&(spec.name.clone(), Arc::clone(revision)))
-            })
+        spec.revision.as_ref().is_some_and(|revision| {
+            !self
+                .verified
+                .lock()
+                .contains(&(spec.name.clone(), Arc::clone(revision)))
+        })
     }
 
     /// The tool's source listed it as it was granted, in this chat and registry.
@@ -334,52 +267,32 @@ impl ToolExecutor {
     ) -> Result<Grant, Outcome> {
         let name = entry.tool.spec().name.as_str();
         let mut inputs = self.permission_inputs(entry, &args, view);
-        let verdict = match (
-            verdict(
-                inputs.policy,
-                inputs.rule.as_ref(),
-                inputs.record,
-                ctx.origin.repeats,
-                inputs.guard.is_some(),
-            ),
-            ctx.origin.unsandboxed_rerun.as_ref(),
-        ) {
-            // The user's click on "run again without the sandbox" is the decision.
-            (Verdict::Allow { .. } | Verdict::Ask { .. }, Some(_)) => Verdict::Allow {
-                by: DecidedBy::User,
-            },
-            (verdict, _) => verdict,
-        };
+        let rerun = ctx.origin.unsandboxed_rerun.is_some();
+        let mut decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
         // A standing grant made against an earlier definition runs only on the one in force
         // now, checked with the source once per chat and connection (issue 45).
         let mut silent_change = None;
-        let verdict = match verdict {
-            Verdict::Allow { by } if self.grant_needs_listing(entry, by) => {
-                match entry.tool.still_as_granted().await {
-                    Ok(Granted::Same) => {
-                        self.mark_listed(entry);
-                        Verdict::Allow { by }
-                    }
-                    Ok(Granted::Changed(change)) => {
-                        silent_change = Some(change);
-                        Verdict::Ask {
-                            reason: AskReason::ToolChanged {
-                                would_allow: Some(by),
-                            },
-                        }
-                    }
-                    Err(e) => {
-                        trace.decided_by = Some(DecidedBy::None);
-                        return Err(Outcome::fail(
-                            CallStatus::Error,
-                            format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
-                        ));
-                    }
+        if let Verdict::List { .. } = decision {
+            inputs.listing = match entry.tool.still_as_granted().await {
+                Ok(Granted::Same) => {
+                    self.mark_listed(entry);
+                    Listing::Same
                 }
-            }
-            verdict => verdict,
-        };
-        let reason = match verdict {
+                Ok(Granted::Changed(change)) => {
+                    silent_change = Some(change);
+                    Listing::Changed
+                }
+                Err(e) => {
+                    trace.decided_by = Some(DecidedBy::None);
+                    return Err(Outcome::fail(
+                        CallStatus::Error,
+                        format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
+                    ));
+                }
+            };
+            decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
+        }
+        let (reason, mark) = match decision {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
@@ -399,17 +312,18 @@ impl ToolExecutor {
                     format!("{message} Do not repeat the same call; adapt your approach or ask the user."),
                 ));
             }
-            Verdict::Ask { reason } => reason,
+            Verdict::Ask { reason, guard } => (reason, guard),
+            // Listed already above: `decide` answers the listing it is given.
+            Verdict::List { .. } => {
+                trace.decided_by = Some(DecidedBy::None);
+                return Err(Outcome::fail(
+                    CallStatus::Error,
+                    format!("Tollgate could not confirm that {name} is still the tool the user allowed, so it did not run it."),
+                ));
+            }
         };
         let tool_change =
             silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
-        // The policy a changed tool asks by is its review's: the card says so.
-        let reason = match (&tool_change, reason) {
-            (Some(_), AskReason::AskAlways | AskReason::AskOnce) => AskReason::ToolChanged {
-                would_allow: inputs.set_aside,
-            },
-            (_, reason) => reason,
-        };
 
         let sandbox = if entry.tool.spec().sandboxed {
             let support = crate::tools::supervisor::sandbox_support().await;
@@ -434,11 +348,9 @@ impl ToolExecutor {
                 | AskReason::Rule { .. }
                 | AskReason::ToolChanged { .. } => None,
             };
-            trace.guard = if matches!(reason, AskReason::Exposed { .. }) {
-                GuardMark::Escalated
-            } else {
-                GuardMark::Noted
-            };
+            // A repeat and a hold together are both recorded: the reason names the repeat,
+            // the mark counts the hold (issue 46).
+            trace.guard = mark;
             Box::new(note)
         });
         let request = ApprovalRequest::Execution {
@@ -582,19 +494,14 @@ impl ToolExecutor {
         if now.subject != grant.subject {
             return refuse("What the call points at changed after it was approved (a path now leads somewhere else)");
         }
-        match verdict(
-            now.policy,
-            now.rule.as_ref(),
-            now.record,
-            None,
-            now.guard.is_some(),
-        ) {
+        match decide(&now.decision(None, false)) {
             Verdict::Allow { .. } => Recheck::Proceed,
             Verdict::Deny { message, .. } => refuse(&format!(
                 "Since the call was approved, this changed: {}",
                 message.trim_end_matches('.')
             )),
-            Verdict::Ask { .. } => match grant.by {
+            // A standing grant waiting for its listing decides again (it lists first).
+            Verdict::Ask { .. } | Verdict::List { .. } => match grant.by {
                 DecidedBy::User => Recheck::Proceed,
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
                 DecidedBy::Policy | DecidedBy::None => {
@@ -602,165 +509,5 @@ impl ToolExecutor {
                 }
             },
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ids::ChatId;
-    use crate::protocol::RuleScope;
-
-    fn rule(action: RuleAction) -> Rule {
-        Rule {
-            id: 1,
-            tool: "t".into(),
-            pattern: None,
-            action,
-            scope: RuleScope::Chat { chat: ChatId(1) },
-            created_at: 0,
-        }
-    }
-
-    #[test]
-    fn the_decision_order_is_policy_rule_record_policy() {
-        use ExecutionPolicy::*;
-        assert!(matches!(
-            verdict(
-                Deny,
-                Some(&rule(RuleAction::Allow)),
-                Some(true),
-                None,
-                false
-            ),
-            Verdict::Deny {
-                by: DecidedBy::Policy,
-                ..
-            }
-        ));
-        assert!(matches!(
-            verdict(
-                AskAlways,
-                Some(&rule(RuleAction::Allow)),
-                Some(false),
-                None,
-                false
-            ),
-            Verdict::Allow {
-                by: DecidedBy::Rule
-            }
-        ));
-        assert!(matches!(
-            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None, false),
-            Verdict::Deny {
-                by: DecidedBy::Rule,
-                ..
-            }
-        ));
-        assert_eq!(
-            verdict(Auto, Some(&rule(RuleAction::Ask)), None, None, false),
-            Verdict::Ask {
-                reason: AskReason::Rule {
-                    rule: Box::new(rule(RuleAction::Ask))
-                }
-            }
-        );
-        assert!(matches!(
-            verdict(AskOnce, None, Some(true), None, false),
-            Verdict::Allow {
-                by: DecidedBy::Record
-            }
-        ));
-        assert!(matches!(
-            verdict(AskOnce, None, Some(false), None, false),
-            Verdict::Deny {
-                by: DecidedBy::Record,
-                ..
-            }
-        ));
-        assert!(matches!(
-            verdict(Auto, None, None, None, false),
-            Verdict::Allow {
-                by: DecidedBy::Auto
-            }
-        ));
-        assert_eq!(
-            verdict(AskOnce, None, None, None, false),
-            Verdict::Ask {
-                reason: AskReason::AskOnce
-            }
-        );
-        assert_eq!(
-            verdict(AskAlways, None, None, None, false),
-            Verdict::Ask {
-                reason: AskReason::AskAlways
-            }
-        );
-    }
-
-    #[test]
-    fn the_gate_turns_every_silent_allow_into_a_question_but_keeps_denials() {
-        use ExecutionPolicy::*;
-        let exposed = |by| Verdict::Ask {
-            reason: AskReason::Exposed { would_allow: by },
-        };
-        assert_eq!(
-            verdict(Auto, None, None, None, true),
-            exposed(DecidedBy::Auto)
-        );
-        assert_eq!(
-            verdict(AskOnce, None, Some(true), None, true),
-            exposed(DecidedBy::Record)
-        );
-        assert_eq!(
-            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, None, true),
-            exposed(DecidedBy::Rule)
-        );
-        assert!(matches!(
-            verdict(Auto, Some(&rule(RuleAction::Deny)), None, None, true),
-            Verdict::Deny { .. }
-        ));
-        assert!(matches!(
-            verdict(Deny, None, None, None, true),
-            Verdict::Deny { .. }
-        ));
-        assert!(matches!(
-            verdict(AskOnce, None, Some(false), None, true),
-            Verdict::Deny { .. }
-        ));
-        assert_eq!(
-            verdict(AskAlways, None, None, None, true),
-            Verdict::Ask {
-                reason: AskReason::AskAlways
-            }
-        );
-    }
-
-    #[test]
-    fn force_ask_turns_every_allow_into_a_question_but_keeps_denials() {
-        use ExecutionPolicy::*;
-        let why = Some(3);
-        let repeated = |by| Verdict::Ask {
-            reason: AskReason::Repeated {
-                times: 3,
-                would_allow: by,
-            },
-        };
-        assert_eq!(
-            verdict(Auto, None, None, why, false),
-            repeated(DecidedBy::Auto)
-        );
-        assert_eq!(
-            verdict(AskOnce, None, Some(true), why, false),
-            repeated(DecidedBy::Record)
-        );
-        assert_eq!(
-            verdict(AskAlways, Some(&rule(RuleAction::Allow)), None, why, false),
-            repeated(DecidedBy::Rule)
-        );
-        assert!(matches!(
-            verdict(Auto, Some(&rule(RuleAction::Deny)), None, why, false),
-            Verdict::Deny { .. }
-        ));
     }
 }

@@ -656,15 +656,10 @@ impl ToolExecutor {
             expanded: &[],
         };
         let inputs = self.permission_inputs(entry, &args, view);
+        // A grant waiting for its tool's listing most likely runs: it does not ask first.
         let asks_first = matches!(
-            super::permission::verdict(
-                inputs.policy,
-                inputs.rule.as_ref(),
-                inputs.record,
-                repeats,
-                inputs.guard.is_some()
-            ),
-            super::permission::Verdict::Ask { .. }
+            super::decision::decide(&inputs.decision(repeats, false)),
+            super::decision::Verdict::Ask { .. }
         );
         let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
         Preflight {

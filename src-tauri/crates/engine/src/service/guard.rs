@@ -8,6 +8,7 @@ use crate::policy::DecidedBy;
 use crate::protocol::{
     Autonomy, ExposureView, Missing, Rule, RuleAction, RuleScope, TrustKey, WrittenFile,
 };
+use crate::rules::RuleMatch;
 use serde::Serialize;
 use std::path::Path;
 

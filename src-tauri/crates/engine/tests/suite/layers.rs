@@ -1,48 +1,45 @@
-//! The engine's dependency direction, checked on its source (docs/ARCHITECTURE.md, "Layers"):
+//! The house's dependency direction where Cargo cannot see it (docs/ARCHITECTURE.md, "Crates"
+//! and "Layers"). Between crates Cargo keeps the direction: a crate cannot name one it does not
+//! depend on, and dependencies cannot form a circle. Inside the engine crate the modules keep
+//! one more order:
 //!
 //! ```text
-//! ids, canonical, policy, names, parse, secrets, panics, images, heap  →  protocol  →  store  →  vars, rules, approvals
-//!   →  tools, providers  →  mcp  →  executor  →  chat  →  service  →  (the app)
+//! panics, heap  →  approvals, rules  →  executor  →  chat  →  service  →  (the app)
 //! ```
 //!
-//! A module may use modules of a lower layer only, never one of its own layer or above; inside a
-//! module, its files (other than `mod.rs`, the module's face) must not use each other in a circle.
-//! Test modules (`#[cfg(test)]`) are not counted. The check reads `crate::…`, `super::…` and
-//! `self::…` paths, including grouped `use` trees, after removing comments and string literals.
+//! A module may use modules of a lower layer only, never one of its own layer or above; inside
+//! any crate, its files (other than a `mod.rs` or `lib.rs`, a module's face) must not use each
+//! other in a circle. Test modules (`#[cfg(test)]`) are not counted. The check reads `crate::…`,
+//! `super::…` and `self::…` paths, including grouped `use` trees, after removing comments and
+//! string literals. A path into another crate re-exported by the engine (`crate::store::…`)
+//! names no module of the engine, and Cargo already checks it.
 //!
-//! The same test checks that every feature id (`F-nn`) and section (`SPEC §n`) cited in the code
-//! resolves to `docs/SPEC.md`.
+//! The same file checks that the crate table of docs/ARCHITECTURE.md is what the manifests say,
+//! and that every feature id (`F-nn`) and section (`SPEC §n`) cited in the code resolves to
+//! `docs/SPEC.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Each top-level module and its layer; a module may use only modules with a smaller number.
+/// Each top-level module of the engine crate and its layer; a module may use only modules with
+/// a smaller number.
 const LAYERS: &[(&str, u8)] = &[
-    ("ids", 0),
-    ("canonical", 0),
-    ("policy", 0),
-    ("names", 0),
-    ("parse", 0),
-    ("secrets", 0),
     ("panics", 0),
-    ("images", 0),
     ("heap", 0),
-    ("protocol", 1),
-    ("store", 2),
-    ("vars", 3),
-    ("provenance", 3),
-    ("rules", 3),
-    ("approvals", 3),
-    ("tools", 4),
-    ("providers", 4),
-    ("mcp", 5),
-    ("executor", 6),
-    ("chat", 7),
-    ("service", 8),
+    ("approvals", 1),
+    ("rules", 1),
+    ("executor", 2),
+    ("chat", 3),
+    ("service", 4),
 ];
 
 fn engine_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The folder holding every library crate of the house (`src-tauri/crates`).
+fn crates_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn repo_root() -> PathBuf {
@@ -326,22 +323,26 @@ struct Graph {
 }
 
 fn graph() -> Graph {
-    let src = engine_src();
+    graph_of(&engine_src())
+}
+
+/// The module graph of one crate's `src` folder (its `bin/` left out).
+fn graph_of(src: &Path) -> Graph {
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    rust_files(src, &mut files);
     let files: Vec<PathBuf> = files
         .into_iter()
         .filter(|f| !f.starts_with(src.join("bin")))
         .collect();
     let modules: BTreeSet<Vec<String>> = files
         .iter()
-        .map(|f| module_path(&src, f))
+        .map(|f| module_path(src, f))
         .filter(|m| m.first().is_some_and(|f| f != "lib"))
         .collect();
     let mut edges = BTreeMap::new();
     let mut roots = BTreeSet::new();
     for f in &files {
-        let from = module_path(&src, f);
+        let from = module_path(src, f);
         if from.first().is_some_and(|f| f == "lib") {
             continue;
         }
@@ -468,10 +469,25 @@ fn nothing_in_the_engine_imports_through_the_crate_roots_re_exports() {
     );
 }
 
-#[test]
-fn the_files_of_a_module_do_not_use_each_other_in_a_circle() {
-    let g = graph();
-    // Nodes: files other than a module's mod.rs; edges between files of the same top-level module.
+/// The library crates of the house: each folder of `src-tauri/crates` with a `src`.
+fn crate_sources() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(crates_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("src").is_dir() && p.join("Cargo.toml").is_file())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, p.join("src"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Circles among the files of `g` (other than module faces): in the engine, among the files of
+/// one top-level module (the layers order the modules); elsewhere, among any files of the crate.
+fn circles(g: &Graph, whole_crate: bool) -> Vec<String> {
     let nodes: Vec<&Vec<String>> = g.edges.keys().filter(|m| !g.roots.contains(*m)).collect();
     let mut cycles = Vec::new();
     for start in &nodes {
@@ -481,7 +497,7 @@ fn the_files_of_a_module_do_not_use_each_other_in_a_circle() {
         let mut seen = BTreeSet::new();
         while let Some((at, trail)) = stack.pop() {
             for next in g.edges.get(&at).into_iter().flatten() {
-                if g.roots.contains(next) || next[0] != start[0] {
+                if g.roots.contains(next) || (!whole_crate && next[0] != start[0]) {
                     continue;
                 }
                 if next == *start {
@@ -496,10 +512,91 @@ fn the_files_of_a_module_do_not_use_each_other_in_a_circle() {
             }
         }
     }
+    cycles
+}
+
+#[test]
+fn the_files_of_a_crate_do_not_use_each_other_in_a_circle() {
+    let mut cycles = Vec::new();
+    for (name, src) in crate_sources() {
+        let whole_crate = name != "engine";
+        for c in circles(&graph_of(&src), whole_crate) {
+            cycles.push(format!("{name}: {c}"));
+        }
+    }
     assert!(
         cycles.is_empty(),
         "files that use each other in a circle (move the shared types into a file both use):\n{}",
         cycles.join("\n")
+    );
+}
+
+/// The crate table of docs/ARCHITECTURE.md ("Crates"): each crate and the Tollgate crates it
+/// depends on.
+fn documented_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/ARCHITECTURE.md")).unwrap();
+    let table = doc
+        .split(" crate                depends on")
+        .nth(1)
+        .and_then(|t| t.split("```").next())
+        .expect("docs/ARCHITECTURE.md has its crate table");
+    table
+        .lines()
+        .filter(|l| l.starts_with(" tollgate"))
+        .map(|l| {
+            let mut cols = l.split("  ").map(str::trim).filter(|c| !c.is_empty());
+            let name = cols.next().unwrap_or_default().to_string();
+            let deps = cols.next().unwrap_or_default();
+            let deps = deps
+                .split(',')
+                .map(str::trim)
+                .filter(|d| !d.is_empty() && *d != "—")
+                .map(|d| format!("tollgate-{d}"))
+                .collect();
+            (name, deps)
+        })
+        .collect()
+}
+
+/// Each library crate's name and the Tollgate crates its manifest depends on (not counting
+/// dev-dependencies, which tests may use from any height).
+fn manifest_crates() -> BTreeMap<String, BTreeSet<String>> {
+    crate_sources()
+        .into_iter()
+        .map(|(_, src)| {
+            let manifest = std::fs::read_to_string(src.join("../Cargo.toml")).unwrap();
+            let name = manifest
+                .lines()
+                .find_map(|l| l.strip_prefix("name = "))
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_string();
+            let deps = manifest
+                .split("\n[")
+                .filter(|section| {
+                    let head = section.trim_start_matches('[');
+                    head.starts_with("dependencies]")
+                        || (head.starts_with("target.") && head.contains(".dependencies]"))
+                })
+                .flat_map(|section| section.lines().skip(1))
+                .filter_map(|l| l.split(&['.', ' ', '='][..]).next())
+                .filter(|d| d.starts_with("tollgate-"))
+                .map(str::to_string)
+                .collect();
+            (name, deps)
+        })
+        .filter(|(name, _)| name.starts_with("tollgate-"))
+        .filter(|(name, _)| !matches!(name.as_str(), "tollgate-mock-llm" | "tollgate-scale"))
+        .collect()
+}
+
+#[test]
+fn the_documented_crates_are_the_manifests() {
+    let documented = documented_crates();
+    let manifests = manifest_crates();
+    assert_eq!(
+        documented, manifests,
+        "docs/ARCHITECTURE.md's crate table and the crates' Cargo.toml files disagree"
     );
 }
 

@@ -1,0 +1,607 @@
+//! What decides a call, in one place (F-01, F-03, F-04, F-05, F-23, F-83, issues 36 and 45).
+//!
+//! Everything the permission stage weighs — the policy the user set and the tool's own, a tool
+//! under review, the rule that matched, an ask-once record, a repeated call, the provenance
+//! gate's hold, the user's "run again without the sandbox", and whether a tool that can change
+//! under a standing grant was listed again — is one typed [`Inputs`], and [`decide`] is the one
+//! pure function from it to a [`Verdict`]. The order, top to bottom:
+//!
+//! 1. a `deny` policy denies;
+//! 2. the user's click on "run again without the sandbox" allows (it is the decision);
+//! 3. the most specific rule: `deny` denies, `ask` asks, `allow` allows — unless the tool is
+//!    under review (an allow stands aside);
+//! 4. an ask-once record (only where the policy asks): a denial denies, an allow allows — unless
+//!    the tool is under review;
+//! 5. the policy: `auto` allows (unless under review), `ask-once` and `ask-always` ask — a tool
+//!    under review asks as a changed tool, naming what would have allowed it;
+//! 6. whatever would allow asks instead when the model repeats the call or the gate holds it;
+//!    both are recorded, and a hold that changed the outcome counts as escalated;
+//! 7. a standing grant (a rule, a record, `auto`) for a tool that can change under it runs only
+//!    once the tool was listed again as it was granted; listed changed, it asks with the diff.
+
+use crate::policy::{DecidedBy, ExecutionPolicy};
+use crate::protocol::{AskReason, GuardMark, GuardNote, Rule, RuleAction};
+use crate::rules::RuleMatch;
+
+/// Where a tool that can change under a standing grant stands with its source (issue 45).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Listing {
+    /// Nothing to check: the tool cannot change under a grant (a built-in tool), or it was
+    /// listed again in this chat and connection already.
+    NotNeeded,
+    /// It can, and was not listed again since the grant's chat or connection began.
+    Unlisted,
+    /// Listed just now: the same as granted.
+    Same,
+    /// Listed just now: changed without notice.
+    Changed,
+}
+
+/// Everything that decides a call, read once by the executor (`permission_inputs`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Inputs<'a> {
+    /// The policy the user set for the tool, if any.
+    pub set_policy: Option<ExecutionPolicy>,
+    /// The tool's own policy (an MCP tool under review declares `ask-always`).
+    pub tool_policy: ExecutionPolicy,
+    /// The tool changed since the user allowed it (issue 36): what allows stands aside.
+    pub under_review: bool,
+    /// The most specific rule that matched the call, if any.
+    pub rule: Option<&'a Rule>,
+    /// The ask-once record of the same call in this chat and workspace: allowed or denied.
+    pub record: Option<bool>,
+    /// The model made this exact call this many times in a row (F-23).
+    pub repeats: Option<u32>,
+    /// The provenance gate's note, when the gate holds the call (F-83).
+    pub guard: Option<&'a GuardNote>,
+    /// The user asked to run the call again without the sandbox: that click is the decision.
+    pub rerun: bool,
+    /// Whether the tool was listed again as it was granted.
+    pub listing: Listing,
+}
+
+/// What the permission stage does with a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// It runs.
+    Allow { by: DecidedBy },
+    /// It does not run; `message` says why, for the model.
+    Deny { by: DecidedBy, message: String },
+    /// The user is asked. `guard` is what the gate's hold counts as in the autonomy figures.
+    Ask { reason: AskReason, guard: GuardMark },
+    /// List the tool first (a standing grant by `by`), then decide again with the answer.
+    List { by: DecidedBy },
+}
+
+/// The policy in force: a user's `deny` always; under review the tool's own (which asks);
+/// otherwise the user's, else the tool's.
+pub(super) fn effective_policy(
+    set: Option<ExecutionPolicy>,
+    tool: ExecutionPolicy,
+    under_review: bool,
+) -> ExecutionPolicy {
+    match (set, under_review) {
+        (Some(ExecutionPolicy::Deny), _) => ExecutionPolicy::Deny,
+        (_, true) => tool,
+        (set, false) => set.unwrap_or(tool),
+    }
+}
+
+const POLICY_DENIES: &str = "The user's settings deny this tool.";
+
+/// The decision order of the module doc, as one pure function.
+pub(super) fn decide(i: &Inputs<'_>) -> Verdict {
+    let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
+    if policy == ExecutionPolicy::Deny {
+        return Verdict::Deny {
+            by: DecidedBy::Policy,
+            message: POLICY_DENIES.into(),
+        };
+    }
+    if i.rerun {
+        return Verdict::Allow {
+            by: DecidedBy::User,
+        };
+    }
+    // What a standing grant would allow by; under review it stands aside and is named.
+    let mut set_aside = None;
+    if let Some(rule) = i.rule {
+        match rule.action {
+            RuleAction::Deny => {
+                return Verdict::Deny {
+                    by: DecidedBy::Rule,
+                    message: format!(
+                        "A rule set by the user denies this call ({}).",
+                        rule.describe()
+                    ),
+                }
+            }
+            RuleAction::Ask => {
+                return ask(
+                    i,
+                    AskReason::Rule {
+                        rule: Box::new(rule.clone()),
+                    },
+                    None,
+                )
+            }
+            RuleAction::Allow if !i.under_review => return allow(i, DecidedBy::Rule),
+            RuleAction::Allow => set_aside = Some(DecidedBy::Rule),
+        }
+    }
+    let record = match policy {
+        ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways => i.record,
+        ExecutionPolicy::Auto | ExecutionPolicy::Deny => None,
+    };
+    match record {
+        Some(false) => {
+            return Verdict::Deny {
+                by: DecidedBy::Record,
+                message: "The user denied this exact call earlier in this chat.".into(),
+            }
+        }
+        Some(true) if !i.under_review => return allow(i, DecidedBy::Record),
+        Some(true) => set_aside = set_aside.or(Some(DecidedBy::Record)),
+        None => {}
+    }
+    if i.under_review {
+        // The user's `auto` stands aside too, and the card names it.
+        if i.set_policy == Some(ExecutionPolicy::Auto) {
+            set_aside = set_aside.or(Some(DecidedBy::Auto));
+        }
+        return ask(
+            i,
+            AskReason::ToolChanged {
+                would_allow: set_aside,
+            },
+            None,
+        );
+    }
+    match policy {
+        ExecutionPolicy::Auto => allow(i, DecidedBy::Auto),
+        ExecutionPolicy::AskOnce => ask(i, AskReason::AskOnce, None),
+        ExecutionPolicy::AskAlways => ask(i, AskReason::AskAlways, None),
+        ExecutionPolicy::Deny => Verdict::Deny {
+            by: DecidedBy::Policy,
+            message: POLICY_DENIES.into(),
+        },
+    }
+}
+
+/// What would allow `by` does: a repeat or the gate's hold asks instead (both are recorded: the
+/// reason names the repeat, the hold counts as escalated); a standing grant for a tool that can
+/// change under it waits for the listing.
+fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
+    if let Some(times) = i.repeats {
+        return ask(
+            i,
+            AskReason::Repeated {
+                times,
+                would_allow: by,
+            },
+            Some(by),
+        );
+    }
+    if i.guard.is_some() {
+        return ask(i, AskReason::Exposed { would_allow: by }, Some(by));
+    }
+    let standing = matches!(by, DecidedBy::Rule | DecidedBy::Record | DecidedBy::Auto);
+    match (standing, i.listing) {
+        (false, _) | (true, Listing::NotNeeded | Listing::Same) => Verdict::Allow { by },
+        (true, Listing::Unlisted) => Verdict::List { by },
+        (true, Listing::Changed) => ask(
+            i,
+            AskReason::ToolChanged {
+                would_allow: Some(by),
+            },
+            None,
+        ),
+    }
+}
+
+/// Asks for `reason`. `would_allow`: what would have let the call run; with the gate holding
+/// it, the hold is what made it ask (escalated), otherwise its note only rides along.
+fn ask(i: &Inputs<'_>, reason: AskReason, would_allow: Option<DecidedBy>) -> Verdict {
+    let guard = match (i.guard.is_some(), would_allow) {
+        (false, _) => GuardMark::Quiet,
+        (true, Some(_)) => GuardMark::Escalated,
+        (true, None) => GuardMark::Noted,
+    };
+    Verdict::Ask { reason, guard }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::RuleScope;
+
+    /// A gate's note: what it says does not change the decision, only that there is one.
+    fn held() -> GuardNote {
+        GuardNote {
+            effects: Default::default(),
+            exposed_to: Vec::new(),
+            exposed_count: 1,
+            private_read: Vec::new(),
+            spans: Vec::new(),
+            would_allow: None,
+            chosen_targets: Vec::new(),
+            unconfirmed: false,
+            endorsable: Vec::new(),
+        }
+    }
+
+    fn rule(action: RuleAction) -> Rule {
+        Rule {
+            id: 1,
+            tool: "t".into(),
+            pattern: Some("p *".into()),
+            action,
+            scope: RuleScope::Global,
+            created_at: 0,
+        }
+    }
+
+    const POLICIES: [ExecutionPolicy; 4] = [
+        ExecutionPolicy::Auto,
+        ExecutionPolicy::AskOnce,
+        ExecutionPolicy::AskAlways,
+        ExecutionPolicy::Deny,
+    ];
+    const LISTINGS: [Listing; 4] = [
+        Listing::NotNeeded,
+        Listing::Unlisted,
+        Listing::Same,
+        Listing::Changed,
+    ];
+
+    /// Every combination of the inputs: the set policy (or none), the tool's, review, the rule
+    /// (none, allow, ask, deny), the record (none, allowed, denied), a repeat, the gate's hold,
+    /// the rerun and the listing.
+    fn every_input(note: &GuardNote, rules: &[Rule; 3], each: &mut dyn FnMut(Inputs<'_>)) {
+        let sets = [None].into_iter().chain(POLICIES.iter().copied().map(Some));
+        for set_policy in sets {
+            for tool_policy in POLICIES {
+                for under_review in [false, true] {
+                    for rule in [None, Some(&rules[0]), Some(&rules[1]), Some(&rules[2])] {
+                        for record in [None, Some(true), Some(false)] {
+                            for repeats in [None, Some(3)] {
+                                for guard in [None, Some(note)] {
+                                    for rerun in [false, true] {
+                                        for listing in LISTINGS {
+                                            each(Inputs {
+                                                set_policy,
+                                                tool_policy,
+                                                under_review,
+                                                rule,
+                                                record,
+                                                repeats,
+                                                guard,
+                                                rerun,
+                                                listing,
+                                            });
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the SPEC says of each combination, written as the rules it states, not as the order
+    /// the code takes: checked against `decide` for all 15,360 combinations.
+    #[test]
+    fn every_combination_is_decided_as_the_spec_says() {
+        let note = held();
+        let rules = [
+            rule(RuleAction::Allow),
+            rule(RuleAction::Ask),
+            rule(RuleAction::Deny),
+        ];
+        let mut count = 0;
+        every_input(&note, &rules, &mut |i| {
+            count += 1;
+            let d = decide(&i);
+            let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
+            let rule = i.rule.map(|r| r.action);
+            let asks_policy = matches!(
+                policy,
+                ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways
+            );
+            let record = if asks_policy { i.record } else { None };
+            let ctx = format!("{i:?} → {d:?}");
+            // A user's deny setting denies, whatever else holds.
+            if i.set_policy == Some(ExecutionPolicy::Deny) {
+                assert!(
+                    matches!(
+                        d,
+                        Verdict::Deny {
+                            by: DecidedBy::Policy,
+                            ..
+                        }
+                    ),
+                    "{ctx}"
+                );
+                return;
+            }
+            // Under review the tool's own policy applies.
+            if i.under_review {
+                assert_eq!(policy, i.tool_policy, "{ctx}");
+            }
+            if policy == ExecutionPolicy::Deny {
+                assert!(
+                    matches!(
+                        d,
+                        Verdict::Deny {
+                            by: DecidedBy::Policy,
+                            ..
+                        }
+                    ),
+                    "{ctx}"
+                );
+                return;
+            }
+            // The rerun click decides.
+            if i.rerun {
+                assert_eq!(
+                    d,
+                    Verdict::Allow {
+                        by: DecidedBy::User
+                    },
+                    "{ctx}"
+                );
+                return;
+            }
+            // A deny rule, then a denied record, deny.
+            if rule == Some(RuleAction::Deny) {
+                assert!(
+                    matches!(
+                        d,
+                        Verdict::Deny {
+                            by: DecidedBy::Rule,
+                            ..
+                        }
+                    ),
+                    "{ctx}"
+                );
+                return;
+            }
+            let rule_stands_aside = rule == Some(RuleAction::Allow) && i.under_review;
+            if (rule.is_none() || rule_stands_aside) && record == Some(false) {
+                assert!(
+                    matches!(
+                        d,
+                        Verdict::Deny {
+                            by: DecidedBy::Record,
+                            ..
+                        }
+                    ),
+                    "{ctx}"
+                );
+                return;
+            }
+            // Nothing else denies.
+            assert!(!matches!(d, Verdict::Deny { .. }), "{ctx}");
+            // What would allow, if anything: an allow rule, an allowed record, `auto`.
+            let would = match (rule, record, policy) {
+                (Some(RuleAction::Ask), _, _) => None,
+                (Some(RuleAction::Allow), _, _) => Some(DecidedBy::Rule),
+                (None, Some(true), _) => Some(DecidedBy::Record),
+                (None, _, ExecutionPolicy::Auto) => Some(DecidedBy::Auto),
+                _ => None,
+            };
+            match d {
+                Verdict::Allow { by } => {
+                    // Only what would allow does, with nothing standing in the way.
+                    assert_eq!(Some(by), would, "{ctx}");
+                    assert!(
+                        !i.under_review && i.repeats.is_none() && i.guard.is_none(),
+                        "{ctx}"
+                    );
+                    assert!(
+                        matches!(i.listing, Listing::NotNeeded | Listing::Same),
+                        "{ctx}"
+                    );
+                }
+                Verdict::List { by } => {
+                    assert_eq!(Some(by), would, "{ctx}");
+                    assert!(
+                        !i.under_review && i.repeats.is_none() && i.guard.is_none(),
+                        "{ctx}"
+                    );
+                    assert_eq!(i.listing, Listing::Unlisted, "{ctx}");
+                }
+                Verdict::Ask { reason, guard } => {
+                    // The reason names what made it ask.
+                    match &reason {
+                        AskReason::Rule { .. } => assert_eq!(rule, Some(RuleAction::Ask), "{ctx}"),
+                        AskReason::Repeated { times, would_allow } => {
+                            assert_eq!(Some(*times), i.repeats, "{ctx}");
+                            assert_eq!(Some(*would_allow), would, "{ctx}");
+                            assert!(!i.under_review, "{ctx}");
+                        }
+                        AskReason::Exposed { would_allow } => {
+                            assert!(i.guard.is_some() && i.repeats.is_none(), "{ctx}");
+                            assert_eq!(Some(*would_allow), would, "{ctx}");
+                            assert!(!i.under_review, "{ctx}");
+                        }
+                        AskReason::ToolChanged { would_allow } => {
+                            assert!(i.under_review || i.listing == Listing::Changed, "{ctx}");
+                            if !i.under_review {
+                                assert_eq!(*would_allow, would, "{ctx}");
+                            }
+                        }
+                        AskReason::AskOnce => assert_eq!(policy, ExecutionPolicy::AskOnce, "{ctx}"),
+                        AskReason::AskAlways => {
+                            assert_eq!(policy, ExecutionPolicy::AskAlways, "{ctx}")
+                        }
+                    }
+                    // A repeat and a hold together: both recorded, the hold counted.
+                    let held_what_would_run = i.guard.is_some()
+                        && would.is_some()
+                        && !i.under_review
+                        && rule != Some(RuleAction::Ask);
+                    let expected = match (i.guard.is_some(), held_what_would_run) {
+                        (false, _) => GuardMark::Quiet,
+                        (true, true) if !matches!(reason, AskReason::ToolChanged { .. }) => {
+                            GuardMark::Escalated
+                        }
+                        (true, _) => GuardMark::Noted,
+                    };
+                    assert_eq!(guard, expected, "{ctx}");
+                }
+                Verdict::Deny { .. } => unreachable!(),
+            }
+        });
+        assert_eq!(count, 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2 * 4);
+    }
+
+    /// The rows a reader checks by eye: each a case the issues named.
+    #[test]
+    fn the_cases_the_issues_named() {
+        let note = held();
+        let allow_rule = rule(RuleAction::Allow);
+        let base = Inputs {
+            set_policy: None,
+            tool_policy: ExecutionPolicy::AskOnce,
+            under_review: false,
+            rule: None,
+            record: None,
+            repeats: None,
+            guard: None,
+            rerun: false,
+            listing: Listing::NotNeeded,
+        };
+        // An exposed call in a loop: asked as a repeat, counted as escalated (issue 46).
+        let looped = decide(&Inputs {
+            rule: Some(&allow_rule),
+            repeats: Some(3),
+            guard: Some(&note),
+            ..base
+        });
+        assert_eq!(
+            looped,
+            Verdict::Ask {
+                reason: AskReason::Repeated {
+                    times: 3,
+                    would_allow: DecidedBy::Rule
+                },
+                guard: GuardMark::Escalated
+            }
+        );
+        // A rule made against an earlier definition, unlisted: list first; changed: ask.
+        let unlisted = Inputs {
+            rule: Some(&allow_rule),
+            listing: Listing::Unlisted,
+            ..base
+        };
+        assert_eq!(
+            decide(&unlisted),
+            Verdict::List {
+                by: DecidedBy::Rule
+            }
+        );
+        assert_eq!(
+            decide(&Inputs {
+                listing: Listing::Changed,
+                ..unlisted
+            }),
+            Verdict::Ask {
+                reason: AskReason::ToolChanged {
+                    would_allow: Some(DecidedBy::Rule)
+                },
+                guard: GuardMark::Quiet
+            }
+        );
+        // Under review, the user's `auto` stands aside and is named.
+        assert_eq!(
+            decide(&Inputs {
+                set_policy: Some(ExecutionPolicy::Auto),
+                tool_policy: ExecutionPolicy::AskAlways,
+                under_review: true,
+                ..base
+            }),
+            Verdict::Ask {
+                reason: AskReason::ToolChanged {
+                    would_allow: Some(DecidedBy::Auto)
+                },
+                guard: GuardMark::Quiet
+            }
+        );
+        // The order: a deny policy beats an allow rule; an allow rule beats a denied record; a
+        // deny rule beats `auto`; an ask rule asks by itself.
+        let deny_rule = rule(RuleAction::Deny);
+        let ask_rule = rule(RuleAction::Ask);
+        assert!(matches!(
+            decide(&Inputs {
+                set_policy: Some(ExecutionPolicy::Deny),
+                rule: Some(&allow_rule),
+                record: Some(true),
+                ..base
+            }),
+            Verdict::Deny {
+                by: DecidedBy::Policy,
+                ..
+            }
+        ));
+        assert_eq!(
+            decide(&Inputs {
+                tool_policy: ExecutionPolicy::AskAlways,
+                rule: Some(&allow_rule),
+                record: Some(false),
+                ..base
+            }),
+            Verdict::Allow {
+                by: DecidedBy::Rule
+            }
+        );
+        assert!(matches!(
+            decide(&Inputs {
+                tool_policy: ExecutionPolicy::Auto,
+                rule: Some(&deny_rule),
+                ..base
+            }),
+            Verdict::Deny {
+                by: DecidedBy::Rule,
+                ..
+            }
+        ));
+        assert_eq!(
+            decide(&Inputs {
+                tool_policy: ExecutionPolicy::Auto,
+                rule: Some(&ask_rule),
+                ..base
+            }),
+            Verdict::Ask {
+                reason: AskReason::Rule {
+                    rule: Box::new(ask_rule.clone())
+                },
+                guard: GuardMark::Quiet
+            }
+        );
+        // A record counts only where the policy asks: `auto` ignores a denied one.
+        assert_eq!(
+            decide(&Inputs {
+                tool_policy: ExecutionPolicy::Auto,
+                record: Some(false),
+                ..base
+            }),
+            Verdict::Allow {
+                by: DecidedBy::Auto
+            }
+        );
+        // A gate's hold on a call that asks anyway is a note, not an escalation.
+        assert_eq!(
+            decide(&Inputs {
+                guard: Some(&note),
+                ..base
+            }),
+            Verdict::Ask {
+                reason: AskReason::AskOnce,
+                guard: GuardMark::Noted
+            }
+        );
+    }
+}

@@ -1,0 +1,954 @@
+//! One live connection to an MCP server through the official `rmcp` client: a child process on
+//! stdio (in its own process group, so `npx`/`uvx` trees die with it) or a streamable-HTTP
+//! endpoint. It notices when the server goes away, keeps the last lines a stdio server wrote to
+//! stderr (for the error shown to the user), and forwards cancellation of a call to the server.
+
+use super::config::{McpServerConfig, McpTransport};
+use parking_lot::Mutex;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, GetPromptRequestParams, GetPromptResult,
+    Implementation, JsonObject, Prompt, ReadResourceRequestParams, Resource, ResourceContents,
+    ServerResult, Tool as McpToolInfo,
+};
+use rmcp::service::NotificationContext;
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ClientHandler;
+use rmcp::{Peer, RoleClient, ServiceExt};
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// How long starting a server may take (a first `npx -y` may download the package).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Lines of a stdio server's stderr kept for error messages.
+const STDERR_LINES: usize = 20;
+
+/// Why connecting or calling failed. Messages are for the user and the model.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum McpError {
+    #[error("cannot start \"{command}\": {message}")]
+    Spawn { command: String, message: String },
+    #[error("the server did not finish starting within {0} s")]
+    ConnectTimeout(u64),
+    #[error("the server refused to start the session: {0}")]
+    Handshake(String),
+    /// The server wants a signed-in user (a `401`): `expired` when Tollgate sent a token that
+    /// is no longer good (expired and not renewable, or revoked).
+    #[error("{}", if *expired { "the sign-in to this server expired or was revoked; sign in again" } else { "this server needs you to sign in" })]
+    AuthRequired { expired: bool },
+    #[error("listing the server's tools failed: {0}")]
+    ListTools(String),
+    #[error("listing the server's {what} failed: {message}")]
+    List { what: &'static str, message: String },
+    #[error("the server is not running")]
+    Closed,
+    #[error("the call was cancelled")]
+    Cancelled,
+    /// The server needs the user to open pages first (`-32042`).
+    #[error("the server needs the user to open a page first: {}", .0.iter().map(|p| p.url.as_str()).collect::<Vec<_>>().join(", "))]
+    PagesRequired(Vec<super::pages::RequiredPage>),
+    #[error("{0}")]
+    Call(String),
+}
+
+/// How one tool call is made.
+#[derive(Clone)]
+pub struct CallOptions {
+    /// The longest the server may take to answer (the server is told to stop then), not
+    /// counting the time the user is asked something (`clock`).
+    pub timeout: Duration,
+    pub clock: Arc<tollgate_tools::clock::CallClock>,
+    /// Stops the call (the server is told).
+    pub cancel: CancellationToken,
+    /// Told of the server's progress reports, and of what the call waits for.
+    pub on_progress: super::progress::ProgressListener,
+    /// The running call a page the server needs opened is put to the user under; without it,
+    /// such a call fails with the page named.
+    pub asked_in: Option<super::elicitation::RunningCall>,
+}
+
+/// What the server said about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerIdentity {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub instructions: Option<String>,
+    /// The protocol version the session speaks (the newest both sides know).
+    pub protocol: Option<String>,
+}
+
+/// A list the server says has changed (`notifications/*/list_changed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListChanged {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+/// Where a server's questions go (issue 36): the calls of its tools that run, and the hub that
+/// puts them to the user.
+#[derive(Clone)]
+pub struct Asks {
+    pub slot: Arc<super::ServerSlot>,
+    pub hub: Arc<super::elicitation::ElicitationHub>,
+}
+
+/// What a session carries besides the settings: the signed-in user's tokens, and where the
+/// server's questions go. Without `asks`, the server is told Tollgate does not take questions.
+#[derive(Clone, Default)]
+pub struct Session {
+    pub oauth: Option<super::oauth::OAuthAccess>,
+    pub asks: Option<Asks>,
+}
+
+/// Tollgate's side of the session: it says who we are, passes the server's list_changed
+/// notifications on, and puts the server's questions to the user.
+struct Handler {
+    changes: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+    asks: Option<Asks>,
+    progress: super::progress::ProgressRoutes,
+    pages: Arc<super::pages::PagesDone>,
+}
+
+impl Handler {
+    /// A server's question, to the user: refused (with why) when no call of its tools runs or
+    /// it asks too often; never answered for the user.
+    async fn elicit(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: &rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
+        let refuse = |why: String| rmcp::ErrorData::invalid_request(why, None);
+        let Some(asks) = &self.asks else {
+            return Err(refuse("this client does not take questions".into()));
+        };
+        let Some(call) = asks.slot.latest_call() else {
+            return Err(refuse(super::elicitation::AskRefused::NoCall.to_string()));
+        };
+        let (message, kind) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => (
+                message,
+                ElicitationKind::Form {
+                    schema: serde_json::to_value(&requested_schema)
+                        .map_err(|e| refuse(format!("the form's schema could not be read: {e}")))?,
+                },
+            ),
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                let host = super::pages::web_host(&url).map_err(refuse)?;
+                (message, ElicitationKind::Url { url, host })
+            }
+            #[allow(unreachable_patterns)]
+            _ => return Err(refuse("this kind of question is not supported".into())),
+        };
+        // The question is withdrawn when its call ends or the server gives up on it.
+        let withdraw = call.cancel.child_token();
+        let call = super::elicitation::RunningCall {
+            cancel: withdraw.clone(),
+            ..call
+        };
+        let gave_up = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            gave_up.cancelled().await;
+            withdraw.cancel();
+        });
+        let answer = asks.hub.ask(asks.slot.name(), &call, message, kind).await;
+        watcher.abort();
+        let answer = answer.map_err(|e| refuse(e.to_string()))?;
+        Ok(match answer {
+            ElicitationAnswer::Accept { content } => {
+                let result = ElicitResult::new(ElicitationAction::Accept);
+                match content {
+                    Some(c) => result.with_content(c),
+                    None => result,
+                }
+            }
+            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(ListChanged::Prompts);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == super::pages::PAGE_DONE_METHOD {
+            self.pages.finished(notification.params.as_ref());
+        }
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(params).await;
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.elicit(request, &context).await
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        client_config()
+    }
+}
+
+/// How long reading a resource or getting a prompt may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A connected server.
+pub struct McpConnection {
+    peer: Peer<RoleClient>,
+    /// The running calls that show the server's progress reports.
+    progress: super::progress::ProgressRoutes,
+    /// Where the server's questions go, and the pages it said the user finished on.
+    asks: Option<Asks>,
+    pages: Arc<super::pages::PagesDone>,
+    changes: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>>>,
+    /// Tollgate's own way to say "list the tools again", beside the server's notifications.
+    relist: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+    has_resources: bool,
+    has_prompts: bool,
+    identity: ServerIdentity,
+    shutdown: CancellationToken,
+    closed: watch::Receiver<bool>,
+    pid: Option<u32>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// A sandboxed server's private temp folder, removed when the connection goes, and the
+    /// proxy of its allowed hosts, stopped then.
+    _sandbox_temp: Option<(
+        tempfile::TempDir,
+        Option<tollgate_sandbox::proxy::HostProxy>,
+    )>,
+}
+
+fn client_config() -> ClientConfig {
+    use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
+    let mut form = FormElicitationCapability::new();
+    form.schema_validation = Some(true);
+    let mut elicitation = ElicitationCapability::new();
+    elicitation.form = Some(form);
+    elicitation.url = Some(UrlElicitationCapability::new());
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(elicitation);
+    ClientConfig::new(
+        capabilities,
+        Implementation::new("tollgate", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+/// A server's sandbox for one launch: the spec, and the private temp folder it owns for as long
+/// as the server runs.
+struct ServerSandbox {
+    spec: tollgate_sandbox::SandboxSpec,
+    program: PathBuf,
+    temp: tempfile::TempDir,
+    /// "Only these hosts": the proxy the server reaches them through.
+    proxy: Option<tollgate_sandbox::proxy::HostProxy>,
+}
+
+/// The sandbox `wanted` for server `name`, or `None` where this system has none (the server
+/// then runs without it, and the settings say so).
+async fn sandbox_for(
+    name: &str,
+    wanted: &super::config::McpSandbox,
+    hidden: &[PathBuf],
+    keep_env: &[String],
+    readable: Vec<PathBuf>,
+) -> Result<Option<ServerSandbox>, McpError> {
+    use tollgate_protocol::{ChatSandbox, SandboxLevel, SandboxReport};
+    use tollgate_tools::supervisor;
+    let support = supervisor::sandbox_support().await;
+    let plan = SandboxReport::planned(
+        &ChatSandbox {
+            level: SandboxLevel::WorkspaceOnly,
+            network: wanted.network,
+            hosts: wanted.hosts.clone(),
+            ..ChatSandbox::default()
+        },
+        &support,
+    );
+    let program = supervisor::program().cloned();
+    let (true, Some(program)) = (plan.confined(), program) else {
+        tracing::warn!("MCP server {name} runs without a sandbox: {support:?}");
+        return Ok(None);
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("tollgate-mcp-{name}-"))
+        .tempdir()
+        .map_err(|e| McpError::Spawn {
+            command: name.to_string(),
+            message: format!("the sandbox's temp folder could not be made: {e}"),
+        })?;
+    let private = temp
+        .path()
+        .canonicalize()
+        .unwrap_or_else(|_| temp.path().to_path_buf());
+    let spec = tollgate_sandbox::SandboxSpec {
+        level: SandboxLevel::WorkspaceOnly,
+        network: wanted.network,
+        workspace: private.clone(),
+        temp: private.clone(),
+        hidden: hidden.to_vec(),
+        writable: wanted
+            .folders
+            .iter()
+            .map(|f| PathBuf::from(f.trim()))
+            .collect(),
+        protected: Vec::new(),
+        keep_env: keep_env.to_vec(),
+        namespaces: support.namespaces,
+        hosts: if wanted.network {
+            Vec::new()
+        } else {
+            wanted.hosts.clone()
+        },
+        set_env: Vec::new(),
+        readable,
+    };
+    let proxy = if spec.proxied() {
+        let socket = private.join(tollgate_sandbox::proxy::SOCKET_NAME);
+        Some(
+            tollgate_sandbox::proxy::HostProxy::start(&socket, spec.hosts.clone()).map_err(
+                |e| McpError::Spawn {
+                    command: name.to_string(),
+                    message: format!("the proxy to its allowed hosts could not start: {e}"),
+                },
+            )?,
+        )
+    } else {
+        None
+    };
+    Ok(Some(ServerSandbox {
+        spec,
+        program,
+        temp,
+        proxy,
+    }))
+}
+
+/// The folders of a server's own files named in its command line (the program, a script): they
+/// must show inside the sandbox even where the sandbox replaces their folder (a server kept
+/// under `/tmp`). A file's folder is taken whole, for the modules beside it.
+fn own_files(command: &str, args: &[String]) -> Vec<PathBuf> {
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .map(std::path::Path::new)
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => Some(p.to_path_buf()),
+            Ok(_) => p.parent().map(std::path::Path::to_path_buf),
+            Err(_) => None,
+        })
+        .collect()
+}
+
+/// How a stdio server is started: the command itself, or — in the sandbox — Tollgate's own
+/// binary applying the sandbox and then becoming the command (so nothing runs unconfined).
+fn stdio_command(
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&str>,
+    sandbox: Option<&ServerSandbox>,
+    path: Option<&std::ffi::OsStr>,
+) -> process_wrap::tokio::CommandWrap {
+    let mut cmd = match sandbox {
+        Some(sb) => {
+            let mut cmd = tokio::process::Command::new(&sb.program);
+            cmd.arg(tollgate_sandbox::supervisor::SANDBOXED_EXEC_ARG)
+                .arg(command)
+                .args(args);
+            if let Ok(json) = serde_json::to_string(&sb.spec) {
+                cmd.env(tollgate_sandbox::SANDBOX_ENV, json);
+            }
+            cmd
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args);
+            cmd
+        }
+    };
+    // The login shell's PATH first, so a PATH in the server's own settings still wins.
+    if let Some(path) = path {
+        cmd.env("PATH", path);
+    }
+    cmd.envs(env).kill_on_drop(true);
+    if let Some(dir) = cwd.filter(|d| !d.trim().is_empty()) {
+        cmd.current_dir(dir);
+    }
+    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrap.wrap(process_wrap::tokio::JobObject);
+    wrap
+}
+
+impl McpConnection {
+    /// Starts or reaches the server and completes the MCP handshake. `config` must hold the
+    /// secret values (environment, headers) already.
+    /// A server with a sandbox in its settings starts under it, never reading `hidden` (F-46).
+    /// An HTTP server the user signed in to gets the tokens of `session.oauth` (refreshed once
+    /// after a `401`); the server's questions go where `session.asks` says.
+    pub async fn connect(
+        config: &McpServerConfig,
+        hidden: &[PathBuf],
+        session: Session,
+    ) -> Result<Self, McpError> {
+        let shutdown = CancellationToken::new();
+        let (changes_tx, changes) = tokio::sync::mpsc::unbounded_channel();
+        let oauth = session.oauth.as_ref();
+        let progress = super::progress::ProgressRoutes::default();
+        let pages = Arc::new(super::pages::PagesDone::default());
+        let relist = changes_tx.clone();
+        let handler = Handler {
+            changes: changes_tx,
+            asks: session.asks.clone(),
+            progress: progress.clone(),
+            pages: Arc::clone(&pages),
+        };
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let mut sandbox_temp = None;
+        let (running, pid) = match &config.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spawn_error = |e: std::io::Error| McpError::Spawn {
+                    command: command.clone(),
+                    message: if e.kind() == std::io::ErrorKind::NotFound {
+                        "the program was not found; check the command and that it is installed and on PATH".into()
+                    } else {
+                        e.to_string()
+                    },
+                };
+                let sandbox = match &config.sandbox {
+                    // The server's own environment settings pass into its sandbox; nothing
+                    // else of Tollgate's does (issue 33).
+                    Some(wanted) => {
+                        let keep: Vec<String> = env.keys().cloned().collect();
+                        let own = own_files(command, args);
+                        sandbox_for(&config.name, wanted, hidden, &keep, own).await?
+                    }
+                    None => None,
+                };
+                let path = tollgate_tools::login_path::for_children_async().await;
+                let launch = stdio_command(
+                    command,
+                    args,
+                    env,
+                    cwd.as_deref(),
+                    sandbox.as_ref(),
+                    path.as_deref(),
+                );
+                sandbox_temp = sandbox.map(|sb| (sb.temp, sb.proxy));
+                let (transport, stderr) = TokioChildProcess::builder(launch)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(spawn_error)?;
+                let pid = transport.id();
+                let mut reader = None;
+                if let Some(stderr) = stderr {
+                    let tail = Arc::clone(&stderr_tail);
+                    reader = Some(tokio::spawn(async move {
+                        let mut lines = BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            let mut tail = tail.lock();
+                            if tail.len() == STDERR_LINES {
+                                tail.pop_front();
+                            }
+                            tail.push_back(line);
+                        }
+                    }));
+                }
+                let running = match handshake(handler.serve_with_ct(transport, shutdown.clone()))
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        // A server that failed to start usually said why on stderr.
+                        if let Some(reader) = reader {
+                            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+                        }
+                        return Err(with_stderr(e, &stderr_tail));
+                    }
+                };
+                (running, pid)
+            }
+            McpTransport::Http { url, headers } => {
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|e| McpError::Handshake(format!("header {name}: {e}")))?;
+                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                        McpError::Handshake(format!("the value of header {name} is not valid"))
+                    })?;
+                    custom.insert(name, value);
+                }
+                let transport_config =
+                    StreamableHttpClientTransportConfig::with_uri(url.trim().to_string())
+                        .custom_headers(custom);
+                let running = match oauth {
+                    None => {
+                        let transport =
+                            StreamableHttpClientTransport::from_config(transport_config);
+                        handshake(handler.serve_with_ct(transport, shutdown.clone())).await?
+                    }
+                    Some(access) => {
+                        let client = signed_in_client(url.trim(), access).await?;
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport_config);
+                        match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
+                            Ok(running) => running,
+                            Err(McpError::AuthRequired { .. }) => {
+                                return Err(McpError::AuthRequired { expired: true })
+                            }
+                            // Some servers answer a token they no longer know with an error
+                            // rather than a 401: if the server asks a caller without a token to
+                            // sign in, the token is what failed.
+                            Err(e) if asks_anyone_to_sign_in(url.trim()).await => {
+                                tracing::info!(
+                                    "{}: the sign-in is no longer accepted ({e})",
+                                    config.name
+                                );
+                                return Err(McpError::AuthRequired { expired: true });
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                };
+                (running, None)
+            }
+        };
+        let identity = running
+            .peer_info()
+            .map(|info| ServerIdentity {
+                name: info.server_info.as_ref().map(|i| i.name.clone()),
+                version: info.server_info.as_ref().map(|i| i.version.clone()),
+                instructions: info.instructions.clone(),
+                protocol: Some(info.protocol_version.to_string()),
+            })
+            .unwrap_or_default();
+        let (has_resources, has_prompts) = running
+            .peer_info()
+            .map(|info| {
+                (
+                    info.capabilities.resources.is_some(),
+                    info.capabilities.prompts.is_some(),
+                )
+            })
+            .unwrap_or_default();
+        let peer = running.peer().clone();
+        let (closed_tx, closed) = watch::channel(false);
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            let _ = closed_tx.send(true);
+        });
+        Ok(Self {
+            peer,
+            progress,
+            asks: session.asks,
+            pages,
+            changes: Mutex::new(Some(changes)),
+            relist,
+            has_resources,
+            has_prompts,
+            identity,
+            shutdown,
+            closed,
+            pid,
+            stderr_tail,
+            _sandbox_temp: sandbox_temp,
+        })
+    }
+
+    /// What the server said about itself at the handshake.
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The process id of a stdio server.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Whether the server is still there.
+    pub fn is_alive(&self) -> bool {
+        !*self.closed.borrow() && !self.peer.is_transport_closed()
+    }
+
+    /// Resolves when the connection has ended, for whatever reason.
+    pub async fn closed(&self) {
+        let mut rx = self.closed.clone();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+
+    /// The last lines a stdio server wrote to stderr, joined with " / ".
+    pub fn stderr_tail(&self) -> Option<String> {
+        joined_tail(&self.stderr_tail)
+    }
+
+    /// Every tool the server offers (all pages).
+    pub async fn tools(&self) -> Result<Vec<McpToolInfo>, McpError> {
+        self.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| McpError::ListTools(e.to_string()))
+    }
+
+    /// Has the one who watches the connection list the tools again, as a `list_changed` from
+    /// the server would: a tool found changed without one (issue 45).
+    pub fn relist_tools(&self) {
+        let _ = self.relist.send(ListChanged::Tools);
+    }
+
+    /// The server's list_changed notifications, for the one who watches the connection.
+    pub fn take_changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<ListChanged>> {
+        self.changes.lock().take()
+    }
+
+    /// Every resource the server offers (none if it offers no resources).
+    pub async fn resources(&self) -> Result<Vec<Resource>, McpError> {
+        if !self.has_resources {
+            return Ok(Vec::new());
+        }
+        self.peer
+            .list_all_resources()
+            .await
+            .map_err(|e| McpError::List {
+                what: "resources",
+                message: e.to_string(),
+            })
+    }
+
+    /// Every prompt the server offers (none if it offers no prompts).
+    pub async fn prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        if !self.has_prompts {
+            return Ok(Vec::new());
+        }
+        self.peer
+            .list_all_prompts()
+            .await
+            .map_err(|e| McpError::List {
+                what: "prompts",
+                message: e.to_string(),
+            })
+    }
+
+    /// Reads a resource's contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, McpError> {
+        let read = self
+            .peer
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()));
+        Ok(self.fetch(read).await?.contents)
+    }
+
+    /// Gets a prompt filled in with `arguments`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<GetPromptResult, McpError> {
+        let get = self
+            .peer
+            .get_prompt(GetPromptRequestParams::new(name.to_string()).with_arguments(arguments));
+        self.fetch(get).await
+    }
+
+    /// A request with [`FETCH_TIMEOUT`], its errors in the user's words.
+    async fn fetch<T>(
+        &self,
+        request: impl std::future::Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, McpError> {
+        if !self.is_alive() {
+            return Err(McpError::Closed);
+        }
+        tokio::select! {
+            r = tokio::time::timeout(FETCH_TIMEOUT, request) => match r {
+                Err(_) => Err(McpError::Call(format!("the server did not answer within {} s", FETCH_TIMEOUT.as_secs()))),
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
+                Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
+                Ok(Err(e)) => Err(McpError::Call(e.to_string())),
+            },
+            () = self.closed() => Err(McpError::Closed),
+        }
+    }
+
+    /// Calls a tool. If `cancel` fires or the future is dropped (the executor's timeout), the
+    /// server receives `notifications/cancelled` for the request. The server's progress
+    /// reports go to `on_progress` while it runs. A server that first needs the user to open
+    /// pages (`-32042`) has them put to the user; when it says they finished, the call is made
+    /// again, once.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, McpError> {
+        let first = self.call_once(tool, arguments.clone(), options).await;
+        let Err(McpError::PagesRequired(pages)) = first else {
+            return first;
+        };
+        let opened = super::pages::open_pages(
+            pages,
+            self.asks.as_ref(),
+            options.asked_in.as_ref(),
+            &self.pages,
+            &options.on_progress,
+        );
+        tokio::select! {
+            r = opened => r.map_err(|e| McpError::Call(e.to_string()))?,
+            () = options.cancel.cancelled() => return Err(McpError::Cancelled),
+            () = self.closed() => return Err(McpError::Closed),
+        }
+        self.call_once(tool, arguments, options).await
+    }
+
+    /// One `tools/call` request, with the call's timeout, cancellation and progress.
+    async fn call_once(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, McpError> {
+        if !self.is_alive() {
+            return Err(McpError::Closed);
+        }
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let call = async {
+            let (handle, _route) = self
+                .progress
+                .send(
+                    self.peer.send_request_with_option(
+                        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                        PeerRequestOptions::no_options(),
+                    ),
+                    |handle| handle.progress_token.clone(),
+                    std::sync::Arc::clone(&options.on_progress),
+                )
+                .await?;
+            let abandoned = AbandonedCall::new(&self.peer, handle.id.clone());
+            let response = handle.await_response().await;
+            abandoned.disarm();
+            match response? {
+                ServerResult::CallToolResult(result) => Ok(result),
+                _ => Err(ServiceError::UnexpectedResponse),
+            }
+        };
+        let timeout = options.timeout;
+        tokio::select! {
+            r = options.clock.limit(timeout, call) => match r {
+                Err(_) => Err(McpError::Call(format!(
+                    "the server did not answer within {} s; the request was cancelled",
+                    timeout.as_secs()
+                ))),
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
+                Ok(Err(ServiceError::McpError(e))) if e.code.0 == super::pages::PAGES_REQUIRED => {
+                    let pages = super::pages::required_pages(e.data.as_ref());
+                    Err(if pages.is_empty() { McpError::Call(e.message.to_string()) } else { McpError::PagesRequired(pages) })
+                }
+                Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
+                Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
+            },
+            () = options.cancel.cancelled() => Err(McpError::Cancelled),
+            () = self.closed() => Err(McpError::Closed),
+        }
+    }
+
+    /// Ends the session: closes stdin, then terminates the process group if it lingers.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.closed()).await;
+    }
+}
+
+/// A call whose answer is no longer awaited (stopped, timed out, its turn gone): the server is
+/// told to stop working on it.
+struct AbandonedCall<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl<'a> AbandonedCall<'a> {
+    fn new(peer: &'a Peer<RoleClient>, id: rmcp::model::RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    /// The answer arrived: nothing to cancel.
+    fn disarm(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for AbandonedCall<'_> {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the call was stopped".into()),
+                ))
+                .await;
+        });
+    }
+}
+
+impl Drop for McpConnection {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+async fn handshake<F, S>(serve: F) -> Result<RunningService<RoleClient, S>, McpError>
+where
+    F: std::future::Future<
+        Output = Result<RunningService<RoleClient, S>, rmcp::service::ClientInitializeError>,
+    >,
+    S: rmcp::Service<RoleClient>,
+{
+    match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
+        Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
+        Ok(Err(e)) if asks_for_sign_in(&e) => Err(McpError::AuthRequired { expired: false }),
+        Ok(Err(e)) => Err(McpError::Handshake(tollgate_secrets::redact_known_owned(
+            e.to_string(),
+        ))),
+        Ok(Ok(running)) => Ok(running),
+    }
+}
+
+/// Whether the session failed because the server wants a signed-in user: a `401` (rmcp's
+/// `AuthRequiredError`) or rmcp's own "authorization required" somewhere in the cause.
+fn asks_for_sign_in(e: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::transport::auth::AuthError;
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return false;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(c) = cause {
+        if c.is::<AuthRequiredError>()
+            || matches!(
+                c.downcast_ref::<AuthError>(),
+                Some(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_))
+            )
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// Whether the server at `url` answers a session start without a token with `401`: then it
+/// wants a signed-in user.
+async fn asks_anyone_to_sign_in(url: &str) -> bool {
+    let hello = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.to_string(),
+            "capabilities": {},
+            "clientInfo": {"name": "tollgate", "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let sent = reqwest::Client::new()
+        .post(url)
+        .header(
+            reqwest::header::ACCEPT,
+            "application/json, text/event-stream",
+        )
+        .json(&hello)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await;
+    matches!(sent, Ok(r) if r.status() == reqwest::StatusCode::UNAUTHORIZED)
+}
+
+/// An HTTP client that sends the signed-in user's token from the keychain (and refreshes it
+/// once when the server refuses it).
+async fn signed_in_client(
+    url: &str,
+    access: &super::oauth::OAuthAccess,
+) -> Result<rmcp::transport::auth::AuthClient<reqwest::Client>, McpError> {
+    use rmcp::transport::auth::{AuthClient, AuthorizationManager};
+    let failed = |e: rmcp::transport::auth::AuthError| {
+        McpError::Handshake(tollgate_secrets::redact_known_owned(format!(
+            "the sign-in could not be used: {e}"
+        )))
+    };
+    let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    manager.set_credential_store(super::oauth::KeychainCredentials::new(
+        access.keychain.clone(),
+        access.account.clone(),
+    ));
+    // `false`: no tokens, or tokens of an authorization server this server no longer names.
+    if !manager.initialize_from_store().await.map_err(failed)? {
+        return Err(McpError::AuthRequired { expired: true });
+    }
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
+}
+
+/// The last lines a stdio server wrote to stderr, on one line; `None` if it wrote nothing.
+fn joined_tail(tail: &Mutex<VecDeque<String>>) -> Option<String> {
+    let tail = tail.lock();
+    (!tail.is_empty()).then(|| {
+        tail.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" / ")
+    })
+}
+
+/// Adds what a stdio server printed before failing, which usually says why.
+fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
+    match joined_tail(tail) {
+        Some(lines) => McpError::Handshake(format!("{e}; the server wrote: {lines}")),
+        None => e,
+    }
+}

@@ -1,0 +1,377 @@
+//! An MCP server's questions to the user (elicitation, issue 36). A server may ask only while
+//! one of its tools runs — the question goes to that call's chat, inline like an approval
+//! card — and never more than one at a time, nor more than [`MAX_PER_MINUTE`] a minute: a
+//! server that asks more is refused (with an error it can read), never answered. An answer is
+//! the user's: a form is checked against the server's schema before it goes back.
+
+use parking_lot::Mutex;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use tollgate_protocol::ids::{ApprovalId, ChatId};
+use tollgate_protocol::{
+    ElicitationAnswer, ElicitationKind, ElicitationOutcome, EventSink, PendingElicitation,
+    ToolEvent,
+};
+
+/// The most questions one server may ask in a minute.
+pub const MAX_PER_MINUTE: usize = 5;
+const WINDOW: Duration = Duration::from_secs(60);
+
+/// Why a server's question was not put to the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AskRefused {
+    #[error("Tollgate asks the user only while one of this server's tools runs")]
+    NoCall,
+    #[error("the user already has a question from this server open")]
+    OneAtATime,
+    #[error("this server asked the user {MAX_PER_MINUTE} times in the last minute; it is not asked again yet")]
+    TooOften,
+    #[error("the form's schema is not one Tollgate can show: {0}")]
+    BadSchema(String),
+}
+
+/// Why an answer was refused (the card keeps waiting).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerRefused {
+    #[error("no question with id {0} is waiting")]
+    Unknown(ApprovalId),
+    #[error("question {0} belongs to another chat")]
+    Foreign(ApprovalId),
+    #[error("the answer does not fit what the server asked: {0}")]
+    Invalid(String),
+}
+
+/// A call of a server's tool that is running now: where its questions go.
+#[derive(Debug, Clone)]
+pub struct RunningCall {
+    pub chat: ChatId,
+    pub seq: u64,
+    /// Cancelled when the call ends or is stopped: its question is withdrawn.
+    pub cancel: CancellationToken,
+    /// The call's clock, stopped while its question waits for the user.
+    pub clock: Arc<tollgate_tools::clock::CallClock>,
+}
+
+struct Waiting {
+    pending: PendingElicitation,
+    /// The form's schema compiled, to check an answer.
+    validator: Option<jsonschema::Validator>,
+    reply: oneshot::Sender<ElicitationAnswer>,
+}
+
+/// The questions waiting for the user, and how often each server asked.
+pub struct ElicitationHub {
+    waiting: Mutex<HashMap<ApprovalId, Waiting>>,
+    asked: Mutex<HashMap<String, VecDeque<Instant>>>,
+    sink: Arc<dyn EventSink>,
+}
+
+impl ElicitationHub {
+    /// A hub that tells `sink` (the chats' event routes) when a question starts and stops
+    /// waiting.
+    pub fn new(sink: Arc<dyn EventSink>) -> Arc<Self> {
+        Arc::new(Self {
+            waiting: Mutex::new(HashMap::new()),
+            asked: Mutex::new(HashMap::new()),
+            sink,
+        })
+    }
+
+    /// Puts `server`'s question to the user in `call`'s chat; resolves with the answer, or
+    /// `Cancel` when the call ends first.
+    pub async fn ask(
+        &self,
+        server: &str,
+        call: &RunningCall,
+        message: String,
+        kind: ElicitationKind,
+    ) -> Result<ElicitationAnswer, AskRefused> {
+        let validator = match &kind {
+            ElicitationKind::Form { schema } => Some(
+                jsonschema::validator_for(schema)
+                    .map_err(|e| AskRefused::BadSchema(e.to_string()))?,
+            ),
+            ElicitationKind::Url { .. } => None,
+        };
+        let id = ApprovalId::random();
+        let pending = PendingElicitation {
+            id: id.clone(),
+            chat: call.chat,
+            seq: call.seq,
+            server: server.to_string(),
+            message,
+            kind,
+            created_at: chrono::Utc::now().timestamp_millis(),
+        };
+        let (reply, answer) = oneshot::channel();
+        {
+            // Counted and registered under one lock: two questions at once cannot both pass.
+            let mut waiting = self.waiting.lock();
+            self.admit(server, &waiting)?;
+            waiting.insert(
+                id.clone(),
+                Waiting {
+                    pending: pending.clone(),
+                    validator,
+                    reply,
+                },
+            );
+        }
+        self.sink.emit(ToolEvent::ElicitationRequested {
+            elicitation: pending,
+        });
+        let _user_time = call.clock.pause();
+        tokio::select! {
+            answer = answer => Ok(answer.unwrap_or(ElicitationAnswer::Cancel)),
+            () = call.cancel.cancelled() => {
+                if self.waiting.lock().remove(&id).is_some() {
+                    self.resolved(call.chat, call.seq, id, ElicitationOutcome::Withdrawn);
+                }
+                Ok(ElicitationAnswer::Cancel)
+            }
+        }
+    }
+
+    /// Counts a question of `server`, or refuses it (one open at a time, a few a minute).
+    fn admit(
+        &self,
+        server: &str,
+        waiting: &HashMap<ApprovalId, Waiting>,
+    ) -> Result<(), AskRefused> {
+        if waiting.values().any(|w| w.pending.server == server) {
+            return Err(AskRefused::OneAtATime);
+        }
+        let now = Instant::now();
+        let mut asked = self.asked.lock();
+        let times = asked.entry(server.to_string()).or_default();
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > WINDOW)
+        {
+            times.pop_front();
+        }
+        if times.len() >= MAX_PER_MINUTE {
+            return Err(AskRefused::TooOften);
+        }
+        times.push_back(now);
+        Ok(())
+    }
+
+    fn resolved(&self, chat: ChatId, seq: u64, id: ApprovalId, outcome: ElicitationOutcome) {
+        self.sink.emit(ToolEvent::ElicitationResolved {
+            chat,
+            seq,
+            id,
+            outcome,
+        });
+    }
+
+    /// The user's answer to question `id` of `chat`. A form must fit the server's schema.
+    pub fn answer(
+        &self,
+        chat: ChatId,
+        id: &ApprovalId,
+        answer: ElicitationAnswer,
+    ) -> Result<(), AnswerRefused> {
+        let mut waiting = self.waiting.lock();
+        let slot = waiting
+            .get(id)
+            .ok_or_else(|| AnswerRefused::Unknown(id.clone()))?;
+        if slot.pending.chat != chat {
+            return Err(AnswerRefused::Foreign(id.clone()));
+        }
+        let answer = match (answer, &slot.pending.kind, &slot.validator) {
+            (ElicitationAnswer::Accept { content }, ElicitationKind::Form { .. }, Some(v)) => {
+                let content = content.unwrap_or_else(|| Value::Object(Default::default()));
+                let problems: Vec<String> = v
+                    .iter_errors(&content)
+                    .take(5)
+                    .map(|e| e.to_string())
+                    .collect();
+                if !problems.is_empty() {
+                    return Err(AnswerRefused::Invalid(problems.join("; ")));
+                }
+                ElicitationAnswer::Accept {
+                    content: Some(content),
+                }
+            }
+            // Consent to open a page carries nothing.
+            (ElicitationAnswer::Accept { .. }, ElicitationKind::Url { .. }, _) => {
+                ElicitationAnswer::Accept { content: None }
+            }
+            (other, _, _) => other,
+        };
+        let Some(slot) = waiting.remove(id) else {
+            return Err(AnswerRefused::Unknown(id.clone()));
+        };
+        drop(waiting);
+        let outcome = match &answer {
+            ElicitationAnswer::Accept { .. } => ElicitationOutcome::Accepted,
+            ElicitationAnswer::Decline => ElicitationOutcome::Declined,
+            ElicitationAnswer::Cancel => ElicitationOutcome::Cancelled,
+        };
+        let (chat, seq) = (slot.pending.chat, slot.pending.seq);
+        // The server may have given up meanwhile; the answer is then simply not needed.
+        let _ = slot.reply.send(answer);
+        self.resolved(chat, seq, id.clone(), outcome);
+        Ok(())
+    }
+
+    /// The questions waiting in `chat`, oldest first.
+    pub fn pending_in(&self, chat: ChatId) -> Vec<PendingElicitation> {
+        let mut list: Vec<PendingElicitation> = self
+            .waiting
+            .lock()
+            .values()
+            .filter(|w| w.pending.chat == chat)
+            .map(|w| w.pending.clone())
+            .collect();
+        list.sort_by_key(|p| p.created_at);
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parking_lot::Mutex as PMutex;
+    use serde_json::json;
+
+    #[derive(Default)]
+    struct Events(PMutex<Vec<ToolEvent>>);
+    impl EventSink for Events {
+        fn emit(&self, event: ToolEvent) {
+            self.0.lock().push(event);
+        }
+    }
+
+    fn call() -> RunningCall {
+        RunningCall {
+            chat: ChatId(3),
+            seq: 7,
+            cancel: CancellationToken::new(),
+            clock: tollgate_tools::clock::CallClock::new(),
+        }
+    }
+
+    fn form() -> ElicitationKind {
+        ElicitationKind::Form {
+            schema: json!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+                "required": ["name"]
+            }),
+        }
+    }
+
+    async fn waiting(hub: &ElicitationHub) -> PendingElicitation {
+        loop {
+            if let Some(p) = hub.pending_in(ChatId(3)).pop() {
+                return p;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_form_answer_must_fit_the_schema_and_comes_back_as_given() {
+        let events = Arc::new(Events::default());
+        let hub = ElicitationHub::new(events.clone());
+        let asking = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move {
+                hub.ask("demo", &call(), "Who are you?".into(), form())
+                    .await
+            })
+        };
+        let pending = waiting(&hub).await;
+        assert_eq!((pending.server.as_str(), pending.seq), ("demo", 7));
+        let bad = hub.answer(
+            ChatId(3),
+            &pending.id,
+            ElicitationAnswer::Accept {
+                content: Some(json!({"age": -1})),
+            },
+        );
+        assert!(matches!(bad, Err(AnswerRefused::Invalid(_))), "{bad:?}");
+        assert!(matches!(
+            hub.answer(ChatId(4), &pending.id, ElicitationAnswer::Decline),
+            Err(AnswerRefused::Foreign(_))
+        ));
+        hub.answer(
+            ChatId(3),
+            &pending.id,
+            ElicitationAnswer::Accept {
+                content: Some(json!({"name": "Ada", "age": 36})),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            asking.await.unwrap().unwrap(),
+            ElicitationAnswer::Accept {
+                content: Some(json!({"name": "Ada", "age": 36}))
+            }
+        );
+        let kinds: Vec<&str> = events
+            .0
+            .lock()
+            .iter()
+            .map(|e| match e {
+                ToolEvent::ElicitationRequested { .. } => "asked",
+                ToolEvent::ElicitationResolved {
+                    outcome: ElicitationOutcome::Accepted,
+                    ..
+                } => "accepted",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["asked", "accepted"]);
+    }
+
+    #[tokio::test]
+    async fn one_question_at_a_time_a_few_a_minute_and_withdrawn_with_its_call() {
+        let hub = ElicitationHub::new(Arc::new(Events::default()));
+        let running = call();
+        let first = {
+            let (hub, running) = (Arc::clone(&hub), running.clone());
+            tokio::spawn(async move { hub.ask("demo", &running, "One?".into(), form()).await })
+        };
+        waiting(&hub).await;
+        assert_eq!(
+            hub.ask("demo", &call(), "Two?".into(), form()).await,
+            Err(AskRefused::OneAtATime)
+        );
+        // The call ends: the question is withdrawn, and the server hears "cancel".
+        running.cancel.cancel();
+        assert_eq!(first.await.unwrap().unwrap(), ElicitationAnswer::Cancel);
+        assert!(hub.pending_in(ChatId(3)).is_empty());
+        // Each of the next ones is asked and answered; past the limit, refused.
+        for _ in 1..MAX_PER_MINUTE {
+            let asking = {
+                let hub = Arc::clone(&hub);
+                tokio::spawn(async move { hub.ask("demo", &call(), "Again?".into(), form()).await })
+            };
+            let p = waiting(&hub).await;
+            hub.answer(ChatId(3), &p.id, ElicitationAnswer::Decline)
+                .unwrap();
+            assert_eq!(asking.await.unwrap().unwrap(), ElicitationAnswer::Decline);
+        }
+        assert_eq!(
+            hub.ask("demo", &call(), "More?".into(), form()).await,
+            Err(AskRefused::TooOften)
+        );
+        // Another server is counted on its own.
+        let other = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move { hub.ask("other", &call(), "Hi?".into(), form()).await })
+        };
+        let p = waiting(&hub).await;
+        hub.answer(ChatId(3), &p.id, ElicitationAnswer::Cancel)
+            .unwrap();
+        assert_eq!(other.await.unwrap().unwrap(), ElicitationAnswer::Cancel);
+    }
+}

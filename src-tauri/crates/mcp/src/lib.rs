@@ -1,0 +1,34 @@
+//! Model Context Protocol servers (F-45), through the official `rmcp` client. Each configured
+//! server becomes a tool group named after it; its tools pass through the same gate as the
+//! built-in ones.
+//!
+//! A crate of its own: the client (connections, OAuth sign-in, elicitation, progress), the
+//! catalog of prompts and resources, and the first-sight review of what a server says. It builds
+//! on `tollgate-tools` (an MCP tool is a [`tollgate_tools::Tool`]) and must never depend on the
+//! engine: the executor runs its tools like any other.
+
+pub mod catalog;
+pub mod config;
+mod connection;
+pub mod elicitation;
+pub mod inline_secrets;
+mod manager;
+pub mod oauth;
+pub mod pages;
+pub mod progress;
+pub mod review;
+pub mod scan;
+mod slot;
+mod tool;
+
+pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
+pub use config::{import_json, McpConfigError, McpSandbox, McpServerConfig, McpTransport};
+pub use connection::{
+    Asks, CallOptions, ListChanged, McpConnection, McpError, ServerIdentity, Session,
+};
+pub use manager::{
+    McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,
+};
+pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
+pub use slot::ServerSlot;
+pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};

@@ -1,0 +1,781 @@
+//! Keeps the configured MCP servers running: connects enabled ones in the background, offers the
+//! tools of the ready ones as tool groups, marks a server that goes away as failed (with what it
+//! last wrote to stderr), and restarts it on request. Every change bumps a counter that the
+//! service watches to swap the registry of every chat.
+
+use super::catalog::{self, McpPromptView, McpResourceView};
+use super::config::McpServerConfig;
+use super::connection::{ListChanged, McpConnection, ServerIdentity};
+use super::inline_secrets;
+use super::review::{AcceptError, ReviewBook};
+use super::slot::ServerSlot;
+use super::tool::McpTool;
+use parking_lot::Mutex;
+use rmcp::model::{Prompt, Resource, Tool as McpToolInfo};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::watch;
+use tollgate_protocol::{ServerReviewState, ToolChange};
+use tollgate_tools::{Guidance, ToolGroup};
+
+/// Longest server instructions put into the system prompt.
+const MAX_INSTRUCTIONS: usize = 4_000;
+
+/// Where a server is.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum McpStatus {
+    /// Switched off in settings.
+    Disabled,
+    /// Starting, or completing the handshake.
+    Connecting,
+    /// Connected; its tools are offered.
+    Ready,
+    /// Could not start, or stopped unexpectedly; can be restarted.
+    Failed { error: String },
+    /// A remote server that wants a signed-in user (issue 36): never signed in, or `expired`
+    /// (the sign-in ran out and could not be renewed, or was revoked).
+    NeedsSignIn { expired: bool },
+}
+
+/// One tool as listed in settings.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolSummary {
+    /// The name the model sees.
+    pub name: String,
+    /// The name on the server.
+    pub remote_name: String,
+    pub description: String,
+    pub read_only: bool,
+    /// The server's `destructiveHint` (or its default): "always allow" is a warned choice.
+    pub destructive: bool,
+    /// Set while the tool is under review (issue 36): what changed, to accept.
+    pub change: Option<ToolChange>,
+}
+
+/// A server's runtime state.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerState {
+    pub name: String,
+    pub status: McpStatus,
+    /// The server's own name and version, once connected.
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    /// The MCP protocol version the session speaks.
+    pub protocol_version: Option<String>,
+    /// What the server says about using it; also sent to the model with its tools.
+    pub instructions: Option<String>,
+    pub tools: Vec<McpToolSummary>,
+    /// How many resources and prompts it offers.
+    pub resources: usize,
+    pub prompts: usize,
+    /// Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+    /// untrusted in every chat that offers its tools.
+    pub review: ServerReviewState,
+}
+
+/// What [`McpManager::configure`] is given per server.
+#[derive(Debug, Clone)]
+pub struct McpLaunch {
+    /// The settings, with secret values filled in.
+    pub config: McpServerConfig,
+    /// Why the server cannot start (e.g. its secrets could not be read from the keychain).
+    pub blocked: Option<String>,
+    /// The signed-in user's tokens, for a remote server the user signed in to (issue 36).
+    pub oauth: Option<super::oauth::OAuthAccess>,
+}
+
+struct Entry {
+    config: McpServerConfig,
+    oauth: Option<super::oauth::OAuthAccess>,
+    slot: Arc<ServerSlot>,
+    status: McpStatus,
+    tools: Vec<McpToolInfo>,
+    resources: Vec<Resource>,
+    prompts: Vec<Prompt>,
+    identity: ServerIdentity,
+    /// The tools under review, by their name on the server.
+    reviews: BTreeMap<String, ToolChange>,
+    /// Bumped whenever the server is started or stopped on purpose, so that a connecting or
+    /// watching task of an older start knows it is out of date.
+    generation: u64,
+}
+
+/// One server to start: its name, the start it belongs to, its settings and its tokens.
+struct Start {
+    name: String,
+    generation: u64,
+    config: McpServerConfig,
+    oauth: Option<super::oauth::OAuthAccess>,
+    slot: Arc<ServerSlot>,
+}
+
+impl Entry {
+    /// This entry's next start.
+    fn start(&self, name: &str) -> Start {
+        Start {
+            name: name.to_string(),
+            generation: self.generation,
+            config: self.config.clone(),
+            oauth: self.oauth.clone(),
+            slot: Arc::clone(&self.slot),
+        }
+    }
+
+    fn clear_lists(&mut self) {
+        self.tools.clear();
+        self.reviews.clear();
+        self.resources.clear();
+        self.prompts.clear();
+    }
+
+    /// Where the first-sight review of what this server says now stands in `book`.
+    fn review_state(&self, book: &ReviewBook) -> ServerReviewState {
+        let now =
+            super::review::texts_fingerprint(self.identity.instructions.as_deref(), &self.tools);
+        match book.confirmed(&self.config.name) {
+            Some(f) if f == now => ServerReviewState::Confirmed,
+            Some(_) => ServerReviewState::Changed,
+            None => ServerReviewState::Unreviewed,
+        }
+    }
+
+    fn state(&self, book: &ReviewBook) -> McpServerState {
+        McpServerState {
+            review: self.review_state(book),
+            name: self.config.name.clone(),
+            status: self.status.clone(),
+            server_name: self.identity.name.clone(),
+            server_version: self.identity.version.clone(),
+            protocol_version: self.identity.protocol.clone(),
+            instructions: self.identity.instructions.clone(),
+            tools: self
+                .tools
+                .iter()
+                .map(|t| McpToolSummary {
+                    name: super::tool::tool_name(&self.config.name, &t.name),
+                    remote_name: t.name.to_string(),
+                    description: t.description.as_deref().unwrap_or_default().to_string(),
+                    read_only: super::tool::read_only_hint(t),
+                    destructive: super::tool::effects_from_hints(t).irreversible,
+                    change: self.reviews.get(t.name.as_ref()).cloned(),
+                })
+                .collect(),
+            resources: self.resources.len(),
+            prompts: self.prompts.len(),
+        }
+    }
+}
+
+/// The running MCP servers.
+pub struct McpManager {
+    entries: Mutex<BTreeMap<String, Entry>>,
+    changed: watch::Sender<u64>,
+    /// The folders a sandboxed server never reads (F-46).
+    hidden: Arc<[std::path::PathBuf]>,
+    /// The definitions the user's grants were made for (issue 36), and whether it changed
+    /// since the service last saved it.
+    book: Mutex<(ReviewBook, bool)>,
+    /// Where the servers' questions go (issue 36); `None`: servers are told Tollgate takes none.
+    questions: Option<Arc<super::elicitation::ElicitationHub>>,
+}
+
+/// Why a change could not be accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpReviewError {
+    #[error("the MCP server \"{0}\" is not running")]
+    NotRunning(String),
+    #[error(transparent)]
+    Accept(#[from] AcceptError),
+    #[error(
+        "the MCP server \"{0}\" changed what it says after the review was shown; read it again"
+    )]
+    TextsChanged(String),
+}
+
+impl McpManager {
+    /// A manager whose sandboxed servers never read `hidden`, and whose servers' questions go
+    /// to `questions`.
+    pub fn new(
+        hidden: Arc<[std::path::PathBuf]>,
+        questions: Option<Arc<super::elicitation::ElicitationHub>>,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            entries: Mutex::new(BTreeMap::new()),
+            changed: watch::channel(0).0,
+            hidden,
+            book: Mutex::new((ReviewBook::default(), false)),
+            questions,
+        })
+    }
+
+    /// Changes whenever a server's state or tools change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn notify(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Tells whoever watches the servers that something about them changed outside the
+    /// manager (a sign-in began or ended).
+    pub fn touch(&self) {
+        self.notify();
+    }
+
+    /// The saved definitions the user's grants were made for; set before [`Self::configure`].
+    pub fn set_review_book(&self, book: ReviewBook) {
+        *self.book.lock() = (book, false);
+    }
+
+    /// The book of definitions, if it changed since it was last taken (to be saved).
+    pub fn take_changed_book(&self) -> Option<ReviewBook> {
+        let mut book = self.book.lock();
+        std::mem::take(&mut book.1).then(|| book.0.clone())
+    }
+
+    /// The server's settings were replaced (an import, a new command or address): its tools'
+    /// grants are set aside until each tool is accepted again. Call before restarting it.
+    pub fn replace_server(&self, name: &str) {
+        {
+            let mut book = self.book.lock();
+            book.0.replace(name);
+            book.1 = true;
+        }
+        // A running server whose settings did not change is not restarted: its tools go under
+        // review now.
+        let mut entries = self.entries.lock();
+        if let Some(entry) = entries.get_mut(name).filter(|e| !e.tools.is_empty()) {
+            self.review(entry);
+            drop(entries);
+            self.notify();
+        }
+    }
+
+    /// A server renamed keeps what was accepted for it.
+    pub fn rename_server(&self, from: &str, to: &str) {
+        let mut book = self.book.lock();
+        book.0.rename(from, to);
+        book.1 = true;
+    }
+
+    /// Records which of a server's tools are under review, from a fresh listing.
+    fn review(&self, entry: &mut Entry) {
+        let changes = {
+            let mut book = self.book.lock();
+            let (changes, dirty) = book.0.review(&entry.config.name, &entry.tools);
+            book.1 |= dirty;
+            changes
+        };
+        entry.reviews = entry
+            .tools
+            .iter()
+            .zip(changes)
+            .filter_map(|(t, c)| Some((t.name.to_string(), c?)))
+            .collect();
+    }
+
+    /// Accepts a tool as it is now (its change read, `fingerprint` naming what was read): its
+    /// grants apply again.
+    pub fn accept_change(
+        &self,
+        server: &str,
+        tool: &str,
+        fingerprint: &str,
+    ) -> Result<(), McpReviewError> {
+        {
+            let mut entries = self.entries.lock();
+            let entry = entries
+                .get_mut(server)
+                .filter(|e| e.status == McpStatus::Ready)
+                .ok_or_else(|| McpReviewError::NotRunning(server.to_string()))?;
+            let info = entry.tools.iter().find(|t| t.name == tool).ok_or_else(|| {
+                AcceptError::NotUnderReview {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                }
+            })?;
+            let mut book = self.book.lock();
+            book.0.accept(server, info, fingerprint)?;
+            book.1 = true;
+            entry.reviews.remove(tool);
+        }
+        self.notify();
+        Ok(())
+    }
+
+    /// The first-sight review of a ready server (issue 45): its instructions and tools, what
+    /// the scan flags in them (`others`: the names of every tool outside this server), and
+    /// whether the user confirmed them as they are. `confirmed`: the user's effects per tool.
+    pub fn server_review(
+        &self,
+        name: &str,
+        others: &[&str],
+        confirmed: &dyn Fn(&str) -> Option<tollgate_protocol::ToolEffects>,
+    ) -> Option<tollgate_protocol::ServerReview> {
+        use tollgate_protocol::{ReviewedTool, ServerReview};
+        let entries = self.entries.lock();
+        let entry = entries.get(name).filter(|e| e.status == McpStatus::Ready)?;
+        let instructions = entry.identity.instructions.clone();
+        let fingerprint = super::review::texts_fingerprint(instructions.as_deref(), &entry.tools);
+        let state = entry.review_state(&self.book.lock().0);
+        let tools: Vec<ReviewedTool> = entry
+            .tools
+            .iter()
+            .map(|info| {
+                let tool = super::tool_name(name, &info.name);
+                ReviewedTool {
+                    confirmed: confirmed(&tool),
+                    name: tool,
+                    remote: info.name.to_string(),
+                    title: info.title.clone(),
+                    description: info.description.as_deref().unwrap_or_default().to_string(),
+                    input_schema: serde_json::Value::Object((*info.input_schema).clone()),
+                    declared: super::tool::effects_from_hints(info),
+                }
+            })
+            .collect();
+        let scanned: Vec<(&str, &str, &serde_json::Value)> = tools
+            .iter()
+            .map(|t| (t.remote.as_str(), t.description.as_str(), &t.input_schema))
+            .collect();
+        let findings = super::scan::scan(instructions.as_deref(), &scanned, others);
+        Some(ServerReview {
+            server: name.to_string(),
+            state,
+            instructions,
+            findings,
+            fingerprint,
+            tools,
+        })
+    }
+
+    /// The user read the server's texts named by `fingerprint` and confirmed them (issue 45):
+    /// they no longer expose the chats that offer them, until they change.
+    pub fn confirm_server(&self, name: &str, fingerprint: &str) -> Result<(), McpReviewError> {
+        {
+            let entries = self.entries.lock();
+            let entry = entries
+                .get(name)
+                .filter(|e| e.status == McpStatus::Ready)
+                .ok_or_else(|| McpReviewError::NotRunning(name.to_string()))?;
+            let now = super::review::texts_fingerprint(
+                entry.identity.instructions.as_deref(),
+                &entry.tools,
+            );
+            if now != fingerprint {
+                return Err(McpReviewError::TextsChanged(name.to_string()));
+            }
+            let mut book = self.book.lock();
+            book.0.confirm(name, fingerprint);
+            book.1 = true;
+        }
+        self.notify();
+        Ok(())
+    }
+
+    /// Makes the running set match `launches`: stops servers that are gone, and applies
+    /// [`Self::upsert`] to each of the others.
+    pub fn configure(self: &Arc<Self>, launches: Vec<McpLaunch>) {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        {
+            let mut entries = self.entries.lock();
+            entries.retain(|name, entry| {
+                let keep = launches.iter().any(|l| &l.config.name == name);
+                if !keep {
+                    stopped.extend(entry.slot.replace(None));
+                }
+                keep
+            });
+            for launch in launches {
+                Self::apply(&mut entries, launch, &mut stopped, &mut start);
+            }
+        }
+        self.finish_changes(stopped, start);
+    }
+
+    /// Adds a server or changes its settings. A new or changed enabled server is (re)started; a
+    /// disabled one is stopped; an unchanged one keeps running.
+    pub fn upsert(self: &Arc<Self>, launch: McpLaunch) {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        Self::apply(&mut self.entries.lock(), launch, &mut stopped, &mut start);
+        self.finish_changes(stopped, start);
+    }
+
+    /// Stops and forgets a server; returns whether it was known.
+    pub fn remove(self: &Arc<Self>, name: &str) -> bool {
+        let Some(entry) = self.entries.lock().remove(name) else {
+            return false;
+        };
+        {
+            let mut book = self.book.lock();
+            book.0.remove(name);
+            book.1 = true;
+        }
+        self.finish_changes(entry.slot.replace(None).into_iter().collect(), Vec::new());
+        true
+    }
+
+    fn apply(
+        entries: &mut BTreeMap<String, Entry>,
+        launch: McpLaunch,
+        stopped: &mut Vec<Arc<McpConnection>>,
+        start: &mut Vec<Start>,
+    ) {
+        let name = launch.config.name.clone();
+        let entry = entries.entry(name.clone()).or_insert_with(|| Entry {
+            config: launch.config.clone(),
+            oauth: launch.oauth.clone(),
+            slot: Arc::new(ServerSlot::new(&name)),
+            status: McpStatus::Disabled,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            identity: ServerIdentity::default(),
+            reviews: BTreeMap::new(),
+            generation: 0,
+        });
+        let fresh = entry.generation == 0;
+        let changed = entry.config != launch.config || entry.oauth != launch.oauth;
+        let blocked_changed = match (&launch.blocked, &entry.status) {
+            (Some(why), McpStatus::Failed { error }) => why != error,
+            (Some(_), _) => true,
+            (None, _) => false,
+        };
+        if !(fresh || changed || blocked_changed) {
+            return;
+        }
+        entry.config = launch.config;
+        entry.oauth = launch.oauth;
+        entry.generation += 1;
+        stopped.extend(entry.slot.replace(None));
+        entry.clear_lists();
+        entry.status = match (&launch.blocked, entry.config.enabled) {
+            (_, false) => McpStatus::Disabled,
+            (Some(why), true) => McpStatus::Failed { error: why.clone() },
+            (None, true) => {
+                start.push(entry.start(&name));
+                McpStatus::Connecting
+            }
+        };
+    }
+
+    /// Stops and starts a server again (after a failure, or to pick up new tools).
+    pub fn restart(self: &Arc<Self>, name: &str) -> bool {
+        let mut stopped = Vec::new();
+        let mut start = Vec::new();
+        {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries.get_mut(name) else {
+                return false;
+            };
+            entry.generation += 1;
+            stopped.extend(entry.slot.replace(None));
+            entry.clear_lists();
+            if entry.config.enabled {
+                entry.status = McpStatus::Connecting;
+                start.push(entry.start(name));
+            } else {
+                entry.status = McpStatus::Disabled;
+            }
+        }
+        self.finish_changes(stopped, start);
+        true
+    }
+
+    fn finish_changes(self: &Arc<Self>, stopped: Vec<Arc<McpConnection>>, start: Vec<Start>) {
+        for conn in stopped {
+            tokio::spawn(async move { conn.shutdown().await });
+        }
+        for launch in start {
+            let this = Arc::clone(self);
+            tokio::spawn(async move { this.run(launch).await });
+        }
+        self.notify();
+    }
+
+    /// Connects, lists the tools, resources and prompts, and then watches the connection until
+    /// it ends, listing again whatever the server says has changed.
+    async fn run(self: Arc<Self>, launch: Start) {
+        let Start {
+            name,
+            generation,
+            config,
+            oauth,
+            slot,
+        } = launch;
+        let session = super::connection::Session {
+            oauth,
+            asks: self.questions.as_ref().map(|hub| super::connection::Asks {
+                slot,
+                hub: Arc::clone(hub),
+            }),
+        };
+        let started = async {
+            let conn = McpConnection::connect(&config, &self.hidden, session).await?;
+            let tools = conn.tools().await?;
+            // A server whose resources or prompts cannot be listed still offers its tools.
+            let resources = conn.resources().await.unwrap_or_else(|e| {
+                tracing::warn!("MCP server {name}: {e}");
+                Vec::new()
+            });
+            let prompts = conn.prompts().await.unwrap_or_else(|e| {
+                tracing::warn!("MCP server {name}: {e}");
+                Vec::new()
+            });
+            Ok::<_, super::McpError>((Arc::new(conn), tools, resources, prompts))
+        }
+        .await;
+        let conn = {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries
+                .get_mut(&name)
+                .filter(|e| e.generation == generation)
+            else {
+                // Superseded while connecting: `started` (and its process) is dropped here.
+                return;
+            };
+            match started {
+                Ok((conn, tools, resources, prompts)) => {
+                    entry.identity = conn.identity().clone();
+                    entry.tools = tools;
+                    entry.resources = resources;
+                    entry.prompts = prompts;
+                    self.review(entry);
+                    entry.status = McpStatus::Ready;
+                    entry.slot.replace(Some(Arc::clone(&conn)));
+                    conn
+                }
+                // A start that failed has no session: no name, version or protocol to show.
+                Err(super::McpError::AuthRequired { expired }) => {
+                    entry.identity = ServerIdentity::default();
+                    entry.status = McpStatus::NeedsSignIn { expired };
+                    drop(entries);
+                    self.notify();
+                    return;
+                }
+                Err(e) => {
+                    entry.identity = ServerIdentity::default();
+                    entry.status = McpStatus::Failed {
+                        error: inline_secrets::scrub(&e.to_string(), &entry.config.transport),
+                    };
+                    drop(entries);
+                    self.notify();
+                    return;
+                }
+            }
+        };
+        self.notify();
+        if let Some(mut changes) = conn.take_changes() {
+            loop {
+                tokio::select! {
+                    () = conn.closed() => break,
+                    change = changes.recv() => match change {
+                        Some(kind) => self.relist(&name, generation, &conn, kind).await,
+                        None => {
+                            conn.closed().await;
+                            break;
+                        }
+                    },
+                }
+            }
+        } else {
+            conn.closed().await;
+        }
+        let mut entries = self.entries.lock();
+        let Some(entry) = entries
+            .get_mut(&name)
+            .filter(|e| e.generation == generation)
+        else {
+            return;
+        };
+        let mut error = "the server stopped unexpectedly".to_string();
+        if let Some(tail) = conn.stderr_tail() {
+            error.push_str(&format!("; it last wrote: {tail}"));
+        }
+        entry.status = McpStatus::Failed {
+            error: inline_secrets::scrub(&error, &entry.config.transport),
+        };
+        entry.slot.replace(None);
+        entry.clear_lists();
+        drop(entries);
+        self.notify();
+    }
+
+    /// Lists again what the server said changed (its tools change the chats' tool groups).
+    async fn relist(&self, name: &str, generation: u64, conn: &McpConnection, kind: ListChanged) {
+        enum Fresh {
+            Tools(Vec<McpToolInfo>),
+            Resources(Vec<Resource>),
+            Prompts(Vec<Prompt>),
+        }
+        let fresh = match kind {
+            ListChanged::Tools => conn.tools().await.map(Fresh::Tools),
+            ListChanged::Resources => conn.resources().await.map(Fresh::Resources),
+            ListChanged::Prompts => conn.prompts().await.map(Fresh::Prompts),
+        };
+        let fresh = match fresh {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!("MCP server {name}: {e}");
+                return;
+            }
+        };
+        {
+            let mut entries = self.entries.lock();
+            let Some(entry) = entries.get_mut(name).filter(|e| e.generation == generation) else {
+                return;
+            };
+            match fresh {
+                Fresh::Tools(t) => {
+                    entry.tools = t;
+                    self.review(entry);
+                }
+                Fresh::Resources(r) => entry.resources = r,
+                Fresh::Prompts(p) => entry.prompts = p,
+            }
+        }
+        self.notify();
+    }
+
+    /// Every resource of the ready servers.
+    pub fn resources(&self) -> Vec<McpResourceView> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .flat_map(|e| {
+                e.resources
+                    .iter()
+                    .map(|r| catalog::resource_view(&e.config.name, r))
+            })
+            .collect()
+    }
+
+    /// The name to show for one resource of a ready server: its title, else its name.
+    pub fn resource_title(&self, server: &str, uri: &str) -> Option<String> {
+        let entries = self.entries.lock();
+        let entry = entries
+            .get(server)
+            .filter(|e| e.status == McpStatus::Ready)?;
+        let r = entry.resources.iter().find(|r| r.uri == uri)?;
+        Some(r.title.clone().unwrap_or_else(|| r.name.clone()))
+    }
+
+    /// Every prompt of the ready servers.
+    pub fn prompts(&self) -> Vec<McpPromptView> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .flat_map(|e| {
+                e.prompts
+                    .iter()
+                    .map(|p| catalog::prompt_view(&e.config.name, p))
+            })
+            .collect()
+    }
+
+    /// The live connection of a ready server, and its settings (to scrub secrets from errors).
+    pub fn connection(&self, server: &str) -> Option<(Arc<McpConnection>, McpServerConfig)> {
+        let entries = self.entries.lock();
+        let e = entries.get(server)?;
+        Some((e.slot.connection()?, e.config.clone()))
+    }
+
+    /// The state of every configured server, by name.
+    pub fn states(&self) -> Vec<McpServerState> {
+        let entries = self.entries.lock();
+        let book = self.book.lock();
+        entries.values().map(|e| e.state(&book.0)).collect()
+    }
+
+    /// The state of one server.
+    pub fn state(&self, name: &str) -> Option<McpServerState> {
+        let entries = self.entries.lock();
+        let book = self.book.lock();
+        entries.get(name).map(|e| e.state(&book.0))
+    }
+
+    /// The process id of a running stdio server (tests, diagnostics).
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        self.entries
+            .lock()
+            .get(name)
+            .and_then(|e| e.slot.connection())
+            .and_then(|c| c.pid())
+    }
+
+    /// One tool group per ready server.
+    pub fn groups(&self) -> Vec<ToolGroup> {
+        let entries = self.entries.lock();
+        entries
+            .values()
+            .filter(|e| e.status == McpStatus::Ready)
+            .map(|e| {
+                let about = match (&e.identity.name, &e.identity.version) {
+                    (Some(n), Some(v)) => format!("MCP server {n} {v}"),
+                    (Some(n), None) => format!("MCP server {n}"),
+                    _ => "MCP server".to_string(),
+                };
+                // The description reaches the model provider with every request: it names the
+                // server, never its command line or URL (which may carry keys).
+                let mut group =
+                    ToolGroup::new(&e.config.name, &e.config.name, about).enabled_by_default(true);
+                if let Some(text) = e
+                    .identity
+                    .instructions
+                    .as_deref()
+                    .filter(|t| !t.trim().is_empty())
+                {
+                    let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
+                    group = group.guidance(Guidance::Text(text));
+                }
+                for info in &e.tools {
+                    let review = e.reviews.get(info.name.as_ref()).cloned();
+                    group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot), review));
+                }
+                if e.review_state(&self.book.lock().0) != ServerReviewState::Confirmed {
+                    group.unreviewed = Some(unreviewed_texts(e).into());
+                }
+                group
+            })
+            .collect()
+    }
+
+    /// Stops every server (at app exit).
+    pub async fn shutdown(&self) {
+        let conns: Vec<Arc<McpConnection>> = {
+            let mut entries = self.entries.lock();
+            entries
+                .values_mut()
+                .filter_map(|e| {
+                    e.generation += 1;
+                    e.slot.replace(None)
+                })
+                .collect()
+        };
+        futures::future::join_all(conns.iter().map(|c| c.shutdown())).await;
+    }
+}
+
+/// Everything a server says to the model, as one text for the exposure's index: its
+/// instructions, then each tool's title, description and the descriptions in its schema.
+fn unreviewed_texts(entry: &Entry) -> String {
+    let mut out: Vec<String> = Vec::new();
+    if let Some(text) = &entry.identity.instructions {
+        out.push(text.clone());
+    }
+    for info in &entry.tools {
+        out.extend(info.title.clone());
+        out.extend(info.description.as_deref().map(str::to_string));
+        out.push(serde_json::Value::Object((*info.input_schema).clone()).to_string());
+    }
+    out.join("\n")
+}

@@ -1,0 +1,95 @@
+//! A server's current connection, as its tools and the manager share it.
+
+use super::connection::McpConnection;
+use super::elicitation::RunningCall;
+use parking_lot::{Mutex, RwLock};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A server's current connection, shared with its tools (which outlive restarts of the server
+/// until the registry is swapped).
+pub struct ServerSlot {
+    name: String,
+    conn: RwLock<Option<Arc<McpConnection>>>,
+    /// The calls of the server's tools running now, oldest first: a question the server asks
+    /// goes to the chat of the latest (issue 36).
+    calls: Mutex<Vec<(u64, RunningCall)>>,
+    next_call: std::sync::atomic::AtomicU64,
+}
+
+/// A running call, registered with its server until dropped (which withdraws its questions).
+pub struct CallGuard {
+    slot: Arc<ServerSlot>,
+    id: u64,
+    call: RunningCall,
+}
+
+impl CallGuard {
+    /// The call as the server's questions see it.
+    pub fn call(&self) -> &RunningCall {
+        &self.call
+    }
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.call.cancel.cancel();
+        self.slot.calls.lock().retain(|(id, _)| *id != self.id);
+    }
+}
+
+impl ServerSlot {
+    pub(super) fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            conn: RwLock::new(None),
+            calls: Mutex::new(Vec::new()),
+            next_call: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Registers a call of one of the server's tools (in `chat`, number `seq`, stopped by
+    /// `stop`, timed by `clock`) until the guard is dropped.
+    pub fn begin_call(
+        self: &Arc<Self>,
+        chat: tollgate_protocol::ids::ChatId,
+        seq: u64,
+        stop: &CancellationToken,
+        clock: &Arc<tollgate_tools::clock::CallClock>,
+    ) -> CallGuard {
+        let id = self
+            .next_call
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let call = RunningCall {
+            chat,
+            seq,
+            cancel: stop.child_token(),
+            clock: Arc::clone(clock),
+        };
+        self.calls.lock().push((id, call.clone()));
+        CallGuard {
+            slot: Arc::clone(self),
+            id,
+            call,
+        }
+    }
+
+    /// The latest call of the server's tools still running.
+    pub fn latest_call(&self) -> Option<RunningCall> {
+        self.calls.lock().last().map(|(_, c)| c.clone())
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The live connection, if the server is running.
+    pub fn connection(&self) -> Option<Arc<McpConnection>> {
+        self.conn.read().as_ref().filter(|c| c.is_alive()).cloned()
+    }
+
+    pub(super) fn replace(&self, conn: Option<Arc<McpConnection>>) -> Option<Arc<McpConnection>> {
+        std::mem::replace(&mut *self.conn.write(), conn)
+    }
+}

@@ -1,0 +1,491 @@
+//! API keys in the OS keychain (F-32): Secret Service on Linux, Keychain on macOS, Credential
+//! Manager on Windows, through the `keyring` crate. Keys never touch the database, a log, an
+//! error message or an event; errors name the fix, never the key.
+//!
+//! Every secret this process reads from or writes to the keychain is also remembered, so that
+//! text leaving the process — the log file and stderr — can be scrubbed of it ([`redact`]), along
+//! with anything shaped like a well-known token.
+//!
+//! A crate of its own, at the bottom of the house: it depends on no other Tollgate crate and
+//! must never depend on one, so every layer that handles a key — providers, MCP sign-in, the
+//! app's logs — can use it.
+
+use parking_lot::RwLock;
+use std::borrow::Cow;
+use thiserror::Error;
+
+/// The keychain service name Tollgate's entries live under.
+pub const SERVICE: &str = "app.tollgate.desktop";
+
+/// Why the keychain could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SecretError {
+    #[error(
+        "No system keychain is available ({0}). Tollgate keeps API keys only in the keychain: on Linux, install and start a Secret Service provider (for example the gnome-keyring package, or KeePassXC with Secret Service enabled) and unlock it, then try again."
+    )]
+    Unavailable(String),
+    #[error("The keychain is locked or refused access ({0}). Unlock it and try again.")]
+    Locked(String),
+    #[error("The keychain failed: {0}")]
+    Failed(String),
+}
+
+fn map(e: keyring::Error) -> SecretError {
+    match e {
+        keyring::Error::NoDefaultStore => {
+            let detail = match keyring::Entry::store_status() {
+                Err(inner) => inner.to_string(),
+                Ok(()) => "no credential store".into(),
+            };
+            SecretError::Unavailable(detail)
+        }
+        keyring::Error::NoStorageAccess(inner) => SecretError::Locked(inner.to_string()),
+        keyring::Error::PlatformFailure(inner) => SecretError::Unavailable(inner.to_string()),
+        other => SecretError::Failed(other.to_string()),
+    }
+}
+
+/// Entries under one service name (tests use their own).
+#[derive(Debug, Clone)]
+pub struct Keychain {
+    service: String,
+}
+
+impl Default for Keychain {
+    fn default() -> Self {
+        Self::new(SERVICE)
+    }
+}
+
+impl Keychain {
+    pub fn new(service: impl Into<String>) -> Self {
+        Self {
+            service: service.into(),
+        }
+    }
+
+    fn entry(&self, account: &str) -> Result<keyring::Entry, SecretError> {
+        keyring::Entry::new(&self.service, account).map_err(map)
+    }
+
+    /// Stores a secret (replacing any earlier one). Blocking: call from a blocking context.
+    pub fn set_blocking(&self, account: &str, secret: &str) -> Result<(), SecretError> {
+        remember(secret);
+        self.entry(account)?.set_password(secret).map_err(map)
+    }
+
+    /// The stored secret, if any. Blocking.
+    pub fn get_blocking(&self, account: &str) -> Result<Option<String>, SecretError> {
+        match self.entry(account)?.get_password() {
+            Ok(s) => {
+                remember(&s);
+                Ok(Some(s))
+            }
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(map(e)),
+        }
+    }
+
+    /// Deletes a secret; returns whether one existed. Blocking.
+    pub fn delete_blocking(&self, account: &str) -> Result<bool, SecretError> {
+        match self.entry(account)?.delete_credential() {
+            Ok(()) => Ok(true),
+            Err(keyring::Error::NoEntry) => Ok(false),
+            Err(e) => Err(map(e)),
+        }
+    }
+
+    /// [`Self::set_blocking`] off the async threads.
+    pub async fn set(&self, account: &str, secret: &str) -> Result<(), SecretError> {
+        let (this, account, secret) = (self.clone(), account.to_string(), secret.to_string());
+        run_blocking(move || this.set_blocking(&account, &secret)).await
+    }
+
+    /// [`Self::get_blocking`] off the async threads.
+    pub async fn get(&self, account: &str) -> Result<Option<String>, SecretError> {
+        let (this, account) = (self.clone(), account.to_string());
+        run_blocking(move || this.get_blocking(&account)).await
+    }
+
+    /// [`Self::delete_blocking`] off the async threads.
+    pub async fn delete(&self, account: &str) -> Result<bool, SecretError> {
+        let (this, account) = (self.clone(), account.to_string());
+        run_blocking(move || this.delete_blocking(&account)).await
+    }
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SecretError> + Send + 'static,
+) -> Result<T, SecretError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SecretError::Failed(format!("the keychain task failed: {e}")))?
+}
+
+/// The keychain account of a provider's key.
+pub fn provider_account(provider_id: i64) -> String {
+    format!("provider-{provider_id}")
+}
+
+/// What a secret is replaced with in text that leaves the process.
+pub const REDACTED: &str = "[redacted]";
+
+/// Secrets shorter than this are not remembered: replacing every "1234" in a log would hide more
+/// than it protects, and no real key is that short.
+const MIN_REMEMBERED: usize = 8;
+
+/// The prefixes of well-known token formats (OpenAI and Anthropic `sk-`, GitHub, GitLab, Slack,
+/// AWS access keys, JWTs).
+pub const TOKEN_PREFIXES: [&str; 10] = [
+    "sk-",
+    "sk_",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "AKIA",
+    "eyJ",
+];
+
+/// Whether a value is shaped like a token: a well-known prefix and at least 16 characters, or a
+/// `Bearer …` credential.
+pub fn looks_like_token(value: &str) -> bool {
+    let v = value.trim();
+    (v.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| v.starts_with(p)))
+        || v.to_ascii_lowercase().starts_with("bearer ")
+}
+
+/// The secrets this process has seen, and every form of them [`redact_known`] looks for.
+struct Known {
+    secrets: Vec<String>,
+    /// The forms of every secret ([`forms`]), each once.
+    patterns: Vec<String>,
+    /// One automaton over all the patterns, rebuilt when a secret is remembered, so that
+    /// redaction is a single pass over the text however many forms there are. `None` when
+    /// there are none (or, never seen, when it could not be built: then [`redact_known`]
+    /// replaces the patterns one by one).
+    matcher: Option<aho_corasick::AhoCorasick>,
+}
+
+static KNOWN: RwLock<Known> = RwLock::new(Known {
+    secrets: Vec::new(),
+    patterns: Vec::new(),
+    matcher: None,
+});
+
+/// The shortest form of a secret looked for: shorter ones would hide ordinary text.
+const MIN_FORM: usize = 8;
+
+/// The widths `base64` tools wrap their output at: GNU coreutils (76), OpenSSL and PEM (64).
+const BASE64_WRAPS: [usize; 2] = [76, 64];
+
+/// The width `xxd -p` wraps hex at.
+const HEX_WRAP: usize = 60;
+
+/// Remembers a secret so [`redact`] replaces it from now on, with the forms a command can turn
+/// it into ([`forms`]).
+pub fn remember(secret: &str) {
+    let secret = secret.trim();
+    if secret.len() < MIN_REMEMBERED {
+        return;
+    }
+    let mut known = KNOWN.write();
+    if known.secrets.iter().any(|k| k == secret) {
+        return;
+    }
+    known.secrets.push(secret.to_string());
+    for form in forms(secret) {
+        if !known.patterns.contains(&form) {
+            known.patterns.push(form);
+        }
+    }
+    known.matcher = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&known.patterns)
+        .ok();
+}
+
+/// The forms of `secret` that a command's output can carry, as one `| base64`, `| rev`,
+/// `| xxd -p` or a URL builder makes them: the secret itself; reversed; lower and upper case
+/// hex, also wrapped as `xxd -p` wraps it; percent-encoded (every byte but the unreserved ones,
+/// upper and lower case hex digits); and base64 ([`base64_forms`]). Each at least [`MIN_FORM`]
+/// characters long.
+fn forms(secret: &str) -> Vec<String> {
+    let bytes = secret.as_bytes();
+    let hex_lower = hex::encode(bytes);
+    let mut out = vec![
+        secret.to_string(),
+        secret.chars().rev().collect(),
+        wrap(&hex_lower, HEX_WRAP),
+        hex::encode_upper(bytes),
+        hex_lower,
+        percent_encode(bytes, false),
+        percent_encode(bytes, true),
+    ];
+    out.extend(base64_forms(bytes));
+    out.retain(|f| f.len() >= MIN_FORM);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The parts of `secret`'s base64 encoding that do not depend on what surrounds it: for each of
+/// the three byte offsets it can start at in a longer input, the characters made of its bits
+/// only — those that also carry bits of the bytes before or after it (or the padding) are
+/// dropped, so the same pattern matches with or without padding, alone or inside a longer
+/// encoding. In the standard and the URL-safe alphabets; at offset 0 also wrapped as `base64`
+/// tools wrap their output ([`BASE64_WRAPS`]).
+fn base64_forms(secret: &[u8]) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    use base64::Engine;
+    let mut out = Vec::new();
+    for offset in 0..3 {
+        let mut input = vec![0u8; offset];
+        input.extend_from_slice(secret);
+        let first = (8 * offset).div_ceil(6);
+        let end = 8 * input.len() / 6;
+        for (standard, engine) in [(true, &STANDARD), (false, &URL_SAFE)] {
+            let Some(middle) = engine.encode(&input).get(first..end).map(str::to_string) else {
+                continue;
+            };
+            if offset == 0 && standard {
+                out.extend(BASE64_WRAPS.iter().map(|w| wrap(&middle, *w)));
+            }
+            out.push(middle);
+        }
+    }
+    out
+}
+
+/// `text` with a newline after every `width` characters (as long as more follow).
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / width);
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && i % width == 0 {
+            out.push('\n');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `bytes` with every byte but the unreserved ones (RFC 3986: letters, digits, `-._~`) as
+/// `%XX`, in upper or lower case hex.
+fn percent_encode(bytes: &[u8], upper: bool) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else if upper {
+            out.push_str(&format!("%{b:02X}"));
+        } else {
+            out.push_str(&format!("%{b:02x}"));
+        }
+    }
+    out
+}
+
+/// `text` without any secret this process holds (provider keys, MCP secrets), each replaced by
+/// [`REDACTED`], nor any of the forms a command can turn one into ([`forms`]: base64, hex,
+/// reversed, percent-encoded): what a tool result goes through before it is stored, shown, put
+/// in a variable or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape
+/// in a file the model reads is the file's, not Tollgate's. Borrowed when there was nothing to
+/// hide.
+pub fn redact_known(text: &str) -> Cow<'_, str> {
+    let known = KNOWN.read();
+    let Some(matcher) = &known.matcher else {
+        return replace_each(text, &known.patterns);
+    };
+    if !matcher.is_match(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    matcher.replace_all_with(text, &mut out, |_, _, dst| {
+        dst.push_str(REDACTED);
+        true
+    });
+    Cow::Owned(out)
+}
+
+/// [`redact_known`] without the automaton: each pattern in turn, longest first.
+fn replace_each<'t>(text: &'t str, patterns: &[String]) -> Cow<'t, str> {
+    let mut sorted: Vec<&String> = patterns.iter().collect();
+    sorted.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let mut out = Cow::Borrowed(text);
+    for pattern in sorted {
+        if out.contains(pattern.as_str()) {
+            out = Cow::Owned(out.replace(pattern.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// [`redact_known`] of an owned text, without a copy when there was nothing to hide.
+pub fn redact_known_owned(text: String) -> String {
+    match redact_known(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(redacted) => redacted,
+    }
+}
+
+/// A character that can be part of a token.
+fn token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+/// `text` without any secret this process has seen, and without anything shaped like a token
+/// (also the credential after `Bearer `). Borrowed when there was nothing to hide.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let out = redact_known(text);
+    if !needs_token_scan(&out) {
+        return out;
+    }
+    let mut result = String::with_capacity(out.len());
+    let mut rest: &str = &out;
+    let mut after_bearer = false;
+    while let Some(start) = rest.find(token_char) {
+        result.push_str(&rest[..start]);
+        let word_len = rest[start..]
+            .find(|c: char| !token_char(c))
+            .unwrap_or(rest.len() - start);
+        let word = &rest[start..start + word_len];
+        let hide = (after_bearer && word.len() >= MIN_REMEMBERED)
+            || (word.len() >= 16 && TOKEN_PREFIXES.iter().any(|p| word.starts_with(p)));
+        result.push_str(if hide { REDACTED } else { word });
+        after_bearer = word.eq_ignore_ascii_case("bearer");
+        rest = &rest[start + word_len..];
+    }
+    result.push_str(rest);
+    if result == *out {
+        out
+    } else {
+        Cow::Owned(result)
+    }
+}
+
+/// Whether `text` may hold a token shape at all (a cheap check before the word scan).
+fn needs_token_scan(text: &str) -> bool {
+    TOKEN_PREFIXES.iter().any(|p| text.contains(p)) || text.to_ascii_lowercase().contains("bearer")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn remembered_secrets_and_token_shapes_are_hidden() {
+        remember("hunter2-but-longer-Zq9");
+        remember("short");
+        let text = "key=hunter2-but-longer-Zq9 pin=short auth: Bearer abcdefgh12345678 token sk-proj-0123456789abcdef, id=task-1234567890123456";
+        assert_eq!(
+            redact(text),
+            "key=[redacted] pin=short auth: Bearer [redacted] token [redacted], id=task-1234567890123456"
+        );
+        assert!(matches!(redact("nothing to hide here"), Cow::Borrowed(_)));
+        // A JWT and a GitHub token inside JSON and a URL.
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+        assert_eq!(
+            redact(&format!(
+                "{{\"t\":\"{jwt}\"}} https://x.test/?k=ghp_abcdefghijklmnop1234"
+            )),
+            "{\"t\":\"[redacted]\"} https://x.test/?k=[redacted]"
+        );
+    }
+
+    #[test]
+    fn a_longer_secret_is_hidden_whole_when_it_contains_a_shorter_one() {
+        remember("abcdefgh-inner");
+        remember("outer-abcdefgh-inner-tail");
+        assert_eq!(
+            redact("x outer-abcdefgh-inner-tail y abcdefgh-inner"),
+            "x [redacted] y [redacted]"
+        );
+    }
+
+    /// What is left of `text` once redacted, without the [`REDACTED`] marks.
+    fn left(text: &str) -> String {
+        redact_known(text).replace(REDACTED, "")
+    }
+
+    #[test]
+    fn encoded_forms_of_a_remembered_secret_are_redacted() {
+        use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+        use base64::Engine;
+        let secret = "tg-enc/Secret+Key=0123456789~with spaces&more";
+        remember(secret);
+        let bytes = secret.as_bytes();
+        // `| base64`, with and without padding, in both alphabets, and with a newline after
+        // the secret (`echo "$S" | base64`).
+        for encoded in [
+            STANDARD.encode(bytes),
+            STANDARD_NO_PAD.encode(bytes),
+            URL_SAFE_NO_PAD.encode(bytes),
+            STANDARD.encode(format!("{secret}\n")),
+        ] {
+            let out = redact_known(&encoded);
+            assert!(out.contains(REDACTED), "{encoded}");
+            assert!(left(&encoded).len() <= 4, "{encoded} -> {out}");
+        }
+        // The secret one and two bytes into a longer input (`{"k":"<secret>"}` encoded whole).
+        for before in [&b"\x01"[..], b"\xfe\x02", b"xyz", b"{\"k\":\""] {
+            let input = [before, bytes, b"\"}"].concat();
+            for encoded in [STANDARD.encode(&input), URL_SAFE_NO_PAD.encode(&input)] {
+                let out = redact_known(&encoded);
+                assert!(out.contains(REDACTED), "{encoded}");
+                // Only what the bytes around it and the padding make is left.
+                assert!(left(&encoded).len() <= before.len() * 2 + 8, "{out}");
+            }
+        }
+        // `| rev`, `| xxd -p` (wrapped at 60), upper case hex, percent-encoding.
+        let reversed: &str = &secret.chars().rev().collect::<String>();
+        let lower_hex = &hex::encode(bytes);
+        let xxd = &format!("{}\n{}\n", &lower_hex[..60], &lower_hex[60..]);
+        let upper = &hex::encode_upper(bytes);
+        let url_upper = "tg-enc%2FSecret%2BKey%3D0123456789~with%20spaces%26more";
+        let url_lower = "tg-enc%2fSecret%2bKey%3d0123456789~with%20spaces%26more";
+        for encoded in [reversed, lower_hex, xxd, upper, url_upper, url_lower] {
+            let out = redact_known(&format!("<{encoded}>")).replace('\n', "");
+            assert_eq!(out, "<[redacted]>", "{encoded}");
+        }
+        // Ordinary text is untouched, and not copied.
+        let plain = "Compiling tollgate v0.1.0\nfinished in 3.2s: dGVzdA== 0123abcd";
+        assert!(matches!(redact_known(plain), Cow::Borrowed(_)));
+    }
+
+    /// A real command turns a remembered secret into base64 and reverses it; what comes out is
+    /// redacted whole, also where `base64` wraps its output.
+    #[test]
+    fn a_secret_a_child_process_encodes_is_redacted() {
+        let secret = "tg-child-0123456789abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ+0123456789-long";
+        remember(secret);
+        for pipe in ["base64", "rev", "base64 -w 0", "od -An -tx1 | tr -d ' \\n'"] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s \"$S\" | {pipe}"))
+                .env("S", secret)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{pipe}");
+            let raw = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                !raw.trim().is_empty() && !raw.contains(secret),
+                "{pipe}: {raw}"
+            );
+            let redacted = redact_known(&raw);
+            assert!(redacted.contains(REDACTED), "{pipe}: {raw}");
+            for line in raw.lines().filter(|l| l.len() >= MIN_FORM) {
+                assert!(
+                    !redacted.contains(line),
+                    "{pipe}: {line} is left in {redacted}"
+                );
+            }
+            assert!(
+                redacted.replace(REDACTED, "").trim().len() <= 4,
+                "{pipe}: {redacted}"
+            );
+        }
+    }
+}
