@@ -9,6 +9,7 @@ mod limits;
 mod permission;
 mod pipeline;
 mod prompt;
+mod resolve;
 mod sources;
 mod turnstile;
 

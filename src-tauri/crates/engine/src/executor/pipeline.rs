@@ -16,12 +16,9 @@
 //! Every stage that fails ends the call with a result for the model (never an error value, never
 //! empty content), an event for the UI and a row in the database.
 
-use super::call::{
-    CallCtx, CallOrigin, Outcome, Preflight, ToolCallRequest, ToolCallResult, Trace,
-};
+use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
 use super::permission::{Grant, GuardView, Recheck};
 use super::ToolExecutor;
-use crate::names::{closest_names, repair_name, NameMatch};
 use crate::panics::panic_message;
 use crate::parse::{parse_arguments, preview};
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
@@ -629,98 +626,6 @@ impl ToolExecutor {
         }
     }
 
-    /// Predicts, without side effects, whether a call is read-only and whether it will ask
-    /// (`exposure`: what the model had read, F-83).
-    pub fn preflight(
-        &self,
-        req: &ToolCallRequest,
-        repeats: Option<u32>,
-        exposure: Option<&Exposure>,
-    ) -> Preflight {
-        let Ok(args) = parse_arguments(&req.arguments) else {
-            return Preflight {
-                read_only: true,
-                asks: false,
-            };
-        };
-        let registry = self.registry();
-        let Ok(entry) = self.resolve_tool(&registry, &req.name) else {
-            return Preflight {
-                read_only: true,
-                asks: false,
-            };
-        };
-        let spec = entry.tool.spec();
-        let view = GuardView {
-            exposure,
-            expanded: &[],
-        };
-        let inputs = self.permission_inputs(entry, &args, view);
-        // A grant waiting for its tool's listing most likely runs: it does not ask first.
-        let asks_first = matches!(
-            super::decision::decide(&inputs.decision(repeats, false)),
-            super::decision::Verdict::Ask { .. }
-        );
-        let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
-        Preflight {
-            read_only: spec.read_only,
-            asks: asks_first || reviews,
-        }
-    }
-
-    fn resolve_tool<'r>(
-        &self,
-        registry: &'r crate::tools::Registry,
-        requested: &str,
-    ) -> Result<&'r RegisteredTool, Outcome> {
-        let enabled = self.enabled_tool_names();
-        let found = match repair_name(requested, enabled.iter().map(String::as_str)) {
-            NameMatch::Exact(n) | NameMatch::Repaired(n) => registry.tool(&n),
-            NameMatch::Unknown => None,
-        };
-        if let Some(entry) = found {
-            return Ok(entry);
-        }
-        // Known but denied by policy: say so rather than "unknown".
-        if let NameMatch::Exact(n) | NameMatch::Repaired(n) =
-            repair_name(requested, registry.tool_names())
-        {
-            if let Some(entry) = registry.tool(&n) {
-                if self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny
-                {
-                    return Ok(entry);
-                }
-                return Err(Outcome::fail(
-                    CallStatus::NotFound,
-                    format!(
-                        "The tool \"{n}\" is not enabled in this chat. Enabled tools: {}.",
-                        list_or_none(&enabled)
-                    ),
-                ));
-            }
-        }
-        let closest = closest_names(requested, enabled.iter().map(String::as_str), 3);
-        let hint = if closest.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " Did you mean {}?",
-                closest
-                    .iter()
-                    .map(|n| format!("\"{n}\""))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            )
-        };
-        Err(Outcome::fail(
-            CallStatus::NotFound,
-            format!(
-                "There is no tool called \"{requested}\".{hint} Enabled tools: {}.",
-                list_or_none(&enabled)
-            ),
-        ))
-    }
-
     /// F-16: the call's own `limit` > the user's setting > the tool's default > the global
     /// default. `0` or a negative value means no truncation.
     fn output_limit(&self, entry: &RegisteredTool, args: &Value) -> usize {
@@ -864,12 +769,4 @@ fn read_sources(view: GuardView<'_>) -> Arc<[Source]> {
     let read: &[Source] = view.exposure.map(Exposure::sources).unwrap_or_default();
     let expanded = view.expanded.iter().flat_map(|(s, _)| s.iter());
     Arc::from(distinct(read.iter().chain(expanded).cloned()))
-}
-
-fn list_or_none(names: &[String]) -> String {
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(", ")
-    }
 }
