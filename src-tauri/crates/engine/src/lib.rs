@@ -1,8 +1,8 @@
-//! Tollgate's engine: everything between "the model asked for a tool" and "the model got its
-//! answer", with the user's gate in the middle.
-//!
-//! The engine has no Tauri dependency so that every behaviour can be tested headless. The app
-//! crate wires it to a window; the chat loop (providers, rounds) drives it per turn.
+//! Tollgate's engine, the top of the house: the chat loop ([`chat`]: providers, rounds, the
+//! gate per call) and the service the app's commands call ([`service`]), over the crates below
+//! it, which it re-exports under the module names the app and the tests know them by. It must
+//! never depend on Tauri or the app: every behaviour is tested headless. The crate table and
+//! what each crate may depend on: `docs/ARCHITECTURE.md`, "Crates".
 //!
 //! Main entry points (the layers and the life of a call: `docs/ARCHITECTURE.md`):
 //! - [`protocol`]: every type that crosses between layers or into the UI (requests, decisions,
@@ -15,27 +15,27 @@
 //! - [`store`]: the SQLite database (one connection owner thread, versioned migrations).
 //! - [`chat`]: the turn loop; [`service`]: the facade the app's commands call.
 
-pub mod approvals;
-/// The protocol is a crate of its own (`tollgate-protocol`); its modules keep their paths here.
-pub use tollgate_protocol::{self as protocol, canonical, ids, parse, policy};
 pub mod chat;
-pub mod executor;
 pub mod heap;
-/// The MCP client is a crate of its own (`tollgate-mcp`).
-pub use tollgate_mcp as mcp;
-pub mod panics;
-/// The provenance gate is a crate of its own (`tollgate-provenance`): pure, no I/O.
-pub use tollgate_provenance as provenance;
-/// The providers are a crate of their own (`tollgate-providers`).
-pub use tollgate_providers as providers;
-pub mod rules;
-/// Keys and redaction are a crate of their own (`tollgate-secrets`).
-pub use tollgate_secrets as secrets;
-/// The tools, the variable store, names and image checks are a crate of their own (`tollgate-tools`).
-pub use tollgate_tools::{self as tools, images, names, vars};
 pub mod service;
-/// The store is a crate of its own (`tollgate-store`).
+
+// The crates below, under the module names the app and the tests know them by.
+/// The gate: the executor, the approval hub, the rule book (`tollgate-executor`).
+pub use tollgate_executor::{self as executor, approvals, panics, rules};
+/// The MCP client (`tollgate-mcp`).
+pub use tollgate_mcp as mcp;
+/// The types that cross layers and reach the UI (`tollgate-protocol`).
+pub use tollgate_protocol::{self as protocol, canonical, ids, parse, policy};
+/// The provenance gate: pure, no I/O (`tollgate-provenance`).
+pub use tollgate_provenance as provenance;
+/// The model providers (`tollgate-providers`).
+pub use tollgate_providers as providers;
+/// Keys and redaction (`tollgate-secrets`).
+pub use tollgate_secrets as secrets;
+/// SQLite (`tollgate-store`).
 pub use tollgate_store as store;
+/// The tools, the variable store, names and image checks (`tollgate-tools`).
+pub use tollgate_tools::{self as tools, images, names, vars};
 
 pub use approvals::{ApprovalError, ApprovalHub};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};

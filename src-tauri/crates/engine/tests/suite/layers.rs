@@ -4,7 +4,7 @@
 //! one more order:
 //!
 //! ```text
-//! panics, heap  →  approvals, rules  →  executor  →  chat  →  service  →  (the app)
+//! heap  →  chat  →  service  →  (the app)
 //! ```
 //!
 //! A module may use modules of a lower layer only, never one of its own layer or above; inside
@@ -23,15 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module of the engine crate and its layer; a module may use only modules with
 /// a smaller number.
-const LAYERS: &[(&str, u8)] = &[
-    ("panics", 0),
-    ("heap", 0),
-    ("approvals", 1),
-    ("rules", 1),
-    ("executor", 2),
-    ("chat", 3),
-    ("service", 4),
-];
+const LAYERS: &[(&str, u8)] = &[("heap", 0), ("chat", 1), ("service", 2)];
 
 fn engine_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")

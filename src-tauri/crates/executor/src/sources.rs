@@ -145,7 +145,7 @@ impl ToolExecutor {
             ContentKind::Command => vec![Source::Command { folder: folder() }],
             ContentKind::Web => {
                 let url = text("url").unwrap_or_default();
-                let host = reqwest::Url::parse(&url)
+                let host = url::Url::parse(&url)
                     .ok()
                     .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
                     .unwrap_or_default();

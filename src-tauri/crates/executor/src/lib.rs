@@ -1,6 +1,24 @@
 //! The [`ToolExecutor`]: one per open chat (SPEC §1). It holds the chat's enabled view of the
 //! registry, its ask-once records, its variables and its pending approvals, and runs every call
-//! through the pipeline of SPEC §3 (see [`pipeline`]).
+//! through the pipeline of SPEC §3 (see `pipeline.rs`), deciding each with the one decision
+//! function (`decision.rs`).
+//!
+//! The gate itself, a crate of its own with what it needs beside it: the [`approvals`] hub that
+//! routes the user's answers to waiting calls, the [`rules::RuleBook`] that keeps the user's
+//! rules, and [`panics`] (the readable text of a crashed tool). It builds on the tools, the
+//! provenance gate, the rules and the store, and must never depend on the chat loop or the
+//! service above it (`tollgate-engine`), which drive it.
+
+pub mod approvals;
+pub mod panics;
+pub mod rules;
+
+// The crates below, under the names the code uses for them.
+use tollgate_protocol::{self as protocol, canonical, ids, parse, policy};
+use tollgate_provenance as provenance;
+use tollgate_secrets as secrets;
+use tollgate_store as store;
+use tollgate_tools::{self as tools, names, vars};
 
 mod ask;
 mod call;
@@ -60,7 +78,7 @@ pub struct ExecutorDeps {
     pub settings: SharedSettings,
     pub sink: Arc<dyn EventSink>,
     /// The folders no sandboxed command may read (F-46): the user's secret folders and
-    /// Tollgate's data folder ([`crate::tools::sandbox::hidden_folders`]).
+    /// Tollgate's data folder (`tollgate_sandbox::hidden_folders`).
     pub hidden: Arc<[PathBuf]>,
 }
 
