@@ -1,6 +1,7 @@
 //! The suites of `tests/all.rs`, one module per area.
 
 mod approvals;
+mod architecture_doc;
 mod attachments;
 mod attacks;
 mod branches;

@@ -1,0 +1,188 @@
+//! The facts of docs/ARCHITECTURE.md that drift when the code changes, read from the code and
+//! held against the document (issue 46): the decision's inputs, the ask reasons, the app's
+//! command modules and the count of types exported to the UI. (The crate table is checked in
+//! `layers.rs`, beside the layer table.) Each test names what to change when it fails.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(repo().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn architecture() -> String {
+    read("docs/ARCHITECTURE.md")
+}
+
+/// The names in backticks in `text`.
+fn ticked(text: &str) -> BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The body of `head { … }` in `code`, braces matched.
+fn block<'a>(code: &'a str, head: &str) -> &'a str {
+    let start = code
+        .find(head)
+        .unwrap_or_else(|| panic!("`{head}` not found"));
+    let open = start + code[start..].find('{').unwrap();
+    let mut depth = 0;
+    for (k, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &code[open + 1..open + k];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("`{head}` is not closed")
+}
+
+/// The names declared at the first level of an enum's or struct's body: variants, or fields
+/// (`pub name:`), skipping attributes and doc comments.
+fn members(body: &str, fields: bool) -> BTreeSet<String> {
+    let mut depth = 0;
+    let mut out = BTreeSet::new();
+    for line in body.lines() {
+        let t = line.trim();
+        if depth == 0 && !t.starts_with("//") && !t.starts_with('#') && !t.is_empty() {
+            let t = t
+                .trim_start_matches("pub(super) ")
+                .trim_start_matches("pub ");
+            let name: String = t
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let is_member = if fields {
+                t[name.len()..].starts_with(':')
+            } else {
+                name.chars().next().is_some_and(char::is_uppercase)
+            };
+            if is_member {
+                out.insert(name);
+            }
+        }
+        depth += line.matches(['{', '(']).count() as i32;
+        depth -= line.matches(['}', ')']).count() as i32;
+    }
+    out
+}
+
+#[test]
+fn the_documented_decision_inputs_are_the_fields() {
+    let code = read("src-tauri/crates/executor/src/decision.rs");
+    let fields = members(block(&code, "pub(super) struct Inputs<'a>"), true);
+    let doc = architecture();
+    let listed = doc
+        .split(" decision::Inputs ")
+        .nth(1)
+        .and_then(|t| t.split(" decision::Verdict").next())
+        .expect("docs/ARCHITECTURE.md lists decision::Inputs");
+    let documented: BTreeSet<String> = listed
+        .split([',', '\n'])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        documented, fields,
+        "docs/ARCHITECTURE.md (\"4. Permission\") lists decision::Inputs' fields; change it with the struct"
+    );
+}
+
+#[test]
+fn the_documented_ask_reasons_are_the_variants() {
+    let code = read("src-tauri/crates/protocol/src/approvals.rs");
+    let variants = members(block(&code, "pub enum AskReason"), false);
+    let doc = architecture();
+    let after = doc
+        .split("carries a typed `AskReason`")
+        .nth(1)
+        .expect("docs/ARCHITECTURE.md names the ask reasons");
+    let open = after.find('(').unwrap();
+    let close = after.find(')').unwrap();
+    assert_eq!(
+        ticked(&after[open..close]),
+        variants,
+        "docs/ARCHITECTURE.md (\"4. Permission\") lists AskReason's variants; change it with the enum"
+    );
+}
+
+#[test]
+fn the_documented_command_modules_are_the_files() {
+    let files: BTreeSet<String> = std::fs::read_dir(repo().join("src-tauri/src/commands"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".rs")
+                .filter(|n| *n != "mod")
+                .map(str::to_string)
+        })
+        .collect();
+    let doc = architecture();
+    let after = doc
+        .split("`commands/` (")
+        .nth(1)
+        .expect("docs/ARCHITECTURE.md lists the command modules");
+    let listed = ticked(&after[..after.find(')').unwrap()]);
+    assert_eq!(
+        listed, files,
+        "docs/ARCHITECTURE.md (\"Above the engine\") lists src-tauri/src/commands/; change it with the files"
+    );
+}
+
+#[test]
+fn the_documented_count_of_exported_types_is_the_bindings() {
+    let bindings = read("ui/src/bindings.ts");
+    let exported = bindings
+        .lines()
+        .filter(|l| l.starts_with("export type "))
+        .count();
+    let doc = architecture();
+    let said = doc
+        .split(" exported types)")
+        .next()
+        .and_then(|before| before.rsplit('(').next())
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .expect("docs/ARCHITECTURE.md says how many types bindings.ts exports");
+    assert_eq!(
+        said, exported,
+        "docs/ARCHITECTURE.md (\"Above the engine\", UI) counts the types of ui/src/bindings.ts"
+    );
+}
+
+#[test]
+fn the_readers_see_what_they_should() {
+    // A check that cannot fail is no check: members() finds variants with fields and plain
+    // ones, skips doc comments and attributes, and does not count what is nested.
+    let body = "
+        /// doc
+        #[serde(rename = \"x\")]
+        Plain,
+        WithFields { times: u32, inner: Vec<u8> },
+        Tuple(String),
+    ";
+    let want: BTreeSet<String> = ["Plain", "WithFields", "Tuple"].map(str::to_string).into();
+    assert_eq!(members(body, false), want);
+    let fields = "
+        /// why
+        pub a: u32,
+        pub(super) b: Option<&'a str>,
+        c: Vec<(u8, u8)>,
+    ";
+    let want: BTreeSet<String> = ["a", "b", "c"].map(str::to_string).into();
+    assert_eq!(members(fields, true), want);
+    assert_eq!(ticked("(`a`, `b`)"), ["a", "b"].map(str::to_string).into());
+}
