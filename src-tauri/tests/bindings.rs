@@ -48,6 +48,7 @@ use tollgate_engine::providers::local::LocalServer;
 use tollgate_engine::providers::{
     AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
 };
+use tollgate_engine::secrets::{SECRET_NAME_WORDS, SECRET_SUFFIX_MIN};
 use tollgate_engine::service::{
     AppSettings, ChatHistory, ChatRevision, CoveredCall, ExportFormat, Language, McpServerView,
     ModelChoice, RuleCoverage, SettingsView, Theme, HISTORY_FIRST_PAGE, HISTORY_PAGE,
@@ -210,6 +211,14 @@ fn render() -> String {
     ));
     out.push_str(&format!(
         "\n/** How many messages the window reads first when it opens a chat (`service::chats`), back to the start of their turn. */\nexport const HISTORY_FIRST_PAGE = {HISTORY_FIRST_PAGE};\n\n/** How many messages each later page of a chat's history reads. */\nexport const HISTORY_PAGE = {HISTORY_PAGE};\n"
+    ));
+    let words: Vec<String> = SECRET_NAME_WORDS
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect();
+    out.push_str(&format!(
+        "\n/** The words that make a name a secret's (`tollgate_secrets::names`): one list for the engine and the window (ui/src/secretNames.ts splits names the same way). */\nexport const SECRET_NAME_WORDS = [{}] as const;\n\n/** The shortest listed word a longer word may end in and still count as it. */\nexport const SECRET_SUFFIX_MIN = {SECRET_SUFFIX_MIN};\n",
+        words.join(", ")
     ));
     out
 }

@@ -1099,3 +1099,9 @@ export const HISTORY_FIRST_PAGE = 60;
 
 /** How many messages each later page of a chat's history reads. */
 export const HISTORY_PAGE = 250;
+
+/** The words that make a name a secret's (`tollgate_secrets::names`): one list for the engine and the window (ui/src/secretNames.ts splits names the same way). */
+export const SECRET_NAME_WORDS = ["token", "secret", "password", "passwd", "passphrase", "passcode", "pwd", "pin", "key", "apikey", "accesskey", "privatekey", "credential", "credentials", "auth", "oauth", "authorization", "session", "sessionid", "cookie", "bearer", "otp"] as const;
+
+/** The shortest listed word a longer word may end in and still count as it. */
+export const SECRET_SUFFIX_MIN = 5;

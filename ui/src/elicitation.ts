@@ -5,6 +5,7 @@
  * the schema again before it goes.
  */
 
+import { secretNamed } from "./secretNames";
 import type { JsonValue } from "./types";
 
 export type FieldKind =
@@ -53,10 +54,6 @@ function options(schema: Json): { value: string; label: string }[] | null {
   return null;
 }
 
-/** A field whose name or title says it holds a secret. Servers should not ask for one in a form
- * (the MCP spec sends them to a page instead); when one does, it is at least not shown. */
-const SECRET = /password|passphrase|passcode|secret|token|api[ _-]?key|\bpin\b/i;
-
 function kindOf(schema: Json, name: string): FieldKind {
   const type = schema["type"];
   if (type === "array") {
@@ -74,7 +71,9 @@ function kindOf(schema: Json, name: string): FieldKind {
     format: format === "email" || format === "uri" || format === "date" || format === "date-time" ? format : null,
     minLength: num(schema["minLength"]),
     maxLength: num(schema["maxLength"]),
-    secret: SECRET.test(name) || SECRET.test(str(schema["title"]) ?? ""),
+    // A field whose name or title says it holds a secret. Servers should not ask for one in a
+    // form (the MCP spec sends them to a page instead); when one does, it is at least not shown.
+    secret: secretNamed(name) || secretNamed(str(schema["title"]) ?? ""),
   };
 }
 

@@ -9,7 +9,8 @@
 //! (`arg:N`, `url`), and it is put back only when the server is launched.
 //!
 //! What counts as a secret: the value after (or in `--name=value` form, of) a flag whose name
-//! says key, token, secret, password, auth, credential, cookie or session; an argument that looks
+//! says it is one (`tollgate_secrets::names`: key, token, secret, password, auth, credential,
+//! cookie, session, …, as words of the name); an argument that looks
 //! like a well-known token (`sk-…`, `ghp_…`, `xox…`, `AKIA…`, a JWT, `Bearer …`); a URL's
 //! password, and URL query values whose names say the same.
 
@@ -20,23 +21,10 @@ use tollgate_secrets::looks_like_token;
 /// What stands where a secret was taken out.
 pub const HIDDEN: &str = "SECRET-IN-KEYCHAIN";
 
-const SECRET_WORDS: [&str; 11] = [
-    "key",
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "pwd",
-    "auth",
-    "credential",
-    "cookie",
-    "session",
-    "bearer",
-];
-
+/// Whether a flag's, a query parameter's or a variable's name says it holds a secret: the one
+/// list of secret-shaped names (`tollgate_secrets::names`).
 fn secret_name(name: &str) -> bool {
-    let n = name.trim_start_matches('-').to_ascii_lowercase();
-    !n.is_empty() && SECRET_WORDS.iter().any(|w| n.contains(w))
+    tollgate_secrets::secret_named(name.trim_start_matches('-'))
 }
 
 /// The argument with its secret part replaced, if it holds one; `flag_before` says whether the

@@ -132,25 +132,13 @@ pub fn refused_for_chat(name: &str) -> Option<String> {
     None
 }
 
-/// Whether a variable's name says it holds a secret (`*_TOKEN`, `*_API_KEY`, `AWS_*`, …).
+/// Whether a variable's name says it holds a secret (`*_TOKEN`, `*_API_KEY`, `AWS_*`, …): the
+/// one list of secret-shaped names (`tollgate_secrets::names`), and the prefixes of clouds' and
+/// model providers' variables.
 pub fn secret_shaped(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    const PARTS: &[&str] = &[
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "API_KEY",
-        "APIKEY",
-        "ACCESS_KEY",
-        "PRIVATE_KEY",
-        "CREDENTIAL",
-        "AUTH",
-        "SESSION",
-        "COOKIE",
-    ];
-    PARTS.iter().any(|p| upper.contains(p))
-        || ["AWS_", "AZURE_", "GOOGLE_", "GCP_", "OPENAI_", "ANTHROPIC_"]
+    tollgate_secrets::secret_named(name)
+        || tollgate_secrets::SECRET_ENV_PREFIXES
             .iter()
             .any(|p| upper.starts_with(p))
 }

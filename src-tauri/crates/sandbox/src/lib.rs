@@ -2,9 +2,10 @@
 //! shell command — or a local MCP server — may touch once it runs (bubblewrap namespaces,
 //! Landlock, a clean environment), the proxy that lets it reach only the hosts the user listed
 //! (with the address checks shared with `fetch_url`, [`reach`]), and the supervisor that starts
-//! it, kills its whole process group and reports what happened. It depends on no other Tollgate
-//! crate and must never depend on one: the engine calls it; it knows nothing of chats, tools,
-//! rules, the store or the UI beyond its own types ([`protocol`]), which the engine re-exports.
+//! it, kills its whole process group and reports what happened. Of Tollgate's crates it depends
+//! only on `tollgate-secrets` (which names are a secret's) and must never depend on another: the
+//! engine calls it; it knows nothing of chats, tools, rules, the store or the UI beyond its own
+//! types ([`protocol`]), which the engine re-exports.
 //!
 //! The sandbox an approved shell command — or a local MCP server — runs in (F-46, issues 15 and
 //! 33). Approval answers "may this run?"; the sandbox answers "what may it touch?".
@@ -20,6 +21,7 @@
 pub mod client_hello;
 pub mod environment;
 pub mod explain;
+pub mod http_head;
 mod landlock;
 pub mod namespaces;
 pub mod paths;

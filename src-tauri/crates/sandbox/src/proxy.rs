@@ -21,6 +21,7 @@
 //! - a plain HTTP request goes out with the `Host` the proxy checked, not the client's.
 
 use super::client_hello::{self, ClientHello, HelloError};
+use crate::http_head::read_head;
 use crate::reach::{describe, Reach};
 use parking_lot::Mutex;
 use std::net::{IpAddr, SocketAddr};
@@ -36,9 +37,6 @@ pub const FORWARD_ARG: &str = "--tollgate-sandbox-forward";
 
 /// The proxy socket's name in the run's private temp folder.
 pub const SOCKET_NAME: &str = ".tollgate-proxy.sock";
-
-/// The longest request head the proxy reads.
-const MAX_HEAD: usize = 16 * 1024;
 
 /// One entry of the allowed hosts: a name, a suffix (`*.pypi.org`) or an address, with the
 /// port it allows (`None`: 80 and 443).
@@ -334,28 +332,6 @@ struct Target {
     port: u16,
     /// `None` for CONNECT; the head to send upstream for plain HTTP.
     forward: Option<Vec<u8>>,
-}
-
-/// Reads a request head (through the blank line); the bytes read past it stay in `rest`.
-async fn read_head<S: tokio::io::AsyncRead + Unpin>(
-    conn: &mut S,
-) -> std::io::Result<(String, Vec<u8>)> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 2048];
-    loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let rest = buf.split_off(end + 4);
-            return Ok((String::from_utf8_lossy(&buf).into_owned(), rest));
-        }
-        if buf.len() > MAX_HEAD {
-            return Err(std::io::Error::other("request head too long"));
-        }
-        let n = conn.read(&mut chunk).await?;
-        if n == 0 {
-            return Err(std::io::Error::other("closed before a request"));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
 }
 
 /// Where a request head wants to go.

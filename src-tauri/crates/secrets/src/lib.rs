@@ -10,6 +10,10 @@
 //! must never depend on one, so every layer that handles a key — providers, MCP sign-in, the
 //! app's logs — can use it.
 
+pub mod names;
+
+pub use names::{secret_named, SECRET_ENV_PREFIXES, SECRET_NAME_WORDS, SECRET_SUFFIX_MIN};
+
 use parking_lot::RwLock;
 use std::borrow::Cow;
 use thiserror::Error;

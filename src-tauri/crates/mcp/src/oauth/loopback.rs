@@ -3,13 +3,12 @@
 //! browser back with the code. It answers the browser with a short page and hands the full
 //! redirect URL to the sign-in; anything else that knocks (a favicon request) gets a 404.
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
+use tollgate_sandbox::http_head::read_head;
 
 /// The path the redirect comes back to.
 const CALLBACK_PATH: &str = "/callback";
-/// The most a browser's request head may take; longer ones are refused.
-const MAX_HEAD: usize = 16 * 1024;
 /// How long a connection may take to send its request head: one that sends nothing is closed,
 /// so it cannot hold the listener while the browser's answer waits behind it (issue 45).
 const HEAD_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -54,7 +53,7 @@ impl Loopback {
         loop {
             let (mut stream, _) = self.listener.accept().await?;
             let head = match tokio::time::timeout(HEAD_PATIENCE, read_head(&mut stream)).await {
-                Ok(Ok(head)) => head,
+                Ok(Ok((head, _))) => head,
                 Ok(Err(_)) | Err(_) => continue,
             };
             let Some(target) = request_target(&head) else {
@@ -116,23 +115,6 @@ impl Loopback {
             });
         }
     }
-}
-
-/// Reads up to the end of the request head.
-async fn read_head(stream: &mut tokio::net::TcpStream) -> std::io::Result<String> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 || buf.len() + n > MAX_HEAD {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "no request head",
-            ));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// The target of a `GET` request line.
