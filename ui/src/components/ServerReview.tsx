@@ -142,7 +142,9 @@ function findingsByTool(findings: ServerFinding[]): Map<string | null, ServerFin
   const by = new Map<string | null, ServerFinding[]>();
   for (const f of findings) {
     const key = f.tool ?? null;
-    by.set(key, [...(by.get(key) ?? []), f]);
+    const list = by.get(key);
+    if (list) list.push(f);
+    else by.set(key, [f]);
   }
   return by;
 }

@@ -240,11 +240,7 @@ impl ToolExecutor {
     /// set for the tool as it was.
     pub fn execution_policy(&self, spec: &ToolSpec) -> ExecutionPolicy {
         let set = self.deps.settings.read().execution_policy(&spec.name);
-        match (set, &spec.review) {
-            (Some(ExecutionPolicy::Deny), _) => ExecutionPolicy::Deny,
-            (_, Some(_)) => spec.execution_policy,
-            (set, None) => set.unwrap_or(spec.execution_policy),
-        }
+        decision::effective_policy(set, spec.execution_policy, spec.review.is_some())
     }
 
     /// What a call of the tool may do (F-81): the user's override, else its declaration. A

@@ -30,8 +30,6 @@ use std::sync::Arc;
 /// Everything the decision order reads, gathered in one place so that the permission stage,
 /// the scheduler's preflight and the pre-run re-check read the same things the same way.
 pub(super) struct PermissionInputs {
-    /// The policy in force ([`effective_policy`]).
-    pub policy: ExecutionPolicy,
     /// The policy the user set, and the tool's own.
     pub set_policy: Option<ExecutionPolicy>,
     pub tool_policy: ExecutionPolicy,
@@ -50,6 +48,11 @@ pub(super) struct PermissionInputs {
 }
 
 impl PermissionInputs {
+    /// The policy in force ([`effective_policy`]).
+    pub fn policy(&self) -> ExecutionPolicy {
+        effective_policy(self.set_policy, self.tool_policy, self.under_review)
+    }
+
     /// The decision's inputs: these, with the call's repeats and the rerun click.
     pub fn decision(&self, repeats: Option<u32>, rerun: bool) -> Inputs<'_> {
         Inputs {
@@ -131,7 +134,6 @@ impl ToolExecutor {
         let spec = entry.tool.spec();
         let set_policy = self.deps.settings.read().execution_policy(&spec.name);
         let under_review = spec.review.is_some();
-        let policy = effective_policy(set_policy, spec.execution_policy, under_review);
         let targets = self.targets(spec);
         let unconfirmed = self.effects_unconfirmed(spec);
         let effects = self.effects(spec);
@@ -167,7 +169,6 @@ impl ToolExecutor {
             Listing::NotNeeded
         };
         PermissionInputs {
-            policy,
             set_policy,
             tool_policy: spec.execution_policy,
             under_review,
@@ -357,7 +358,7 @@ impl ToolExecutor {
             preview,
             sandbox,
             arguments: args.clone(),
-            policy: inputs.policy,
+            policy: inputs.policy(),
             reason,
             rule_subject: inputs.subject.kind(),
             suggested_pattern: suggest_pattern(&inputs.subject),
@@ -438,13 +439,13 @@ impl ToolExecutor {
                 )),
             },
             ExecutionDecision::Deny { reason } => {
-                if inputs.policy == ExecutionPolicy::AskOnce {
+                if inputs.policy() == ExecutionPolicy::AskOnce {
                     self.remember(name, &args, &inputs, false).await;
                 }
                 Err(Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, false)))
             }
             ExecutionDecision::DenyAndStop { reason } => {
-                if inputs.policy == ExecutionPolicy::AskOnce {
+                if inputs.policy() == ExecutionPolicy::AskOnce {
                     self.remember(name, &args, &inputs, false).await;
                 }
                 let mut outcome = Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, true));

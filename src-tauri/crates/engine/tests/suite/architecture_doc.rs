@@ -3,12 +3,8 @@
 //! command modules and the count of types exported to the UI. (The crate table is checked in
 //! `layers.rs`, beside the layer table.) Each test names what to change when it fails.
 
+use super::layers::repo_root as repo;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
-}
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(repo().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
