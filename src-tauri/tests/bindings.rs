@@ -59,6 +59,7 @@ use tollgate_engine::store::{
     SearchHit,
 };
 use tollgate_engine::tools::live_output::LIVE_TAIL_BYTES;
+use tollgate_names::LINK_SCHEMES;
 use ts_rs::{Config, TS};
 
 const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.\n/* eslint-disable */\n";
@@ -220,6 +221,11 @@ fn render() -> String {
         "\n/** The words that make a name a secret's (`tollgate_secrets::names`): one list for the engine and the window (ui/src/secretNames.ts splits names the same way). */\nexport const SECRET_NAME_WORDS = [{}] as const;\n\n/** The shortest listed word a longer word may end in and still count as it. */\nexport const SECRET_SUFFIX_MIN = {SECRET_SUFFIX_MIN};\n",
         words.join(", ")
     ));
+    let schemes: Vec<String> = LINK_SCHEMES.iter().map(|s| format!("\"{s}\"")).collect();
+    out.push_str(&format!(
+        "\n/** The schemes of links in answers that open outside the app (`tollgate_names::open`); the opener's capability file allows these and no others. */\nexport const LINK_SCHEMES = [{}] as const;\n",
+        schemes.join(", ")
+    ));
     out
 }
 
@@ -243,6 +249,49 @@ fn check_or_write(file: &str, fresh: &str) {
 #[test]
 fn typescript_bindings_are_up_to_date() {
     check_or_write("bindings.ts", &render());
+}
+
+/// The opener's capability lets the window open links of [`LINK_SCHEMES`] and no others: the
+/// window asks the same list (`ui/src/links.ts`), so neither can drift from the engine's.
+#[test]
+fn the_opener_capability_allows_the_link_schemes_and_no_others() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("capabilities/default.json");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let opener = file["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["identifier"] == "opener:allow-open-url")
+        .expect("the capability allows opening URLs");
+    let mut allowed: Vec<String> = opener["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["url"].as_str().unwrap().to_string())
+        .collect();
+    allowed.sort();
+    let mut expected: Vec<String> = LINK_SCHEMES
+        .iter()
+        .map(|s| match *s {
+            "mailto" => "mailto:*".to_string(),
+            web => format!("{web}://*"),
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(allowed, expected);
+    let granted: Vec<&str> = file["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str().or_else(|| p["identifier"].as_str()))
+        .filter(|p| p.starts_with("opener:"))
+        .collect();
+    assert_eq!(
+        granted,
+        ["opener:allow-open-url"],
+        "no other opener permission (no paths, no reveal)"
+    );
 }
 
 /// One command as its Rust function declares it.

@@ -1105,3 +1105,6 @@ export const SECRET_NAME_WORDS = ["token", "secret", "password", "passwd", "pass
 
 /** The shortest listed word a longer word may end in and still count as it. */
 export const SECRET_SUFFIX_MIN = 5;
+
+/** The schemes of links in answers that open outside the app (`tollgate_names::open`); the opener's capability file allows these and no others. */
+export const LINK_SCHEMES = ["https", "http", "mailto"] as const;

@@ -4,6 +4,8 @@
  * page it quotes) can write `[docs.rs](https://evil.example)`.
  */
 
+import { LINK_SCHEMES } from "./bindings";
+
 /** What clicking a link would do. */
 export interface LinkTarget {
   /** The full target, as the browser would open it. */
@@ -14,7 +16,8 @@ export interface LinkTarget {
   differs: boolean;
 }
 
-const OPENABLE = new Set(["http:", "https:", "mailto:"]);
+/** The engine's list (`tollgate_names::open`), as `URL.protocol` spells them. */
+const OPENABLE = new Set<string>(LINK_SCHEMES.map((scheme) => `${scheme}:`));
 
 /** An address reduced to what a reader compares: no scheme, no `www.`, no trailing slash, host in lower case. */
 function comparable(address: string): string {

@@ -142,6 +142,7 @@ export const enGate = {
   "gate.trustedEmpty": "Nothing trusted yet: every host, MCP server and attachment counts as untrusted.",
   "gate.kind": "Kind",
   "gate.kindHost": "Web host",
+  "gate.hostHint": "docs.rs trusts that host only; *.docs.rs trusts it and every name under it.",
   "gate.kindFolder": "Folder",
   "gate.kindServer": "MCP server",
   "gate.kindTool": "Tool",

@@ -139,6 +139,7 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "gate.trustedEmpty": "尚未信任任何内容：所有主机、MCP 服务器和附件都视为不可信。",
   "gate.kind": "类型",
   "gate.kindHost": "网站主机",
+  "gate.hostHint": "docs.rs 只信任该主机；*.docs.rs 信任它及其下的所有名称。",
   "gate.kindFolder": "文件夹",
   "gate.kindServer": "MCP 服务器",
   "gate.kindTool": "工具",

@@ -10,6 +10,7 @@ use super::Asks;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashSet;
+use tollgate_names::{check_open, Opening};
 use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
 
 /// The JSON-RPC error code of "URL elicitation required".
@@ -33,27 +34,9 @@ pub struct RequiredPage {
 /// (nothing else is ever opened): a page on this machine or a private network would let a
 /// server aim the user's browser, and its cookies, at a router or a local service (issue 45).
 pub fn web_host(url: &str) -> Result<String, String> {
-    let parsed =
-        url::Url::parse(url).map_err(|e| format!("the address to open is not one: {e}"))?;
-    if !matches!(parsed.scheme(), "https" | "http") {
-        return Err("only web addresses are opened".into());
-    }
-    let inside = match parsed.host() {
-        Some(url::Host::Ipv4(ip)) => !tollgate_tools::reach::is_public(ip.into()),
-        Some(url::Host::Ipv6(ip)) => !tollgate_tools::reach::is_public(ip.into()),
-        Some(url::Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost") || !name.contains('.')
-        }
-        None => true,
-    };
-    if inside {
-        return Err(format!(
-            "the page to open ({}) is on this machine or a private network; a server may send the user only to public web pages",
-            parsed.host_str().unwrap_or_default()
-        ));
-    }
-    Ok(parsed.host_str().unwrap_or_default().to_string())
+    check_open(url, Opening::ServerPage)
+        .map(|page| page.host_str().unwrap_or_default().to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// The pages of a `-32042` answer's `data` (`{"elicitations": [{mode, elicitationId, url,

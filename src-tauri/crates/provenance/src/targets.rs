@@ -74,35 +74,9 @@ const NOT_TARGET_WORDS: &[&str] = &[
 /// How deep the schema is walked: nested objects and arrays of objects.
 const MAX_DEPTH: usize = 4;
 
-/// The words of an argument name: split at `_`, `-`, `.`, spaces and lower-to-upper case
-/// changes, lower-cased.
-fn words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' || c == '.' || c.is_whitespace() {
-            if !word.is_empty() {
-                out.push(std::mem::take(&mut word));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !word.is_empty() {
-            out.push(std::mem::take(&mut word));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
-}
-
 /// Whether an argument named `name` reads as a destination.
 pub fn is_target_name(name: &str) -> bool {
-    let words = words(name);
+    let words = tollgate_names::words(name);
     words.iter().any(|w| TARGET_WORDS.contains(&w.as_str()))
         && !words.iter().any(|w| NOT_TARGET_WORDS.contains(&w.as_str()))
 }

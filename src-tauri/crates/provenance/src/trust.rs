@@ -2,6 +2,7 @@
 //! settings and the chat's endorsements at the moment of asking (F-82).
 
 use std::path::Path;
+use tollgate_names::HostPattern;
 use tollgate_protocol::{GuardSettings, Source, ToolSettings, TrustKey};
 
 /// What decides trust in one chat: the app's settings and the sources the user endorsed for the
@@ -11,15 +12,10 @@ pub struct Trust<'a> {
     pub endorsed: &'a [TrustKey],
 }
 
-/// Whether `host` is `listed` or one of its subdomains.
+/// Whether `host` is covered by the `listed` one, read as every list of hosts is
+/// ([`HostPattern`]): `docs.rs` is that host, `*.docs.rs` it and every name under it.
 fn host_covers(listed: &str, host: &str) -> bool {
-    let listed = listed.trim().trim_end_matches('.').to_ascii_lowercase();
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    !listed.is_empty()
-        && (host == listed
-            || host
-                .strip_suffix(listed.as_str())
-                .is_some_and(|rest| rest.ends_with('.')))
+    HostPattern::parse(listed).covers(host)
 }
 
 /// Whether `folder` is `listed` or inside it (compared as paths, not as strings: `/a/bc` is not
@@ -154,6 +150,9 @@ mod tests {
         settings.guard.trusted.push(TrustKey::Host {
             host: "docs.rs".into(),
         });
+        settings.guard.trusted.push(TrustKey::Host {
+            host: "*.crates.io".into(),
+        });
         settings
             .guard
             .untrusted_folders
@@ -166,9 +165,14 @@ mod tests {
             endorsed: &endorsed,
         };
         assert!(!trust.untrusted(&web("docs.rs")));
-        assert!(!trust.untrusted(&web("www.docs.rs")));
+        assert!(
+            trust.untrusted(&web("www.docs.rs")),
+            "a listed name covers that name only"
+        );
         assert!(trust.untrusted(&web("evildocs.rs")));
         assert!(trust.untrusted(&web("docs.rs.evil.example")));
+        assert!(!trust.untrusted(&web("crates.io")) && !trust.untrusted(&web("static.crates.io")));
+        assert!(trust.untrusted(&web("evilcrates.io")));
         assert!(!trust.untrusted(&Source::McpTool {
             server: "mail".into(),
             tool: "mail__send".into()
@@ -227,6 +231,17 @@ mod tests {
         assert!(trust.private(&fetched) && trust.untrusted(&fetched));
         let endorsed = [TrustKey::Host {
             host: "npmjs.org".into(),
+        }];
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &endorsed,
+        };
+        assert!(
+            trust.untrusted(&fetched),
+            "npmjs.org is not registry.npmjs.org"
+        );
+        let endorsed = [TrustKey::Host {
+            host: "*.npmjs.org".into(),
         }];
         let trust = Trust {
             settings: &settings,

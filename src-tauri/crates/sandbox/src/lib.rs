@@ -3,7 +3,8 @@
 //! Landlock, a clean environment), the proxy that lets it reach only the hosts the user listed
 //! (with the address checks shared with `fetch_url`, [`reach`]), and the supervisor that starts
 //! it, kills its whole process group and reports what happened. Of Tollgate's crates it depends
-//! only on `tollgate-secrets` (which names are a secret's) and must never depend on another: the
+//! only on `tollgate-secrets` (which names are a secret's) and `tollgate-names` (how a listed
+//! host and a public address are read) and must never depend on another: the
 //! engine calls it; it knows nothing of chats, tools, rules, the store or the UI beyond its own
 //! types ([`protocol`]), which the engine re-exports.
 //!

@@ -28,6 +28,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tollgate_names::{normalize, HostPattern};
 
 /// The port the forwarder listens on inside the command's network namespace.
 pub const PORT_INSIDE: u16 = 3128;
@@ -38,71 +39,17 @@ pub const FORWARD_ARG: &str = "--tollgate-sandbox-forward";
 /// The proxy socket's name in the run's private temp folder.
 pub const SOCKET_NAME: &str = ".tollgate-proxy.sock";
 
-/// One entry of the allowed hosts: a name, a suffix (`*.pypi.org`) or an address, with the
-/// port it allows (`None`: 80 and 443).
-struct Entry {
-    name: String,
-    port: Option<u16>,
-}
-
-impl Entry {
-    /// Reads `registry.npmjs.org`, `*.pypi.org`, `example.org:8443`, `127.0.0.1:8080`,
-    /// `[::1]:9000` or `::1`.
-    fn parse(raw: &str) -> Self {
-        let raw = raw.trim().to_ascii_lowercase();
-        if let Some((name, after)) = raw.strip_prefix('[').and_then(|r| r.split_once(']')) {
-            return Self {
-                name: normalize(name),
-                port: after.strip_prefix(':').and_then(|p| p.parse().ok()),
-            };
-        }
-        match raw.rsplit_once(':') {
-            Some((name, port)) if !name.contains(':') => Self {
-                name: normalize(name),
-                port: port.parse().ok(),
-            },
-            _ => Self {
-                name: normalize(&raw),
-                port: None,
-            },
-        }
-    }
-
-    /// Whether it allows `port`.
-    fn allows_port(&self, port: u16) -> bool {
-        match self.port {
-            Some(p) => p == port,
-            None => port == 80 || port == 443,
-        }
-    }
-
-    /// Whether it allows `host` (normalized) on `port`.
-    fn allows(&self, host: &str, port: u16) -> bool {
-        let port_ok = self.allows_port(port);
-        let name_ok = match self
-            .name
-            .strip_prefix("*.")
-            .or_else(|| self.name.strip_prefix('.'))
-        {
-            Some(suffix) => host == suffix || host.ends_with(&format!(".{suffix}")),
-            None => host == self.name,
-        };
-        port_ok && name_ok && !self.name.is_empty()
-    }
-
-    /// The address it names literally, if it is one (`127.0.0.1:8080`, `[::1]:9000`).
-    fn address(&self) -> Option<IpAddr> {
-        self.name.parse().ok()
-    }
-}
-
-/// The entries of `hosts` that allow `host` on `port`.
-fn matching<'h>(host: &str, port: u16, hosts: &'h [String]) -> impl Iterator<Item = Entry> + 'h {
-    let host = normalize(host);
+/// The entries of `hosts` that allow `host` on `port` (read as every list of hosts is,
+/// [`HostPattern`]).
+fn matching<'h>(
+    host: &'h str,
+    port: u16,
+    hosts: &'h [String],
+) -> impl Iterator<Item = HostPattern> + 'h {
     hosts
         .iter()
-        .map(|raw| Entry::parse(raw))
-        .filter(move |entry| entry.allows(&host, port))
+        .map(|raw| HostPattern::parse(raw))
+        .filter(move |entry| entry.allows(host, port))
 }
 
 /// Whether `host` (and `port`) is allowed by `hosts`: entries are host names (`registry.npmjs.org`),
@@ -115,7 +62,7 @@ pub fn allowed(host: &str, port: u16, hosts: &[String]) -> bool {
 /// Whether an entry that allows `host` names `port` itself: the user meant that one service,
 /// whatever protocol it speaks, so a tunnel to it need not carry TLS ([`judge_tunnel`]).
 fn listed_with_port(host: &str, port: u16, hosts: &[String]) -> bool {
-    matching(host, port, hosts).any(|entry| entry.port == Some(port))
+    matching(host, port, hosts).any(|entry| entry.port() == Some(port))
 }
 
 /// The addresses `hosts` lists literally for `port`: the only non-public addresses the proxy
@@ -123,27 +70,12 @@ fn listed_with_port(host: &str, port: u16, hosts: &[String]) -> bool {
 fn listed_addresses(port: u16, hosts: &[String]) -> Vec<IpAddr> {
     hosts
         .iter()
-        .map(|raw| Entry::parse(raw))
+        .map(|raw| HostPattern::parse(raw))
         .filter_map(|entry| {
             let ip = entry.address()?;
             entry.allows_port(port).then_some(ip)
         })
         .collect()
-}
-
-/// A host as compared: lower case, no brackets, no trailing dot, an address in its one
-/// canonical form (`0:0::1` is `::1`).
-fn normalize(host: &str) -> String {
-    let host = host
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    match host.parse::<IpAddr>() {
-        Ok(ip) => ip.to_string(),
-        Err(_) => host,
-    }
 }
 
 /// `host:port`, with an IPv6 address in brackets.

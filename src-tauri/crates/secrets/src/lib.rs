@@ -6,8 +6,8 @@
 //! text leaving the process — the log file and stderr — can be scrubbed of it ([`redact`]), along
 //! with anything shaped like a well-known token.
 //!
-//! A crate of its own, at the bottom of the house: it depends on no other Tollgate crate and
-//! must never depend on one, so every layer that handles a key — providers, MCP sign-in, the
+//! A crate of its own, near the bottom of the house: of Tollgate's crates it depends only on
+//! `tollgate-names` (how a name splits into words) and must never depend on another, so every layer that handles a key — providers, MCP sign-in, the
 //! app's logs — can use it.
 
 pub mod names;

@@ -40,31 +40,9 @@ pub const SECRET_NAME_WORDS: [&str; 22] = [
 pub const SECRET_ENV_PREFIXES: [&str; 6] =
     ["AWS_", "AZURE_", "GOOGLE_", "GCP_", "OPENAI_", "ANTHROPIC_"];
 
-/// The words of `name`, lower case: split at anything not a letter or digit and before an upper
-/// case letter that follows a lower case one (`accessToken` → `access`, `token`).
-pub fn name_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !word.is_empty() {
-            words.push(std::mem::take(&mut word));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
+/// The words of `name`, lower case, split the one way every name is split
+/// ([`tollgate_names::words`]).
+pub use tollgate_names::words as name_words;
 
 /// The shortest listed word a longer word may end in and still count as it: `githubtoken`
 /// counts as `token`, but `monkey` does not count as `key`.

@@ -132,6 +132,8 @@ describe("Settings → Gate", () => {
 
   it("reads what the user typed as the kind of thing it is", () => {
     expect(trustKey("host", " Docs.RS ")).toEqual({ type: "host", host: "docs.rs" });
+    expect(trustKey("host", "*.Docs.rs")).toEqual({ type: "host", host: "*.docs.rs" });
+    expect(trustKey("host", "https://www.docs.rs/serde")).toEqual({ type: "host", host: "www.docs.rs" });
     expect(trustKey("server", "mail")).toEqual({ type: "server", server: "mail" });
     expect(trustKey("folder", "  ")).toBeNull();
   });

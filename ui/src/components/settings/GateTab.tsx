@@ -218,6 +218,11 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
             {t("gate.add")}
           </button>
         </form>
+        {kind === "host" ? (
+          <small class="muted block" data-role="trust-host-hint">
+            {t("gate.hostHint")}
+          </small>
+        ) : null}
       </section>
 
       <section class="card" data-role="untrusted-folders">

@@ -73,21 +73,10 @@ pub enum SignInError {
 }
 
 /// An address the authorization server may send the browser to: https anywhere, http only to
-/// this machine (a server run locally).
+/// this machine (a server run locally), as every address Tollgate opens is checked
+/// ([`tollgate_names::open`]).
 fn openable(address: &str) -> bool {
-    let Ok(url) = url::Url::parse(address) else {
-        return false;
-    };
-    match url.scheme() {
-        "https" => true,
-        "http" => matches!(
-            url.host(),
-            Some(url::Host::Domain("localhost"))
-                | Some(url::Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
-                | Some(url::Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
-        ),
-        _ => false,
-    }
+    tollgate_names::check_open(address, tollgate_names::Opening::SignIn).is_ok()
 }
 
 /// rmcp's error in the user's words.

@@ -1,0 +1,23 @@
+//! How Tollgate reads the names it is handed, one way everywhere (issue 46, "one of each"):
+//! - [`words`]: the words of an argument's, a variable's or a field's name, which decide whether
+//!   it names a secret (`tollgate-secrets`) or a destination (`tollgate-provenance`);
+//! - [`host`]: an entry of a list of hosts (`docs.rs`, `*.pypi.org`, `example.org:8443`) and
+//!   the hosts it covers, for the sandbox's proxy and for the hosts the user trusts;
+//! - [`address`]: whether an IP address is public, for `fetch_url`, the proxy and the pages a
+//!   server sends the user to;
+//! - [`open`]: which addresses may be opened in the system's browser, for links in answers (the
+//!   window gets the schemes generated into `ui/src/bindings.ts`), pages a server asks for and
+//!   sign-in.
+//!
+//! It sits at the very bottom of the house: pure functions over strings, no I/O, and it must
+//! never depend on another Tollgate crate, so that every one of them can ask it.
+
+pub mod address;
+pub mod host;
+pub mod open;
+pub mod words;
+
+pub use address::{describe, is_public};
+pub use host::{normalize, HostPattern};
+pub use open::{check_open, NotOpenable, Opening, LINK_SCHEMES};
+pub use words::words;
