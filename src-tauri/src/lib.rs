@@ -62,7 +62,11 @@ pub fn manage_state<R: Runtime>(
     data_dir: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sink = Arc::new(EmitSink(handle.clone()));
-    let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, Keychain::default(), sink))?;
+    let keychain = match tollgate_engine::store::chosen_data_dir() {
+        Some(dir) => Keychain::for_data_dir(&dir),
+        None => Keychain::default(),
+    };
+    let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, keychain, sink))?;
     let mut changes = app.mcp.subscribe();
     let emitter = handle.clone();
     tauri::async_runtime::spawn(async move {

@@ -7,6 +7,7 @@
 
 pub mod node_servers;
 pub mod notifications;
+pub mod seat;
 pub mod steps;
 pub mod webdriver;
 
@@ -143,7 +144,7 @@ impl App {
         let data_dir = tempfile::tempdir().map_err(io("creating the data folder"))?;
         let stderr_path = data_dir.path().join("app-stderr.log");
         let stderr = std::fs::File::create(&stderr_path).map_err(io("creating the log file"))?;
-        let child = Command::new(&bin)
+        let child = seat::x_command(&bin.to_string_lossy())
             .env("TOLLGATE_DATA_DIR", data.unwrap_or(data_dir.path()))
             .env("TOLLGATE_LOG", "info")
             .stdout(Stdio::null())
@@ -238,7 +239,7 @@ pub fn map_window(id: &str) -> Result<(), E2eError> {
 }
 
 fn xdotool(args: &[&str]) -> Result<(), E2eError> {
-    let status = Command::new("xdotool")
+    let status = seat::x_command("xdotool")
         .args(args)
         .status()
         .map_err(io("running xdotool"))?;
@@ -282,7 +283,7 @@ pub fn app_windows_on(data: &Path) -> Vec<String> {
     let mut windows: Vec<String> = apps_on(data)
         .iter()
         .flat_map(|pid| {
-            let out = Command::new("xdotool")
+            let out = seat::x_command("xdotool")
                 // `--all`: the window must have this pid *and* this title. xdotool's default is
                 // `--any`, which matched every "Tollgate" window on the display, so any other
                 // app's window (most likely one an earlier test's app was still taking down)
@@ -320,7 +321,7 @@ pub fn window_shown(title: &str) -> Result<bool, E2eError> {
 
 /// The X id of a visible window titled exactly `title`, if there is one.
 fn visible_window(title: &str) -> Result<Option<String>, E2eError> {
-    let out = Command::new("xdotool")
+    let out = seat::x_command("xdotool")
         .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
         .output()
         .map_err(io("running xdotool (install the xdotool package)"))?;
@@ -349,7 +350,7 @@ pub fn answer_native_dialog_typing(
 ) -> Result<(), E2eError> {
     let deadline = Instant::now() + timeout;
     let press = |key: &str| -> Result<(), E2eError> {
-        let status = Command::new("xdotool")
+        let status = seat::x_command("xdotool")
             .args(["key", "--clearmodifiers", key])
             .status()
             .map_err(io("running xdotool"))?;
@@ -385,7 +386,7 @@ pub fn answer_native_dialog_typing(
             )));
         }
         // The keys go to the dialog only: focused (and still there) right before they are sent.
-        let focused = Command::new("xdotool")
+        let focused = seat::x_command("xdotool")
             .args(["windowfocus", "--sync", &id])
             .status()
             .map_err(io("running xdotool"))?;
@@ -398,7 +399,7 @@ pub fn answer_native_dialog_typing(
         }
         if let Some(text) = text {
             press("ctrl+a")?;
-            let status = Command::new("xdotool")
+            let status = seat::x_command("xdotool")
                 .args(["type", "--delay", "15", text])
                 .status()
                 .map_err(io("running xdotool"))?;
@@ -419,8 +420,14 @@ pub fn answer_native_dialog_typing(
 
 /// Saves a PNG of the X display (the real window's pixels) to `target/e2e-screenshots/<name>.png`.
 pub fn capture_screen(name: &str) -> Result<PathBuf, E2eError> {
+    capture_display(&seat::display(), name)
+}
+
+/// [`capture_screen`] of `display`, from any thread.
+pub fn capture_display(display: &str, name: &str) -> Result<PathBuf, E2eError> {
     let path = screenshot_dir()?.join(format!("{name}.png"));
     let status = Command::new("import")
+        .env("DISPLAY", display)
         .args(["-window", "root"])
         .arg(&path)
         .status()

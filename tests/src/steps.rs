@@ -9,10 +9,6 @@ use fantoccini::Locator;
 use std::time::{Duration, Instant};
 use tollgate_mock_llm::MockLlm;
 
-/// The end-to-end tests of one binary run one at a time: each drives its own app window, and two
-/// at once would fight over the keyboard focus of the one X display.
-pub static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// How long a step waits for the window before it fails.
 pub const STEP: Duration = Duration::from_secs(15);
 

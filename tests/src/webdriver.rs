@@ -1,7 +1,7 @@
 //! Driving the real app window through WebDriver: `tauri-driver` in front of WebKitWebDriver,
 //! with the app started on its own data folder.
 
-use crate::{app_binary, capture_screen, E2eError};
+use crate::{app_binary, capture_display, seat, E2eError};
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -54,6 +54,7 @@ fn spawn_driver(
         NATIVE_DRIVER,
     ])
     .env("TOLLGATE_DATA_DIR", data_dir)
+    .env("DISPLAY", seat::display())
     .stdin(Stdio::null())
     .stdout(Stdio::null())
     // TOLLGATE_E2E_STDERR=1 shows the driver's and the app's log (debugging a test).
@@ -211,8 +212,8 @@ impl Session {
     /// Saves a PNG of the window to `target/e2e-screenshots/<name>.png`. Taken from the X display:
     /// WebKitWebDriver's own screenshot command can wait forever on some pages.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, E2eError> {
-        let name = name.to_string();
-        tokio::task::spawn_blocking(move || capture_screen(&name))
+        let (display, name) = (seat::display(), name.to_string());
+        tokio::task::spawn_blocking(move || capture_display(&display, &name))
             .await
             .map_err(|e| E2eError::Timeout(format!("screenshot task: {e}")))?
     }

@@ -5,7 +5,8 @@
 
 use fantoccini::Locator;
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{anthropic, openai};
 
@@ -25,7 +26,7 @@ async fn pick(s: &Session, path: &std::path::Path) {
 
 #[tokio::test]
 async fn an_image_reaches_the_model_as_an_image_in_both_wire_formats() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-attach")
         .await
         .unwrap();

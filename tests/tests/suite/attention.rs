@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 use tollgate_e2e::notifications::FakeNotifications;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{map_window, unmap_window, window_shown};
 use tollgate_mock_llm::{openai, Gate};
@@ -15,7 +16,7 @@ const TITLE: &str = "Tollgate";
 
 #[tokio::test]
 async fn a_waiting_approval_notifies_a_user_who_looks_away_and_the_click_opens_its_chat() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::alone().await.unwrap();
     let server = FakeNotifications::start().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-attention")
         .await

@@ -3,7 +3,8 @@
 //! an answer is regenerated with another model (which the mock provider sees in the request).
 
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -26,7 +27,7 @@ async fn can_undo(s: &Session) -> bool {
 
 #[tokio::test]
 async fn edit_branches_switch_back_and_regenerate_with_another_model() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-branches")
         .await
         .unwrap();

@@ -9,7 +9,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -35,7 +36,7 @@ async fn opened(log: &Path, n: usize) -> Vec<String> {
 
 #[tokio::test]
 async fn links_open_in_the_browser_never_in_the_window() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("opened.txt");
     let script = bin.path().join("xdg-open");
@@ -123,7 +124,7 @@ async fn links_open_in_the_browser_never_in_the_window() {
 async fn clipboard_becomes(want: &str) -> String {
     let deadline = Instant::now() + WAIT;
     loop {
-        let out = std::process::Command::new("xclip")
+        let out = tollgate_e2e::seat::x_command("xclip")
             .args(["-o", "-selection", "clipboard"])
             .output()
             .expect("xclip runs (install the xclip package)");
@@ -137,7 +138,7 @@ async fn clipboard_becomes(want: &str) -> String {
 
 #[tokio::test]
 async fn copy_puts_a_code_block_and_a_whole_answer_on_the_clipboard() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-copy")
         .await
         .unwrap();

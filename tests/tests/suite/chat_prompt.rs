@@ -3,7 +3,8 @@
 //! request; another chat keeps the defaults.
 
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -11,7 +12,7 @@ const WAIT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-prompt")
         .await
         .unwrap();
@@ -74,7 +75,7 @@ async fn a_chats_prompt_and_parameters_go_with_its_next_request() {
 
 #[tokio::test]
 async fn an_assistant_starts_a_chat_with_its_prompt_and_tools() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-preset")
         .await
         .unwrap();

@@ -4,12 +4,12 @@
 
 use fantoccini::Locator;
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 
 #[tokio::test]
 async fn first_run_with_the_demo_model_shows_the_gate_at_work() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.expect("session");
     let c = &s.client;
     let new_chat = c

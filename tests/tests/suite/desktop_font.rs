@@ -3,7 +3,7 @@
 //! sans-serif; a desktop that names no font of its own (GTK's built-in "Sans") gets sans-serif
 //! alone, where WebKit's `system-ui` lookup would fail first for every size and weight.
 
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 
 /// A config folder whose GTK settings name `font` (none: GTK's defaults).
@@ -43,7 +43,7 @@ async fn fonts_with(config: &tempfile::TempDir) -> (String, String) {
 
 #[tokio::test]
 async fn the_page_names_the_desktops_font_or_goes_straight_to_sans_serif() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
 
     let named = gtk_config(Some("DejaVu Sans Bold 11"));
     let (stack, family) = fonts_with(&named).await;

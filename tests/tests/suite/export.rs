@@ -3,7 +3,7 @@
 //! both formats are read back from disk. Cancelling writes nothing.
 
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{answer_native_dialog, answer_native_dialog_typing, capture_screen};
 use tollgate_mock_llm::openai;
@@ -32,7 +32,7 @@ async fn export(s: &Session, item: &str) {
 
 #[tokio::test]
 async fn export_asks_where_to_save_and_writes_both_formats() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-export")
         .await
         .unwrap();
@@ -131,7 +131,7 @@ fn chatgpt_export() -> serde_json::Value {
 
 #[tokio::test]
 async fn a_chatgpt_export_imports_with_its_branches() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.unwrap();
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("conversations.json");

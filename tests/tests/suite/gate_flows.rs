@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 use std::time::Duration;
-use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, MockLlm};
 
@@ -42,7 +43,7 @@ fn database_bytes(s: &Session) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     mock.push(
         openai::text("Hello from the **mock** model, streamed in small pieces.")
@@ -70,7 +71,7 @@ async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
         !db.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
         "the API key reached the database file"
     );
-    let stored = tollgate_engine::secrets::Keychain::default()
+    let stored = tollgate_engine::secrets::Keychain::for_data_dir(s.data_path())
         .get("provider-1")
         .await
         .unwrap();
@@ -100,7 +101,7 @@ async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
 
 #[tokio::test]
 async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_everything() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     s.set_tool_policy("calculate", Some("ask-always"), None)
         .await
@@ -204,7 +205,7 @@ async fn allow_once_allow_for_this_chat_and_always_allow_then_restart_keeps_ever
 
 #[tokio::test]
 async fn deny_with_a_reason_and_edited_arguments() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     s.set_tool_policy("calculate", Some("ask-always"), None)
         .await
@@ -274,7 +275,7 @@ async fn deny_with_a_reason_and_edited_arguments() {
 
 #[tokio::test]
 async fn a_withheld_result_never_reaches_the_model() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     s.set_tool_policy("calculate", Some("auto"), Some("always"))
         .await
@@ -309,7 +310,7 @@ async fn a_withheld_result_never_reaches_the_model() {
 
 #[tokio::test]
 async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     let words: Vec<String> = (1..=80).map(|i| format!("word{i}")).collect();
     mock.push(openai::text(&words.join(" ")).slow(Duration::from_millis(60)));
@@ -342,7 +343,7 @@ async fn stop_keeps_the_partial_answer_and_disabling_a_group_removes_its_tools()
 
 #[tokio::test]
 async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     let workspace = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("notes.txt"), "gate").unwrap();
@@ -383,7 +384,7 @@ async fn a_shell_command_shows_what_will_run_and_where_then_its_output() {
 #[tokio::test]
 async fn every_card_button_does_what_it_says_from_the_keyboard() {
     use keys::{ENTER, SPACE};
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = app_with_mock().await;
     s.set_tool_policy("calculate", Some("ask-always"), None)
         .await

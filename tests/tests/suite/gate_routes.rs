@@ -10,7 +10,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -89,7 +90,7 @@ async fn confirm_review(s: &Session, server: &str) {
 
 #[tokio::test]
 async fn a_destination_a_page_chose_is_held_and_the_attacker_hears_nothing() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], KEY).await.unwrap();
     let (evil, evil_log) = site("127.0.0.2", "pixel".into()).await;
     let beacon = format!("{evil}/evil/beacon?from=chat");
@@ -158,7 +159,7 @@ async fn a_destination_a_page_chose_is_held_and_the_attacker_hears_nothing() {
 
 #[tokio::test]
 async fn a_tool_changed_without_a_word_asks_in_the_next_chat_with_its_diff() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], KEY).await.unwrap();
     let marker = tempfile::tempdir().unwrap();
     let json = serde_json::json!({"mcpServers": {"probe": {

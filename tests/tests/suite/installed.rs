@@ -5,7 +5,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -13,7 +14,7 @@ const WAIT: Duration = Duration::from_secs(60);
 #[tokio::test]
 #[ignore = "needs the installed package: run .ci/install-test.sh"]
 async fn the_installed_app_runs_a_demo_turn_and_finds_tools_on_the_login_path() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let app =
         std::env::var("TOLLGATE_E2E_APP").expect("TOLLGATE_E2E_APP names the installed binary");
     assert!(

@@ -3,7 +3,7 @@
 //! in it — even at trace level, even when a provider's error message quotes the key back.
 
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::Reply;
 
@@ -12,7 +12,7 @@ const KEY: &str = "sk-e2e-planted-LOGKEY-0123456789abcdef";
 
 #[tokio::test]
 async fn the_log_file_is_written_named_in_settings_and_holds_no_key() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[("TOLLGATE_LOG", "trace")], KEY)
         .await
         .unwrap();

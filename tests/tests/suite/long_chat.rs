@@ -5,14 +5,14 @@
 
 use serde_json::json;
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 use tollgate_engine::store::{Role, Store};
 use tollgate_scale::one_chat;
 
 #[tokio::test]
 async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_view() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in(dir.path()).unwrap();
     let chat = store.import_chat(one_chat(400, 16)).await.unwrap().id;

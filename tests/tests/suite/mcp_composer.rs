@@ -5,7 +5,8 @@
 //! is shown in its card (a fake one is not), opens at full size, and the model reads only a note.
 
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -28,7 +29,7 @@ async fn add_probe(s: &Session) {
 
 #[tokio::test]
 async fn prompts_fill_the_composer_and_resources_attach() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-mcp-composer")
         .await
         .unwrap();
@@ -87,7 +88,7 @@ async fn prompts_fill_the_composer_and_resources_attach() {
 
 #[tokio::test]
 async fn a_tools_image_is_shown_to_the_user_and_only_described_to_the_model() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-mcp-images")
         .await
         .unwrap();

@@ -7,7 +7,8 @@
 
 use std::time::Duration;
 use tollgate_e2e::node_servers::{free_port, mcp_dir, sdk_example, NodeServer, StandInBrowser};
-use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -56,7 +57,7 @@ async fn type_here(s: &Session, text: &str) {
 
 #[tokio::test]
 async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before_it_opens() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let port = free_port();
     let forms = NodeServer::start(
         &sdk_example("elicitationFormExample.js"),
@@ -172,7 +173,7 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
 /// message from the keyboard, read from the server that linked it.
 #[tokio::test]
 async fn a_servers_progress_shows_on_the_card_and_a_linked_resource_is_attached() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-progress")
         .await
         .unwrap();

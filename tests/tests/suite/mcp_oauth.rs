@@ -7,7 +7,8 @@
 use std::path::Path;
 use std::time::Duration;
 use tollgate_e2e::node_servers::{free_port, oauth_example, StandInBrowser};
-use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -27,9 +28,10 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
     all
 }
 
-/// The access token the keychain holds for the server at `url`, signed in with `issuer`.
-async fn keychain_token(issuer: &str, url: &str) -> String {
-    let keychain = tollgate_engine::secrets::Keychain::default();
+/// The access token the keychain of the app on `data` holds for the server at `url`, signed in
+/// with `issuer`.
+async fn keychain_token(data: &std::path::Path, issuer: &str, url: &str) -> String {
+    let keychain = tollgate_engine::secrets::Keychain::for_data_dir(data);
     for issuer in [issuer.to_string(), format!("{issuer}/")] {
         let account = tollgate_engine::mcp::oauth::account(&issuer, url);
         if let Some(json) = keychain.get(&account).await.unwrap() {
@@ -46,7 +48,7 @@ async fn keychain_token(issuer: &str, url: &str) -> String {
 #[tokio::test]
 async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_again_when_it_is_gone(
 ) {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (mcp, auth) = (free_port(), free_port());
     let server = oauth_example(mcp, auth, false).await.unwrap();
     let browser = StandInBrowser::new().unwrap();
@@ -92,7 +94,7 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
 
     // The token is in the keychain and nowhere else: not in any file of the data folder (the
     // database, its journal, the log), not in the settings the window shows.
-    let token = keychain_token(&issuer, &url).await;
+    let token = keychain_token(s.data_path(), &issuer, &url).await;
     for file in files(s.data_path()) {
         let bytes = std::fs::read(&file).unwrap_or_default();
         assert!(
@@ -166,6 +168,7 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
         .unwrap();
     assert_ne!(
         keychain_token(
+            s.data_path(),
             &format!("http://localhost:{auth2}"),
             &format!("http://localhost:{mcp2}/mcp")
         )

@@ -4,7 +4,7 @@
 
 use fantoccini::Locator;
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 
 fn everything_js() -> String {
@@ -19,7 +19,7 @@ fn everything_js() -> String {
 
 #[tokio::test]
 async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.expect("session");
     let c = &s.client;
     c.wait()

@@ -1,5 +1,6 @@
 //! The end-to-end suites of `tests/all.rs`, one module per area. Every test that starts the
-//! app holds `steps::SERIAL`: one app window on the display at a time.
+//! app holds a seat (`tollgate_e2e::seat`): an X display of its own, so tests run side by side
+//! (one per core) and never share a keyboard focus.
 
 mod attachments;
 mod attention;

@@ -5,7 +5,8 @@
 //! and opens again from the keyboard.
 
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, Gate, Reply};
 
@@ -27,7 +28,7 @@ async fn thinking_open(s: &Session) -> bool {
 
 #[tokio::test]
 async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-flaky")
         .await
         .unwrap();
@@ -148,7 +149,7 @@ async fn a_fault_mid_answer_shows_the_retry_notice_then_the_whole_answer() {
 /// reads starts a new chat with a summary of it in the composer, sent only when the user sends.
 #[tokio::test]
 async fn a_refused_key_and_a_conversation_too_long_say_what_to_do() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-refused")
         .await
         .unwrap();

@@ -8,7 +8,8 @@
 //! changed — all from the keyboard.
 
 use std::time::Duration;
-use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -43,7 +44,7 @@ async fn approval_sandbox_line(s: &Session) -> String {
 
 #[tokio::test]
 async fn an_approved_command_is_held_by_the_sandbox_and_the_card_says_what_it_blocked() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     // A home of our own with a planted key: the app (and its commands) run with it as $HOME.
     // Not under /tmp: commands in the sandbox have a private one.
     let home = visible_temp();

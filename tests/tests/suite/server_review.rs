@@ -7,7 +7,8 @@
 //! keyboard, the server stops exposing new chats.
 
 use std::time::Duration;
-use tollgate_e2e::steps::{keys, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -23,7 +24,7 @@ fn inject_server_js() -> String {
 
 #[tokio::test]
 async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirmed() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], KEY).await.unwrap();
     let ws = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();

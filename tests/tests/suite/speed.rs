@@ -9,7 +9,8 @@
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tollgate_e2e::steps::{completions, keys, tool_results, SERIAL};
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::App;
 use tollgate_engine::store::{MessageStatus, NewChat, Role, Store, DB_FILE};
@@ -242,7 +243,7 @@ fn frame_figures(gaps: &[f64]) -> (f64, usize, usize, f64) {
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_start_memory_and_long_chat() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
 
     // Cold start to first paint, five launches on fresh data folders.
     let mut starts = Vec::new();
@@ -423,7 +424,7 @@ fn answered(needle: &str) -> String {
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_streaming() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-speed-stream")
         .await
         .unwrap();
@@ -450,7 +451,7 @@ async fn measure_streaming() {
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_first_sight_review() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.unwrap();
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/inject-server.mjs");
     let logs = tempfile::tempdir().unwrap();
@@ -716,7 +717,7 @@ async fn one_chat_folder() -> tempfile::TempDir {
 #[tokio::test]
 #[ignore = "a measurement on a generated year: run tests/speed.sh"]
 async fn measure_year_first_screen() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (copy, _) = year_copy().await;
     let (small, ..) = first_screens(one_chat_folder().await, 3).await;
     let (_, small_totals) = first_screen_summary(&small);
@@ -740,7 +741,7 @@ async fn measure_year_first_screen() {
 #[tokio::test]
 #[ignore = "a measurement on a generated year: run tests/speed.sh"]
 async fn measure_a_year() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (copy, _) = year_copy().await;
 
     // Cold start and idle memory on the year as generated, beside a fresh data folder's.
@@ -800,7 +801,7 @@ async fn year_reading_five_k() -> (tempfile::TempDir, ChatId, i64, i64) {
 #[tokio::test]
 #[ignore = "a measurement on a generated year: run tests/speed.sh"]
 async fn measure_year_chat_and_search() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (copy, five_k, last, other) = year_reading_five_k().await;
     let s = Session::start_in(copy, &[]).await.unwrap();
     s.el(".chat-list .chat-item").await.unwrap();
@@ -898,7 +899,7 @@ const BIG_OUTPUT: usize = 10_000_000;
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_big_shell_output() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-speed-shell")
         .await
         .unwrap();
@@ -1026,14 +1027,14 @@ fn long_session_model(body: &serde_json::Value) -> tollgate_mock_llm::Reply {
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_long_session() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     long_session(false).await;
 }
 
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_long_session_log_open() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     long_session(true).await;
 }
 

@@ -2,12 +2,12 @@
 //! and shows the UI.
 
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::App;
 
 #[test]
 fn the_app_opens_its_window_and_database() {
-    let _serial = SERIAL.blocking_lock();
+    let _seat = Seat::take_blocking().unwrap();
     let mut app = App::launch().expect("launch");
     app.wait_for_window("Tollgate", Duration::from_secs(60))
         .expect("window");
@@ -41,7 +41,7 @@ fn the_app_opens_its_window_and_database() {
 /// log and never loads Mesa's software rasteriser; with one, it leaves GTK and WebKit alone.
 #[test]
 fn without_a_gpu_the_app_draws_without_loading_gl() {
-    let _serial = SERIAL.blocking_lock();
+    let _seat = Seat::take_blocking().unwrap();
     let mut app = App::launch().expect("launch");
     app.wait_for_window("Tollgate", Duration::from_secs(60))
         .expect("window");

@@ -3,12 +3,12 @@
 //! (SECURITY.md: "The window reads the clipboard").
 
 use std::time::Duration;
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 
 #[tokio::test]
 async fn the_ui_loads_in_the_app_window_and_reaches_the_backend() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.expect("session");
     eprintln!("session up after {:?}", s.startup);
     let title = tokio::time::timeout(Duration::from_secs(20), s.client.title())

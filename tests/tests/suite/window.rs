@@ -2,9 +2,9 @@
 //! running window forward and exits, without opening the database twice; a launch on another
 //! folder runs beside it; the window's size and position come back after a restart.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tollgate_e2e::steps::SERIAL;
+use tollgate_e2e::seat::{x_command, Seat};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{app_binary, app_windows_on};
 
@@ -21,13 +21,13 @@ async fn inner_size(s: &Session) -> (f64, f64) {
 }
 
 fn xdotool(args: &[&str]) -> String {
-    let out = Command::new("xdotool").args(args).output().unwrap();
+    let out = x_command("xdotool").args(args).output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[tokio::test]
 async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
-    let _serial = SERIAL.lock().await;
+    let _seat = Seat::take().await.unwrap();
     let s = Session::start(&[]).await.unwrap();
     s.wait_for_text("New chat", WAIT).await.unwrap();
     let data = s.data_path().to_path_buf();
@@ -40,7 +40,7 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
     );
 
     // A second launch on the same folder hands over to the running app and exits.
-    let mut second = Command::new(app_binary().unwrap())
+    let mut second = x_command(&app_binary().unwrap().to_string_lossy())
         .env("TOLLGATE_DATA_DIR", &data)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -60,7 +60,7 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
 
     // Another folder is another instance: it runs.
     let other = tempfile::tempdir().unwrap();
-    let mut beside = Command::new(app_binary().unwrap())
+    let mut beside = x_command(&app_binary().unwrap().to_string_lossy())
         .env("TOLLGATE_DATA_DIR", other.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -68,6 +68,14 @@ impl Keychain {
         }
     }
 
+    /// The keychain of an app whose data lives in a folder chosen with `TOLLGATE_DATA_DIR` (a
+    /// second profile, a portable copy, a test): its entries under a service name of its own,
+    /// so two apps on two folders never share an entry such as `provider-1` — each folder's
+    /// first provider is number 1. The app in the default folder keeps [`SERVICE`].
+    pub fn for_data_dir(dir: &std::path::Path) -> Self {
+        Self::new(format!("{SERVICE} {}", dir.display()))
+    }
+
     fn entry(&self, account: &str) -> Result<keyring::Entry, SecretError> {
         keyring::Entry::new(&self.service, account).map_err(map)
     }

@@ -23,3 +23,29 @@ async fn keys_round_trip_through_the_real_keychain() {
     assert!(!kc.delete(&account).await.unwrap());
     assert_eq!(kc.get(&account).await.unwrap(), None);
 }
+
+#[tokio::test]
+#[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]
+async fn apps_on_two_data_folders_never_share_a_key() {
+    // Each folder's first provider is `provider-1`: a second profile (or a second test window)
+    // must neither read nor overwrite the first one's key.
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (first, second) = (
+        Keychain::for_data_dir(one.path()),
+        Keychain::for_data_dir(two.path()),
+    );
+    let account = provider_account(1);
+    first.set(&account, "sk-first-profile").await.unwrap();
+    assert_eq!(second.get(&account).await.unwrap(), None);
+    second.set(&account, "sk-second-profile").await.unwrap();
+    assert_eq!(
+        first.get(&account).await.unwrap().as_deref(),
+        Some("sk-first-profile")
+    );
+    assert!(second.delete(&account).await.unwrap());
+    assert_eq!(
+        first.get(&account).await.unwrap().as_deref(),
+        Some("sk-first-profile")
+    );
+    assert!(first.delete(&account).await.unwrap());
+}
