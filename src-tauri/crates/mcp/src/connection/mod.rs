@@ -153,10 +153,14 @@ fn client_config() -> ClientConfig {
     elicitation.url = Some(UrlElicitationCapability::new());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(elicitation);
+    // The newest version that still has an `initialize` handshake: rmcp's default is its
+    // newest version of all (2026-07-28), which has none, so a server that knows it refuses
+    // the request (issue 47, the conformance suite's `initialize` scenario).
     ClientConfig::new(
         capabilities,
         Implementation::new("tollgate", env!("CARGO_PKG_VERSION")),
     )
+    .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 impl McpConnection {
@@ -689,5 +693,27 @@ fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
     match joined_tail(tail) {
         Some(lines) => McpError::Handshake(format!("{e}; the server wrote: {lines}")),
         None => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handshake_offers_a_version_that_has_one() {
+        let sent = serde_json::to_value(client_config()).unwrap();
+        let offered = sent["protocolVersion"].as_str().unwrap().to_string();
+        assert_eq!(
+            offered,
+            rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.to_string()
+        );
+        assert_ne!(
+            offered,
+            rmcp::model::ProtocolVersion::LATEST.to_string(),
+            "the newest version has no initialize request"
+        );
+        assert_eq!(sent["clientInfo"]["name"], "tollgate");
+        assert_eq!(sent["capabilities"]["elicitation"]["url"], serde_json::json!({}));
     }
 }
