@@ -112,13 +112,21 @@ impl Session {
         }
     }
 
-    /// The visible text of the whole window.
+    /// The visible text of the whole window, read by the page itself (`innerText`): WebDriver's
+    /// "element text" of a `body` it found a moment before failed once on a loaded machine
+    /// ("Cannot check the displayedness of a non-Element argument", the e2e run with both cores
+    /// kept busy, 2026-11-28), while the page's own reading has no element to lose.
     pub async fn body_text(&self) -> Result<String, E2eError> {
-        self.el("body")
-            .await?
-            .text()
+        self.el("body").await?;
+        let text = self
+            .client
+            .execute(
+                "return document.body ? document.body.innerText : '';",
+                vec![],
+            )
             .await
-            .map_err(|e| fail(format!("reading the page: {e}")))
+            .map_err(|e| fail(format!("reading the page: {e}")))?;
+        Ok(text.as_str().unwrap_or_default().to_string())
     }
 
     /// Waits until the window shows `needle`; returns the text then shown.
@@ -190,14 +198,20 @@ impl Session {
     /// over); returns it. Fails after [`STEP`] with what it holds.
     pub async fn until_composer(&self, done: impl Fn(&str) -> bool) -> Result<String, E2eError> {
         let deadline = Instant::now() + STEP;
+        self.el("#composer").await?;
         loop {
+            // Read by the page: a new chat replaces the composer, and WebDriver's read of an
+            // element found a moment before failed on a loaded machine ("Node with identifier
+            // … was not found", 2026-11-28).
             let value = self
-                .el("#composer")
-                .await?
-                .prop("value")
+                .client
+                .execute(
+                    "const c = document.querySelector('#composer'); return c ? c.value : '';",
+                    vec![],
+                )
                 .await
-                .map_err(|e| fail(format!("reading the composer: {e}")))?
-                .unwrap_or_default();
+                .map_err(|e| fail(format!("reading the composer: {e}")))?;
+            let value = value.as_str().unwrap_or_default().to_string();
             if done(&value) {
                 return Ok(value);
             }

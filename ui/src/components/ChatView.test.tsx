@@ -605,6 +605,32 @@ describe("attachments in the composer (F-57)", () => {
     );
   }
 
+  it("keeps every file of two quick picks, and the error of the later one", async () => {
+    await mount();
+    const input = root.querySelector<HTMLInputElement>('[data-role="attach-input"]');
+    if (!input) throw new Error("no file input");
+    const choose = (files: File[]) => {
+      Object.defineProperty(input, "files", { value: files, configurable: true });
+      input.dispatchEvent(new Event("change", { bubbles: true }));
+    };
+    // The second pick comes while the first is still being read.
+    await act(async () => {
+      choose([new File(["a".repeat(200_000)], "big.md")]);
+      choose([new File(["- milk"], "notes.md"), new File(["MZ"], "app.exe", { type: "application/x-msdownload" })]);
+    });
+    await vi.waitFor(
+      async () => {
+        await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
+        if (root.querySelectorAll('.composer [data-role="attachments"] li').length < 2) throw new Error("still reading");
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    const chips = [...root.querySelectorAll('.composer [data-role="attachments"] li')];
+    expect(chips.map((c) => c.getAttribute("title"))).toEqual(["big.md", "notes.md"]);
+    expect(root.querySelector('[data-role="attach-error"]')?.textContent).toContain('"app.exe" is not an image');
+    expect(input.value).toBe("");
+  });
+
   it("shows picked files, sends them with the message, and keeps them when sending fails", async () => {
     vi.mocked(api.sendMessage).mockRejectedValueOnce(commandError("provider", "offline")).mockResolvedValueOnce(undefined);
     await mount();

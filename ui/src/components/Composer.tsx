@@ -76,16 +76,28 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   const withFilesRef = useRef<(more: Attachment[]) => void>(() => {});
   useEffect(() => takeOfferedFiles(chat.id, (more) => withFilesRef.current(more)), [chat.id]);
 
-  const attach = async (list: File[]) => {
-    if (!list.length) return;
-    const added = await addAttachments(files, list);
-    setFiles(added.attachments);
-    setFileError(added.error);
+  // Picks are read one after another, each onto what the ones before it added: two quick picks
+  // both land, and an earlier pick that finishes late can neither drop a later one's files nor
+  // clear its error (found by the e2e run on a loaded machine).
+  const filesRef = useRef(files);
+  filesRef.current = files;
+  const reading = useRef<Promise<void>>(Promise.resolve());
+  const attach = (list: File[]): Promise<void> => {
+    if (!list.length) return reading.current;
+    const next = reading.current.then(async () => {
+      const added = await addAttachments(filesRef.current, list);
+      filesRef.current = added.attachments;
+      setFiles(added.attachments);
+      setFileError(added.error);
+    });
+    reading.current = next.catch(() => undefined);
+    return next;
   };
 
   const withFiles = (more: Attachment[]) => {
-    const all = [...files, ...more];
-    setFiles(all.slice(0, MAX_ATTACHMENTS));
+    const all = [...filesRef.current, ...more];
+    filesRef.current = all.slice(0, MAX_ATTACHMENTS);
+    setFiles(filesRef.current);
     setFileError(all.length > MAX_ATTACHMENTS ? t("attach.tooMany", { max: MAX_ATTACHMENTS }) : null);
   };
   withFilesRef.current = withFiles;
@@ -207,9 +219,10 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
             data-role="attach-input"
             onChange={(e) => {
               const input = e.currentTarget;
-              void attach([...(input.files ?? [])]).finally(() => {
-                input.value = "";
-              });
+              const picked = [...(input.files ?? [])];
+              // Emptied at once, so the next pick is only its own files.
+              input.value = "";
+              void attach(picked);
             }}
           />
           <textarea

@@ -714,6 +714,9 @@ mod tests {
             "the newest version has no initialize request"
         );
         assert_eq!(sent["clientInfo"]["name"], "tollgate");
-        assert_eq!(sent["capabilities"]["elicitation"]["url"], serde_json::json!({}));
+        assert_eq!(
+            sent["capabilities"]["elicitation"]["url"],
+            serde_json::json!({})
+        );
     }
 }
