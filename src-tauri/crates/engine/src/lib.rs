@@ -1,7 +1,10 @@
-//! Tollgate's engine, the top of the house: the chat loop ([`chat`]: providers, rounds, the
-//! gate per call) and the service the app's commands call ([`service`]), over the crates below
-//! it, which it re-exports under the module names the app and the tests know them by. It must
-//! never depend on Tauri or the app: every behaviour is tested headless. The crate table and
+//! Tollgate's engine: the service the app's commands call ([`service`]) and what a turn is made
+//! of and says ([`chat`]: turns, events, outcomes, history, export), over the crates below it,
+//! which it re-exports under the module names the app and the tests know them by. The chat loop
+//! that runs a turn is the crate above it, `tollgate-turn`, handed to [`service::Tollgate::open`]
+//! as a [`chat::StartTurn`]: the loop is where most changes happen, and above the service a change
+//! to it rebuilds only the loop and the app's binary. It must never depend on Tauri, the app or
+//! the loop: every behaviour is tested headless. The crate table and
 //! what each crate may depend on: `docs/ARCHITECTURE.md`, "Crates".
 //!
 //! Main entry points (the layers and the life of a call: `docs/ARCHITECTURE.md`):
@@ -13,7 +16,7 @@
 //! - [`approvals`]: the hub that routes the user's decisions (F-05, F-06) to waiting calls.
 //! - [`vars`]: the per-chat variable store, `$VAR_REF{{…}}` resolution and truncation.
 //! - [`store`]: the SQLite database (one connection owner thread, versioned migrations).
-//! - [`chat`]: the turn loop; [`service`]: the facade the app's commands call.
+//! - [`chat`]: what a turn is made of; [`service`]: the facade the app's commands call.
 
 pub mod chat;
 pub mod heap;

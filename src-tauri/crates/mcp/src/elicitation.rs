@@ -185,8 +185,9 @@ impl ElicitationHub {
             return Err(AnswerRefused::Foreign(id.clone()));
         }
         let answer = match (answer, &slot.pending.kind, &slot.validator) {
-            (ElicitationAnswer::Accept { content }, ElicitationKind::Form { .. }, Some(v)) => {
-                let content = content.unwrap_or_else(|| Value::Object(Default::default()));
+            (ElicitationAnswer::Accept { content }, ElicitationKind::Form { schema }, Some(v)) => {
+                let mut content = content.unwrap_or_else(|| Value::Object(Default::default()));
+                with_defaults(&mut content, schema);
                 let problems: Vec<String> = v
                     .iter_errors(&content)
                     .take(5)
@@ -235,6 +236,24 @@ impl ElicitationHub {
     }
 }
 
+/// Fills in, in a form answer, the default of each field the schema gives one and the answer
+/// leaves out (SEP-1034): the window's form starts with them filled in, and an answer that
+/// omits one means the default, as the server offered it. A field the user gave keeps its value.
+fn with_defaults(content: &mut Value, schema: &Value) {
+    let (Some(content), Some(properties)) =
+        (content.as_object_mut(), schema["properties"].as_object())
+    else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default") {
+            content
+                .entry(name.clone())
+                .or_insert_with(|| default.clone());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +294,43 @@ mod tests {
             }
             tokio::task::yield_now().await;
         }
+    }
+
+    #[tokio::test]
+    async fn a_field_the_answer_leaves_out_takes_its_default_and_a_given_one_keeps_its_value() {
+        let hub = ElicitationHub::new(Arc::new(Events::default()));
+        let kind = ElicitationKind::Form {
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "default": "John Doe"},
+                    "age": {"type": "integer", "default": 30},
+                    "verified": {"type": "boolean", "default": true},
+                    "note": {"type": "string"}
+                },
+                "required": ["name", "age"]
+            }),
+        };
+        let asking = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move { hub.ask("demo", &call(), "Who?".into(), kind).await })
+        };
+        let pending = waiting(&hub).await;
+        // Only the age given: the rest with a default takes it; "note" has none and stays out.
+        hub.answer(
+            ChatId(3),
+            &pending.id,
+            ElicitationAnswer::Accept {
+                content: Some(json!({"age": 41})),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            asking.await.unwrap().unwrap(),
+            ElicitationAnswer::Accept {
+                content: Some(json!({"name": "John Doe", "age": 41, "verified": true}))
+            }
+        );
     }
 
     #[tokio::test]

@@ -97,6 +97,9 @@ struct Entry {
     resources: Vec<Resource>,
     prompts: Vec<Prompt>,
     identity: ServerIdentity,
+    /// The `WWW-Authenticate` header of the server's last answer asking for a sign-in: the
+    /// next sign-in starts from it ([`McpManager::sign_in_challenge`]).
+    challenge: Option<String>,
     /// The tools under review, by their name on the server.
     reviews: BTreeMap<String, ToolChange>,
     /// Bumped whenever the server is started or stopped on purpose, so that a connecting or
@@ -210,6 +213,12 @@ impl McpManager {
             book: Mutex::new((ReviewBook::default(), false)),
             questions,
         })
+    }
+
+    /// The `WWW-Authenticate` header of the last answer in which server `name` asked for a
+    /// sign-in (its `resource_metadata` address and the `scope` it wants), if it sent one.
+    pub fn sign_in_challenge(&self, name: &str) -> Option<String> {
+        self.entries.lock().get(name)?.challenge.clone()
     }
 
     /// Changes whenever a server's state or tools change.
@@ -438,6 +447,7 @@ impl McpManager {
             resources: Vec::new(),
             prompts: Vec::new(),
             identity: ServerIdentity::default(),
+            challenge: None,
             reviews: BTreeMap::new(),
             generation: 0,
         });
@@ -543,6 +553,7 @@ impl McpManager {
             };
             match started {
                 Ok((conn, tools, resources, prompts)) => {
+                    entry.challenge = None;
                     entry.identity = conn.identity().clone();
                     entry.tools = tools;
                     entry.resources = resources;
@@ -553,9 +564,10 @@ impl McpManager {
                     conn
                 }
                 // A start that failed has no session: no name, version or protocol to show.
-                Err(super::McpError::AuthRequired { expired }) => {
+                Err(super::McpError::AuthRequired { expired, challenge }) => {
                     entry.identity = ServerIdentity::default();
                     entry.status = McpStatus::NeedsSignIn { expired };
+                    entry.challenge = challenge;
                     drop(entries);
                     self.notify();
                     return;

@@ -39,7 +39,9 @@ impl Drop for CallGuard {
 }
 
 impl ServerSlot {
-    pub(super) fn new(name: &str) -> Self {
+    /// The slot of server `name`, empty: the manager keeps one per server; a client that talks
+    /// to one server alone (the conformance driver) makes its own.
+    pub fn new(name: &str) -> Self {
         Self {
             name: name.to_string(),
             conn: RwLock::new(None),

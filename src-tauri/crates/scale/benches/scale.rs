@@ -76,6 +76,7 @@ fn open(rt: &tokio::runtime::Runtime, dir: &Path) -> Arc<Tollgate> {
         dir,
         Keychain::new("app.tollgate.bench.scale"),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
     ))
     .unwrap()
 }

@@ -2,7 +2,13 @@
 //! results back → next round, until the model answers without tools, the round limit is reached,
 //! the user stops, or the provider fails.
 //!
-//! The app drives a turn through [`start_turn`]: it receives [`ChatEvent`]s on a channel, sends
+//! This module holds what a turn is made of and what it says: [`Turn`], [`TurnInput`],
+//! [`ChatEvent`], [`TurnOutcome`], the history and export formats. The loop itself lives in the
+//! crate above this one, `tollgate-turn`, and reaches the service as a [`StartTurn`] (handed to
+//! [`crate::service::Tollgate::open`] by the app's binary and the tests), so a change to the loop
+//! rebuilds the loop and the binary, not the service and the app's commands.
+//!
+//! The app drives a turn through the service: it receives [`ChatEvent`]s on a channel, sends
 //! decisions through the executor, answers to `ask_user` through the [`crate::tools::questions::QuestionHub`],
 //! and stops the turn with [`TurnHandle::stop`]. Everything is persisted as it happens (F-61).
 
@@ -14,8 +20,6 @@ pub mod fence;
 pub mod history;
 pub mod import;
 pub mod retry;
-mod schedule;
-mod turn;
 
 pub use retry::{NextStep, RetryPolicy};
 
@@ -25,11 +29,8 @@ use crate::protocol::Usage;
 use crate::protocol::{Router, ToolEvent};
 use crate::providers::{FinishReason, Provider};
 use crate::store::Store;
-use futures::FutureExt;
 use serde::{Deserialize, Serialize};
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -230,6 +231,9 @@ pub struct Turn {
     pub settings: TurnSettings,
 }
 
+/// Starts a turn on the Tokio runtime: `tollgate_turn::start_turn`, the chat loop.
+pub type StartTurn = fn(Turn, TurnInput) -> TurnHandle;
+
 /// A running turn.
 pub struct TurnHandle {
     pub events: mpsc::UnboundedReceiver<ChatEvent>,
@@ -238,6 +242,20 @@ pub struct TurnHandle {
 }
 
 impl TurnHandle {
+    /// A handle on the turn `task` runs, which sends its events on `events`'s sender and stops
+    /// when `cancel` is cancelled.
+    pub fn new(
+        events: mpsc::UnboundedReceiver<ChatEvent>,
+        cancel: CancellationToken,
+        task: tokio::task::JoinHandle<TurnOutcome>,
+    ) -> Self {
+        Self {
+            events,
+            cancel,
+            task,
+        }
+    }
+
     /// Stop (F-25): aborts the stream, cancels running tools and pending approvals.
     pub fn stop(&self) {
         self.cancel.cancel();
@@ -286,68 +304,6 @@ impl TurnHandle {
         }
         (events, self.join().await)
     }
-}
-
-/// Starts a turn on the Tokio runtime.
-pub fn start_turn(turn: Turn, input: TurnInput) -> TurnHandle {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
-    let token = cancel.clone();
-    let task = tokio::spawn(supervised(turn, input, tx, token));
-    TurnHandle {
-        events: rx,
-        cancel,
-        task,
-    }
-}
-
-/// Runs the turn so that it always ends visibly: if its task panics (a bug in stream handling,
-/// history or scheduling), the panic is logged, text left streaming is marked interrupted, and
-/// the window gets a failed turn with the reason and Retry instead of "Working…" forever.
-async fn supervised(
-    turn: Turn,
-    input: TurnInput,
-    tx: mpsc::UnboundedSender<ChatEvent>,
-    cancel: CancellationToken,
-) -> TurnOutcome {
-    let chat = turn.exec.chat();
-    let store = turn.store.clone();
-    let events = tx.clone();
-    match AssertUnwindSafe(turn::run(turn, input, tx, cancel))
-        .catch_unwind()
-        .await
-    {
-        Ok(outcome) => outcome,
-        Err(panic) => {
-            let reason = crate::panics::panic_message(&*panic);
-            tracing::error!("the turn in chat {chat} panicked: {reason}");
-            if let Err(e) = store.interrupt_streaming(chat).await {
-                tracing::error!("the interrupted answer in chat {chat} was not marked: {e}");
-            }
-            let outcome = TurnOutcome::Failed {
-                error: format!(
-                    "The turn stopped because of an internal error ({reason}). What was written so far is kept; press Retry to try again."
-                ),
-                kind: crate::protocol::FailureKind::Internal,
-                retryable: true,
-                usage: Usage::default(),
-            };
-            let _ = events.send(ChatEvent::TurnFinished {
-                outcome: outcome.clone(),
-            });
-            outcome
-        }
-    }
-}
-
-/// How long a stream may stay silent.
-fn idle_timeout(settings: &TurnSettings) -> Duration {
-    Duration::from_millis(settings.idle_timeout_ms.max(10))
-}
-
-/// Saved streamed text at least this often.
-fn save_interval(settings: &TurnSettings) -> Duration {
-    Duration::from_millis(settings.save_interval_ms.max(10))
 }
 
 #[cfg(test)]

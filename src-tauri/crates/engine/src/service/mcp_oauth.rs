@@ -131,10 +131,12 @@ impl Tollgate {
         let url = remote_url(&launch.config)
             .unwrap_or(&stored_url)
             .to_string();
+        let challenge = self.mcp.sign_in_challenge(name);
         let result = oauth::sign_in(SignIn {
             url: &url,
             stored_url: &stored_url,
             client_id: stored.oauth_client_id.as_deref(),
+            challenge: challenge.as_deref(),
             keychain: &self.keychain,
             browser: &browser,
             cancel: &cancel,

@@ -4,7 +4,7 @@
 
 use crate::approvals::ApprovalError;
 use crate::approvals::ApprovalHub;
-use crate::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
+use crate::chat::{ChatEvent, StartTurn, Turn, TurnInput, TurnSettings, UserInput};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
 use crate::ids::{ApprovalId, ChatId};
 use crate::protocol::Invalid;
@@ -225,6 +225,8 @@ pub struct Tollgate {
     app_settings: RwLock<AppSettings>,
     executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
+    /// The chat loop (`tollgate_turn::start_turn`), handed in by whoever opens the service.
+    start_turn: StartTurn,
     /// The folders no sandboxed command may read (F-46).
     hidden: Arc<[PathBuf]>,
     /// Wakes the database's upkeep: purging what deleted chats left behind, merging the search
@@ -262,16 +264,20 @@ async fn upkeep(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) 
 
 impl Tollgate {
     /// Opens the database in `data_dir` and loads rules and settings. Gate events of chats with no
-    /// running turn go to `background` (e.g. a badge for a chat waiting on approval).
+    /// running turn go to `background` (e.g. a badge for a chat waiting on approval). Turns run
+    /// on `start_turn`, the chat loop (`tollgate_turn::start_turn`; see [`crate::chat`] for why
+    /// it is handed in).
     pub async fn open(
         data_dir: &Path,
         keychain: Keychain,
         background: Arc<dyn EventSink>,
+        start_turn: StartTurn,
     ) -> Result<Arc<Self>, ServiceError> {
         Self::open_for_home(
             data_dir,
             keychain,
             background,
+            start_turn,
             std::env::home_dir().as_deref(),
         )
         .await
@@ -283,6 +289,7 @@ impl Tollgate {
         data_dir: &Path,
         keychain: Keychain,
         background: Arc<dyn EventSink>,
+        start_turn: StartTurn,
         home: Option<&Path>,
     ) -> Result<Arc<Self>, ServiceError> {
         let store = Store::open_in(data_dir)?;
@@ -312,6 +319,7 @@ impl Tollgate {
             app_settings: RwLock::new(app_settings),
             executors: tokio::sync::Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
+            start_turn,
             hidden,
             store,
             purger: Arc::new(tokio::sync::Notify::new()),
@@ -406,7 +414,7 @@ impl Tollgate {
             if turns.contains_key(&chat) {
                 return Err(ServiceError::Busy);
             }
-            let handle = start_turn(turn, input);
+            let handle = (self.start_turn)(turn, input);
             turns.insert(chat, handle.stopper());
             handle
         };

@@ -78,6 +78,7 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
         dir.path(),
         tollgate_engine::secrets::Keychain::new("app.tollgate.test.attacks"),
         Arc::new(tollgate_engine::protocol::NullSink),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap();

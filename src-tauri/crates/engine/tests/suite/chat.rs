@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tollgate_engine::chat::{
-    start_turn, ChatEvent, RetryPolicy, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings,
+    ChatEvent, RetryPolicy, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings,
 };
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::policy::ExecutionPolicy;
@@ -178,7 +178,7 @@ impl Env {
     }
 
     pub(super) fn start(&self, provider: Arc<dyn Provider>, text: &str) -> TurnHandle {
-        start_turn(self.turn(provider), TurnInput::Message(text.into()))
+        tollgate_turn::start_turn(self.turn(provider), TurnInput::Message(text.into()))
     }
 
     pub(super) fn turn(&self, provider: Arc<dyn Provider>) -> Turn {

@@ -36,7 +36,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tollgate_engine::canonical::{canonical_json, record_hash};
-use tollgate_engine::chat::{start_turn, ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
+use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::mcp::{McpLaunch, McpManager, McpServerConfig, McpStatus, McpTransport};
 use tollgate_engine::policy::DecidedBy;
@@ -1516,7 +1516,7 @@ impl Lab {
                 ..TurnSettings::default()
             },
         };
-        let mut handle = start_turn(turn, TurnInput::Message(input));
+        let mut handle = tollgate_turn::start_turn(turn, TurnInput::Message(input));
         let mut cards: Vec<PendingApproval> = Vec::new();
         let deadline = tokio::time::Instant::now() + crate::common::PATIENCE;
         loop {

@@ -52,6 +52,7 @@ async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
         dir,
         Keychain::new("app.tollgate.test.mcp"),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap()
@@ -276,6 +277,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         dir.path(),
         Keychain::new("app.tollgate.test.mcp"),
         Arc::new(ChannelSink(tx)),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap();
@@ -562,6 +564,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
         dir.path(),
         Keychain::new("app.tollgate.test.mcp"),
         Arc::new(ChannelSink(tx)),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap();

@@ -135,6 +135,7 @@ pub(super) async fn open(dir: &Path) -> Arc<Tollgate> {
         dir,
         Keychain::new("app.tollgate.test.oauth"),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap()

@@ -8,7 +8,7 @@ use super::chat::{failure, next_event, text_of, Env};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use tollgate_engine::chat::{start_turn, ChatEvent, TurnInput, TurnOutcome};
+use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
 use tollgate_engine::providers::Provider;
 use tollgate_engine::store::MessageStatus;
 use tollgate_mock_llm::{anthropic, openai, Reply};
@@ -351,7 +351,7 @@ async fn retry_from_a_failed_turn_still_regenerates_from_the_history() {
         }
     ));
     env.mock.push(openai::text("A whole answer."));
-    let (_e, outcome) = start_turn(env.turn(env.openai()), TurnInput::Retry)
+    let (_e, outcome) = tollgate_turn::start_turn(env.turn(env.openai()), TurnInput::Retry)
         .collect()
         .await;
     assert!(

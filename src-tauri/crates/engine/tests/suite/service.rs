@@ -20,6 +20,7 @@ pub(super) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
         dir,
         Keychain::new("app.tollgate.test.service"),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
     )
     .await
     .unwrap()

@@ -46,10 +46,15 @@ pub enum McpError {
     ConnectTimeout(u64),
     #[error("the server refused to start the session: {0}")]
     Handshake(String),
-    /// The server wants a signed-in user (a `401`): `expired` when Tollgate sent a token that
-    /// is no longer good (expired and not renewable, or revoked).
+    /// The server wants a signed-in user (a `401`, or a `403` asking for more scope):
+    /// `expired` when Tollgate sent a token that is no longer good (expired and not renewable,
+    /// or revoked). `challenge` is the answer's `WWW-Authenticate` header, where it had one:
+    /// the sign-in starts from it (its `resource_metadata` address and `scope`).
     #[error("{}", if *expired { "the sign-in to this server expired or was revoked; sign in again" } else { "this server needs you to sign in" })]
-    AuthRequired { expired: bool },
+    AuthRequired {
+        expired: bool,
+        challenge: Option<String>,
+    },
     #[error("listing the server's tools failed: {0}")]
     ListTools(String),
     #[error("listing the server's {what} failed: {message}")]
@@ -281,8 +286,11 @@ impl McpConnection {
                             StreamableHttpClientTransport::with_client(client, transport_config);
                         match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
                             Ok(running) => running,
-                            Err(McpError::AuthRequired { .. }) => {
-                                return Err(McpError::AuthRequired { expired: true })
+                            Err(McpError::AuthRequired { challenge, .. }) => {
+                                return Err(McpError::AuthRequired {
+                                    expired: true,
+                                    challenge,
+                                })
                             }
                             // Some servers answer a token they no longer know with an error
                             // rather than a 401: if the server asks a caller without a token to
@@ -292,7 +300,10 @@ impl McpConnection {
                                     "{}: the sign-in is no longer accepted ({e})",
                                     config.name
                                 );
-                                return Err(McpError::AuthRequired { expired: true });
+                                return Err(McpError::AuthRequired {
+                                    expired: true,
+                                    challenge: None,
+                                });
                             }
                             Err(e) => return Err(e),
                         }
@@ -374,7 +385,13 @@ impl McpConnection {
         self.peer
             .list_all_tools()
             .await
-            .map_err(|e| McpError::ListTools(e.to_string()))
+            .map_err(|e| match service_sign_in(&e) {
+                Some(challenge) => McpError::AuthRequired {
+                    expired: false,
+                    challenge,
+                },
+                None => McpError::ListTools(tollgate_secrets::redact_known_owned(e.to_string())),
+            })
     }
 
     /// Has the one who watches the connection list the tools again, as a `list_changed` from
@@ -531,6 +548,9 @@ impl McpConnection {
                     Err(if pages.is_empty() { McpError::Call(e.message.to_string()) } else { McpError::PagesRequired(pages) })
                 }
                 Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
+                // A server that wants a (further) sign-in for this call: a `401`, or a `403`
+                // asking for more scope (step-up).
+                Ok(Err(e)) if service_sign_in(&e).is_some() => Err(McpError::AuthRequired { expired: false, challenge: service_sign_in(&e).flatten() }),
                 Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
             },
             () = options.cancel.cancelled() => Err(McpError::Cancelled),
@@ -596,7 +616,14 @@ where
 {
     match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
         Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
-        Ok(Err(e)) if asks_for_sign_in(&e) => Err(McpError::AuthRequired { expired: false }),
+        Ok(Err(rmcp::service::ClientInitializeError::TransportError { error, .. }))
+            if sign_in_wanted(error.error.as_ref()).is_some() =>
+        {
+            Err(McpError::AuthRequired {
+                expired: false,
+                challenge: sign_in_wanted(error.error.as_ref()).flatten(),
+            })
+        }
         Ok(Err(e)) => Err(McpError::Handshake(tollgate_secrets::redact_known_owned(
             e.to_string(),
         ))),
@@ -604,27 +631,39 @@ where
     }
 }
 
-/// Whether the session failed because the server wants a signed-in user: a `401` (rmcp's
-/// `AuthRequiredError`) or rmcp's own "authorization required" somewhere in the cause.
-fn asks_for_sign_in(e: &rmcp::service::ClientInitializeError) -> bool {
+/// [`sign_in_wanted`] for a request's error (rmcp's `ServiceError` does not chain its transport
+/// error as a source).
+fn service_sign_in(e: &ServiceError) -> Option<Option<String>> {
+    match e {
+        ServiceError::TransportSend(t) => sign_in_wanted(t),
+        other => sign_in_wanted(other),
+    }
+}
+
+/// Whether `error` says the server wants a signed-in user: a `401` (rmcp's
+/// `AuthRequiredError`), a `403` asking for more scope (`InsufficientScopeError`), or rmcp's own
+/// "authorization required" somewhere in the cause. `Some` holds the answer's
+/// `WWW-Authenticate` header, where there was one.
+fn sign_in_wanted(error: &(dyn std::error::Error + 'static)) -> Option<Option<String>> {
     use rmcp::transport::auth::AuthError;
-    use rmcp::transport::streamable_http_client::AuthRequiredError;
-    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
-        return false;
-    };
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(c) = cause {
-        if c.is::<AuthRequiredError>()
-            || matches!(
-                c.downcast_ref::<AuthError>(),
-                Some(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_))
-            )
-        {
-            return true;
+        if let Some(e) = c.downcast_ref::<AuthRequiredError>() {
+            return Some(Some(e.www_authenticate_header.clone()));
+        }
+        if let Some(e) = c.downcast_ref::<InsufficientScopeError>() {
+            return Some(Some(e.www_authenticate_header.clone()));
+        }
+        if matches!(
+            c.downcast_ref::<AuthError>(),
+            Some(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_))
+        ) {
+            return Some(None);
         }
         cause = c.source();
     }
-    false
+    None
 }
 
 /// Whether the server at `url` answers a session start without a token with `401`: then it
@@ -672,7 +711,10 @@ async fn signed_in_client(
     ));
     // `false`: no tokens, or tokens of an authorization server this server no longer names.
     if !manager.initialize_from_store().await.map_err(failed)? {
-        return Err(McpError::AuthRequired { expired: true });
+        return Err(McpError::AuthRequired {
+            expired: true,
+            challenge: None,
+        });
     }
     Ok(AuthClient::new(reqwest::Client::default(), manager))
 }

@@ -1,9 +1,11 @@
 //! Signing in to a remote MCP server (issue 36), as the MCP authorization spec has it, through
-//! rmcp's `auth`: protected resource metadata (RFC 9728), the authorization server's metadata
-//! (RFC 8414 / OpenID) with its issuer checked, client registration (a client id the user
-//! entered, else Dynamic Client Registration, RFC 7591), PKCE S256, the system browser with a
-//! loopback redirect (RFC 8252), the `resource` parameter (RFC 8707) and the `iss` of the
-//! answer (RFC 9207). The tokens go to the keychain, under the issuer and the server.
+//! rmcp's `auth`: protected resource metadata (RFC 9728), found from the server's
+//! `WWW-Authenticate` challenge where it sent one (its `resource_metadata` address and `scope`,
+//! issue 47); the authorization server's metadata (RFC 8414 / OpenID) with its issuer checked;
+//! client registration (a client id the user entered, else Dynamic Client Registration,
+//! RFC 7591); PKCE S256; the system browser with a loopback redirect (RFC 8252); the `resource`
+//! parameter (RFC 8707) and the `iss` of the answer (RFC 9207). The tokens go to the keychain,
+//! under the issuer and the server.
 
 use super::credentials::{account, KeychainCredentials};
 use super::loopback::{Loopback, Redirect};
@@ -36,6 +38,9 @@ pub struct SignIn<'a> {
     /// A client id the user registered with the authorization server themselves; without one,
     /// Tollgate registers itself where the server allows it.
     pub client_id: Option<&'a str>,
+    /// The `WWW-Authenticate` header of the server's answer that asked for the sign-in, if
+    /// any: discovery starts at its `resource_metadata` address, and its `scope` is asked for.
+    pub challenge: Option<&'a str>,
     pub keychain: &'a Keychain,
     pub browser: &'a Browser,
     pub cancel: &'a CancellationToken,
@@ -122,7 +127,10 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
     let url = req.url.trim();
     let auth = |e| from_auth(e, url);
     let mut manager = AuthorizationManager::new(url).await.map_err(auth)?;
-    let resolution = manager.resolve_metadata().await.map_err(auth)?;
+    let resolution = manager
+        .resolve_metadata_from_challenge(req.challenge)
+        .await
+        .map_err(auth)?;
     if !resolution.source.is_discovered() {
         return Err(SignInError::NoMetadata {
             url: url.to_string(),
@@ -141,8 +149,13 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
             "Tollgate could not listen for the browser's answer: {e}"
         ))
     })?;
-    let mut request =
-        AuthorizationRequest::new(loopback.redirect_uri()).with_client_name(CLIENT_NAME);
+    // The scopes: the challenge's where it named some, else what the server's metadata lists.
+    let mut request = AuthorizationRequest::new(loopback.redirect_uri())
+        .with_client_name(CLIENT_NAME)
+        .with_initial_scope_selection();
+    if let Some(challenge) = req.challenge {
+        request = request.with_challenge(challenge);
+    }
     if let Some(id) = req.client_id.map(str::trim).filter(|s| !s.is_empty()) {
         request = request.with_preregistered_client(id);
     }

@@ -45,6 +45,7 @@ async fn open_app(keychain: &str, workspace: &str) -> Opened {
         &data,
         Keychain::new(keychain),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
         Some(&home),
     )
     .await
@@ -190,6 +191,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         &data,
         Keychain::new("app.tollgate.test.sandbox"),
         Arc::new(NullSink),
+        tollgate_turn::start_turn,
         Some(&home),
     )
     .await

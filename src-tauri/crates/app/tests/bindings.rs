@@ -1,6 +1,7 @@
 //! The UI's TypeScript types are generated from the Rust types that cross the IPC boundary
-//! (ts-rs), into `ui/src/bindings.ts`. This test fails when that file is out of date; run it with
-//! `TOLLGATE_WRITE_BINDINGS=1` to regenerate the file.
+//! (ts-rs), one file per area into `ui/src/generated/`, re-exported with the shared constants by
+//! `ui/src/bindings.ts`. This test fails when a file is out of date; run it with
+//! `TOLLGATE_WRITE_BINDINGS=1` to regenerate them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::path::PathBuf;
@@ -62,7 +63,7 @@ use tollgate_engine::tools::live_output::LIVE_TAIL_BYTES;
 use tollgate_names::LINK_SCHEMES;
 use ts_rs::{Config, TS};
 
-const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`.\n/* eslint-disable */\n";
+const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.\n/* eslint-disable */\n";
 
 fn decl<T: TS + ?Sized>(cfg: &Config, out: &mut String) {
     out.push_str("\nexport ");
@@ -70,142 +71,264 @@ fn decl<T: TS + ?Sized>(cfg: &Config, out: &mut String) {
     out.push('\n');
 }
 
-fn render() -> String {
+/// One generated file of types, `ui/src/generated/<name>.ts`: the types of one area, so no
+/// file grows past what a reader takes in (and none past 800 lines). A part imports only from
+/// the parts before it (the UI's import test holds the files to one direction).
+struct Part {
+    name: &'static str,
+    about: &'static str,
+    decls: String,
+}
+
+/// The type declarations, area by area.
+fn parts() -> Vec<Part> {
     let cfg = Config::new().with_large_int("number");
-    let mut out = String::from(HEADER);
-    macro_rules! all {
-        ($($t:ty),* $(,)?) => { $( decl::<$t>(&cfg, &mut out); )* };
+    macro_rules! part {
+        ($name:literal, $about:literal: $($t:ty),* $(,)?) => {{
+            let mut decls = String::new();
+            $( decl::<$t>(&cfg, &mut decls); )*
+            Part { name: $name, about: $about, decls }
+        }};
     }
-    all!(
-        serde_json::Value,
-        ChatId,
-        ApprovalId,
-        ExecutionPolicy,
-        ResultPolicy,
-        CallStatus,
-        DecidedBy,
-        ExecutionChoice,
-        ResultChoice,
-        CallDecision,
-        RecordStatus,
-        RuleGrant,
-        RuleSubjectKind,
-        ToolCalling,
-        Source,
-        TrustKey,
-        ToolEffects,
-        GuardSettings,
-        SpanKind,
-        ArgSpan,
-        GuardNote,
-        GuardMark,
-        WayOut,
-        ExposureView,
-        Autonomy,
-        WrittenFile,
-        ToolView,
-        GroupView,
-        SandboxLevel,
-        ChatSandbox,
-        SandboxSupport,
-        SandboxGap,
-        SandboxMode,
-        SandboxReport,
-        ChatToolOverrides,
-        ChatParams,
-        PresetInput,
-        Preset,
-        ChatRow,
-        ChatCursor,
-        NewChat,
-        SearchHit,
-        Role,
-        MessageStatus,
-        Usage,
-        FinishReason,
-        AssistantToolCall,
-        ToolResultMessage,
-        FailureKind,
-        TurnFailure,
-        ThinkingBlock,
-        ImagePart,
-        RetryNotice,
-        AssistantPayload,
-        ToolPayload,
-        AttachmentKind,
-        Attachment,
-        UserPayload,
-        MessageRow,
-        RecordedCall,
-        ChatHistory,
-        ChatRevision,
-        McpToolDefinition,
-        DefinitionPart,
-        ReviewReason,
-        ToolChange,
-        FindingKind,
-        ServerFinding,
-        ReviewedTool,
-        ServerReviewState,
-        ServerReview,
-        ApprovalPreview,
-        AskReason,
-        ApprovalRequest,
-        PendingApproval,
-        RuleScopeChoice,
-        ExecutionDecision,
-        ResultDecision,
-        Decision,
-        ElicitationKind,
-        PendingElicitation,
-        ElicitationAnswer,
-        ElicitationOutcome,
-        OutputStream,
-        ApprovalOutcome,
-        CallSummary,
-        ToolEvent,
-        TurnOutcome,
-        ChatEvent,
-        Theme,
-        Language,
-        RetryPolicy,
-        TurnSettings,
-        AppSettings,
-        ToolOverride,
-        ToolSettings,
-        SettingsView,
-        ExportFormat,
-        ModelChoice,
-        ErrorKind,
-        Missing,
-        Invalid,
-        CommandError,
-        ProviderKind,
-        RequestStyle,
-        ProviderOptions,
-        ProviderConfig,
-        ProviderInput,
-        LocalServer,
-        RuleAction,
-        RuleScope,
-        Rule,
-        RuleRow,
-        ApprovalRecordRow,
-        McpTransport,
-        McpSandbox,
-        McpServerConfig,
-        McpStatus,
-        McpToolSummary,
-        McpServerState,
-        McpResourceView,
-        McpPromptArgument,
-        McpPromptView,
-        FilledPrompt,
-        OAuthRecord,
-        McpServerView,
-        CoveredCall,
-        RuleCoverage,
-    );
+    vec![
+        part!("common", "Ids, JSON values and the error every command rejects with":
+            serde_json::Value,
+            ChatId,
+            ApprovalId,
+            ErrorKind,
+            Missing,
+            Invalid,
+            CommandError,
+        ),
+        part!("sandbox", "The sandbox: what the system supports, a chat's setting, what a command met":
+            SandboxLevel,
+            ChatSandbox,
+            SandboxSupport,
+            SandboxGap,
+            SandboxMode,
+            SandboxReport,
+        ),
+        part!("gate", "The gate: policies, decisions, approvals, rules, records, the provenance guard and a changed tool's review":
+            McpToolDefinition,
+            DefinitionPart,
+            ReviewReason,
+            ToolChange,
+            ExecutionPolicy,
+            ResultPolicy,
+            CallStatus,
+            DecidedBy,
+            ExecutionChoice,
+            ResultChoice,
+            CallDecision,
+            RecordStatus,
+            RuleGrant,
+            RuleSubjectKind,
+            Source,
+            AttachmentKind,
+            Attachment,
+            TrustKey,
+            ToolEffects,
+            GuardSettings,
+            SpanKind,
+            ArgSpan,
+            GuardNote,
+            GuardMark,
+            WayOut,
+            ExposureView,
+            Autonomy,
+            WrittenFile,
+            ApprovalPreview,
+            AskReason,
+            ApprovalRequest,
+            PendingApproval,
+            RuleScopeChoice,
+            ExecutionDecision,
+            ResultDecision,
+            Decision,
+            RuleAction,
+            RuleScope,
+            Rule,
+            RuleRow,
+            ApprovalRecordRow,
+            CoveredCall,
+            RuleCoverage,
+        ),
+        part!("tools", "Tools, their groups and settings":
+            ToolView,
+            GroupView,
+            ChatToolOverrides,
+            ToolOverride,
+            ToolSettings,
+        ),
+        part!("chat", "Chats, messages, their history and the events of a turn":
+            ChatParams,
+            PresetInput,
+            Preset,
+            ChatRow,
+            ChatCursor,
+            NewChat,
+            SearchHit,
+            Role,
+            MessageStatus,
+            Usage,
+            FinishReason,
+            AssistantToolCall,
+            ToolResultMessage,
+            FailureKind,
+            TurnFailure,
+            ThinkingBlock,
+            ImagePart,
+            RetryNotice,
+            AssistantPayload,
+            ToolPayload,
+            UserPayload,
+            MessageRow,
+            RecordedCall,
+            ChatHistory,
+            ChatRevision,
+            OutputStream,
+            ApprovalOutcome,
+            CallSummary,
+            ToolEvent,
+            TurnOutcome,
+            ChatEvent,
+            ExportFormat,
+            RetryPolicy,
+            TurnSettings,
+        ),
+        part!("mcp", "MCP servers: their settings and state, first-sight reviews, tool changes, questions":
+            FindingKind,
+            ServerFinding,
+            ReviewedTool,
+            ServerReviewState,
+            ServerReview,
+            ElicitationKind,
+            PendingElicitation,
+            ElicitationAnswer,
+            ElicitationOutcome,
+            McpTransport,
+            McpSandbox,
+            McpServerConfig,
+            McpStatus,
+            McpToolSummary,
+            McpServerState,
+            McpResourceView,
+            McpPromptArgument,
+            McpPromptView,
+            FilledPrompt,
+            OAuthRecord,
+            McpServerView,
+        ),
+        part!("settings", "The app's settings and the model providers":
+            ToolCalling,
+            Theme,
+            Language,
+            AppSettings,
+            SettingsView,
+            ModelChoice,
+            ProviderKind,
+            RequestStyle,
+            ProviderOptions,
+            ProviderConfig,
+            ProviderInput,
+            LocalServer,
+        ),
+    ]
+}
+
+/// The names a piece of TypeScript declares (`export type X`, `export interface X`).
+fn declared(ts: &str) -> Vec<String> {
+    ts.lines()
+        .filter_map(|l| {
+            let rest = l
+                .strip_prefix("export type ")
+                .or_else(|| l.strip_prefix("export interface "))?;
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// The identifiers a piece of TypeScript uses outside its comments and string literals.
+fn used_names(ts: &str) -> std::collections::BTreeSet<String> {
+    let mut code = String::new();
+    let mut chars = ts.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                code.push(' ');
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                code.push('\n');
+            }
+            '"' => {
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    if !escaped && d == '"' {
+                        break;
+                    }
+                    escaped = !escaped && d == '\\';
+                }
+                code.push(' ');
+            }
+            _ => code.push(c),
+        }
+    }
+    code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every generated file, as (path under `ui/src`, text): one file per [`Part`], each importing
+/// the types it uses from the others, and `bindings.ts`, which re-exports them all and holds the
+/// constants the window shares with the engine.
+fn render() -> Vec<(String, String)> {
+    let parts = parts();
+    let owner: std::collections::BTreeMap<String, &str> = parts
+        .iter()
+        .flat_map(|p| declared(&p.decls).into_iter().map(move |n| (n, p.name)))
+        .collect();
+    let mut files = Vec::new();
+    let mut index = String::from(HEADER);
+    for part in &parts {
+        let mut text = format!("{HEADER}// {}.\n", part.about);
+        let own = declared(&part.decls);
+        let mut imports: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+        for name in used_names(&part.decls) {
+            match owner.get(&name) {
+                Some(from) if *from != part.name && !own.contains(&name) => {
+                    imports.entry(from).or_default().push(name)
+                }
+                _ => {}
+            }
+        }
+        for (from, names) in &imports {
+            text.push_str(&format!(
+                "import type {{ {} }} from \"./{from}\";\n",
+                names.join(", ")
+            ));
+        }
+        text.push_str(&part.decls);
+        files.push((format!("generated/{}.ts", part.name), text));
+        index.push_str(&format!("export * from \"./generated/{}\";\n", part.name));
+    }
+    let out = &mut index;
     // Constants the window shares with the engine.
     out.push_str(&format!(
         "\n/** The most live output one event carries (`tools::live_output`); the window keeps as many characters of a running call's output. */\nexport const LIVE_TAIL_BYTES = {LIVE_TAIL_BYTES};\n"
@@ -226,15 +349,17 @@ fn render() -> String {
         "\n/** The schemes of links in answers that open outside the app (`tollgate_names::open`); the opener's capability file allows these and no others. */\nexport const LINK_SCHEMES = [{}] as const;\n",
         schemes.join(", ")
     ));
-    out
+    files.push(("bindings.ts".to_string(), index));
+    files
 }
 
 /// Writes `file` under ui/src when asked to, else checks it is current.
 fn check_or_write(file: &str, fresh: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../ui/src")
+        .join("../../../ui/src")
         .join(file);
     if std::env::var_os("TOLLGATE_WRITE_BINDINGS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, fresh).unwrap();
         return;
     }
@@ -242,20 +367,47 @@ fn check_or_write(file: &str, fresh: &str) {
     assert!(
         current == fresh,
         "ui/src/{file} is out of date with the Rust code; regenerate it with \
-         `TOLLGATE_WRITE_BINDINGS=1 cargo test -p tollgate --test bindings`"
+         `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`"
     );
 }
 
 #[test]
 fn typescript_bindings_are_up_to_date() {
-    check_or_write("bindings.ts", &render());
+    let files = render();
+    for (file, text) in &files {
+        check_or_write(file, text);
+    }
+    // No file is left in ui/src/generated that the types no longer make.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/generated");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = format!("generated/{}", entry.unwrap().file_name().to_string_lossy());
+        if files.iter().all(|(f, _)| *f != name) {
+            if std::env::var_os("TOLLGATE_WRITE_BINDINGS").is_some() {
+                std::fs::remove_file(dir.join(&name["generated/".len()..])).unwrap();
+            } else {
+                panic!("ui/src/{name} is no longer generated; regenerate the bindings");
+            }
+        }
+    }
+}
+
+/// No generated file is longer than a file written by hand may be.
+#[test]
+fn every_generated_file_stays_under_800_lines() {
+    for (file, text) in render() {
+        let lines = text.lines().count();
+        assert!(
+            lines <= 800,
+            "ui/src/{file} would have {lines} lines: split its part"
+        );
+    }
 }
 
 /// The opener's capability lets the window open links of [`LINK_SCHEMES`] and no others: the
 /// window asks the same list (`ui/src/links.ts`), so neither can drift from the engine's.
 #[test]
 fn the_opener_capability_allows_the_link_schemes_and_no_others() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("capabilities/default.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../capabilities/default.json");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let opener = file["permissions"]
@@ -444,13 +596,7 @@ fn command_sigs(
 }
 
 fn render_commands() -> String {
-    let bindings = render();
-    let known: Vec<String> = bindings
-        .lines()
-        .filter_map(|l| l.strip_prefix("export type "))
-        .filter_map(|l| l.split([' ', '<', '=']).next())
-        .map(str::to_string)
-        .collect();
+    let known: Vec<String> = parts().iter().flat_map(|p| declared(&p.decls)).collect();
     let mut used = std::collections::BTreeSet::new();
     let sigs = command_sigs(&known, &mut used);
     let mut out = String::from(HEADER);
@@ -461,7 +607,7 @@ fn render_commands() -> String {
         "import type {{ {} }} from \"./bindings\";\n\n",
         used.into_iter().collect::<Vec<_>>().join(", ")
     ));
-    out.push_str("/** Every command the app defines (src-tauri/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */\nexport interface Commands {\n");
+    out.push_str("/** Every command the app defines (src-tauri/crates/app/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */\nexport interface Commands {\n");
     for sig in &sigs {
         let args = if sig.args.is_empty() {
             "Record<string, never>".to_string()

@@ -19,7 +19,7 @@ const GRANTED: [&str; 4] = [
 ];
 
 fn capability_files() -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("capabilities");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../capabilities");
     let mut files: Vec<Value> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

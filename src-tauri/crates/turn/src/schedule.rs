@@ -2,16 +2,18 @@
 //! parallel (bounded); calls that wait for the user are asked together and run in order; other
 //! calls run one at a time. Results come back in the model's order.
 
-use crate::canonical::canonical_json;
-use crate::executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor, Turnstile};
-use crate::parse::{parse_arguments, RawArguments};
 use futures::stream::{self, StreamExt};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+use tollgate_engine::canonical::canonical_json;
+use tollgate_engine::executor::{
+    CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor, Turnstile,
+};
+use tollgate_engine::parse::{parse_arguments, RawArguments};
 
 /// Counts identical consecutive calls across a turn (the doom-loop check, F-23).
 #[derive(Default)]
-pub(super) struct RepeatTracker {
+pub(crate) struct RepeatTracker {
     last: Option<String>,
     run: u32,
 }
@@ -41,7 +43,7 @@ enum Lane {
 }
 
 /// Runs `calls` and returns their results in the same order.
-pub(super) async fn run_calls(
+pub(crate) async fn run_calls(
     exec: &Arc<ToolExecutor>,
     calls: Vec<ToolCallRequest>,
     base: CallOrigin,
@@ -126,7 +128,7 @@ pub(super) async fn run_calls(
 }
 
 /// Builds the executor's request from an assistant tool call.
-pub(super) fn request(id: &str, name: &str, arguments: RawArguments) -> ToolCallRequest {
+pub(crate) fn request(id: &str, name: &str, arguments: RawArguments) -> ToolCallRequest {
     ToolCallRequest {
         call_id: id.to_string(),
         name: name.to_string(),

@@ -3,29 +3,31 @@
 //! calling a tool, the round limit is reached, the user stops, or something fails (see
 //! [`run_rounds`] for the stages).
 
-use super::history::{self, AssistantPayload, RetryNotice, ToolPayload, TurnFailure};
-use super::retry::NextStep;
-use super::schedule::{self, RepeatTracker};
-use super::{idle_timeout, save_interval, ChatEvent, Turn, TurnInput, TurnOutcome};
-use crate::executor::{CallOrigin, ToolCallResult};
-use crate::names::{repair_name, NameMatch};
-use crate::parse::{parse_text_calls, RawArguments};
-use crate::protocol::{EventSink, ToolEvent};
-use crate::protocol::{FailureKind, ToolCalling, Usage};
-use crate::provenance::ExposureBuilder;
-use crate::providers::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
-    ToolResultMessage,
-};
-use crate::store::{MessageStatus, Role, Under};
+use crate::schedule::{self, RepeatTracker};
+use crate::{idle_timeout, save_interval};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+use tollgate_engine::chat::history::{
+    self, AssistantPayload, RetryNotice, ToolPayload, TurnFailure,
+};
+use tollgate_engine::chat::retry::NextStep;
+use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnOutcome};
+use tollgate_engine::executor::{CallOrigin, ToolCallResult};
+use tollgate_engine::names::{repair_name, NameMatch};
+use tollgate_engine::parse::{parse_text_calls, RawArguments};
+use tollgate_engine::protocol::{EventSink, ToolEvent};
+use tollgate_engine::protocol::{FailureKind, ToolCalling, Usage};
+use tollgate_engine::provenance::ExposureBuilder;
+use tollgate_engine::providers::{
+    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
+    ToolResultMessage,
+};
+use tollgate_engine::store::{MessageStatus, Role, Under};
 
 /// What the model is told about calls past the round limit (F-22).
-pub const ROUND_LIMIT_REACHED: &str =
-    "Not executed: round limit reached. Answer with what you have.";
+const ROUND_LIMIT_REACHED: &str = "Not executed: round limit reached. Answer with what you have.";
 const FINAL_ANSWER_NOTE: &str =
     "You have used every tool round of this turn. Answer the user now with what you have; do not call tools.";
 
@@ -40,7 +42,7 @@ impl EventSink for Forward {
     }
 }
 
-pub(super) async fn run(
+pub(crate) async fn run(
     turn: Turn,
     input: TurnInput,
     tx: UnboundedSender<ChatEvent>,
@@ -164,7 +166,7 @@ impl<'a> Rounds<'a> {
     ) -> Result<Rounds<'a>, TurnOutcome> {
         let chat = turn.exec.chat();
         let usage = Usage::default();
-        let saved = |e: crate::store::StoreError| {
+        let saved = |e: tollgate_engine::store::StoreError| {
             failed(
                 format!("your message could not be saved: {e}"),
                 FailureKind::Storage,
@@ -231,7 +233,7 @@ impl<'a> Rounds<'a> {
             messages: history::from_rows(&rows),
             usage,
             repeats: RepeatTracker::default(),
-            exposure: super::exposure::from_rows(&rows, &turn.exec.offered_texts()),
+            exposure: tollgate_engine::chat::exposure::from_rows(&rows, &turn.exec.offered_texts()),
         })
     }
 
@@ -409,7 +411,7 @@ impl<'a> Rounds<'a> {
         &mut self,
         round: u32,
         call: AssistantToolCall,
-        of: crate::executor::Rerun,
+        of: tollgate_engine::executor::Rerun,
     ) -> Result<bool, TurnOutcome> {
         let message_id = self.open_answer(round).await?;
         let completion = Completion {
@@ -417,7 +419,7 @@ impl<'a> Rounds<'a> {
             reasoning: String::new(),
             thinking: Vec::new(),
             tool_calls: vec![call],
-            finish: crate::providers::FinishReason::ToolCalls,
+            finish: tollgate_engine::providers::FinishReason::ToolCalls,
             usage: Usage::default(),
         };
         self.record_answer_by(round, message_id, &completion, false)
@@ -478,7 +480,7 @@ impl<'a> Rounds<'a> {
             )
             .await
             .map_err(|e| self.failed(format!("the tool results could not be saved: {e}")))?;
-        super::exposure::add_results(&mut self.exposure, &results);
+        tollgate_engine::chat::exposure::add_results(&mut self.exposure, &results);
         self.messages.push(ChatMessage::Tool { results });
         Ok(())
     }
@@ -521,7 +523,7 @@ fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> 
 }
 
 /// How a model without native tool calling is told to call tools (F-10, F-35).
-fn text_call_section(definitions: &[crate::protocol::ToolDefinition]) -> String {
+fn text_call_section(definitions: &[tollgate_engine::protocol::ToolDefinition]) -> String {
     if definitions.is_empty() {
         return String::new();
     }

@@ -35,7 +35,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         .invoke_handler(tollgate_app::commands::handler())
         .build(mock_context(noop_assets()))
         .unwrap();
-    tollgate_app::manage_state(app.handle(), dir.path()).unwrap();
+    tollgate_app::manage_state(app.handle(), dir.path(), tollgate_turn::start_turn).unwrap();
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
         .build()
         .unwrap();

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tollgate_engine::chat::{start_turn, Turn, TurnInput, TurnOutcome, TurnSettings};
+use tollgate_engine::chat::{Turn, TurnInput, TurnOutcome, TurnSettings};
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::policy::ExecutionPolicy;
 use tollgate_engine::protocol::ToolSettings;
@@ -221,9 +221,10 @@ fn turns(c: &mut Criterion) {
                             let turn = env.turn().await;
                             script(&env.mock);
                             let start = Instant::now();
-                            let outcome = start_turn(turn, TurnInput::Message("go".into()))
-                                .join()
-                                .await;
+                            let outcome =
+                                tollgate_turn::start_turn(turn, TurnInput::Message("go".into()))
+                                    .join()
+                                    .await;
                             total += start.elapsed();
                             assert!(
                                 matches!(outcome, TurnOutcome::Completed { .. }),

@@ -314,7 +314,7 @@ mod identifier_tests {
     #[test]
     fn the_app_id_is_the_one_in_tauri_conf() {
         let conf: serde_json::Value =
-            serde_json::from_str(include_str!("../tauri.conf.json")).unwrap();
+            serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
         assert_eq!(conf["identifier"], crate::APP_ID);
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! Everything with behaviour lives in `tollgate-engine`; this crate opens the engine on the
 //! app-data folder and exposes it to the UI as Tauri commands (one module per area), streaming a
-//! turn's events over a per-turn channel and app-wide notices as events.
+//! turn's events over a per-turn channel and app-wide notices as events. The binary
+//! (`src-tauri/src/main.rs`, package `tollgate`) calls [`run`] with the window's context and the
+//! chat loop; neither is named here, so a change to the loop or the UI's build rebuilds the
+//! binary, not this crate.
 
 pub mod attention;
 pub mod commands;
@@ -22,6 +25,7 @@ mod capabilities;
 use state::AppState;
 use std::sync::Arc;
 use tauri::{Emitter, Manager, Runtime};
+use tollgate_engine::chat::StartTurn;
 use tollgate_engine::protocol::{EventSink, ToolEvent};
 use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
@@ -56,17 +60,19 @@ impl<R: Runtime> EventSink for EmitSink<R> {
     }
 }
 
-/// Opens the engine for `handle` in `data_dir` and makes it the app's state.
+/// Opens the engine for `handle` in `data_dir`, its turns run by `start_turn`, and makes it the
+/// app's state.
 pub fn manage_state<R: Runtime>(
     handle: &tauri::AppHandle<R>,
     data_dir: &std::path::Path,
+    start_turn: StartTurn,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sink = Arc::new(EmitSink(handle.clone()));
     let keychain = match tollgate_engine::store::chosen_data_dir() {
         Some(dir) => Keychain::for_data_dir(&dir),
         None => Keychain::default(),
     };
-    let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, keychain, sink))?;
+    let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, keychain, sink, start_turn))?;
     let mut changes = app.mcp.subscribe();
     let emitter = handle.clone();
     tauri::async_runtime::spawn(async move {
@@ -82,8 +88,10 @@ pub fn manage_state<R: Runtime>(
 /// The app's identifier (`tauri.conf.json`): the name of its folders.
 pub const APP_ID: &str = "app.tollgate.desktop";
 
-/// Builds and runs the app until its window closes.
-pub fn run() -> Result<(), StartError> {
+/// Builds and runs the app until its window closes: the window from `context`
+/// (`tauri::generate_context!()` in the binary, which holds `tauri.conf.json` and the built UI),
+/// turns run by `start_turn` (`tollgate_turn::start_turn`).
+pub fn run(context: tauri::Context<tauri::Wry>, start_turn: StartTurn) -> Result<(), StartError> {
     started();
     match std::env::current_exe() {
         Ok(exe) => tollgate_engine::tools::supervisor::configure(exe),
@@ -115,11 +123,11 @@ pub fn run() -> Result<(), StartError> {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(navigation::guard())
-        .setup(|app| {
+        .setup(move |app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);
             let opening = started().elapsed().as_millis();
-            manage_state(app.handle(), &data_dir)?;
+            manage_state(app.handle(), &data_dir, start_turn)?;
             tracing::info!(
                 "data folder: {} (opened from {opening} to {} ms after start)",
                 data_dir.display(),
@@ -136,7 +144,7 @@ pub fn run() -> Result<(), StartError> {
             Ok(())
         })
         .invoke_handler(commands::handler())
-        .build(tauri::generate_context!())?
+        .build(context)?
         .run(|handle, event| {
             if let tauri::RunEvent::Exit = event {
                 // Stop MCP servers (and their process groups) before the app goes.

@@ -1,0 +1,191 @@
+// Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:
+// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
+/* eslint-disable */
+// MCP servers: their settings and state, first-sight reviews, tool changes, questions.
+import type { ApprovalId, ChatId, JsonValue } from "./common";
+import type { Attachment, ExecutionPolicy, ResultPolicy, Source, ToolChange, ToolEffects } from "./gate";
+
+export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema";
+
+export type ServerFinding = { kind: FindingKind, 
+/**
+ * The tool (its name on the server) whose text it is in; `None`: the instructions.
+ */
+tool?: string, 
+/**
+ * The text around it, hidden characters shown as `U+XXXX`.
+ */
+excerpt: string, };
+
+export type ReviewedTool = { 
+/**
+ * Its name in Tollgate (`server__tool`).
+ */
+name: string, 
+/**
+ * Its name on the server.
+ */
+remote: string, title?: string, description: string, inputSchema: JsonValue, 
+/**
+ * What the server's annotations say a call may do.
+ */
+declared: ToolEffects, 
+/**
+ * What the user confirmed or set, if anything.
+ */
+confirmed?: ToolEffects, };
+
+export type ServerReviewState = "unreviewed" | "changed" | "confirmed";
+
+export type ServerReview = { server: string, state: ServerReviewState, 
+/**
+ * The instructions it sends when it starts (they reach the system prompt).
+ */
+instructions?: string, tools: Array<ReviewedTool>, findings: Array<ServerFinding>, 
+/**
+ * Names what was shown: confirming it confirms exactly this, not what the server says
+ * after a change made while the user read.
+ */
+fingerprint: string, };
+
+export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, };
+
+export type PendingElicitation = { id: ApprovalId, chat: ChatId, 
+/**
+ * The call of the server's tool during which it asks.
+ */
+seq: number, 
+/**
+ * The server (and tool group) that asks.
+ */
+server: string, message: string, kind: ElicitationKind, createdAt: number, };
+
+export type ElicitationAnswer = { "action": "accept", content: JsonValue | null, } | { "action": "decline" } | { "action": "cancel" };
+
+export type ElicitationOutcome = "accepted" | "declined" | "cancelled" | "withdrawn";
+
+export type McpTransport = { "type": "stdio", command: string, args: Array<string>, 
+/**
+ * Extra environment variables. Values are secrets: they live in the keychain.
+ */
+env: { [key in string]: string }, cwd: string | null, } | { "type": "http", url: string, 
+/**
+ * Extra request headers (e.g. `Authorization`). Values are secrets: they live in the
+ * keychain.
+ */
+headers: { [key in string]: string }, };
+
+export type McpSandbox = { network: boolean, 
+/**
+ * Absolute paths of the folders the server may write in.
+ */
+folders: Array<string>, 
+/**
+ * With the network off, the hosts the server may still reach through Tollgate's proxy.
+ */
+hosts?: Array<string>, };
+
+export type McpServerConfig = { 
+/**
+ * Also the name of its tool group.
+ */
+name: string, enabled: boolean, transport: McpTransport, timeoutSecs: number, 
+/**
+ * The execution policy of every tool of this server; `None` derives it from the tool's
+ * hints (read-only tools ask once, others ask every time).
+ */
+executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null, 
+/**
+ * Run this local server under the sandbox (F-46); `None`: without it. Imported servers
+ * start without it: the user knows best which folders a server they already use needs.
+ */
+sandbox?: McpSandbox, 
+/**
+ * For a remote server whose authorization server does not let Tollgate register itself:
+ * the id of a client the user registered there (issue 36). Not a secret.
+ */
+oauthClientId?: string, };
+
+export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
+
+export type McpToolSummary = { 
+/**
+ * The name the model sees.
+ */
+name: string, 
+/**
+ * The name on the server.
+ */
+remoteName: string, description: string, readOnly: boolean, 
+/**
+ * The server's `destructiveHint` (or its default): "always allow" is a warned choice.
+ */
+destructive: boolean, 
+/**
+ * Set while the tool is under review (issue 36): what changed, to accept.
+ */
+change: ToolChange | null, };
+
+export type McpServerState = { name: string, status: McpStatus, 
+/**
+ * The server's own name and version, once connected.
+ */
+serverName: string | null, serverVersion: string | null, 
+/**
+ * The MCP protocol version the session speaks.
+ */
+protocolVersion: string | null, 
+/**
+ * What the server says about using it; also sent to the model with its tools.
+ */
+instructions: string | null, tools: Array<McpToolSummary>, 
+/**
+ * How many resources and prompts it offers.
+ */
+resources: number, prompts: number, 
+/**
+ * Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+ * untrusted in every chat that offers its tools.
+ */
+review: ServerReviewState, };
+
+export type McpResourceView = { server: string, uri: string, name: string, title: string | null, description: string | null, mimeType: string | null, };
+
+export type McpPromptArgument = { name: string, description: string | null, required: boolean, };
+
+export type McpPromptView = { server: string, name: string, title: string | null, description: string | null, arguments: Array<McpPromptArgument>, };
+
+export type FilledPrompt = { text: string, attachments: Array<Attachment>, 
+/**
+ * Where the text came from, for the message that sends it (F-80).
+ */
+sources?: Array<Source>, };
+
+export type OAuthRecord = { 
+/**
+ * The authorization server that issued the token.
+ */
+issuer: string, 
+/**
+ * The MCP server's URL the token is for (the RFC 8707 resource).
+ */
+resource: string, scopes: Array<string>, 
+/**
+ * When the user signed in (ms since the epoch).
+ */
+signedInAt: number, 
+/**
+ * When the access token expires (ms since the epoch), if the server said; a refresh
+ * token, where there is one, renews it without the user.
+ */
+expiresAt: number | null, };
+
+export type McpServerView = { config: McpServerConfig, state: McpServerState, 
+/**
+ * The user's sign-in to this remote server (issue 36); the tokens stay in the keychain.
+ */
+signIn: OAuthRecord | null, 
+/**
+ * A sign-in is waiting for the browser.
+ */
+signingIn: boolean, };
