@@ -749,7 +749,12 @@ impl McpManager {
                     let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
                     group = group.guidance(Guidance::Text(text));
                 }
-                for info in &e.tools {
+                // A tool for the server's view alone is never offered to the model (issue 47).
+                for info in e
+                    .tools
+                    .iter()
+                    .filter(|t| super::apps::offered_to_the_model(t))
+                {
                     let review = e.reviews.get(info.name.as_ref()).cloned();
                     group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot), review));
                 }

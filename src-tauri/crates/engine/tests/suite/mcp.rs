@@ -1,5 +1,6 @@
 //! MCP (F-45) against real servers run as child processes: the npm registry's
-//! `@modelcontextprotocol/server-everything` over stdio and streamable HTTP, and a small probe
+//! `@modelcontextprotocol/server-everything` over stdio and streamable HTTP, its MCP Apps PDF
+//! viewer `@modelcontextprotocol/server-pdf` (F-95), and a small probe
 //! server (tests/mcp/probe-server.mjs, on the official TypeScript SDK) for cancellation and
 //! crashes. The test command installs them with `npm ci` in tests/mcp.
 
@@ -492,6 +493,39 @@ pub(crate) fn options(
         on_progress: Arc::new(|_: tollgate_engine::mcp::progress::CallProgress| {}),
         asked_in: None,
     }
+}
+
+/// A tool a server keeps for its view (`_meta.ui.visibility: ["app"]`, MCP Apps, issue 47) is
+/// never offered to the model: the npm registry's PDF viewer server keeps `read_pdf_bytes` for
+/// the buttons of its view, and the model sees only `list_pdfs` and the rest.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let pdf = servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-pdf/dist/index.js")
+        .display()
+        .to_string();
+    app.save_mcp_server(
+        McpServerConfig::stdio("pdf", "node", &[&pdf, "--stdio"]),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(settled(&app, "pdf").await, McpStatus::Ready);
+    let state = app.mcp.state("pdf").unwrap();
+    let listed: Vec<&str> = state.tools.iter().map(|t| t.remote_name.as_str()).collect();
+    assert!(
+        listed.contains(&"read_pdf_bytes") && listed.contains(&"list_pdfs"),
+        "the server lists both: {listed:?}"
+    );
+    registry_has(&app, "pdf__list_pdfs", true).await;
+    assert!(
+        app.registry().tool("pdf__read_pdf_bytes").is_none(),
+        "a tool for the view alone reached the model's tools"
+    );
+    app.mcp.shutdown().await;
 }
 
 #[tokio::test]
