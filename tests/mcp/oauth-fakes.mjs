@@ -8,6 +8,9 @@
 //   recorder     a server that wants a sign-in and writes every Authorization header it is sent
 //                to RECORD (one per line), so a test can see that no other server's token
 //                reaches it
+//   late         lets the session start and lists one tool, `write_note`, but answers a call of
+//                it with 403 insufficient_scope asking for "notes:write" (a step-up, issue 47);
+//                with LATE=list it answers the tool list itself with 401 asking for "notes:read"
 //
 // It prints "listening <port>" when it listens.
 import { appendFileSync } from "node:fs";
@@ -29,6 +32,38 @@ const server = createServer(async (req, res) => {
   for await (const chunk of req) body += chunk;
   if (mode === "recorder" && req.headers.authorization) appendFileSync(record, `${req.headers.authorization}\n`);
 
+  if (url.pathname === "/mcp" && mode === "late") {
+    if (req.method !== "POST") return json(405, { error: "method not allowed" });
+    const msg = JSON.parse(body || "{}");
+    const metadata = `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
+    const reply = (result) => json(200, { jsonrpc: "2.0", id: msg.id, result });
+    if (msg.method === "initialize") {
+      return reply({
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "late-fake", version: "1.0.0" },
+      });
+    }
+    if (msg.id === undefined) {
+      res.writeHead(202);
+      res.end();
+      return;
+    }
+    if (msg.method === "tools/list" && process.env.LATE === "list") {
+      res.writeHead(401, { "www-authenticate": `Bearer ${metadata}, scope="notes:read"` });
+      res.end();
+      return;
+    }
+    if (msg.method === "tools/list") {
+      return reply({ tools: [{ name: "write_note", description: "Writes a note.", inputSchema: { type: "object" } }] });
+    }
+    if (msg.method === "tools/call") {
+      res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="notes:write", ${metadata}` });
+      res.end();
+      return;
+    }
+    return json(200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "no such method" } });
+  }
   if (url.pathname === "/mcp") {
     const challenge =
       mode === "no-metadata"

@@ -584,21 +584,60 @@ impl McpManager {
             }
         };
         self.notify();
-        if let Some(mut changes) = conn.take_changes() {
-            loop {
-                tokio::select! {
-                    () = conn.closed() => break,
-                    change = changes.recv() => match change {
-                        Some(kind) => self.relist(&name, generation, &conn, kind).await,
-                        None => {
-                            conn.closed().await;
-                            break;
-                        }
-                    },
-                }
+        // Until the session ends, or the server asks for a (further) sign-in mid-session.
+        let mut sign_in = conn.sign_in_wanted();
+        let wanted = async {
+            let found = sign_in
+                .wait_for(Option::is_some)
+                .await
+                .map(|challenge| challenge.clone().flatten());
+            match found {
+                Ok(challenge) => challenge,
+                Err(_) => std::future::pending().await,
             }
-        } else {
-            conn.closed().await;
+        };
+        let watched = async {
+            if let Some(mut changes) = conn.take_changes() {
+                loop {
+                    tokio::select! {
+                        () = conn.closed() => break,
+                        change = changes.recv() => match change {
+                            Some(kind) => self.relist(&name, generation, &conn, kind).await,
+                            None => {
+                                conn.closed().await;
+                                break;
+                            }
+                        },
+                    }
+                }
+            } else {
+                conn.closed().await;
+            }
+        };
+        let challenge = tokio::select! {
+            challenge = wanted => Some(challenge),
+            () = watched => None,
+        };
+        if let Some(challenge) = challenge {
+            // The card shows Sign in; the session that was refused goes.
+            let refused = {
+                let mut entries = self.entries.lock();
+                let Some(entry) = entries
+                    .get_mut(&name)
+                    .filter(|e| e.generation == generation)
+                else {
+                    return;
+                };
+                entry.status = McpStatus::NeedsSignIn { expired: false };
+                entry.challenge = challenge;
+                entry.clear_lists();
+                entry.slot.replace(None)
+            };
+            self.notify();
+            if let Some(refused) = refused {
+                refused.shutdown().await;
+            }
+            return;
         }
         let mut entries = self.entries.lock();
         let Some(entry) = entries

@@ -364,6 +364,62 @@ async fn a_token_never_reaches_another_server() {
     server.stop().await;
 }
 
+/// A server that lets the session start and asks for a sign-in only later shows Sign in with
+/// the scope it asked for, never a transport error (issue 47): its tool list refused with a
+/// `401`, or a call refused with a `403` asking for more scope (a step-up).
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scope() {
+    // The tool list refused.
+    let (node, port) = fake("late", &[("LATE", "list".to_string())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    app.save_mcp_server(McpServerConfig::http("notes", &url), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        settled(&app, "notes").await,
+        McpStatus::NeedsSignIn { expired: false }
+    );
+    let challenge = app.mcp.sign_in_challenge("notes").unwrap_or_default();
+    assert!(challenge.contains("notes:read"), "{challenge}");
+    app.mcp.shutdown().await;
+    node.stop().await;
+
+    // A call refused for want of scope: the session is ready until then.
+    let (node, port) = fake("late", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    app.save_mcp_server(McpServerConfig::http("notes", &url), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "notes").await, McpStatus::Ready);
+    let (conn, _) = app.mcp.connection("notes").unwrap();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let refused = conn
+        .call(
+            "write_note",
+            Default::default(),
+            &crate::suite::mcp::options(std::time::Duration::from_secs(30), &cancel),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.to_string(), "this server needs you to sign in");
+    crate::common::eventually("the card offers Sign in", || {
+        app.mcp.state("notes").map(|s| s.status) == Some(McpStatus::NeedsSignIn { expired: false })
+    })
+    .await;
+    let challenge = app.mcp.sign_in_challenge("notes").unwrap_or_default();
+    assert!(
+        challenge.contains("insufficient_scope") && challenge.contains("notes:write"),
+        "{challenge}"
+    );
+    app.mcp.shutdown().await;
+    node.stop().await;
+}
+
 /// The reason a sign-in to a faulty server gives.
 async fn sign_in_failure(mode: &str, extra: &[(&str, String)]) -> String {
     let (node, port) = fake(mode, extra).await;

@@ -139,6 +139,10 @@ pub struct McpConnection {
     identity: ServerIdentity,
     shutdown: CancellationToken,
     closed: watch::Receiver<bool>,
+    /// Set when the server asks, in the middle of the session, for a (further) sign-in: a
+    /// `401`, or a `403` asking for more scope, answering a request. Holds the answer's
+    /// `WWW-Authenticate` header, if any, for the manager ([`Self::sign_in_wanted`]).
+    sign_in: watch::Sender<Option<Option<String>>>,
     pid: Option<u32>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// A sandboxed server's private temp folder, removed when the connection goes, and the
@@ -348,10 +352,25 @@ impl McpConnection {
             identity,
             shutdown,
             closed,
+            sign_in: watch::Sender::new(None),
             pid,
             stderr_tail,
             _sandbox_temp: sandbox_temp,
         })
+    }
+
+    /// Changes when the server asks, in the middle of the session, for a (further) sign-in;
+    /// then holds the challenge (the `WWW-Authenticate` header), if the answer had one.
+    pub fn sign_in_wanted(&self) -> watch::Receiver<Option<Option<String>>> {
+        self.sign_in.subscribe()
+    }
+
+    /// `e`, after telling whoever watches that the server asked for a sign-in, if it did.
+    fn noting_sign_in(&self, e: McpError) -> McpError {
+        if let McpError::AuthRequired { challenge, .. } = &e {
+            self.sign_in.send_replace(Some(challenge.clone()));
+        }
+        e
     }
 
     /// What the server said about itself at the handshake.
@@ -386,10 +405,10 @@ impl McpConnection {
             .list_all_tools()
             .await
             .map_err(|e| match service_sign_in(&e) {
-                Some(challenge) => McpError::AuthRequired {
+                Some(challenge) => self.noting_sign_in(McpError::AuthRequired {
                     expired: false,
                     challenge,
-                },
+                }),
                 None => McpError::ListTools(tollgate_secrets::redact_known_owned(e.to_string())),
             })
     }
@@ -550,7 +569,7 @@ impl McpConnection {
                 Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
                 // A server that wants a (further) sign-in for this call: a `401`, or a `403`
                 // asking for more scope (step-up).
-                Ok(Err(e)) if service_sign_in(&e).is_some() => Err(McpError::AuthRequired { expired: false, challenge: service_sign_in(&e).flatten() }),
+                Ok(Err(e)) if service_sign_in(&e).is_some() => Err(self.noting_sign_in(McpError::AuthRequired { expired: false, challenge: service_sign_in(&e).flatten() })),
                 Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
             },
             () = options.cancel.cancelled() => Err(McpError::Cancelled),
