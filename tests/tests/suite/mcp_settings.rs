@@ -1,15 +1,19 @@
 //! MCP servers in the real window: import the `mcpServers` JSON of another client, watch the
 //! server start (a real `@modelcontextprotocol/server-everything` child process), see its tools,
-//! turn it off and on again.
+//! turn it off and on again; an MCP Apps server (`@modelcontextprotocol/server-pdf`) whose tool
+//! for its view is marked and kept from the model.
 
 use fantoccini::Locator;
 use std::time::Duration;
 use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
 
-fn everything_js() -> String {
+/// The entry script of an npm registry server installed in tests/mcp.
+fn server_js(package: &str, script: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        .join("mcp/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join(script);
     assert!(
         p.exists(),
         "run `npm ci` in tests/mcp (the test command does)"
@@ -17,10 +21,12 @@ fn everything_js() -> String {
     p.display().to_string()
 }
 
-#[tokio::test]
-async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
-    let _seat = Seat::take().await.unwrap();
-    let s = Session::start(&[]).await.expect("session");
+fn everything_js() -> String {
+    server_js("server-everything", "dist/index.js")
+}
+
+/// Opens Settings → MCP servers.
+async fn open_mcp_settings(s: &Session) {
     let c = &s.client;
     c.wait()
         .at_most(Duration::from_secs(30))
@@ -41,42 +47,98 @@ async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
     s.wait_text(".empty-note", Duration::from_secs(10))
         .await
         .unwrap();
-    s.screenshot("mcp-empty").await.unwrap();
+}
 
+/// Imports `json` (an `mcpServers` object) and waits until `server` is ready.
+async fn import_ready(s: &Session, json: &str, server: &str) {
+    let c = &s.client;
     c.find(Locator::Css(".mcp-import summary"))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
+    let area = c.find(Locator::Css(".mcp-import textarea")).await.unwrap();
+    area.send_keys(json).await.unwrap();
+    c.find(Locator::XPath(
+        "//details[contains(@class,'mcp-import')]//button",
+    ))
+    .await
+    .unwrap()
+    .click()
+    .await
+    .unwrap();
+    let ready = c
+        .wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css(&format!(
+            "[data-server={server}] [data-status=ready]"
+        )))
+        .await;
+    if ready.is_err() {
+        let text = s.body_text().await.unwrap_or_default();
+        panic!("{server} never became ready; the page shows:\n{text}");
+    }
+}
+
+/// An MCP Apps server keeps a tool for its view (F-95): its card lists the tool marked "for its
+/// view only", opened from the keyboard, and the tool is not among the chats' tools.
+#[tokio::test]
+async fn a_tool_a_server_keeps_for_its_view_is_marked_on_its_card() {
+    let _seat = Seat::take().await.unwrap();
+    let s = Session::start(&[]).await.expect("session");
+    open_mcp_settings(&s).await;
+    let json = serde_json::json!({"mcpServers": {
+        "pdf": {"command": "node", "args": [server_js("server-pdf", "dist/index.js"), "--stdio"]}
+    }})
+    .to_string();
+    import_ready(&s, &json, "pdf").await;
+    // The tools list opens from the keyboard: focus its summary, Enter.
+    let summary = s
+        .client
+        .find(Locator::Css("[data-server=pdf] .mcp-tools summary"))
+        .await
+        .unwrap();
+    s.client
+        .execute(
+            "arguments[0].focus();",
+            vec![serde_json::to_value(&summary).unwrap()],
+        )
+        .await
+        .unwrap();
+    summary.send_keys("\u{E007}").await.unwrap();
+    let mark = s
+        .wait_text(
+            "[data-server=pdf] [data-tool=read_pdf_bytes] [data-role=view-only]",
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(mark, "for its view only");
+    let listed = s
+        .client
+        .find_all(Locator::Css(
+            "[data-server=pdf] [data-tool=list_pdfs] [data-role=view-only]",
+        ))
+        .await
+        .unwrap();
+    assert!(listed.is_empty(), "a tool for the model is not marked");
+    s.screenshot("mcp-view-only-tool").await.unwrap();
+    s.close().await;
+}
+
+#[tokio::test]
+async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
+    let _seat = Seat::take().await.unwrap();
+    let s = Session::start(&[]).await.expect("session");
+    let c = &s.client;
+    open_mcp_settings(&s).await;
+    s.screenshot("mcp-empty").await.unwrap();
     let json = serde_json::json!({"mcpServers": {
         "everything": {"command": "node", "args": [everything_js(), "stdio"]}
     }})
     .to_string();
-    let area = c.find(Locator::Css(".mcp-import textarea")).await.unwrap();
-    area.send_keys(&json).await.unwrap();
-    let import = c
-        .find(Locator::XPath(
-            "//details[contains(@class,'mcp-import')]//button",
-        ))
-        .await
-        .unwrap();
-    import.click().await.unwrap();
-    let ready = c
-        .wait()
-        .at_most(Duration::from_secs(60))
-        .for_element(Locator::Css("[data-server=everything] [data-status=ready]"))
-        .await;
-    if ready.is_err() {
-        let text = c
-            .find(Locator::Css("body"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        panic!("the server never became ready; the page shows:\n{text}");
-    }
+    import_ready(&s, &json, "everything").await;
     c.find(Locator::Css("[data-server=everything] .mcp-tools summary"))
         .await
         .unwrap()

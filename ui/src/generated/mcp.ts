@@ -122,6 +122,11 @@ remoteName: string, description: string, readOnly: boolean,
  */
 destructive: boolean, 
 /**
+ * Kept for the server's view (`_meta.ui.visibility` without `"model"`, F-95): listed
+ * here, never offered to the model.
+ */
+viewOnly: boolean, 
+/**
  * Set while the tool is under review (issue 36): what changed, to accept.
  */
 change: ToolChange | null, };

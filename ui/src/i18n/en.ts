@@ -598,6 +598,8 @@ export const en = {
   "mcp.instructions": "Server instructions",
   "mcp.instructionsSent": "Sent to the model with this server's tools.",
   "mcp.destructive": "destructive",
+  "mcp.viewOnly": "for its view only",
+  "mcp.viewOnlyHint": "The server keeps this tool for the buttons of its own view: it is never offered to the model.",
   "mcp.changed": "changed — review",
   "invalid.mcpToolNotUnderReview": "the tool “{tool}” of “{server}” has no change to accept",
   "invalid.mcpToolChangedAgain": "the tool “{tool}” of “{server}” changed again after the change shown; read the new change",

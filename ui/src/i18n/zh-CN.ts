@@ -589,6 +589,8 @@ export const zhCN: Record<Key, string> = {
   "mcp.instructions": "服务器说明",
   "mcp.instructionsSent": "会随此服务器的工具一起发送给模型。",
   "mcp.destructive": "破坏性",
+  "mcp.viewOnly": "仅供其视图使用",
+  "mcp.viewOnlyHint": "服务器将此工具留给其自身视图中的按钮使用：它从不提供给模型。",
   "mcp.changed": "已变更 — 请审阅",
   "invalid.mcpToolNotUnderReview": "“{server}”的工具“{tool}”没有待接受的变更",
   "invalid.mcpToolChangedAgain": "“{server}”的工具“{tool}”在显示的变更之后又变了；请阅读新的变更",

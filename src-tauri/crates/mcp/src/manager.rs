@@ -51,6 +51,9 @@ pub struct McpToolSummary {
     pub read_only: bool,
     /// The server's `destructiveHint` (or its default): "always allow" is a warned choice.
     pub destructive: bool,
+    /// Kept for the server's view (`_meta.ui.visibility` without `"model"`, F-95): listed
+    /// here, never offered to the model.
+    pub view_only: bool,
     /// Set while the tool is under review (issue 36): what changed, to accept.
     pub change: Option<ToolChange>,
 }
@@ -163,6 +166,7 @@ impl Entry {
                     remote_name: t.name.to_string(),
                     description: t.description.as_deref().unwrap_or_default().to_string(),
                     read_only: super::tool::read_only_hint(t),
+                    view_only: !super::apps::offered_to_the_model(t),
                     destructive: super::tool::effects_from_hints(t).irreversible,
                     change: self.reviews.get(t.name.as_ref()).cloned(),
                 })

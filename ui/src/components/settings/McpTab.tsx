@@ -196,6 +196,11 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
                 <code>{tool.name}</code>
                 {tool.readOnly ? <span class="tag tag--readonly">{t("mcp.readOnly")}</span> : null}
                 {tool.destructive ? <span class="tag tag--warn">{t("mcp.destructive")}</span> : null}
+                {tool.viewOnly ? (
+                  <span class="tag" title={t("mcp.viewOnlyHint")} data-role="view-only">
+                    {t("mcp.viewOnly")}
+                  </span>
+                ) : null}
                 {tool.change ? <span class="tag tag--warn">{t("mcp.changed")}</span> : null}
                 {tool.description ? <span class="muted small"> — {tool.description}</span> : null}
               </li>

@@ -520,6 +520,17 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
         listed.contains(&"read_pdf_bytes") && listed.contains(&"list_pdfs"),
         "the server lists both: {listed:?}"
     );
+    let view_only: Vec<&str> = state
+        .tools
+        .iter()
+        .filter(|t| t.view_only)
+        .map(|t| t.remote_name.as_str())
+        .collect();
+    assert!(
+        view_only.contains(&"read_pdf_bytes"),
+        "the card marks it: {view_only:?}"
+    );
+    assert!(!view_only.contains(&"list_pdfs"), "{view_only:?}");
     registry_has(&app, "pdf__list_pdfs", true).await;
     assert!(
         app.registry().tool("pdf__read_pdf_bytes").is_none(),
