@@ -104,7 +104,13 @@ sandbox?: McpSandbox,
  * For a remote server whose authorization server does not let Tollgate register itself:
  * the id of a client the user registered there (issue 36). Not a secret.
  */
-oauthClientId?: string, };
+oauthClientId?: string, 
+/**
+ * The secret of that client, where the authorization server gave one (sent with HTTP Basic
+ * or in the token request, as the server's metadata says; issue 47). A secret: it lives
+ * in the keychain, and the settings and the window see `""` for "one is stored".
+ */
+oauthClientSecret?: string, };
 
 export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
 

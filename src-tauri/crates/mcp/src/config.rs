@@ -113,6 +113,12 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub oauth_client_id: Option<String>,
+    /// The secret of that client, where the authorization server gave one (sent with HTTP Basic
+    /// or in the token request, as the server's metadata says; issue 47). A secret: it lives
+    /// in the keychain, and the settings and the window see `""` for "one is stored".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub oauth_client_secret: Option<String>,
 }
 
 /// A local server in the sandbox (F-46): it reads the system but never the user's secret
@@ -155,6 +161,7 @@ impl McpServerConfig {
             result_policy: None,
             sandbox: None,
             oauth_client_id: None,
+            oauth_client_secret: None,
         }
     }
 
@@ -172,6 +179,7 @@ impl McpServerConfig {
             result_policy: None,
             sandbox: None,
             oauth_client_id: None,
+            oauth_client_secret: None,
         }
     }
 
@@ -416,6 +424,7 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         result_policy: None,
         sandbox: None,
         oauth_client_id: None,
+        oauth_client_secret: None,
     })
 }
 

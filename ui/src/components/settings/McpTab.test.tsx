@@ -209,6 +209,51 @@ describe("McpTab", () => {
     );
   });
 
+  it("a client secret goes with a client id: typed, it is sent; left blank on a stored one, it is kept", async () => {
+    const stored: McpServerView[] = structuredClone(servers);
+    const everything = stored[1]!;
+    everything.config.oauthClientId = "my-client";
+    everything.config.oauthClientSecret = "";
+    vi.mocked(api.listMcpServers).mockResolvedValue(stored);
+    // Opens the server's form afresh, types into `field` what is given, and saves.
+    const save = async (typed: Record<string, string>) => {
+      await unmount(root);
+      await mount();
+      await act(async () => {
+        Array.from(root.querySelectorAll<HTMLButtonElement>('[data-server="everything"] button'))
+          .find((b) => b.textContent === "Edit")
+          ?.click();
+      });
+      for (const [role, value] of Object.entries(typed)) {
+        const input = root.querySelector<HTMLInputElement>(`[data-role=${role}]`);
+        await act(async () => {
+          if (input) {
+            input.value = value;
+            input.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+        });
+      }
+      const secret = root.querySelector<HTMLInputElement>("[data-role=mcp-client-secret]");
+      await act(async () => {
+        root.querySelector("form.mcp-form")?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
+      });
+      return secret;
+    };
+    const kept = await save({});
+    expect(kept?.type).toBe("password");
+    expect(kept?.placeholder).toBe("stored in the keychain");
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(expect.objectContaining({ oauthClientId: "my-client", oauthClientSecret: "" }), "everything");
+
+    await save({ "mcp-client-secret": "s3cret-value" });
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(expect.objectContaining({ oauthClientSecret: "s3cret-value" }), "everything");
+
+    // Without a client id there is no secret to send.
+    const without = await save({ "mcp-client-id": "" });
+    expect(without?.disabled).toBe(true);
+    const last = vi.mocked(api.saveMcpServer).mock.lastCall?.[0];
+    expect(last && "oauthClientSecret" in last).toBe(false);
+  });
+
   it("an imported server runs without the sandbox until its form turns it on, with its folders", async () => {
     await mount();
     expect(root.querySelector('[data-server="github"] [data-role="mcp-sandbox-line"]')?.textContent?.trim()).toBe("Runs without the sandbox");

@@ -313,6 +313,9 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [url, setUrl] = useState(tr?.type === "http" ? tr.url : "");
   const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
   const [clientId, setClientId] = useState(initial?.oauthClientId ?? "");
+  // The secret itself never comes back from the engine: "" says one is stored.
+  const [clientSecret, setClientSecret] = useState("");
+  const secretStored = initial?.oauthClientSecret !== undefined && initial.oauthClientSecret !== null;
   const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
   const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
   // A server added here starts in the sandbox; an imported or earlier one keeps its setting.
@@ -344,6 +347,8 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       resultPolicy: initial?.resultPolicy ?? null,
       ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders), hosts: network ? [] : parseHosts(hosts) } } : {}),
       ...(kind === "http" && clientId.trim() ? { oauthClientId: clientId.trim() } : {}),
+      // Left blank, a stored secret is kept ("" asks the engine to keep it).
+      ...(kind === "http" && clientId.trim() && (clientSecret || secretStored) ? { oauthClientSecret: clientSecret } : {}),
     };
     if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
@@ -444,6 +449,20 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
               <span>{t("mcp.clientId")}</span>
               <input class="mono" value={clientId} data-role="mcp-client-id" onInput={(e) => setClientId(e.currentTarget.value)} />
               <small class="muted">{t("mcp.clientIdHint")}</small>
+            </label>
+            <label class="field field--wide">
+              <span>{t("mcp.clientSecret")}</span>
+              <input
+                class="mono"
+                type="password"
+                autocomplete="off"
+                value={clientSecret}
+                disabled={!clientId.trim()}
+                placeholder={secretStored ? t("mcp.clientSecretStored") : ""}
+                data-role="mcp-client-secret"
+                onInput={(e) => setClientSecret(e.currentTarget.value)}
+              />
+              <small class="muted">{t("mcp.clientSecretHint")}</small>
             </label>
           </>
         )}

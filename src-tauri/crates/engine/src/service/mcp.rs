@@ -43,11 +43,22 @@ fn inline_account(name: &str) -> String {
     format!("mcp-server-{name}-inline")
 }
 
+/// The keychain account of a server's OAuth client secret (issue 47).
+fn client_secret_account(name: &str) -> String {
+    format!("mcp-server-{name}-client-secret")
+}
+
+/// The key of the client secret in its keychain entry.
+const CLIENT_SECRET_KEY: &str = "client_secret";
+
 /// The settings with every secret value replaced by "".
 fn blanked(config: &McpServerConfig) -> McpServerConfig {
     let mut c = config.clone();
     for v in c.transport.secrets_mut().values_mut() {
         v.clear();
+    }
+    if let Some(secret) = &mut c.oauth_client_secret {
+        secret.clear();
     }
     c
 }
@@ -166,6 +177,10 @@ impl Tollgate {
         if inline_secrets::has_placeholders(&config.transport) {
             let inline = self.secrets_of(&inline_account(name)).await?;
             inline_secrets::restore(&mut config.transport, &inline);
+        }
+        if config.oauth_client_secret.as_deref() == Some("") {
+            let stored = self.secrets_of(&client_secret_account(name)).await?;
+            config.oauth_client_secret = stored.get(CLIENT_SECRET_KEY).cloned();
         }
         Ok(())
     }
@@ -294,13 +309,18 @@ impl Tollgate {
             if same_destination {
                 self.fill_secrets(&mut config, &old_name).await?;
             } else {
-                let blank: Vec<String> = config
+                let mut blank: Vec<String> = config
                     .transport
                     .secrets()
                     .iter()
                     .filter(|(k, v)| v.is_empty() && old.transport.secrets().contains_key(*k))
                     .map(|(k, _)| k.clone())
                     .collect();
+                if config.oauth_client_secret.as_deref() == Some("")
+                    && old.oauth_client_secret.is_some()
+                {
+                    blank.push("OAuth client secret".into());
+                }
                 if !blank.is_empty() || inline_secrets::has_placeholders(&config.transport) {
                     return Err(ServiceError::Invalid(Invalid::McpSecretsNotReused {
                         server: config.name,
@@ -326,15 +346,27 @@ impl Tollgate {
         if moved {
             self.forget_sign_in(&config.name).await?;
         }
+        // A client secret goes with its client id, and an empty one is none.
+        if config.oauth_client_id.is_none() || config.oauth_client_secret.as_deref() == Some("") {
+            config.oauth_client_secret = None;
+        }
         let mut stored = blanked(&config);
         let inline = inline_secrets::take(&mut stored.transport);
         self.put_secrets(&secret_account(&config.name), config.transport.secrets())
             .await?;
         self.put_secrets(&inline_account(&config.name), &inline)
             .await?;
+        let client_secret: BTreeMap<String, String> = config
+            .oauth_client_secret
+            .iter()
+            .map(|s| (CLIENT_SECRET_KEY.to_string(), s.clone()))
+            .collect();
+        self.put_secrets(&client_secret_account(&config.name), &client_secret)
+            .await?;
         if old_name != config.name {
             self.forget_secrets(&secret_account(&old_name)).await;
             self.forget_secrets(&inline_account(&old_name)).await;
+            self.forget_secrets(&client_secret_account(&old_name)).await;
         }
         let oauth = self.sign_in_of(&stored);
         let mut configs = self.mcp_configs.lock().clone();
@@ -381,6 +413,7 @@ impl Tollgate {
         }
         self.forget_secrets(&secret_account(name)).await;
         self.forget_secrets(&inline_account(name)).await;
+        self.forget_secrets(&client_secret_account(name)).await;
         self.forget_sign_in(name).await?;
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != name);

@@ -136,6 +136,7 @@ impl Tollgate {
             url: &url,
             stored_url: &stored_url,
             client_id: stored.oauth_client_id.as_deref(),
+            client_secret: launch.config.oauth_client_secret.as_deref(),
             challenge: challenge.as_deref(),
             keychain: &self.keychain,
             browser: &browser,

@@ -420,6 +420,58 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
     node.stop().await;
 }
 
+/// The secret of a client registered in advance lives in the keychain only (issue 47): the
+/// settings and the window see `""` ("one is stored"), a save that leaves it blank keeps it, a
+/// server pointed elsewhere does not take it along, and removing the server removes it.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_client_secret_lives_in_the_keychain_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let keychain = Keychain::new("app.tollgate.test.oauth");
+    let account = "mcp-server-partner-client-secret";
+    let secret = "partner-client-secret-0123456789";
+    let stored = || async { keychain.get(account).await.unwrap().unwrap_or_default() };
+    let mut config = McpServerConfig::http("partner", "http://127.0.0.1:9/mcp");
+    config.oauth_client_id = Some("partner-client".into());
+    config.oauth_client_secret = Some(secret.into());
+    app.save_mcp_server(config.clone(), None).await.unwrap();
+    let view = app
+        .mcp_servers()
+        .into_iter()
+        .find(|s| s.config.name == "partner")
+        .unwrap();
+    assert_eq!(view.config.oauth_client_secret.as_deref(), Some(""));
+    assert!(
+        !contains(&data_bytes(dir.path()), secret),
+        "the database holds the secret"
+    );
+    assert!(stored().await.contains(secret));
+
+    // Saved again with the field left blank: kept.
+    config.oauth_client_secret = Some(String::new());
+    app.save_mcp_server(config.clone(), Some("partner"))
+        .await
+        .unwrap();
+    assert!(stored().await.contains(secret));
+
+    // Pointed elsewhere with the field left blank: refused, not sent along.
+    let mut moved = config.clone();
+    moved.transport = McpServerConfig::http("partner", "http://127.0.0.1:10/mcp").transport;
+    let refused = app
+        .save_mcp_server(moved, Some("partner"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("OAuth client secret"),
+        "{refused}"
+    );
+
+    app.remove_mcp_server("partner").await.unwrap();
+    assert_eq!(keychain.get(account).await.unwrap(), None);
+    app.mcp.shutdown().await;
+}
+
 /// The reason a sign-in to a faulty server gives.
 async fn sign_in_failure(mode: &str, extra: &[(&str, String)]) -> String {
     let (node, port) = fake(mode, extra).await;

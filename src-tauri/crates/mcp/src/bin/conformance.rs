@@ -54,15 +54,20 @@ async fn main() {
     }
 }
 
-/// The client registered in advance that a scenario hands over, if any.
-fn preregistered_client() -> Option<String> {
-    let context: Value =
-        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
-    context["client_id"].as_str().map(str::to_string)
+/// The client registered in advance that a scenario hands over, if any: its id and secret,
+/// as a user would enter them in the server's settings.
+fn preregistered_client() -> (Option<String>, Option<String>) {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let field = |key: &str| context[key].as_str().map(str::to_string);
+    (field("client_id"), field("client_secret"))
 }
 
 /// The server as the settings would hold it.
 fn config(url: &str) -> McpServerConfig {
+    let (client_id, client_secret) = preregistered_client();
     McpServerConfig {
         name: "conformance".into(),
         enabled: true,
@@ -74,7 +79,8 @@ fn config(url: &str) -> McpServerConfig {
         execution_policy: None,
         result_policy: None,
         sandbox: None,
-        oauth_client_id: preregistered_client(),
+        oauth_client_id: client_id,
+        oauth_client_secret: client_secret,
     }
 }
 
@@ -226,6 +232,7 @@ async fn sign_in(
         url,
         stored_url: url,
         client_id: config.oauth_client_id.as_deref(),
+        client_secret: config.oauth_client_secret.as_deref(),
         challenge,
         keychain,
         browser: &browser,

@@ -2,8 +2,8 @@
 //! rmcp's `auth`: protected resource metadata (RFC 9728), found from the server's
 //! `WWW-Authenticate` challenge where it sent one (its `resource_metadata` address and `scope`,
 //! issue 47); the authorization server's metadata (RFC 8414 / OpenID) with its issuer checked;
-//! client registration (a client id the user entered, else Dynamic Client Registration,
-//! RFC 7591); PKCE S256; the system browser with a loopback redirect (RFC 8252); the `resource`
+//! client registration (a client id the user entered, with its secret where it has one, else
+//! Dynamic Client Registration, RFC 7591); PKCE S256; the system browser with a loopback redirect (RFC 8252); the `resource`
 //! parameter (RFC 8707) and the `iss` of the answer (RFC 9207). The tokens go to the keychain,
 //! under the issuer and the server.
 
@@ -38,6 +38,8 @@ pub struct SignIn<'a> {
     /// A client id the user registered with the authorization server themselves; without one,
     /// Tollgate registers itself where the server allows it.
     pub client_id: Option<&'a str>,
+    /// The secret of that client, if the authorization server gave it one.
+    pub client_secret: Option<&'a str>,
     /// The `WWW-Authenticate` header of the server's answer that asked for the sign-in, if
     /// any: discovery starts at its `resource_metadata` address, and its `scope` is asked for.
     pub challenge: Option<&'a str>,
@@ -158,6 +160,9 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
     }
     if let Some(id) = req.client_id.map(str::trim).filter(|s| !s.is_empty()) {
         request = request.with_preregistered_client(id);
+        if let Some(secret) = req.client_secret.filter(|s| !s.is_empty()) {
+            request = request.with_client_secret(secret);
+        }
     }
     let session = AuthorizationSession::new(manager, request)
         .await
