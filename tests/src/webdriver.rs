@@ -218,6 +218,15 @@ impl Session {
             .map_err(|e| E2eError::Timeout(format!("screenshot task: {e}")))?
     }
 
+    /// Every byte of the app's database as it stands (the file and its write-ahead log), to
+    /// search for what must never be in it.
+    pub fn database_bytes(&self) -> Vec<u8> {
+        let db = self.data_path().join("tollgate.sqlite3");
+        let mut bytes = std::fs::read(&db).unwrap_or_default();
+        bytes.extend(std::fs::read(db.with_extension("sqlite3-wal")).unwrap_or_default());
+        bytes
+    }
+
     /// The app's data folder (its database lives here).
     pub fn data_path(&self) -> &std::path::Path {
         self.data_dir

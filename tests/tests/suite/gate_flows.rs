@@ -34,13 +34,6 @@ fn calc(id: &str, expression: &str) -> tollgate_mock_llm::Reply {
     openai::calls("", &[(id, "calculate", &args)])
 }
 
-fn database_bytes(s: &Session) -> Vec<u8> {
-    let db = s.data_path().join("tollgate.sqlite3");
-    let mut bytes = std::fs::read(&db).unwrap();
-    bytes.extend(std::fs::read(db.with_extension("sqlite3-wal")).unwrap_or_default());
-    bytes
-}
-
 #[tokio::test]
 async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
     let _seat = Seat::take().await.unwrap();
@@ -66,7 +59,7 @@ async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
         request.header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
-    let db = database_bytes(&s);
+    let db = s.database_bytes();
     assert!(
         !db.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
         "the API key reached the database file"

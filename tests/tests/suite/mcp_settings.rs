@@ -169,3 +169,91 @@ async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
         .unwrap();
     s.close().await;
 }
+
+/// A remote server's OAuth client, entered from the keyboard (issue 47): the secret typed into
+/// its password field goes to the keychain of this data folder and nowhere else — not the
+/// database, not the window — and the form opened again says one is stored, without it.
+#[tokio::test]
+async fn a_client_secret_typed_in_the_form_is_kept_in_the_keychain_only() {
+    const SECRET: &str = "partner-secret-7f3a9c1e5b";
+    let _seat = Seat::take().await.unwrap();
+    let s = Session::start(&[]).await.expect("session");
+    let c = &s.client;
+    open_mcp_settings(&s).await;
+    let add = c
+        .find(Locator::XPath("//button[normalize-space()='Add server']"))
+        .await
+        .unwrap();
+    add.click().await.unwrap();
+    let form = c.find(Locator::Css("form.mcp-form")).await.unwrap();
+    form.find(Locator::Css("input"))
+        .await
+        .unwrap()
+        .send_keys("partner")
+        .await
+        .unwrap();
+    form.find(Locator::Css("select option[value=http]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    s.el("form.mcp-form input[placeholder='https://example.org/mcp']")
+        .await
+        .unwrap()
+        .send_keys("http://127.0.0.1:9/mcp")
+        .await
+        .unwrap();
+    s.el("[data-role=mcp-client-id]")
+        .await
+        .unwrap()
+        .send_keys("partner-client")
+        .await
+        .unwrap();
+    let secret = s.el("[data-role=mcp-client-secret]").await.unwrap();
+    assert_eq!(
+        secret.attr("type").await.unwrap().as_deref(),
+        Some("password")
+    );
+    secret.send_keys(SECRET).await.unwrap();
+    s.screenshot("mcp-client-secret-typed").await.unwrap();
+    // Enter in the field saves the form.
+    secret.send_keys("\u{E007}").await.unwrap();
+    c.wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css("[data-server=partner]"))
+        .await
+        .unwrap();
+
+    let keychain = tollgate_engine::secrets::Keychain::for_data_dir(s.data_path());
+    let stored = keychain
+        .get("mcp-server-partner-client-secret")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(stored.contains(SECRET), "the secret is in the OS keychain");
+    let db = s.database_bytes();
+    assert!(
+        !db.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
+        "the client secret reached the database file"
+    );
+
+    // Opened again: the field is empty and says one is stored.
+    c.find(Locator::XPath(
+        "//*[@data-server='partner']//button[normalize-space()='Edit']",
+    ))
+    .await
+    .unwrap()
+    .click()
+    .await
+    .unwrap();
+    let again = s.el("[data-role=mcp-client-secret]").await.unwrap();
+    assert_eq!(again.prop("value").await.unwrap().as_deref(), Some(""));
+    assert_eq!(
+        again.attr("placeholder").await.unwrap().as_deref(),
+        Some("stored in the keychain")
+    );
+    assert!(!s.body_text().await.unwrap().contains(SECRET));
+    s.screenshot("mcp-client-secret-stored").await.unwrap();
+    s.close().await;
+}
