@@ -548,10 +548,7 @@ impl McpManager {
         .await;
         let conn = {
             let mut entries = self.entries.lock();
-            let Some(entry) = entries
-                .get_mut(&name)
-                .filter(|e| e.generation == generation)
-            else {
+            let Some(entry) = current(&mut entries, &name, generation) else {
                 // Superseded while connecting: `started` (and its process) is dropped here.
                 return;
             };
@@ -626,10 +623,7 @@ impl McpManager {
             // The card shows Sign in; the session that was refused goes.
             let refused = {
                 let mut entries = self.entries.lock();
-                let Some(entry) = entries
-                    .get_mut(&name)
-                    .filter(|e| e.generation == generation)
-                else {
+                let Some(entry) = current(&mut entries, &name, generation) else {
                     return;
                 };
                 entry.status = McpStatus::NeedsSignIn { expired: false };
@@ -644,10 +638,7 @@ impl McpManager {
             return;
         }
         let mut entries = self.entries.lock();
-        let Some(entry) = entries
-            .get_mut(&name)
-            .filter(|e| e.generation == generation)
-        else {
+        let Some(entry) = current(&mut entries, &name, generation) else {
             return;
         };
         let mut error = "the server stopped unexpectedly".to_string();
@@ -684,7 +675,7 @@ impl McpManager {
         };
         {
             let mut entries = self.entries.lock();
-            let Some(entry) = entries.get_mut(name).filter(|e| e.generation == generation) else {
+            let Some(entry) = current(&mut entries, name, generation) else {
                 return;
             };
             match fresh {
@@ -823,6 +814,16 @@ impl McpManager {
         };
         futures::future::join_all(conns.iter().map(|c| c.shutdown())).await;
     }
+}
+
+/// The entry of server `name` if it still belongs to the start `generation`: a later start or
+/// stop supersedes the tasks of an earlier one, which then leave the entry alone.
+fn current<'a>(
+    entries: &'a mut BTreeMap<String, Entry>,
+    name: &str,
+    generation: u64,
+) -> Option<&'a mut Entry> {
+    entries.get_mut(name).filter(|e| e.generation == generation)
 }
 
 /// Everything a server says to the model, as one text for the exposure's index: its

@@ -141,6 +141,15 @@ pub(super) async fn open(dir: &Path) -> Arc<Tollgate> {
     .unwrap()
 }
 
+/// The app in `dir` with the remote server `name` at `url` added.
+async fn with_server(dir: &Path, name: &str, url: &str) -> Arc<Tollgate> {
+    let app = open(dir).await;
+    app.save_mcp_server(McpServerConfig::http(name, url), None)
+        .await
+        .unwrap();
+    app
+}
+
 /// Waits until `name` leaves `Connecting`.
 pub(super) async fn settled(app: &Tollgate, name: &str) -> McpStatus {
     let mut status = None;
@@ -208,11 +217,8 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
     let (mcp, auth) = (free_port(), free_port());
     let server = example_server(mcp, auth, strict).await;
     let dir = tempfile::tempdir().unwrap();
-    let app = open(dir.path()).await;
     let url = format!("http://localhost:{mcp}/mcp");
-    app.save_mcp_server(McpServerConfig::http("demo", &url), None)
-        .await
-        .unwrap();
+    let app = with_server(dir.path(), "demo", &url).await;
     assert_eq!(
         settled(&app, "demo").await,
         McpStatus::NeedsSignIn { expired: false }
@@ -373,11 +379,8 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
     // The tool list refused.
     let (node, port) = fake("late", &[("LATE", "list".to_string())]).await;
     let dir = tempfile::tempdir().unwrap();
-    let app = open(dir.path()).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    app.save_mcp_server(McpServerConfig::http("notes", &url), None)
-        .await
-        .unwrap();
+    let app = with_server(dir.path(), "notes", &url).await;
     assert_eq!(
         settled(&app, "notes").await,
         McpStatus::NeedsSignIn { expired: false }
@@ -390,11 +393,8 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
     // A call refused for want of scope: the session is ready until then.
     let (node, port) = fake("late", &[]).await;
     let dir = tempfile::tempdir().unwrap();
-    let app = open(dir.path()).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    app.save_mcp_server(McpServerConfig::http("notes", &url), None)
-        .await
-        .unwrap();
+    let app = with_server(dir.path(), "notes", &url).await;
     assert_eq!(settled(&app, "notes").await, McpStatus::Ready);
     let (conn, _) = app.mcp.connection("notes").unwrap();
     let cancel = tokio_util::sync::CancellationToken::new();
