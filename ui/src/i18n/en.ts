@@ -608,7 +608,8 @@ export const en = {
   "mcp.clientId": "OAuth client id (optional)",
   "mcp.clientIdHint": "Only if the server's sign-in does not let Tollgate register itself: the id of a client you registered there.",
   "mcp.clientSecret": "OAuth client secret (optional)",
-  "mcp.clientSecretHint": "Only if the authorization server gave that client a secret. Kept in the OS keychain; leave it blank to keep the one stored.",
+  "mcp.clientSecretHint":
+    "Only if the authorization server gave that client a secret. Kept in the OS keychain; leave it blank to keep the one stored.",
   "mcp.clientSecretStored": "stored in the keychain",
   "signIn.needed": "This server needs you to sign in.",
   "signIn.expired": "Your sign-in to this server expired or was revoked.",
