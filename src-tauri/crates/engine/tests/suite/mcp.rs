@@ -497,7 +497,8 @@ pub(crate) fn options(
 
 /// A tool a server keeps for its view (`_meta.ui.visibility: ["app"]`, MCP Apps, issue 47) is
 /// never offered to the model: the npm registry's PDF viewer server keeps `read_pdf_bytes` for
-/// the buttons of its view, and the model sees only `list_pdfs` and the rest.
+/// the buttons of its view, and the request the provider receives offers only `list_pdfs` and
+/// the rest.
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
@@ -532,9 +533,29 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
     );
     assert!(!view_only.contains(&"list_pdfs"), "{view_only:?}");
     registry_has(&app, "pdf__list_pdfs", true).await;
+    // What the model was offered, as the provider received it.
+    let mock = crate::suite::service::with_mock(&app).await;
+    mock.push(tollgate_mock_llm::openai::text("Nothing to read."));
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    crate::suite::service::turn(
+        &app,
+        chat,
+        tollgate_engine::chat::TurnInput::Message("Which PDFs are there?".into()),
+    )
+    .await;
+    let offered: Vec<String> = mock.bodies()[0]["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(offered.iter().any(|n| n == "pdf__list_pdfs"), "{offered:?}");
     assert!(
-        app.registry().tool("pdf__read_pdf_bytes").is_none(),
-        "a tool for the view alone reached the model's tools"
+        !offered.iter().any(|n| n.contains("read_pdf_bytes")),
+        "a tool for the view alone reached the model: {offered:?}"
     );
     app.mcp.shutdown().await;
 }

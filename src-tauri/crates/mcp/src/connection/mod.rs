@@ -365,12 +365,19 @@ impl McpConnection {
         self.sign_in.subscribe()
     }
 
-    /// `e`, after telling whoever watches that the server asked for a sign-in, if it did.
-    fn noting_sign_in(&self, e: McpError) -> McpError {
-        if let McpError::AuthRequired { challenge, .. } = &e {
-            self.sign_in.send_replace(Some(challenge.clone()));
-        }
-        e
+    /// If a request's error `e` says the server wants a (further) sign-in: that error, after
+    /// telling whoever watches ([`Self::sign_in_wanted`]).
+    fn sign_in_error(&self, e: &ServiceError) -> Option<McpError> {
+        let challenge = match e {
+            // rmcp's `ServiceError` does not chain its transport error as a source.
+            ServiceError::TransportSend(t) => sign_in_wanted(t),
+            other => sign_in_wanted(other),
+        }?;
+        self.sign_in.send_replace(Some(challenge.clone()));
+        Some(McpError::AuthRequired {
+            expired: false,
+            challenge,
+        })
     }
 
     /// What the server said about itself at the handshake.
@@ -401,16 +408,11 @@ impl McpConnection {
 
     /// Every tool the server offers (all pages).
     pub async fn tools(&self) -> Result<Vec<McpToolInfo>, McpError> {
-        self.peer
-            .list_all_tools()
-            .await
-            .map_err(|e| match service_sign_in(&e) {
-                Some(challenge) => self.noting_sign_in(McpError::AuthRequired {
-                    expired: false,
-                    challenge,
-                }),
-                None => McpError::ListTools(tollgate_secrets::redact_known_owned(e.to_string())),
+        self.peer.list_all_tools().await.map_err(|e| {
+            self.sign_in_error(&e).unwrap_or_else(|| {
+                McpError::ListTools(tollgate_secrets::redact_known_owned(e.to_string()))
             })
+        })
     }
 
     /// Has the one who watches the connection list the tools again, as a `list_changed` from
@@ -569,8 +571,7 @@ impl McpConnection {
                 Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
                 // A server that wants a (further) sign-in for this call: a `401`, or a `403`
                 // asking for more scope (step-up).
-                Ok(Err(e)) if service_sign_in(&e).is_some() => Err(self.noting_sign_in(McpError::AuthRequired { expired: false, challenge: service_sign_in(&e).flatten() })),
-                Ok(Err(e)) => Err(if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed }),
+                Ok(Err(e)) => Err(self.sign_in_error(&e).unwrap_or_else(|| if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed })),
             },
             () = options.cancel.cancelled() => Err(McpError::Cancelled),
             () = self.closed() => Err(McpError::Closed),
@@ -635,27 +636,22 @@ where
 {
     match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
         Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
-        Ok(Err(rmcp::service::ClientInitializeError::TransportError { error, .. }))
-            if sign_in_wanted(error.error.as_ref()).is_some() =>
-        {
-            Err(McpError::AuthRequired {
-                expired: false,
-                challenge: sign_in_wanted(error.error.as_ref()).flatten(),
+        Ok(Err(e)) => {
+            let wanted = match &e {
+                rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                    sign_in_wanted(error.error.as_ref())
+                }
+                _ => None,
+            };
+            Err(match wanted {
+                Some(challenge) => McpError::AuthRequired {
+                    expired: false,
+                    challenge,
+                },
+                None => McpError::Handshake(tollgate_secrets::redact_known_owned(e.to_string())),
             })
         }
-        Ok(Err(e)) => Err(McpError::Handshake(tollgate_secrets::redact_known_owned(
-            e.to_string(),
-        ))),
         Ok(Ok(running)) => Ok(running),
-    }
-}
-
-/// [`sign_in_wanted`] for a request's error (rmcp's `ServiceError` does not chain its transport
-/// error as a source).
-fn service_sign_in(e: &ServiceError) -> Option<Option<String>> {
-    match e {
-        ServiceError::TransportSend(t) => sign_in_wanted(t),
-        other => sign_in_wanted(other),
     }
 }
 
