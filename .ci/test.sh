@@ -63,17 +63,21 @@ with_keyring() {
 # end-to-end tests and the app binary they drive (built because the app crate has tests of its
 # own). Every cargo command from here selects the whole workspace: selecting fewer packages
 # (`-p`, `--exclude`) changes the features cargo unifies and compiles hundreds of crates again.
+# cargo's list of what it built (JSON on standard output) tells the next stage which binaries to run.
 say "Building every test and the app (one debug build)"
-cargo test --workspace --locked --no-run
+ARTIFACTS=target/test-artifacts.json
+cargo test --workspace --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS"
 
-# Every test in one run: the keychain tests (gnome-keyring) and the end-to-end tests (Xvfb) need
-# both wrappers. --include-ignored runs the keychain and MCP tests, which plain `cargo test`
-# leaves out; the speed figures and the installed-package test have commands of their own
-# (tests/speed.sh, .ci/install-test.sh).
+# Every test binary of that build, in two lanes side by side: the end-to-end binary in one, the
+# others one after another in the other (test-lanes.mjs; cargo would run them one at a time).
+# The keychain tests (gnome-keyring) and the end-to-end tests (Xvfb) need both wrappers.
+# --include-ignored runs the keychain and MCP tests, which plain `cargo test` leaves out; the
+# speed figures and the installed-package test have commands of their own (tests/speed.sh,
+# .ci/install-test.sh).
 say "Rust unit, integration and end-to-end tests, fuzz targets on seeds"
 rm -f target/chaos-report.txt
 with_keyring xvfb-run -a -s "-screen 0 1280x860x24" \
-  cargo test --workspace --locked --no-fail-fast -- --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
+  node .ci/test-lanes.mjs "$ARTIFACTS" --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
 
 # The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
 if [ -f target/chaos-report.txt ]; then
