@@ -7,6 +7,7 @@
 
 pub mod node_servers;
 pub mod notifications;
+pub mod recorder;
 pub mod seat;
 pub mod steps;
 pub mod webdriver;

@@ -19,6 +19,8 @@ import type {
   FilledPrompt,
   McpPromptView,
   McpResourceView,
+  McpViewDocument,
+  JsonValue,
   AppSettings,
   ChatEvent,
   ChatHistory,
@@ -420,6 +422,18 @@ export function listMcpPrompts(): Promise<McpPromptView[]> {
 /** A server's resource as attachments for the message being written. */
 export function readMcpResource(server: string, uri: string): Promise<Attachment[]> {
   return call("read_mcp_resource", { server, uri });
+}
+/** Prepares the view of call `seq` (MCP Apps, issue 47): the address its frame loads once, and what the view is told. */
+export function openMcpView(chat: ChatId, seq: number): Promise<McpViewDocument> {
+  return call("open_mcp_view", { chat, seq });
+}
+/** A `tools/call` from the view of call `seq`: run through the chat's gate; the `CallToolResult`. */
+export function mcpViewCallTool(chat: ChatId, seq: number, name: string, args: Record<string, unknown>): Promise<unknown> {
+  return call("mcp_view_call_tool", { chat, seq, name, arguments: args as JsonValue });
+}
+/** A `resources/read` from the view of call `seq`, from its own server. */
+export function mcpViewReadResource(chat: ChatId, seq: number, uri: string): Promise<unknown> {
+  return call("mcp_view_read_resource", { chat, seq, uri });
 }
 /** A server's prompt filled in with `args`, for the composer. */
 export function getMcpPrompt(server: string, name: string, args: Record<string, string>): Promise<FilledPrompt> {

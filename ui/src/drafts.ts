@@ -2,7 +2,7 @@
  * Text waiting for a chat's composer before the chat is on screen (a new chat started from a
  * summary of one that grew too long): the composer takes it once, when it opens.
  */
-import type { Attachment, ChatId } from "./types";
+import type { Attachment, ChatId, Source } from "./types";
 
 const waiting = new Map<ChatId, string>();
 
@@ -18,27 +18,59 @@ export function takeDraft(chat: ChatId): string | null {
   return text;
 }
 
-/** Files offered to a chat's composer from elsewhere in the chat (a resource a tool linked). */
-const offered = new Map<ChatId, Attachment[]>();
-const takers = new Map<ChatId, (files: Attachment[]) => void>();
-
 /**
- * Offers `files` to the composer of `chat`: the open composer takes them at once, a composer
- * opened later takes them when it opens.
+ * Things offered to a chat's composer from elsewhere in the chat: the open composer takes each
+ * at once, a composer opened later takes those waiting when it opens.
  */
-export function offerFiles(chat: ChatId, files: Attachment[]): void {
-  const taker = takers.get(chat);
-  if (taker) taker(files);
-  else offered.set(chat, [...(offered.get(chat) ?? []), ...files]);
+class Offers<T> {
+  private waiting = new Map<ChatId, T[]>();
+  private takers = new Map<ChatId, (items: T[]) => void>();
+
+  offer(chat: ChatId, items: T[]): void {
+    const taker = this.takers.get(chat);
+    if (taker) taker(items);
+    else this.waiting.set(chat, [...(this.waiting.get(chat) ?? []), ...items]);
+  }
+
+  /** `take` receives the chat's offers (those waiting first) until the returned function is called. */
+  take(chat: ChatId, take: (items: T[]) => void): () => void {
+    const waiting = this.waiting.get(chat);
+    this.waiting.delete(chat);
+    if (waiting?.length) take(waiting);
+    this.takers.set(chat, take);
+    return () => {
+      if (this.takers.get(chat) === take) this.takers.delete(chat);
+    };
+  }
 }
 
-/** The composer of `chat` takes offered files (those waiting first) until the returned function is called. */
-export function takeOfferedFiles(chat: ChatId, take: (files: Attachment[]) => void): () => void {
-  const waiting = offered.get(chat);
-  offered.delete(chat);
-  if (waiting?.length) take(waiting);
-  takers.set(chat, take);
-  return () => {
-    if (takers.get(chat) === take) takers.delete(chat);
-  };
+/** Files: a resource a tool's result linked (issue 36). */
+const files = new Offers<Attachment>();
+
+/** Offers `list` to the composer of `chat`. */
+export function offerFiles(chat: ChatId, list: Attachment[]): void {
+  files.offer(chat, list);
+}
+
+/** The composer of `chat` takes offered files until the returned function is called. */
+export function takeOfferedFiles(chat: ChatId, take: (list: Attachment[]) => void): () => void {
+  return files.take(chat, take);
+}
+
+/** A message an MCP server's view wrote for the chat (issue 47): the user reads it, and sends it or not. */
+export interface OfferedMessage {
+  text: string;
+  sources: Source[];
+}
+
+const messages = new Offers<OfferedMessage>();
+
+/** Offers a message to the composer of `chat`: it fills the box, never sends itself. */
+export function offerMessage(chat: ChatId, message: OfferedMessage): void {
+  messages.offer(chat, [message]);
+}
+
+/** The composer of `chat` takes offered messages until the returned function is called. */
+export function takeOfferedMessages(chat: ChatId, take: (list: OfferedMessage[]) => void): () => void {
+  return messages.take(chat, take);
 }

@@ -42,6 +42,8 @@ export function sourceText(s: Source): string {
         : t("source.network", { folder: shortFolder(s.folder) });
     case "mcpServer":
       return t("source.mcpServer", { server: s.server });
+    case "mcpView":
+      return t("source.mcpView", { server: s.server });
   }
 }
 
@@ -74,6 +76,7 @@ function carrierKey(s: Source): Key {
     case "mcpResource":
     case "mcpPrompt":
     case "mcpServer":
+    case "mcpView":
       return "guard.carrier.mcp";
     case "file":
     case "command":
@@ -210,6 +213,7 @@ export function keyOf(s: Source): TrustKey {
     case "mcpResource":
     case "mcpPrompt":
     case "mcpServer":
+    case "mcpView":
       return { type: "server", server: s.server };
     case "attachment":
       return { type: "attachment", name: s.name };

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { ChatHistory } from "./types";
+import type { ChatHistory, PendingApproval } from "./types";
 
 vi.mock("./api", () => ({
   chatHistory: vi.fn(),
@@ -22,7 +22,7 @@ let store: ChatStore;
 beforeEach(() => {
   store = new ChatStore((flush) => flush());
   vi.mocked(api.chatHistory).mockReset().mockResolvedValue(history);
-  vi.mocked(api.chatRevision).mockReset().mockResolvedValue({ revision: 0, running: false });
+  vi.mocked(api.chatRevision).mockReset().mockResolvedValue({ revision: 0, running: false, waiting: 0 });
 });
 
 describe("a failed chat action shows as the chat's alert, never as a rejection", () => {
@@ -94,7 +94,7 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
   it("a chat held at the revision it has now is not read again", async () => {
     vi.mocked(api.chatHistory).mockResolvedValueOnce(said(1, "hello", 7));
     await session.loadChat(3, store);
-    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: false });
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: false, waiting: 0 });
     await session.loadChat(3, store);
     expect(api.chatHistory).toHaveBeenCalledTimes(1);
     expect(store.get(3).messages.map((m) => m.content)).toEqual(["hello"]);
@@ -105,7 +105,7 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
       .mockResolvedValueOnce(said(1, "hello", 7))
       .mockResolvedValueOnce(said(2, "edited", 9));
     await session.loadChat(3, store);
-    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 9, running: false });
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 9, running: false, waiting: 0 });
     await session.loadChat(3, store);
     expect(api.chatHistory).toHaveBeenCalledTimes(2);
     expect(store.get(3).messages.map((m) => m.content)).toEqual(["edited"]);
@@ -115,9 +115,25 @@ describe("opening a chat again reads it only when it changed (F-71)", () => {
   it("a chat with a turn running is read again even at the same revision (its approvals are not in it)", async () => {
     vi.mocked(api.chatHistory).mockResolvedValueOnce(said(1, "hello", 7));
     await session.loadChat(3, store);
-    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: true });
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: true, waiting: 0 });
     await session.loadChat(3, store);
     expect(api.chatHistory).toHaveBeenCalledTimes(2);
+  });
+
+  it("a chat with no turn is read again when a call waits in it (a server's view asked), and shows the card", async () => {
+    vi.mocked(api.chatHistory).mockResolvedValue(said(1, "hello", 7));
+    await session.loadChat(3, store);
+    const card = { id: "a1", chat: 3, seq: 2 } as unknown as PendingApproval;
+    vi.mocked(api.pendingApprovals).mockResolvedValueOnce([card]);
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: false, waiting: 1 });
+    await session.loadChat(3, store);
+    expect(api.chatHistory).toHaveBeenCalledTimes(2);
+    expect(store.get(3).approvals).toEqual([card]);
+    // Answered: nothing waits, but the card held is dropped by reading again.
+    vi.mocked(api.chatRevision).mockResolvedValueOnce({ revision: 7, running: false, waiting: 0 });
+    await session.loadChat(3, store);
+    expect(api.chatHistory).toHaveBeenCalledTimes(3);
+    expect(store.get(3).approvals).toEqual([]);
   });
 
   it("a state not read from history (events only) and a forced reload both read without asking", async () => {

@@ -61,15 +61,18 @@ export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force
   const held = !force && store.has(chat) ? store.get(chat).revision : null;
   if (held !== null) {
     const now = await api.chatRevision(chat);
-    // A running turn's approvals and questions are not in the revision: such a chat is read.
-    if (now.revision === held && !now.running) {
+    // A running turn's approvals and questions are not in the revision, nor are the calls a
+    // server's view made (issue 47): a chat with either is read.
+    const waitingHeld = store.get(chat).approvals.length;
+    if (now.revision === held && !now.running && now.waiting === 0 && waitingHeld === 0) {
       // A read of its earlier pages that failed starts again when the chat is opened again.
       if (store.get(chat).earlier !== null) void readEarlier(chat, store);
       return;
     }
   }
   const history = await api.chatHistory(chat, null, HISTORY_FIRST_PAGE);
-  const approvals = history.running ? await api.pendingApprovals(chat) : [];
+  // Approvals wait in a chat with no turn too: those of the calls its servers' views made.
+  const approvals = await api.pendingApprovals(chat);
   if (!force && live.has(chat)) return;
   const previous = store.has(chat) ? store.get(chat) : null;
   const read = fromHistory(chat, history, approvals);

@@ -6,6 +6,7 @@ import {
   callsByTurn,
   callsFor,
   emptyChat,
+  applyToolEvent,
   fromHistory,
   isUnfinished,
   keepEarlier,
@@ -457,6 +458,36 @@ describe("fromHistory", () => {
       },
     ],
   };
+
+  it("puts a call a server's view made with the call whose view it is, waiting when its card waits", () => {
+    const parent = history.calls[0]!;
+    const withView: ChatHistory = {
+      ...history,
+      calls: [
+        { ...parent, view: { server: "clock", uri: "ui://clock/app.html" } },
+        { ...parent, messageId: null, seq: 2, callId: "view-c1-1", requestedName: "clock__tick", tool: "clock__tick", status: "running", viewOf: 1 },
+      ],
+    };
+    const s = fromHistory(7, withView, [{ ...approval, seq: 2, callId: "view-c1-1" }]);
+    const calls = callsFor(s, 2);
+    expect(calls.map((c) => [c.seq, c.viewOf])).toEqual([
+      [1, null],
+      [2, 1],
+    ]);
+    expect(calls[0]?.view).toEqual({ server: "clock", uri: "ui://clock/app.html" });
+    expect(calls[1]?.status).toBe("awaiting_approval");
+    // Live, the same: the event names the view's call, and it joins its message.
+    const live = applyToolEvent(s, {
+      type: "beforeCall",
+      chat: 7,
+      seq: 3,
+      callId: "view-c1-2",
+      requestedName: "clock__tick",
+      rawArgs: "{}",
+      viewOf: 1,
+    });
+    expect(live.calls.find((c) => c.seq === 3)).toMatchObject({ viewOf: 1, messageId: 2 });
+  });
 
   it("rebuilds the same timeline: tool messages fold into their calls", () => {
     const s = fromHistory(7, history);

@@ -13,6 +13,7 @@ import type {
   ExecutionPolicy,
   FailureKind,
   GuardMark,
+  McpViewLink,
   MessageStatus,
   PendingApproval,
   PendingElicitation,
@@ -63,6 +64,10 @@ export interface CallView {
   outputDropped: number;
   /** How far the call has got, as its MCP server last reported while it ran (issue 36). */
   progress: CallProgress | null;
+  /** The view its MCP server ships with the result (issue 47), shown under the card. */
+  view: McpViewLink | null;
+  /** Made by the view of call `viewOf` (issue 47), not by the model: shown under that view. */
+  viewOf: number | null;
 }
 
 /** An MCP server's last progress report for a running call. */
@@ -196,6 +201,8 @@ function callFromRecord(r: RecordedCall): CallView {
     output: "",
     outputDropped: 0,
     progress: null,
+    view: r.view ?? null,
+    viewOf: r.viewOf ?? null,
   };
 }
 
@@ -249,6 +256,11 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   // Made-up numbers below every recorded call's, in the order the results came: -n … -1.
   unrecorded.forEach((c, i) => (c.seq = i - unrecorded.length));
   calls.push(...unrecorded);
+  // A view's calls sit with the call whose view made them.
+  const bySeq0 = new Map(calls.map((c) => [c.seq, c]));
+  for (const c of calls) {
+    if (c.viewOf !== null && c.messageId === null) c.messageId = bySeq0.get(c.viewOf)?.messageId ?? null;
+  }
   // Give calls without a message the assistant message that requested them.
   for (const c of calls) {
     if (c.messageId !== null) continue;
@@ -260,6 +272,13 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   state.revision = history.revision;
   state.earlier = history.earlier ?? null;
   state.approvals = approvals;
+  // A call read while it waits for the user says so (its record only says it runs).
+  for (const a of approvals) {
+    const waiting = state.calls.find((c) => c.seq === a.seq);
+    if (waiting && waiting.status === "running") {
+      waiting.status = a.request.kind === "execution" ? "awaiting_approval" : "awaiting_result_review";
+    }
+  }
   const last = state.messages[state.messages.length - 1];
   if (last && last.role === "assistant" && last.status === "error") {
     const stored = history.messages.find((m) => m.id === last.id)?.payload?.failure;
@@ -338,6 +357,8 @@ function blankCall(seq: number, callId: string, name: string, messageId: number 
     output: "",
     outputDropped: 0,
     progress: null,
+    view: null,
+    viewOf: null,
   };
 }
 
@@ -480,8 +501,14 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
   switch (event.type) {
     case "beforeCall": {
       if (state.calls.some((c) => c.seq === event.seq)) return state;
-      const owner = state.messages.find((m) => m.toolCalls.some((t) => t.id === event.callId)) ?? currentAssistant(state);
-      const call = blankCall(event.seq, event.callId, event.requestedName, owner?.id ?? null);
+      const viewOf = event.viewOf ?? null;
+      // A view's call belongs with the call whose view made it, not with the answer being written.
+      const messageId =
+        viewOf !== null
+          ? (state.calls.find((c) => c.seq === viewOf)?.messageId ?? null)
+          : ((state.messages.find((m) => m.toolCalls.some((t) => t.id === event.callId)) ?? currentAssistant(state))?.id ?? null);
+      const call = blankCall(event.seq, event.callId, event.requestedName, messageId);
+      call.viewOf = viewOf;
       call.args = parseArgs(event.rawArgs);
       call.status = "pending";
       return { ...state, calls: [...state.calls, call] };
@@ -535,6 +562,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         sandbox: s.sandbox ?? null,
         sources: s.sources ?? [],
         guard: s.guard,
+        view: s.view ?? null,
       }));
     }
     case "questionAsked":

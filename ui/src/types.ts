@@ -28,6 +28,8 @@ export type {
   McpPromptArgument,
   McpPromptView,
   McpResourceView,
+  McpViewDocument,
+  McpViewLink,
   AttachmentKind,
   ApprovalRecordRow,
   AssistantToolCall,

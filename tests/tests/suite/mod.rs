@@ -20,6 +20,7 @@ mod mcp_composer;
 mod mcp_elicitation;
 mod mcp_oauth;
 mod mcp_settings;
+mod mcp_views;
 mod provenance;
 mod provider_faults;
 mod sandbox;

@@ -28,6 +28,7 @@ const settings: SettingsView = {
     language: "en",
     notify: true,
     attentionHint: true,
+    mcpViews: true,
     turn: {
       maxRounds: 10,
       doomLoopThreshold: 3,

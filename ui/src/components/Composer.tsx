@@ -12,7 +12,8 @@ import { Attachments } from "./Attachments";
 import { useAutoGrow } from "./hooks";
 import { Icon } from "./icons";
 import { matchingPrompts, PromptForm, PromptMenu, ResourceButton, useMcpCatalog } from "./McpPicker";
-import { takeDraft, takeOfferedFiles } from "../drafts";
+import { takeDraft, takeOfferedFiles, takeOfferedMessages } from "../drafts";
+import { sourceText } from "../provenance";
 
 function alertKey(action: ChatAction): Key {
   switch (action) {
@@ -71,6 +72,19 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   }, [chat.id, running]);
 
   useAutoGrow(area, text, 240);
+
+  // A message a server's view wrote (issue 47): it fills the box, labelled, and never sends itself.
+  useEffect(
+    () =>
+      takeOfferedMessages(chat.id, (list) => {
+        const last = list.at(-1);
+        if (!last) return;
+        setText(last.text);
+        setSources(last.sources);
+        area.current?.focus();
+      }),
+    [chat.id],
+  );
 
   // A resource a tool's result linked, attached from its card (issue 36).
   const withFilesRef = useRef<(more: Attachment[]) => void>(() => {});
@@ -189,6 +203,24 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
         />
       ) : null}
       <div class={`composer${running ? " is-running" : ""}`}>
+        {sources.some((s) => s.type === "mcpView") ? (
+          <div class="composer-from" data-role="composer-from">
+            <span>{t("composer.from", { list: sources.map(sourceText).join(", ") })}</span>
+            <button
+              type="button"
+              class="icon-btn"
+              title={t("composer.fromClear")}
+              aria-label={t("composer.fromClear")}
+              onClick={() => {
+                setText("");
+                setSources([]);
+                area.current?.focus();
+              }}
+            >
+              ✕
+            </button>
+          </div>
+        ) : null}
         {files.length ? (
           <Attachments
             files={files}

@@ -6,7 +6,7 @@ import { type Key, t } from "../i18n";
 import * as session from "../session";
 import { offerFiles } from "../drafts";
 import { carryOver } from "../summary";
-import { callsFor, type ChatState, PENDING_USER_ID, type TimelineMessage } from "../timeline";
+import { callsFor, type ChatState, isUnfinished, PENDING_USER_ID, type TimelineMessage } from "../timeline";
 import { forgetTyping } from "../typing";
 import type { ChatId, ChatRow, FailureKind, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
@@ -14,6 +14,7 @@ import { ElicitationCard } from "./ElicitationCard";
 import { Attachments } from "./Attachments";
 import { type Stick, useAutoGrow, useDismiss } from "./hooks";
 import { Icon } from "./icons";
+import { McpView } from "./McpView";
 import { ToolCard } from "./ToolCard";
 import { VIRTUALIZE_FROM, VirtualList } from "./VirtualList";
 import { CopyMessage, Markdown } from "./Markdown";
@@ -86,17 +87,30 @@ export function Timeline({
         {streaming && !m.content && !m.reasoning && !m.retry && calls.length === 0 ? <span class="typing" aria-label={t("chat.running")} /> : null}
         {calls.length ? (
           <div class="tool-cards">
-            {calls.map((c) => (
-              <div key={c.seq}>
-                <ToolCard
-                  call={c}
-                  onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)}
-                  onAttach={(files) => offerFiles(state.chat, files)}
-                />
-                {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
-                {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
-              </div>
-            ))}
+            {calls
+              .filter((c) => c.viewOf === null)
+              .map((c) => (
+                <div key={c.seq}>
+                  <ToolCard
+                    call={c}
+                    onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)}
+                    onAttach={(files) => offerFiles(state.chat, files)}
+                  />
+                  {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
+                  {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
+                  {c.view && !isUnfinished(c.status) ? <McpView chat={state.chat} call={c} /> : null}
+                  {/* What the view asked for: its calls, each with its card and questions. */}
+                  {calls
+                    .filter((v) => v.viewOf === c.seq)
+                    .map((v) => (
+                      <div key={v.seq} class="view-call" data-role="view-call">
+                        <ToolCard call={v} compact fromView={c.view?.server ?? ""} />
+                        {state.approvals.filter((a) => a.seq === v.seq).map(approvalCard)}
+                        {state.questions.filter((q) => q.seq === v.seq).map(questionCard)}
+                      </div>
+                    ))}
+                </div>
+              ))}
           </div>
         ) : null}
         <MessageFooter message={m}>

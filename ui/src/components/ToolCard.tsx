@@ -107,9 +107,12 @@ export function ToolCard({
   compact = false,
   onRerun,
   onAttach,
+  fromView,
 }: {
   call: CallView;
   compact?: boolean;
+  /** The call was made by this server's view (issue 47), not by the model. */
+  fromView?: string | undefined;
   onRerun?: ((command: string) => void) | undefined;
   /** Puts files in the message being written: a resource the result linked (issue 36). */
   onAttach?: ((files: Attachment[]) => void) | undefined;
@@ -135,6 +138,11 @@ export function ToolCard({
           {open ? "▾" : "▸"}
         </span>
       </button>
+      {fromView !== undefined ? (
+        <div class="tool-card-origin" data-role="made-by-view">
+          {t("view.madeBy", { server: fromView })}
+        </div>
+      ) : null}
       {decisions.length ? (
         <div class="tool-card-decisions">
           {decisions.map((d) => (

@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
 /* eslint-disable */
 // Chats, messages, their history and the events of a turn.
-import type { ApprovalId, ChatId } from "./common";
+import type { ApprovalId, ChatId, McpViewLink } from "./common";
 import type { Attachment, CallDecision, CallStatus, DecidedBy, Decision, ExecutionPolicy, GuardMark, PendingApproval, RecordStatus, Source, ToolEffects } from "./gate";
 import type { ElicitationOutcome, PendingElicitation } from "./mcp";
 import type { SandboxReport } from "./sandbox";
@@ -205,7 +205,15 @@ effects?: ToolEffects,
 /**
  * How it went through the provenance gate (F-85).
  */
-guard: GuardMark, };
+guard: GuardMark, 
+/**
+ * The view its server ships with the result (issue 47).
+ */
+view?: McpViewLink, 
+/**
+ * Made by the view of call `c<view_of>`, not by the model.
+ */
+viewOf?: number, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
 /**
@@ -223,7 +231,12 @@ revision: number,
  */
 earlier: number | null, };
 
-export type ChatRevision = { revision: number, running: boolean, };
+export type ChatRevision = { revision: number, running: boolean, 
+/**
+ * Calls waiting for the user's answer: a chat with no turn has them when a server's view
+ * made a call (issue 47), and they change nothing in its revision.
+ */
+waiting: number, };
 
 export type OutputStream = "stdout" | "stderr" | "log";
 
@@ -253,9 +266,17 @@ sources?: Array<Source>,
 /**
  * How the call went through the provenance gate (F-85).
  */
-guard: GuardMark, };
+guard: GuardMark, 
+/**
+ * The view the server ships with the result (issue 47), shown under the card.
+ */
+view?: McpViewLink, };
 
-export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
+export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, 
+/**
+ * Made by the view of call `c<view_of>` (issue 47), not by the model.
+ */
+viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 

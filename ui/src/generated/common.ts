@@ -28,3 +28,5 @@ missing: Missing | null,
  * What was refused, as data: the window words it in the user's language.
  */
 invalid: Invalid | null, };
+
+export type McpViewLink = { server: string, uri: string, };

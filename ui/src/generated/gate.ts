@@ -59,7 +59,7 @@ export type RuleGrant = { "type": "matching", pattern: string, } | { "type": "ev
 
 export type RuleSubjectKind = "command" | "path" | "url" | "args";
 
-export type Source = { "type": "web", url: string, host: string, } | { "type": "file", folder: string, path: string, } | { "type": "command", folder: string, } | { "type": "mcpTool", server: string, tool: string, } | { "type": "mcpResource", server: string, uri: string, } | { "type": "mcpPrompt", server: string, name: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, } | { "type": "mcpServer", server: string, } | { "type": "network", folder: string, hosts: Array<string>, };
+export type Source = { "type": "web", url: string, host: string, } | { "type": "file", folder: string, path: string, } | { "type": "command", folder: string, } | { "type": "mcpTool", server: string, tool: string, } | { "type": "mcpResource", server: string, uri: string, } | { "type": "mcpPrompt", server: string, name: string, } | { "type": "attachment", name: string, } | { "type": "import", title: string, } | { "type": "mcpServer", server: string, } | { "type": "network", folder: string, hosts: Array<string>, } | { "type": "mcpView", server: string, };
 
 export type AttachmentKind = "image" | "text" | "resourceLink";
 

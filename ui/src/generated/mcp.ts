@@ -110,7 +110,12 @@ oauthClientId?: string,
  * or in the token request, as the server's metadata says; issue 47). A secret: it lives
  * in the keychain, and the settings and the window see `""` for "one is stored".
  */
-oauthClientSecret?: string, };
+oauthClientSecret?: string, 
+/**
+ * Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
+ * rendered and no view of it may call a tool.
+ */
+views: boolean, };
 
 export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
 
@@ -200,3 +205,41 @@ signIn: OAuthRecord | null,
  * A sign-in is waiting for the browser.
  */
 signingIn: boolean, };
+
+export type McpViewDocument = { 
+/**
+ * `tollgate-view://localhost/<token>`: unguessable, and served to one load only.
+ */
+url: string, server: string, 
+/**
+ * The tool's name on its server (the view's `hostContext.toolInfo`).
+ */
+tool: string, 
+/**
+ * The Content-Security-Policy the document is served under: built from the domains the
+ * resource declares, and nothing else.
+ */
+csp: string, 
+/**
+ * The outside addresses the resource declared (to connect to or load from), shown on the
+ * view's frame so the user knows where it may reach.
+ */
+domains: Array<string>, 
+/**
+ * The resource asks for a border and background (`None`: the host decides).
+ */
+prefersBorder: boolean | null, 
+/**
+ * The arguments the call ran with (`ui/notifications/tool-input`).
+ */
+toolInput: JsonValue, 
+/**
+ * The call's result as the server returned it (`ui/notifications/tool-result`); `None`
+ * when the call failed or its result was withheld.
+ */
+toolResult: JsonValue | null, 
+/**
+ * Why the call has no result for the view (it failed, was denied or withheld), for
+ * `ui/notifications/tool-cancelled`.
+ */
+cancelled: string | null, };

@@ -20,7 +20,12 @@ notify: boolean,
 /**
  * ... and asks for the window's attention (the taskbar's urgency hint) (F-59).
  */
-attentionHint: boolean, };
+attentionHint: boolean, 
+/**
+ * Show the views MCP servers ship with their tools (MCP Apps, issue 47); each server
+ * has its own switch too.
+ */
+mcpViews: boolean, };
 
 export type SettingsView = { app: AppSettings, tools: ToolSettings, };
 

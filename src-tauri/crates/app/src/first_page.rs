@@ -7,6 +7,9 @@
 use tauri::{Runtime, WebviewWindowBuilder};
 use tollgate_engine::store::ChatRow;
 
+/// The label of the app's one window (`tauri.conf.json`).
+pub const MAIN_WINDOW: &str = "main";
+
 /// Chats on the first page: the UI's `CHAT_PAGE` (`ui/src/components/chatPages.ts`).
 pub const FIRST_PAGE: u32 = 100;
 
@@ -25,7 +28,13 @@ pub fn open_main_window<R: Runtime>(
     app: &tauri::App<R>,
     rows: Option<&[ChatRow]>,
 ) -> tauri::Result<()> {
-    let Some(config) = app.config().app.windows.iter().find(|w| w.label == "main") else {
+    let Some(config) = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == MAIN_WINDOW)
+    else {
         return Err(tauri::Error::WindowNotFound);
     };
     let mut builder = WebviewWindowBuilder::from_config(app.handle(), config)?;

@@ -18,6 +18,7 @@ pub mod navigation;
 pub mod page_globals;
 pub mod rendering;
 pub mod state;
+pub mod view_scheme;
 
 #[cfg(test)]
 mod capabilities;
@@ -123,6 +124,7 @@ pub fn run(context: tauri::Context<tauri::Wry>, start_turn: StartTurn) -> Result
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(navigation::guard())
+        .register_uri_scheme_protocol(view_scheme::SCHEME, view_scheme::serve)
         .setup(move |app| {
             let default_dir = app.path().app_data_dir()?;
             let data_dir = tollgate_engine::store::data_dir(default_dir);

@@ -2,7 +2,7 @@
 //! the system browser (the opener plugin, from the UI); this guard is the backstop for anything
 //! that still tries to navigate the window — a link the UI missed, a form, a script — so model
 //! output can never replace the app with a page of its choosing, which would then hold the IPC
-//! bridge.
+//! bridge. An MCP Apps view's frame may load its document once (issue 47).
 
 use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime, Url};
@@ -23,7 +23,15 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
     tauri::plugin::Builder::new("navigation-guard")
         .on_navigation(|webview, url| {
             let dev = webview.app_handle().config().build.dev_url.clone();
-            let allowed = is_app_page(url, dev.as_ref());
+            // The one other address: an MCP Apps view's document waiting for its frame (issue
+            // 47), by its unguessable one-time token; loaded, it is no longer allowed.
+            let view = || {
+                webview
+                    .app_handle()
+                    .try_state::<crate::state::AppState>()
+                    .is_some_and(|s| s.app.view_documents().waiting(url.as_str()))
+            };
+            let allowed = is_app_page(url, dev.as_ref()) || view();
             if !allowed {
                 tracing::warn!("the window was kept from navigating to {url}");
             }

@@ -34,7 +34,8 @@ use tollgate_engine::protocol::{
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
-    CommandError, ErrorKind, Invalid, Missing, Rule, RuleAction, RuleScope, RuleSubjectKind,
+    CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, Missing, Rule, RuleAction,
+    RuleScope, RuleSubjectKind,
 };
 use tollgate_engine::protocol::{
     DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
@@ -99,6 +100,7 @@ fn parts() -> Vec<Part> {
             Missing,
             Invalid,
             CommandError,
+            McpViewLink,
         ),
         part!("sandbox", "The sandbox: what the system supports, a chat's setting, what a command met":
             SandboxLevel,
@@ -218,6 +220,7 @@ fn parts() -> Vec<Part> {
             FilledPrompt,
             OAuthRecord,
             McpServerView,
+            McpViewDocument,
         ),
         part!("settings", "The app's settings and the model providers":
             ToolCalling,
@@ -502,6 +505,11 @@ fn ts_type(rust: &str, known: &[String], used: &mut std::collections::BTreeSet<S
         ("String" | "str", None) => "string".into(),
         ("i64" | "u64" | "i32" | "u32" | "usize" | "f64", None) => "number".into(),
         ("bool", None) => "boolean".into(),
+        // Any JSON (an MCP server's result, a view's arguments): the generated `JsonValue`.
+        ("Value", None) => {
+            used.insert("JsonValue".into());
+            "JsonValue".into()
+        }
         // A command that returns nothing resolves to `null`; the UI never reads it.
         ("()", None) => "void".into(),
         ("Option", Some(t)) => format!("{} | null", ts_type(t, known, used)),

@@ -41,6 +41,19 @@ pub struct CallOrigin {
     /// round's snapshot. `None` outside a turn (nothing read).
     #[serde(skip)]
     pub exposure: Option<crate::provenance::SharedExposure>,
+    /// Made by a server's view (issue 47), not by the model: it may call only that server's
+    /// tools that its views may call.
+    pub view: Option<ViewOrigin>,
+}
+
+/// The view a call came from (issue 47).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewOrigin {
+    /// The call whose view it is, `c<of_seq>`.
+    pub of_seq: u64,
+    /// The view's server (the tool group it may call into).
+    pub server: String,
 }
 
 /// What a rerun repeats (issue 33): exactly what ran, where it ran.
@@ -82,6 +95,9 @@ pub struct ToolCallResult {
     /// Where the result came from (F-80): stored with the tool message, so the chat's
     /// exposure can be read back from its branch.
     pub sources: Vec<Source>,
+    /// The result as the tool's source returned it, for a view that made the call or shows it
+    /// (issue 47); `None` when withheld or edited, and for tools no view reads.
+    pub raw: Option<Value>,
 }
 
 /// What the stages learned, for the record.
@@ -107,7 +123,7 @@ pub(crate) struct Outcome {
     pub status: CallStatus,
     pub content: String,
     pub truncated: bool,
-    pub result_var: Option<String>,
+    pub result_var: Option<Box<str>>,
     pub args_var: Option<Box<str>>,
     pub stop_turn: bool,
     /// Boxed to keep every stage's `Err(Outcome)` small.
@@ -118,6 +134,32 @@ pub(crate) struct Outcome {
     /// Where the content came from (F-80); empty for Tollgate's own messages. Boxed, as
     /// `images` is.
     pub sources: Box<[Source]>,
+    /// What a view reads of the call (issue 47); boxed, as `images` is.
+    pub for_view: Option<Box<ForView>>,
+}
+
+/// What a view reads of a call (issue 47).
+pub(crate) struct ForView {
+    /// The result as its source returned it.
+    pub raw: Option<Value>,
+    /// The view the tool's server ships with the result.
+    pub link: Option<std::sync::Arc<crate::protocol::McpViewLink>>,
+}
+
+impl ForView {
+    /// What a view reads of a call with this result and this view, if anything.
+    pub(crate) fn of(
+        raw: Option<Value>,
+        link: Option<std::sync::Arc<crate::protocol::McpViewLink>>,
+    ) -> Option<Box<Self>> {
+        (raw.is_some() || link.is_some()).then(|| Box::new(Self { raw, link }))
+    }
+
+    /// The call's view and its result as the record keeps them (`None` without a view).
+    pub(crate) fn record(&self) -> Option<(crate::protocol::McpViewLink, Option<String>)> {
+        let link = self.link.as_deref()?;
+        Some((link.clone(), self.raw.as_ref().map(Value::to_string)))
+    }
 }
 
 impl Outcome {
@@ -132,6 +174,7 @@ impl Outcome {
             preview: None,
             images: Box::default(),
             sources: Box::default(),
+            for_view: None,
         }
     }
 }

@@ -31,7 +31,7 @@ mod resolve;
 mod sources;
 mod turnstile;
 
-pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult};
+pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
 pub use turnstile::Turnstile;
 
 use crate::approvals::{ApprovalError, ApprovalHub};

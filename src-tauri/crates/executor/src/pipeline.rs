@@ -3,7 +3,8 @@
 //! the next needs, or the call's [`Outcome`] when the call ends there):
 //!
 //! 1. Parse — [`parse_stage`]
-//! 2. Resolve the tool — `resolve_stage`; variable references — `resolve_refs_stage`
+//! 2. Resolve the tool — `resolve_tool` (a view's call: `resolve_view_tool`), `admit_stage`;
+//!    variable references — `resolve_refs_stage`
 //! 3. Validate — [`validate_stage`]
 //! 4. Permission — `permission` (in `permission.rs`, with its fixed decision order)
 //! 5. Wait for its turn and re-check the grant — `wait_and_recheck_stage`
@@ -68,6 +69,8 @@ struct Formatted {
     text: String,
     images: Vec<Attachment>,
     sources: Vec<Source>,
+    /// The result as its source returned it, for a view (issue 47).
+    raw: Option<Value>,
 }
 
 /// A result after review: the full text to store, what the model sees, the images the user
@@ -77,6 +80,7 @@ struct Reviewed {
     shown: Shown,
     images: Vec<Attachment>,
     sources: Vec<Source>,
+    raw: Option<Value>,
 }
 
 /// The variables a call's full result and arguments are stored as (F-16), when its tool stores
@@ -162,6 +166,7 @@ impl ToolExecutor {
             requested_name: req.name.clone(),
             raw_args: raw_args.clone(),
             started_at: now_ms(),
+            view_of: origin.view.as_ref().map(|v| v.of_seq),
         });
         self.deps.sink.emit(ToolEvent::BeforeCall {
             chat: self.chat,
@@ -169,6 +174,7 @@ impl ToolExecutor {
             call_id: req.call_id.clone(),
             requested_name: req.name.clone(),
             raw_args,
+            view_of: origin.view.as_ref().map(|v| v.of_seq),
         });
         (seq, Instant::now())
     }
@@ -206,7 +212,7 @@ impl ToolExecutor {
             status: outcome.status,
             result_text: outcome.content.clone(),
             truncated: outcome.truncated,
-            result_var: outcome.result_var.clone(),
+            result_var: outcome.result_var.as_deref().map(String::from),
             args_var: outcome.args_var.as_deref().map(String::from),
             result_images: outcome.images.to_vec(),
             sandbox: trace.sandbox.clone(),
@@ -215,6 +221,10 @@ impl ToolExecutor {
             guard: trace.guard,
             ended_at: now_ms(),
             duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
+            view: outcome
+                .for_view
+                .as_deref()
+                .and_then(super::call::ForView::record),
         });
         self.deps.sink.emit(ToolEvent::Finished {
             chat: self.chat,
@@ -230,12 +240,16 @@ impl ToolExecutor {
                 }),
                 content: outcome.content.clone(),
                 truncated: outcome.truncated,
-                result_var: outcome.result_var.clone(),
+                result_var: outcome.result_var.as_deref().map(String::from),
                 args_var: outcome.args_var.as_deref().map(String::from),
                 images: std::mem::take(&mut outcome.images).into_vec(),
                 sandbox: trace.sandbox,
                 sources: outcome.sources.to_vec(),
                 guard: trace.guard,
+                view: outcome
+                    .for_view
+                    .as_deref()
+                    .and_then(|v| v.link.as_deref().cloned()),
             },
         });
         ToolCallResult {
@@ -246,10 +260,11 @@ impl ToolExecutor {
             is_error: outcome.status.is_error(),
             content: outcome.content,
             truncated: outcome.truncated,
-            result_var: outcome.result_var,
+            result_var: outcome.result_var.map(String::from),
             args_var: outcome.args_var.map(String::from),
             stop_turn: outcome.stop_turn,
             sources: outcome.sources.into_vec(),
+            raw: outcome.for_view.and_then(|v| v.raw),
         }
     }
 
@@ -258,7 +273,11 @@ impl ToolExecutor {
     async fn run_stages(&self, call: &CallCtx<'_>, trace: &mut Trace) -> Result<Outcome, Outcome> {
         let args = parse_stage(call.req)?;
         let registry = self.registry();
-        let entry = self.resolve_stage(&registry, &call.req.name, trace)?;
+        let entry = match &call.origin.view {
+            None => self.resolve_tool(&registry, &call.req.name)?,
+            Some(v) => self.resolve_view_tool(&registry, &v.server, &call.req.name)?,
+        };
+        let entry = self.admit_stage(entry, trace)?;
         // A rerun repeats arguments that were expanded once already: expanding them again
         // would run what no card showed (issue 33).
         let (args, expanded) = match call.origin.unsandboxed_rerun {
@@ -287,15 +306,13 @@ impl ToolExecutor {
         Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
 
-    /// Resolve: the tool the model named (repaired when unambiguous), its group and policy. A
-    /// tool the user's settings deny ends here.
-    fn resolve_stage<'r>(
+    /// Resolve, once the tool is found (the one the model named, repaired when unambiguous, or
+    /// the one a view named): its group and policy. A tool the user's settings deny ends here.
+    fn admit_stage<'r>(
         &self,
-        registry: &'r crate::tools::Registry,
-        requested: &str,
+        entry: &'r RegisteredTool,
         trace: &mut Trace,
     ) -> Result<&'r RegisteredTool, Outcome> {
-        let entry = self.resolve_tool(registry, requested)?;
         let spec = entry.tool.spec();
         let name = spec.name.clone();
         trace.tool = Some(name.clone());
@@ -449,6 +466,7 @@ impl ToolExecutor {
                     text,
                     images: entry.tool.images(&data),
                     sources,
+                    raw: entry.tool.raw_result(&data),
                 })
             }
             Err(ExecFailure {
@@ -460,6 +478,7 @@ impl ToolExecutor {
                 images: Vec::new(),
                 // A tool's error message can carry what the source said.
                 sources,
+                raw: None,
             }),
             Err(ExecFailure { status, message }) => Err(Outcome::fail(status, known(message))),
         }
@@ -499,12 +518,14 @@ impl ToolExecutor {
             text,
             images,
             sources,
+            raw,
         } = formatted;
         let reviewed = Reviewed {
             stored: text,
             shown,
             images,
             sources,
+            raw,
         };
         if !self
             .result_policy(entry.tool.spec())
@@ -539,6 +560,8 @@ impl ToolExecutor {
                     },
                     images: reviewed.images,
                     sources: reviewed.sources,
+                    // The user rewrote what the result says: the server's own is not shown.
+                    raw: None,
                 })
             }
             Some(Decision::Result(ResultDecision::Reject { reason })) => {
@@ -576,6 +599,7 @@ impl ToolExecutor {
             shown,
             images,
             sources,
+            raw,
         } = reviewed;
         let Shown {
             mut text,
@@ -618,11 +642,12 @@ impl ToolExecutor {
                 .map(String::into_boxed_str),
             content: text,
             truncated,
-            result_var: stored_vars.0,
+            result_var: stored_vars.0.map(String::into_boxed_str),
             args_var: stored_vars.1.map(String::into_boxed_str),
             stop_turn: false,
             images: images.into_boxed_slice(),
             sources: sources.into_boxed_slice(),
+            for_view: super::call::ForView::of(raw, spec.view.clone()),
         }
     }
 

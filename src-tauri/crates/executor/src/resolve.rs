@@ -105,6 +105,40 @@ impl ToolExecutor {
     }
 }
 
+impl ToolExecutor {
+    /// The tool a server's view named (issue 47): one of that server's tools its views may
+    /// call, and that this chat offers. Any other — another server's, a built-in tool, one kept
+    /// from views, one the chat turned off — is refused without running; a tool the settings
+    /// deny is returned, for the Resolve stage to deny as such.
+    pub(super) fn resolve_view_tool<'r>(
+        &self,
+        registry: &'r crate::tools::Registry,
+        server: &str,
+        requested: &str,
+    ) -> Result<&'r RegisteredTool, Outcome> {
+        let Some(entry) = registry.view_tool(server, requested) else {
+            return Err(Outcome::fail(
+                CallStatus::NotFound,
+                format!(
+                    "The view of the MCP server \"{server}\" may not call \"{requested}\": a view calls only its own server's tools that the server lets its views call."
+                ),
+            ));
+        };
+        let denied =
+            self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny;
+        if denied || self.visible(registry, entry) {
+            Ok(entry)
+        } else {
+            Err(Outcome::fail(
+                CallStatus::NotFound,
+                format!(
+                    "The tool \"{requested}\" is not offered in this chat (turned off, or its ways out are off): its server's view cannot call it here."
+                ),
+            ))
+        }
+    }
+}
+
 fn list_or_none(names: &[String]) -> String {
     if names.is_empty() {
         "none".to_string()

@@ -119,6 +119,10 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub oauth_client_secret: Option<String>,
+    /// Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
+    /// rendered and no view of it may call a tool.
+    #[serde(default = "yes")]
+    pub views: bool,
 }
 
 /// A local server in the sandbox (F-46): it reads the system but never the user's secret
@@ -162,6 +166,7 @@ impl McpServerConfig {
             sandbox: None,
             oauth_client_id: None,
             oauth_client_secret: None,
+            views: true,
         }
     }
 
@@ -180,6 +185,7 @@ impl McpServerConfig {
             sandbox: None,
             oauth_client_id: None,
             oauth_client_secret: None,
+            views: true,
         }
     }
 
@@ -425,6 +431,7 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         sandbox: None,
         oauth_client_id: None,
         oauth_client_secret: None,
+        views: true,
     })
 }
 

@@ -783,14 +783,16 @@ impl McpManager {
                     let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
                     group = group.guidance(Guidance::Text(text));
                 }
-                // A tool for the server's view alone is never offered to the model (issue 47).
-                for info in e
-                    .tools
-                    .iter()
-                    .filter(|t| super::apps::offered_to_the_model(t))
-                {
+                // A tool for the server's view alone is never offered to the model (issue 47):
+                // it is registered for the views only.
+                for info in &e.tools {
                     let review = e.reviews.get(info.name.as_ref()).cloned();
-                    group = group.tool(McpTool::new(&e.config, info, Arc::clone(&e.slot), review));
+                    let tool = McpTool::new(&e.config, info, Arc::clone(&e.slot), review);
+                    group = if super::apps::offered_to_the_model(info) {
+                        group.tool(tool)
+                    } else {
+                        group.view_tool(tool)
+                    };
                 }
                 if e.review_state(&self.book.lock().0) != ServerReviewState::Confirmed {
                     group.unreviewed = Some(unreviewed_texts(e).into());

@@ -239,6 +239,17 @@ impl McpTool {
         if let Some(change) = review {
             spec = spec.under_review(change);
         }
+        // Its view (issue 47): shown, and allowed to call the server's tools, only where the
+        // user left the server's views on.
+        if config.views {
+            spec.view = super::apps::view_uri(info).map(|uri| {
+                Arc::new(tollgate_protocol::McpViewLink {
+                    server: config.name.clone(),
+                    uri,
+                })
+            });
+            spec.callable_by_view = super::apps::visibility(info).app;
+        }
         Self {
             spec,
             remote: info.name.to_string(),
@@ -358,10 +369,17 @@ impl Tool for McpTool {
                 } else if let Some(problem) = unchecked {
                     Err(ToolError::new(ToolErrorKind::Other, format!("the MCP server \"{server}\" returned a result that was not passed on: {problem}"))
                         .with_suggestion("Tell the user; the server's tool does not keep to what it declares."))
-                } else if images.is_empty() {
+                } else if images.is_empty()
+                    && !self.spec.callable_by_view
+                    && self.spec.view.is_none()
+                {
                     Ok(Value::String(text))
                 } else {
-                    Ok(serde_json::to_value(WithImages { text, images })
+                    // A view reads the result as the server gave it (issue 47).
+                    let raw = (self.spec.callable_by_view || self.spec.view.is_some())
+                        .then(|| serde_json::to_value(&result).ok())
+                        .flatten();
+                    Ok(serde_json::to_value(WithImages { text, images, raw })
                         .unwrap_or_else(|e| Value::String(format!("[images not shown: {e}]"))))
                 }
             }
@@ -381,6 +399,10 @@ impl Tool for McpTool {
 
     fn images(&self, data: &Value) -> Vec<Attachment> {
         WithImages::read(data).map(|w| w.images).unwrap_or_default()
+    }
+
+    fn raw_result(&self, data: &Value) -> Option<Value> {
+        WithImages::read(data).and_then(|w| w.raw)
     }
 
     fn compress_args(&self, args: &Value) -> Option<String> {
@@ -403,7 +425,11 @@ pub const MAX_RESULT_LINKS: usize = 16;
 #[derive(Serialize, Deserialize)]
 struct WithImages {
     text: String,
+    #[serde(default)]
     images: Vec<Attachment>,
+    /// The `CallToolResult` as the server sent it, for the server's view (issue 47).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    raw: Option<Value>,
 }
 
 impl WithImages {

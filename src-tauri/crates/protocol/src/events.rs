@@ -56,6 +56,10 @@ pub struct CallSummary {
     /// How the call went through the provenance gate (F-85).
     #[serde(default)]
     pub guard: super::GuardMark,
+    /// The view the server ships with the result (issue 47), shown under the card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view: Option<super::McpViewLink>,
 }
 
 /// One event of a call's life.
@@ -70,6 +74,10 @@ pub enum ToolEvent {
         call_id: String,
         requested_name: String,
         raw_args: String,
+        /// Made by the view of call `c<view_of>` (issue 47), not by the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        view_of: Option<u64>,
     },
     /// The user is asked (an inline card appears).
     #[serde(rename_all = "camelCase")]

@@ -28,6 +28,7 @@ pub mod server_review;
 pub mod tool_review;
 pub mod tool_settings;
 pub mod tools;
+pub mod views;
 
 pub use approvals::*;
 pub use attachments::*;
@@ -43,3 +44,4 @@ pub use tollgate_sandbox::protocol::*;
 pub use tool_review::*;
 pub use tool_settings::*;
 pub use tools::*;
+pub use views::*;

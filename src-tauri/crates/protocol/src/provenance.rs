@@ -34,6 +34,9 @@ pub enum Source {
     /// What a command printed when it could reach the network (issue 45): whatever it fetched
     /// is in its output. `hosts`: the hosts it could reach ("only these hosts"); empty, any.
     Network { folder: String, hosts: Vec<String> },
+    /// What an MCP server's view (issue 47) put forward: a message it wrote for the chat, or
+    /// the arguments of a call it made. The page chose them, not the user.
+    McpView { server: String },
 }
 
 impl Source {
@@ -48,7 +51,8 @@ impl Source {
             Self::McpTool { server, .. }
             | Self::McpResource { server, .. }
             | Self::McpPrompt { server, .. }
-            | Self::McpServer { server } => TrustKey::Server {
+            | Self::McpServer { server }
+            | Self::McpView { server } => TrustKey::Server {
                 server: server.clone(),
             },
             Self::Attachment { name } => TrustKey::Attachment { name: name.clone() },

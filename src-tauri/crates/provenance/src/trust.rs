@@ -38,7 +38,8 @@ fn covers(key: &TrustKey, source: &Source) -> bool {
             Source::McpTool { server, .. }
             | Source::McpResource { server, .. }
             | Source::McpPrompt { server, .. }
-            | Source::McpServer { server },
+            | Source::McpServer { server }
+            | Source::McpView { server },
         ) => listed == server,
         (TrustKey::Tool { tool: listed }, Source::McpTool { tool, .. }) => listed == tool,
         (TrustKey::Host { host: listed }, Source::Network { hosts, .. }) => {
@@ -90,6 +91,7 @@ impl Trust<'_> {
             | Source::McpResource { .. }
             | Source::McpPrompt { .. }
             | Source::McpServer { .. }
+            | Source::McpView { .. }
             | Source::Attachment { .. }
             | Source::Import { .. } => true,
         }
@@ -108,6 +110,7 @@ impl Trust<'_> {
             | Source::McpResource { .. }
             | Source::McpPrompt { .. }
             | Source::McpServer { .. }
+            | Source::McpView { .. }
             | Source::Attachment { .. }
             | Source::Import { .. } => false,
         }

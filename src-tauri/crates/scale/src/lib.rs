@@ -343,6 +343,8 @@ fn write_chat(rng: &mut StdRng, size: usize, start: i64, call_share: f64) -> Imp
                 sources: Vec::new(),
                 effects: None,
                 guard: Default::default(),
+                view: None,
+                view_of: None,
             });
         }
         let payload = AssistantPayload {

@@ -7,7 +7,9 @@ use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
-use tollgate_protocol::{Attachment, Autonomy, GuardMark, SandboxReport, Source, ToolEffects};
+use tollgate_protocol::{
+    Attachment, Autonomy, GuardMark, McpViewLink, SandboxReport, Source, ToolEffects,
+};
 
 /// The status of a row whose call has not ended.
 pub const RUNNING: &str = "running";
@@ -24,6 +26,8 @@ pub struct CallStart {
     pub requested_name: String,
     pub raw_args: String,
     pub started_at: i64,
+    /// Made by the view of call `c<view_of>` (issue 47), not by the model.
+    pub view_of: Option<u64>,
 }
 
 /// What is known when a call ends.
@@ -54,6 +58,9 @@ pub struct CallFinish {
     pub guard: GuardMark,
     pub ended_at: i64,
     pub duration_ms: i64,
+    /// The call's view (issue 47) and the result as the server returned it, for the view:
+    /// kept so the view shows again after a restart without calling the tool again.
+    pub view: Option<(McpViewLink, Option<String>)>,
 }
 
 /// Where a recorded call stands: still running, or ended with a [`CallStatus`].
@@ -157,6 +164,14 @@ pub struct RecordedCall {
     /// How it went through the provenance gate (F-85).
     #[serde(default)]
     pub guard: GuardMark,
+    /// The view its server ships with the result (issue 47).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view: Option<McpViewLink>,
+    /// Made by the view of call `c<view_of>`, not by the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view_of: Option<u64>,
 }
 
 /// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
@@ -165,7 +180,7 @@ const CALL_COLUMNS: &str =
     "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
     resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
     result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox, sources, effects,
-    guard";
+    guard, view_server, view_uri, view_of";
 
 /// The `effects` column: NULL before the tool was known.
 fn effects_to_db(effects: Option<ToolEffects>) -> Option<String> {
@@ -206,7 +221,7 @@ fn sandbox_from_db(text: Option<String>) -> Option<SandboxReport> {
 pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO tool_calls({CALL_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)"
     ))?
     .execute(params![
         call.chat.0,
@@ -235,7 +250,10 @@ pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> St
         sandbox_to_db(call.sandbox.as_ref()),
         sources_to_db(&call.sources),
         effects_to_db(call.effects),
-        call.guard.as_str()
+        call.guard.as_str(),
+        call.view.as_ref().map(|v| v.server.as_str()),
+        call.view.as_ref().map(|v| v.uri.as_str()),
+        call.view_of
     ])?;
     Ok(())
 }
@@ -272,6 +290,14 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
         sources: sources_from_db(r.get(24)?),
         effects: effects_from_db(r.get(25)?),
         guard: GuardMark::parse(&r.get::<_, String>(26)?),
+        view: match (
+            r.get::<_, Option<String>>(27)?,
+            r.get::<_, Option<String>>(28)?,
+        ) {
+            (Some(server), Some(uri)) => Some(McpViewLink { server, uri }),
+            _ => None,
+        },
+        view_of: r.get(29)?,
     })
 }
 
@@ -294,11 +320,11 @@ impl Store {
     pub fn record_call_start(&self, s: CallStart) {
         self.write(move |c| {
             c.prepare_cached(
-                "INSERT INTO tool_calls(chat_id, message_id, round, seq, call_id, requested_name, raw_args, status, started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO tool_calls(chat_id, message_id, round, seq, call_id, requested_name, raw_args, status, started_at, view_of)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
-                s.chat.0, s.message_id, s.round, s.seq, s.call_id, s.requested_name, s.raw_args, RUNNING, s.started_at
+                s.chat.0, s.message_id, s.round, s.seq, s.call_id, s.requested_name, s.raw_args, RUNNING, s.started_at, s.view_of
             ])
             .map(|_| ())
         });
@@ -311,7 +337,8 @@ impl Store {
                 "UPDATE tool_calls SET tool = ?3, group_name = ?4, resolved_args = ?5, policy = ?6, decision = ?7,
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
                     result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16,
-                    result_images = ?17, sandbox = ?18, sources = ?19, effects = ?20, guard = ?21
+                    result_images = ?17, sandbox = ?18, sources = ?19, effects = ?20, guard = ?21,
+                    view_server = ?22, view_uri = ?23, view_result = ?24
                  WHERE chat_id = ?1 AND seq = ?2",
             )?
             .execute(params![
@@ -335,7 +362,10 @@ impl Store {
                 sandbox_to_db(f.sandbox.as_ref()),
                 sources_to_db(&f.sources),
                 effects_to_db(f.effects),
-                f.guard.as_str()
+                f.guard.as_str(),
+                f.view.as_ref().map(|(v, _)| v.server.as_str()),
+                f.view.as_ref().map(|(v, _)| v.uri.as_str()),
+                f.view.as_ref().and_then(|(_, r)| r.as_deref())
             ])
             .map(|_| ())
         });

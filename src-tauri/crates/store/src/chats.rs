@@ -458,6 +458,7 @@ mod tests {
             requested_name: "read_file".into(),
             raw_args: "{}".into(),
             started_at: 0,
+            view_of: None,
         });
         store.flush().await.unwrap();
         raised(store.chat_revision(chat).await.unwrap(), "a call starting");

@@ -86,6 +86,10 @@ impl Store {
                                 message_id: call.message_id.and_then(|m| ids.get(&m).copied()),
                                 // Numbered again: a file may repeat or skip numbers.
                                 seq: u64::try_from(n).unwrap_or(u64::MAX).saturating_add(1),
+                                // A view is never shown from a file: its page would run on
+                                // what someone else wrote (issue 47).
+                                view: None,
+                                view_of: None,
                                 ..call.clone()
                             },
                         )?;

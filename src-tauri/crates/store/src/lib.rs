@@ -27,6 +27,7 @@ mod search;
 mod settings;
 mod taint;
 mod variables;
+mod views;
 
 pub use branches::{BranchEnd, BranchPage};
 pub use calls::{CallFinish, CallStart, PastCall, RecordStatus, RecordedCall};
@@ -38,6 +39,7 @@ pub use providers::{ProviderConfig, ProviderInput};
 pub use records::{ApprovalRecordRow, RuleRow};
 pub use search::{fts_query, SearchHit, MATCH_END, MATCH_START, TEND_PAGES};
 pub use variables::VariableRow;
+pub use views::CallView;
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};

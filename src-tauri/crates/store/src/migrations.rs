@@ -270,6 +270,23 @@ CREATE TABLE file_taint (
 );
 "#;
 
+/// MCP Apps views (issue 47): a call's view and the result it shows, the calls a view made,
+/// and the views' documents as last read from their servers (shown again after a restart
+/// without asking the server).
+const V14: &str = r#"
+ALTER TABLE tool_calls ADD COLUMN view_server TEXT;
+ALTER TABLE tool_calls ADD COLUMN view_uri TEXT;
+ALTER TABLE tool_calls ADD COLUMN view_result TEXT;
+ALTER TABLE tool_calls ADD COLUMN view_of INTEGER;
+CREATE TABLE mcp_views (
+    server     TEXT NOT NULL,
+    uri        TEXT NOT NULL,
+    resource   TEXT NOT NULL,
+    fetched_at INTEGER NOT NULL,
+    PRIMARY KEY (server, uri)
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -285,6 +302,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V11),
         M::up(V12),
         M::up(V13),
+        M::up(V14),
     ])
 }
 
@@ -307,7 +325,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 13);
+        assert_eq!(version, 14);
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct ToolGroup {
     pub title: String,
     pub description: String,
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Tools only the group's server's views may call (MCP Apps, issue 47): registered, never
+    /// offered to the model.
+    pub view_tools: Vec<Arc<dyn Tool>>,
     pub enabled_by_default: bool,
     pub guidance: Option<Guidance>,
     pub guides: Vec<Guide>,
@@ -77,6 +80,7 @@ impl ToolGroup {
             title: title.into(),
             description: description.into(),
             tools: Vec::new(),
+            view_tools: Vec::new(),
             enabled_by_default: false,
             guidance: None,
             guides: Vec::new(),
@@ -92,6 +96,12 @@ impl ToolGroup {
 
     pub fn tool(mut self, tool: impl super::Tool) -> Self {
         self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Adds a tool only the server's views may call (issue 47).
+    pub fn view_tool(mut self, tool: impl super::Tool) -> Self {
+        self.view_tools.push(Arc::new(tool));
         self
     }
 

@@ -97,6 +97,11 @@ pub struct ToolSpec {
     /// The argument naming the workspace file a successful call writes (issue 45): the file
     /// keeps the sources of the untrusted content the model had read when it wrote it.
     pub writes_file: Option<&'static str>,
+    /// The view its server ships with its results (MCP Apps, issue 47), if any.
+    pub view: Option<Arc<tollgate_protocol::McpViewLink>>,
+    /// The tool's server's views may call it (`_meta.ui.visibility` has `"app"`). A view calls
+    /// only its own server's tools, and only these.
+    pub callable_by_view: bool,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -141,6 +146,8 @@ impl ToolSpec {
             content: ContentKind::Own,
             revision: None,
             review: None,
+            view: None,
+            callable_by_view: false,
         }
     }
 
@@ -418,6 +425,12 @@ pub trait Tool: Send + Sync + 'static {
     /// content). The model is told of them in the text; each was checked to be an image.
     fn images(&self, _data: &Value) -> Vec<tollgate_protocol::Attachment> {
         Vec::new()
+    }
+
+    /// The result as its source returned it, for a view to read (an MCP tool's
+    /// `CallToolResult`, issue 47); `None` for a tool no view reads.
+    fn raw_result(&self, _data: &Value) -> Option<Value> {
+        None
     }
 
     /// How the call ran under the sandbox and what it blocked (F-46), for the tool card.

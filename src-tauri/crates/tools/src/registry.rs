@@ -43,6 +43,9 @@ pub struct RegisteredTool {
 pub struct Registry {
     groups: Vec<ToolGroup>,
     tools: HashMap<String, RegisteredTool>,
+    /// Tools only a server's view may call (issue 47): never offered to the model, never found
+    /// by [`Registry::tool`].
+    view_only: HashMap<String, RegisteredTool>,
 }
 
 fn valid_tool_name(name: &str) -> bool {
@@ -82,13 +85,17 @@ impl Registry {
         if self.groups.iter().any(|g| g.name == group.name) {
             return Err(RegistryError::DuplicateGroup(group.name));
         }
-        let mut compiled = Vec::with_capacity(group.tools.len());
-        for tool in &group.tools {
+        let mut compiled = Vec::with_capacity(group.tools.len() + group.view_tools.len());
+        for tool in group.tools.iter().chain(&group.view_tools) {
             let spec = tool.spec();
             if !valid_tool_name(&spec.name) {
                 return Err(RegistryError::BadName(spec.name.clone()));
             }
-            if let Some(existing) = self.tools.get(&spec.name) {
+            if let Some(existing) = self
+                .tools
+                .get(&spec.name)
+                .or_else(|| self.view_only.get(&spec.name))
+            {
                 return Err(RegistryError::Duplicate {
                     tool: spec.name.clone(),
                     first: existing.group.clone(),
@@ -118,8 +125,14 @@ impl Registry {
                 validator,
             });
         }
-        for t in compiled {
-            self.tools.insert(t.tool.spec().name.clone(), t);
+        let for_model = group.tools.len();
+        for (i, t) in compiled.into_iter().enumerate() {
+            let map = if i < for_model {
+                &mut self.tools
+            } else {
+                &mut self.view_only
+            };
+            map.insert(t.tool.spec().name.clone(), t);
         }
         self.groups.push(group);
         Ok(())
@@ -138,6 +151,16 @@ impl Registry {
     /// A tool by exact name.
     pub fn tool(&self, name: &str) -> Option<&RegisteredTool> {
         self.tools.get(name)
+    }
+
+    /// A tool a view of group `group`'s server may call by exact name (issue 47): one of the
+    /// group's own tools that says so, offered to the model or not. Another server's tool, a
+    /// built-in tool, or one kept from views is `None`.
+    pub fn view_tool(&self, group: &str, name: &str) -> Option<&RegisteredTool> {
+        self.tools
+            .get(name)
+            .or_else(|| self.view_only.get(name))
+            .filter(|t| t.group == group && t.tool.spec().callable_by_view)
     }
 
     /// Every tool name.

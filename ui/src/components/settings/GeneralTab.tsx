@@ -134,6 +134,24 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
           </span>
         </label>
       </section>
+      <section class="card" aria-labelledby="views-title">
+        <h3 id="views-title" class="card-title">
+          {t("settings.mcpViewsTitle")}
+        </h3>
+        <label class="switch-row">
+          <input
+            type="checkbox"
+            class="switch"
+            data-role="mcp-views-all"
+            checked={settings.app.mcpViews}
+            onChange={(e) => void saveApp({ ...settings.app, mcpViews: e.currentTarget.checked })}
+          />
+          <span>
+            <strong>{t("settings.mcpViews")}</strong>
+            <small class="muted block">{t("settings.mcpViewsHint")}</small>
+          </span>
+        </label>
+      </section>
       <form
         class="card"
         onSubmit={(e) => {

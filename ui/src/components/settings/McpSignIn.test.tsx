@@ -30,6 +30,7 @@ function server(
       timeoutSecs: 60,
       executionPolicy: null,
       resultPolicy: null,
+      views: true,
     },
     state: {
       name: "tracker",

@@ -34,6 +34,7 @@ const servers: McpServerView[] = [
       timeoutSecs: 60,
       executionPolicy: null,
       resultPolicy: null,
+      views: true,
     },
     state: {
       name: "github",
@@ -58,6 +59,7 @@ const servers: McpServerView[] = [
       timeoutSecs: 30,
       executionPolicy: null,
       resultPolicy: null,
+      views: true,
     },
     state: {
       name: "everything",

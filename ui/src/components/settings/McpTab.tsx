@@ -323,6 +323,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   const [network, setNetwork] = useState(initial?.sandbox?.network ?? true);
   const [folders, setFolders] = useState((initial?.sandbox?.folders ?? []).join("\n"));
   const [hosts, setHosts] = useState((initial?.sandbox?.hosts ?? []).join(" "));
+  const [views, setViews] = useState(initial?.views ?? true);
   const { error, busy, run, setError } = useAction();
 
   const submit = async () => {
@@ -345,6 +346,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       timeoutSecs: secs,
       executionPolicy: policy === "" ? null : policy,
       resultPolicy: initial?.resultPolicy ?? null,
+      views,
       ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders), hosts: network ? [] : parseHosts(hosts) } } : {}),
       ...(kind === "http" && clientId.trim() ? { oauthClientId: clientId.trim() } : {}),
       // Left blank, a stored secret is kept ("" asks the engine to keep it).
@@ -480,6 +482,13 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
               </option>
             ))}
           </select>
+        </label>
+        <label class="switch-row field--wide">
+          <input type="checkbox" class="switch" data-role="mcp-views" checked={views} onChange={(e) => setViews(e.currentTarget.checked)} />
+          <span>
+            <strong>{t("mcp.views")}</strong>
+            <small class="muted block">{t("settings.mcpViewsHint")}</small>
+          </span>
         </label>
       </div>
       <p class="muted small">{initial ? t("mcp.secretsHintEdit") : t("mcp.secretsHint")}</p>

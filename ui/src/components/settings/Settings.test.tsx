@@ -245,6 +245,7 @@ const appSettings: SettingsView = {
     language: "en",
     notify: true,
     attentionHint: true,
+    mcpViews: true,
     turn: {
       maxRounds: 10,
       doomLoopThreshold: 3,

@@ -15,6 +15,7 @@ pub mod rules;
 pub mod settings;
 pub mod tools;
 pub mod turns;
+pub mod views;
 
 /// Declares the command list once: the invoke handler and [`NAMES`].
 macro_rules! commands {
@@ -107,4 +108,7 @@ commands![
     mcp::list_mcp_prompts,
     mcp::read_mcp_resource,
     mcp::get_mcp_prompt,
+    views::open_mcp_view,
+    views::mcp_view_call_tool,
+    views::mcp_view_read_resource,
 ];

@@ -39,6 +39,9 @@ pub const HISTORY_PAGE: usize = 250;
 pub struct ChatRevision {
     pub revision: i64,
     pub running: bool,
+    /// Calls waiting for the user's answer: a chat with no turn has them when a server's view
+    /// made a call (issue 47), and they change nothing in its revision.
+    pub waiting: u32,
 }
 
 /// What an export writes.
@@ -221,6 +224,7 @@ impl Tollgate {
         Ok(ChatRevision {
             revision,
             running: self.is_running(chat),
+            waiting: u32::try_from(self.pending(chat).len()).unwrap_or(u32::MAX),
         })
     }
 

@@ -415,6 +415,7 @@ impl Tollgate {
         self.forget_secrets(&inline_account(name)).await;
         self.forget_secrets(&client_secret_account(name)).await;
         self.forget_sign_in(name).await?;
+        self.store.forget_view_resources(name.to_string()).await?;
         let mut configs = self.mcp_configs.lock().clone();
         configs.retain(|c| c.name != name);
         self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
@@ -476,7 +477,7 @@ impl Tollgate {
     }
 
     /// A ready server's connection, or why there is none.
-    fn ready_server(
+    pub(super) fn ready_server(
         &self,
         server: &str,
     ) -> Result<(Arc<crate::mcp::McpConnection>, McpServerConfig), ServiceError> {

@@ -35,6 +35,7 @@ mod mcp_oauth;
 mod presets;
 mod sandbox;
 mod server_review;
+mod views;
 pub use branches::ModelChoice;
 pub use chats::{
     export_file_name, ChatHistory, ChatRevision, ExportFormat, ExportTarget, HISTORY_FIRST_PAGE,
@@ -43,6 +44,7 @@ pub use chats::{
 pub use gate::SettingsView;
 pub use guard::{CoveredCall, RuleCoverage, COVERAGE_EXAMINED, COVERAGE_LISTED};
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
+pub use views::{ServedView, ViewDocuments, VIEW_SCHEME};
 
 /// The settings key of [`AppSettings`].
 pub const APP_SETTINGS_KEY: &str = "app";
@@ -79,6 +81,9 @@ pub struct AppSettings {
     pub notify: bool,
     /// ... and asks for the window's attention (the taskbar's urgency hint) (F-59).
     pub attention_hint: bool,
+    /// Show the views MCP servers ship with their tools (MCP Apps, issue 47); each server
+    /// has its own switch too.
+    pub mcp_views: bool,
 }
 
 impl Default for AppSettings {
@@ -89,6 +94,7 @@ impl Default for AppSettings {
             turn: TurnSettings::default(),
             notify: true,
             attention_hint: true,
+            mcp_views: true,
         }
     }
 }
@@ -232,6 +238,8 @@ pub struct Tollgate {
     /// Wakes the database's upkeep: purging what deleted chats left behind, merging the search
     /// index (F-71).
     purger: Arc<tokio::sync::Notify>,
+    /// MCP Apps views waiting for their frames (issue 47).
+    views: views::ViewDocuments,
 }
 
 /// How often the database's idle upkeep runs when nothing wakes it.
@@ -323,6 +331,7 @@ impl Tollgate {
             hidden,
             store,
             purger: Arc::new(tokio::sync::Notify::new()),
+            views: views::ViewDocuments::default(),
         });
         tokio::spawn(upkeep(Arc::downgrade(&this), Arc::clone(&this.purger)));
         this.start_mcp().await?;

@@ -151,6 +151,21 @@ pub async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until `found` gives something (a minute at most, then the test fails), and returns it.
+pub async fn eventually_some<T>(what: &str, mut found: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = found() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 fn obj_schema(props: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }

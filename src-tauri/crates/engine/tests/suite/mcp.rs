@@ -18,7 +18,7 @@ use tollgate_engine::service::Tollgate;
 use tollgate_engine::store::NewChat;
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolCallRequest};
 
-fn servers_dir() -> PathBuf {
+pub(crate) fn servers_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/server-everything")
@@ -48,7 +48,7 @@ fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
     c
 }
 
-async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
+pub(crate) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     Tollgate::open(
         dir,
         Keychain::new("app.tollgate.test.mcp"),
@@ -60,7 +60,7 @@ async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
 }
 
 /// Waits until the server leaves `Connecting`.
-async fn settled(app: &Tollgate, name: &str) -> McpStatus {
+pub(crate) async fn settled(app: &Tollgate, name: &str) -> McpStatus {
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
         if let Some(s) = app.mcp.state(name) {
@@ -89,7 +89,7 @@ async fn probe_ready(
 }
 
 /// Waits until the registry has (or lacks) `tool`.
-async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
+pub(crate) async fn registry_has(app: &Tollgate, tool: &str, wanted: bool) {
     let what = format!(
         "the registry {} {tool}",
         if wanted { "gets" } else { "drops" }
@@ -107,7 +107,7 @@ async fn run_approved(
 }
 
 /// Starts `request` in `chat`: the running call.
-async fn spawn_call(
+pub(crate) async fn spawn_call(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
     request: ToolCallRequest,
@@ -131,7 +131,7 @@ async fn start_approved(
 }
 
 /// Allows the next call waiting in `chat`; returns its group.
-async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
+pub(crate) async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
         if let Some(p) = app.pending(chat).pop() {
@@ -168,7 +168,7 @@ fn started(marker: &std::path::Path) -> std::path::PathBuf {
     name.into()
 }
 
-fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
+pub(crate) fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
     ToolCallRequest {
         call_id: format!("call_{name}"),
         name: name.into(),

@@ -27,3 +27,4 @@ mod secrets;
 mod security_doc;
 mod service;
 mod streams;
+mod views;

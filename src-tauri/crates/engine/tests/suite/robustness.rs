@@ -107,6 +107,7 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
             requested_name: "write_thing".into(),
             raw_args: "{}".into(),
             started_at: 0,
+            view_of: None,
         });
         store.flush().await.unwrap();
         // The process "dies" here: no finish is ever recorded.

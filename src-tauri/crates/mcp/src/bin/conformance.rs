@@ -81,6 +81,7 @@ fn config(url: &str) -> McpServerConfig {
         sandbox: None,
         oauth_client_id: client_id,
         oauth_client_secret: client_secret,
+        views: true,
     }
 }
 

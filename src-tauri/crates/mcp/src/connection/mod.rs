@@ -162,6 +162,15 @@ fn client_config() -> ClientConfig {
     elicitation.url = Some(UrlElicitationCapability::new());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(elicitation);
+    // MCP Apps (issue 47): the views servers ship are shown, contained and gated.
+    capabilities.extensions = Some(
+        [(
+            super::apps::EXTENSION_ID.to_string(),
+            super::apps::client_capability(),
+        )]
+        .into_iter()
+        .collect(),
+    );
     // The newest version that still has an `initialize` handshake: rmcp's default is its
     // newest version of all (2026-07-28), which has none, so a server that knows it refuses
     // the request (issue 47, the conformance suite's `initialize` scenario).

@@ -1,0 +1,43 @@
+//! MCP Apps views (issue 47): prepare a call's view for its frame, and what the view asks the
+//! host for — a call to its own server's tools (through the chat's gate) and a read of its
+//! server's resources. The frame itself has no way to these commands: the window's own code
+//! calls them for it, after checking what it asked.
+
+use crate::state::AppState;
+use serde_json::Value;
+use tauri::State;
+use tollgate_engine::protocol::{CommandError, McpViewDocument};
+use tollgate_engine::ChatId;
+
+/// Prepares call `seq`'s view: the address its frame loads once, and what the host tells it.
+#[tauri::command]
+pub async fn open_mcp_view(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+) -> Result<McpViewDocument, CommandError> {
+    Ok(state.app.open_view(chat, seq).await?)
+}
+
+/// A `tools/call` from call `seq`'s view, run through the chat's gate; the `CallToolResult`.
+#[tauri::command]
+pub async fn mcp_view_call_tool(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+    name: String,
+    arguments: Value,
+) -> Result<Value, CommandError> {
+    Ok(state.app.view_call_tool(chat, seq, name, arguments).await?)
+}
+
+/// A `resources/read` from call `seq`'s view, from its own server.
+#[tauri::command]
+pub async fn mcp_view_read_resource(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+    uri: String,
+) -> Result<Value, CommandError> {
+    Ok(state.app.view_read_resource(chat, seq, uri).await?)
+}

@@ -1,0 +1,290 @@
+//! MCP Apps views (SEP-1865, issue 47) as the service hosts them: a call's view is prepared
+//! from the stored result and the server's document (read once, then kept), served to one frame
+//! load under a policy built from what the document declares, and what the view asks for comes
+//! back here — a call to its own server's tools through the chat's gate, a read of its server's
+//! resources — never anywhere else.
+
+use super::{refused, ServiceError, Tollgate};
+use crate::executor::{CallOrigin, ToolCallRequest, ViewOrigin};
+use crate::mcp::apps::{content_security_policy, ViewResource};
+use crate::parse::RawArguments;
+use crate::protocol::ids::ChatId;
+use crate::protocol::{McpViewDocument, McpViewLink, Missing, Source};
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use tokio_util::sync::CancellationToken;
+
+/// The scheme the window loads views from: a document there runs in an origin of its own,
+/// never the app's.
+pub const VIEW_SCHEME: &str = "tollgate-view";
+
+/// A view's document waiting for its frame to load it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedView {
+    pub html: String,
+    /// The `Content-Security-Policy` header it is served with.
+    pub csp: String,
+}
+
+/// The documents prepared for frames and not loaded yet, by token. Each is served once: a
+/// second load of the same address (a reload, or anything else that learned it) gets nothing.
+#[derive(Debug, Default)]
+pub struct ViewDocuments {
+    waiting: Mutex<HashMap<String, ServedView>>,
+}
+
+/// At most this many documents wait at once; the oldest are dropped past it (a window that
+/// asks for views it never loads cannot fill memory).
+const MAX_WAITING: usize = 64;
+
+impl ViewDocuments {
+    /// Keeps `view` for one load; returns its address.
+    fn prepare(&self, view: ServedView) -> String {
+        let token = format!("{:032x}", rand::random::<u128>());
+        let mut waiting = self.waiting.lock();
+        if waiting.len() >= MAX_WAITING {
+            waiting.clear();
+        }
+        waiting.insert(token.clone(), view);
+        format!("{VIEW_SCHEME}://localhost/{token}")
+    }
+
+    /// The token of a view address, if `url` is one in the form this service gives out.
+    fn token(url: &str) -> Option<&str> {
+        let rest = url
+            .strip_prefix(VIEW_SCHEME)?
+            .strip_prefix("://localhost/")?;
+        (rest.len() == 32 && rest.bytes().all(|b| b.is_ascii_hexdigit())).then_some(rest)
+    }
+
+    /// Whether `url` is a view address whose document still waits for its load: the one
+    /// address outside the app's own page a frame of the window may navigate to.
+    pub fn waiting(&self, url: &str) -> bool {
+        Self::token(url).is_some_and(|t| self.waiting.lock().contains_key(t))
+    }
+
+    /// Takes the document for `url`: it is served once.
+    pub fn take(&self, url: &str) -> Option<ServedView> {
+        let token = Self::token(url)?;
+        self.waiting.lock().remove(token)
+    }
+}
+
+/// What a view may ask of its call's record, once checked.
+struct CheckedView {
+    link: McpViewLink,
+    tool: Option<String>,
+    arguments: Value,
+    result: Option<Value>,
+    failure: Option<String>,
+}
+
+impl Tollgate {
+    /// Whether views are on for `server`: the app's setting and the server's own.
+    fn views_on(&self, server: &str) -> bool {
+        self.app_settings.read().mcp_views
+            && self
+                .mcp
+                .connection(server)
+                .map_or_else(|| self.configured_views(server), |(_, c)| c.views)
+    }
+
+    /// The server's own setting when it is not running (a stored view shown after a restart).
+    fn configured_views(&self, server: &str) -> bool {
+        self.mcp_configs
+            .lock()
+            .iter()
+            .find(|c| c.name == server)
+            .is_some_and(|c| c.views)
+    }
+
+    /// Call `seq`'s view, if it has one that may show.
+    async fn checked_view(&self, chat: ChatId, seq: u64) -> Result<CheckedView, ServiceError> {
+        let view = self
+            .store
+            .call_view(chat, seq)
+            .await?
+            .ok_or(ServiceError::NotFound(Missing::Call { chat, seq }))?;
+        if !self.views_on(&view.link.server) {
+            return Err(refused(format!(
+                "Views of the MCP server \"{}\" are turned off in the settings.",
+                view.link.server
+            )));
+        }
+        let parse = |text: Option<String>| text.and_then(|t| serde_json::from_str(&t).ok());
+        let result: Option<Value> = parse(view.result);
+        let failure = match (&result, view.is_error) {
+            (Some(_), false) => None,
+            _ => Some(
+                view.result_text
+                    .unwrap_or_else(|| "The call has no result to show.".to_string()),
+            ),
+        };
+        Ok(CheckedView {
+            link: view.link,
+            tool: view.tool,
+            arguments: parse(view.arguments).unwrap_or_else(|| json!({})),
+            result,
+            failure,
+        })
+    }
+
+    /// The view's document: read from its server when it runs (and kept), else as kept from
+    /// the last read — a stored call's view shows again after a restart without its server.
+    async fn view_resource(&self, link: &McpViewLink) -> Result<ViewResource, ServiceError> {
+        let read = match self.ready_server(&link.server) {
+            Ok((conn, _)) => Some(conn.read_resource(&link.uri).await),
+            Err(_) => None,
+        };
+        let failed = match read {
+            Some(Ok(contents)) => {
+                let resource = ViewResource::from_contents(&link.uri, &contents).map_err(|e| {
+                    refused(format!(
+                        "The view {} of \"{}\" cannot be shown: {e}",
+                        link.uri, link.server
+                    ))
+                })?;
+                if let Ok(text) = serde_json::to_string(&resource) {
+                    self.store.save_view_resource(link.clone(), text).await?;
+                }
+                return Ok(resource);
+            }
+            Some(Err(e)) => format!("could not be read: {e}"),
+            None => "cannot be read: the server is not running".to_string(),
+        };
+        let kept = self.store.view_resource(link.clone()).await?;
+        kept.and_then(|k| serde_json::from_str::<ViewResource>(&k).ok())
+            .ok_or_else(|| {
+                refused(format!(
+                    "The view {} of \"{}\" {failed}.",
+                    link.uri, link.server
+                ))
+            })
+    }
+
+    /// Prepares call `seq`'s view for a frame: its document served once at the returned
+    /// address, under the policy its declared domains allow, with what the host tells it.
+    pub async fn open_view(&self, chat: ChatId, seq: u64) -> Result<McpViewDocument, ServiceError> {
+        let view = self.checked_view(chat, seq).await?;
+        let resource = self.view_resource(&view.link).await?;
+        let csp = content_security_policy(&resource.domains);
+        let url = self.views.prepare(ServedView {
+            html: resource.html,
+            csp: csp.clone(),
+        });
+        let server = view.link.server.clone();
+        let tool = view
+            .tool
+            .as_deref()
+            .and_then(|t| t.strip_prefix(&format!("{server}__")))
+            .unwrap_or_default()
+            .to_string();
+        Ok(McpViewDocument {
+            url,
+            server,
+            tool,
+            csp,
+            domains: resource.domains.all(),
+            prefers_border: resource.prefers_border,
+            tool_input: view.arguments,
+            tool_result: view.result,
+            cancelled: view.failure,
+        })
+    }
+
+    /// The views' documents waiting for their frames (the app's scheme handler and navigation
+    /// guard read them).
+    pub fn view_documents(&self) -> &ViewDocuments {
+        &self.views
+    }
+
+    /// A `tools/call` from call `seq`'s view: the chat's executor runs it like any call — policy,
+    /// rules, records, the provenance gate, result approval, the record — as one the view made.
+    /// Only the view's own server's tools that it lets views call are found. Its arguments
+    /// count as content the page put forward (the gate reads them as untrusted). Returns the
+    /// `CallToolResult` for the view.
+    pub async fn view_call_tool(
+        &self,
+        chat: ChatId,
+        seq: u64,
+        name: String,
+        arguments: Value,
+    ) -> Result<Value, ServiceError> {
+        let view = self.checked_view(chat, seq).await?;
+        let server = view.link.server;
+        let exec = self.executor(chat).await?;
+        let rows = self.store.chat_messages(chat).await?;
+        let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.offered_texts());
+        let args_text = arguments.to_string();
+        exposure.add(
+            &[Source::McpView {
+                server: server.clone(),
+            }],
+            &args_text,
+        );
+        let origin = CallOrigin {
+            exposure: Some(exposure.shared()),
+            view: Some(ViewOrigin {
+                of_seq: seq,
+                server: server.clone(),
+            }),
+            ..Default::default()
+        };
+        let request = ToolCallRequest {
+            call_id: format!("view-c{seq}-{:08x}", rand::random::<u32>()),
+            name: crate::mcp::tool_name(&server, &name),
+            arguments: RawArguments::Text(args_text),
+        };
+        let result = exec
+            .execute(request, origin, &CancellationToken::new())
+            .await;
+        Ok(match (result.is_error, result.raw) {
+            (false, Some(raw)) => raw,
+            (is_error, _) => json!({
+                "content": [{"type": "text", "text": result.content}],
+                "isError": is_error,
+            }),
+        })
+    }
+
+    /// A `resources/read` from call `seq`'s view: read from the view's own server only.
+    pub async fn view_read_resource(
+        &self,
+        chat: ChatId,
+        seq: u64,
+        uri: String,
+    ) -> Result<Value, ServiceError> {
+        let view = self.checked_view(chat, seq).await?;
+        let (conn, _) = self.ready_server(&view.link.server)?;
+        let contents = conn.read_resource(&uri).await.map_err(|e| {
+            refused(format!(
+                "Reading {uri} from \"{}\" failed: {e}",
+                view.link.server
+            ))
+        })?;
+        Ok(json!({ "contents": contents }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_is_served_once_and_only_at_its_own_address() {
+        let docs = ViewDocuments::default();
+        let url = docs.prepare(ServedView {
+            html: "<p>".into(),
+            csp: "default-src 'none'".into(),
+        });
+        assert!(url.starts_with("tollgate-view://localhost/"));
+        assert!(docs.waiting(&url));
+        assert!(!docs.waiting("tollgate-view://localhost/0000"));
+        assert!(!docs.waiting(&format!("{url}/../x")));
+        assert!(!docs.waiting(&url.replace("localhost", "evil")));
+        assert_eq!(docs.take(&url).map(|v| v.html), Some("<p>".to_string()));
+        assert!(!docs.waiting(&url), "served once");
+        assert!(docs.take(&url).is_none());
+    }
+}

@@ -1,0 +1,209 @@
+//! MCP Apps views (issue 47) against a real server run as a child process
+//! (tests/mcp/view-server.mjs, on the official TypeScript SDK): what a view is shown, and what
+//! becomes of what it asks for. Judged by what the server did (its files), not by our records.
+
+use super::mcp::{approve_next, call, open, registry_has, servers_dir, settled};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+use tollgate_engine::mcp::{McpServerConfig, McpStatus};
+use tollgate_engine::protocol::{ApprovalRequest, AskReason, GuardMark, RuleAction, RuleScope};
+use tollgate_engine::service::Tollgate;
+use tollgate_engine::store::NewChat;
+use tollgate_engine::ChatId;
+
+fn views_server(dir: &Path) -> McpServerConfig {
+    let script = servers_dir().join("view-server.mjs").display().to_string();
+    let mut c = McpServerConfig::stdio("views", "node", &[&script]);
+    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
+        env.insert("VIEW_DIR".into(), dir.display().to_string());
+        env.insert("VIEW_REPORT".into(), "http://127.0.0.1:47001".into());
+    }
+    c
+}
+
+/// The view server ready, a chat, and `show_view` called in it (allowed by the user): the
+/// call's number.
+async fn shown(app: &Arc<Tollgate>, dir: &Path) -> (ChatId, u64) {
+    app.save_mcp_server(views_server(dir), None).await.unwrap();
+    assert_eq!(settled(app, "views").await, McpStatus::Ready);
+    registry_has(app, "views__show_view", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let exec = app.executor(chat).await.unwrap();
+    let task = tokio::spawn(async move {
+        exec.execute(
+            call("views__show_view", json!({"label": "first"})),
+            Default::default(),
+            &tokio_util::sync::CancellationToken::new(),
+        )
+        .await
+    });
+    approve_next(app, chat).await;
+    let result = task.await.unwrap();
+    assert!(!result.is_error, "{}", result.content);
+    (chat, result.seq)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The view's document is served once, under a policy of the domains it declared and nothing
+/// else, with the call's input and the server's own result; after a restart with the server
+/// off, it shows again from what was kept, without the tool being called.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let app = open(&data).await;
+    let (chat, seq) = shown(&app, dir.path()).await;
+    let doc = app.open_view(chat, seq).await.unwrap();
+    assert_eq!(doc.server, "views");
+    assert_eq!(doc.tool, "show_view");
+    assert_eq!(doc.tool_input, json!({"label": "first"}));
+    let result = doc.tool_result.clone().expect("the server's result");
+    assert_eq!(
+        result["structuredContent"],
+        json!({"label": "first", "shown": true})
+    );
+    assert!(
+        doc.csp.contains("connect-src http://127.0.0.1:47001;"),
+        "{}",
+        doc.csp
+    );
+    assert!(doc.csp.contains("default-src 'none'"), "{}", doc.csp);
+    assert!(doc.csp.contains("sandbox allow-scripts"), "{}", doc.csp);
+    assert!(!doc.csp.contains("allow-same-origin"), "{}", doc.csp);
+    assert_eq!(doc.domains, ["http://127.0.0.1:47001"]);
+    let docs = app.view_documents();
+    assert!(docs.waiting(&doc.url));
+    let served = docs.take(&doc.url).expect("served once");
+    assert!(served.html.contains("Attack view"));
+    assert!(docs.take(&doc.url).is_none(), "a second load gets nothing");
+
+    // The server off, the app restarted: the view shows from the record and the kept document.
+    let mut off = views_server(dir.path());
+    off.enabled = false;
+    app.save_mcp_server(off, Some("views")).await.unwrap();
+    app.mcp.shutdown().await;
+    drop(app);
+    let app = open(&data).await;
+    assert!(
+        app.mcp.connection("views").is_none(),
+        "the server stays off"
+    );
+    let again = app.open_view(chat, seq).await.unwrap();
+    assert_eq!(again.tool_result, Some(result));
+    assert!(app
+        .view_documents()
+        .take(&again.url)
+        .is_some_and(|v| v.html.contains("Attack view")));
+    // A call with no view, and a call that is not there, have none.
+    assert!(app.open_view(chat, seq + 1).await.is_err());
+    app.mcp.shutdown().await;
+}
+
+/// A view's `tools/call` meets the chat's gate: a tool on "ask always" waits for the user (and
+/// the server sees nothing until then), its record says the view made it; a tool the server
+/// keeps from views, or one of another server or of Tollgate, is refused without running; under
+/// an "always allow" rule, the page's own arguments still hold the call for the user.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(&dir.path().join("data")).await;
+    let (chat, seq) = shown(&app, dir.path()).await;
+    let nudges = dir.path().join("nudges.jsonl");
+
+    // "nudge" is the view's alone and asks every time.
+    let asking = {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            app.view_call_tool(chat, seq, "nudge".into(), json!({"note": "one"}))
+                .await
+        })
+    };
+    let card =
+        crate::common::eventually_some("the view's call asks", || app.pending(chat).pop()).await;
+    assert_eq!(card.tool, "views__nudge");
+    assert!(lines(&nudges).is_empty(), "nothing ran before the answer");
+    approve_next(&app, chat).await;
+    let answer = asking.await.unwrap().unwrap();
+    assert_eq!(
+        answer["structuredContent"],
+        json!({"nudged": "one"}),
+        "{answer}"
+    );
+    assert_eq!(lines(&nudges), [json!({"note": "one"})]);
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    let made = calls
+        .iter()
+        .find(|c| c.tool.as_deref() == Some("views__nudge"))
+        .unwrap();
+    assert_eq!(made.view_of, Some(seq), "the record names the view");
+
+    // Refused without running: the model's own tool, a built-in tool, another server's.
+    for name in ["wipe", "read_file", "everything__echo", "../wipe"] {
+        let refused = app
+            .view_call_tool(chat, seq, name.into(), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(refused["isError"], json!(true), "{name}: {refused}");
+        assert!(
+            refused["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("may not call"),
+            "{name}: {refused}"
+        );
+    }
+    assert!(!dir.path().join("wipes.jsonl").exists(), "wipe never ran");
+    assert!(app.pending(chat).is_empty());
+
+    // An "always allow" rule: the page chose the arguments, so the gate holds the call.
+    app.rules
+        .add(
+            "views__nudge",
+            None,
+            RuleAction::Allow,
+            RuleScope::Chat { chat },
+        )
+        .await
+        .unwrap();
+    let held = {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            app.view_call_tool(chat, seq, "nudge".into(), json!({"note": "two"}))
+                .await
+        })
+    };
+    let card =
+        crate::common::eventually_some("the gate holds it", || app.pending(chat).pop()).await;
+    let ApprovalRequest::Execution { reason, .. } = &card.request else {
+        panic!("{card:?}")
+    };
+    assert!(matches!(reason, AskReason::Exposed { .. }), "{reason:?}");
+    assert_eq!(lines(&nudges).len(), 1, "held before it ran");
+    approve_next(&app, chat).await;
+    held.await.unwrap().unwrap();
+    assert_eq!(lines(&nudges).len(), 2);
+    let calls = app.store.chat_calls(chat).await.unwrap();
+    assert_eq!(calls.last().unwrap().guard, GuardMark::Escalated);
+
+    // Views off for the server: nothing shows and nothing is called.
+    let mut off = views_server(dir.path());
+    off.views = false;
+    app.save_mcp_server(off, Some("views")).await.unwrap();
+    assert!(app.open_view(chat, seq).await.is_err());
+    assert!(app
+        .view_call_tool(chat, seq, "nudge".into(), json!({"note": "three"}))
+        .await
+        .is_err());
+    assert_eq!(lines(&nudges).len(), 2);
+    app.mcp.shutdown().await;
+}

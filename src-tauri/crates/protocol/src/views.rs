@@ -1,0 +1,42 @@
+//! MCP Apps views (SEP-1865, issue 47): what crosses to the window about a view a server ships
+//! with its tool. The view runs in a sandboxed frame of its own origin; everything it asks for
+//! comes back through the commands that take these types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A call's view: the server that shipped it and the `ui://` resource it is read from.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpViewLink {
+    pub server: String,
+    pub uri: String,
+}
+
+/// A view ready to load: the address its frame loads (served once, under `csp`), and what the
+/// host tells it after the handshake.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpViewDocument {
+    /// `tollgate-view://localhost/<token>`: unguessable, and served to one load only.
+    pub url: String,
+    pub server: String,
+    /// The tool's name on its server (the view's `hostContext.toolInfo`).
+    pub tool: String,
+    /// The Content-Security-Policy the document is served under: built from the domains the
+    /// resource declares, and nothing else.
+    pub csp: String,
+    /// The outside addresses the resource declared (to connect to or load from), shown on the
+    /// view's frame so the user knows where it may reach.
+    pub domains: Vec<String>,
+    /// The resource asks for a border and background (`None`: the host decides).
+    pub prefers_border: Option<bool>,
+    /// The arguments the call ran with (`ui/notifications/tool-input`).
+    pub tool_input: Value,
+    /// The call's result as the server returned it (`ui/notifications/tool-result`); `None`
+    /// when the call failed or its result was withheld.
+    pub tool_result: Option<Value>,
+    /// Why the call has no result for the view (it failed, was denied or withheld), for
+    /// `ui/notifications/tool-cancelled`.
+    pub cancelled: Option<String>,
+}

@@ -1,0 +1,163 @@
+//! MCP Apps views (issue 47): what a call's view shows, kept so that it shows again after a
+//! restart from the stored result and the document last read, without calling the tool or
+//! asking the server.
+
+use super::{now_ms, Store, StoreResult};
+use rusqlite::{params, OptionalExtension};
+use tollgate_protocol::ids::ChatId;
+use tollgate_protocol::McpViewLink;
+
+/// What a call's view needs from its record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallView {
+    pub link: McpViewLink,
+    /// The tool's name in Tollgate (`server__tool`).
+    pub tool: Option<String>,
+    /// The arguments the call ran with (JSON), if it got that far.
+    pub arguments: Option<String>,
+    /// The result as the server returned it (JSON), when the call succeeded and its result
+    /// was not withheld.
+    pub result: Option<String>,
+    /// The text the call ended with (why it failed, when it did).
+    pub result_text: Option<String>,
+    pub is_error: bool,
+}
+
+impl Store {
+    /// The view of call `seq` of `chat`, if its server shipped one.
+    pub async fn call_view(&self, chat: ChatId, seq: u64) -> StoreResult<Option<CallView>> {
+        self.call(move |c| {
+            Ok(c.query_row(
+                "SELECT view_server, view_uri, tool, resolved_args, view_result, result_text, is_error
+                 FROM tool_calls WHERE chat_id = ?1 AND seq = ?2 AND view_server IS NOT NULL AND view_uri IS NOT NULL",
+                params![chat.0, seq],
+                |r| {
+                    Ok(CallView {
+                        link: McpViewLink {
+                            server: r.get(0)?,
+                            uri: r.get(1)?,
+                        },
+                        tool: r.get(2)?,
+                        arguments: r.get(3)?,
+                        result: r.get(4)?,
+                        result_text: r.get(5)?,
+                        is_error: r.get(6)?,
+                    })
+                },
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    /// The document of a view as last read from its server (JSON of the parsed resource).
+    pub async fn view_resource(&self, link: McpViewLink) -> StoreResult<Option<String>> {
+        self.call(move |c| {
+            Ok(c.query_row(
+                "SELECT resource FROM mcp_views WHERE server = ?1 AND uri = ?2",
+                params![link.server, link.uri],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    /// Keeps the document of a view as just read from its server.
+    pub async fn save_view_resource(&self, link: McpViewLink, resource: String) -> StoreResult<()> {
+        self.call(move |c| {
+            c.execute(
+                "INSERT INTO mcp_views(server, uri, resource, fetched_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(server, uri) DO UPDATE SET resource = excluded.resource, fetched_at = excluded.fetched_at",
+                params![link.server, link.uri, resource, now_ms()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Forgets the documents of a server's views (the server was removed).
+    pub async fn forget_view_resources(&self, server: String) -> StoreResult<()> {
+        self.call(move |c| {
+            c.execute("DELETE FROM mcp_views WHERE server = ?1", params![server])?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{CallFinish, CallStart, NewChat};
+    use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy};
+    use tollgate_protocol::GuardMark;
+
+    #[tokio::test]
+    async fn a_views_result_and_document_outlive_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = McpViewLink {
+            server: "clock".into(),
+            uri: "ui://clock/app.html".into(),
+        };
+        let chat = {
+            let store = Store::open_in(dir.path()).unwrap();
+            let chat = store.create_chat(NewChat::default()).await.unwrap().id;
+            store.record_call_start(CallStart {
+                chat,
+                message_id: None,
+                round: 1,
+                seq: 1,
+                call_id: "a".into(),
+                requested_name: "clock__now".into(),
+                raw_args: "{}".into(),
+                started_at: 1,
+                view_of: None,
+            });
+            store.record_call_finish(CallFinish {
+                chat,
+                seq: 1,
+                tool: Some("clock__now".into()),
+                group: Some("clock".into()),
+                resolved_args: Some("{\"zone\":\"UTC\"}".into()),
+                policy: None,
+                decision: CallDecision::default(),
+                decided_by: DecidedBy::Policy,
+                status: CallStatus::Success,
+                result_text: "12:00".into(),
+                truncated: false,
+                result_var: None,
+                args_var: None,
+                result_images: Vec::new(),
+                sandbox: None,
+                sources: Vec::new(),
+                effects: None,
+                guard: GuardMark::Quiet,
+                ended_at: 2,
+                duration_ms: 1,
+                view: Some((link.clone(), Some("{\"content\":[]}".into()))),
+            });
+            store
+                .save_view_resource(link.clone(), "{\"html\":\"<p>\"}".into())
+                .await
+                .unwrap();
+            store.flush().await.unwrap();
+            chat
+        };
+        let store = Store::open_in(dir.path()).unwrap();
+        let view = store.call_view(chat, 1).await.unwrap().unwrap();
+        assert_eq!(view.link, link);
+        assert_eq!(view.result.as_deref(), Some("{\"content\":[]}"));
+        assert_eq!(view.arguments.as_deref(), Some("{\"zone\":\"UTC\"}"));
+        assert_eq!(
+            store.view_resource(link.clone()).await.unwrap().as_deref(),
+            Some("{\"html\":\"<p>\"}")
+        );
+        let calls = store.chat_calls(chat).await.unwrap();
+        assert_eq!(calls[0].view.as_ref(), Some(&link));
+        assert!(store.call_view(chat, 2).await.unwrap().is_none());
+        store.forget_view_resources("clock".into()).await.unwrap();
+        assert!(store.view_resource(link).await.unwrap().is_none());
+    }
+}

@@ -1,0 +1,213 @@
+/**
+ * An MCP Apps view under its call (issue 47): the server's page in a frame with an origin of its
+ * own (`sandbox="allow-scripts"`, never `allow-same-origin`; its document is also served with a
+ * `sandbox` policy). The frame has no way to Tollgate but `postMessage`, and what it asks for
+ * goes through `ViewBridge`: calls to its server's tools through the gate (their cards appear
+ * below it), links shown in full before they open, messages put in the composer for the user
+ * to read and send. Its frame is the view's whole world; the line above it says whose it is
+ * and where it may reach.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import * as api from "../api";
+import { offerMessage } from "../drafts";
+import { errorMessage } from "../format";
+import { language, t } from "../i18n";
+import { linkTarget } from "../links";
+import type { CallView } from "../timeline";
+import type { ChatId, McpViewDocument } from "../types";
+import { ViewBridge } from "../viewBridge";
+
+/** The frame's height before the view says what it needs. */
+const FIRST_HEIGHT = 120;
+/** How long a view gets to answer its teardown before its frame goes anyway. */
+const TEARDOWN_GRACE_MS = 500;
+
+/** The app's theme as the view's host context says it. */
+function theme(): "light" | "dark" {
+  return document.documentElement.dataset.theme === "dark" ? "dark" : "light";
+}
+
+/** The app's colours and fonts under the spec's names, so a view can look like it belongs. */
+function styleVariables(): Record<string, string> {
+  const css = getComputedStyle(document.documentElement);
+  const v = (name: string) => css.getPropertyValue(name).trim();
+  const pairs: [string, string][] = [
+    ["--color-background-primary", v("--surface")],
+    ["--color-background-secondary", v("--bg")],
+    ["--color-text-primary", v("--text")],
+    ["--color-text-secondary", v("--muted")],
+    ["--color-border-primary", v("--border")],
+    ["--color-text-danger", v("--danger")],
+    ["--color-text-success", v("--ok")],
+    ["--font-sans", v("--font-sans")],
+    ["--font-mono", v("--font-mono")],
+    ["--border-radius-md", v("--radius")],
+  ];
+  return Object.fromEntries(pairs.filter(([, value]) => value));
+}
+
+function hostContext(width: number): Record<string, unknown> {
+  return {
+    theme: theme(),
+    styles: { variables: styleVariables() },
+    displayMode: "inline",
+    availableDisplayModes: ["inline"],
+    containerDimensions: { width, maxHeight: 4000 },
+    locale: language() === "zh-CN" ? "zh-CN" : "en",
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    platform: "desktop",
+    userAgent: "Tollgate",
+  };
+}
+
+/** A link the view asked to open, shown whole until the user answers. */
+interface LinkAsk {
+  url: string;
+  openable: boolean;
+  answer: (open: boolean) => void;
+}
+
+export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
+  const [doc, setDoc] = useState<McpViewDocument | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [stopped, setStopped] = useState(false);
+  const [height, setHeight] = useState(FIRST_HEIGHT);
+  const [link, setLink] = useState<LinkAsk | null>(null);
+  const [offered, setOffered] = useState(false);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const bridge = useRef<ViewBridge | null>(null);
+  const server = call.view?.server ?? "";
+
+  // The listener is there before the frame exists: a view says `ui/initialize` as it loads,
+  // and a message sent before anyone listens is lost. Only the frame's own messages count.
+  useEffect(() => {
+    const onMessage = (e: MessageEvent) => {
+      if (e.source && e.source === frame.current?.contentWindow) bridge.current?.receive(e.data);
+    };
+    window.addEventListener("message", onMessage);
+    return () => window.removeEventListener("message", onMessage);
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    setDoc(null);
+    setError(null);
+    api.openMcpView(chat, call.seq).then(
+      (d) => {
+        if (!live) return;
+        const post = (m: unknown) => frame.current?.contentWindow?.postMessage(m, "*");
+        bridge.current = new ViewBridge(
+          post,
+          {
+            callTool: (name, args) => api.mcpViewCallTool(chat, call.seq, name, args),
+            readResource: (uri) => api.mcpViewReadResource(chat, call.seq, uri),
+            openLink: (url) =>
+              new Promise<boolean>((resolve) => {
+                const target = linkTarget(url, "");
+                setLink({
+                  url: target.href,
+                  openable: target.openable,
+                  answer: (open) => {
+                    setLink(null);
+                    if (!open || !target.openable) return resolve(false);
+                    api.openExternal(target.href).then(
+                      () => resolve(true),
+                      () => resolve(false),
+                    );
+                  },
+                });
+              }),
+            message: async (text) => {
+              offerMessage(chat, { text, sources: [{ type: "mcpView", server: d.server }] });
+              setOffered(true);
+              return true;
+            },
+            resize: (h) => setHeight(h),
+            log: () => {},
+            stop: () => setStopped(true),
+          },
+          {
+            toolInput: d.toolInput,
+            toolResult: d.toolResult,
+            cancelled: d.cancelled,
+            hostContext: hostContext(box.current?.clientWidth ?? 600),
+            domains: d.domains,
+          },
+        );
+        setDoc(d);
+      },
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
+    return () => {
+      live = false;
+      const leaving = bridge.current;
+      bridge.current = null;
+      void leaving?.teardown(new Promise((resolve) => setTimeout(resolve, TEARDOWN_GRACE_MS)));
+    };
+  }, [chat, call.seq]);
+
+  // The app's theme changes: the view is told.
+  useEffect(() => {
+    const watch = new MutationObserver(() => bridge.current?.contextChanged({ theme: theme(), styles: { variables: styleVariables() } }));
+    watch.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+    return () => watch.disconnect();
+  }, []);
+
+  const bordered = doc?.prefersBorder !== false;
+  return (
+    <div class="mcp-view" data-role="mcp-view" data-server={server} ref={box}>
+      <div class="mcp-view-head muted">
+        <span>{t("view.from", { server })}</span>
+        {doc ? (
+          <span class="mcp-view-reach" data-role="view-reach" title={doc.csp}>
+            {doc.domains.length ? t("view.reaches", { list: doc.domains.join(", ") }) : t("view.reachesNothing")}
+          </span>
+        ) : null}
+      </div>
+      {error ? (
+        <div class="notice notice--error" role="alert" data-role="view-error">
+          {t("view.failed", { message: error })}
+        </div>
+      ) : stopped ? (
+        <div class="notice notice--error" role="alert" data-role="view-stopped">
+          {t("view.stopped", { server })}
+        </div>
+      ) : doc ? (
+        <iframe
+          ref={frame}
+          class={`mcp-view-frame${bordered ? " is-bordered" : ""}`}
+          title={t("view.title", { server })}
+          src={doc.url}
+          sandbox="allow-scripts"
+          referrerpolicy="no-referrer"
+          style={{ height: `${height}px` }}
+          data-role="view-frame"
+        />
+      ) : (
+        <div class="mcp-view-loading muted">{t("view.loading")}</div>
+      )}
+      {offered ? (
+        <div class="muted mcp-view-note" role="status" data-role="view-offered">
+          {t("view.messageOffered", { server })}
+        </div>
+      ) : null}
+      {link ? (
+        <div class="mcp-view-link" role="dialog" aria-label={t("view.linkTitle", { server })} data-role="view-link">
+          <div>{t(link.openable ? "view.linkAsk" : "view.linkRefused", { server })}</div>
+          <code class="mcp-view-link-url">{link.url}</code>
+          <div class="mcp-view-link-actions">
+            {link.openable ? (
+              <button type="button" class="btn btn--primary" data-role="view-link-open" onClick={() => link.answer(true)}>
+                {t("view.linkOpen")}
+              </button>
+            ) : null}
+            <button type="button" class="btn" data-role="view-link-cancel" onClick={() => link.answer(false)} autoFocus>
+              {t("view.linkCancel")}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
