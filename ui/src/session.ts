@@ -70,9 +70,9 @@ export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force
       return;
     }
   }
-  const history = await api.chatHistory(chat, null, HISTORY_FIRST_PAGE);
   // Approvals wait in a chat with no turn too: those of the calls its servers' views made.
-  const approvals = await api.pendingApprovals(chat);
+  // Both are asked for at once.
+  const [history, approvals] = await Promise.all([api.chatHistory(chat, null, HISTORY_FIRST_PAGE), api.pendingApprovals(chat)]);
   if (!force && live.has(chat)) return;
   const previous = store.has(chat) ? store.get(chat) : null;
   const read = fromHistory(chat, history, approvals);

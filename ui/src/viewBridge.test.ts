@@ -15,6 +15,7 @@ function host(over: Partial<ViewHost> = {}): ViewHost {
     readResource: vi.fn(async () => ({ contents: [] })),
     openLink: vi.fn(async () => true),
     message: vi.fn(async () => true),
+    updateContext: vi.fn(),
     resize: vi.fn(),
     log: vi.fn(),
     stop: vi.fn(),
@@ -131,9 +132,22 @@ describe("what a view asks for", () => {
     expect((await ask("ui/message", { role: "user", content: [] })).error?.code).toBe(-32602);
   });
 
+  it("passes the context a view gives for the next message to the host, text and structure", async () => {
+    const { ask, h } = setup();
+    const done = await ask("ui/update-model-context", {
+      content: [{ type: "text", text: "Budget: 40% marketing" }],
+      structuredContent: { marketing: 0.4 },
+    });
+    expect(done.result).toEqual({});
+    expect(h.updateContext).toHaveBeenCalledWith('Budget: 40% marketing\n\n{\n  "marketing": 0.4\n}');
+    const tooLong = await ask("ui/update-model-context", { content: [{ type: "text", text: "x".repeat(20_001) }] });
+    expect(tooLong.error?.code).toBe(-32602);
+    expect(h.updateContext).toHaveBeenCalledTimes(1);
+  });
+
   it("answers what it does not offer with method-not-found, and keeps views inline", async () => {
     const { ask } = setup();
-    expect((await ask("ui/update-model-context", { content: [] })).error?.code).toBe(-32601);
+    expect((await ask("ui/download-file", { contents: [] })).error?.code).toBe(-32601);
     expect((await ask("sampling/createMessage", {})).error?.code).toBe(-32601);
     expect((await ask("ui/request-display-mode", { mode: "fullscreen" })).result).toEqual({ mode: "inline" });
     expect((await ask("ping", {})).result).toEqual({});

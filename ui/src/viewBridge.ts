@@ -20,6 +20,8 @@ export interface ViewHost {
   openLink(url: string): Promise<boolean>;
   /** A message the view wrote for the chat: resolves true when it was offered to the user. */
   message(text: string): Promise<boolean>;
+  /** What the view wants the model to know with the next message (replacing what it gave before). */
+  updateContext(text: string): void;
   /** The height the view's content needs, in pixels. */
   resize(height: number): void;
   /** A log line from the view (`notifications/message`). */
@@ -246,6 +248,7 @@ export class ViewBridge {
             serverResources: {},
             logging: {},
             message: { text: {} },
+            updateModelContext: { text: {}, structuredContent: {} },
             sandbox: { csp: { connectDomains: this.start.domains, resourceDomains: this.start.domains } },
           },
           hostContext: this.start.hostContext,
@@ -281,6 +284,13 @@ export class ViewBridge {
         if (!text) throw new Refusal(INVALID_PARAMS, "ui/message needs text content.");
         if (text.length > MAX_MESSAGE_CHARS) throw new Refusal(INVALID_PARAMS, `A message from a view is at most ${MAX_MESSAGE_CHARS} characters.`);
         return (await this.host.message(text)) ? {} : { isError: true };
+      }
+      case "ui/update-model-context": {
+        const structured = p.structuredContent === undefined ? "" : JSON.stringify(p.structuredContent, null, 2);
+        const text = [textOf(p.content).trim(), structured].filter((part) => part).join("\n\n");
+        if (text.length > MAX_MESSAGE_CHARS) throw new Refusal(INVALID_PARAMS, `A view's context is at most ${MAX_MESSAGE_CHARS} characters.`);
+        this.host.updateContext(text);
+        return {};
       }
       default:
         throw new Refusal(METHOD_NOT_FOUND, `Tollgate does not offer ${method.slice(0, 80)} to views.`);

@@ -6,7 +6,7 @@ import type { ChatHistory, ChatRow } from "../types";
 
 vi.mock("../api", () => ({
   chatHistory: vi.fn(),
-  chatRevision: vi.fn(() => Promise.resolve({ revision: -1, running: false })),
+  chatRevision: vi.fn(() => Promise.resolve({ revision: -1, running: false, waiting: 0 })),
   pendingApprovals: vi.fn(() => Promise.resolve([])),
   sendMessage: vi.fn(),
   retryTurn: vi.fn(),
@@ -36,6 +36,7 @@ import { ChatView } from "./ChatView";
 import { HISTORY_FIRST_PAGE } from "../bindings";
 import { chatRow } from "./testChats";
 import { unmount } from "./testRoot";
+import { offerFiles, offerMessage } from "../drafts";
 import { commandError } from "../testing/backend";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
@@ -483,6 +484,9 @@ describe("edit, regenerate and versions (F-56)", () => {
         root,
       );
     });
+    // Let the chat's history load before the messages are put in its place.
+    await vi.waitFor(() => expect(api.chatHistory).toHaveBeenCalled());
+    await act(async () => {});
     await act(async () => chatStore.update(chat.id, (s) => ({ ...s, messages })));
   }
   function key(el: Element | null, k: string, shiftKey = false) {
@@ -742,6 +746,31 @@ describe("MCP prompts and resources in the composer (F-45)", () => {
     await act(async () => key("Escape"));
     expect(root.querySelector('[data-role="prompt-menu"]')).toBeNull();
     expect(root.querySelector<HTMLTextAreaElement>("#composer")?.value).toBe("/re");
+  });
+
+  it("a view's message joins what the user wrote, labelled with the view, and its newer context replaces the older", async () => {
+    await mount();
+    await type("My own words.");
+    await act(async () => offerMessage(chat.id, { text: "Book the 9:40 train.", sources: [{ type: "mcpView", server: "trains" }] }));
+    expect(root.querySelector<HTMLTextAreaElement>("#composer")?.value).toBe("My own words.\n\nBook the 9:40 train.");
+    expect(root.querySelector('[data-role="composer-from"]')?.textContent).toContain("the view of the MCP server trains");
+    const context = (data: string) => ({
+      name: "Context from the view of trains.txt",
+      kind: "text" as const,
+      mediaType: "text/plain",
+      data,
+      source: { type: "mcpView" as const, server: "trains" },
+    });
+    await act(async () => offerFiles(chat.id, [context("Seats: 2")]));
+    await act(async () => offerFiles(chat.id, [context("Seats: 3")]));
+    const attached = [...root.querySelectorAll('.composer [data-role="attachments"] li')];
+    expect(attached.map((li) => li.getAttribute("title"))).toEqual(["Context from the view of trains.txt"]);
+    expect(api.sendMessage).not.toHaveBeenCalled();
+    await click(root.querySelector<HTMLButtonElement>(".composer button.btn--primary"));
+    await act(async () => {});
+    const sent = vi.mocked(api.sendMessage).mock.calls[0];
+    expect(sent?.[2]).toEqual([context("Seats: 3")]);
+    expect(sent?.[4]).toEqual([{ type: "mcpView", server: "trains" }]);
   });
 
   it("attaches a resource picked from the list", async () => {

@@ -77,10 +77,11 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   useEffect(
     () =>
       takeOfferedMessages(chat.id, (list) => {
-        const last = list.at(-1);
-        if (!last) return;
-        setText(last.text);
-        setSources(last.sources);
+        // What the user had written stays: the view's text goes after it.
+        for (const m of list) {
+          setText((before) => (before.trim() ? `${before.trimEnd()}\n\n${m.text}` : m.text));
+          setSources((before) => [...before, ...m.sources.filter((s) => !before.some((b) => JSON.stringify(b) === JSON.stringify(s)))]);
+        }
         area.current?.focus();
       }),
     [chat.id],
@@ -109,7 +110,10 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   };
 
   const withFiles = (more: Attachment[]) => {
-    const all = [...filesRef.current, ...more];
+    // A view's newer context replaces the one it gave before (issue 47).
+    const viewOf = (f: Attachment) => (f.source?.type === "mcpView" ? f.source.server : null);
+    const replaced = (f: Attachment) => viewOf(f) !== null && more.some((m) => m.name === f.name && viewOf(m) === viewOf(f));
+    const all = [...filesRef.current.filter((f) => !replaced(f)), ...more];
     filesRef.current = all.slice(0, MAX_ATTACHMENTS);
     setFiles(filesRef.current);
     setFileError(all.length > MAX_ATTACHMENTS ? t("attach.tooMany", { max: MAX_ATTACHMENTS }) : null);

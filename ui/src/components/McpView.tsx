@@ -9,7 +9,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { offerMessage } from "../drafts";
+import { offerFiles, offerMessage } from "../drafts";
 import { errorMessage } from "../format";
 import { language, t } from "../i18n";
 import { linkTarget } from "../links";
@@ -74,6 +74,7 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
   const [height, setHeight] = useState(FIRST_HEIGHT);
   const [link, setLink] = useState<LinkAsk | null>(null);
   const [offered, setOffered] = useState(false);
+  const [contextGiven, setContextGiven] = useState(false);
   const frame = useRef<HTMLIFrameElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const bridge = useRef<ViewBridge | null>(null);
@@ -122,6 +123,20 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
               offerMessage(chat, { text, sources: [{ type: "mcpView", server: d.server }] });
               setOffered(true);
               return true;
+            },
+            // Context for the next message: attached in the message box, for the user to see
+            // and remove; a newer one replaces it.
+            updateContext: (text) => {
+              offerFiles(chat, [
+                {
+                  name: t("view.contextFile", { server: d.server }),
+                  kind: "text",
+                  mediaType: "text/plain",
+                  data: text,
+                  source: { type: "mcpView", server: d.server },
+                },
+              ]);
+              setContextGiven(true);
             },
             resize: (h) => setHeight(h),
             log: () => {},
@@ -190,6 +205,11 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
       {offered ? (
         <div class="muted mcp-view-note" role="status" data-role="view-offered">
           {t("view.messageOffered", { server })}
+        </div>
+      ) : null}
+      {contextGiven ? (
+        <div class="muted mcp-view-note" role="status" data-role="view-context">
+          {t("view.contextGiven", { server })}
         </div>
       ) : null}
       {link ? (

@@ -198,6 +198,8 @@ export const enGate = {
   "view.linkRefused": "The view of {server} asked to open this address, which Tollgate does not open:",
   "view.linkOpen": "Open in browser",
   "view.linkCancel": "Don't open",
+  "view.contextFile": "Context from the view of {server}.txt",
+  "view.contextGiven": "The view of {server} gave context for your next message: it is attached in the message box, where you can read or remove it.",
   "view.madeBy": "Made by the view of {server}, not by the model",
   "view.approvalFrom": "The view of {server} asks to make this call (not the model).",
   "composer.from": "From {list}: read it before you send it.",

@@ -195,6 +195,8 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "view.linkRefused": "{server} 的视图请求打开此地址，但 Tollgate 不会打开它：",
   "view.linkOpen": "在浏览器中打开",
   "view.linkCancel": "不打开",
+  "view.contextFile": "来自 {server} 视图的上下文.txt",
+  "view.contextGiven": "{server} 的视图为你的下一条消息提供了上下文：它已附在消息框中，你可以查看或移除。",
   "view.madeBy": "由 {server} 的视图发起，而非模型",
   "view.approvalFrom": "{server} 的视图请求进行此调用（不是模型）。",
   "composer.from": "来自 {list}：发送前请先阅读。",
