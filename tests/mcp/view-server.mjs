@@ -5,7 +5,8 @@
 //   wipe       (the model only) appends to VIEW_DIR/wipes.jsonl: a view must never reach it.
 // VIEW_REPORT is the origin the view declares in its `connectDomains` (the test's report
 // server); VIEW_ATTACK an origin it does not declare (the test's attacker server, whose log must
-// stay empty). VIEW_MODE=flood makes the view send requests until it is stopped.
+// stay empty). VIEW_MODE=flood makes the view send requests until it is stopped; VIEW_MODE=show
+// only reports the result it was sent.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { appendFileSync } from "node:fs";
@@ -121,7 +122,9 @@ window.addEventListener("message", (e) => {
   if (m && m.method === "ui/notifications/tool-input") document.getElementById("input").textContent = "input " + JSON.stringify(m.params.arguments);
   if (m && m.method === "ui/notifications/tool-result") {
     document.getElementById("result").textContent = "result " + JSON.stringify(m.params.structuredContent || null);
-    if (MODE === "flood") flood(); else attacks();
+    if (MODE === "flood") flood();
+    else if (MODE === "show") send("result " + JSON.stringify(m.params.structuredContent || null));
+    else attacks();
   }
   if (m && m.method === "ui/notifications/host-context-changed") document.getElementById("state").textContent = "theme " + m.params.theme;
   if (m && m.method === "ui/resource-teardown") window.parent.postMessage({ jsonrpc: "2.0", id: m.id, result: {} }, "*");

@@ -241,6 +241,59 @@ async fn a_view_that_floods_the_host_is_stopped_with_a_note() {
 }
 
 #[tokio::test]
+async fn a_view_shows_again_after_a_restart_with_its_server_off() {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-restart")
+        .await
+        .unwrap();
+    show_the_view(
+        &s,
+        &mock,
+        serde_json::json!({
+            "VIEW_DIR": dir.path().display().to_string(),
+            "VIEW_REPORT": report.origin,
+            "VIEW_MODE": "show",
+        }),
+        "Here is the view.",
+    )
+    .await;
+    let result = r#"result {"label":"first","shown":true}"#;
+    report.wait_for(result, WAIT).await.unwrap();
+
+    // The server turned off in Settings, then the app closed and started again.
+    s.open_settings("MCP servers").await.unwrap();
+    s.click("[data-server=views] input.switch").await.unwrap();
+    s.wait_text("[data-server=views] [data-status=disabled]", WAIT)
+        .await
+        .unwrap();
+    let data = s.close_keeping_data().await.unwrap();
+    let s = Session::start_in(data, &[]).await.unwrap();
+    s.click(".sidebar .chat-list .chat-item").await.unwrap();
+    s.wait_text("[data-role=view-frame]", WAIT).await.unwrap();
+    // The view was sent the stored result again: shown from what was kept, no call made.
+    let until = std::time::Instant::now() + WAIT;
+    while report
+        .bodies()
+        .iter()
+        .filter(|b| b.as_str() == result)
+        .count()
+        < 2
+    {
+        assert!(
+            std::time::Instant::now() < until,
+            "the view never showed again: {:?}",
+            report.bodies()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(mock.bodies().len(), 2, "the model was not asked again");
+    s.screenshots("mcp-view-after-restart").await.unwrap();
+    s.close().await;
+}
+
+#[tokio::test]
 async fn the_registrys_example_view_renders_in_both_themes_and_calls_its_tool_through_the_gate() {
     let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-basic")

@@ -49,6 +49,22 @@ describe("tool-chain log", () => {
     expect(root.querySelectorAll(".log-turn .tool-card")).toHaveLength(3);
   });
 
+  it("shows a call a server's view made beside the model's, saying whose view made it", async () => {
+    session(1);
+    chatStore.update(CHAT, (s) => {
+      const parent = s.calls[0];
+      if (!parent) return s;
+      const shown = { ...parent, view: { server: "clock", uri: "ui://clock/app.html" } };
+      const made = { ...parent, seq: 2, callId: "view-c1-1", viewOf: 1 };
+      return { ...s, calls: [shown, made] };
+    });
+    await show();
+    const cards = [...root.querySelectorAll(".log-turn .tool-card")];
+    expect(cards).toHaveLength(2);
+    expect(cards[0]?.querySelector("[data-role=made-by-view]")).toBeNull();
+    expect(cards[1]?.querySelector("[data-role=made-by-view]")?.textContent).toBe("Made by the view of clock, not by the model");
+  });
+
   it("renders only the newest turns of a long session, and follows the new ones", async () => {
     restore = layout();
     const turns = VIRTUALIZE_FROM * 4;

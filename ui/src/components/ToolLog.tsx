@@ -14,6 +14,8 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
   const state = useChatState(chat);
   const turns = callsByTurn(state);
   const body = useRef<HTMLDivElement>(null);
+  // A call a server's view made says so beside the model's (issue 47).
+  const viewServer = (of: number | null) => (of === null ? undefined : (state.calls.find((c) => c.seq === of)?.view?.server ?? ""));
   const { stick, onScroll } = useFollowBottom(body, chat, state);
   const renderTurn = (turn: LogTurn, i: number) => (
     <section class="log-turn" key={turn.userId}>
@@ -22,7 +24,7 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
         <span class="log-turn-text">{turn.userText}</span>
       </div>
       {turn.calls.map((c) => (
-        <ToolCard key={c.seq} call={c} compact />
+        <ToolCard key={c.seq} call={c} compact fromView={viewServer(c.viewOf)} />
       ))}
     </section>
   );

@@ -56,6 +56,12 @@ pub fn window_state<R: Runtime>() -> TauriPlugin<R> {
 
 /// Saves the window's size and position half a second after it last moved or was resized, so
 /// they survive a crash or a kill as well as a normal exit.
+///
+/// The save runs on the main thread. The plugin's save holds its cache's lock while it asks the
+/// window for its size and place, which a thread other than the main one does by sending the
+/// main thread a message and waiting; the main thread meanwhile takes the same lock for every
+/// window event. Saved from a worker, a move during the save froze the window for good (the
+/// e2e window test hung there in a fresh-clone run of 2026-11-28, found with gdb).
 pub fn save_when_settled<R: Runtime>() -> impl Fn(&Window<R>, &WindowEvent) + Send + Sync {
     let generation = Arc::new(AtomicU64::new(0));
     move |window, event| {
@@ -68,7 +74,13 @@ pub fn save_when_settled<R: Runtime>() -> impl Fn(&Window<R>, &WindowEvent) + Se
         tauri::async_runtime::spawn(async move {
             tokio::time::sleep(Duration::from_millis(500)).await;
             if generation.load(Ordering::SeqCst) == mine {
-                if let Err(e) = handle.save_window_state(remembered()) {
+                let app = handle.clone();
+                let queued = handle.run_on_main_thread(move || {
+                    if let Err(e) = app.save_window_state(remembered()) {
+                        tracing::warn!("the window's size and position were not saved: {e}");
+                    }
+                });
+                if let Err(e) = queued {
                     tracing::warn!("the window's size and position were not saved: {e}");
                 }
             }
