@@ -54,9 +54,21 @@ fn chat_titles(s: &Session) -> Vec<String> {
         .collect()
 }
 
-/// Adds the attack server in Settings → MCP servers (its environment `env`), then has the
-/// model call its `show_view` in a new chat, allowed from the keyboard, and answer `answer`.
-async fn show_the_view(s: &Session, mock: &MockLlm, env: serde_json::Value, answer: &str) {
+/// Adds the attack server in Settings → MCP servers (its files in `dir`, its reports to
+/// `report`, and `extra` in its environment), then has the model call its `show_view` in a new
+/// chat, allowed from the keyboard, and answer "Here is the view.".
+async fn show_the_view(
+    s: &Session,
+    mock: &MockLlm,
+    dir: &Path,
+    report: &Recorder,
+    extra: &[(&str, &str)],
+) {
+    let mut env =
+        serde_json::json!({"VIEW_DIR": dir.display().to_string(), "VIEW_REPORT": report.origin});
+    for (k, v) in extra {
+        env[*k] = serde_json::Value::from(*v);
+    }
     let script = mcp_dir().join("view-server.mjs").display().to_string();
     let json = serde_json::json!({"mcpServers": {"views": {"command": "node", "args": [script], "env": env}}});
     s.import_mcp_servers(&json, "views").await.unwrap();
@@ -65,12 +77,12 @@ async fn show_the_view(s: &Session, mock: &MockLlm, env: serde_json::Value, answ
         "",
         &[("c1", "views__show_view", r#"{"label":"first"}"#)],
     ));
-    mock.push(openai::text(answer));
+    mock.push(openai::text("Here is the view."));
     s.new_chat_and_send("Show me the view").await.unwrap();
     // Read-only: it asks once; Enter on the focused Allow runs it.
     s.active_approval().await.unwrap();
     s.press(keys::ENTER).await.unwrap();
-    s.wait_for_text(answer, WAIT).await.unwrap();
+    s.wait_for_text("Here is the view.", WAIT).await.unwrap();
 }
 
 fn lines(path: &Path) -> usize {
@@ -92,12 +104,9 @@ async fn a_view_that_attacks_its_host_reaches_nothing_and_its_call_meets_the_gat
     show_the_view(
         &s,
         &mock,
-        serde_json::json!({
-            "VIEW_DIR": dir.path().display().to_string(),
-            "VIEW_REPORT": report.origin,
-            "VIEW_ATTACK": attacker.origin,
-        }),
-        "Here is the view.",
+        dir.path(),
+        &report,
+        &[("VIEW_ATTACK", attacker.origin.as_str())],
     )
     .await;
     s.wait_for_text("Here is the view.", WAIT).await.unwrap();
@@ -219,17 +228,7 @@ async fn a_view_that_floods_the_host_is_stopped_with_a_note() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-flood")
         .await
         .unwrap();
-    show_the_view(
-        &s,
-        &mock,
-        serde_json::json!({
-            "VIEW_DIR": dir.path().display().to_string(),
-            "VIEW_REPORT": report.origin,
-            "VIEW_MODE": "flood",
-        }),
-        "Here is the view.",
-    )
-    .await;
+    show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "flood")]).await;
     let note = s.wait_text("[data-role=view-stopped]", WAIT).await.unwrap();
     assert!(note.contains("too many requests"), "{note}");
     assert!(
@@ -248,17 +247,7 @@ async fn a_view_shows_again_after_a_restart_with_its_server_off() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-restart")
         .await
         .unwrap();
-    show_the_view(
-        &s,
-        &mock,
-        serde_json::json!({
-            "VIEW_DIR": dir.path().display().to_string(),
-            "VIEW_REPORT": report.origin,
-            "VIEW_MODE": "show",
-        }),
-        "Here is the view.",
-    )
-    .await;
+    show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "show")]).await;
     let result = r#"result {"label":"first","shown":true}"#;
     report.wait_for(result, WAIT).await.unwrap();
 
