@@ -196,7 +196,8 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
           src={doc.url}
           sandbox="allow-scripts"
           referrerpolicy="no-referrer"
-          style={{ height: `${height}px` }}
+          // The height the view asks for is its content's: the border comes on top.
+          style={{ height: `${height + (bordered ? 2 : 0)}px` }}
           data-role="view-frame"
         />
       ) : (
