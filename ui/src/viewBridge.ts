@@ -126,11 +126,6 @@ export class ViewBridge {
     this.refilledAt = clock();
   }
 
-  /** Whether the view said it is initialized (the host may send it notifications). */
-  get ready(): boolean {
-    return this.initialized;
-  }
-
   /** A message from the view's frame (the caller checked it came from that frame). */
   receive(data: unknown): void {
     if (this.stopped || !isIncoming(data)) return;
