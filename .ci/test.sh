@@ -54,6 +54,7 @@ say "Building every test and the app (one debug build), beside the UI's type che
 UI_LOG=$(mktemp)
 (cd ui && npm run --silent typecheck && npm run --silent lint && npm run --silent format:check && npm test --silent) >"$UI_LOG" 2>&1 &
 UI_PID=$!
+mkdir -p target
 ARTIFACTS=target/test-artifacts.json
 cargo test --workspace --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS"
 UI_STATUS=0
