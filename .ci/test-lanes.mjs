@@ -27,6 +27,8 @@ for (const line of readFileSync(artifactsPath, "utf8").split("\n")) {
   if (!line.startsWith("{")) continue;
   const message = JSON.parse(line);
   if (message.reason !== "compiler-artifact" || !message.profile?.test || !message.executable) continue;
+  // Benches are built (and linted) with the tests, and measured by their own command.
+  if (message.target.kind.includes("bench")) continue;
   const manifestDir = dirname(message.manifest_path);
   const [pkgName, pkgVersion] = packageOf(message.package_id);
   binaries.push({

@@ -44,23 +44,35 @@ with_keyring() {
 }
 
 # One build for everything below: the unit and integration tests, the fuzz targets' bodies, the
-# end-to-end tests and the app binary they drive (built because the app crate has tests of its
-# own). Every cargo command from here selects the whole workspace: selecting fewer packages
-# (`-p`, `--exclude`) changes the features cargo unifies and compiles hundreds of crates again.
-# cargo's list of what it built (JSON on standard output) tells the next stage which binaries to run.
-# The UI's checks run beside the build: it leaves a core idle for long stretches (one big crate,
+# benches (built, not run here), the end-to-end tests and the app binary they drive (built
+# because the app crate has tests of its own). Every cargo command from here selects the whole
+# workspace: selecting fewer packages (`-p`, `--exclude`) changes the features cargo unifies and
+# compiles hundreds of crates again. cargo's list of what it built (JSON on standard output)
+# tells the next stage which binaries to run.
+#
+# Clippy lints in the same build: clippy-driver compiles the workspace's own crates as rustc
+# would, with clippy's lints (`-D warnings`: a warning fails the build), exactly as `cargo clippy
+# --all-targets -- -D warnings` checks them. A separate `cargo clippy` would check every one of
+# the ~700 dependencies a second time, which took 250–310 s of a cold run.
+# The UI's checks run beside it: the build leaves a core idle for long stretches (one big crate,
 # a build script, a link), and the UI's checks fill them.
-say "Building every test and the app (one debug build), beside the UI's type check, lints (ESLint), formatting (Prettier) and unit tests"
+say "Building every test and the app (one debug build, linted by clippy -D warnings), beside the UI's type check, lints (ESLint), formatting (Prettier) and unit tests"
 UI_LOG=$(mktemp)
 (cd ui && npm run --silent typecheck && npm run --silent lint && npm run --silent format:check && npm test --silent) >"$UI_LOG" 2>&1 &
 UI_PID=$!
 mkdir -p target
 ARTIFACTS=target/test-artifacts.json
-cargo test --workspace --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS"
+BUILD_STATUS=0
+RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+  cargo test --workspace --all-targets --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS" || BUILD_STATUS=$?
 UI_STATUS=0
 wait "$UI_PID" || UI_STATUS=$?
 cat "$UI_LOG" | tee -a "$LOG"
 rm -f "$UI_LOG"
+if [ "$BUILD_STATUS" -ne 0 ]; then
+  echo "The build failed, or clippy found something (exit $BUILD_STATUS): see above." >&2
+  exit "$BUILD_STATUS"
+fi
 if [ "$UI_STATUS" -ne 0 ]; then
   echo "The UI's checks failed (exit $UI_STATUS): see above." >&2
   exit "$UI_STATUS"
@@ -72,31 +84,10 @@ fi
 # --include-ignored runs the keychain and MCP tests, which plain `cargo test` leaves out; the
 # speed figures and the installed-package test have commands of their own (tests/speed.sh,
 # .ci/install-test.sh).
-# Clippy runs beside the tests: the end-to-end tests spend much of their time waiting on windows,
-# which leaves the cores idle, and clippy's check build fills them. The
-# tests are written to pass on a busy machine (docs/PERFORMANCE.md, "Under load"); clippy's
-# findings are printed after them and fail the run all the same.
-say "Rust unit, integration and end-to-end tests, fuzz targets on seeds, beside lints (clippy -D warnings)"
-CLIPPY_LOG=$(mktemp)
-cargo clippy --workspace --all-targets --locked --color always -- -D warnings >"$CLIPPY_LOG" 2>&1 &
-CLIPPY_PID=$!
+say "Rust unit, integration and end-to-end tests, fuzz targets on seeds"
 rm -f target/chaos-report.txt
-TEST_STATUS=0
 with_keyring xvfb-run -a -s "-screen 0 1280x860x24" \
-  node .ci/test-lanes.mjs "$ARTIFACTS" --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG" || TEST_STATUS=$?
-CLIPPY_STATUS=0
-wait "$CLIPPY_PID" || CLIPPY_STATUS=$?
-printf '\033[1m==> Lints (clippy -D warnings)\033[0m\n'
-cat "$CLIPPY_LOG"
-rm -f "$CLIPPY_LOG"
-if [ "$TEST_STATUS" -ne 0 ]; then
-  echo "Tests failed (exit $TEST_STATUS): see above." >&2
-  exit "$TEST_STATUS"
-fi
-if [ "$CLIPPY_STATUS" -ne 0 ]; then
-  echo "Clippy failed (exit $CLIPPY_STATUS): see above." >&2
-  exit "$CLIPPY_STATUS"
-fi
+  node .ci/test-lanes.mjs "$ARTIFACTS" --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
 
 # The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
 if [ -f target/chaos-report.txt ]; then

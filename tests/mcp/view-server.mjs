@@ -6,7 +6,7 @@
 // VIEW_REPORT is the origin the view declares in its `connectDomains` (the test's report
 // server); VIEW_ATTACK an origin it does not declare (the test's attacker server, whose log must
 // stay empty). VIEW_MODE=flood makes the view send requests until it is stopped; VIEW_MODE=show
-// only reports the result it was sent.
+// only reports the result it was sent; VIEW_MODE=hog never stops working once it has it.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { appendFileSync } from "node:fs";
@@ -123,12 +123,19 @@ window.addEventListener("message", (e) => {
   if (m && m.method === "ui/notifications/tool-result") {
     document.getElementById("result").textContent = "result " + JSON.stringify(m.params.structuredContent || null);
     if (MODE === "flood") flood();
+    else if (MODE === "hog") hog();
     else if (MODE === "show") send("result " + JSON.stringify(m.params.structuredContent || null));
     else attacks();
   }
   if (m && m.method === "ui/notifications/host-context-changed") document.getElementById("state").textContent = "theme " + m.params.theme;
   if (m && m.method === "ui/resource-teardown") window.parent.postMessage({ jsonrpc: "2.0", id: m.id, result: {} }, "*");
 });
+// Keeps the frame's thread busy for ever, after saying so: the whole window's, as frames share
+// the window's web process.
+async function hog() {
+  await send("hogging");
+  for (;;) {}
+}
 async function flood() {
   for (let i = 0; i < 500; i++) window.parent.postMessage({ jsonrpc: "2.0", id: 10000 + i, method: "ping" }, "*");
   await send("flooded");

@@ -427,6 +427,10 @@ export function readMcpResource(server: string, uri: string): Promise<Attachment
 export function openMcpView(chat: ChatId, seq: number): Promise<McpViewDocument> {
   return call("open_mcp_view", { chat, seq });
 }
+/** Shows views again after the window paused them (it stopped responding while views were shown). */
+export function resumeMcpViews(): Promise<void> {
+  return call("resume_mcp_views", {});
+}
 /** A `tools/call` from the view of call `seq`: run through the chat's gate; the `CallToolResult`. */
 export function mcpViewCallTool(chat: ChatId, seq: number, name: string, args: Record<string, unknown>): Promise<unknown> {
   return call("mcp_view_call_tool", { chat, seq, name, arguments: args as JsonValue });

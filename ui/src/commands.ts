@@ -83,6 +83,7 @@ export interface Commands {
   read_mcp_resource: { args: { server: string; uri: string }; result: Attachment[] };
   get_mcp_prompt: { args: { server: string; name: string; arguments: Record<string, string> }; result: FilledPrompt };
   open_mcp_view: { args: { chat: ChatId; seq: number }; result: McpViewDocument };
+  resume_mcp_views: { args: Record<string, never>; result: void };
   mcp_view_call_tool: { args: { chat: ChatId; seq: number; name: string; arguments: JsonValue }; result: JsonValue };
   mcp_view_read_resource: { args: { chat: ChatId; seq: number; uri: string }; result: JsonValue };
 }

@@ -85,6 +85,8 @@ export function invalidText(invalid: Invalid): string {
       return t("invalid.mcpSignIn", { server: invalid.server, reason: invalid.reason });
     case "mcpNotRemote":
       return t("invalid.mcpNotRemote", { server: invalid.server });
+    case "mcpViewsPaused":
+      return t("invalid.mcpViewsPaused", { list: invalid.servers.join(", ") });
     case "mcpSignInUnderWay":
       return t("invalid.mcpSignInUnderWay", { server: invalid.server });
     case "mcpTextsChanged":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { prefixSums, rowRanges, visibleWindow } from "./virtual";
+import { prefixSums, rowRanges, type Segment, visibleWindow, windowSegments } from "./virtual";
 
 describe("visibleWindow", () => {
   const heights = Array.from({ length: 5000 }, (_, i) => (i % 2 ? 100 : 50));
@@ -70,5 +70,46 @@ describe("rowRanges", () => {
     expect(rowRanges(1000, 34, 3400, 680, 0, 110)).toEqual([[100, 120]]);
     // A kept row the list no longer holds is ignored.
     expect(rowRanges(10, 34, 0, 680, 0, 40)).toEqual([[0, 10]]);
+  });
+});
+
+describe("windowSegments", () => {
+  const heights = Array.from({ length: 10 }, (_, i) => 10 * (i + 1));
+  const total = heights.reduce((a, b) => a + b, 0);
+  const drawnHeight = (segments: Segment[]) => segments.reduce((sum, s) => sum + (s.kind === "gap" ? s.height : (heights[s.index] ?? 0)), 0);
+
+  it("is the window alone, between its two spaces, when nothing is kept", () => {
+    const w = { start: 3, end: 5, before: 60, after: total - 150 };
+    const s = windowSegments(heights, w, []);
+    expect(s).toEqual([
+      { kind: "gap", height: 60, before: 3 },
+      { kind: "item", index: 3 },
+      { kind: "item", index: 4 },
+      { kind: "gap", height: total - 150, before: null },
+    ]);
+  });
+
+  it("draws a kept item above and below the window where it lies, the spaces adding up to the list", () => {
+    const w = { start: 4, end: 6, before: 100, after: total - 210 };
+    const s = windowSegments(heights, w, [1, 8, 5, 1]);
+    expect(s.filter((x) => x.kind === "item").map((x) => (x.kind === "item" ? x.index : -1))).toEqual([1, 4, 5, 8]);
+    expect(s).toEqual([
+      { kind: "gap", height: 10, before: 1 },
+      { kind: "item", index: 1 },
+      { kind: "gap", height: 30 + 40, before: 4 },
+      { kind: "item", index: 4 },
+      { kind: "item", index: 5 },
+      { kind: "gap", height: 70 + 80, before: 8 },
+      { kind: "item", index: 8 },
+      { kind: "gap", height: 100, before: null },
+    ]);
+    expect(drawnHeight(s)).toBe(total);
+  });
+
+  it("ignores kept indices that are not items of the list", () => {
+    const w = { start: 0, end: 2, before: 0, after: total - 30 };
+    const s = windowSegments(heights, w, [-1, 10, 2.5]);
+    expect(s.filter((x) => x.kind === "item")).toHaveLength(2);
+    expect(drawnHeight(s)).toBe(total);
   });
 });

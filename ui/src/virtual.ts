@@ -84,3 +84,31 @@ export function rowRanges(
         [keep, keep + 1],
       ];
 }
+
+/** A part of a windowed list as drawn: space standing for items left out, or one item. */
+export type Segment = { kind: "gap"; height: number; before: number | null } | { kind: "item"; index: number };
+
+/**
+ * The parts to draw for window `w`: its items, plus the items in `kept` outside it, in order,
+ * with space between them standing for the items left out (`before` names the item a gap sits
+ * above, `null` at the end). A kept item is one whose page must not be lost when the list
+ * scrolls away from it: an MCP view's frame would load again, and the view forget its state.
+ * A gap is drawn above the first item and below the last even when it is empty.
+ */
+export function windowSegments(heights: readonly number[], w: Window, kept: readonly number[]): Segment[] {
+  const n = heights.length;
+  const offsets = prefixSums(heights);
+  const outside = kept.filter((i) => Number.isInteger(i) && i >= 0 && i < n && (i < w.start || i >= w.end));
+  const indices = [...new Set(outside)];
+  for (let i = w.start; i < Math.min(w.end, n); i++) indices.push(i);
+  indices.sort((a, b) => a - b);
+  const out: Segment[] = [];
+  let next = 0;
+  for (const i of indices) {
+    if (i > next || out.length === 0) out.push({ kind: "gap", height: (offsets[i] ?? 0) - (offsets[next] ?? 0), before: i });
+    out.push({ kind: "item", index: i });
+    next = i + 1;
+  }
+  out.push({ kind: "gap", height: (offsets[n] ?? 0) - (offsets[next] ?? 0), before: null });
+  return out;
+}

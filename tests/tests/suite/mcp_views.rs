@@ -239,6 +239,137 @@ async fn a_view_that_floods_the_host_is_stopped_with_a_note() {
     s.close().await;
 }
 
+/// A view that never stops working (`for (;;) {}`) stops the whole window: its frame runs in
+/// the window's web process. The app ends that process once it stays unresponsive, loads its
+/// page again and pauses views (the note that says so is the UI tests'); the window answers
+/// again and the view does not start again in its chat. Judged by the view itself (it reports
+/// each start) and by what the model receives from the keyboard afterwards.
+#[tokio::test]
+async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-hog")
+        .await
+        .unwrap();
+    let mut env = serde_json::json!({"VIEW_DIR": dir.path().display().to_string(), "VIEW_REPORT": report.origin});
+    env["VIEW_MODE"] = "hog".into();
+    let script = mcp_dir().join("view-server.mjs").display().to_string();
+    let json = serde_json::json!({"mcpServers": {"views": {"command": "node", "args": [script], "env": env}}});
+    s.import_mcp_servers(&json, "views").await.unwrap();
+    s.back_to_chat().await.unwrap();
+    mock.push(openai::calls(
+        "",
+        &[("c1", "views__show_view", r#"{"label":"first"}"#)],
+    ));
+    mock.push(openai::text("Here is the view."));
+    s.new_chat_and_send("Show me the view").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    report.wait_for("hogging", WAIT).await.unwrap();
+
+    // The window is stuck. A user moves the mouse and presses keys at it (which is how WebKit
+    // finds a web process that does not answer), from X, as WebDriver's own would wait.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let pressing = {
+        let stop = std::sync::Arc::clone(&stop);
+        // The seat's display, read on this thread (it is the thread's own).
+        let display = tollgate_e2e::seat::display();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::process::Command::new("xdotool")
+                    .env("DISPLAY", &display)
+                    .args(["mousemove", "300", "300", "key", "shift"])
+                    .status();
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        })
+    };
+    // The app ends the stuck web process and loads the page again. WebDriver's session ends
+    // with the process it drove, so from here the window is driven as a user drives it: from X.
+    // Its log says when the page is back (a first paint after the pause).
+    let log = wait_for_log(&s, |log| {
+        log.split("views paused")
+            .nth(1)
+            .is_some_and(|after| after.contains("first paint"))
+    })
+    .await;
+    assert!(
+        log.contains("stopped responding with views of [\"views\"]"),
+        "{log}"
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    pressing.join().unwrap();
+
+    // The page opens the chat that was open, the view paused in it, and the user types into
+    // its message box: the message reaches the model with the chat's history, so the window
+    // answers and stays answering with the view's chat on screen.
+    mock.push(openai::text("Still here."));
+    let display = tollgate_e2e::seat::display();
+    let typed = "Are you there after the view?";
+    let until = std::time::Instant::now() + WAIT;
+    while !mock.bodies().iter().any(|b| b.to_string().contains(typed)) {
+        let _ = std::process::Command::new("xdotool")
+            .env("DISPLAY", &display)
+            .args(["type", "--delay", "20", typed])
+            .status();
+        let _ = std::process::Command::new("xdotool")
+            .env("DISPLAY", &display)
+            .args(["key", "Return"])
+            .status();
+        let sent = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < sent
+            && !mock.bodies().iter().any(|b| b.to_string().contains(typed))
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "nothing typed reached the model: {:?}",
+            mock.bodies().len()
+        );
+    }
+    let asked = mock
+        .bodies()
+        .into_iter()
+        .find(|b| b.to_string().contains(typed))
+        .unwrap()
+        .to_string();
+    assert!(
+        asked.contains("Show me the view"),
+        "sent in the view's chat: {asked}"
+    );
+    let starts = |b: &Vec<String>| b.iter().filter(|b| b.starts_with("initialized")).count();
+    assert_eq!(
+        starts(&report.bodies()),
+        1,
+        "the view did not start again in its chat: {:?}",
+        report.bodies()
+    );
+    s.close().await;
+}
+
+/// Waits until the app's log (its files in the data folder) passes `done`; returns it.
+async fn wait_for_log(s: &Session, done: impl Fn(&str) -> bool) -> String {
+    let until = std::time::Instant::now() + WAIT * 2;
+    loop {
+        let mut log = String::new();
+        if let Ok(entries) = std::fs::read_dir(s.data_path().join("logs")) {
+            for entry in entries.flatten() {
+                log.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+            }
+        }
+        if done(&log) {
+            return log;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the log never said it: {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_view_shows_again_after_a_restart_with_its_server_off() {
     let _seat = Seat::take().await.unwrap();
@@ -279,6 +410,86 @@ async fn a_view_shows_again_after_a_restart_with_its_server_off() {
     }
     assert_eq!(mock.bodies().len(), 2, "the model was not asked again");
     s.screenshots("mcp-view-after-restart").await.unwrap();
+    s.close().await;
+}
+
+/// Whether a message on screen (drawn, not windowed away) holds `text`.
+async fn message_drawn(s: &Session, text: &str) -> bool {
+    s.client
+        .execute(
+            "return Array.from(document.querySelectorAll('.chat-scroll .msg')).some((e) => e.textContent.includes(arguments[0]));",
+            vec![serde_json::Value::from(text)],
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+/// Scrolls the chat to `to` ("top" or "bottom") until the message holding `text` is drawn
+/// (`drawn`) or windowed away (`!drawn`).
+async fn scroll_until(s: &Session, to: &str, text: &str, drawn: bool) {
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        s.client
+            .execute(
+                "const el = document.querySelector('.chat-scroll'); el.scrollTop = arguments[0] === 'top' ? 0 : el.scrollHeight; return true;",
+                vec![serde_json::Value::from(to)],
+            )
+            .await
+            .unwrap();
+        if message_drawn(s, text).await == drawn {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "scrolled to the {to}, {text:?} is still {}",
+            if drawn { "not drawn" } else { "drawn" }
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A long chat draws only the messages near the view; an answer holding a view stays drawn
+/// once drawn, so the view keeps its page (and whatever the user did in it) while the chat
+/// scrolls away and back. Judged by the view itself: it reports each start to its recorder.
+#[tokio::test]
+async fn a_view_keeps_its_page_while_a_long_chat_scrolls_away_and_back() {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-scroll")
+        .await
+        .unwrap();
+    show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "show")]).await;
+    let result = r#"result {"label":"first","shown":true}"#;
+    report.wait_for(result, WAIT).await.unwrap();
+    // Twenty more turns: 44 messages, a chat long enough to be windowed.
+    for i in 0..20 {
+        mock.push(openai::text(&format!("Answer number {i}.")));
+        s.send(&format!("Question number {i}")).await.unwrap();
+        s.wait_for_text(&format!("Answer number {i}."), WAIT)
+            .await
+            .unwrap();
+    }
+    scroll_until(&s, "bottom", "Show me the view", false).await;
+    scroll_until(&s, "top", "Question number 19", false).await;
+    assert!(message_drawn(&s, "Here is the view.").await);
+    s.wait_text("[data-role=view-frame]", WAIT).await.unwrap();
+    let count = |needle: &str| {
+        report
+            .bodies()
+            .iter()
+            .filter(|b| b.starts_with(needle))
+            .count()
+    };
+    assert_eq!(count("initialized"), 1, "{:?}", report.bodies());
+    assert_eq!(count("result "), 1, "{:?}", report.bodies());
+    assert_eq!(
+        mock.bodies().len(),
+        22,
+        "the model was asked once a turn, no more"
+    );
     s.close().await;
 }
 
@@ -342,6 +553,163 @@ async fn the_registrys_example_view_renders_in_both_themes_and_calls_its_tool_th
         .await
         .unwrap();
     s.screenshots("mcp-view-basic").await.unwrap();
+    s.close().await;
+}
+
+/// A one-page PDF whose page reads `text` (in Helvetica), written object by object with its
+/// cross-reference table, for the PDF viewer to read from disk.
+fn one_page_pdf(text: &str) -> Vec<u8> {
+    let stream = format!("BT /F1 28 Tf 72 700 Td ({text}) Tj ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R \
+         /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_string(),
+        format!(
+            "<< /Length {} >>\nstream\n{stream}\nendstream",
+            stream.len()
+        ),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        out.extend(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// The richer of the registry's example servers: `@modelcontextprotocol/server-pdf`'s viewer
+/// (pdf.js) reads the file through its own view-only tool, `read_pdf_bytes`, so the document
+/// reaches the view only through a call the user allowed.
+#[tokio::test]
+async fn the_registrys_pdf_viewer_reads_its_file_through_the_gate_and_renders_it() {
+    let _seat = Seat::take().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("gate.pdf");
+    std::fs::write(&pdf, one_page_pdf("Tollgate shows this page")).unwrap();
+    let pdf = pdf.display().to_string();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-pdf")
+        .await
+        .unwrap();
+    let script = mcp_dir()
+        .join("node_modules/@modelcontextprotocol/server-pdf/dist/index.js")
+        .display()
+        .to_string();
+    let json = serde_json::json!({"mcpServers": {"pdf": {"command": "node", "args": [script, "--stdio", pdf]}}});
+    s.import_mcp_servers(&json, "pdf").await.unwrap();
+    s.back_to_chat().await.unwrap();
+    let args = serde_json::json!({ "url": pdf }).to_string();
+    mock.push(openai::calls("", &[("c1", "pdf__display_pdf", &args)]));
+    mock.push(openai::text("Here is the PDF."));
+    s.new_chat_and_send("Show me gate.pdf").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("Here is the PDF.", WAIT).await.unwrap();
+    s.wait_text("[data-role=view-frame]", WAIT).await.unwrap();
+
+    // The view asks for the file's bytes: a card under it, made by the view, waiting.
+    let made = s
+        .wait_text("[data-role=view-call] [data-role=made-by-view]", WAIT)
+        .await
+        .unwrap();
+    assert!(made.contains("pdf"), "{made}");
+    let card = s
+        .wait_text("[data-role=view-call] .approval-card", WAIT)
+        .await
+        .unwrap();
+    assert!(card.contains("read_pdf_bytes"), "{card}");
+    s.client.clone().enter_frame(0).await.unwrap();
+    let before = wait_in_frame(&s, |_| true).await;
+    assert!(!before.contains("Tollgate shows"), "{before}");
+    s.client.clone().enter_parent_frame().await.unwrap();
+    s.screenshots("mcp-view-pdf-asks").await.unwrap();
+
+    // Allowed, one card after another (a first byte, then the file), the bytes reach the view
+    // and pdf.js draws the page, its text in the page's text layer.
+    let until = std::time::Instant::now() + WAIT;
+    let mut allowed = 0;
+    loop {
+        s.client.clone().enter_frame(0).await.unwrap();
+        let text = s
+            .client
+            .execute(
+                "return document.body ? document.body.innerText : '';",
+                vec![],
+            )
+            .await
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        s.client.clone().enter_parent_frame().await.unwrap();
+        if text.contains("Tollgate shows this page") {
+            break;
+        }
+        if s.exists(".approval-card.is-active").await.unwrap() {
+            let card = s.el(".approval-card.is-active").await.unwrap();
+            let what = card.text().await.unwrap_or_default();
+            assert!(
+                what.contains("pdf"),
+                "only the view's own calls ask: {what}"
+            );
+            // The user, reading the view, presses the card's Allow once.
+            s.click_text(".approval-card.is-active button", "Allow once")
+                .await
+                .unwrap();
+            allowed += 1;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the page was never drawn ({allowed} calls allowed): {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        allowed >= 1,
+        "the file reached the view only through allowed calls"
+    );
+    // Drawn, the viewer asks its server for commands (a call that waits for them): its card
+    // asks too. While it waits nothing else comes, and the view is seen as the user sees it.
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        let card = s.wait_text(".approval-card.is-active", WAIT).await.unwrap();
+        if card.contains("poll_pdf_commands") {
+            break;
+        }
+        assert!(
+            card.contains("pdf"),
+            "only the view's own calls ask: {card}"
+        );
+        s.click_text(".approval-card.is-active button", "Allow once")
+            .await
+            .unwrap();
+        assert!(
+            std::time::Instant::now() < until,
+            "the viewer never waited for commands"
+        );
+    }
+    s.client
+        .execute(
+            "document.querySelector('[data-role=mcp-view]').scrollIntoView({block: 'start'}); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    s.screenshots("mcp-view-pdf").await.unwrap();
     s.close().await;
 }
 

@@ -5,7 +5,7 @@
 //! chats, 1,000,000 messages: `tollgate_scale`) cold start, idle memory, the sidebar's
 //! first screen, opening and scrolling a 5,000-message chat, and search in the window; a 10 MB
 //! shell output streamed into the open tool-chain log; and the memory curve of 500 turns with
-//! tool calls in one app run. Measured, printed, never asserted: run `bash tests/speed.sh` (release build).
+//! tool calls in one app run; and a chat of 20 MCP views, views on and off. Measured, printed, never asserted: run `bash tests/speed.sh` (release build).
 
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -1118,5 +1118,181 @@ async fn long_session(log_open: bool) {
             .join(", "),
         describe_memory(&parts)
     );
+    s.close().await;
+}
+
+/// Views in the chat of the views measure.
+const VIEWS: u64 = 20;
+
+/// The views measure's model: turn 0 is answered in words; every other turn shows a view (the
+/// test server's `show_view`), then says so.
+fn views_model(body: &serde_json::Value) -> tollgate_mock_llm::Reply {
+    let turn = turn_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last());
+    if body.get("tools").is_none() {
+        return openai::text("Views");
+    }
+    if turn == 0 || last.is_some_and(|m| m["role"] == "tool") {
+        return openai::text(&format!(
+            "Answered turn {turn}: the view is above, with the result it was sent."
+        ));
+    }
+    let args = json!({ "label": format!("view {turn}") }).to_string();
+    openai::calls(
+        "",
+        &[(&format!("call_{turn}"), "views__show_view", args.as_str())],
+    )
+}
+
+/// Sends turn `turn` and waits for its answer, allowing from the keyboard any call that asks.
+async fn views_turn(s: &Session, turn: u64) {
+    s.send(&format!("turn {turn}: show me view {turn}"))
+        .await
+        .unwrap();
+    let done = answered(&format!("Answered turn {turn}:"));
+    loop {
+        let state = s
+            .client
+            .execute(
+                &format!("return {done} ? 'answered' : document.querySelector('.approval-card.is-active') ? 'asking' : 'waiting';"),
+                vec![],
+            )
+            .await
+            .unwrap();
+        match state.as_str() {
+            Some("answered") => return,
+            Some("asking") => {
+                s.active_approval().await.unwrap();
+                s.press(keys::ENTER).await.unwrap();
+                s.approvals_gone().await.unwrap();
+            }
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Opens the views chat three times (from the small chat), scrolls it end to end and back,
+/// and reads the app's memory 30 s after each: (opens in ms, scroll figures, memory after
+/// opening, memory after scrolling, views alive after scrolling).
+async fn views_figures(
+    s: &Session,
+    small: i64,
+    views: i64,
+    last: i64,
+) -> (
+    Vec<u64>,
+    (f64, usize, usize, f64),
+    Vec<(String, u64)>,
+    Vec<(String, u64)>,
+    u64,
+) {
+    let mut opens = Vec::new();
+    for _ in 0..3 {
+        opens.push(open_ms(s, small, views, last).await.round() as u64);
+    }
+    std::thread::sleep(Duration::from_secs(30));
+    let opened = session_memory(s);
+    let scroll = frame_figures(&scroll_frames(s).await);
+    std::thread::sleep(Duration::from_secs(30));
+    let scrolled = session_memory(s);
+    let alive = s
+        .client
+        .execute(
+            "return document.querySelectorAll('[data-role=view-frame]').length",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_u64()
+        .unwrap_or(0);
+    (opens, scroll, opened, scrolled, alive)
+}
+
+/// A chat of 20 turns, each showing an MCP view (issue 47), measured as the long chat is
+/// (opening it, scrolling it end to end, idle memory), with views on and then off in Settings
+/// (the same chat, its calls shown as cards alone).
+#[tokio::test]
+#[ignore = "a measurement: run tests/speed.sh"]
+async fn measure_twenty_views() {
+    let _seat = Seat::take().await.unwrap();
+    let report = tollgate_e2e::recorder::Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-speed-views")
+        .await
+        .unwrap();
+    let script = tollgate_e2e::node_servers::mcp_dir()
+        .join("view-server.mjs")
+        .display()
+        .to_string();
+    let env = json!({"VIEW_DIR": dir.path().display().to_string(), "VIEW_REPORT": report.origin, "VIEW_MODE": "show"});
+    let servers =
+        json!({"mcpServers": {"views": {"command": "node", "args": [script], "env": env}}});
+    s.import_mcp_servers(&servers, "views").await.unwrap();
+    s.back_to_chat().await.unwrap();
+    mock.respond_with(views_model);
+    s.new_chat().await.unwrap();
+    views_turn(&s, 0).await;
+    let chat_id = || async {
+        s.client
+            .execute(
+                "return Number(document.querySelector('section.chat').dataset.chat)",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_i64()
+            .unwrap()
+    };
+    let small = chat_id().await;
+    s.new_chat().await.unwrap();
+    let started = Instant::now();
+    for turn in 1..=VIEWS {
+        views_turn(&s, turn).await;
+    }
+    let made = started.elapsed();
+    let views = chat_id().await;
+    let last = s
+        .client
+        .execute(
+            "const m = document.querySelectorAll('.chat-scroll [data-message]'); return Number(m[m.length - 1].dataset.message);",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_i64()
+        .unwrap();
+    let messages = s
+        .client
+        .execute(
+            "return document.querySelectorAll('.chat-scroll .msg').length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    s.screenshot("speed-twenty-views").await.unwrap();
+
+    let on = views_figures(&s, small, views, last).await;
+    s.open_settings("General").await.unwrap();
+    let saves = s.settings_saves("general-settings").await.unwrap();
+    s.click("[data-role=mcp-views-all]").await.unwrap();
+    s.until_settings_saved("general-settings", saves)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+    let off = views_figures(&s, small, views, last).await;
+
+    println!(
+        "SPEED twenty views: {VIEWS} turns each showing a view made in {:.1} s; messages drawn at the end: {messages}",
+        made.as_secs_f64()
+    );
+    for (name, (opens, (longest, long, frames, busy), opened, scrolled, alive)) in
+        [("views on", on), ("views off (before)", off)]
+    {
+        println!(
+            "SPEED twenty views, {name}: open (ms, click to last message painted), 3 runs: {opens:?} (target ≤ 300); scroll end to end and back: longest frame {longest:.0} ms (target < 50), {long} of {frames} over 50 ms, time past 16.7 ms {busy:.0} ms; idle memory 30 s after opening: {}; 30 s after scrolling: {} ({alive} views alive)",
+            describe_memory(&opened),
+            describe_memory(&scrolled)
+        );
+    }
     s.close().await;
 }

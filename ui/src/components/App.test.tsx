@@ -73,6 +73,7 @@ let root: HTMLElement;
 beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
+  sessionStorage.clear();
   vi.mocked(api.listChats).mockResolvedValue([]);
   vi.mocked(api.waitingCounts).mockResolvedValue({});
   vi.mocked(api.listProviders).mockResolvedValue([]);

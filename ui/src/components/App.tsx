@@ -54,6 +54,29 @@ function store(key: string, value: string): void {
   }
 }
 
+/**
+ * The chat that was open when the page last unloaded in this run of the app (session storage
+ * lasts as long as the window): a page loaded again — after its web process was ended for a
+ * stuck view, say — opens where the user was.
+ */
+const OPEN_CHAT_KEY = "tollgate.openChat";
+function reopenedChat(): ChatId | null {
+  try {
+    const id = Number(sessionStorage.getItem(OPEN_CHAT_KEY));
+    return Number.isSafeInteger(id) && id > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+function rememberOpenChat(id: ChatId | null): void {
+  try {
+    if (id === null) sessionStorage.removeItem(OPEN_CHAT_KEY);
+    else sessionStorage.setItem(OPEN_CHAT_KEY, String(id));
+  } catch {
+    /* no session storage: a reload opens no chat */
+  }
+}
+
 interface Confirm {
   message: string;
   action: () => Promise<void>;
@@ -92,7 +115,7 @@ export function App() {
   const chats = chatsLoad.data ?? [];
   const reloadChats = chatsLoad.reload;
   /** The chat the user picked; `currentChat` falls back to the first one while it is not in the list. */
-  const [current, setCurrent] = useState<ChatId | null>(null);
+  const [current, setCurrent] = useState<ChatId | null>(reopenedChat);
   const [view, setView] = useState<"chat" | "settings">("chat");
   const [tab, setTab] = useState<SettingsTab>("providers");
   // The look and language are applied as the settings arrive, before the render that shows them.
@@ -137,6 +160,7 @@ export function App() {
   const currentId = currentChat?.id ?? null;
   const currentRef = useRef<ChatId | null>(null);
   currentRef.current = currentId;
+  useEffect(() => rememberOpenChat(currentId), [currentId]);
   const chatsRef = useRef<ChatRow[]>([]);
   chatsRef.current = chats;
 

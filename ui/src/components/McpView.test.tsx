@@ -8,6 +8,7 @@ vi.mock("../api", () => ({
   mcpViewCallTool: vi.fn(() => Promise.resolve({ content: [{ type: "text", text: "ran" }] })),
   mcpViewReadResource: vi.fn(() => Promise.resolve({ contents: [] })),
   openExternal: vi.fn(() => Promise.resolve()),
+  resumeMcpViews: vi.fn(() => Promise.resolve()),
 }));
 
 import * as api from "../api";
@@ -59,6 +60,21 @@ async function shown() {
 }
 
 describe("a server's view", () => {
+  it("while views are paused, says why, loads no frame, and shows again when the user asks", async () => {
+    const pause = { kind: "invalid", message: "views are paused", missing: null, invalid: { type: "mcpViewsPaused", servers: ["hog"] } };
+    vi.mocked(api.openMcpView).mockReset().mockRejectedValueOnce(pause).mockResolvedValue(doc);
+    await act(async () => render(<McpView chat={3} call={call} />, root));
+    await vi.waitFor(() => expect(root.querySelector("[data-role=view-paused]")).not.toBeNull());
+    expect(root.querySelector("[data-role=view-paused]")?.textContent).toContain("the view of hog was shown");
+    expect(root.querySelector("iframe")).toBeNull();
+    expect(api.resumeMcpViews).not.toHaveBeenCalled();
+    await act(() => (root.querySelector("[data-role=view-resume]") as HTMLButtonElement).click());
+    await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
+    expect(api.resumeMcpViews).toHaveBeenCalledTimes(1);
+    expect(api.openMcpView).toHaveBeenCalledTimes(2);
+    expect(root.querySelector("[data-role=view-paused]")).toBeNull();
+  });
+
   it("runs in a frame with scripts and nothing else, and says whose it is and where it may reach", async () => {
     const { frame } = await shown();
     expect(api.openMcpView).toHaveBeenCalledWith(3, 4);

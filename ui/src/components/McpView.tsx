@@ -10,7 +10,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { offerFiles, offerMessage } from "../drafts";
-import { errorMessage } from "../format";
+import { errorMessage, isCommandError } from "../format";
 import { language, t } from "../i18n";
 import { linkTarget } from "../links";
 import type { CallView } from "../timeline";
@@ -70,6 +70,10 @@ interface LinkAsk {
 export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
   const [doc, setDoc] = useState<McpViewDocument | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Views paused by the window (it stopped responding while these servers' views were shown).
+  const [paused, setPaused] = useState<string[] | null>(null);
+  // Bumped to open the view again once the user showed views again.
+  const [attempt, setAttempt] = useState(0);
   const [stopped, setStopped] = useState(false);
   const [height, setHeight] = useState(FIRST_HEIGHT);
   const [link, setLink] = useState<LinkAsk | null>(null);
@@ -94,6 +98,7 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
     let live = true;
     setDoc(null);
     setError(null);
+    setPaused(null);
     api.openMcpView(chat, call.seq).then(
       (d) => {
         if (!live) return;
@@ -152,7 +157,11 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
         );
         setDoc(d);
       },
-      (e: unknown) => live && setError(errorMessage(e)),
+      (e: unknown) => {
+        if (!live) return;
+        if (isCommandError(e) && e.invalid?.type === "mcpViewsPaused") setPaused(e.invalid.servers);
+        else setError(errorMessage(e));
+      },
     );
     return () => {
       live = false;
@@ -160,7 +169,7 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
       bridge.current = null;
       void leaving?.teardown(new Promise((resolve) => setTimeout(resolve, TEARDOWN_GRACE_MS)));
     };
-  }, [chat, call.seq]);
+  }, [chat, call.seq, attempt]);
 
   // The app's theme changes: the view is told.
   useEffect(() => {
@@ -180,7 +189,24 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
           </span>
         ) : null}
       </div>
-      {error ? (
+      {paused ? (
+        <div class="notice notice--warn" role="status" data-role="view-paused">
+          <span>{t("view.paused", { list: paused.join(", ") || server })}</span>
+          <button
+            type="button"
+            class="btn btn--small"
+            data-role="view-resume"
+            onClick={() =>
+              void api.resumeMcpViews().then(
+                () => setAttempt((n) => n + 1),
+                (e: unknown) => setError(errorMessage(e)),
+              )
+            }
+          >
+            {t("view.resume")}
+          </button>
+        </div>
+      ) : error ? (
         <div class="notice notice--error" role="alert" data-role="view-error">
           {t("view.failed", { message: error })}
         </div>

@@ -123,17 +123,17 @@ export function Timeline({
   // Long chats render only the messages near the viewport; approvals always sit in the last
   // messages, which are rendered whenever the view is at the bottom.
   // A chat still reading its earlier pages is windowed from the start: it grows at the top.
-  const items =
-    state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null ? (
-      <VirtualList
-        items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i) }))}
-        scroller={scroller}
-        stick={stick}
-        head={state.earlier !== null ? <EarlierMessages chat={state.chat} failed={state.alert?.action === "reload"} /> : null}
-      />
-    ) : (
-      state.messages.map(renderMessage)
-    );
+  // A short chat is drawn whole, in the same list: crossing the length does not draw anything
+  // again (a view would load again and lose its state).
+  const items = (
+    <VirtualList
+      items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i), keep: showsView(state, m) }))}
+      scroller={scroller}
+      stick={stick}
+      windowed={state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null}
+      head={state.earlier !== null ? <EarlierMessages chat={state.chat} failed={state.alert?.action === "reload"} /> : null}
+    />
+  );
 
   const rest = [
     ...state.approvals.filter((a) => !placed.has(a.id)).map(approvalCard),
@@ -162,6 +162,14 @@ export function Timeline({
       {state.error && !state.running ? <TurnError state={state} chat={chat} actions={actions} /> : null}
     </>
   );
+}
+
+/**
+ * Whether an answer shows an MCP view: its message stays drawn once drawn, so the view keeps
+ * what the user did in it when the chat scrolls away and back.
+ */
+function showsView(state: ChatState, m: TimelineMessage): boolean {
+  return m.role === "assistant" && callsFor(state, m.id).some((c) => c.view !== null && !isUnfinished(c.status));
 }
 
 /**

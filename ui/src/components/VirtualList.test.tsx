@@ -19,11 +19,14 @@ afterEach(async () => {
   restore();
 });
 
-/** A scroller holding a windowed list of items `from..to`, with a head while `loading`. */
-function List({ from, to, loading, stick }: { from: number; to: number; loading: boolean; stick: boolean }) {
+/**
+ * A scroller holding a windowed list of items `from..to`, with a head while `loading`; the items
+ * in `keep` are kept drawn once drawn.
+ */
+function List({ from, to, loading, stick, keep = [] }: { from: number; to: number; loading: boolean; stick: boolean; keep?: number[] }) {
   const scroller = useRef<HTMLDivElement>(null);
   const items = [];
-  for (let i = from; i < to; i++) items.push({ key: i, render: () => <p>item {i}</p> });
+  for (let i = from; i < to; i++) items.push({ key: i, render: () => <p>item {i}</p>, keep: keep.includes(i) });
   return (
     <div class="scroller" ref={scroller}>
       <VirtualList items={items} scroller={scroller} stick={{ now: () => stick }} head={loading ? <span>loading</span> : null} />
@@ -50,9 +53,9 @@ async function showFollowing(to: number) {
   });
 }
 
-async function show(from: number, to: number, loading: boolean, stick = false) {
+async function show(from: number, to: number, loading: boolean, stick = false, keep: number[] = []) {
   await act(() => {
-    render(<List from={from} to={to} loading={loading} stick={stick} />, root);
+    render(<List from={from} to={to} loading={loading} stick={stick} keep={keep} />, root);
   });
 }
 
@@ -151,6 +154,44 @@ describe("a windowed list that grows at the top", () => {
       await nextFrame();
       expect(drawnAt(reading)).toBe(at + 400 * step);
     }
+  });
+});
+
+describe("a kept item (an MCP view)", () => {
+  it("stays the same element, in its place, while the list scrolls away from it and back", async () => {
+    // Items of 60 px: the view is item 3, near the top.
+    await show(0, 600, false, false, [3, 590]);
+    await nextFrame();
+    await scrollTo(0);
+    await nextFrame();
+    const element = drawn(3);
+    const at = drawnAt(3);
+    // Far below, item 3 is still drawn, where it lies; so is item 590, drawn when the list
+    // opened on its end; items between are not.
+    for (const top of [6000, 12000, 15000]) {
+      await scrollTo(top);
+      await nextFrame();
+      expect(drawn(3)).toBe(element);
+      expect(drawnAt(3)).toBe(at - scroller().scrollTop);
+      expect(scroller().scrollTop).toBeGreaterThan(top / 2);
+      expect(drawn(590).textContent).toBe("item 590");
+      expect(root.querySelector('[data-vkey="300"]')).toBeNull();
+    }
+    await scrollTo(0);
+    await nextFrame();
+    expect(drawn(3)).toBe(element);
+    expect(drawnAt(3)).toBe(at);
+  });
+
+  it("is let go when it is no longer marked", async () => {
+    await show(0, 600, false, false, [3]);
+    await nextFrame();
+    await scrollTo(20000);
+    await nextFrame();
+    expect(drawn(3)).toBeTruthy();
+    await show(0, 600, false, false, []);
+    await nextFrame();
+    expect(root.querySelector('[data-vkey="3"]')).toBeNull();
   });
 });
 

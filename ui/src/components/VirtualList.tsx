@@ -1,6 +1,6 @@
 import type { ComponentChildren, RefObject } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { visibleWindow } from "../virtual";
+import { visibleWindow, windowSegments } from "../virtual";
 import { type Stick, useScrollView } from "./hooks";
 
 /**
@@ -17,6 +17,11 @@ const OVERSCAN = 800;
 export interface VirtualItem {
   key: string | number;
   render: () => ComponentChildren;
+  /**
+   * Once drawn, stays drawn when the list scrolls away from it: an item holding an MCP view,
+   * whose frame would load again and forget what the user did in it.
+   */
+  keep?: boolean;
 }
 
 /** Height of the row above the first item while earlier items are still coming. */
@@ -36,17 +41,24 @@ export function VirtualList({
   scroller,
   stick,
   head = null,
+  windowed = true,
 }: {
   items: VirtualItem[];
   scroller: RefObject<HTMLDivElement | null>;
   stick: Stick;
   head?: ComponentChildren;
+  /**
+   * Off, every item is drawn (a short list), in the same elements as when windowed: a list
+   * that grows long enough to be windowed keeps what it drew — an MCP view's page with it.
+   */
+  windowed?: boolean;
 }) {
   const list = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string | number, number>());
   // Until it is read, the view is at the end: a chat opens on its newest messages.
   const view = useScrollView(scroller, list, { top: Number.MAX_SAFE_INTEGER, height: 800 });
   const [, setMeasured] = useState(0);
+  const kept = useRef(new Set<string | number>());
   // What the last render started with, and how far the view moved since the scroll position
   // was last read: until the scroll event of that move comes back, the window is found with it.
   const shown0 = useRef<{ first: string | number | null; head: number }>({ first: null, head: 0 });
@@ -71,13 +83,29 @@ export function VirtualList({
   const total = sizes.reduce((a, b) => a + b, 0) + headHeight;
   const top = Math.min(view.top + anchor.current.shift, Math.max(0, total - view.height));
   const itemsTop = top - headHeight;
-  const w = visibleWindow(sizes, itemsTop, view.height, OVERSCAN);
-  const shown = items.slice(w.start, w.end);
-  // Where each shown item is placed, from the top of the first item.
+  const w = windowed ? visibleWindow(sizes, itemsTop, view.height, OVERSCAN) : { start: 0, end: items.length, before: 0, after: 0 };
+  // Items to keep: those marked so that have been drawn, wherever the list is now.
+  const keptIndices: number[] = [];
+  const keptNow = new Set<string | number>();
+  items.forEach((it, i) => {
+    if (!it.keep) return;
+    const inWindow = i >= w.start && i < w.end;
+    if (inWindow || kept.current.has(it.key)) keptNow.add(it.key);
+    if (!inWindow && kept.current.has(it.key)) keptIndices.push(i);
+  });
+  kept.current = keptNow;
+  const segments = windowSegments(sizes, w, keptIndices);
+  // The items drawn, in order, and where each is placed, from the top of the first item.
+  const shownIndices = segments.flatMap((seg) => (seg.kind === "item" ? [seg.index] : []));
+  const shown = shownIndices.flatMap((i) => (items[i] ? [items[i]] : []));
   const tops: number[] = [];
-  for (let i = 0, y = w.before; i < shown.length; i++) {
-    tops.push(y);
-    y += sizes[w.start + i] ?? ESTIMATE;
+  {
+    let y = 0;
+    let at = 0;
+    for (const i of shownIndices) {
+      for (; at < i; at++) y += sizes[at] ?? ESTIMATE;
+      tops.push(y);
+    }
   }
 
   useLayoutEffect(() => {
@@ -96,7 +124,7 @@ export function VirtualList({
       const it = i === undefined ? undefined : shown[i];
       if (i === undefined || it === undefined) continue;
       const h = (child as HTMLElement).offsetHeight;
-      const placed = sizes[w.start + i] ?? ESTIMATE;
+      const placed = sizes[shownIndices[i] ?? -1] ?? ESTIMATE;
       if (h > 0 && h !== placed) {
         heights.current.set(it.key, h);
         changed = true;
@@ -120,13 +148,20 @@ export function VirtualList({
           {head}
         </div>
       ) : null}
-      <div style={{ height: `${w.before}px` }} aria-hidden="true" />
-      {shown.map((it) => (
-        <div key={it.key} data-vkey={String(it.key)}>
-          {it.render()}
-        </div>
-      ))}
-      <div style={{ height: `${w.after}px` }} aria-hidden="true" />
+      {segments.map((seg) => {
+        if (seg.kind === "gap") {
+          const before = seg.before === null ? undefined : items[seg.before];
+          return (
+            <div key={before === undefined ? "gap:end" : `gap:${String(before.key)}`} style={{ height: `${seg.height}px` }} aria-hidden="true" />
+          );
+        }
+        const it = items[seg.index];
+        return it ? (
+          <div key={it.key} data-vkey={String(it.key)}>
+            {it.render()}
+          </div>
+        ) : null;
+      })}
     </div>
   );
 }

@@ -112,6 +112,13 @@ oauthClientId?: string,
  */
 oauthClientSecret?: string, 
 /**
+ * The https address of a Client ID Metadata Document that describes Tollgate (SEP-991),
+ * published by whoever runs Tollgate for its users: where the authorization server says
+ * it reads such documents, the address is Tollgate's client id there, and Tollgate does
+ * not register itself. Not a secret.
+ */
+oauthClientMetadataUrl?: string, 
+/**
  * Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
  * rendered and no view of it may call a tool.
  */

@@ -192,6 +192,9 @@ export const enGate = {
   "view.loading": "Loading the view…",
   "view.failed": "The view cannot be shown: {message}",
   "view.stopped": "The view of {server} was stopped: it sent too many requests.",
+  "view.paused":
+    "Views are paused: the window stopped responding while the view of {list} was shown, and Tollgate loaded it again without views. A view runs in the window itself, so one that never stops working can stop the whole window.",
+  "view.resume": "Show views again",
   "view.messageOffered": "The view of {server} wrote a message: it is in the message box for you to read, change or send.",
   "view.linkTitle": "A link from the view of {server}",
   "view.linkAsk": "The view of {server} asks to open this address in your browser:",

@@ -608,6 +608,9 @@ export const en = {
   "mcp.clientId": "OAuth client id (optional)",
   "mcp.clientIdHint": "Only if the server's sign-in does not let Tollgate register itself: the id of a client you registered there.",
   "mcp.clientSecret": "OAuth client secret (optional)",
+  "mcp.clientMetadataUrl": "Client metadata document (optional)",
+  "mcp.clientMetadataUrlHint":
+    "The https address where your organisation publishes a document describing Tollgate. Where the server's sign-in reads such documents, this address is Tollgate's client id and Tollgate does not register itself.",
   "mcp.clientSecretHint":
     "Only if the authorization server gave that client a secret. Kept in the OS keychain; leave it blank to keep the one stored.",
   "mcp.clientSecretStored": "stored in the keychain",
@@ -622,6 +625,7 @@ export const en = {
   "signIn.signOut": "Sign out",
   "invalid.mcpSignIn": "signing in to “{server}” failed: {reason}",
   "invalid.mcpNotRemote": "“{server}” is a local server: only remote (HTTP) servers sign in",
+  "invalid.mcpViewsPaused": "views are paused: the window stopped responding while views of {list} were shown",
   "invalid.mcpSignInUnderWay": "a sign-in to “{server}” is already waiting for the browser",
   "elicit.title": "The MCP server {server} asks you",
   "elicit.asksSecret":

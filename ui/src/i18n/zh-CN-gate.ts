@@ -189,6 +189,9 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "view.loading": "正在加载视图…",
   "view.failed": "无法显示视图：{message}",
   "view.stopped": "{server} 的视图已被停止：它发送的请求过多。",
+  "view.paused":
+    "视图已暂停：显示 {list} 的视图时窗口停止响应，Tollgate 已在不加载视图的情况下重新载入窗口。视图运行在窗口之中，一个从不停止工作的视图会让整个窗口停止。",
+  "view.resume": "重新显示视图",
   "view.messageOffered": "{server} 的视图写了一条消息：它已放入消息框，供你阅读、修改或发送。",
   "view.linkTitle": "来自 {server} 视图的链接",
   "view.linkAsk": "{server} 的视图请求在浏览器中打开此地址：",

@@ -599,6 +599,9 @@ export const zhCN: Record<Key, string> = {
   "mcp.clientId": "OAuth 客户端 ID（可选）",
   "mcp.clientIdHint": "仅当服务器的登录不允许 Tollgate 自行注册时填写：你在那里注册的客户端 ID。",
   "mcp.clientSecret": "OAuth 客户端密钥（可选）",
+  "mcp.clientMetadataUrl": "客户端元数据文档（可选）",
+  "mcp.clientMetadataUrlHint":
+    "你的组织发布描述 Tollgate 的文档的 https 地址。若服务器的登录读取此类文档，此地址即 Tollgate 的客户端 ID，Tollgate 不再自行注册。",
   "mcp.clientSecretHint": "仅当授权服务器为该客户端提供了密钥时填写。保存在系统钥匙串中；留空则保留已存储的密钥。",
   "mcp.clientSecretStored": "已存储在钥匙串中",
   "signIn.needed": "此服务器需要你登录。",
@@ -612,6 +615,7 @@ export const zhCN: Record<Key, string> = {
   "signIn.signOut": "退出登录",
   "invalid.mcpSignIn": "登录“{server}”失败：{reason}",
   "invalid.mcpNotRemote": "“{server}”是本地服务器：只有远程（HTTP）服务器需要登录",
+  "invalid.mcpViewsPaused": "视图已暂停：显示 {list} 的视图时窗口停止响应",
   "invalid.mcpSignInUnderWay": "对“{server}”的登录已在等待浏览器",
   "elicit.title": "MCP 服务器 {server} 向你提问",
   "elicit.asksSecret":

@@ -4,7 +4,7 @@
 //! the page waited 12–21 ms for them on a year of chats: the answer queued behind the window's
 //! first paint and the other start-up calls on the main thread.
 
-use tauri::{Runtime, WebviewWindowBuilder};
+use tauri::{Manager, Runtime, WebviewWindowBuilder};
 use tollgate_engine::store::ChatRow;
 
 /// The label of the app's one window (`tauri.conf.json`).
@@ -49,7 +49,10 @@ pub fn open_main_window<R: Runtime>(
         Ok(script) => builder = builder.initialization_script(script),
         Err(e) => tracing::warn!("the page falls back to its own font stack: {e}"),
     }
-    builder.build()?;
+    let window = builder.build()?;
+    if let Some(state) = app.try_state::<crate::state::AppState>() {
+        crate::view_watch::watch(&window, std::sync::Arc::clone(&state.app));
+    }
     Ok(())
 }
 

@@ -19,6 +19,7 @@ pub mod page_globals;
 pub mod rendering;
 pub mod state;
 pub mod view_scheme;
+pub mod view_watch;
 
 #[cfg(test)]
 mod capabilities;

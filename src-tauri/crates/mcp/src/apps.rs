@@ -247,9 +247,12 @@ fn origin(declared: &str) -> Option<String> {
 }
 
 /// The Content-Security-Policy a view's document is served under: nothing by default, and only
-/// what it declared beyond its own inline script and style. `sandbox allow-scripts` keeps the
-/// document in an opaque origin wherever it is loaded, even outside its frame: no storage,
-/// cookies or forms, no popups, no navigating the window.
+/// what it declared beyond its own code — inline script and style, and scripts and workers it
+/// builds from its own text (`blob:`, `data:`; pdf.js's worker is one). Such a worker is code
+/// the document already carries, and it inherits this policy: it reaches no more than the
+/// document does. `sandbox allow-scripts` keeps the document in an opaque origin wherever it
+/// is loaded, even outside its frame: no storage, cookies or forms, no popups, no navigating
+/// the window.
 pub fn content_security_policy(domains: &ViewDomains) -> String {
     let with = |base: &str, extra: &[String]| {
         let mut parts: Vec<&str> = base.split(' ').filter(|p| !p.is_empty()).collect();
@@ -263,7 +266,7 @@ pub fn content_security_policy(domains: &ViewDomains) -> String {
     let r = &domains.resource;
     [
         "default-src 'none'".to_string(),
-        format!("script-src {}", with("'unsafe-inline'", r)),
+        format!("script-src {}", with("'unsafe-inline' blob: data:", r)),
         format!("style-src {}", with("'unsafe-inline'", r)),
         format!("img-src {}", with("data: blob:", r)),
         format!("font-src {}", with("data:", r)),
@@ -272,7 +275,7 @@ pub fn content_security_policy(domains: &ViewDomains) -> String {
         format!("frame-src {}", with("", &domains.frame)),
         format!("base-uri {}", with("", &domains.base_uri)),
         "object-src 'none'".to_string(),
-        "worker-src 'none'".to_string(),
+        "worker-src blob: data:".to_string(),
         "form-action 'none'".to_string(),
         "sandbox allow-scripts".to_string(),
     ]
@@ -400,7 +403,7 @@ mod tests {
         let none = content_security_policy(&ViewDomains::default());
         assert_eq!(
             none,
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; connect-src 'none'; frame-src 'none'; base-uri 'none'; object-src 'none'; worker-src 'none'; form-action 'none'; sandbox allow-scripts"
+            "default-src 'none'; script-src 'unsafe-inline' blob: data:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; connect-src 'none'; frame-src 'none'; base-uri 'none'; object-src 'none'; worker-src blob: data:; form-action 'none'; sandbox allow-scripts"
         );
         let some = content_security_policy(&ViewDomains {
             connect: vec!["https://api.example.com".into()],
@@ -413,14 +416,15 @@ mod tests {
             "{some}"
         );
         assert!(
-            some.contains("script-src 'unsafe-inline' https://cdn.example.com;"),
+            some.contains("script-src 'unsafe-inline' blob: data: https://cdn.example.com;"),
             "{some}"
         );
         assert!(
             !some.contains("'self'")
                 && !some.contains("allow-same-origin")
-                && !some.contains("unsafe-eval"),
-            "{some}"
+                && !some.contains("unsafe-eval")
+                && some.contains("worker-src blob: data:;"),
+            "{some}: workers only from the view's own text"
         );
     }
 }

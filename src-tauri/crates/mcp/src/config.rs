@@ -119,6 +119,13 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub oauth_client_secret: Option<String>,
+    /// The https address of a Client ID Metadata Document that describes Tollgate (SEP-991),
+    /// published by whoever runs Tollgate for its users: where the authorization server says
+    /// it reads such documents, the address is Tollgate's client id there, and Tollgate does
+    /// not register itself. Not a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub oauth_client_metadata_url: Option<String>,
     /// Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
     /// rendered and no view of it may call a tool.
     #[serde(default = "yes")]
@@ -166,6 +173,7 @@ impl McpServerConfig {
             sandbox: None,
             oauth_client_id: None,
             oauth_client_secret: None,
+            oauth_client_metadata_url: None,
             views: true,
         }
     }
@@ -185,6 +193,7 @@ impl McpServerConfig {
             sandbox: None,
             oauth_client_id: None,
             oauth_client_secret: None,
+            oauth_client_metadata_url: None,
             views: true,
         }
     }
@@ -242,6 +251,18 @@ impl McpServerConfig {
         }
         if self.timeout_secs == 0 || self.timeout_secs > 3_600 {
             return Err(invalid("the timeout must be 1–3600 seconds"));
+        }
+        // A client id that is an address: https with a path, as SEP-991 requires (the
+        // authorization server fetches it).
+        if let Some(address) = &self.oauth_client_metadata_url {
+            let parsed = reqwest::Url::parse(address.trim()).ok();
+            if !parsed
+                .is_some_and(|u| u.scheme() == "https" && u.path() != "/" && u.host().is_some())
+            {
+                return Err(invalid(
+                    "the client metadata document's address must be an https:// address with a path",
+                ));
+            }
         }
         if let Some(sandbox) = &self.sandbox {
             if matches!(self.transport, McpTransport::Http { .. }) {
@@ -431,6 +452,7 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         sandbox: None,
         oauth_client_id: None,
         oauth_client_secret: None,
+        oauth_client_metadata_url: None,
         views: true,
     })
 }

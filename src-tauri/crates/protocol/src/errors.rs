@@ -159,6 +159,11 @@ pub enum Invalid {
         server: String,
         secrets: Vec<String>,
     },
+    /// Views are paused in this run of the app (issue 47): the window stopped answering, or its
+    /// page ended, while views of `servers` were shown in it, and it loaded again without them.
+    McpViewsPaused {
+        servers: Vec<String>,
+    },
     /// Turning a chat's sandbox off without the user's confirmation.
     SandboxOffUnconfirmed,
     /// A rerun without the sandbox of call `c<seq>`, which the sandbox did not block.
@@ -230,6 +235,11 @@ impl std::fmt::Display for Invalid {
                 } else {
                     secrets.join(", ")
                 }
+            ),
+            Self::McpViewsPaused { servers } => write!(
+                f,
+                "views are paused: the window stopped responding while views of {} were shown, and loaded again without them",
+                servers.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
             ),
             Self::SandboxOffUnconfirmed => {
                 write!(f, "turning the sandbox off needs the user's confirmation")

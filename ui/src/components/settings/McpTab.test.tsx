@@ -255,6 +255,16 @@ describe("McpTab", () => {
     expect(without?.disabled).toBe(true);
     const last = vi.mocked(api.saveMcpServer).mock.lastCall?.[0];
     expect(last && "oauthClientSecret" in last).toBe(false);
+
+    // A client metadata document's address is sent as typed, trimmed; left blank, not at all.
+    await save({ "mcp-client-metadata-url": " https://example.org/tollgate.json " });
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(
+      expect.objectContaining({ oauthClientMetadataUrl: "https://example.org/tollgate.json" }),
+      "everything",
+    );
+    await save({ "mcp-client-metadata-url": "" });
+    const blank = vi.mocked(api.saveMcpServer).mock.lastCall?.[0];
+    expect(blank && "oauthClientMetadataUrl" in blank).toBe(false);
   });
 
   it("an imported server runs without the sandbox until its form turns it on, with its folders", async () => {

@@ -316,6 +316,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
   // The secret itself never comes back from the engine: "" says one is stored.
   const [clientSecret, setClientSecret] = useState("");
   const secretStored = initial?.oauthClientSecret !== undefined && initial.oauthClientSecret !== null;
+  const [metadataUrl, setMetadataUrl] = useState(initial?.oauthClientMetadataUrl ?? "");
   const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
   const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
   // A server added here starts in the sandbox; an imported or earlier one keeps its setting.
@@ -351,6 +352,7 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
       ...(kind === "http" && clientId.trim() ? { oauthClientId: clientId.trim() } : {}),
       // Left blank, a stored secret is kept ("" asks the engine to keep it).
       ...(kind === "http" && clientId.trim() && (clientSecret || secretStored) ? { oauthClientSecret: clientSecret } : {}),
+      ...(kind === "http" && metadataUrl.trim() ? { oauthClientMetadataUrl: metadataUrl.trim() } : {}),
     };
     if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
   };
@@ -465,6 +467,18 @@ function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDo
                 onInput={(e) => setClientSecret(e.currentTarget.value)}
               />
               <small class="muted">{t("mcp.clientSecretHint")}</small>
+            </label>
+            <label class="field field--wide">
+              <span>{t("mcp.clientMetadataUrl")}</span>
+              <input
+                class="mono"
+                type="url"
+                value={metadataUrl}
+                placeholder="https://…/client-metadata.json"
+                data-role="mcp-client-metadata-url"
+                onInput={(e) => setMetadataUrl(e.currentTarget.value)}
+              />
+              <small class="muted">{t("mcp.clientMetadataUrlHint")}</small>
             </label>
           </>
         )}

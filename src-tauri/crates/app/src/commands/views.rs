@@ -19,6 +19,13 @@ pub async fn open_mcp_view(
     Ok(state.app.open_view(chat, seq).await?)
 }
 
+/// Shows views again after the window paused them (it stopped responding, or its page ended,
+/// while views were shown): the user read why and asked.
+#[tauri::command]
+pub fn resume_mcp_views(state: State<'_, AppState>) {
+    state.app.resume_views();
+}
+
 /// A `tools/call` from call `seq`'s view, run through the chat's gate; the `CallToolResult`.
 #[tauri::command]
 pub async fn mcp_view_call_tool(

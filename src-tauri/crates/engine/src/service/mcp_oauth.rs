@@ -137,6 +137,7 @@ impl Tollgate {
             stored_url: &stored_url,
             client_id: stored.oauth_client_id.as_deref(),
             client_secret: launch.config.oauth_client_secret.as_deref(),
+            client_metadata_url: launch.config.oauth_client_metadata_url.as_deref(),
             challenge: challenge.as_deref(),
             keychain: &self.keychain,
             browser: &browser,

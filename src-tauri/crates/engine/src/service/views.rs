@@ -9,7 +9,7 @@ use crate::executor::{CallOrigin, ToolCallRequest, ViewOrigin};
 use crate::mcp::apps::{content_security_policy, ViewResource};
 use crate::parse::RawArguments;
 use crate::protocol::ids::ChatId;
-use crate::protocol::{McpViewDocument, McpViewLink, Missing, Source};
+use crate::protocol::{Invalid, McpViewDocument, McpViewLink, Missing, Source};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -25,13 +25,25 @@ pub struct ServedView {
     pub html: String,
     /// The `Content-Security-Policy` header it is served with.
     pub csp: String,
+    /// The MCP server whose view it is.
+    pub server: String,
 }
 
 /// The documents prepared for frames and not loaded yet, by token. Each is served once: a
 /// second load of the same address (a reload, or anything else that learned it) gets nothing.
+///
+/// It also knows whose views were loaded into the window's page since it last loaded, and
+/// whether views are paused. A view runs in the window's own web process: one that keeps it
+/// busy (a loop that never ends) or fills its memory stops the whole window. The app watches
+/// the web process; when it stops answering or ends while views were shown, views are paused
+/// ([`Self::pause`]) and the page loads again without them, until the user shows them again.
 #[derive(Debug, Default)]
 pub struct ViewDocuments {
     waiting: Mutex<HashMap<String, ServedView>>,
+    /// Servers whose views were loaded since the page last loaded, in the order first loaded.
+    shown: Mutex<Vec<String>>,
+    /// While views are paused: the servers whose views were shown when the window stopped.
+    paused: Mutex<Option<Vec<String>>>,
 }
 
 /// At most this many documents wait at once; the oldest are dropped past it (a window that
@@ -64,10 +76,45 @@ impl ViewDocuments {
         Self::token(url).is_some_and(|t| self.waiting.lock().contains_key(t))
     }
 
-    /// Takes the document for `url`: it is served once.
+    /// Takes the document for `url`: it is served once. Its server counts as shown in the
+    /// page from now on.
     pub fn take(&self, url: &str) -> Option<ServedView> {
         let token = Self::token(url)?;
-        self.waiting.lock().remove(token)
+        let view = self.waiting.lock().remove(token)?;
+        let mut shown = self.shown.lock();
+        if !shown.contains(&view.server) {
+            shown.push(view.server.clone());
+        }
+        Some(view)
+    }
+
+    /// The window's page loaded (again): no view is in it.
+    pub fn page_loaded(&self) {
+        self.shown.lock().clear();
+    }
+
+    /// Servers whose views were loaded since the page last loaded; empty when none was.
+    pub fn shown(&self) -> Vec<String> {
+        self.shown.lock().clone()
+    }
+
+    /// Pauses views: no view is prepared until [`Self::resume`], and the documents waiting are
+    /// dropped. Returns the servers whose views were shown, which the pause names.
+    pub fn pause(&self) -> Vec<String> {
+        let shown = self.shown();
+        self.waiting.lock().clear();
+        *self.paused.lock() = Some(shown.clone());
+        shown
+    }
+
+    /// While views are paused, the servers whose views were shown when they were.
+    pub fn paused(&self) -> Option<Vec<String>> {
+        self.paused.lock().clone()
+    }
+
+    /// Views show again (the user asked).
+    pub fn resume(&self) {
+        *self.paused.lock() = None;
     }
 }
 
@@ -166,12 +213,16 @@ impl Tollgate {
     /// Prepares call `seq`'s view for a frame: its document served once at the returned
     /// address, under the policy its declared domains allow, with what the host tells it.
     pub async fn open_view(&self, chat: ChatId, seq: u64) -> Result<McpViewDocument, ServiceError> {
+        if let Some(servers) = self.views.paused() {
+            return Err(ServiceError::Invalid(Invalid::McpViewsPaused { servers }));
+        }
         let view = self.checked_view(chat, seq).await?;
         let resource = self.view_resource(&view.link).await?;
         let csp = content_security_policy(&resource.domains);
         let url = self.views.prepare(ServedView {
             html: resource.html,
             csp: csp.clone(),
+            server: view.link.server.clone(),
         });
         let server = view.link.server.clone();
         let tool = view
@@ -194,9 +245,15 @@ impl Tollgate {
     }
 
     /// The views' documents waiting for their frames (the app's scheme handler and navigation
-    /// guard read them).
+    /// guard read them), and whether views are paused (the app's watch on its web process
+    /// pauses them).
     pub fn view_documents(&self) -> &ViewDocuments {
         &self.views
+    }
+
+    /// Shows views again after a pause: the user read why they were paused and asked.
+    pub fn resume_views(&self) {
+        self.views.resume();
     }
 
     /// A `tools/call` from call `seq`'s view: the chat's executor runs it like any call — policy,
@@ -277,6 +334,7 @@ mod tests {
         let url = docs.prepare(ServedView {
             html: "<p>".into(),
             csp: "default-src 'none'".into(),
+            server: "views".into(),
         });
         assert!(url.starts_with("tollgate-view://localhost/"));
         assert!(docs.waiting(&url));
@@ -286,5 +344,38 @@ mod tests {
         assert_eq!(docs.take(&url).map(|v| v.html), Some("<p>".to_string()));
         assert!(!docs.waiting(&url), "served once");
         assert!(docs.take(&url).is_none());
+    }
+
+    #[test]
+    fn a_pause_names_the_servers_shown_since_the_page_loaded_and_drops_what_waits() {
+        let docs = ViewDocuments::default();
+        let serve = |server: &str| {
+            let url = docs.prepare(ServedView {
+                html: "<p>".into(),
+                csp: "default-src 'none'".into(),
+                server: server.into(),
+            });
+            docs.take(&url)
+        };
+        serve("old");
+        docs.page_loaded();
+        assert!(docs.shown().is_empty());
+        serve("clock");
+        serve("pdf");
+        serve("clock");
+        assert_eq!(docs.shown(), ["clock", "pdf"]);
+        let waiting = docs.prepare(ServedView {
+            html: "<p>".into(),
+            csp: "default-src 'none'".into(),
+            server: "late".into(),
+        });
+        assert_eq!(docs.pause(), ["clock", "pdf"]);
+        assert_eq!(docs.paused(), Some(vec!["clock".into(), "pdf".into()]));
+        assert!(
+            docs.take(&waiting).is_none(),
+            "a document waiting is dropped"
+        );
+        docs.resume();
+        assert_eq!(docs.paused(), None);
     }
 }

@@ -33,6 +33,12 @@ use tollgate_secrets::Keychain;
 /// The keychain service of the tokens this client is given (never the app's own).
 const KEYCHAIN_SERVICE: &str = "app.tollgate.conformance";
 
+/// The address of the Client ID Metadata Document the suite's authorization servers expect
+/// (SEP-991): every conformance client is set up with it, as a user whose organisation publishes
+/// Tollgate's document would enter it in the server's settings. Where a server does not read
+/// such documents, Tollgate registers itself as before.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 /// How long one call may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -81,6 +87,7 @@ fn config(url: &str) -> McpServerConfig {
         sandbox: None,
         oauth_client_id: client_id,
         oauth_client_secret: client_secret,
+        oauth_client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
         views: true,
     }
 }
@@ -234,6 +241,7 @@ async fn sign_in(
         stored_url: url,
         client_id: config.oauth_client_id.as_deref(),
         client_secret: config.oauth_client_secret.as_deref(),
+        client_metadata_url: config.oauth_client_metadata_url.as_deref(),
         challenge,
         keychain,
         browser: &browser,

@@ -40,6 +40,9 @@ pub struct SignIn<'a> {
     pub client_id: Option<&'a str>,
     /// The secret of that client, if the authorization server gave it one.
     pub client_secret: Option<&'a str>,
+    /// The address of a Client ID Metadata Document describing Tollgate, if the settings have
+    /// one: the client id where the authorization server reads such documents.
+    pub client_metadata_url: Option<&'a str>,
     /// The `WWW-Authenticate` header of the server's answer that asked for the sign-in, if
     /// any: discovery starts at its `resource_metadata` address, and its `scope` is asked for.
     pub challenge: Option<&'a str>,
@@ -157,6 +160,13 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
         .with_initial_scope_selection();
     if let Some(challenge) = req.challenge {
         request = request.with_challenge(challenge);
+    }
+    if let Some(address) = req
+        .client_metadata_url
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        request = request.with_client_metadata_url(address);
     }
     if let Some(id) = req.client_id.map(str::trim).filter(|s| !s.is_empty()) {
         request = request.with_preregistered_client(id);
