@@ -1171,6 +1171,17 @@ async fn views_turn(s: &Session, turn: u64) {
     }
 }
 
+/// Turns every MCP view on or off in Settings → General, and comes back to the chat.
+async fn switch_views(s: &Session) {
+    s.open_settings("General").await.unwrap();
+    let saves = s.settings_saves("general-settings").await.unwrap();
+    s.click("[data-role=mcp-views-all]").await.unwrap();
+    s.until_settings_saved("general-settings", saves)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+}
+
 /// Opens the views chat three times (from the small chat), scrolls it end to end and back,
 /// and reads the app's memory 30 s after each: (opens in ms, scroll figures, memory after
 /// opening, memory after scrolling, views alive after scrolling).
@@ -1209,8 +1220,8 @@ async fn views_figures(
 }
 
 /// A chat of 20 turns, each showing an MCP view (issue 47), measured as the long chat is
-/// (opening it, scrolling it end to end, idle memory), with views on and then off in Settings
-/// (the same chat, its calls shown as cards alone).
+/// (opening it, scrolling it end to end, idle memory) in a fresh run of the app: with views
+/// off in Settings first (the same chat, its calls shown as cards alone: before), then on.
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
 async fn measure_twenty_views() {
@@ -1271,15 +1282,14 @@ async fn measure_twenty_views() {
         .unwrap();
     s.screenshot("speed-twenty-views").await.unwrap();
 
-    let on = views_figures(&s, small, views, last).await;
-    s.open_settings("General").await.unwrap();
-    let saves = s.settings_saves("general-settings").await.unwrap();
-    s.click("[data-role=mcp-views-all]").await.unwrap();
-    s.until_settings_saved("general-settings", saves)
-        .await
-        .unwrap();
-    s.back_to_chat().await.unwrap();
+    // Measured in a fresh run of the app: views off first (before), then on (after).
+    switch_views(&s).await;
+    let data = s.close_keeping_data().await.unwrap();
+    let s = Session::start_in(data, &[]).await.unwrap();
+    s.el(".chat-list .chat-item").await.unwrap();
     let off = views_figures(&s, small, views, last).await;
+    switch_views(&s).await;
+    let on = views_figures(&s, small, views, last).await;
 
     println!(
         "SPEED twenty views: {VIEWS} turns each showing a view made in {:.1} s; messages drawn at the end: {messages}",
