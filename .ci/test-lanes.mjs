@@ -3,7 +3,7 @@
 // one, every other binary one after another in the other. cargo runs the binaries one at a time,
 // so the 95 s of the engine's integration tests used to wait for the 300-odd seconds of windows.
 //
-// Usage: node .ci/test-lanes.mjs ARTIFACTS.json [TEST ARGS...]
+// Usage: node .ci/test-lanes.mjs [--then "COMMAND"]... ARTIFACTS.json [TEST ARGS...]
 // ARTIFACTS.json is the output of `cargo test --no-run --message-format=json-render-diagnostics`.
 // Every executable with the test profile in it is run (none can be forgotten by a list kept
 // here), from its package's folder with cargo's variables for it, as `cargo test` does. The
@@ -16,9 +16,17 @@ import { dirname, relative } from "node:path";
 /** The package whose test binary drives windows: it gets a lane of its own. */
 const WINDOW_PACKAGE = "tollgate-e2e";
 
-const [artifactsPath, ...testArgs] = process.argv.slice(2);
+// `--then "<shell command>"` (before ARTIFACTS.json) runs a command in the second lane after its
+// binaries, as one more of them (the UI's checks: the window lane is the longer by minutes).
+const argv = process.argv.slice(2);
+const then = [];
+while (argv[0] === "--then" && argv.length > 1) {
+  then.push(argv[1]);
+  argv.splice(0, 2);
+}
+const [artifactsPath, ...testArgs] = argv;
 if (!artifactsPath) {
-  console.error("usage: node .ci/test-lanes.mjs ARTIFACTS.json [TEST ARGS...]");
+  console.error('usage: node .ci/test-lanes.mjs [--then "COMMAND"]... ARTIFACTS.json [TEST ARGS...]');
   process.exit(2);
 }
 
@@ -52,6 +60,21 @@ function packageOf(id) {
   if (at >= 0) return [fragment.slice(0, at), fragment.slice(at + 1)];
   const path = id.slice(0, id.lastIndexOf("#"));
   return [path.slice(path.lastIndexOf("/") + 1), fragment];
+}
+
+/** Runs a shell command in the repository's root; resolves to its exit code, writing through `out`. */
+function runCommand(command, out) {
+  out(`     Running ${command}\n`);
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", command], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (chunk) => out(chunk));
+    child.stderr.on("data", (chunk) => out(chunk));
+    child.on("error", (error) => {
+      out(`could not start ${command}: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on("close", (code) => resolve(code ?? 1));
+  });
 }
 
 /** Runs one binary as `cargo test` would; resolves to its exit code, writing through `out`. */
@@ -104,6 +127,9 @@ const rest = await lane(
   binaries.filter((b) => !(b.pkgName === WINDOW_PACKAGE && b.kind === "test")),
   directOut,
 );
+for (const command of then) {
+  if ((await runCommand(command, directOut)) !== 0) rest.push(command);
+}
 for (const chunk of held) process.stdout.write(chunk);
 held = null;
 const failed = [...rest, ...(await windows)];

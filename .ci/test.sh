@@ -54,40 +54,24 @@ with_keyring() {
 # would, with clippy's lints (`-D warnings`: a warning fails the build), exactly as `cargo clippy
 # --all-targets -- -D warnings` checks them. A separate `cargo clippy` would check every one of
 # the ~700 dependencies a second time, which took 250–310 s of a cold run.
-# The UI's checks run beside it: the build leaves a core idle for long stretches (one big crate,
-# a build script, a link), and the UI's checks fill them.
-say "Building every test and the app (one debug build, linted by clippy -D warnings), beside the UI's type check, lints (ESLint), formatting (Prettier) and unit tests"
-UI_LOG=$(mktemp)
-(cd ui && npm run --silent typecheck && npm run --silent lint && npm run --silent format:check && npm test --silent) >"$UI_LOG" 2>&1 &
-UI_PID=$!
+say "Building every test and the app (one debug build, linted by clippy -D warnings)"
 mkdir -p target
 ARTIFACTS=target/test-artifacts.json
-BUILD_STATUS=0
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-  cargo test --workspace --all-targets --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS" || BUILD_STATUS=$?
-UI_STATUS=0
-wait "$UI_PID" || UI_STATUS=$?
-cat "$UI_LOG" | tee -a "$LOG"
-rm -f "$UI_LOG"
-if [ "$BUILD_STATUS" -ne 0 ]; then
-  echo "The build failed, or clippy found something (exit $BUILD_STATUS): see above." >&2
-  exit "$BUILD_STATUS"
-fi
-if [ "$UI_STATUS" -ne 0 ]; then
-  echo "The UI's checks failed (exit $UI_STATUS): see above." >&2
-  exit "$UI_STATUS"
-fi
+  cargo test --workspace --all-targets --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS"
 
 # Every test binary of that build, in two lanes side by side: the end-to-end binary in one, the
 # others one after another in the other (test-lanes.mjs; cargo would run them one at a time).
 # The keychain tests (gnome-keyring) and the end-to-end tests (Xvfb) need both wrappers.
 # --include-ignored runs the keychain and MCP tests, which plain `cargo test` leaves out; the
 # speed figures and the installed-package test have commands of their own (tests/speed.sh,
-# .ci/install-test.sh).
-say "Rust unit, integration and end-to-end tests, fuzz targets on seeds"
+# .ci/install-test.sh). The UI's type check, lints (ESLint), formatting (Prettier) and unit tests
+# run in the second lane after its binaries: the window lane is the longer by minutes.
+say "Rust unit, integration and end-to-end tests, fuzz targets on seeds; the UI's type check, lints, formatting and unit tests"
 rm -f target/chaos-report.txt
+UI_CHECKS="cd ui && npm run --silent typecheck && npm run --silent lint && npm run --silent format:check && npm test --silent"
 with_keyring xvfb-run -a -s "-screen 0 1280x860x24" \
-  node .ci/test-lanes.mjs "$ARTIFACTS" --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
+  node .ci/test-lanes.mjs --then "$UI_CHECKS" "$ARTIFACTS" --include-ignored --skip suite::speed:: --skip suite::installed:: 2>&1 | tee -a "$LOG"
 
 # The chaos soak's figures (tests/suite/chaos.rs): complete, recovered, failed, shortened.
 if [ -f target/chaos-report.txt ]; then
