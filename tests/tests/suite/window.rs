@@ -99,12 +99,26 @@ async fn one_window_per_data_folder_and_its_size_and_place_are_remembered() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    // Both the size and the place saved: the resize and the move are saved as each settles, and
+    // on a busy machine the move's may come a while after the size's (a run closed the app in
+    // between, and the window came back at 0,0).
     let saved = data.join("window-state.json");
     let deadline = Instant::now() + WAIT;
-    while !std::fs::read_to_string(&saved).is_ok_and(|t| t.contains("1000")) {
+    let settled = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.as_object().cloned())
+            .is_some_and(|windows| {
+                windows
+                    .values()
+                    .any(|w| w["width"] == 1000 && w["x"] == 30 && w["y"] == 20)
+            })
+    };
+    while !std::fs::read_to_string(&saved).is_ok_and(|t| settled(&t)) {
         assert!(
             Instant::now() < deadline,
-            "the window's state was never saved"
+            "the window's size and place were never saved: {:?}",
+            std::fs::read_to_string(&saved)
         );
         std::thread::sleep(Duration::from_millis(100));
     }
