@@ -555,7 +555,7 @@ impl Session {
     }
 
     /// The id of the chat on screen, empty when none is.
-    async fn open_chat(&self) -> Result<String, E2eError> {
+    pub async fn open_chat(&self) -> Result<String, E2eError> {
         let v = self
             .client
             .execute(

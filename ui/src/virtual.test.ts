@@ -83,8 +83,8 @@ describe("windowSegments", () => {
     const s = windowSegments(heights, w, []);
     expect(s).toEqual([
       { kind: "gap", height: 60, before: 3 },
-      { kind: "item", index: 3 },
-      { kind: "item", index: 4 },
+      { kind: "item", index: 3, top: 60 },
+      { kind: "item", index: 4, top: 100 },
       { kind: "gap", height: total - 150, before: null },
     ]);
   });
@@ -95,12 +95,12 @@ describe("windowSegments", () => {
     expect(s.filter((x) => x.kind === "item").map((x) => (x.kind === "item" ? x.index : -1))).toEqual([1, 4, 5, 8]);
     expect(s).toEqual([
       { kind: "gap", height: 10, before: 1 },
-      { kind: "item", index: 1 },
+      { kind: "item", index: 1, top: 10 },
       { kind: "gap", height: 30 + 40, before: 4 },
-      { kind: "item", index: 4 },
-      { kind: "item", index: 5 },
+      { kind: "item", index: 4, top: 100 },
+      { kind: "item", index: 5, top: 150 },
       { kind: "gap", height: 70 + 80, before: 8 },
-      { kind: "item", index: 8 },
+      { kind: "item", index: 8, top: 360 },
       { kind: "gap", height: 100, before: null },
     ]);
     expect(drawnHeight(s)).toBe(total);

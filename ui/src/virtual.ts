@@ -86,12 +86,12 @@ export function rowRanges(
 }
 
 /** A part of a windowed list as drawn: space standing for items left out, or one item. */
-export type Segment = { kind: "gap"; height: number; before: number | null } | { kind: "item"; index: number };
+export type Segment = { kind: "gap"; height: number; before: number | null } | { kind: "item"; index: number; top: number };
 
 /**
  * The parts to draw for window `w`: its items, plus the items in `kept` outside it, in order,
  * with space between them standing for the items left out (`before` names the item a gap sits
- * above, `null` at the end). A kept item is one whose page must not be lost when the list
+ * above, `null` at the end; `top` is where an item is placed, from the first item's top). A kept item is one whose page must not be lost when the list
  * scrolls away from it: an MCP view's frame would load again, and the view forget its state.
  * A gap is drawn above the first item and below the last even when it is empty.
  */
@@ -106,7 +106,7 @@ export function windowSegments(heights: readonly number[], w: Window, kept: read
   let next = 0;
   for (const i of indices) {
     if (i > next || out.length === 0) out.push({ kind: "gap", height: (offsets[i] ?? 0) - (offsets[next] ?? 0), before: i });
-    out.push({ kind: "item", index: i });
+    out.push({ kind: "item", index: i, top: offsets[i] ?? 0 });
     next = i + 1;
   }
   out.push({ kind: "gap", height: (offsets[n] ?? 0) - (offsets[next] ?? 0), before: null });

@@ -64,6 +64,19 @@ async fn show_the_view(
     report: &Recorder,
     extra: &[(&str, &str)],
 ) {
+    ask_for_the_view(s, mock, dir, report, extra).await;
+    s.wait_for_text("Here is the view.", WAIT).await.unwrap();
+}
+
+/// [`show_the_view`] up to the Enter that allows the call, without waiting for the answer (a
+/// view that stops the window never lets it be seen).
+async fn ask_for_the_view(
+    s: &Session,
+    mock: &MockLlm,
+    dir: &Path,
+    report: &Recorder,
+    extra: &[(&str, &str)],
+) {
     let mut env =
         serde_json::json!({"VIEW_DIR": dir.display().to_string(), "VIEW_REPORT": report.origin});
     for (k, v) in extra {
@@ -82,7 +95,6 @@ async fn show_the_view(
     // Read-only: it asks once; Enter on the focused Allow runs it.
     s.active_approval().await.unwrap();
     s.press(keys::ENTER).await.unwrap();
-    s.wait_for_text("Here is the view.", WAIT).await.unwrap();
 }
 
 fn lines(path: &Path) -> usize {
@@ -252,20 +264,7 @@ async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-hog")
         .await
         .unwrap();
-    let mut env = serde_json::json!({"VIEW_DIR": dir.path().display().to_string(), "VIEW_REPORT": report.origin});
-    env["VIEW_MODE"] = "hog".into();
-    let script = mcp_dir().join("view-server.mjs").display().to_string();
-    let json = serde_json::json!({"mcpServers": {"views": {"command": "node", "args": [script], "env": env}}});
-    s.import_mcp_servers(&json, "views").await.unwrap();
-    s.back_to_chat().await.unwrap();
-    mock.push(openai::calls(
-        "",
-        &[("c1", "views__show_view", r#"{"label":"first"}"#)],
-    ));
-    mock.push(openai::text("Here is the view."));
-    s.new_chat_and_send("Show me the view").await.unwrap();
-    s.active_approval().await.unwrap();
-    s.press(keys::ENTER).await.unwrap();
+    ask_for_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "hog")]).await;
     report.wait_for("hogging", WAIT).await.unwrap();
 
     // The window is stuck. A user moves the mouse and presses keys at it (which is how WebKit

@@ -944,16 +944,7 @@ async fn measure_big_shell_output() {
     s.screenshot("speed-big-shell-output").await.unwrap();
 
     // The full output is kept in the call's variable; the model read a shortened copy.
-    let chat = s
-        .client
-        .execute(
-            "return Number(document.querySelector('section.chat').dataset.chat)",
-            vec![],
-        )
-        .await
-        .unwrap()
-        .as_i64()
-        .unwrap();
+    let chat: i64 = s.open_chat().await.unwrap().parse().unwrap();
     let store = Store::open_in(s.data_path()).unwrap();
     let kept = store
         .chat_variables(ChatId(chat))
@@ -1243,17 +1234,7 @@ async fn measure_twenty_views() {
     mock.respond_with(views_model);
     s.new_chat().await.unwrap();
     views_turn(&s, 0).await;
-    let chat_id = || async {
-        s.client
-            .execute(
-                "return Number(document.querySelector('section.chat').dataset.chat)",
-                vec![],
-            )
-            .await
-            .unwrap()
-            .as_i64()
-            .unwrap()
-    };
+    let chat_id = || async { s.open_chat().await.unwrap().parse::<i64>().unwrap() };
     let small = chat_id().await;
     s.new_chat().await.unwrap();
     let started = Instant::now();

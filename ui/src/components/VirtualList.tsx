@@ -96,17 +96,10 @@ export function VirtualList({
   kept.current = keptNow;
   const segments = windowSegments(sizes, w, keptIndices);
   // The items drawn, in order, and where each is placed, from the top of the first item.
-  const shownIndices = segments.flatMap((seg) => (seg.kind === "item" ? [seg.index] : []));
+  const drawnItems = segments.flatMap((seg) => (seg.kind === "item" ? [seg] : []));
+  const shownIndices = drawnItems.map((seg) => seg.index);
   const shown = shownIndices.flatMap((i) => (items[i] ? [items[i]] : []));
-  const tops: number[] = [];
-  {
-    let y = 0;
-    let at = 0;
-    for (const i of shownIndices) {
-      for (; at < i; at++) y += sizes[at] ?? ESTIMATE;
-      tops.push(y);
-    }
-  }
+  const tops = drawnItems.map((seg) => seg.top);
 
   useLayoutEffect(() => {
     const l = list.current;

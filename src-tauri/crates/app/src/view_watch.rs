@@ -59,10 +59,10 @@ mod linux {
                 if view.is_web_process_responsive() || shown.is_empty() {
                     return;
                 }
+                // Ending it emits `web-process-terminated`, whose handler pauses the views.
                 tracing::warn!(
                     "the window stopped responding with views of {shown:?} shown: its web process is ended, and the page loads again without views"
                 );
-                app.view_documents().pause();
                 view.terminate_web_process();
             });
         });
