@@ -250,6 +250,16 @@ impl Session {
         end_group(&mut self.driver);
     }
 
+    /// Ends a session whose WebDriver session died with the web process it drove (a test that
+    /// had the app end its window's web process): the window cannot be closed through it, so
+    /// the app is ended at once instead of waited for.
+    pub async fn end_after_driver_lost(mut self) {
+        if let Some(data) = &self.data_dir {
+            end_apps_on(data.path()).await;
+        }
+        end_group(&mut self.driver);
+    }
+
     /// Quits the app the way a user does (closing its window) and keeps its data folder.
     pub async fn close_keeping_data(mut self) -> Option<tempfile::TempDir> {
         let _ = self.client.clone().close().await;

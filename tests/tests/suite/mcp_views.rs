@@ -345,7 +345,53 @@ async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
         "the view did not start again in its chat: {:?}",
         report.bodies()
     );
-    s.close().await;
+    s.end_after_driver_lost().await;
+}
+
+/// A view that fills memory (a page may: nothing in the frame's policy bounds it) would take the
+/// machine's with the window's web process. While views are shown, the app reads that
+/// process's memory and ends it past its ceiling; the page loads again with views paused.
+/// Judged by what the view itself reported holding before it was ended (the attack was real:
+/// it held memory the app's page never needs), and by the app's log.
+#[tokio::test]
+async fn a_view_that_fills_memory_is_ended_and_views_pause() {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-fill")
+        .await
+        .unwrap();
+    ask_for_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "fill")]).await;
+    report.wait_for("filling", WAIT).await.unwrap();
+
+    let log = wait_for_log(&s, |log| {
+        log.split("views paused")
+            .nth(1)
+            .is_some_and(|after| after.contains("first paint"))
+    })
+    .await;
+    assert!(
+        log.contains("over its ceiling of") && log.contains("with views of [\"views\"] shown"),
+        "{log}"
+    );
+    assert!(log.contains("was ended (over its memory ceiling)"), "{log}");
+    let held = report
+        .bodies()
+        .iter()
+        .filter_map(|b| {
+            b.strip_prefix("holding ")?
+                .strip_suffix(" MiB")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(
+        held >= 512,
+        "the view held {held} MiB before it was ended: {:?}",
+        report.bodies()
+    );
+    s.end_after_driver_lost().await;
 }
 
 /// Waits until the app's log (its files in the data folder) passes `done`; returns it.
