@@ -7,7 +7,8 @@
 // server); VIEW_ATTACK an origin it does not declare (the test's attacker server, whose log must
 // stay empty). VIEW_MODE=flood makes the view send requests until it is stopped; VIEW_MODE=show
 // only reports the result it was sent; VIEW_MODE=hog never stops working once it has it;
-// VIEW_MODE=fill then fills memory, 32 MiB every 50 ms, reporting each 256 MiB it holds.
+// VIEW_MODE=fill then fills memory, 32 MiB every 50 ms, reporting each 256 MiB it holds;
+// VIEW_MODE=hold reports the input it is sent, calls "release" and reports the result.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { appendFileSync } from "node:fs";
@@ -34,6 +35,38 @@ server.registerTool(
     _meta: { ui: { resourceUri: URI, visibility: ["model", "app"] } },
   },
   async ({ label }) => ({ ...text(`shown ${label ?? ""}`.trim()), structuredContent: { label: label ?? "", shown: true } }),
+);
+// A call that shows the view and holds until the view's own "release" is called (or the call is
+// stopped): its view shows while it runs.
+let release;
+const held = new Promise((resolve) => {
+  release = resolve;
+});
+server.registerTool(
+  "hold_view",
+  {
+    description: "Shows the view and holds until it is released.",
+    inputSchema: { label: z.string().optional() },
+    annotations: { readOnlyHint: true },
+    _meta: { ui: { resourceUri: URI, visibility: ["model", "app"] } },
+  },
+  async ({ label }) => {
+    await held;
+    return { ...text(`released ${label ?? ""}`.trim()), structuredContent: { label: label ?? "", released: true } };
+  },
+);
+server.registerTool(
+  "release",
+  {
+    description: "Releases the calls that hold.",
+    inputSchema: {},
+    annotations: { readOnlyHint: true },
+    _meta: { ui: { visibility: ["app"] } },
+  },
+  async () => {
+    release();
+    return text("released");
+  },
 );
 server.registerTool(
   "nudge",
@@ -120,13 +153,16 @@ window.addEventListener("message", (e) => {
   if (e.source !== window.parent) return;
   const m = e.data;
   if (m && m.id !== undefined && waiting.has(m.id)) { waiting.get(m.id)(m.error ? { error: m.error } : m.result); waiting.delete(m.id); return; }
-  if (m && m.method === "ui/notifications/tool-input") document.getElementById("input").textContent = "input " + JSON.stringify(m.params.arguments);
+  if (m && m.method === "ui/notifications/tool-input") {
+    document.getElementById("input").textContent = "input " + JSON.stringify(m.params.arguments);
+    if (MODE === "hold") hold(m.params.arguments);
+  }
   if (m && m.method === "ui/notifications/tool-result") {
     document.getElementById("result").textContent = "result " + JSON.stringify(m.params.structuredContent || null);
     if (MODE === "flood") flood();
     else if (MODE === "hog") hog();
     else if (MODE === "fill") fill();
-    else if (MODE === "show") send("result " + JSON.stringify(m.params.structuredContent || null));
+    else if (MODE === "show" || MODE === "hold") send("result " + JSON.stringify(m.params.structuredContent || null));
     else attacks();
   }
   if (m && m.method === "ui/notifications/host-context-changed") document.getElementById("state").textContent = "theme " + m.params.theme;
@@ -151,6 +187,12 @@ async function fill() {
     setTimeout(tick, 50);
   };
   tick();
+}
+// Shown while its call runs: says what it was sent, then asks for the call to be released.
+async function hold(args) {
+  await send("input " + JSON.stringify(args));
+  const released = await request("tools/call", { name: "release", arguments: {} });
+  await send("release " + JSON.stringify(released).slice(0, 300));
 }
 async function flood() {
   for (let i = 0; i < 500; i++) window.parent.postMessage({ jsonrpc: "2.0", id: 10000 + i, method: "ping" }, "*");

@@ -20,6 +20,7 @@ import type {
   McpPromptView,
   McpResourceView,
   McpViewDocument,
+  McpViewOutcome,
   JsonValue,
   AppSettings,
   ChatEvent,
@@ -426,6 +427,10 @@ export function readMcpResource(server: string, uri: string): Promise<Attachment
 /** Prepares the view of call `seq` (MCP Apps, issue 47): the address its frame loads once, and what the view is told. */
 export function openMcpView(chat: ChatId, seq: number): Promise<McpViewDocument> {
   return call("open_mcp_view", { chat, seq });
+}
+/** How call `seq` ended, for its view shown while it ran; `null` while it still runs. */
+export function mcpViewOutcome(chat: ChatId, seq: number): Promise<McpViewOutcome | null> {
+  return call("mcp_view_outcome", { chat, seq });
 }
 /** Shows views again after the window paused them (it stopped responding while views were shown). */
 export function resumeMcpViews(): Promise<void> {

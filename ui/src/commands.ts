@@ -2,7 +2,7 @@
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
 /* eslint-disable */
 import type { Channel } from "@tauri-apps/api/core";
-import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, JsonValue, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, McpViewDocument, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey, WrittenFile } from "./bindings";
+import type { AppSettings, ApprovalRecordRow, Attachment, Autonomy, ChatCursor, ChatEvent, ChatHistory, ChatId, ChatParams, ChatRevision, ChatRow, ChatSandbox, Decision, ElicitationAnswer, ExportFormat, ExposureView, FilledPrompt, GroupView, JsonValue, LocalServer, McpPromptView, McpResourceView, McpServerConfig, McpServerView, McpViewDocument, McpViewOutcome, ModelChoice, NewChat, OAuthRecord, PendingApproval, Preset, PresetInput, ProviderConfig, ProviderInput, Rule, RuleCoverage, RuleScope, SandboxSupport, SearchHit, ServerReview, SettingsView, Source, ToolEffects, ToolSettings, TrustKey, WrittenFile } from "./bindings";
 
 /** Every command the app defines (src-tauri/crates/app/src/commands): its arguments as the UI sends them, and what it resolves to. A failure rejects with a `CommandError`. */
 export interface Commands {
@@ -83,6 +83,7 @@ export interface Commands {
   read_mcp_resource: { args: { server: string; uri: string }; result: Attachment[] };
   get_mcp_prompt: { args: { server: string; name: string; arguments: Record<string, string> }; result: FilledPrompt };
   open_mcp_view: { args: { chat: ChatId; seq: number }; result: McpViewDocument };
+  mcp_view_outcome: { args: { chat: ChatId; seq: number }; result: McpViewOutcome | null };
   resume_mcp_views: { args: Record<string, never>; result: void };
   mcp_view_call_tool: { args: { chat: ChatId; seq: number; name: string; arguments: JsonValue }; result: JsonValue };
   mcp_view_read_resource: { args: { chat: ChatId; seq: number; uri: string }; result: JsonValue };

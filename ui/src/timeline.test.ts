@@ -9,6 +9,7 @@ import {
   applyToolEvent,
   fromHistory,
   isUnfinished,
+  showsView,
   keepEarlier,
   LIVE_OUTPUT_LIMIT,
   PENDING_USER_ID,
@@ -203,6 +204,24 @@ describe("timeline reducer", () => {
     expect(s.calls.map((c) => c.status)).toEqual(["cancelled", "cancelled", "execution_rejected"]);
     expect(isUnfinished("awaiting_result_review")).toBe(true);
     expect(isUnfinished("timed_out")).toBe(false);
+  });
+
+  it("shows a call's view from the moment it starts, and keeps it when the call then fails", () => {
+    const view = { server: "clock", uri: "ui://clock/app.html" };
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 4, callId: "c", requestedName: "clock__wait", rawArgs: "{}" } },
+    ]);
+    expect(s.calls[0]?.view).toBeNull();
+    s = applyEvent(s, { type: "tool", event: { type: "started", chat: 7, seq: 4, tool: "clock__wait", args: "{}", view } });
+    expect(s.calls[0]?.view).toEqual(view);
+    expect(showsView(s.calls[0] as CallView)).toBe(true);
+    // Asked for, not yet let run: no view, even with a link.
+    expect(showsView({ ...(s.calls[0] as CallView), status: "awaiting_approval" })).toBe(false);
+    expect(showsView({ ...(s.calls[0] as CallView), status: "pending" })).toBe(false);
+    s = applyEvent(s, finishedEvent(7, 4, { tool: "clock__wait", status: "cancelled" }));
+    expect(s.calls[0]?.view).toEqual(view);
+    expect(showsView(s.calls[0] as CallView)).toBe(true);
   });
 
   it("keeps only the last 16 Ki characters of live output and counts what it dropped", () => {

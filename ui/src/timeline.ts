@@ -478,6 +478,11 @@ export function appendOutput(
 }
 
 /** Whether a call with this status has not ended yet (so a finished turn ends it as cancelled). */
+/** Whether the call's view shows under its card: it has one, and the gate let the call run (it shows while the call runs). */
+export function showsView(c: CallView): boolean {
+  return c.view !== null && c.status !== "pending" && c.status !== "awaiting_approval";
+}
+
 export function isUnfinished(status: UiCallStatus): boolean {
   switch (status) {
     case "pending":
@@ -534,7 +539,14 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       );
     }
     case "started":
-      return updateCall(state, event.seq, (c) => ({ ...c, status: "running", name: event.tool, args: parseArgs(event.args) }));
+      // The gate let it run: its view (if its server ships one) shows from now.
+      return updateCall(state, event.seq, (c) => ({
+        ...c,
+        status: "running",
+        name: event.tool,
+        args: parseArgs(event.args),
+        view: event.view ?? c.view,
+      }));
     case "outputDelta":
       return updateCall(state, event.seq, (c) => ({ ...c, ...appendOutput(c, event.text, event.skipped) }));
     case "progress":
@@ -562,7 +574,8 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         sandbox: s.sandbox ?? null,
         sources: s.sources ?? [],
         guard: s.guard,
-        view: s.view ?? null,
+        // A call that failed after it started keeps the view it showed (told it was cancelled).
+        view: s.view ?? c.view,
       }));
     }
     case "questionAsked":

@@ -30,6 +30,7 @@ export type {
   McpResourceView,
   McpViewDocument,
   McpViewLink,
+  McpViewOutcome,
   AttachmentKind,
   ApprovalRecordRow,
   AssistantToolCall,

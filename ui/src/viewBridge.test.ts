@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
 import { BURST, CALLS_AT_ONCE, REFUSALS_BEFORE_STOP, ViewBridge, type ViewHost, type ViewStart } from "./viewBridge";
 
+const RESULT = { content: [{ type: "text", text: "12:00" }], structuredContent: { time: "12:00" } };
 const start: ViewStart = {
   toolInput: { zone: "UTC" },
-  toolResult: { content: [{ type: "text", text: "12:00" }], structuredContent: { time: "12:00" } },
-  cancelled: null,
+  outcome: { type: "result", result: RESULT },
   hostContext: { theme: "dark", displayMode: "inline" },
   domains: ["https://api.example.com"],
 };
@@ -58,17 +58,38 @@ describe("the view's handshake", () => {
     const sent = posted.filter((m) => typeof m.method === "string").map((m) => m.method);
     expect(sent).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-result"]);
     expect(posted.find((m) => m.method === "ui/notifications/tool-input")?.params).toEqual({ arguments: { zone: "UTC" } });
-    expect(posted.find((m) => m.method === "ui/notifications/tool-result")?.params).toEqual(start.toolResult);
+    expect(posted.find((m) => m.method === "ui/notifications/tool-result")?.params).toEqual(RESULT);
     // A second "initialized" sends nothing again.
     bridge.receive({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
     expect(posted.filter((m) => typeof m.method === "string")).toHaveLength(2);
   });
 
   it("tells a view whose call has no result why, instead of a result", () => {
-    const { bridge, posted } = setup(host(), { ...start, toolResult: null, cancelled: "The user denied this call." });
+    const { bridge, posted } = setup(host(), { ...start, outcome: { type: "cancelled", reason: "The user denied this call." } });
     bridge.receive({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
     expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]);
     expect(posted[1]?.params).toEqual({ reason: "The user denied this call." });
+  });
+
+  it("tells a view shown while its call runs only the input, then the end once, when it comes", () => {
+    const { bridge, posted } = setup(host(), { ...start, outcome: null });
+    bridge.receive({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+    expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input"]);
+    bridge.finish({ type: "result", result: RESULT });
+    expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-result"]);
+    expect(posted[1]?.params).toEqual(RESULT);
+    // A later end (a second look at the record) is not told again.
+    bridge.finish({ type: "cancelled", reason: "late" });
+    expect(posted).toHaveLength(2);
+  });
+
+  it("holds an end that comes before the view is initialized until after its input", () => {
+    const { bridge, posted } = setup(host(), { ...start, outcome: null });
+    bridge.finish({ type: "cancelled", reason: "Stopped by the user." });
+    expect(posted).toEqual([]);
+    bridge.receive({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+    expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]);
+    expect(posted[1]?.params).toEqual({ reason: "Stopped by the user." });
   });
 
   it("sends the host's context changes only to an initialized view", () => {

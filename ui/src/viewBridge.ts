@@ -7,6 +7,8 @@
  * a view that floods requests is refused, then stopped.
  */
 
+import type { McpViewOutcome } from "./types";
+
 /** The view protocol's version (`ui/initialize`). */
 export const VIEW_PROTOCOL_VERSION = "2026-01-26";
 
@@ -33,10 +35,8 @@ export interface ViewHost {
 /** What the view is told once it is initialized. */
 export interface ViewStart {
   toolInput: unknown;
-  /** The call's `CallToolResult`; `null` when it has none (failed, withheld). */
-  toolResult: unknown;
-  /** Why the call has no result, for `ui/notifications/tool-cancelled`. */
-  cancelled: string | null;
+  /** How the call ended (its `CallToolResult`, or why it has none); `null` while it still runs: the end is told with `finish`. */
+  outcome: McpViewOutcome | null;
   hostContext: Record<string, unknown>;
   /** The domains the view's document may reach, as its policy allows them. */
   domains: string[];
@@ -109,6 +109,9 @@ function errorText(e: unknown): string {
 
 export class ViewBridge {
   private initialized = false;
+  /** How the call ended, once known; told once, after the input. */
+  private outcome: McpViewOutcome | null;
+  private told = false;
   private stopped = false;
   private tokens = BURST;
   private refilledAt: number;
@@ -124,6 +127,21 @@ export class ViewBridge {
     private readonly clock: Clock = () => Date.now(),
   ) {
     this.refilledAt = clock();
+    this.outcome = start.outcome;
+  }
+
+  /** The call the view shows ended: the view is told (now, or once it is initialized). Only the first end counts. */
+  finish(outcome: McpViewOutcome): void {
+    if (this.outcome !== null) return;
+    this.outcome = outcome;
+    this.tellOutcome();
+  }
+
+  private tellOutcome(): void {
+    if (!this.initialized || this.told || this.outcome === null) return;
+    this.told = true;
+    if (this.outcome.type === "result") this.notify("ui/notifications/tool-result", this.outcome.result);
+    else this.notify("ui/notifications/tool-cancelled", { reason: this.outcome.reason });
   }
 
   /** A message from the view's frame (the caller checked it came from that frame). */
@@ -204,10 +222,9 @@ export class ViewBridge {
       case "ui/notifications/initialized": {
         if (this.initialized) return;
         this.initialized = true;
-        const { toolInput, toolResult, cancelled } = this.start;
+        const { toolInput } = this.start;
         this.notify("ui/notifications/tool-input", { arguments: isObject(toolInput) ? toolInput : {} });
-        if (toolResult !== null) this.notify("ui/notifications/tool-result", toolResult);
-        else this.notify("ui/notifications/tool-cancelled", { reason: cancelled ?? "The call has no result." });
+        this.tellOutcome();
         return;
       }
       case "ui/notifications/size-changed": {

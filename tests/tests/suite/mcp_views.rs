@@ -11,7 +11,7 @@ use std::time::Duration;
 use tollgate_e2e::node_servers::mcp_dir;
 use tollgate_e2e::recorder::Recorder;
 use tollgate_e2e::seat::Seat;
-use tollgate_e2e::steps::keys;
+use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, MockLlm};
 
@@ -77,6 +77,19 @@ async fn ask_for_the_view(
     report: &Recorder,
     extra: &[(&str, &str)],
 ) {
+    ask_for_a_view(s, mock, dir, report, extra, "views__show_view").await;
+}
+
+/// The test server imported (with `extra` in its environment), and the model's call to `tool`
+/// allowed with Enter.
+async fn ask_for_a_view(
+    s: &Session,
+    mock: &MockLlm,
+    dir: &Path,
+    report: &Recorder,
+    extra: &[(&str, &str)],
+    tool: &str,
+) {
     let mut env =
         serde_json::json!({"VIEW_DIR": dir.display().to_string(), "VIEW_REPORT": report.origin});
     for (k, v) in extra {
@@ -86,10 +99,7 @@ async fn ask_for_the_view(
     let json = serde_json::json!({"mcpServers": {"views": {"command": "node", "args": [script], "env": env}}});
     s.import_mcp_servers(&json, "views").await.unwrap();
     s.back_to_chat().await.unwrap();
-    mock.push(openai::calls(
-        "",
-        &[("c1", "views__show_view", r#"{"label":"first"}"#)],
-    ));
+    mock.push(openai::calls("", &[("c1", tool, r#"{"label":"first"}"#)]));
     mock.push(openai::text("Here is the view."));
     s.new_chat_and_send("Show me the view").await.unwrap();
     // Read-only: it asks once; Enter on the focused Allow runs it.
@@ -346,6 +356,68 @@ async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
         report.bodies()
     );
     s.end_after_driver_lost().await;
+}
+
+/// A view shows from the moment the user let its call run, not when the call ends: it is sent
+/// the call's input while the call still runs (its card says so), asks through the gate for the
+/// call to be released (its own card, allowed by a click), and is then sent the result in the
+/// same page. Judged by what the view reported to its own server, and by what the model received.
+#[tokio::test]
+async fn a_view_shows_while_its_call_runs_and_is_sent_the_result_when_it_ends() {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-hold")
+        .await
+        .unwrap();
+    ask_for_a_view(
+        &s,
+        &mock,
+        dir.path(),
+        &report,
+        &[("VIEW_MODE", "hold")],
+        "views__hold_view",
+    )
+    .await;
+    report
+        .wait_for(r#"input {"label":"first"}"#, WAIT)
+        .await
+        .unwrap();
+    // The call still runs: the view's "release" waits for the user, under the view.
+    s.wait_text("[data-role=view-call] .approval-card", WAIT)
+        .await
+        .unwrap();
+    let card = s
+        .wait_text(".tool-card[data-seq=\"1\"] .tool-card-meta", WAIT)
+        .await
+        .unwrap();
+    assert!(card.contains("Running"), "{card}");
+    assert!(
+        !report.bodies().iter().any(|b| b.starts_with("result")),
+        "{:?}",
+        report.bodies()
+    );
+    s.screenshots("mcp-view-running").await.unwrap();
+    s.click_text(".approval-card.is-active button", "Allow once")
+        .await
+        .unwrap();
+    report
+        .wait_for(r#"result {"label":"first","released":true}"#, WAIT)
+        .await
+        .unwrap();
+    s.wait_for_text("Here is the view.", WAIT).await.unwrap();
+    let starts = report
+        .bodies()
+        .iter()
+        .filter(|b| b.starts_with("initialized"))
+        .count();
+    assert_eq!(starts, 1, "one page throughout: {:?}", report.bodies());
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results.iter().any(|r| r.contains("released first")),
+        "{results:?}"
+    );
+    s.close().await;
 }
 
 /// A view that fills memory (a page may: nothing in the frame's policy bounds it) would take the

@@ -164,6 +164,24 @@ describe("execution approval card", () => {
     expect(document.activeElement).toBe(card);
   });
 
+  it("takes the focus from a message box disabled as the turn started, never from one the user types in", async () => {
+    const box = document.createElement("textarea");
+    document.body.append(box);
+    box.focus();
+    await mount(execution);
+    expect(document.activeElement).toBe(box);
+    await unmount(root);
+    // The turn started: the box is disabled, and the browser has not moved the focus off it yet.
+    box.focus();
+    box.disabled = true;
+    expect(document.activeElement).toBe(box);
+    const card = await mount(execution);
+    expect(document.activeElement).toBe(card);
+    await key(card, "Enter");
+    expect(decide).toHaveBeenCalledWith(3, "ap-9", { kind: "execution", decision: { type: "allowOnce" } });
+    box.remove();
+  });
+
   it("Enter allows once", async () => {
     const card = await mount(execution);
     await key(card, "Enter");

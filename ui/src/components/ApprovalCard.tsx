@@ -39,6 +39,18 @@ function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "radio");
 }
 
+/**
+ * Whether the user is typing in a field outside `card`: then a card that appears does not take
+ * the keyboard. A field that is disabled does not count: the message box is disabled as the
+ * turn starts, and the browser moves the focus off it only after the card may have appeared
+ * (the card would then never get the focus, and Enter would decide nothing).
+ */
+function typingElsewhere(card: HTMLElement): boolean {
+  const focused = document.activeElement;
+  if (!focused || !isTextField(focused) || card.contains(focused)) return false;
+  return !(focused as HTMLInputElement | HTMLTextAreaElement).disabled;
+}
+
 /** Where a key was pressed on a card, for the pure key maps in approvals.ts. */
 function keyContext(e: KeyboardEvent, reason: string): KeyContext {
   const target = e.target as HTMLElement | null;
@@ -405,9 +417,7 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
   const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!active || !root.current) return;
-    const focused = document.activeElement;
-    if (focused && isTextField(focused) && !root.current.contains(focused)) return;
+    if (!active || !root.current || typingElsewhere(root.current)) return;
     root.current.focus({ preventScroll: false });
   }, [active]);
 
@@ -547,7 +557,7 @@ function ResultCard({ approval, request, active, position, total, onDecided }: P
   const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (active && root.current && !(document.activeElement && isTextField(document.activeElement))) root.current.focus();
+    if (active && root.current && !typingElsewhere(root.current)) root.current.focus();
   }, [active]);
 
   const result = (decision: ResultDecision) => void send({ kind: "result", decision });

@@ -2,7 +2,7 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { framesDuring } from "../testFrames";
-import type { ChatHistory, ChatRow } from "../types";
+import type { ChatHistory, ChatRow, PendingApproval } from "../types";
 
 vi.mock("../api", () => ({
   chatHistory: vi.fn(),
@@ -35,6 +35,7 @@ import { chatStore } from "../store";
 import { ChatView } from "./ChatView";
 import { HISTORY_FIRST_PAGE } from "../bindings";
 import { chatRow } from "./testChats";
+import { finishedCall } from "./testCalls";
 import { unmount } from "./testRoot";
 import { offerFiles, offerMessage } from "../drafts";
 import { commandError } from "../testing/backend";
@@ -286,6 +287,41 @@ describe("thinking and retries in an answer", () => {
     // The answer is not inside the thinking section, and the reasoning is not in the answer.
     const answer = [...root.querySelectorAll<HTMLElement>('[data-message="2"] > .markdown')];
     expect(answer.map((a) => a.textContent?.trim())).toEqual(["Four."]);
+  });
+
+  it("draws a call's approval once, under its call, also in a short chat drawn through the list", async () => {
+    await mount();
+    const asking = { ...finishedCall("{}", { tool: "edit_file" }), seq: 3, messageId: 2, status: "awaiting_approval" as const };
+    const viewCall = { ...asking, seq: 4, viewOf: 3 };
+    const approval = (seq: number): PendingApproval => ({
+      id: `ap-${seq}`,
+      chat: chat.id,
+      seq,
+      callId: `c${seq}`,
+      tool: "edit_file",
+      group: "files",
+      createdAt: 0,
+      request: {
+        kind: "execution",
+        arguments: {},
+        preview: null,
+        policy: "ask-always",
+        reason: { type: "askAlways" },
+        ruleSubject: "path",
+        suggestedPattern: null,
+      },
+    });
+    await streaming({ content: "Editing." });
+    await act(async () =>
+      chatStore.update(chat.id, (s) => ({ ...s, calls: [asking, viewCall], approvals: [approval(3), approval(4), approval(9)] })),
+    );
+    const cards = [...root.querySelectorAll<HTMLElement>(".approval-card")];
+    // One for the call, one for the call its view made, and one for a call drawn nowhere (at the end).
+    expect(cards).toHaveLength(3);
+    expect(cards.filter((c) => c.closest('[data-message="2"]'))).toHaveLength(2);
+    expect(cards[0]?.closest('[data-role="view-call"]')).toBeNull();
+    expect(cards[1]?.closest('[data-role="view-call"]')).not.toBeNull();
+    expect(cards[2]?.closest("[data-message]")).toBeNull();
   });
 
   it("stands the retry notice in for a broken attempt's text", async () => {

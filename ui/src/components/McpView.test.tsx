@@ -9,6 +9,7 @@ vi.mock("../api", () => ({
   mcpViewReadResource: vi.fn(() => Promise.resolve({ contents: [] })),
   openExternal: vi.fn(() => Promise.resolve()),
   resumeMcpViews: vi.fn(() => Promise.resolve()),
+  mcpViewOutcome: vi.fn(),
 }));
 
 import * as api from "../api";
@@ -25,8 +26,7 @@ const doc: McpViewDocument = {
   domains: ["https://api.example.com"],
   prefersBorder: null,
   toolInput: { zone: "UTC" },
-  toolResult: { content: [{ type: "text", text: "12:00" }] },
-  cancelled: null,
+  outcome: { type: "result", result: { content: [{ type: "text", text: "12:00" }] } },
 };
 
 const call = { ...finishedCall("{}", { tool: "clock__get-time", status: "success" }), seq: 4, view: { server: "clock", uri: "ui://clock/app.html" } };
@@ -60,6 +60,35 @@ async function shown() {
 }
 
 describe("a server's view", () => {
+  it("shows while its call runs, with the input only, and is told the result in the same frame once the call ends", async () => {
+    vi.mocked(api.openMcpView)
+      .mockReset()
+      .mockResolvedValue({ ...doc, outcome: null });
+    const result = { content: [{ type: "text", text: "done" }] };
+    vi.mocked(api.mcpViewOutcome).mockReset().mockResolvedValue({ type: "result", result });
+    const running = { ...call, status: "running" as const };
+    await act(async () => render(<McpView chat={3} call={running} />, root));
+    await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
+    const frame = root.querySelector("iframe") as HTMLIFrameElement;
+    const posted: Record<string, unknown>[] = [];
+    vi.spyOn(frame.contentWindow as Window, "postMessage").mockImplementation((m: unknown) => void posted.push(m as Record<string, unknown>));
+    act(() => {
+      window.dispatchEvent(
+        new MessageEvent("message", { data: { jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, source: frame.contentWindow }),
+      );
+    });
+    expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input"]);
+    // Its result waits for the user's review: still no end.
+    await act(async () => render(<McpView chat={3} call={{ ...call, status: "awaiting_result_review" }} />, root));
+    expect(api.mcpViewOutcome).not.toHaveBeenCalled();
+    await act(async () => render(<McpView chat={3} call={call} />, root));
+    await vi.waitFor(() => expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-result"]));
+    expect(posted[1]?.params).toEqual(result);
+    expect(api.mcpViewOutcome).toHaveBeenCalledWith(3, 4);
+    expect(root.querySelector("iframe")).toBe(frame);
+    expect(api.openMcpView).toHaveBeenCalledTimes(1);
+  });
+
   it("while views are paused, says why, loads no frame, and shows again when the user asks", async () => {
     const pause = { kind: "invalid", message: "views are paused", missing: null, invalid: { type: "mcpViewsPaused", servers: ["hog"] } };
     vi.mocked(api.openMcpView).mockReset().mockRejectedValueOnce(pause).mockResolvedValue(doc);

@@ -13,7 +13,7 @@ import { offerFiles, offerMessage } from "../drafts";
 import { errorMessage, isCommandError } from "../format";
 import { language, t } from "../i18n";
 import { linkTarget } from "../links";
-import type { CallView } from "../timeline";
+import { isUnfinished, type CallView } from "../timeline";
 import type { ChatId, McpViewDocument } from "../types";
 import { ViewBridge } from "../viewBridge";
 
@@ -149,8 +149,7 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
           },
           {
             toolInput: d.toolInput,
-            toolResult: d.toolResult,
-            cancelled: d.cancelled,
+            outcome: d.outcome,
             hostContext: hostContext(box.current?.clientWidth ?? 600),
             domains: d.domains,
           },
@@ -170,6 +169,25 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
       void leaving?.teardown(new Promise((resolve) => setTimeout(resolve, TEARDOWN_GRACE_MS)));
     };
   }, [chat, call.seq, attempt]);
+
+  // Shown while its call ran: once the call ends, the view is told how (its result, or why it
+  // has none). A result under review is not an end yet.
+  const ended = !isUnfinished(call.status);
+  useEffect(() => {
+    if (!doc || doc.outcome !== null || !ended) return;
+    let live = true;
+    api.mcpViewOutcome(chat, call.seq).then(
+      (outcome) => {
+        if (live && outcome) bridge.current?.finish(outcome);
+      },
+      (e: unknown) => {
+        if (live) setError(errorMessage(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [chat, call.seq, doc, ended]);
 
   // The app's theme changes: the view is told.
   useEffect(() => {

@@ -6,7 +6,7 @@ import { type Key, t } from "../i18n";
 import * as session from "../session";
 import { offerFiles } from "../drafts";
 import { carryOver } from "../summary";
-import { callsFor, type ChatState, isUnfinished, PENDING_USER_ID, type TimelineMessage } from "../timeline";
+import { callsFor, type ChatState, PENDING_USER_ID, showsView, type TimelineMessage } from "../timeline";
 import { forgetTyping } from "../typing";
 import type { ChatId, ChatRow, FailureKind, PendingApproval, ProviderConfig } from "../types";
 import { ApprovalCard, QuestionCard } from "./ApprovalCard";
@@ -35,11 +35,9 @@ export function Timeline({
   stick: Stick;
   actions: FailureActions;
 }) {
-  const placed = new Set<string>();
   const total = state.approvals.length;
   const queueIndex = new Map(state.approvals.map((a, i) => [a.id, i]));
   const approvalCard = (a: PendingApproval) => {
-    placed.add(a.id);
     const i = queueIndex.get(a.id) ?? 0;
     return (
       <ApprovalCard
@@ -53,7 +51,6 @@ export function Timeline({
     );
   };
   const questionCard = (q: ChatState["questions"][number]) => {
-    placed.add(q.id);
     if (q.elicitation) {
       return <ElicitationCard key={q.id} elicitation={q.elicitation} onAnswered={(id) => session.resolveLocally(state.chat, id)} />;
     }
@@ -98,7 +95,7 @@ export function Timeline({
                   />
                   {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
                   {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}
-                  {c.view && !isUnfinished(c.status) ? <McpView chat={state.chat} call={c} /> : null}
+                  {showsView(c) ? <McpView chat={state.chat} call={c} /> : null}
                   {/* What the view asked for: its calls, each with its card and questions. */}
                   {calls
                     .filter((v) => v.viewOf === c.seq)
@@ -127,7 +124,7 @@ export function Timeline({
   // again (a view would load again and lose its state).
   const items = (
     <VirtualList
-      items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i), keep: showsView(state, m) }))}
+      items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i), keep: holdsView(state, m) }))}
       scroller={scroller}
       stick={stick}
       windowed={state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null}
@@ -135,9 +132,12 @@ export function Timeline({
     />
   );
 
+  // What asks about a call drawn under an answer is drawn there (the list draws its items after
+  // this runs); the rest at the end.
+  const underAnswers = callsUnderAnswers(state);
   const rest = [
-    ...state.approvals.filter((a) => !placed.has(a.id)).map(approvalCard),
-    ...state.questions.filter((q) => !placed.has(q.id)).map(questionCard),
+    ...state.approvals.filter((a) => !underAnswers.has(a.seq)).map(approvalCard),
+    ...state.questions.filter((q) => q.seq === null || !underAnswers.has(q.seq)).map(questionCard),
   ];
 
   return (
@@ -165,11 +165,27 @@ export function Timeline({
 }
 
 /**
+ * The calls drawn under the answers, each with what asks about it: a call of an answer in the
+ * chat, unless a view made it and its view's call is not drawn there.
+ */
+export function callsUnderAnswers(state: ChatState): Set<number> {
+  const answers = new Set(state.messages.filter((m) => m.role === "assistant").map((m) => m.id));
+  const top = new Map<number, number | null>();
+  for (const c of state.calls) if (c.viewOf === null) top.set(c.seq, c.messageId);
+  const seqs = new Set<number>();
+  for (const c of state.calls) {
+    if (c.messageId === null || !answers.has(c.messageId)) continue;
+    if (c.viewOf === null || top.get(c.viewOf) === c.messageId) seqs.add(c.seq);
+  }
+  return seqs;
+}
+
+/**
  * Whether an answer shows an MCP view: its message stays drawn once drawn, so the view keeps
  * what the user did in it when the chat scrolls away and back.
  */
-function showsView(state: ChatState, m: TimelineMessage): boolean {
-  return m.role === "assistant" && callsFor(state, m.id).some((c) => c.view !== null && !isUnfinished(c.status));
+function holdsView(state: ChatState, m: TimelineMessage): boolean {
+  return m.role === "assistant" && callsFor(state, m.id).some(showsView);
 }
 
 /**

@@ -276,7 +276,12 @@ export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callI
 /**
  * Made by the view of call `c<view_of>` (issue 47), not by the model.
  */
-viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
+viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, 
+/**
+ * The view its server ships with the tool (issue 47): shown under the card from now,
+ * once the gate let the call run.
+ */
+view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 

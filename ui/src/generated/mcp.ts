@@ -237,16 +237,13 @@ domains: Array<string>,
  */
 prefersBorder: boolean | null, 
 /**
- * The arguments the call ran with (`ui/notifications/tool-input`).
+ * The arguments the call runs with (`ui/notifications/tool-input`).
  */
 toolInput: JsonValue, 
 /**
- * The call's result as the server returned it (`ui/notifications/tool-result`); `None`
- * when the call failed or its result was withheld.
+ * How the call ended; `None` while it still runs (the view shows from the moment the gate
+ * let the call run, and is told the end when it comes: [`McpViewOutcome`]).
  */
-toolResult: JsonValue | null, 
-/**
- * Why the call has no result for the view (it failed, was denied or withheld), for
- * `ui/notifications/tool-cancelled`.
- */
-cancelled: string | null, };
+outcome: McpViewOutcome | null, };
+
+export type McpViewOutcome = { "type": "result", result: JsonValue, } | { "type": "cancelled", reason: string, };

@@ -224,7 +224,16 @@ mod tests {
         let exe = dir.path().join("WebKitWebProcess");
         std::fs::copy("/bin/sleep", &exe).unwrap();
         let mut child = std::process::Command::new(&exe).arg("30").spawn().unwrap();
-        let found = web_processes();
+        // `spawn` may return before the child has taken its program's name: wait for it.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let found = loop {
+            let found = web_processes();
+            if found.iter().any(|(pid, _)| *pid == child.id()) || std::time::Instant::now() > until
+            {
+                break found;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
         let _ = child.kill();
         let _ = child.wait();
         let (_, rss) = found

@@ -34,8 +34,8 @@ use tollgate_engine::protocol::{
 };
 use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_engine::protocol::{
-    CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, Missing, Rule, RuleAction,
-    RuleScope, RuleSubjectKind,
+    CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, McpViewOutcome, Missing, Rule,
+    RuleAction, RuleScope, RuleSubjectKind,
 };
 use tollgate_engine::protocol::{
     DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
@@ -221,6 +221,7 @@ fn parts() -> Vec<Part> {
             OAuthRecord,
             McpServerView,
             McpViewDocument,
+            McpViewOutcome,
         ),
         part!("settings", "The app's settings and the model providers":
             ToolCalling,

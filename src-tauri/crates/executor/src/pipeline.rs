@@ -726,6 +726,18 @@ impl ToolExecutor {
             sink: Arc::clone(&self.deps.sink),
             read: read_sources(view),
         };
+        // The gate let the call run: its view (if its server ships one) shows from now, so the
+        // record holds what it needs before the call ends.
+        let view = spec.view.as_deref().cloned();
+        if let Some(link) = &view {
+            self.deps.store.record_call_view_start(
+                self.chat,
+                seq,
+                name.clone(),
+                exec_args.to_string(),
+                link.clone(),
+            );
+        }
         self.deps.sink.emit(ToolEvent::Started {
             chat: self.chat,
             seq,
@@ -734,6 +746,7 @@ impl ToolExecutor {
                 .tool
                 .compress_args(&exec_args)
                 .unwrap_or_else(|| preview(&exec_args.to_string(), 200)),
+            view,
         });
         let run = AssertUnwindSafe(entry.tool.execute(exec_args, ctx)).catch_unwind();
         let result = tokio::select! {

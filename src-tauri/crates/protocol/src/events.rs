@@ -97,6 +97,11 @@ pub enum ToolEvent {
         seq: u64,
         tool: String,
         args: String,
+        /// The view its server ships with the tool (issue 47): shown under the card from now,
+        /// once the gate let the call run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        view: Option<super::McpViewLink>,
     },
     /// Live output from a running tool: `text`, after `skipped` characters of the stream that
     /// are not shown live (a flood of output keeps only a tail; the result keeps it all).

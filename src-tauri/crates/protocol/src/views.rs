@@ -31,12 +31,20 @@ pub struct McpViewDocument {
     pub domains: Vec<String>,
     /// The resource asks for a border and background (`None`: the host decides).
     pub prefers_border: Option<bool>,
-    /// The arguments the call ran with (`ui/notifications/tool-input`).
+    /// The arguments the call runs with (`ui/notifications/tool-input`).
     pub tool_input: Value,
-    /// The call's result as the server returned it (`ui/notifications/tool-result`); `None`
-    /// when the call failed or its result was withheld.
-    pub tool_result: Option<Value>,
-    /// Why the call has no result for the view (it failed, was denied or withheld), for
-    /// `ui/notifications/tool-cancelled`.
-    pub cancelled: Option<String>,
+    /// How the call ended; `None` while it still runs (the view shows from the moment the gate
+    /// let the call run, and is told the end when it comes: [`McpViewOutcome`]).
+    pub outcome: Option<McpViewOutcome>,
+}
+
+/// How a view's call ended, as the view is told it.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum McpViewOutcome {
+    /// The call's result as the server returned it (`ui/notifications/tool-result`).
+    Result { result: Value },
+    /// The call has no result for the view: it failed, was stopped, or its result was withheld
+    /// or edited (`ui/notifications/tool-cancelled`, with this reason).
+    Cancelled { reason: String },
 }

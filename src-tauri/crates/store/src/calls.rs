@@ -338,7 +338,8 @@ impl Store {
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
                     result_var = ?13, args_var = ?14, ended_at = ?15, duration_ms = ?16,
                     result_images = ?17, sandbox = ?18, sources = ?19, effects = ?20, guard = ?21,
-                    view_server = ?22, view_uri = ?23, view_result = ?24
+                    view_server = COALESCE(?22, view_server), view_uri = COALESCE(?23, view_uri),
+                    view_result = ?24
                  WHERE chat_id = ?1 AND seq = ?2",
             )?
             .execute(params![

@@ -21,6 +21,8 @@ pub struct CallView {
     /// The text the call ended with (why it failed, when it did).
     pub result_text: Option<String>,
     pub is_error: bool,
+    /// The call still runs: its view shows, and is told the end when it comes.
+    pub running: bool,
 }
 
 impl Store {
@@ -28,7 +30,7 @@ impl Store {
     pub async fn call_view(&self, chat: ChatId, seq: u64) -> StoreResult<Option<CallView>> {
         self.call(move |c| {
             Ok(c.query_row(
-                "SELECT view_server, view_uri, tool, resolved_args, view_result, result_text, is_error
+                "SELECT view_server, view_uri, tool, resolved_args, view_result, result_text, is_error, status
                  FROM tool_calls WHERE chat_id = ?1 AND seq = ?2 AND view_server IS NOT NULL AND view_uri IS NOT NULL",
                 params![chat.0, seq],
                 |r| {
@@ -42,12 +44,33 @@ impl Store {
                         result: r.get(4)?,
                         result_text: r.get(5)?,
                         is_error: r.get(6)?,
+                        running: r.get::<_, String>(7)? == super::calls::RUNNING,
                     })
                 },
             )
             .optional()?)
         })
         .await
+    }
+
+    /// Queues what call `seq`'s view needs as the call starts running (the gate let it run): its
+    /// tool, the arguments it runs with and the view, so the view shows before the call ends.
+    pub fn record_call_view_start(
+        &self,
+        chat: ChatId,
+        seq: u64,
+        tool: String,
+        resolved_args: String,
+        link: McpViewLink,
+    ) {
+        self.write(move |c| {
+            c.prepare_cached(
+                "UPDATE tool_calls SET tool = ?3, resolved_args = ?4, view_server = ?5, view_uri = ?6
+                 WHERE chat_id = ?1 AND seq = ?2",
+            )?
+            .execute(params![chat.0, seq, tool, resolved_args, link.server, link.uri])
+            .map(|_| ())
+        });
     }
 
     /// The document of a view as last read from its server (JSON of the parsed resource).
@@ -147,6 +170,7 @@ mod tests {
         };
         let store = Store::open_in(dir.path()).unwrap();
         let view = store.call_view(chat, 1).await.unwrap().unwrap();
+        assert!(!view.running);
         assert_eq!(view.link, link);
         assert_eq!(view.result.as_deref(), Some("{\"content\":[]}"));
         assert_eq!(view.arguments.as_deref(), Some("{\"zone\":\"UTC\"}"));
@@ -159,5 +183,84 @@ mod tests {
         assert!(store.call_view(chat, 2).await.unwrap().is_none());
         store.forget_view_resources("clock".into()).await.unwrap();
         assert!(store.view_resource(link).await.unwrap().is_none());
+    }
+
+    fn start(store: &Store, chat: ChatId, seq: u64) {
+        store.record_call_start(CallStart {
+            chat,
+            message_id: None,
+            round: 1,
+            seq,
+            call_id: format!("c{seq}"),
+            requested_name: "clock__wait".into(),
+            raw_args: "{}".into(),
+            started_at: 1,
+            view_of: None,
+        });
+    }
+
+    fn failed(chat: ChatId, seq: u64) -> CallFinish {
+        CallFinish {
+            chat,
+            seq,
+            tool: Some("clock__wait".into()),
+            group: Some("clock".into()),
+            resolved_args: Some("{}".into()),
+            policy: None,
+            decision: CallDecision::default(),
+            decided_by: DecidedBy::Policy,
+            status: CallStatus::Cancelled,
+            result_text: "Stopped by the user.".into(),
+            truncated: false,
+            result_var: None,
+            args_var: None,
+            result_images: Vec::new(),
+            sandbox: None,
+            sources: Vec::new(),
+            effects: None,
+            guard: GuardMark::Quiet,
+            ended_at: 2,
+            duration_ms: 1,
+            // A call that failed carries no result for a view.
+            view: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_running_calls_view_is_there_before_it_ends_and_stays_when_it_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(NewChat::default()).await.unwrap().id;
+        let link = McpViewLink {
+            server: "clock".into(),
+            uri: "ui://clock/wait.html".into(),
+        };
+        start(&store, chat, 1);
+        // Asked, not started: no view yet.
+        assert!(store.call_view(chat, 1).await.unwrap().is_none());
+        store.record_call_view_start(
+            chat,
+            1,
+            "clock__wait".into(),
+            "{\"s\":5}".into(),
+            link.clone(),
+        );
+        let running = store.call_view(chat, 1).await.unwrap().unwrap();
+        assert!(running.running);
+        assert_eq!(running.link, link);
+        assert_eq!(running.arguments.as_deref(), Some("{\"s\":5}"));
+        assert_eq!(running.result, None);
+
+        store.record_call_finish(failed(chat, 1));
+        let ended = store.call_view(chat, 1).await.unwrap().unwrap();
+        assert!(!ended.running);
+        assert_eq!(ended.link, link, "the view outlives its call's failure");
+        assert!(ended.is_error);
+        assert_eq!(ended.result_text.as_deref(), Some("Stopped by the user."));
+
+        // A call that never started has no view, failed or not.
+        start(&store, chat, 2);
+        store.record_call_finish(failed(chat, 2));
+        assert!(store.call_view(chat, 2).await.unwrap().is_none());
     }
 }

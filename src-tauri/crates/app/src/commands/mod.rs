@@ -109,6 +109,7 @@ commands![
     mcp::read_mcp_resource,
     mcp::get_mcp_prompt,
     views::open_mcp_view,
+    views::mcp_view_outcome,
     views::resume_mcp_views,
     views::mcp_view_call_tool,
     views::mcp_view_read_resource,

@@ -6,7 +6,7 @@
 use crate::state::AppState;
 use serde_json::Value;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, McpViewDocument};
+use tollgate_engine::protocol::{CommandError, McpViewDocument, McpViewOutcome};
 use tollgate_engine::ChatId;
 
 /// Prepares call `seq`'s view: the address its frame loads once, and what the host tells it.
@@ -17,6 +17,16 @@ pub async fn open_mcp_view(
     seq: u64,
 ) -> Result<McpViewDocument, CommandError> {
     Ok(state.app.open_view(chat, seq).await?)
+}
+
+/// How call `seq` ended, for its view shown while it ran; `None` while it still runs.
+#[tauri::command]
+pub async fn mcp_view_outcome(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+) -> Result<Option<McpViewOutcome>, CommandError> {
+    Ok(state.app.view_outcome(chat, seq).await?)
 }
 
 /// Shows views again after the window paused them (it stopped responding, or its page ended,

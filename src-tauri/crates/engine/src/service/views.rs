@@ -9,7 +9,7 @@ use crate::executor::{CallOrigin, ToolCallRequest, ViewOrigin};
 use crate::mcp::apps::{content_security_policy, ViewResource};
 use crate::parse::RawArguments;
 use crate::protocol::ids::ChatId;
-use crate::protocol::{Invalid, McpViewDocument, McpViewLink, Missing, Source};
+use crate::protocol::{Invalid, McpViewDocument, McpViewLink, McpViewOutcome, Missing, Source};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -123,8 +123,8 @@ struct CheckedView {
     link: McpViewLink,
     tool: Option<String>,
     arguments: Value,
-    result: Option<Value>,
-    failure: Option<String>,
+    /// `None` while the call runs.
+    outcome: Option<McpViewOutcome>,
 }
 
 impl Tollgate {
@@ -160,20 +160,23 @@ impl Tollgate {
             )));
         }
         let parse = |text: Option<String>| text.and_then(|t| serde_json::from_str(&t).ok());
-        let result: Option<Value> = parse(view.result);
-        let failure = match (&result, view.is_error) {
-            (Some(_), false) => None,
-            _ => Some(
-                view.result_text
-                    .unwrap_or_else(|| "The call has no result to show.".to_string()),
-            ),
+        let outcome = if view.running {
+            None
+        } else {
+            Some(match (parse(view.result), view.is_error) {
+                (Some(result), false) => McpViewOutcome::Result { result },
+                _ => McpViewOutcome::Cancelled {
+                    reason: view
+                        .result_text
+                        .unwrap_or_else(|| "The call has no result to show.".to_string()),
+                },
+            })
         };
         Ok(CheckedView {
             link: view.link,
             tool: view.tool,
             arguments: parse(view.arguments).unwrap_or_else(|| json!({})),
-            result,
-            failure,
+            outcome,
         })
     }
 
@@ -239,9 +242,17 @@ impl Tollgate {
             domains: resource.domains.all(),
             prefers_border: resource.prefers_border,
             tool_input: view.arguments,
-            tool_result: view.result,
-            cancelled: view.failure,
+            outcome: view.outcome,
         })
+    }
+
+    /// How call `seq` ended, for its view shown while it ran; `None` while it still runs.
+    pub async fn view_outcome(
+        &self,
+        chat: ChatId,
+        seq: u64,
+    ) -> Result<Option<McpViewOutcome>, ServiceError> {
+        Ok(self.checked_view(chat, seq).await?.outcome)
     }
 
     /// The views' documents waiting for their frames (the app's scheme handler and navigation

@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
 use tollgate_engine::mcp::{McpServerConfig, McpStatus};
-use tollgate_engine::protocol::{ApprovalRequest, AskReason, GuardMark, RuleAction, RuleScope};
+use tollgate_engine::protocol::{
+    ApprovalRequest, AskReason, GuardMark, McpViewDocument, McpViewOutcome, RuleAction, RuleScope,
+};
 use tollgate_engine::service::Tollgate;
 use tollgate_engine::store::NewChat;
 use tollgate_engine::ChatId;
@@ -66,7 +68,9 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
     assert_eq!(doc.server, "views");
     assert_eq!(doc.tool, "show_view");
     assert_eq!(doc.tool_input, json!({"label": "first"}));
-    let result = doc.tool_result.clone().expect("the server's result");
+    let Some(McpViewOutcome::Result { result }) = doc.outcome.clone() else {
+        panic!("the server's result: {:?}", doc.outcome);
+    };
     assert_eq!(
         result["structuredContent"],
         json!({"label": "first", "shown": true})
@@ -98,7 +102,7 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
         "the server stays off"
     );
     let again = app.open_view(chat, seq).await.unwrap();
-    assert_eq!(again.tool_result, Some(result));
+    assert_eq!(again.outcome, Some(McpViewOutcome::Result { result }));
     assert!(app
         .view_documents()
         .take(&again.url)
@@ -205,5 +209,136 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
         .await
         .is_err());
     assert_eq!(lines(&nudges).len(), 2);
+    app.mcp.shutdown().await;
+}
+
+/// Approves the next call that asks in `chat`; its number.
+async fn approve_seq(app: &Tollgate, chat: ChatId) -> u64 {
+    let deadline = crate::common::deadline();
+    loop {
+        if let Some(p) = app.pending(chat).pop() {
+            app.decide(
+                chat,
+                &p.id,
+                tollgate_engine::protocol::Decision::Execution(
+                    tollgate_engine::protocol::ExecutionDecision::AllowOnce,
+                ),
+            )
+            .await
+            .unwrap();
+            return p.seq;
+        }
+        assert!(std::time::Instant::now() < deadline, "nothing asked");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Call `seq`'s view, once the call has started: while it is only asked for, it has none.
+async fn view_once_started(app: &Tollgate, chat: ChatId, seq: u64) -> McpViewDocument {
+    let deadline = crate::common::deadline();
+    loop {
+        match app.open_view(chat, seq).await {
+            Ok(doc) => return doc,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "the view never showed: {e}"
+            ),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A call's view shows from the moment the gate let the call run, with its input and no end;
+/// the end is told when it comes: a call stopped by the user is cancelled for its view (which
+/// stays), and a call its own view released has its result.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(&dir.path().join("data")).await;
+    app.save_mcp_server(views_server(dir.path()), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "views").await, McpStatus::Ready);
+    registry_has(&app, "views__hold_view", true).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let hold = |label: &str, stop: &tokio_util::sync::CancellationToken| {
+        let (app, stop, label) = (Arc::clone(&app), stop.clone(), label.to_string());
+        tokio::spawn(async move {
+            app.executor(chat)
+                .await
+                .unwrap()
+                .execute(
+                    call("views__hold_view", json!({ "label": label })),
+                    Default::default(),
+                    &stop,
+                )
+                .await
+        })
+    };
+
+    // Stopped by the user while it runs: the view is told it was cancelled, and why.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let stopped = hold("stopped", &stop);
+    let seq = approve_seq(&app, chat).await;
+    let doc = view_once_started(&app, chat, seq).await;
+    assert_eq!(doc.tool_input, json!({"label": "stopped"}));
+    assert_eq!(doc.outcome, None, "it still runs");
+    assert_eq!(app.view_outcome(chat, seq).await.unwrap(), None);
+    stop.cancel();
+    assert!(stopped.await.unwrap().is_error);
+    match app.view_outcome(chat, seq).await.unwrap() {
+        Some(McpViewOutcome::Cancelled { reason }) => {
+            assert!(reason.contains("stopped by the user"), "{reason}");
+        }
+        other => panic!("not cancelled: {other:?}"),
+    }
+
+    // Released by its own view (a call through the gate like any of a view's): the result.
+    let held = hold("held", &tokio_util::sync::CancellationToken::new());
+    let seq = approve_seq(&app, chat).await;
+    let doc = view_once_started(&app, chat, seq).await;
+    assert_eq!(doc.outcome, None, "it still runs");
+    let releasing = {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            app.view_call_tool(chat, seq, "release".into(), json!({}))
+                .await
+        })
+    };
+    let deadline = crate::common::deadline();
+    while !releasing.is_finished() {
+        if let Some(p) = app.pending(chat).pop() {
+            app.decide(
+                chat,
+                &p.id,
+                tollgate_engine::protocol::Decision::Execution(
+                    tollgate_engine::protocol::ExecutionDecision::AllowOnce,
+                ),
+            )
+            .await
+            .unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the release never ran"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let released = releasing.await.unwrap().unwrap();
+    assert_eq!(
+        released["content"][0]["text"],
+        json!("released"),
+        "{released}"
+    );
+    let result = held.await.unwrap();
+    assert!(!result.is_error, "{}", result.content);
+    match app.view_outcome(chat, seq).await.unwrap() {
+        Some(McpViewOutcome::Result { result }) => assert_eq!(
+            result["structuredContent"],
+            json!({"label": "held", "released": true})
+        ),
+        other => panic!("no result: {other:?}"),
+    }
     app.mcp.shutdown().await;
 }
