@@ -1194,7 +1194,13 @@ async fn views_figures(
     }
     std::thread::sleep(Duration::from_secs(30));
     let opened = session_memory(s);
-    let scroll = frame_figures(&scroll_frames(s).await);
+    let gaps = scroll_frames(s).await;
+    let long: Vec<String> = (0..gaps.len())
+        .filter(|i| gaps[*i] > 50.0)
+        .map(|i| format!("frame {i} of {}: {:.0} ms", gaps.len(), gaps[i]))
+        .collect();
+    println!("SPEED twenty views: the frames over 50 ms: {long:?}");
+    let scroll = frame_figures(&gaps);
     std::thread::sleep(Duration::from_secs(30));
     let scrolled = session_memory(s);
     let alive = s
