@@ -165,7 +165,10 @@ window.addEventListener("message", (e) => {
     else if (MODE === "show" || MODE === "hold") send("result " + JSON.stringify(m.params.structuredContent || null));
     else attacks();
   }
-  if (m && m.method === "ui/notifications/host-context-changed") document.getElementById("state").textContent = "theme " + m.params.theme;
+  if (m && m.method === "ui/notifications/host-context-changed") {
+    document.getElementById("state").textContent = "theme " + m.params.theme;
+    takeColours(m.params);
+  }
   if (m && m.method === "ui/resource-teardown") window.parent.postMessage({ jsonrpc: "2.0", id: m.id, result: {} }, "*");
 });
 // Keeps the frame's thread busy for ever, after saying so: the whole window's, as frames share
@@ -188,6 +191,12 @@ async function fill() {
   };
   tick();
 }
+// The host's colours, as a view that belongs in its window takes them (and takes them again when
+// the theme changes).
+function takeColours(context) {
+  const variables = (context && context.styles && context.styles.variables) || {};
+  for (const [name, value] of Object.entries(variables)) document.documentElement.style.setProperty(name, value);
+}
 // Shown while its call runs: says what it was sent, then asks for the call to be released.
 async function hold(args) {
   await send("input " + JSON.stringify(args));
@@ -201,6 +210,7 @@ async function flood() {
 (async () => {
   const init = await request("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "attacks", version: "1" }, appCapabilities: {} });
   document.getElementById("state").textContent = "theme " + (init.hostContext && init.hostContext.theme);
+  takeColours(init.hostContext);
   await send("initialized " + JSON.stringify(init.hostContext && init.hostContext.theme));
   notify("ui/notifications/initialized", {});
   notify("ui/notifications/size-changed", { height: document.documentElement.scrollHeight });

@@ -397,6 +397,14 @@ async fn a_view_shows_while_its_call_runs_and_is_sent_the_result_when_it_ends() 
         "{:?}",
         report.bodies()
     );
+    // The running call's card and its view at the top of the screen, the view's own card below.
+    s.client
+        .execute(
+            "document.querySelector('.tool-card[data-seq=\"1\"]').scrollIntoView({block: 'start'})",
+            vec![],
+        )
+        .await
+        .unwrap();
     s.screenshots("mcp-view-running").await.unwrap();
     s.click_text(".approval-card.is-active button", "Allow once")
         .await
