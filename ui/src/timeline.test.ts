@@ -216,9 +216,23 @@ describe("timeline reducer", () => {
     s = applyEvent(s, { type: "tool", event: { type: "started", chat: 7, seq: 4, tool: "clock__wait", args: "{}", view } });
     expect(s.calls[0]?.view).toEqual(view);
     expect(showsView(s.calls[0] as CallView)).toBe(true);
-    // Asked for, not yet let run: no view, even with a link.
+    // Waiting for the user to let it run: no view, even with a link.
     expect(showsView({ ...(s.calls[0] as CallView), status: "awaiting_approval" })).toBe(false);
-    expect(showsView({ ...(s.calls[0] as CallView), status: "pending" })).toBe(false);
+    // Its result reviewed, the call is "pending" until it ends: the view stays.
+    s = { ...s, calls: [{ ...(s.calls[0] as CallView), status: "awaiting_result_review" }] };
+    expect(showsView(s.calls[0] as CallView)).toBe(true);
+    s = applyEvent(s, {
+      type: "tool",
+      event: {
+        type: "approvalResolved",
+        chat: 7,
+        seq: 4,
+        id: "ap-1",
+        outcome: { type: "decided", decision: { kind: "result", decision: { type: "approve" } } },
+      },
+    });
+    expect(s.calls[0]?.status).toBe("pending");
+    expect(showsView(s.calls[0] as CallView)).toBe(true);
     s = applyEvent(s, finishedEvent(7, 4, { tool: "clock__wait", status: "cancelled" }));
     expect(s.calls[0]?.view).toEqual(view);
     expect(showsView(s.calls[0] as CallView)).toBe(true);

@@ -64,7 +64,7 @@ export interface CallView {
   outputDropped: number;
   /** How far the call has got, as its MCP server last reported while it ran (issue 36). */
   progress: CallProgress | null;
-  /** The view its MCP server ships with the result (issue 47), shown under the card. */
+  /** The view its MCP server ships with the tool (issue 47), shown under the card once the call runs. */
   view: McpViewLink | null;
   /** Made by the view of call `viewOf` (issue 47), not by the model: shown under that view. */
   viewOf: number | null;
@@ -477,12 +477,17 @@ export function appendOutput(
   return { output: all.slice(cut), outputDropped: before.outputDropped + cut };
 }
 
-/** Whether a call with this status has not ended yet (so a finished turn ends it as cancelled). */
-/** Whether the call's view shows under its card: it has one, and the gate let the call run (it shows while the call runs). */
+/**
+ * Whether the call's view shows under its card. A call has a view only once the gate let it run
+ * (`started` brings it), so it shows while the call runs, while its result waits for review and
+ * after the user decided on it (`pending` again until it ends), and after it ended. Never while
+ * the call waits for the user to let it run.
+ */
 export function showsView(c: CallView): boolean {
-  return c.view !== null && c.status !== "pending" && c.status !== "awaiting_approval";
+  return c.view !== null && c.status !== "awaiting_approval";
 }
 
+/** Whether a call with this status has not ended yet (so a finished turn ends it as cancelled). */
 export function isUnfinished(status: UiCallStatus): boolean {
   switch (status) {
     case "pending":

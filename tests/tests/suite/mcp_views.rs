@@ -438,9 +438,13 @@ async fn a_view_that_fills_memory_is_ended_and_views_pause() {
     let _seat = Seat::take().await.unwrap();
     let report = Recorder::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-fill")
-        .await
-        .unwrap();
+    // A ceiling of 1 GiB rather than 2: the test shares its machine with the other tests.
+    let (s, mock) = Session::with_mock_provider(
+        &[("TOLLGATE_VIEW_MEMORY_CEILING_MIB", "1024")],
+        "sk-e2e-views-fill",
+    )
+    .await
+    .unwrap();
     ask_for_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "fill")]).await;
     report.wait_for("filling", WAIT).await.unwrap();
 
@@ -455,6 +459,7 @@ async fn a_view_that_fills_memory_is_ended_and_views_pause() {
         "{log}"
     );
     assert!(log.contains("was ended (over its memory ceiling)"), "{log}");
+    assert!(log.contains("over its ceiling of 1024 MiB"), "{log}");
     let held = report
         .bodies()
         .iter()

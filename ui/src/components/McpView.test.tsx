@@ -78,8 +78,9 @@ describe("a server's view", () => {
       );
     });
     expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input"]);
-    // Its result waits for the user's review: still no end.
+    // Its result waits for the user's review, then the user decided (pending until it ends): still no end.
     await act(async () => render(<McpView chat={3} call={{ ...call, status: "awaiting_result_review" }} />, root));
+    await act(async () => render(<McpView chat={3} call={{ ...call, status: "pending" }} />, root));
     expect(api.mcpViewOutcome).not.toHaveBeenCalled();
     await act(async () => render(<McpView chat={3} call={call} />, root));
     await vi.waitFor(() => expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-result"]));
@@ -87,6 +88,26 @@ describe("a server's view", () => {
     expect(api.mcpViewOutcome).toHaveBeenCalledWith(3, 4);
     expect(root.querySelector("iframe")).toBe(frame);
     expect(api.openMcpView).toHaveBeenCalledTimes(1);
+  });
+
+  it("tells a view whose call the chat ended without a recorded end that it was cancelled", async () => {
+    vi.mocked(api.openMcpView)
+      .mockReset()
+      .mockResolvedValue({ ...doc, outcome: null });
+    vi.mocked(api.mcpViewOutcome).mockReset().mockResolvedValue(null);
+    await act(async () => render(<McpView chat={3} call={{ ...call, status: "running" }} />, root));
+    await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
+    const frame = root.querySelector("iframe") as HTMLIFrameElement;
+    const posted: Record<string, unknown>[] = [];
+    vi.spyOn(frame.contentWindow as Window, "postMessage").mockImplementation((m: unknown) => void posted.push(m as Record<string, unknown>));
+    act(() => {
+      window.dispatchEvent(
+        new MessageEvent("message", { data: { jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, source: frame.contentWindow }),
+      );
+    });
+    await act(async () => render(<McpView chat={3} call={{ ...call, status: "cancelled" }} />, root));
+    await vi.waitFor(() => expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]));
+    expect(posted[1]?.params).toEqual({ reason: "The call ended without a result." });
   });
 
   it("while views are paused, says why, loads no frame, and shows again when the user asks", async () => {

@@ -19,6 +19,8 @@ import { ViewBridge } from "../viewBridge";
 
 /** The frame's height before the view says what it needs. */
 const FIRST_HEIGHT = 120;
+/** Why a view's call has no result when the chat ended it without its record saying how. */
+const NO_END = "The call ended without a result.";
 /** How long a view gets to answer its teardown before its frame goes anyway. */
 const TEARDOWN_GRACE_MS = 500;
 
@@ -178,7 +180,9 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
     let live = true;
     api.mcpViewOutcome(chat, call.seq).then(
       (outcome) => {
-        if (live && outcome) bridge.current?.finish(outcome);
+        // The record has no end although the chat ended the call (its turn ended, or its task
+        // failed before it could record one): the view is told it was cancelled.
+        if (live) bridge.current?.finish(outcome ?? { type: "cancelled", reason: NO_END });
       },
       (e: unknown) => {
         if (live) setError(errorMessage(e));

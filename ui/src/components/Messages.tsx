@@ -122,9 +122,10 @@ export function Timeline({
   // A chat still reading its earlier pages is windowed from the start: it grows at the top.
   // A short chat is drawn whole, in the same list: crossing the length does not draw anything
   // again (a view would load again and lose its state).
+  const kept = keptAnswers(state);
   const items = (
     <VirtualList
-      items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i), keep: holdsView(state, m) }))}
+      items={state.messages.map((m, i) => ({ key: m.id, render: () => renderMessage(m, i), keep: kept.has(m.id) }))}
       scroller={scroller}
       stick={stick}
       windowed={state.messages.length >= VIRTUALIZE_FROM || state.earlier !== null}
@@ -137,7 +138,7 @@ export function Timeline({
   const underAnswers = callsUnderAnswers(state);
   const rest = [
     ...state.approvals.filter((a) => !underAnswers.has(a.seq)).map(approvalCard),
-    ...state.questions.filter((q) => q.seq === null || !underAnswers.has(q.seq)).map(questionCard),
+    ...state.questions.filter((q) => !underAnswers.has(q.seq)).map(questionCard),
   ];
 
   return (
@@ -181,11 +182,19 @@ export function callsUnderAnswers(state: ChatState): Set<number> {
 }
 
 /**
- * Whether an answer shows an MCP view: its message stays drawn once drawn, so the view keeps
- * what the user did in it when the chat scrolls away and back.
+ * The answers that stay drawn once drawn when the chat scrolls away and back: those showing an
+ * MCP view (it keeps what the user did in it) and those with a card waiting for the user (it
+ * keeps what the user typed into it, and the keyboard). One pass over the calls: a long chat
+ * asks this at every render.
  */
-function holdsView(state: ChatState, m: TimelineMessage): boolean {
-  return m.role === "assistant" && callsFor(state, m.id).some(showsView);
+export function keptAnswers(state: ChatState): Set<number> {
+  const asking = new Set<number>(state.approvals.map((a) => a.seq));
+  for (const q of state.questions) asking.add(q.seq);
+  const kept = new Set<number>();
+  for (const c of state.calls) {
+    if (c.messageId !== null && (showsView(c) || asking.has(c.seq))) kept.add(c.messageId);
+  }
+  return kept;
 }
 
 /**

@@ -268,7 +268,8 @@ sources?: Array<Source>,
  */
 guard: GuardMark, 
 /**
- * The view the server ships with the result (issue 47), shown under the card.
+ * The view the server ships with the tool (issue 47), shown under the card (from the
+ * call's start: [`ToolEvent::Started`] carries it too).
  */
 view?: McpViewLink, };
 

@@ -727,14 +727,15 @@ impl ToolExecutor {
             read: read_sources(view),
         };
         // The gate let the call run: its view (if its server ships one) shows from now, so the
-        // record holds what it needs before the call ends.
+        // record holds what it needs before the call ends (the arguments as the call's end
+        // records them too: a view shown now and one shown later are told the same).
         let view = spec.view.as_deref().cloned();
         if let Some(link) = &view {
             self.deps.store.record_call_view_start(
                 self.chat,
                 seq,
                 name.clone(),
-                exec_args.to_string(),
+                args.to_string(),
                 link.clone(),
             );
         }

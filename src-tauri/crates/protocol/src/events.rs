@@ -56,7 +56,8 @@ pub struct CallSummary {
     /// How the call went through the provenance gate (F-85).
     #[serde(default)]
     pub guard: super::GuardMark,
-    /// The view the server ships with the result (issue 47), shown under the card.
+    /// The view the server ships with the tool (issue 47), shown under the card (from the
+    /// call's start: [`ToolEvent::Started`] carries it too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub view: Option<super::McpViewLink>,

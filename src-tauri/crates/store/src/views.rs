@@ -127,39 +127,17 @@ mod tests {
         let chat = {
             let store = Store::open_in(dir.path()).unwrap();
             let chat = store.create_chat(NewChat::default()).await.unwrap().id;
-            store.record_call_start(CallStart {
-                chat,
-                message_id: None,
-                round: 1,
-                seq: 1,
-                call_id: "a".into(),
-                requested_name: "clock__now".into(),
-                raw_args: "{}".into(),
-                started_at: 1,
-                view_of: None,
-            });
+            start(&store, chat, 1);
             store.record_call_finish(CallFinish {
-                chat,
-                seq: 1,
                 tool: Some("clock__now".into()),
-                group: Some("clock".into()),
                 resolved_args: Some("{\"zone\":\"UTC\"}".into()),
-                policy: None,
-                decision: CallDecision::default(),
-                decided_by: DecidedBy::Policy,
-                status: CallStatus::Success,
-                result_text: "12:00".into(),
-                truncated: false,
-                result_var: None,
-                args_var: None,
-                result_images: Vec::new(),
-                sandbox: None,
-                sources: Vec::new(),
-                effects: None,
-                guard: GuardMark::Quiet,
-                ended_at: 2,
-                duration_ms: 1,
-                view: Some((link.clone(), Some("{\"content\":[]}".into()))),
+                ..finish(
+                    chat,
+                    1,
+                    CallStatus::Success,
+                    "12:00",
+                    Some((link.clone(), Some("{\"content\":[]}".into()))),
+                )
             });
             store
                 .save_view_resource(link.clone(), "{\"html\":\"<p>\"}".into())
@@ -199,7 +177,14 @@ mod tests {
         });
     }
 
-    fn failed(chat: ChatId, seq: u64) -> CallFinish {
+    /// A call's end, with what these tests do not look at left plain.
+    fn finish(
+        chat: ChatId,
+        seq: u64,
+        status: CallStatus,
+        result_text: &str,
+        view: Option<(McpViewLink, Option<String>)>,
+    ) -> CallFinish {
         CallFinish {
             chat,
             seq,
@@ -209,8 +194,8 @@ mod tests {
             policy: None,
             decision: CallDecision::default(),
             decided_by: DecidedBy::Policy,
-            status: CallStatus::Cancelled,
-            result_text: "Stopped by the user.".into(),
+            status,
+            result_text: result_text.into(),
             truncated: false,
             result_var: None,
             args_var: None,
@@ -221,9 +206,19 @@ mod tests {
             guard: GuardMark::Quiet,
             ended_at: 2,
             duration_ms: 1,
-            // A call that failed carries no result for a view.
-            view: None,
+            view,
         }
+    }
+
+    /// A call stopped by the user: a call that failed carries no result for a view.
+    fn failed(chat: ChatId, seq: u64) -> CallFinish {
+        finish(
+            chat,
+            seq,
+            CallStatus::Cancelled,
+            "Stopped by the user.",
+            None,
+        )
     }
 
     #[tokio::test]

@@ -212,21 +212,27 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     app.mcp.shutdown().await;
 }
 
+/// Allows the next call that asks in `chat` once, if one asks now; its number.
+async fn allow_next(app: &Tollgate, chat: ChatId) -> Option<u64> {
+    let p = app.pending(chat).pop()?;
+    app.decide(
+        chat,
+        &p.id,
+        tollgate_engine::protocol::Decision::Execution(
+            tollgate_engine::protocol::ExecutionDecision::AllowOnce,
+        ),
+    )
+    .await
+    .unwrap();
+    Some(p.seq)
+}
+
 /// Approves the next call that asks in `chat`; its number.
 async fn approve_seq(app: &Tollgate, chat: ChatId) -> u64 {
     let deadline = crate::common::deadline();
     loop {
-        if let Some(p) = app.pending(chat).pop() {
-            app.decide(
-                chat,
-                &p.id,
-                tollgate_engine::protocol::Decision::Execution(
-                    tollgate_engine::protocol::ExecutionDecision::AllowOnce,
-                ),
-            )
-            .await
-            .unwrap();
-            return p.seq;
+        if let Some(seq) = allow_next(app, chat).await {
+            return seq;
         }
         assert!(std::time::Instant::now() < deadline, "nothing asked");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -308,17 +314,7 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
     };
     let deadline = crate::common::deadline();
     while !releasing.is_finished() {
-        if let Some(p) = app.pending(chat).pop() {
-            app.decide(
-                chat,
-                &p.id,
-                tollgate_engine::protocol::Decision::Execution(
-                    tollgate_engine::protocol::ExecutionDecision::AllowOnce,
-                ),
-            )
-            .await
-            .unwrap();
-        }
+        allow_next(&app, chat).await;
         assert!(
             std::time::Instant::now() < deadline,
             "the release never ran"
