@@ -54,6 +54,30 @@ fn chat_titles(s: &Session) -> Vec<String> {
         .collect()
 }
 
+/// What each test of a view starts with: the seat, a recorder the view reports to, a folder
+/// for the server's files, and the app with a mock model (started with `env`).
+struct Scene {
+    _seat: Seat,
+    report: Recorder,
+    dir: tempfile::TempDir,
+    s: Session,
+    mock: MockLlm,
+}
+
+async fn scene(key: &str, env: &[(&str, &str)]) -> Scene {
+    let _seat = Seat::take().await.unwrap();
+    let report = Recorder::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (s, mock) = Session::with_mock_provider(env, key).await.unwrap();
+    Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    }
+}
+
 /// Adds the attack server in Settings → MCP servers (its files in `dir`, its reports to
 /// `report`, and `extra` in its environment), then has the model call its `show_view` in a new
 /// chat, allowed from the keyboard, and answer "Here is the view.".
@@ -116,13 +140,14 @@ fn lines(path: &Path) -> usize {
 
 #[tokio::test]
 async fn a_view_that_attacks_its_host_reaches_nothing_and_its_call_meets_the_gate() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views", &[]).await;
     let attacker = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views")
-        .await
-        .unwrap();
     show_the_view(
         &s,
         &mock,
@@ -244,12 +269,13 @@ async fn a_view_that_attacks_its_host_reaches_nothing_and_its_call_meets_the_gat
 
 #[tokio::test]
 async fn a_view_that_floods_the_host_is_stopped_with_a_note() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-flood")
-        .await
-        .unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views-flood", &[]).await;
     show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "flood")]).await;
     let note = s.wait_text("[data-role=view-stopped]", WAIT).await.unwrap();
     assert!(note.contains("too many requests"), "{note}");
@@ -268,12 +294,13 @@ async fn a_view_that_floods_the_host_is_stopped_with_a_note() {
 /// each start) and by what the model receives from the keyboard afterwards.
 #[tokio::test]
 async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-hog")
-        .await
-        .unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views-hog", &[]).await;
     ask_for_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "hog")]).await;
     report.wait_for("hogging", WAIT).await.unwrap();
 
@@ -364,12 +391,13 @@ async fn a_view_that_never_stops_working_is_ended_and_views_pause() {
 /// same page. Judged by what the view reported to its own server, and by what the model received.
 #[tokio::test]
 async fn a_view_shows_while_its_call_runs_and_is_sent_the_result_when_it_ends() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-hold")
-        .await
-        .unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views-hold", &[]).await;
     ask_for_a_view(
         &s,
         &mock,
@@ -435,16 +463,18 @@ async fn a_view_shows_while_its_call_runs_and_is_sent_the_result_when_it_ends() 
 /// it held memory the app's page never needs), and by the app's log.
 #[tokio::test]
 async fn a_view_that_fills_memory_is_ended_and_views_pause() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
     // A ceiling of 1 GiB rather than 2: the test shares its machine with the other tests.
-    let (s, mock) = Session::with_mock_provider(
-        &[("TOLLGATE_VIEW_MEMORY_CEILING_MIB", "1024")],
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene(
         "sk-e2e-views-fill",
+        &[("TOLLGATE_VIEW_MEMORY_CEILING_MIB", "1024")],
     )
-    .await
-    .unwrap();
+    .await;
     ask_for_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "fill")]).await;
     report.wait_for("filling", WAIT).await.unwrap();
 
@@ -502,12 +532,13 @@ async fn wait_for_log(s: &Session, done: impl Fn(&str) -> bool) -> String {
 
 #[tokio::test]
 async fn a_view_shows_again_after_a_restart_with_its_server_off() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-restart")
-        .await
-        .unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views-restart", &[]).await;
     show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "show")]).await;
     let result = r#"result {"label":"first","shown":true}"#;
     report.wait_for(result, WAIT).await.unwrap();
@@ -585,12 +616,13 @@ async fn scroll_until(s: &Session, to: &str, text: &str, drawn: bool) {
 /// scrolls away and back. Judged by the view itself: it reports each start to its recorder.
 #[tokio::test]
 async fn a_view_keeps_its_page_while_a_long_chat_scrolls_away_and_back() {
-    let _seat = Seat::take().await.unwrap();
-    let report = Recorder::start().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-views-scroll")
-        .await
-        .unwrap();
+    let Scene {
+        _seat,
+        report,
+        dir,
+        s,
+        mock,
+    } = scene("sk-e2e-views-scroll", &[]).await;
     show_the_view(&s, &mock, dir.path(), &report, &[("VIEW_MODE", "show")]).await;
     let result = r#"result {"label":"first","shown":true}"#;
     report.wait_for(result, WAIT).await.unwrap();

@@ -2,7 +2,7 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { framesDuring } from "../testFrames";
-import type { ChatHistory, ChatRow, PendingApproval } from "../types";
+import type { ChatHistory, ChatRow } from "../types";
 
 vi.mock("../api", () => ({
   chatHistory: vi.fn(),
@@ -35,7 +35,7 @@ import { chatStore } from "../store";
 import { ChatView } from "./ChatView";
 import { HISTORY_FIRST_PAGE } from "../bindings";
 import { chatRow } from "./testChats";
-import { finishedCall } from "./testCalls";
+import { finishedCall, pendingApproval } from "./testCalls";
 import { unmount } from "./testRoot";
 import { offerFiles, offerMessage } from "../drafts";
 import { commandError } from "../testing/backend";
@@ -293,24 +293,7 @@ describe("thinking and retries in an answer", () => {
     await mount();
     const asking = { ...finishedCall("{}", { tool: "edit_file" }), seq: 3, messageId: 2, status: "awaiting_approval" as const };
     const viewCall = { ...asking, seq: 4, viewOf: 3 };
-    const approval = (seq: number): PendingApproval => ({
-      id: `ap-${seq}`,
-      chat: chat.id,
-      seq,
-      callId: `c${seq}`,
-      tool: "edit_file",
-      group: "files",
-      createdAt: 0,
-      request: {
-        kind: "execution",
-        arguments: {},
-        preview: null,
-        policy: "ask-always",
-        reason: { type: "askAlways" },
-        ruleSubject: "path",
-        suggestedPattern: null,
-      },
-    });
+    const approval = (seq: number) => pendingApproval(chat.id, seq, "edit_file", "files");
     await streaming({ content: "Editing." });
     await act(async () =>
       chatStore.update(chat.id, (s) => ({ ...s, calls: [asking, viewCall], approvals: [approval(3), approval(4), approval(9)] })),

@@ -16,6 +16,7 @@ import * as api from "../api";
 import { takeOfferedFiles, takeOfferedMessages } from "../drafts";
 import { McpView } from "./McpView";
 import { finishedCall } from "./testCalls";
+import type { CallView } from "../timeline";
 import { unmount } from "./testRoot";
 
 const doc: McpViewDocument = {
@@ -43,9 +44,12 @@ afterEach(async () => {
   await unmount(root);
 });
 
-/** Renders the view and waits for its frame; returns the frame and what the host posted into it. */
-async function shown() {
-  await act(async () => render(<McpView chat={3} call={call} />, root));
+/** What a view says once it is ready for its input. */
+const INITIALIZED = { jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} };
+
+/** Renders the view of `c` and waits for its frame; returns the frame and what the host posted into it. */
+async function shown(c: CallView = call) {
+  await act(async () => render(<McpView chat={3} call={c} />, root));
   await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
   const frame = root.querySelector("iframe") as HTMLIFrameElement;
   const posted: Record<string, unknown>[] = [];
@@ -66,17 +70,8 @@ describe("a server's view", () => {
       .mockResolvedValue({ ...doc, outcome: null });
     const result = { content: [{ type: "text", text: "done" }] };
     vi.mocked(api.mcpViewOutcome).mockReset().mockResolvedValue({ type: "result", result });
-    const running = { ...call, status: "running" as const };
-    await act(async () => render(<McpView chat={3} call={running} />, root));
-    await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
-    const frame = root.querySelector("iframe") as HTMLIFrameElement;
-    const posted: Record<string, unknown>[] = [];
-    vi.spyOn(frame.contentWindow as Window, "postMessage").mockImplementation((m: unknown) => void posted.push(m as Record<string, unknown>));
-    act(() => {
-      window.dispatchEvent(
-        new MessageEvent("message", { data: { jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, source: frame.contentWindow }),
-      );
-    });
+    const { frame, posted, fromFrame } = await shown({ ...call, status: "running" });
+    await fromFrame(INITIALIZED);
     expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input"]);
     // Its result waits for the user's review, then the user decided (pending until it ends): still no end.
     await act(async () => render(<McpView chat={3} call={{ ...call, status: "awaiting_result_review" }} />, root));
@@ -95,16 +90,8 @@ describe("a server's view", () => {
       .mockReset()
       .mockResolvedValue({ ...doc, outcome: null });
     vi.mocked(api.mcpViewOutcome).mockReset().mockResolvedValue(null);
-    await act(async () => render(<McpView chat={3} call={{ ...call, status: "running" }} />, root));
-    await vi.waitFor(() => expect(root.querySelector("iframe")).not.toBeNull());
-    const frame = root.querySelector("iframe") as HTMLIFrameElement;
-    const posted: Record<string, unknown>[] = [];
-    vi.spyOn(frame.contentWindow as Window, "postMessage").mockImplementation((m: unknown) => void posted.push(m as Record<string, unknown>));
-    act(() => {
-      window.dispatchEvent(
-        new MessageEvent("message", { data: { jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, source: frame.contentWindow }),
-      );
-    });
+    const { posted, fromFrame } = await shown({ ...call, status: "running" });
+    await fromFrame(INITIALIZED);
     await act(async () => render(<McpView chat={3} call={{ ...call, status: "cancelled" }} />, root));
     await vi.waitFor(() => expect(posted.map((m) => m.method)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]));
     expect(posted[1]?.params).toEqual({ reason: "The call ended without a result." });

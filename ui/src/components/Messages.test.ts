@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptyChat, type CallView, type ChatState } from "../timeline";
 import type { PendingApproval } from "../types";
 import { callsUnderAnswers, keptAnswers } from "./Messages";
-import { finishedCall, timelineMessage } from "./testCalls";
+import { finishedCall, pendingApproval, timelineMessage } from "./testCalls";
 
 const link = { server: "clock", uri: "ui://clock/app.html" };
 
@@ -11,24 +11,7 @@ function call(seq: number, messageId: number | null, over: Partial<CallView> = {
 }
 
 function asking(seq: number): PendingApproval {
-  return {
-    id: `ap-${seq}`,
-    chat: 1,
-    seq,
-    callId: `c${seq}`,
-    tool: "clock__now",
-    group: "clock",
-    createdAt: 0,
-    request: {
-      kind: "execution",
-      arguments: {},
-      preview: null,
-      policy: "ask-always",
-      reason: { type: "askAlways" },
-      ruleSubject: "path",
-      suggestedPattern: null,
-    },
-  };
+  return pendingApproval(1, seq, "clock__now", "clock");
 }
 
 function chat(calls: CallView[], approvals: PendingApproval[] = []): ChatState {

@@ -1,6 +1,6 @@
 /** Test support: a `run_command` call as the timeline holds it after its events. */
 import { applyEvent, type CallView, emptyChat, type TimelineMessage } from "../timeline";
-import type { CallSummary, ChatEvent } from "../types";
+import type { CallSummary, ChatEvent, PendingApproval } from "../types";
 
 /** The `finished` event of call `seq` in `chat`: a successful `run_command` unless `summary` says otherwise. */
 export function finishedEvent(chat: number, seq: number, summary: Partial<CallSummary>): ChatEvent {
@@ -42,4 +42,26 @@ export function finishedCall(rawArgs: string, summary: Partial<CallSummary>): Ca
 /** A finished message of the timeline, with nothing but its text. */
 export function timelineMessage(id: number, role: "user" | "assistant", content: string): TimelineMessage {
   return { id, role, content, reasoning: "", retry: null, status: "complete", toolCalls: [], usage: null, createdAt: 0 };
+}
+
+/** Call `seq` of `chat` (a `tool` of `group`) waiting for the user to let it run: an "ask always" card. */
+export function pendingApproval(chat: number, seq: number, tool: string, group: string): PendingApproval {
+  return {
+    id: `ap-${seq}`,
+    chat,
+    seq,
+    callId: `c${seq}`,
+    tool,
+    group,
+    createdAt: 0,
+    request: {
+      kind: "execution",
+      arguments: {},
+      preview: null,
+      policy: "ask-always",
+      reason: { type: "askAlways" },
+      ruleSubject: "path",
+      suggestedPattern: null,
+    },
+  };
 }
