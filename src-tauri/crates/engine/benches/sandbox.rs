@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tollgate_engine::tools::sandbox::{
-    hidden_folders, protected_in_workspace, SandboxLevel, SandboxSpec, SANDBOX_ENV,
+    hidden_folders, walk_workspace, SandboxLevel, SandboxSpec, SANDBOX_ENV,
 };
 use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
 
@@ -50,7 +50,7 @@ fn sandbox_overhead(c: &mut Criterion) {
     let spec = SandboxSpec {
         level: SandboxLevel::WorkspaceOnly,
         network: false,
-        protected: protected_in_workspace(&workspace),
+        protected: walk_workspace(&workspace).read_only,
         workspace,
         temp,
         hidden: hidden_folders(std::env::home_dir().as_deref(), Some(root.path())),

@@ -64,6 +64,9 @@ pub enum ExecutorError {
     NoSuchGroup(String),
     #[error("no tool is called \"{0}\"")]
     NoSuchTool(String),
+    /// The folder chosen as a workspace cannot be one (it holds the home folder).
+    #[error("this folder cannot be a workspace: {0}")]
+    UnfitWorkspace(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -184,6 +187,12 @@ impl ToolExecutor {
 
     /// Sets the chat's workspace folder (persisted).
     pub async fn set_workspace(&self, workspace: Option<PathBuf>) -> Result<(), ExecutorError> {
+        if let Some(why) = workspace
+            .as_deref()
+            .and_then(tollgate_tools::sandbox::paths::unfit_workspace)
+        {
+            return Err(ExecutorError::UnfitWorkspace(why));
+        }
         let text = workspace.as_ref().map(|p| p.to_string_lossy().into_owned());
         self.deps.store.set_chat_workspace(self.chat, text).await?;
         *self.workspace.write() = workspace;

@@ -169,9 +169,19 @@ fn explain_path(path: &str, spec: &SandboxSpec) -> Option<String> {
 /// Why a write to `real` (symlinks followed) was refused, or `None` when the sandbox allows it.
 fn explain_write(real: &Path, spec: &SandboxSpec) -> Option<String> {
     let shown = real.display();
+    let read_only_git = spec.git.iter().find(|g| {
+        matches!(&g.shown, crate::git_stage::GitShown::ReadOnly { data }
+            if real.starts_with(&g.real) && !data.iter().any(|d| real.starts_with(g.real.join(d))))
+    });
+    if let Some(git) = read_only_git {
+        return Some(format!(
+            "changing git's folder {} (it is too large to copy for the sandbox, so only its data folders are writable; git's configuration and hooks run code outside the sandbox; the user can run the command outside it): {shown}",
+            git.real.display()
+        ));
+    }
     if let Some(protected) = spec.protected.iter().find(|p| real.starts_with(p)) {
         return Some(format!(
-            "changing {} (git's hooks and configuration run code outside the sandbox later; the user can allow it for this chat): {shown}",
+            "changing {} (git and editors run it by themselves later, outside the sandbox; the user can allow it for this chat): {shown}",
             protected.display()
         ));
     }
@@ -299,7 +309,9 @@ mod tests {
         );
         assert_eq!(hooks.len(), 1);
         assert!(
-            hooks[0].starts_with(&format!("changing {r}/ws/.git/hooks (git's hooks")),
+            hooks[0].starts_with(&format!(
+                "changing {r}/ws/.git/hooks (git and editors run it"
+            )),
             "{hooks:?}"
         );
         // Services outside.

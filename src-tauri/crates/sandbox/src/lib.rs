@@ -22,6 +22,7 @@
 pub mod client_hello;
 pub mod environment;
 pub mod explain;
+pub mod git_stage;
 pub mod http_head;
 mod landlock;
 pub mod namespaces;
@@ -30,6 +31,7 @@ pub mod protocol;
 pub mod proxy;
 pub mod reach;
 pub mod supervisor;
+pub mod workspace_guard;
 
 use serde::{Deserialize, Serialize};
 use std::ffi::{OsStr, OsString};
@@ -39,7 +41,9 @@ pub use crate::protocol::{
     ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
 };
 pub use explain::explain_denials;
-pub use paths::{hidden_folders, protected_in_workspace, secret_paths, SECRET_PATHS};
+pub use git_stage::GitFolder;
+pub use paths::{hidden_folders, secret_paths, walk_workspace, SECRET_PATHS};
+pub use workspace_guard::WorkspaceGuard;
 
 /// The environment variable that carries a [`SandboxSpec`] (JSON) to the supervisor.
 pub const SANDBOX_ENV: &str = "TOLLGATE_SANDBOX";
@@ -71,10 +75,14 @@ pub struct SandboxSpec {
     /// needs, from its settings).
     #[serde(default)]
     pub writable: Vec<PathBuf>,
-    /// Paths in the workspace kept read-only ([`paths::protected_in_workspace`]): git's hooks
-    /// and configuration.
+    /// Paths in the workspace kept read-only ([`paths::Walked::read_only`]): `.git` files, a
+    /// hooks folder in the working tree, the files editors run when the folder is opened.
     #[serde(default)]
     pub protected: Vec<PathBuf>,
+    /// The workspace's git folders as the command is shown them ([`git_stage`]): a copy that
+    /// only git's data comes back from, or read-only but for their data folders.
+    #[serde(default)]
+    pub git: Vec<GitFolder>,
     /// Names of variables passed through besides [`environment::PASSED`] (an MCP server's own
     /// settings); [`environment::refused`] names never are.
     #[serde(default)]

@@ -24,6 +24,7 @@
 //! other's gaps, and Landlock's "Permission denied" is what lets a denial be explained.
 
 use super::SandboxSpec;
+use crate::git_stage::GitShown;
 use crate::protocol::SandboxLevel;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -211,13 +212,36 @@ pub fn bwrap_args(
             push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
             bound.push(folder);
         }
-        // Git's hooks and config, and the files editors run by themselves: read-only. Every
-        // folder between the workspace and each of them is bound onto itself first, so it is a
-        // mount point that cannot be renamed away and replaced by a planted one.
-        let (pins, read_only) = pins(&spec.workspace, &spec.protected);
-        for folder in pins {
+        // Git's folders: each shown as its copy, with its object stores bound in (only git's
+        // data comes back from the copy, `git_stage`), or read-only but for its data folders.
+        // `.git` files, a hooks folder and the files editors run by themselves: read-only.
+        // Every folder between the workspace and each of them is bound onto itself first, so
+        // it is a mount point that cannot be renamed away and replaced by a planted one.
+        let mut guarded: Vec<PathBuf> = spec.protected.clone();
+        guarded.extend(spec.git.iter().map(|g| g.real.clone()));
+        let (pinned, _) = pins(&spec.workspace, &guarded);
+        for folder in pinned {
             push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
         }
+        for git in &spec.git {
+            let real = git.real.as_os_str();
+            let direct = match &git.shown {
+                GitShown::Copy { stage, stores } => {
+                    push(&[os("--bind"), stage.as_os_str(), real]);
+                    stores.as_slice()
+                }
+                GitShown::ReadOnly { data } => {
+                    push(&[os("--ro-bind"), real, real]);
+                    data.as_slice()
+                }
+                GitShown::Undone => &[],
+            };
+            for folder in direct {
+                let path = git.real.join(folder);
+                push(&[os("--bind"), path.as_os_str(), path.as_os_str()]);
+            }
+        }
+        let (_, read_only) = pins(&spec.workspace, &spec.protected);
         for path in read_only {
             push(&[os("--ro-bind"), path.as_os_str(), path.as_os_str()]);
         }
@@ -291,6 +315,13 @@ mod tests {
             temp: PathBuf::from("/var/tmp/tollgate-run-1"),
             hidden: vec![home.join(".ssh"), home.join(".netrc"), home.join("missing")],
             protected: vec![home.join(".git/hooks")],
+            git: vec![crate::GitFolder {
+                real: home.join("sub/.git"),
+                shown: GitShown::Copy {
+                    stage: PathBuf::from("/var/tmp/stage-0"),
+                    stores: vec![PathBuf::from("objects")],
+                },
+            }],
             namespaces: true,
             readable: vec![PathBuf::from("/tmp/server"), home.join(".ssh")],
             ..SandboxSpec::default()
@@ -342,6 +373,15 @@ mod tests {
         let git = position(&args, "--bind", &h(".git")).unwrap();
         let hooks = position(&args, "--ro-bind", &h(".git/hooks")).unwrap();
         assert!(git < hooks);
+        // A git folder shown as its copy, its object store bound in after it, the folder
+        // above it pinned first.
+        let sub = position(&args, "--bind", &h("sub")).unwrap();
+        let copy = args
+            .windows(3)
+            .position(|w| w == ["--bind", "/var/tmp/stage-0", &h("sub/.git")])
+            .unwrap();
+        let objects = position(&args, "--bind", &h("sub/.git/objects")).unwrap();
+        assert!(sub < copy && copy < objects, "{args:?}");
         assert_eq!(
             position(&args, "--bind", "/var/tmp/tollgate-run-1"),
             Some(
@@ -491,8 +531,9 @@ mod tests {
     }
 
     /// For real, in bubblewrap: a repository two levels down and an editor's task file can be
-    /// neither written nor swapped for planted copies by renaming a folder above them away,
-    /// while the rest of the workspace stays writable.
+    /// neither changed nor swapped for planted copies by renaming a folder above them away,
+    /// while the rest of the workspace stays writable. What the command writes in git's folder
+    /// lands in its copy, and only git's data comes back.
     #[test]
     fn nested_protected_paths_can_be_neither_written_nor_renamed_away() {
         let (Some(bwrap), Ok(())) = (bwrap(), super::super::try_namespaces()) else {
@@ -502,44 +543,72 @@ mod tests {
         let temp = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(ws.join("a/b/.git/hooks")).unwrap();
+        std::fs::create_dir_all(ws.join("a/b/.git/refs/heads")).unwrap();
+        std::fs::write(ws.join("a/b/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(ws.join("a/b/.git/config"), "[core]\n").unwrap();
         std::fs::create_dir_all(ws.join(".vscode")).unwrap();
         std::fs::write(ws.join(".vscode/tasks.json"), "{}").unwrap();
         std::fs::create_dir_all(ws.join("c")).unwrap();
         std::fs::write(ws.join("c/.git"), "gitdir: ../a/b/.git\n").unwrap();
-        let spec = SandboxSpec {
+        let guard = crate::WorkspaceGuard::prepare(&ws, true).unwrap();
+        let mut spec = SandboxSpec {
             level: SandboxLevel::WorkspaceOnly,
             workspace: ws.clone(),
             temp: temp.path().canonicalize().unwrap(),
-            protected: super::super::paths::protected_in_workspace(&ws),
             namespaces: true,
             ..SandboxSpec::default()
         };
-        let script = "\
+        guard.apply(&mut spec);
+        let run = |script: &str| {
+            let out = std::process::Command::new(&bwrap)
+                .args(bwrap_args(&spec, Path::new("/bin/sh"), None, &ws))
+                .args(["/bin/sh", "-c", script])
+                .output()
+                .unwrap();
+            (
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let (wrote, stderr) = run("\
+            echo planted > a/b/.git/hooks/pre-commit && echo WROTE-HOOK; \
+            echo planted >> a/b/.git/config && echo WROTE-CONFIG; \
+            echo ../../evil > a/b/.git/commondir && echo WROTE-COMMONDIR; \
+            echo 1234 > a/b/.git/refs/heads/main && echo WROTE-REF; \
+            echo planted > .vscode/tasks.json && echo WROTE-TASKS; \
+            echo 'gitdir: /tmp/planted' > c/.git && echo WROTE-GITFILE; \
+            echo ok > a/b/notes.txt && echo WROTE-NOTES");
+        assert_eq!(
+            wrote, "WROTE-HOOK\nWROTE-CONFIG\nWROTE-COMMONDIR\nWROTE-REF\nWROTE-NOTES\n",
+            "{stderr}"
+        );
+        // Nothing of it reached the real folder while the command ran.
+        assert!(!ws.join("a/b/.git/commondir").exists());
+        // Renaming a folder above them away (`mv` then copies and deletes what it can: in the
+        // copy, which is not kept but for git's data).
+        let (moved, _) = run("\
             mv a moved-a 2>/dev/null && echo MOVED-A; \
             mv a/b moved-b 2>/dev/null && echo MOVED-B; \
             mv a/b/.git moved-git 2>/dev/null && echo MOVED-GIT; \
-            echo planted > a/b/.git/hooks/pre-commit && echo WROTE-HOOK; \
-            echo planted >> a/b/.git/config && echo WROTE-CONFIG; \
             mv .vscode moved-vscode 2>/dev/null && echo MOVED-VSCODE; \
-            echo planted > .vscode/tasks.json && echo WROTE-TASKS; \
-            echo 'gitdir: /tmp/planted' > c/.git && echo WROTE-GITFILE; \
-            mv c moved-c 2>/dev/null && echo MOVED-C; \
-            echo ok > a/b/notes.txt && echo WROTE-NOTES";
-        let out = std::process::Command::new(bwrap)
-            .args(bwrap_args(&spec, Path::new("/bin/sh"), None, &ws))
-            .args(["/bin/sh", "-c", script])
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "WROTE-NOTES\n",
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            mv c moved-c 2>/dev/null && echo MOVED-C");
+        assert_eq!(moved, "");
+        // What the first command wrote is named; the copy `mv` left beside (`moved-b/.git`) is
+        // a repository the command created, and is held.
+        let lines = guard.settle();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("writing config in git's folder"))
+                && lines
+                    .iter()
+                    .any(|l| l.contains("moved-b/.git; it was renamed")),
+            "{lines:?}"
         );
         // (`mv` falls back to copying when a rename fails: a copy may be left beside, the
         // originals stay where git and the editor look.)
         assert!(!ws.join("a/b/.git/hooks/pre-commit").exists());
+        assert!(!ws.join("a/b/.git/commondir").exists());
         assert_eq!(
             std::fs::read_to_string(ws.join("a/b/.git/config")).unwrap(),
             "[core]\n"
@@ -551,10 +620,6 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(ws.join("c/.git")).unwrap(),
             "gitdir: ../a/b/.git\n"
-        );
-        assert_eq!(
-            std::fs::read_to_string(ws.join("a/b/notes.txt")).unwrap(),
-            "ok\n"
         );
     }
 }

@@ -77,6 +77,29 @@ pub fn with_real_paths(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf>
     out
 }
 
+/// Whether the folder `workspace` is the home folder `home` or holds it (`/home`, `/`), both
+/// taken where they really are. Such a folder is refused as a chat's workspace: its shell
+/// startup files, `~/.local/bin`, autostart entries, user services, `~/.ssh/authorized_keys`
+/// and `~/.gitconfig` would be the chat's to write, and they run later outside any sandbox
+/// (Tollgate itself runs the login shell at every start).
+pub fn holds_home(workspace: &Path, home: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    real(home).starts_with(real(workspace))
+}
+
+/// Why `workspace` cannot be a chat's workspace, or `None` when it can: it holds the user's
+/// home folder ([`holds_home`]).
+pub fn unfit_workspace(workspace: &Path) -> Option<String> {
+    let home = std::env::home_dir()?;
+    holds_home(workspace, &home).then(|| {
+        format!(
+            "{} holds your home folder ({}): a command could change your shell's startup files, your SSH keys or what starts with your session. Choose a project folder inside it instead",
+            workspace.display(),
+            home.display()
+        )
+    })
+}
+
 /// The paths no sandboxed command and no file tool may read: the user's secret paths and
 /// Tollgate's own data folder (its database, the keyring's neighbours).
 pub fn hidden_folders(home: Option<&Path>, data: Option<&Path>) -> Vec<PathBuf> {
@@ -106,18 +129,6 @@ pub const OPENED_BY_TOOLS: &[&str] = &[
     ".idea/workspace.xml",
 ];
 
-/// What git runs from, or takes commands from, in a git folder: its hooks, its configuration
-/// (`core.fsmonitor`, `core.sshCommand`, filters, aliases…), a worktree's configuration, the
-/// attributes that pick filters and diff drivers, and a linked worktree's `commondir` (which
-/// says where the configuration is).
-const GIT_RUNS: &[&str] = &[
-    "hooks",
-    "config",
-    "config.worktree",
-    "info/attributes",
-    "commondir",
-];
-
 /// How deep below the workspace the walk for repositories and [`OPENED_BY_TOOLS`] goes.
 const WALK_DEPTH: usize = 12;
 
@@ -125,45 +136,63 @@ const WALK_DEPTH: usize = 12;
 /// million files) cannot stall the start of a command.
 const WALK_ENTRIES: usize = 100_000;
 
-/// The files and folders in a workspace that run code later, outside any sandbox: git's hooks
-/// and configuration in every repository of the workspace — nested ones, submodules' git
-/// folders under `.git/modules`, linked worktrees, `.git` files themselves and the git folders
-/// they point to inside the workspace — a `core.hooksPath` folder in the working tree, and the
-/// files editors and tools run when the folder is opened ([`OPENED_BY_TOOLS`]). Under
-/// "Workspace only" they stay read-only so that a command cannot plant code for the user's next
-/// `git status` or the next time the folder is opened (issues 33 and 45).
+/// What a walk of the workspace found that runs code later, outside any sandbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Every git folder of the workspace: `.git` folders at any depth and the folders `.git`
+    /// files and symlinks inside it point to (a submodule's git folder under `.git/modules`
+    /// is part of its superproject's). Each is shown to a command as a copy that only git's
+    /// data comes back from ([`crate::git_stage`]). Outer folders first; none inside another.
+    pub git: Vec<PathBuf>,
+    /// Paths kept read-only: `.git` files (rewritten, one would send git to a planted folder),
+    /// a `core.hooksPath` folder in the working tree, and [`OPENED_BY_TOOLS`] where they exist.
+    pub read_only: Vec<PathBuf>,
+    /// Every `.git` entry and every [`OPENED_BY_TOOLS`] file, whatever it is: one that is new
+    /// after a run was made by the command and is held ([`crate::workspace_guard`]).
+    pub markers: Vec<PathBuf>,
+}
+
+/// Walks `workspace` for what runs code later, outside any sandbox: git folders at every
+/// depth, the folders `.git` files inside it point to, a `core.hooksPath` folder in the
+/// working tree, and the files editors and tools run when the folder is opened
+/// ([`OPENED_BY_TOOLS`]).
 ///
-/// Only paths that exist are returned (a missing one cannot be bound read-only): a repository
-/// or a settings file the command makes itself is its own. The walk does not follow symlinks
-/// and goes [`WALK_DEPTH`] folders deep; it visits at most [`WALK_ENTRIES`] entries (about a
-/// tenth of a second with a warm cache), two levels deep first, so past the cap the
-/// workspace's own repository, those one level down and whatever was found so far are still
-/// protected, and deeper ones the walk did not reach are not (a debug line says the cap was
-/// reached).
-pub fn protected_in_workspace(workspace: &Path) -> Vec<PathBuf> {
+/// The walk does not follow symlinks and goes [`WALK_DEPTH`] folders deep; it visits at most
+/// [`WALK_ENTRIES`] entries (about a tenth of a second with a warm cache), two levels deep
+/// first, so past the cap the workspace's own repository, those one level down and whatever
+/// was found so far are still known, and deeper ones the walk did not reach are not (a debug
+/// line says the cap was reached).
+pub fn walk_workspace(workspace: &Path) -> Walked {
     let real = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let mut found = Found {
         workspace,
         real: &real,
-        out: Vec::new(),
+        walked: Walked::default(),
         budget: WALK_ENTRIES,
     };
     for depth in [2, WALK_DEPTH] {
         found.walk(depth);
     }
-    let mut out = found.out;
-    out.sort();
-    out.dedup();
-    out
+    let mut walked = found.walked;
+    for list in [&mut walked.git, &mut walked.read_only, &mut walked.markers] {
+        list.sort();
+        list.dedup();
+    }
+    // A git folder inside another (a `.git` file pointing into `.git/modules`) is part of it.
+    let all = walked.git.clone();
+    walked
+        .git
+        .retain(|g| !all.iter().any(|o| o != g && g.starts_with(o)));
+    walked
 }
 
-/// The walk of [`protected_in_workspace`] and what it found.
+/// The walk of [`walk_workspace`] and what it found.
 struct Found<'w> {
     /// The workspace as given (the paths returned are under it).
     workspace: &'w Path,
     /// Its real path, to tell whether a `.git` file points inside it.
     real: &'w Path,
-    out: Vec<PathBuf>,
+    walked: Walked,
     /// Entries the walk may still visit.
     budget: usize,
 }
@@ -203,23 +232,25 @@ impl Found<'_> {
             return;
         };
         if name == ".git" {
+            self.walked.markers.push(path.to_path_buf());
             let folder = path.parent().unwrap_or(self.workspace);
             if kind.is_dir() {
-                self.git_folder(path, Some(folder));
+                self.git_folder(path, folder);
                 return;
             }
             // The `.git` file itself: rewritten, it would send git to a planted git folder.
             // (A `.git` symlink cannot be kept: a read-only mount would land on its target.)
             if kind.is_file() {
-                self.out.push(path.to_path_buf());
+                self.walked.read_only.push(path.to_path_buf());
             }
             if let Some(target) = self.git_file_target(path, kind) {
-                self.git_folder(&target, Some(folder));
+                self.git_folder(&target, folder);
             }
             return;
         }
         if OPENED_BY_TOOLS.iter().any(|rel| path.ends_with(rel)) {
-            self.out.push(path.to_path_buf());
+            self.walked.markers.push(path.to_path_buf());
+            self.walked.read_only.push(path.to_path_buf());
         }
     }
 
@@ -240,70 +271,16 @@ impl Found<'_> {
         real.is_dir().then(|| self.workspace.join(inside))
     }
 
-    /// Protects what git runs from in the git folder `git` ([`GIT_RUNS`]), its linked
-    /// worktrees' configuration and its submodules' git folders; `worktree` is the working
-    /// folder, for a relative `core.hooksPath`.
-    fn git_folder(&mut self, git: &Path, worktree: Option<&Path>) {
-        self.git_parts(git);
-        if let Some(hooks) = worktree.and_then(|w| hooks_path(&git.join("config"), w)) {
+    /// Takes note of the git folder `git` and of a `core.hooksPath` folder its configuration
+    /// names in the working tree `worktree`.
+    fn git_folder(&mut self, git: &Path, worktree: &Path) {
+        self.walked.git.push(git.to_path_buf());
+        if let Some(hooks) = hooks_path(&git.join("config"), worktree) {
             if hooks.starts_with(self.workspace) && std::fs::symlink_metadata(&hooks).is_ok() {
-                self.out.push(hooks);
-            }
-        }
-        self.worktrees(git);
-        self.modules(&git.join("modules"), 0);
-    }
-
-    /// The linked worktrees' own configuration and `commondir` in the git folder `git`.
-    fn worktrees(&mut self, git: &Path) {
-        for worktree in subfolders(&git.join("worktrees")) {
-            self.existing(worktree.join("config.worktree"));
-            self.existing(worktree.join("commondir"));
-        }
-    }
-
-    /// [`GIT_RUNS`] of one git folder, where they exist.
-    fn git_parts(&mut self, git: &Path) {
-        for part in GIT_RUNS {
-            self.existing(git.join(part));
-        }
-    }
-
-    /// The submodules' git folders under `modules` (a submodule's name may have slashes in it,
-    /// and a submodule has submodules of its own under its `modules`).
-    fn modules(&mut self, modules: &Path, depth: usize) {
-        if depth > WALK_DEPTH {
-            return;
-        }
-        for folder in subfolders(modules) {
-            if std::fs::symlink_metadata(folder.join("HEAD")).is_ok() {
-                self.git_parts(&folder);
-                self.worktrees(&folder);
-                self.modules(&folder.join("modules"), depth + 1);
-            } else {
-                self.modules(&folder, depth + 1);
+                self.walked.read_only.push(hooks);
             }
         }
     }
-
-    fn existing(&mut self, path: PathBuf) {
-        if std::fs::symlink_metadata(&path).is_ok() {
-            self.out.push(path);
-        }
-    }
-}
-
-/// The folders in `dir` (not symlinks to folders); none when it cannot be read.
-fn subfolders(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The path a `.git` file names (`gitdir: <path>`), as written. Only its start is read.
@@ -482,6 +459,32 @@ mod tests {
     }
 
     #[test]
+    fn a_home_folder_and_the_folders_above_it_are_no_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home/ann");
+        std::fs::create_dir_all(home.join("src/app")).unwrap();
+        std::os::unix::fs::symlink(&home, root.join("ann-link")).unwrap();
+        for holds in [
+            home.clone(),
+            root.join("home"),
+            root.clone(),
+            root.join("ann-link"),
+            PathBuf::from("/"),
+        ] {
+            assert!(holds_home(&holds, &home), "{holds:?}");
+        }
+        assert!(holds_home(&home, &root.join("ann-link")));
+        for fine in [
+            home.join("src"),
+            home.join("src/app"),
+            root.join("home/bob"),
+        ] {
+            assert!(!holds_home(&fine, &home), "{fine:?}");
+        }
+    }
+
+    #[test]
     fn a_secret_folder_behind_a_symlink_is_hidden_where_it_really_is() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -516,12 +519,13 @@ mod tests {
     }
 
     #[test]
-    fn git_hooks_and_config_are_protected_where_they_exist() {
+    fn git_folders_and_a_hooks_folder_are_found_where_they_exist() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
-        assert!(
-            protected_in_workspace(&ws).is_empty(),
-            "no repository, nothing to protect"
+        assert_eq!(
+            walk_workspace(&ws),
+            Walked::default(),
+            "no repository, nothing to guard"
         );
         std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         std::fs::write(
@@ -531,24 +535,17 @@ mod tests {
         .unwrap();
         std::fs::create_dir_all(ws.join(".husky")).unwrap();
         std::fs::create_dir_all(ws.join("sub/.git/hooks")).unwrap();
-        let protected = protected_in_workspace(&ws);
-        assert_eq!(
-            protected,
-            [
-                ws.join(".git/config"),
-                ws.join(".git/hooks"),
-                ws.join(".husky"),
-                ws.join("sub/.git/hooks"),
-            ]
-            .to_vec()
-        );
+        let walked = walk_workspace(&ws);
+        assert_eq!(walked.git, [ws.join(".git"), ws.join("sub/.git")]);
+        assert_eq!(walked.read_only, [ws.join(".husky")]);
+        assert_eq!(walked.markers, [ws.join(".git"), ws.join("sub/.git")]);
     }
 
     /// Repositories at every depth, submodules' git folders, linked worktrees, `.git` files and
     /// symlinks that point inside the workspace (and one that points outside), and the files
     /// editors run when the folder is opened.
     #[test]
-    fn git_folders_and_opened_files_are_protected_at_every_depth() {
+    fn git_folders_and_opened_files_are_found_at_every_depth() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
@@ -618,37 +615,49 @@ mod tests {
             .join("/");
         mkdir(&format!("{deep}/.git/hooks"));
 
-        let protected = protected_in_workspace(&ws);
-        let mut expected: Vec<PathBuf> = [
-            ".envrc",
-            ".git/config",
-            ".git/hooks",
-            ".git/info/attributes",
-            ".git/modules/libs/foo/config",
-            ".git/modules/sub/config",
-            ".git/modules/sub/hooks",
-            ".git/modules/sub/modules/inner/hooks",
-            ".git/worktrees/wt/commondir",
-            ".git/worktrees/wt/config.worktree",
-            ".vscode/settings.json",
-            "a/b/.git/config",
-            "a/b/.git/hooks",
-            "broken/.git",
-            "deep/er/.vscode/tasks.json",
-            "gitdirs/x/config",
-            "gitdirs/x/hooks",
-            "gitdirs/y/hooks",
-            "out/.git",
-            "sub/.git",
-            "svc/.devcontainer/devcontainer.json",
-            "svc/.idea/workspace.xml",
-            "vendor/x/.git",
-            "vendor/x/.hooks",
-        ]
-        .iter()
-        .map(|p| ws.join(p))
-        .collect();
-        expected.sort();
-        assert_eq!(protected, expected);
+        let walked = walk_workspace(&ws);
+        let under = |list: &[&str]| -> Vec<PathBuf> {
+            let mut paths: Vec<PathBuf> = list.iter().map(|p| ws.join(p)).collect();
+            paths.sort();
+            paths
+        };
+        // The submodule's git folder is inside the superproject's: one folder, staged whole.
+        assert_eq!(
+            walked.git,
+            under(&[".git", "a/b/.git", "gitdirs/x", "gitdirs/y"])
+        );
+        assert_eq!(
+            walked.read_only,
+            under(&[
+                ".envrc",
+                ".vscode/settings.json",
+                "broken/.git",
+                "deep/er/.vscode/tasks.json",
+                "out/.git",
+                "sub/.git",
+                "svc/.devcontainer/devcontainer.json",
+                "svc/.idea/workspace.xml",
+                "vendor/x/.git",
+                "vendor/x/.hooks",
+            ])
+        );
+        assert_eq!(
+            walked.markers,
+            under(&[
+                ".envrc",
+                ".git",
+                ".vscode/settings.json",
+                "a/b/.git",
+                "broken/.git",
+                "deep/er/.vscode/tasks.json",
+                "fifo/.git",
+                "linked/.git",
+                "out/.git",
+                "sub/.git",
+                "svc/.devcontainer/devcontainer.json",
+                "svc/.idea/workspace.xml",
+                "vendor/x/.git",
+            ])
+        );
     }
 }

@@ -207,6 +207,9 @@ struct RunSandbox {
     confined: Option<(SandboxSpec, tempfile::TempDir)>,
     /// "Only these hosts": the proxy the command reaches them through, for as long as it runs.
     proxy: Option<sandbox::proxy::HostProxy>,
+    /// Git's folders shown as copies, and what the command creates that other programs run:
+    /// settled when the run ends (or this is dropped).
+    guard: Option<sandbox::WorkspaceGuard>,
 }
 
 impl RunSandbox {
@@ -219,6 +222,7 @@ impl RunSandbox {
                 report,
                 confined: None,
                 proxy: None,
+                guard: None,
             });
         }
         let temp = tempfile::Builder::new()
@@ -231,7 +235,24 @@ impl RunSandbox {
                 )
             })?;
         let level = ctx.sandbox.chat.level;
-        let spec = SandboxSpec {
+        let guard = if report.git_writable || level != sandbox::SandboxLevel::WorkspaceOnly {
+            None
+        } else {
+            let workspace = workspace.to_path_buf();
+            let namespaces = support.namespaces;
+            let prepared = tokio::task::spawn_blocking(move || {
+                sandbox::WorkspaceGuard::prepare(&workspace, namespaces)
+            })
+            .await
+            .map_err(|e| ToolError::other(format!("the sandbox could not be prepared: {e}")))?;
+            Some(prepared.map_err(|e| {
+                ToolError::new(
+                    ToolErrorKind::Io,
+                    format!("git's folders could not be prepared for the sandbox: {e}"),
+                )
+            })?)
+        };
+        let mut spec = SandboxSpec {
             level,
             network: ctx.sandbox.chat.network,
             workspace: workspace.to_path_buf(),
@@ -241,11 +262,8 @@ impl RunSandbox {
                 .unwrap_or_else(|_| temp.path().to_path_buf()),
             hidden: ctx.sandbox.hidden.to_vec(),
             writable: Vec::new(),
-            protected: if report.git_writable || level != sandbox::SandboxLevel::WorkspaceOnly {
-                Vec::new()
-            } else {
-                sandbox::protected_in_workspace(workspace)
-            },
+            protected: Vec::new(),
+            git: Vec::new(),
             keep_env: Vec::new(),
             namespaces: support.namespaces,
             hosts: if ctx.sandbox.chat.network {
@@ -262,6 +280,9 @@ impl RunSandbox {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         };
+        if let Some(guard) = &guard {
+            guard.apply(&mut spec);
+        }
         let proxy = if spec.proxied() {
             let socket = spec.temp.join(sandbox::proxy::SOCKET_NAME);
             Some(
@@ -279,6 +300,7 @@ impl RunSandbox {
             report,
             confined: Some((spec, temp)),
             proxy,
+            guard,
         })
     }
 
@@ -307,6 +329,12 @@ impl RunSandbox {
                 &format!("{stderr}\n{stdout}"),
                 spec,
             ));
+            // What the command wrote in git's folders that is not data, and what it created
+            // that git or an editor would run: not kept (the run has ended: nothing of it is
+            // left to write).
+            if let Some(guard) = self.guard.take() {
+                blocked.extend(guard.settle());
+            }
             self.report.blocked = blocked;
             if !self.report.blocked.is_empty() {
                 self.report.changed = super::changed_files::since(&spec.workspace, started);

@@ -48,6 +48,7 @@ fn kind(e: &ServiceError) -> ErrorKind {
             ExecutorError::NoSuchChat(_)
             | ExecutorError::NoSuchGroup(_)
             | ExecutorError::NoSuchTool(_) => ErrorKind::NotFound,
+            ExecutorError::UnfitWorkspace(_) => ErrorKind::Invalid,
             ExecutorError::Store(e) => store_kind(e),
         },
         ServiceError::Approval(e) => match e {

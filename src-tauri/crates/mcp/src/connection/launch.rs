@@ -62,6 +62,7 @@ pub(super) async fn sandbox_for(
             .map(|f| PathBuf::from(f.trim()))
             .collect(),
         protected: Vec::new(),
+        git: Vec::new(),
         keep_env: keep_env.to_vec(),
         namespaces: support.namespaces,
         hosts: if wanted.network {

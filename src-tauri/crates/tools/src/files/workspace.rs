@@ -40,6 +40,13 @@ impl Workspace {
             )
             .with_suggestion("Ask the user to check the workspace folder.")
         })?;
+        if let Some(why) = crate::sandbox::paths::unfit_workspace(&root) {
+            return Err(ToolError::new(
+                ToolErrorKind::PermissionDenied,
+                format!("this chat's workspace folder cannot be used: {why}"),
+            )
+            .with_suggestion("Ask the user to choose a project folder as this chat's workspace."));
+        }
         Ok(Self {
             root,
             hidden: std::sync::Arc::from(Vec::new()),

