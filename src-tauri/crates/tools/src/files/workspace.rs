@@ -301,6 +301,12 @@ mod tests {
         assert!(ws.writable("new/deeper/file.txt").is_ok());
         assert!(ws.existing("missing.txt").unwrap_err().kind == ToolErrorKind::NotFound);
         assert!(Workspace::of(None).is_err());
+        // A home folder stored as a chat's workspace before it was refused is refused here.
+        if let Some(home) = std::env::home_dir().filter(|h| h.is_dir()) {
+            let err = Workspace::of(Some(&home)).unwrap_err();
+            assert!(err.message.contains("holds your home folder"), "{err:?}");
+            assert!(Workspace::of(Some(Path::new("/"))).is_err());
+        }
     }
 
     #[cfg(unix)]

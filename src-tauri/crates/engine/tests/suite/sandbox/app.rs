@@ -635,3 +635,111 @@ async fn a_chat_adds_variables_to_its_commands_but_never_a_secret_or_an_address(
     let results = tool_results(mock);
     assert!(results.last().unwrap().contains("debug/1"), "{results:?}");
 }
+
+/// The whole way, as the issue found it in the window: the model asks for a command that plants
+/// `.git/commondir` (pointing at a folder it made, whose config names a monitor) and a nested
+/// repository it adds to the index; the user approves; the model is told neither was kept; and
+/// the user's own `git status` afterwards, outside any sandbox, runs nothing planted. A commit
+/// in the same approved command lands. Graded by the marker file the planted monitor makes.
+#[tokio::test]
+async fn a_planted_commondir_or_nested_repository_never_runs_for_the_users_git() {
+    let Opened {
+        _dir,
+        root,
+        ws,
+        app,
+        mock,
+        chat,
+        ..
+    } = open_app("app.tollgate.test.sandbox.git", "ws").await;
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a").unwrap();
+    git(&ws, &["add", "."]);
+    git(
+        &ws,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.org",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+    let marker = root.join("PLANTED-RAN");
+    let monitor = format!("touch {}; false", marker.display());
+    script(
+        &mock,
+        &[
+            format!(
+                "mkdir -p .cache/g && cp -r .git/objects .git/refs .git/config .cache/g/ && git config --file .cache/g/config core.fsmonitor '{monitor}' && echo \"$PWD/.cache/g\" > .git/commondir"
+            ),
+            format!(
+                "git init -q vendor && git -C vendor config core.fsmonitor '{monitor}' && touch vendor/f && git -C vendor add f && git -C vendor -c user.name=T -c user.email=t@example.org commit -qm v && git add vendor"
+            ),
+            "echo b > b.txt && git add b.txt && git -c user.name=T -c user.email=t@example.org commit -qm second".to_string(),
+        ],
+    );
+    let (cards, outcome) = turn_allowing_all(&app, chat, "set up the repository").await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(cards.len(), 3);
+    let results = tool_results(&mock);
+    assert!(
+        results[0].contains("Blocked by the sandbox: writing commondir in git's folder"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("creating a git repository (its configuration and hooks run code outside the sandbox): vendor/.git"),
+        "{}",
+        results[1]
+    );
+    // The user's own git, outside the sandbox, at the top and in the nested folder.
+    for dir in [ws.clone(), ws.join("vendor")] {
+        git(&dir, &["status"]);
+    }
+    assert!(!marker.exists(), "the planted monitor ran");
+    assert!(git(&ws, &["log", "--oneline"]).contains("second"));
+    assert!(!ws.join(".git/commondir").exists());
+}
+
+/// The home folder, or a folder above it, is refused as a workspace: its shell startup files,
+/// `~/.local/bin`, autostart entries and `authorized_keys` would be writable to an approved
+/// command, and they run later outside any sandbox (Tollgate runs the login shell at every
+/// start). A folder inside it is fine.
+#[tokio::test]
+async fn the_home_folder_and_the_folders_above_it_are_no_workspace() {
+    let Opened {
+        _dir,
+        app,
+        chat,
+        ws,
+        ..
+    } = open_app("app.tollgate.test.sandbox.home", "ws").await;
+    let exec = app.executor(chat).await.unwrap();
+    let home = std::env::home_dir().unwrap();
+    for unfit in [home.clone(), PathBuf::from("/")] {
+        let err = exec.set_workspace(Some(unfit.clone())).await.unwrap_err();
+        assert!(
+            err.to_string().contains("holds your home folder"),
+            "{unfit:?}: {err}"
+        );
+        assert_eq!(
+            exec.workspace(),
+            Some(ws.clone()),
+            "the workspace is unchanged"
+        );
+    }
+}
