@@ -16,6 +16,8 @@ pub use names::{secret_named, SECRET_ENV_PREFIXES, SECRET_NAME_WORDS, SECRET_SUF
 
 use parking_lot::RwLock;
 use std::borrow::Cow;
+
+pub mod leak;
 use thiserror::Error;
 
 /// The keychain service name Tollgate's entries live under.
@@ -172,6 +174,9 @@ pub fn looks_like_token(value: &str) -> bool {
 /// The secrets this process has seen, and every form of them [`redact_known`] looks for.
 struct Known {
     secrets: Vec<String>,
+    /// One automaton over every [`leak::PIECE`]-character piece of every secret, for the
+    /// decoded views of a text ([`leak::views`]).
+    pieces: Option<aho_corasick::AhoCorasick>,
     /// The forms of every secret ([`forms`]), each once.
     patterns: Vec<String>,
     /// One automaton over all the patterns, rebuilt when a secret is remembered, so that
@@ -183,6 +188,7 @@ struct Known {
 
 static KNOWN: RwLock<Known> = RwLock::new(Known {
     secrets: Vec::new(),
+    pieces: None,
     patterns: Vec::new(),
     matcher: None,
 });
@@ -208,11 +214,13 @@ pub fn remember(secret: &str) {
         return;
     }
     known.secrets.push(secret.to_string());
-    for form in forms(secret) {
+    for form in forms(secret).into_iter().chain(leak::pieces(secret)) {
         if !known.patterns.contains(&form) {
             known.patterns.push(form);
         }
     }
+    let pieces: Vec<String> = known.secrets.iter().flat_map(|s| leak::pieces(s)).collect();
+    known.pieces = aho_corasick::AhoCorasick::new(&pieces).ok();
     known.matcher = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .build(&known.patterns)
@@ -305,20 +313,31 @@ fn percent_encode(bytes: &[u8], upper: bool) -> String {
 /// in a variable or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape
 /// in a file the model reads is the file's, not Tollgate's. Borrowed when there was nothing to
 /// hide.
+///
+/// What stands in the text as it is — the secret, any [`leak::PIECE`]-character piece of it, or
+/// one of its encoded forms — is replaced where it stands. Then the text is decoded every way a
+/// reader could decode it ([`leak::views`]: base64 and hex at every alignment and across line
+/// breaks, rot13, reversed, without separators): when a view still carries a piece of a
+/// secret, the whole text is replaced by [`leak::WITHHELD`], since such a form cannot be cut
+/// out of it.
 pub fn redact_known(text: &str) -> Cow<'_, str> {
     let known = KNOWN.read();
-    let Some(matcher) = &known.matcher else {
-        return replace_each(text, &known.patterns);
+    let replaced = match &known.matcher {
+        None => replace_each(text, &known.patterns),
+        Some(matcher) if !matcher.is_match(text) => Cow::Borrowed(text),
+        Some(matcher) => {
+            let mut out = String::with_capacity(text.len());
+            matcher.replace_all_with(text, &mut out, |_, _, dst| {
+                dst.push_str(REDACTED);
+                true
+            });
+            Cow::Owned(out)
+        }
     };
-    if !matcher.is_match(text) {
-        return Cow::Borrowed(text);
+    match &known.pieces {
+        Some(pieces) => leak::withhold_if_carried(replaced, &|view| pieces.is_match(view)),
+        None => replaced,
     }
-    let mut out = String::with_capacity(text.len());
-    matcher.replace_all_with(text, &mut out, |_, _, dst| {
-        dst.push_str(REDACTED);
-        true
-    });
-    Cow::Owned(out)
 }
 
 /// [`redact_known`] without the automaton: each pattern in turn, longest first.
@@ -426,7 +445,7 @@ mod tests {
     fn encoded_forms_of_a_remembered_secret_are_redacted() {
         use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE_NO_PAD};
         use base64::Engine;
-        let secret = "tg-enc/Secret+Key=0123456789~with spaces&more";
+        let secret = "tg-enc/Secret+Key=9753108642~with spaces&more";
         remember(secret);
         let bytes = secret.as_bytes();
         // `| base64`, with and without padding, in both alphabets, and with a newline after
@@ -456,8 +475,8 @@ mod tests {
         let lower_hex = &hex::encode(bytes);
         let xxd = &format!("{}\n{}\n", &lower_hex[..60], &lower_hex[60..]);
         let upper = &hex::encode_upper(bytes);
-        let url_upper = "tg-enc%2FSecret%2BKey%3D0123456789~with%20spaces%26more";
-        let url_lower = "tg-enc%2fSecret%2bKey%3d0123456789~with%20spaces%26more";
+        let url_upper = "tg-enc%2FSecret%2BKey%3D9753108642~with%20spaces%26more";
+        let url_lower = "tg-enc%2fSecret%2bKey%3d9753108642~with%20spaces%26more";
         for encoded in [reversed, lower_hex, xxd, upper, url_upper, url_lower] {
             let out = redact_known(&format!("<{encoded}>")).replace('\n', "");
             assert_eq!(out, "<[redacted]>", "{encoded}");
@@ -471,7 +490,8 @@ mod tests {
     /// redacted whole, also where `base64` wraps its output.
     #[test]
     fn a_secret_a_child_process_encodes_is_redacted() {
-        let secret = "tg-child-0123456789abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ+0123456789-long";
+        let secret =
+            "tg-child-8Hq2Lw0Zr5Tn9Vb3Xc7Mk1Pj4Gf6Dy-Ns8Qe2Ra5Uo0Iw3Ye7Ht/Zk1Lm9Bv4Cx6+Fp2Jd-long";
         remember(secret);
         for pipe in ["base64", "rev", "base64 -w 0", "od -An -tx1 | tr -d ' \\n'"] {
             let out = std::process::Command::new("sh")
@@ -498,6 +518,82 @@ mod tests {
                 redacted.replace(REDACTED, "").trim().len() <= 4,
                 "{pipe}: {redacted}"
             );
+        }
+    }
+
+    /// The family of shapes a command can give a remembered key that stands behind other text
+    /// on its line (`API_KEY=<key>` in a `.env`), each made by a real command, each graded by
+    /// what a reader recovers from the redacted output with the matching decoder: never the key
+    /// nor any [`leak::PIECE`]-character piece of it.
+    #[test]
+    fn a_key_behind_other_text_is_never_recoverable_from_what_is_left() {
+        let secret = "tgk-Zq8vN3pL0wXy7RbT4mKd9sHc2JfGuE6aQe";
+        remember(secret);
+        let sh = |script: &str, input: &str| -> String {
+            use std::io::Write;
+            let mut child = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned()
+        };
+        let env_file = format!("# settings\nOPENAI_API_KEY={secret}\nDEBUG=1\n");
+        // (what the command does, how a reader turns its output back)
+        let family: &[(&str, &str)] = &[
+            ("cat", "cat"),
+            ("base64", "base64 -d"),
+            ("base64 -w0", "base64 -d"),
+            ("base64 -w 20", "base64 -d"),
+            ("tail -c +3 | base64", "base64 -d"),
+            (
+                "tail -c +5 | base64 | tr '+/' '-_'",
+                "tr -- '-_' '+/' | base64 -d",
+            ),
+            ("xxd -p", "xxd -r -p"),
+            ("xxd", "xxd -r"),
+            ("od -An -tx1", "xxd -r -p"),
+            ("od -tx1", "cut -c8- | xxd -r -p"),
+            ("od -c", "cut -c8- | tr -d ' \\n'"),
+            ("hexdump -C", "cat"),
+            ("rev", "rev"),
+            ("tr 'A-Za-z' 'N-ZA-Mn-za-m'", "tr 'A-Za-z' 'N-ZA-Mn-za-m'"),
+            ("grep KEY | cut -c1-30; grep KEY | cut -c31-", "tr -d '\\n'"),
+            ("fold -w1", "tr -d '\\n'"),
+            ("sed 's/./& /g'", "tr -d ' '"),
+            ("sed 's/=/%3D/; s/-/%2D/g'", "sed 's/%3D/=/; s/%2D/-/g'"),
+            ("tr -d '\\n' | sed 's/./\\\\x&/g'", "cat"),
+        ];
+        let pieces = leak::pieces(secret);
+        for (encode, decode) in family {
+            let out = sh(encode, &env_file);
+            assert!(!out.trim().is_empty(), "{encode} printed nothing");
+            let redacted = redact_known(&out).into_owned();
+            let recovered = sh(decode, &redacted);
+            for text in [&redacted, &recovered] {
+                let joined: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                assert!(
+                    !pieces.iter().any(|p| text.contains(p.as_str()) || joined.contains(p.as_str())),
+                    "{encode}: a piece of the key is left:\n{out}\n--- redacted ---\n{redacted}\n--- recovered ---\n{recovered}"
+                );
+            }
+        }
+        // Ordinary output, and output that merely looks encoded, is left alone.
+        for plain in [
+            "total 12\ndrwxr-xr-x 2 ann ann 4096 notes\n",
+            "0000000 6865 6c6c 6f0a\n",
+            "aGVsbG8gd29ybGQK\n",
+        ] {
+            assert!(matches!(redact_known(plain), Cow::Borrowed(_)), "{plain}");
         }
     }
 }
