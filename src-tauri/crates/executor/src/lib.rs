@@ -422,17 +422,14 @@ impl ToolExecutor {
     }
 
     /// Whether this system's sandbox can take the network from the chat's commands (issue 45):
-    /// the chat's level confines them and the probe found namespaces or a Landlock that closes
-    /// the network. Unknown (the probe has not finished) counts as no, so "ways out off" never
+    /// the chat's level confines them and the probe found namespaces, which close TCP, UDP and
+    /// DNS alike (Landlock alone closes TCP only: UDP and DNS still leave). Unknown (the probe has not finished) counts as no, so "ways out off" never
     /// leaves a command tool that could still send.
     fn network_can_be_cut(&self) -> bool {
         let chat = self.sandbox();
         chat.level.confines()
             && crate::tools::supervisor::known_support().is_some_and(|support| {
-                support.available()
-                    && !support
-                        .gaps(false)
-                        .contains(&crate::protocol::SandboxGap::Network)
+                support.available() && !support.gaps(false).iter().any(|g| g.leaves_network())
             })
     }
 

@@ -2,7 +2,7 @@
 
 use super::permission::GuardView;
 use super::ToolExecutor;
-use crate::protocol::{GuardNote, SandboxGap, SandboxReport, Source};
+use crate::protocol::{GuardNote, SandboxReport, Source};
 use crate::provenance::{distinct, Trust};
 use crate::tools::files::workspace::Workspace;
 use crate::tools::{ContentKind, RegisteredTool};
@@ -181,7 +181,7 @@ pub(super) fn network_source(
     let Some(report) = report else {
         return Some(any());
     };
-    let cut = report.confined() && !report.gaps.contains(&SandboxGap::Network);
+    let cut = report.confined() && !report.gaps.iter().any(|g| g.leaves_network());
     match (report.network, cut, report.hosts.is_empty()) {
         (true, _, _) | (false, false, _) => Some(any()),
         (false, true, false) => Some(Source::Network {
@@ -195,7 +195,7 @@ pub(super) fn network_source(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ChatSandbox, SandboxLevel, SandboxSupport};
+    use crate::protocol::{ChatSandbox, SandboxGap, SandboxLevel, SandboxSupport};
 
     fn report(network: bool, hosts: &[&str], level: SandboxLevel, ns: bool) -> SandboxReport {
         let chat = ChatSandbox {
@@ -239,5 +239,9 @@ mod tests {
             "no sandbox: nothing cut the network"
         );
         assert_eq!(network_source(None, Some(&command)), any, "no report");
+        // Landlock alone (no namespaces): TCP is closed, but UDP and DNS still leave.
+        let landlock_only = report(false, &[], ws, false);
+        assert!(landlock_only.gaps.contains(&SandboxGap::Udp));
+        assert_eq!(run(landlock_only), any, "UDP leaves: it counts as network");
     }
 }

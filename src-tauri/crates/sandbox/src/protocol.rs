@@ -98,7 +98,8 @@ pub enum SandboxGap {
     AbstractSockets,
     /// Processes outside the sandbox can be signalled (Landlock before ABI 6, no namespaces).
     Signals,
-    /// Git's hooks and configuration stay writable (no namespaces).
+    /// Git's configuration and hooks are written while a command runs and undone after it, and
+    /// the files editors run are not read-only (no namespaces).
     ProtectedPaths,
     /// Files can be truncated outside the workspace (Landlock before ABI 3, no namespaces).
     Truncate,
@@ -110,6 +111,26 @@ pub enum SandboxGap {
     /// "Only these hosts" needs a network namespace of its own: without one, commands get no
     /// network at all.
     HostsOnly,
+}
+
+impl SandboxGap {
+    /// Whether this gap lets a command with the network off still reach it: the network cannot
+    /// be closed, or UDP (and with it DNS) still leaves. Where it matters — what a command's
+    /// output counts as, whether "ways out off" keeps commands — such a command has the
+    /// network.
+    pub fn leaves_network(self) -> bool {
+        match self {
+            Self::Network | Self::Udp => true,
+            Self::LocalSockets
+            | Self::AbstractSockets
+            | Self::Signals
+            | Self::ProtectedPaths
+            | Self::Truncate
+            | Self::DeviceIoctl
+            | Self::FileRules
+            | Self::HostsOnly => false,
+        }
+    }
 }
 
 impl SandboxSupport {
