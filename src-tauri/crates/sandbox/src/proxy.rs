@@ -16,9 +16,17 @@
 //!   (loopback, a private network, the cloud metadata service…) unless that address is listed
 //!   literally, then connects to exactly the addresses it checked ([`check_addresses`]);
 //! - a tunnel carries only the host it was opened to: the client's ClientHello must name that
-//!   host ([`judge_tunnel`]), so a listed name on a shared front (a CDN) cannot be used to
-//!   reach another site behind it;
+//!   host in its server name (SNI) ([`judge_tunnel`]), so a client cannot open a tunnel to a
+//!   listed name and then ask the front for another one by its TLS name;
 //! - a plain HTTP request goes out with the `Host` the proxy checked, not the client's.
+//!
+//! What the list binds, exactly (SECURITY.md, "Only these hosts"): the host a connection is
+//! opened to, the addresses it resolves to, and the TLS server name. It does **not** bind what
+//! travels inside the encrypted tunnel: the HTTP `Host` header (and HTTP/2 `:authority`) inside
+//! TLS are the client's and the server's alone. A listed name served by a shared front (a CDN,
+//! a cloud load balancer) that routes by that inner header can therefore be asked, inside a
+//! tunnel opened to the listed name, for any other site the same front serves ("domain
+//! fronting"). List only names whose front serves no one else you would not list.
 
 use super::client_hello::{self, ClientHello, HelloError};
 use crate::http_head::read_head;
