@@ -23,6 +23,8 @@ use tollgate_tools::{self as tools, names, vars};
 mod ask;
 mod call;
 mod decision;
+#[cfg(test)]
+mod ledger_property;
 mod limits;
 mod permission;
 mod pipeline;
@@ -42,7 +44,7 @@ use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingAppro
 use crate::protocol::{ChatSandbox, ChatToolOverrides, SharedSettings, ToolSettings};
 use crate::protocol::{ExposureView, GuardNote, Source, ToolEffects, TrustKey, WayOut};
 use crate::protocol::{GroupView, ToolDefinition, ToolView};
-use crate::provenance::{Exposure, Trust};
+use crate::provenance::{Exposure, Offered, RequestLedger, Trust};
 use crate::rules::{check_pattern, RuleBook};
 use crate::store::{ApprovalRecordRow, Store, StoreError};
 use crate::tools::vars_tools::VARS_GROUP;
@@ -342,34 +344,6 @@ impl ToolExecutor {
         out
     }
 
-    /// What the model is offered that no one vouched for (issue 45): the texts of every MCP
-    /// server with a visible tool in this chat whose first-sight review the user has not
-    /// confirmed. They reach the model with every request, so they count as read from the
-    /// start of every turn.
-    pub fn offered_texts(&self) -> Vec<(Source, Arc<str>)> {
-        let registry = self.registry();
-        registry
-            .groups()
-            .iter()
-            .filter_map(|g| {
-                let text = g.unreviewed.as_ref()?;
-                let offered = g
-                    .tools
-                    .iter()
-                    .filter_map(|t| registry.tool(&t.spec().name))
-                    .any(|t| self.visible(&registry, t));
-                offered.then(|| {
-                    (
-                        Source::McpServer {
-                            server: g.name.clone(),
-                        },
-                        Arc::clone(text),
-                    )
-                })
-            })
-            .collect()
-    }
-
     /// The chat's exposure as its header shows it (F-82), from the exposure of the branch the
     /// model sees.
     pub fn exposure_view(&self, exposure: &Exposure) -> ExposureView {
@@ -448,26 +422,27 @@ impl ToolExecutor {
 
     /// The tool definitions for the next request (denied and disabled tools are left out).
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        let registry = self.registry();
-        self.enabled_tool_names()
+        self.offered_tools()
             .into_iter()
-            .filter_map(|name| registry.tool(&name))
-            .map(|t| {
-                let spec = t.tool.spec();
-                let mut description = spec.description.clone();
-                if let Some(ret) = &spec.declared_return {
-                    description.push_str(&format!("\nReturns: {}", ret.type_name));
-                    if let Some(note) = &ret.note {
-                        description.push_str(&format!(" — {note}"));
-                    }
-                }
-                ToolDefinition {
-                    name: spec.name.clone(),
-                    description,
-                    parameters: t.parameters.clone(),
-                }
-            })
+            .map(|o| o.definition)
             .collect()
+    }
+
+    /// The tools offered in the next request, each with who wrote its definition (its group's
+    /// `said_by`): the request ledger's tools (`tollgate_provenance::ledger`).
+    pub fn offered_tools(&self) -> Vec<Offered> {
+        offered_tools(&self.registry(), &self.enabled_tool_names())
+    }
+
+    /// What the chat offers the model outside the conversation, as the next request carries
+    /// it with a model that calls tools natively: the system prompt's tool section and the
+    /// tools, each piece with who wrote it. The exposure of a chat outside a turn (its header,
+    /// a view's call) reads this; a turn reads each round's own request.
+    pub fn offer(&self) -> RequestLedger {
+        RequestLedger {
+            system: self.system_prompt_ledger(),
+            tools: self.offered_tools(),
+        }
     }
 
     /// Sets this chat's own toggle for a group (`None` clears it). Persisted.
@@ -693,6 +668,34 @@ pub fn group_views(
                     }
                 })
                 .collect(),
+        })
+        .collect()
+}
+
+/// The definitions of the tools `enabled` (by name, in order) of `registry`, each written by its
+/// group's `said_by`.
+pub(crate) fn offered_tools(registry: &Registry, enabled: &[String]) -> Vec<Offered> {
+    enabled
+        .iter()
+        .filter_map(|name| registry.tool(name))
+        .map(|t| {
+            let by = registry.group(&t.group).and_then(|g| g.said_by.clone());
+            let spec = t.tool.spec();
+            let mut description = spec.description.clone();
+            if let Some(ret) = &spec.declared_return {
+                description.push_str(&format!("\nReturns: {}", ret.type_name));
+                if let Some(note) = &ret.note {
+                    description.push_str(&format!(" — {note}"));
+                }
+            }
+            Offered {
+                by,
+                definition: ToolDefinition {
+                    name: spec.name.clone(),
+                    description,
+                    parameters: t.parameters.clone(),
+                },
+            }
         })
         .collect()
 }

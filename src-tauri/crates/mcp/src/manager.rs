@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::watch;
-use tollgate_protocol::{ServerReviewState, ToolChange};
+use tollgate_protocol::{ServerReviewState, Source, ToolChange};
 use tollgate_tools::{Guidance, ToolGroup};
 
 mod reviews;
@@ -616,13 +616,11 @@ impl McpManager {
             .values()
             .filter(|e| e.status == McpStatus::Ready)
             .map(|e| {
-                let about = match (&e.identity.name, &e.identity.version) {
-                    (Some(n), Some(v)) => format!("MCP server {n} {v}"),
-                    (Some(n), None) => format!("MCP server {n}"),
-                    _ => "MCP server".to_string(),
-                };
                 // The description reaches the model provider with every request: it names the
-                // server, never its command line or URL (which may carry keys).
+                // server as the user named it — never its command line or URL (which may carry
+                // keys), nor the name and version the server gives itself (its `serverInfo`,
+                // which no review shows).
+                let about = "The tools of an MCP server the user added.";
                 let mut group =
                     ToolGroup::new(&e.config.name, &e.config.name, about).enabled_by_default(true);
                 if let Some(text) = e
@@ -646,7 +644,9 @@ impl McpManager {
                     };
                 }
                 if e.review_state(&self.book.lock().0) != ServerReviewState::Confirmed {
-                    group.unreviewed = Some(unreviewed_texts(e).into());
+                    group.said_by = Some(Source::McpServer {
+                        server: e.config.name.clone(),
+                    });
                 }
                 group
             })
@@ -677,19 +677,4 @@ fn current<'a>(
     generation: u64,
 ) -> Option<&'a mut Entry> {
     entries.get_mut(name).filter(|e| e.generation == generation)
-}
-
-/// Everything a server says to the model, as one text for the exposure's index: its
-/// instructions, then each tool's title, description and the descriptions in its schema.
-fn unreviewed_texts(entry: &Entry) -> String {
-    let mut out: Vec<String> = Vec::new();
-    if let Some(text) = &entry.identity.instructions {
-        out.push(text.clone());
-    }
-    for info in &entry.tools {
-        out.extend(info.title.clone());
-        out.extend(info.description.as_deref().map(str::to_string));
-        out.push(serde_json::Value::Object((*info.input_schema).clone()).to_string());
-    }
-    out.join("\n")
 }

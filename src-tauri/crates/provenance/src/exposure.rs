@@ -62,6 +62,9 @@ impl Eq for SharedExposure {}
 #[derive(Debug, Clone, Default)]
 pub struct ExposureBuilder {
     current: Arc<Exposure>,
+    /// What was added from requests ([`Self::add_request`]), by source and a hash of its text:
+    /// the same system prompt and tools sent every round are indexed once.
+    seen: std::collections::HashSet<(Source, u64)>,
 }
 
 impl ExposureBuilder {
@@ -87,6 +90,20 @@ impl ExposureBuilder {
         let entry = u32::try_from(exposure.labels.len()).unwrap_or(u32::MAX);
         exposure.labels.push(Arc::from(sources));
         exposure.index.add(text, entry);
+    }
+
+    /// A request reached the model (F-82): every untrusted piece of its system prompt and tool
+    /// list, as sent ([`crate::ledger::RequestLedger`]). Called for every round's request, so a
+    /// tool added or changed in the middle of a turn counts from the round that sent it.
+    pub fn add_request(&mut self, request: &crate::ledger::RequestLedger) {
+        use std::hash::{Hash, Hasher};
+        for (source, text) in request.untrusted() {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut hasher);
+            if self.seen.insert((source.clone(), hasher.finish())) {
+                self.add(std::slice::from_ref(&source), &text);
+            }
+        }
     }
 
     /// The exposure as it stands, for the calls of the next round.

@@ -19,8 +19,10 @@ use std::borrow::Cow;
 /// one by chance.
 pub const PIECE: usize = 10;
 
-/// The pieces of `secret` looked for: every window of [`PIECE`] characters (the secret itself
-/// when it is shorter).
+/// The pieces of `secret` looked for: every window of [`PIECE`] characters that looks like
+/// key material ([`distinctive`]), and the secret itself when it is no longer than a piece.
+/// A window of ordinary text inside a secret (`/home/ann/`, `localhost:`, `0123456789`, a
+/// `Bearer ` prefix) is left out: looked for on its own it would hide ordinary output.
 pub fn pieces(secret: &str) -> Vec<String> {
     let chars: Vec<char> = secret.chars().collect();
     if chars.len() <= PIECE {
@@ -28,8 +30,38 @@ pub fn pieces(secret: &str) -> Vec<String> {
     }
     chars
         .windows(PIECE)
+        .filter(|w| distinctive(w))
         .map(|w| w.iter().collect::<String>())
         .collect()
+}
+
+/// Whether a window reads like key material rather than words, paths or counting: letters and
+/// digits of at least two kinds (upper case, lower case, digits), at least seven different
+/// characters, not mostly neighbours one apart, and no word (five letters of one case in a
+/// row). A random base62 key keeps most of its windows. Random keys (base62, base64, hex) pass nearly everywhere; words, paths, host
+/// names and runs of digits do not.
+fn distinctive(window: &[char]) -> bool {
+    let kinds = [
+        window.iter().any(char::is_ascii_uppercase),
+        window.iter().any(char::is_ascii_lowercase),
+        window.iter().any(char::is_ascii_digit),
+    ];
+    let mut distinct: Vec<char> = window.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    // Counting (`123456789a`, `abcdefgh12`): most neighbours one apart.
+    let counting = window
+        .windows(2)
+        .filter(|p| (p[1] as u32).abs_diff(p[0] as u32) == 1)
+        .count();
+    // A word (`localhost`, `projects`): five letters of one case in a row.
+    let word = window
+        .windows(5)
+        .any(|w| w.iter().all(char::is_ascii_lowercase) || w.iter().all(char::is_ascii_uppercase));
+    kinds.iter().filter(|k| **k).count() >= 2
+        && distinct.len() >= 7
+        && counting * 2 < window.len()
+        && !word
 }
 
 /// What is left of `text` to decode a secret from, after what stood in it plainly was cut out.
@@ -198,10 +230,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_window_is_a_piece() {
+    fn every_window_that_reads_like_key_material_is_a_piece() {
         assert_eq!(pieces("short"), ["short"]);
-        let p = pieces("0123456789ab");
-        assert_eq!(p, ["0123456789", "123456789a", "23456789ab"]);
+        let p = pieces("k3Y9q0Zt7Wm");
+        assert_eq!(p, ["k3Y9q0Zt7W", "3Y9q0Zt7Wm"]);
+        // Words, paths, hosts and counting inside a secret are not looked for on their own.
+        for ordinary in [
+            "0123456789abc",
+            "/home/ann/projects",
+            "http://localhost:8080",
+            "Bearer aaaaaaaaaa",
+            "password-password",
+        ] {
+            assert_eq!(pieces(ordinary), Vec::<String>::new(), "{ordinary}");
+        }
     }
 
     #[test]

@@ -63,10 +63,12 @@ pub struct ToolGroup {
     pub guides: Vec<Guide>,
     /// Offered only in chats that have a workspace folder (file and shell tools).
     pub needs_workspace: bool,
-    /// What an MCP server says to the model (instructions, titles, descriptions) while the
-    /// user has not confirmed it in the server's first-sight review (issue 45): a chat that
-    /// offers the group has read it, from an untrusted source.
-    pub unreviewed: Option<Arc<str>>,
+    /// Who wrote the group's texts — its title, description, guidance, guides and its tools'
+    /// definitions — when the user has not confirmed them: an MCP server before its
+    /// first-sight review is confirmed. Every piece of them the model is sent counts as read
+    /// from that source (the request ledger, `tollgate_provenance::ledger`). `None`: Tollgate's
+    /// own texts, or texts the user confirmed.
+    pub said_by: Option<tollgate_protocol::Source>,
 }
 
 impl ToolGroup {
@@ -85,7 +87,7 @@ impl ToolGroup {
             guidance: None,
             guides: Vec::new(),
             needs_workspace: false,
-            unreviewed: None,
+            said_by: None,
         }
     }
 

@@ -19,7 +19,7 @@ use tollgate_engine::names::{repair_name, NameMatch};
 use tollgate_engine::parse::{parse_text_calls, RawArguments};
 use tollgate_engine::protocol::{EventSink, ToolEvent};
 use tollgate_engine::protocol::{FailureKind, ToolCalling, Usage};
-use tollgate_engine::provenance::ExposureBuilder;
+use tollgate_engine::provenance::{ExposureBuilder, Ledger, Offered, RequestLedger};
 use tollgate_engine::providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
     ToolResultMessage,
@@ -114,7 +114,10 @@ async fn drive(
     loop {
         round += 1;
         let tools_allowed = round <= max_rounds;
-        let request = build_request(turn, &rounds.messages, tools_allowed);
+        let (request, ledger) = build_request(turn, &rounds.messages, tools_allowed);
+        // What this request carries counts from this round on (F-82): a tool added or changed
+        // in the middle of the turn is counted by the round that sent it.
+        rounds.exposure.add_request(&ledger);
         let message_id = rounds.open_answer(round).await?;
         let mut completion = rounds.stream(&request, message_id).await?;
         let raw_args = take_text_calls(turn, &mut completion, message_id, tools_allowed);
@@ -233,7 +236,7 @@ impl<'a> Rounds<'a> {
             messages: history::from_rows(&rows),
             usage,
             repeats: RepeatTracker::default(),
-            exposure: tollgate_engine::chat::exposure::from_rows(&rows, &turn.exec.offered_texts()),
+            exposure: tollgate_engine::chat::exposure::from_rows(&rows, &turn.exec.offer()),
         })
     }
 
@@ -486,57 +489,78 @@ impl<'a> Rounds<'a> {
     }
 }
 
-fn build_request(turn: &Turn, messages: &[ChatMessage], tools_allowed: bool) -> ChatRequest {
-    let mut system = turn.system_prompt.trim().to_string();
-    let section = turn.exec.system_prompt_section();
+/// The request of one round, made from its ledger (F-82): the system prompt is the ledger's
+/// text — the user's prompt, Tollgate's tool section, the tools' definitions for a model that
+/// calls tools as text — and the tools are the ledger's, so nothing reaches the request
+/// without a writer the exposure reads.
+fn build_request(
+    turn: &Turn,
+    messages: &[ChatMessage],
+    tools_allowed: bool,
+) -> (ChatRequest, RequestLedger) {
+    let offer = turn.exec.offer();
     let text_calls = tools_allowed && turn.provider.tool_calling() == ToolCalling::Text;
-    let text_section = if text_calls {
-        text_call_section(&turn.exec.definitions())
-    } else {
-        String::new()
+    let mut parts: Vec<Ledger> = Vec::new();
+    let own = |text: &str| {
+        let mut l = Ledger::new();
+        l.push(None, text);
+        l
     };
-    for part in [
-        section.as_str(),
-        text_section.as_str(),
-        if tools_allowed { "" } else { FINAL_ANSWER_NOTE },
-    ] {
-        if !part.is_empty() {
-            if !system.is_empty() {
-                system.push_str("\n\n");
-            }
-            system.push_str(part);
-        }
+    // The user's own system prompt: typed by the user.
+    parts.push(own(turn.system_prompt.trim()));
+    parts.push(offer.system.clone());
+    if text_calls {
+        parts.push(text_call_section(&offer.tools));
     }
-    ChatRequest {
-        model: turn.model.clone(),
+    if !tools_allowed {
+        parts.push(own(FINAL_ANSWER_NOTE));
+    }
+    let mut system = Ledger::new();
+    for part in parts.iter().filter(|p| !p.is_empty()) {
+        if !system.is_empty() {
+            system.push(None, "\n\n");
+        }
+        system.append(part);
+    }
+    let ledger = RequestLedger {
         system,
-        messages: messages.to_vec(),
         tools: if tools_allowed && !text_calls {
-            turn.exec.definitions()
+            offer.tools
         } else {
             Vec::new()
         },
+    };
+    let request = ChatRequest {
+        model: turn.model.clone(),
+        system: ledger.system.text(),
+        messages: messages.to_vec(),
+        tools: ledger.tools.iter().map(|o| o.definition.clone()).collect(),
         max_tokens: turn.settings.max_tokens,
         temperature: turn.settings.temperature,
         idle_timeout: idle_timeout(&turn.settings),
-    }
+    };
+    (request, ledger)
 }
 
-/// How a model without native tool calling is told to call tools (F-10, F-35).
-fn text_call_section(definitions: &[tollgate_engine::protocol::ToolDefinition]) -> String {
-    if definitions.is_empty() {
-        return String::new();
+/// How a model without native tool calling is told to call tools (F-10, F-35), each tool's
+/// definition written by whoever wrote the tool.
+fn text_call_section(offered: &[Offered]) -> Ledger {
+    let mut out = Ledger::new();
+    if offered.is_empty() {
+        return out;
     }
-    let mut out = String::from(
+    out.push(
+        None,
         "## How to call a tool\nThis model calls tools by writing, on its own, outside any code block:\n<tool_call>{\"name\": \"TOOL\", \"arguments\": {…}}</tool_call>\nText inside code blocks or backticks is never run. The tools, with their JSON Schema:\n",
     );
-    for d in definitions {
-        out.push_str(&format!(
-            "\n- `{}`: {}\n  {}",
-            d.name,
-            d.description.replace('\n', " "),
-            d.parameters
-        ));
+    for o in offered {
+        let d = &o.definition;
+        out.push(None, "\n- `");
+        out.push(o.by.as_ref(), d.name.as_str());
+        out.push(None, "`: ");
+        out.push(o.by.as_ref(), d.description.replace('\n', " "));
+        out.push(None, "\n  ");
+        out.push(o.by.as_ref(), d.parameters.to_string());
     }
     out
 }

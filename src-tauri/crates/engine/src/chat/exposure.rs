@@ -5,19 +5,17 @@
 
 use super::attachments::UserPayload;
 use super::history::{payload, AssistantPayload, ToolPayload};
-use crate::protocol::{AttachmentKind, Source};
-use crate::provenance::ExposureBuilder;
+use crate::protocol::AttachmentKind;
+use crate::provenance::{ExposureBuilder, RequestLedger};
 use crate::providers::ToolResultMessage;
 use crate::store::{MessageRow, Role};
-use std::sync::Arc;
 
-/// The exposure of the branch `rows` (oldest first) in a chat offered `offered` (the texts of
-/// servers nobody reviewed, issue 45), ready for more content.
-pub fn from_rows(rows: &[MessageRow], offered: &[(Source, Arc<str>)]) -> ExposureBuilder {
+/// The exposure of the branch `rows` (oldest first) in a chat whose requests carry `offer`
+/// (its system prompt and tools, each piece with who wrote it: the request ledger), ready for
+/// more content.
+pub fn from_rows(rows: &[MessageRow], offer: &RequestLedger) -> ExposureBuilder {
     let mut exposure = ExposureBuilder::new();
-    for (source, text) in offered {
-        exposure.add(std::slice::from_ref(source), text);
-    }
+    exposure.add_request(offer);
     for row in rows {
         match row.role {
             Role::User => {

@@ -48,7 +48,7 @@ impl Tollgate {
     pub async fn chat_exposure(&self, chat: ChatId) -> Result<ExposureView, ServiceError> {
         let exec = self.executor(chat).await?;
         let rows = self.store.chat_messages(chat).await?;
-        let exposure = crate::chat::exposure::from_rows(&rows, &exec.offered_texts()).snapshot();
+        let exposure = crate::chat::exposure::from_rows(&rows, &exec.offer()).snapshot();
         Ok(exec.exposure_view(&exposure))
     }
 

@@ -283,7 +283,7 @@ impl Tollgate {
         let server = view.link.server;
         let exec = self.executor(chat).await?;
         let rows = self.store.chat_messages(chat).await?;
-        let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.offered_texts());
+        let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.offer());
         let args_text = arguments.to_string();
         exposure.add(
             &[Source::McpView {

@@ -250,7 +250,8 @@ async fn exposure_follows_the_branch_on_screen() {
         )
         .await
         .unwrap();
-    let exposure = |rows| tollgate_engine::chat::exposure::from_rows(rows, &[]).snapshot();
+    let exposure =
+        |rows| tollgate_engine::chat::exposure::from_rows(rows, &Default::default()).snapshot();
     let rows = store.chat_messages(chat).await.unwrap();
     assert_eq!(exposure(&rows).sources(), [page("evil.example")]);
 
