@@ -216,16 +216,16 @@ impl Store {
         &self,
         chat: ChatId,
         message: i64,
-    ) -> StoreResult<(Option<i64>, Vec<tollgate_protocol::Attachment>)> {
+    ) -> StoreResult<(Option<i64>, tollgate_protocol::UserPayload)> {
         self.call(move |c| match message_of(c, chat, message)? {
             (Role::User, parent) => {
                 let payload: Option<String> = c
                     .prepare_cached("SELECT payload FROM messages WHERE id = ?1")?
                     .query_row([message], |r| r.get(0))?;
-                let files: tollgate_protocol::UserPayload = payload
+                let made_of: tollgate_protocol::UserPayload = payload
                     .and_then(|p| serde_json::from_str(&p).ok())
                     .unwrap_or_default();
-                Ok((parent, files.attachments))
+                Ok((parent, made_of))
             }
             (role, _) => Err(StoreError::Invalid(format!(
                 "message {message} is an {} message; only your own messages can be edited",

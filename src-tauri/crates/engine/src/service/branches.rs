@@ -19,7 +19,9 @@ pub struct ModelChoice {
 impl Tollgate {
     /// Sends `text` as a new version of the user message `message`, with that message's files:
     /// a branch beside it, from the same point in the conversation. The earlier version and its
-    /// answers stay.
+    /// answers stay. The new version keeps the sources of what the old one was made from (an
+    /// MCP prompt filled in, a view's message, an imported message, F-80): editing a few words
+    /// of a server's text does not make it the user's.
     pub async fn edit_message(
         self: &Arc<Self>,
         chat: ChatId,
@@ -28,12 +30,11 @@ impl Tollgate {
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
-        let (parent, attachments) = self.store.edit_point(chat, message).await?;
-        // The new version keeps the files of the one it replaces; its text is the user's own.
+        let (parent, made_of) = self.store.edit_point(chat, message).await?;
         let message = UserInput {
             text,
-            attachments,
-            sources: Vec::new(),
+            attachments: made_of.attachments,
+            sources: made_of.sources,
         };
         self.start(chat, TurnInput::Edit { parent, message }, None, on_event)
             .await
