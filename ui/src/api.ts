@@ -274,7 +274,10 @@ export function getSettings(): Promise<SettingsView> {
 export function setAppSettings(settings: AppSettings): Promise<void> {
   return call("set_app_settings", { settings });
 }
-export function setToolSettings(settings: ToolSettings): Promise<void> {
+/** Saves tool settings read at their `revision`; answers them as saved (the next revision).
+ * Refused (`settingsChanged`) when they were saved meanwhile from another copy: use
+ * `saveToolSettings`, which applies the change again to the newest. */
+export function setToolSettings(settings: ToolSettings): Promise<ToolSettings> {
   return call("set_tool_settings", { settings });
 }
 

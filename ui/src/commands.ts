@@ -36,7 +36,7 @@ export interface Commands {
   waiting_counts: { args: Record<string, never>; result: Record<string, number> };
   get_settings: { args: Record<string, never>; result: SettingsView };
   set_app_settings: { args: { settings: AppSettings }; result: void };
-  set_tool_settings: { args: { settings: ToolSettings }; result: void };
+  set_tool_settings: { args: { settings: ToolSettings }; result: ToolSettings };
   list_tool_groups: { args: Record<string, never>; result: GroupView[] };
   chat_tool_groups: { args: { chat: ChatId }; result: GroupView[] };
   set_chat_group_enabled: { args: { chat: ChatId; group: string; enabled: boolean | null }; result: void };

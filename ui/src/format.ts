@@ -91,6 +91,8 @@ export function invalidText(invalid: Invalid): string {
       return t("invalid.mcpSignInUnderWay", { server: invalid.server });
     case "mcpTextsChanged":
       return t("invalid.mcpTextsChanged", { server: invalid.server });
+    case "settingsChanged":
+      return t("invalid.settingsChanged");
     case "mcpToolNotUnderReview":
       return t("invalid.mcpToolNotUnderReview", { server: invalid.server, tool: invalid.tool });
     case "mcpToolChangedAgain":

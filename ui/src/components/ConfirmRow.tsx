@@ -9,6 +9,8 @@ export function ConfirmRow(props: {
   hint: string;
   role: string;
   primary?: boolean;
+  /** Not yet possible (the hint says why). */
+  disabled?: boolean;
   onConfirm: () => void;
 }) {
   return (
@@ -22,7 +24,7 @@ export function ConfirmRow(props: {
         <button
           type="button"
           class={props.primary ? "btn btn--primary" : "btn"}
-          disabled={props.busy}
+          disabled={props.busy || props.disabled === true}
           onClick={props.onConfirm}
           data-role={props.role}
         >

@@ -89,7 +89,7 @@ describe("the sandbox on the cards", () => {
     });
     expect(text("sandbox-approval")).toContain("Will run partly in the sandbox: workspace only, network off");
     expect(text("sandbox-gaps")).toBe(
-      "This system does not enforce:local services stay reachable (the session bus and keyring, the display, SSH and GPG agents, Docker)blocking UDP and DNS while the network is off (so a command's output counts as from the network, and \"ways out off\" hides commands)",
+      'This system does not enforce:local services stay reachable (the session bus and keyring, the display, SSH and GPG agents, Docker)blocking UDP and DNS while the network is off (so a command\'s output counts as from the network, and "ways out off" hides commands)',
     );
     expect(root.querySelector('[data-role="sandbox-approval"]')?.classList.contains("is-open")).toBe(true);
   });

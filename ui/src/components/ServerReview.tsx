@@ -43,13 +43,27 @@ const EFFECT_KEYS: Array<[keyof ToolEffects, Key]> = [
   ["readsPrivate", "effects.readsPrivate"],
 ];
 
-function Findings({ findings }: { findings: ServerFinding[] }) {
-  if (findings.length === 0) return null;
+/** A finding of the scan and its place in the review's list (what an acknowledgement names). */
+interface Numbered {
+  at: number;
+  finding: ServerFinding;
+}
+
+/**
+ * The scan's findings beside the text they were found in, each with its own "I read this": a
+ * review with findings is confirmed only once every one was acknowledged, never in one click.
+ */
+function Findings(props: { findings: Numbered[]; acked: ReadonlySet<number>; onAck: (at: number, on: boolean) => void }) {
+  if (props.findings.length === 0) return null;
   return (
     <ul class="review-findings" data-role="review-findings">
-      {findings.map((f, i) => (
-        <li key={i} class="review-finding" data-finding={f.kind}>
+      {props.findings.map(({ at, finding: f }) => (
+        <li key={at} class="review-finding" data-finding={f.kind}>
           <strong>{t(FINDING_KEYS[f.kind])}</strong> <code class="wrap-anywhere">{f.excerpt}</code>
+          <label class="small review-ack">
+            <input type="checkbox" checked={props.acked.has(at)} data-role="ack-finding" onChange={(e) => props.onAck(at, e.currentTarget.checked)} />{" "}
+            {t("review.ackFinding")}
+          </label>
         </li>
       ))}
     </ul>
@@ -70,22 +84,29 @@ function ServerText({ text }: { text: string }) {
  * the checkboxes to change it only when asked for — a server with a hundred tools opens fast
  * and reads as a list, not a form.
  */
-function EffectsChoice(props: { tool: ReviewedTool; effects: ToolEffects; onEffects: (e: ToolEffects) => void }) {
-  const { tool, effects } = props;
+function EffectsChoice(props: { tool: ReviewedTool; effects: ToolEffects | null; onEffects: (e: ToolEffects) => void }) {
+  const { tool } = props;
   const [open, setOpen] = useState(false);
-  const changed = EFFECT_KEYS.some(([k]) => effects[k] !== tool.declared[k]);
+  // Until the user chooses, the form starts from the claim; nothing is the user's until then.
+  const effects = props.effects ?? tool.declared;
   return (
     <div class="review-effects-line">
       <p class="muted small">
-        {t("review.declared", { effects: effectsWords(tool.declared).join(", ") })}
-        {changed ? (
-          <>
-            {" "}
-            <span class="tag" data-role="effects-set">
-              {t("review.effectsSet", { effects: effectsWords(effects).join(", ") })}
-            </span>
-          </>
-        ) : null}{" "}
+        {t("review.declared", { effects: effectsWords(tool.declared).join(", ") })}{" "}
+        {props.effects ? (
+          <span class="tag" data-role="effects-set">
+            {t("review.effectsSet", { effects: effectsWords(props.effects).join(", ") })}
+          </span>
+        ) : (
+          <span class="tag tag--warn" data-role="effects-claimed">
+            {t("review.onlyClaimed")}
+          </span>
+        )}{" "}
+        {props.effects ? null : (
+          <button type="button" class="btn btn--ghost btn--small" onClick={() => props.onEffects(tool.declared)} data-role="accept-claim">
+            {t("review.acceptClaim")}
+          </button>
+        )}
         {open ? null : (
           <button type="button" class="btn btn--ghost btn--small" onClick={() => setOpen(true)} data-role="change-effects">
             {t("review.changeEffects")}
@@ -118,8 +139,10 @@ function EffectsChoice(props: { tool: ReviewedTool; effects: ToolEffects; onEffe
  */
 const ToolRow = memo(function ToolRow(props: {
   tool: ReviewedTool;
-  findings: ServerFinding[];
-  effects: ToolEffects;
+  findings: Numbered[];
+  acked: ReadonlySet<number>;
+  onAck: (at: number, on: boolean) => void;
+  effects: ToolEffects | null;
   onEffects: (name: string, e: ToolEffects) => void;
 }) {
   const { tool, onEffects } = props;
@@ -129,23 +152,23 @@ const ToolRow = memo(function ToolRow(props: {
         <code>{tool.remote}</code> {tool.title ? <span class="muted">— {tool.title}</span> : null}
       </div>
       <ServerText text={tool.description || t("review.noDescription")} />
-      <Findings findings={props.findings} />
+      <Findings findings={props.findings} acked={props.acked} onAck={props.onAck} />
       <EffectsChoice tool={tool} effects={props.effects} onEffects={(e) => onEffects(tool.name, e)} />
     </li>
   );
 });
 
-const NO_FINDINGS: ServerFinding[] = [];
+const NO_FINDINGS: Numbered[] = [];
 
 /** The scan's findings by the tool they were found in (`null`: the server's instructions). */
-function findingsByTool(findings: ServerFinding[]): Map<string | null, ServerFinding[]> {
-  const by = new Map<string | null, ServerFinding[]>();
-  for (const f of findings) {
-    const key = f.tool ?? null;
+function findingsByTool(findings: ServerFinding[]): Map<string | null, Numbered[]> {
+  const by = new Map<string | null, Numbered[]>();
+  findings.forEach((finding, at) => {
+    const key = finding.tool ?? null;
     const list = by.get(key);
-    if (list) list.push(f);
-    else by.set(key, [f]);
-  }
+    if (list) list.push({ at, finding });
+    else by.set(key, [{ at, finding }]);
+  });
   return by;
 }
 
@@ -156,8 +179,20 @@ function findingsByTool(findings: ServerFinding[]): Map<string | null, ServerFin
 export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirmed: () => void }) {
   const { loaded } = props;
   const action = useAction();
-  // Only what the user changed; every other tool keeps what it had (confirmed) or claims.
+  // Only what the user chose, tool by tool; every other tool keeps what the user chose before,
+  // or stays a claim (judged as able to do anything, its results private).
   const [changes, setChanges] = useState<Record<string, ToolEffects>>({});
+  const [acked, setAcked] = useState<ReadonlySet<number>>(new Set());
+  const onAck = useCallback(
+    (at: number, on: boolean) =>
+      setAcked((a) => {
+        const next = new Set(a);
+        if (on) next.add(at);
+        else next.delete(at);
+        return next;
+      }),
+    [],
+  );
   const review: ServerReview | null = loaded.data ?? null;
   // The first screen of tools at once, the rest behind it a batch per frame: a server with a
   // hundred tools opens at once (issue 45's target: 100 ms) and is whole a few frames later.
@@ -166,10 +201,12 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
   const setEffects = useCallback((name: string, e: ToolEffects) => setChanges((c) => ({ ...c, [name]: e })), []);
   if (loaded.error !== null) return <ErrorState message={loaded.error} onRetry={() => void loaded.reload()} />;
   if (!review) return <Loading />;
-  const effectsOf = (tool: ReviewedTool) => changes[tool.name] ?? tool.confirmed ?? tool.declared;
+  const effectsOf = (tool: ReviewedTool) => changes[tool.name] ?? tool.confirmed ?? null;
+  const unread = review.findings.length - review.findings.filter((_, at) => acked.has(at)).length;
   const confirm = async () => {
-    const effects = Object.fromEntries(review.tools.map((tool) => [tool.name, effectsOf(tool)]));
-    if (await action.run(() => api.confirmMcpServer(review.server, review.fingerprint, effects))) props.onConfirmed();
+    if (unread > 0) return;
+    // The texts are confirmed; effects only where the user chose them.
+    if (await action.run(() => api.confirmMcpServer(review.server, review.fingerprint, changes))) props.onConfirmed();
     else await loaded.reload();
   };
   const of = (tool: string | null) => byTool.get(tool) ?? NO_FINDINGS;
@@ -190,21 +227,30 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
       <section>
         <div class="section-label">{t("review.instructions")}</div>
         {review.instructions ? <ServerText text={review.instructions} /> : <p class="muted small">{t("review.noInstructions")}</p>}
-        <Findings findings={of(null)} />
+        <Findings findings={of(null)} acked={acked} onAck={onAck} />
       </section>
       <section>
         <div class="section-label">{t("review.tools", { count: review.tools.length })}</div>
         <ul class="review-tools" data-complete={shown === review.tools.length}>
           {review.tools.slice(0, shown).map((tool) => (
-            <ToolRow key={tool.name} tool={tool} findings={of(tool.remote)} effects={effectsOf(tool)} onEffects={setEffects} />
+            <ToolRow
+              key={tool.name}
+              tool={tool}
+              findings={of(tool.remote)}
+              acked={acked}
+              onAck={onAck}
+              effects={effectsOf(tool)}
+              onEffects={setEffects}
+            />
           ))}
         </ul>
       </section>
       <ConfirmRow
         error={action.error}
         busy={action.busy}
+        disabled={unread > 0}
         label={t("review.confirm")}
-        hint={t("review.confirmHint")}
+        hint={unread > 0 ? t("review.ackFirst", { count: unread }) : t("review.confirmHint")}
         role="confirm-review"
         primary
         onConfirm={() => void confirm()}

@@ -85,4 +85,10 @@ varMaxCount: number, varMaxBytes: number,
 /**
  * The provenance gate's trust settings (F-82).
  */
-guard: GuardSettings, };
+guard: GuardSettings, 
+/**
+ * How many times the settings were saved. A save made from an older copy is refused
+ * (`Invalid::SettingsChanged`): a window that loaded the settings before a review was
+ * confirmed never writes the confirmation away with its stale copy.
+ */
+revision: number, };

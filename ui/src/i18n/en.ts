@@ -604,6 +604,7 @@ export const en = {
   "invalid.mcpToolNotUnderReview": "the tool “{tool}” of “{server}” has no change to accept",
   "invalid.mcpToolChangedAgain": "the tool “{tool}” of “{server}” changed again after the change shown; read the new change",
   "invalid.mcpTextsChanged": "The MCP server {server} changed what it says while you read its review. Read it again.",
+  "invalid.settingsChanged": "The tool settings changed elsewhere since they were shown. They were read again: make your change again.",
   "mcp.statusNeedsSignIn": "Sign-in needed",
   "mcp.clientId": "OAuth client id (optional)",
   "mcp.clientIdHint": "Only if the server's sign-in does not let Tollgate register itself: the id of a client you registered there.",

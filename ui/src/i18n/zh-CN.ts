@@ -595,6 +595,7 @@ export const zhCN: Record<Key, string> = {
   "invalid.mcpToolNotUnderReview": "“{server}”的工具“{tool}”没有待接受的变更",
   "invalid.mcpToolChangedAgain": "“{server}”的工具“{tool}”在显示的变更之后又变了；请阅读新的变更",
   "invalid.mcpTextsChanged": "你阅读审查时，MCP 服务器 {server} 改变了它的说明。请重新阅读。",
+  "invalid.settingsChanged": "工具设置在显示后已在别处更改。已重新读取：请再次进行更改。",
   "mcp.statusNeedsSignIn": "需要登录",
   "mcp.clientId": "OAuth 客户端 ID（可选）",
   "mcp.clientIdHint": "仅当服务器的登录不允许 Tollgate 自行注册时填写：你在那里注册的客户端 ID。",

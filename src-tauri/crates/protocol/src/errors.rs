@@ -137,6 +137,9 @@ pub enum Invalid {
     McpTextsChanged {
         server: String,
     },
+    /// Tool settings saved from a copy older than the ones in force (another window, a review
+    /// confirmed meanwhile): refused rather than written over the newer ones.
+    SettingsChanged,
     /// An answer to an MCP server's form that does not fit its schema (issue 36).
     ElicitationAnswer {
         reason: String,
@@ -212,6 +215,10 @@ impl std::fmt::Display for Invalid {
             Self::McpTextsChanged { server } => write!(
                 f,
                 "the MCP server \"{server}\" changed what it says after its review was shown; read it again"
+            ),
+            Self::SettingsChanged => write!(
+                f,
+                "the tool settings changed elsewhere since they were shown; they were read again, so make the change again"
             ),
             Self::ElicitationAnswer { reason } => {
                 write!(f, "the answer does not fit what the server asked: {reason}")

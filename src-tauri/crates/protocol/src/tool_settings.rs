@@ -62,6 +62,11 @@ pub struct ToolSettings {
     pub var_max_bytes: usize,
     /// The provenance gate's trust settings (F-82).
     pub guard: super::GuardSettings,
+    /// How many times the settings were saved. A save made from an older copy is refused
+    /// (`Invalid::SettingsChanged`): a window that loaded the settings before a review was
+    /// confirmed never writes the confirmation away with its stale copy.
+    #[serde(default)]
+    pub revision: u32,
 }
 
 impl Default for ToolSettings {
@@ -73,6 +78,7 @@ impl Default for ToolSettings {
             var_max_count: 1_000,
             var_max_bytes: 256 * 1024 * 1024,
             guard: super::GuardSettings::default(),
+            revision: 0,
         }
     }
 }

@@ -12,13 +12,15 @@ vi.mock("../../api", () => ({
     written.files = written.files.filter((f) => !(f.workspace === workspace && f.path === path));
     return Promise.resolve();
   }),
-  setToolSettings: vi.fn(() => Promise.resolve()),
+  setToolSettings: vi.fn(),
+  getSettings: vi.fn(),
   autonomy: vi.fn(() => Promise.resolve({ consequential: 10, byPolicy: 2, byRule: 5, byRecord: 1, escalated: 2, endorsed: 1, asked: 2 })),
   pickFolder: vi.fn(() => Promise.resolve(null)),
 }));
 
 import * as api from "../../api";
-import { toolSettings } from "../../testing/settings";
+import { ToolSettingsBackend, toolSettings } from "../../testing/settings";
+import { forgetSavedToolSettings } from "../../toolSettingsSave";
 import { unmount } from "../testRoot";
 import { GateTab, trustKey } from "./GateTab";
 
@@ -32,6 +34,7 @@ const view = (): SettingsView =>
 
 let root: HTMLElement;
 let current: SettingsView;
+let backend: ToolSettingsBackend;
 const confirm = vi.fn<(message: string, action: () => Promise<void>) => void>();
 
 async function show() {
@@ -64,7 +67,12 @@ beforeEach(() => {
   root = document.createElement("div");
   document.body.replaceChildren(root);
   current = view();
-  save.mockClear();
+  backend = new ToolSettingsBackend();
+  forgetSavedToolSettings();
+  save.mockReset().mockImplementation(backend.save);
+  vi.mocked(api.getSettings)
+    .mockReset()
+    .mockImplementation(() => Promise.resolve({ ...view(), tools: backend.stored }));
   confirm.mockReset();
   written.files = [];
 });
@@ -81,6 +89,25 @@ describe("Settings → Gate", () => {
     expect(save).toHaveBeenCalledTimes(1);
     expect(save.mock.calls[0]?.[0].guard.trusted).toEqual([{ type: "host", host: "docs.rs" }]);
     expect(current.tools.guard.trusted).toEqual([{ type: "host", host: "docs.rs" }]);
+  });
+
+  it("never writes a confirmation made elsewhere away with the copy it loaded before", async () => {
+    await show();
+    // While the tab is open, the user confirms a server's review in a chat: the backend now
+    // holds the effects they chose for its tool, at a newer revision than the tab's copy.
+    const chosen = { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: true };
+    backend.changeElsewhere((tools) => ({ ...tools, tools: { ...tools.tools, mail__inbox: { effects: chosen } } }));
+    await type(root.querySelector("[data-role=trust-value]"), "docs.rs");
+    await act(async () => {
+      root.querySelector("[data-role=trusted] form")?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    });
+    for (let i = 0; i < 3; i++) await act(async () => {});
+    // The stale save was refused, and the trust was saved again on the newest settings.
+    expect(save).toHaveBeenCalledTimes(2);
+    expect(backend.stored.tools["mail__inbox"]?.effects).toEqual(chosen);
+    expect(backend.stored.guard.trusted).toEqual([{ type: "host", host: "docs.rs" }]);
+    expect(current.tools.tools["mail__inbox"]?.effects).toEqual(chosen);
+    expect(root.querySelector(".inline-error")).toBeNull();
   });
 
   it("asks before turning the gate off, and saves only when the user confirms", async () => {

@@ -10,6 +10,7 @@ import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { relativeTime } from "../../format";
 import { sourceText, trustKeyText } from "../../provenance";
+import { saveToolSettings } from "../../toolSettingsSave";
 import type { GuardSettings, SettingsView, TrustKey, WrittenFile } from "../../types";
 import { AutonomyLine } from "../Guard";
 import { useAction, useLoad } from "../hooks";
@@ -126,12 +127,16 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
   if (!settings) return <Loading />;
   const guard = settings.tools.guard;
 
+  /** Saves the gate's settings alone, on the newest tool settings (never a stale copy of the
+   * tools' confirmed effects). */
   const save = (next: GuardSettings): Promise<void> => {
     const previous: SettingsView = settings;
-    const tools = { ...settings.tools, guard: next };
-    onSettings({ ...settings, tools });
+    onSettings({ ...settings, tools: { ...settings.tools, guard: next } });
     return saving
-      .run(() => api.setToolSettings(tools))
+      .run(async () => {
+        const tools = await saveToolSettings(settings.tools, (newest) => ({ ...newest, guard: next }));
+        onSettings({ ...previous, tools });
+      })
       .then((saved) => {
         if (saved) setSaves((n) => n + 1);
         else onSettings(previous);

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { t } from "../../i18n";
+import { saveToolSettings } from "../../toolSettingsSave";
 import type { Language, SettingsView, Theme } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
@@ -72,8 +73,8 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
     };
     try {
       await api.setAppSettings(next.app);
-      await api.setToolSettings(next.tools);
-      onSettings(next);
+      const tools = await saveToolSettings(settings.tools, (newest) => ({ ...newest, defaultOutputLimit: l }));
+      onSettings({ ...next, tools });
       setSaves((n) => n + 1);
       setStatus({ ok: true, text: t("common.saved") });
     } catch (e) {

@@ -342,11 +342,71 @@ describe("McpTab", () => {
       (review.querySelector('[data-tool="echo"] input[data-effect=sendsOut]') as HTMLInputElement).click();
     });
     expect(review.querySelector('[data-tool="echo"] [data-role=effects-set]')?.textContent).toContain("send data out");
+    // A review with findings is not confirmed in one click: each finding is acknowledged first.
+    const confirmButton = review.querySelector("[data-role=confirm-review]") as HTMLButtonElement;
+    expect(confirmButton.disabled).toBe(true);
+    expect(review.textContent).toContain("2 left");
     await act(async () => {
-      (review.querySelector("[data-role=confirm-review]") as HTMLButtonElement).click();
+      confirmButton.click();
+    });
+    expect(api.confirmMcpServer).not.toHaveBeenCalled();
+    for (const ack of Array.from(review.querySelectorAll<HTMLInputElement>("[data-role=ack-finding]"))) {
+      await act(async () => {
+        ack.click();
+      });
+    }
+    expect(confirmButton.disabled).toBe(false);
+    await act(async () => {
+      confirmButton.click();
     });
     expect(api.confirmMcpServer).toHaveBeenCalledWith("everything", "f00d", {
       everything__echo: { writes: false, executes: false, sendsOut: true, irreversible: false, readsPrivate: false },
+    });
+  });
+
+  it("confirms the texts, not the claims: a tool whose effects the user did not choose stays a claim", async () => {
+    vi.mocked(api.mcpServerReview).mockResolvedValue({
+      server: "everything",
+      state: "unreviewed",
+      instructions: null,
+      tools: [
+        {
+          name: "everything__transfer",
+          remote: "transfer",
+          description: "Moves money.",
+          inputSchema: { type: "object" },
+          // It claims to be read only (a lying `readOnlyHint`).
+          declared: { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false },
+        },
+        {
+          name: "everything__inbox",
+          remote: "inbox",
+          description: "Reads mail.",
+          inputSchema: { type: "object" },
+          declared: { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false },
+        },
+      ],
+      findings: [],
+      fingerprint: "beef",
+    });
+    await mount();
+    const card = root.querySelector('[data-server="everything"]')!;
+    await act(async () => {
+      (card.querySelector("[data-role=open-review]") as HTMLButtonElement).click();
+    });
+    await act(async () => {});
+    const review = card.querySelector("[data-role=server-review]")!;
+    expect(review.querySelector('[data-tool="transfer"] [data-role=effects-claimed]')?.textContent).toContain("only its claim");
+    // The user takes the inbox tool's word, explicitly, and leaves the transfer tool alone.
+    await act(async () => {
+      (review.querySelector('[data-tool="inbox"] [data-role=accept-claim]') as HTMLButtonElement).click();
+    });
+    expect(review.querySelector('[data-tool="inbox"] [data-role=effects-set]')).not.toBeNull();
+    await act(async () => {
+      (review.querySelector("[data-role=confirm-review]") as HTMLButtonElement).click();
+    });
+    expect(api.confirmMcpServer).toHaveBeenCalledWith("everything", "beef", {
+      everything__inbox: { writes: false, executes: false, sendsOut: false, irreversible: false, readsPrivate: false },
     });
   });
 });

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalRecordRow, GroupView, ProviderConfig, SettingsView } from "../../types";
+import type { ApprovalRecordRow, GroupView, ProviderConfig, SettingsView, ToolSettings } from "../../types";
 
 vi.mock("../../api", () => ({
   listToolGroups: vi.fn(),
@@ -13,7 +13,7 @@ vi.mock("../../api", () => ({
   savePreset: vi.fn(() => Promise.resolve({})),
   deletePreset: vi.fn(() => Promise.resolve(true)),
   setAppSettings: vi.fn(() => Promise.resolve()),
-  setToolSettings: vi.fn(() => Promise.resolve()),
+  setToolSettings: vi.fn((s: ToolSettings) => Promise.resolve({ ...s, revision: s.revision + 1 })),
   saveProviderKey: vi.fn(() => Promise.resolve()),
   listRules: vi.fn(() => Promise.resolve([])),
   listRecords: vi.fn(),
@@ -24,6 +24,7 @@ import { type SettingsTab, SettingsScreen } from "./Settings";
 import { unmount } from "../testRoot";
 import { commandError } from "../../testing/backend";
 import { NO_EFFECTS, toolSettings } from "../../testing/settings";
+import { forgetSavedToolSettings } from "../../toolSettingsSave";
 
 const providers: ProviderConfig[] = [
   {
@@ -64,7 +65,10 @@ beforeEach(() => {
   vi.mocked(api.addProvider).mockResolvedValue({ ...providers[0]!, id: 9 });
   vi.mocked(api.listRecords).mockResolvedValue(records);
 });
-afterEach(() => unmount(root));
+afterEach(() => {
+  unmount(root);
+  forgetSavedToolSettings();
+});
 
 async function show(
   tab: SettingsTab,
@@ -97,6 +101,8 @@ async function input(el: HTMLInputElement | HTMLSelectElement, value: string, ev
     el.value = value;
     el.dispatchEvent(new Event(event, { bubbles: true }));
   });
+  // A save goes through the saves queue (toolSettingsSave): let its promises settle.
+  for (let i = 0; i < 3; i++) await act(async () => {});
 }
 
 async function addProvider() {

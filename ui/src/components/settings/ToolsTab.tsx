@@ -4,7 +4,8 @@ import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
 import { effectsWords } from "../../provenance";
-import type { ExecutionPolicy, ResultPolicy, SettingsView, ToolEffects, ToolOverride } from "../../types";
+import { saveToolSettings } from "../../toolSettingsSave";
+import type { ExecutionPolicy, ResultPolicy, ToolEffects, ToolOverride, ToolSettings } from "../../types";
 import { useAction, useLoad } from "../hooks";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./shared";
@@ -147,13 +148,17 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
   if (!groups || !settings) return <Loading />;
   const tools = settings.tools;
 
-  /** Shows the change at once; puts the old settings back if saving fails. */
-  const save = (next: SettingsView["tools"]) => {
+  /** Shows the change at once and saves it applied to the newest settings (never a stale copy
+   * of what a review confirmed meanwhile); puts the old settings back if saving fails. */
+  const save = (change: (tools: ToolSettings) => ToolSettings) => {
     const previous = settings;
-    onSettings({ ...settings, tools: next });
+    onSettings({ ...settings, tools: change(tools) });
     setFlash(null);
     void saving
-      .run(() => api.setToolSettings(next))
+      .run(async () => {
+        const saved = await saveToolSettings(tools, change);
+        onSettings({ ...previous, tools: saved });
+      })
       .then((saved) => {
         if (!saved) {
           onSettings(previous);
@@ -166,17 +171,18 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
         clearFlash.current = setTimeout(() => setFlash(null), 1500);
       });
   };
-  const setOverride = (tool: string, patch: { [K in keyof ToolOverride]?: ToolOverride[K] | undefined }) => {
-    const current: ToolOverride = { ...(tools.tools[tool] ?? {}) };
-    for (const [k, v] of Object.entries(patch) as Array<[keyof ToolOverride, unknown]>) {
-      if (v === undefined) delete current[k];
-      else (current as Record<string, unknown>)[k] = v;
-    }
-    const all = { ...tools.tools };
-    if (Object.keys(current).length) all[tool] = current;
-    else delete all[tool];
-    save({ ...tools, tools: all });
-  };
+  const setOverride = (tool: string, patch: { [K in keyof ToolOverride]?: ToolOverride[K] | undefined }) =>
+    save((newest) => {
+      const current: ToolOverride = { ...(newest.tools[tool] ?? {}) };
+      for (const [k, v] of Object.entries(patch) as Array<[keyof ToolOverride, unknown]>) {
+        if (v === undefined) delete current[k];
+        else (current as Record<string, unknown>)[k] = v;
+      }
+      const all = { ...newest.tools };
+      if (Object.keys(current).length) all[tool] = current;
+      else delete all[tool];
+      return { ...newest, tools: all };
+    });
   const numberOrUndefined = (v: string, scale = 1): number | undefined => {
     const n = Number(v);
     return v.trim() === "" || !Number.isFinite(n) || n <= 0 ? undefined : Math.round(n * scale);
@@ -198,7 +204,10 @@ export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings
                   type="checkbox"
                   class="switch"
                   checked={groupOn}
-                  onChange={(e) => save({ ...tools, groups: { ...tools.groups, [g.name]: e.currentTarget.checked } })}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    save((newest) => ({ ...newest, groups: { ...newest.groups, [g.name]: on } }));
+                  }}
                 />
                 <span>
                   <strong class="card-title">{g.title}</strong> <code class="muted">{g.name}</code>

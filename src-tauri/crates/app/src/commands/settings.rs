@@ -22,6 +22,6 @@ pub async fn set_app_settings(
 pub async fn set_tool_settings(
     state: State<'_, AppState>,
     settings: ToolSettings,
-) -> Result<(), CommandError> {
+) -> Result<ToolSettings, CommandError> {
     Ok(state.app.set_tool_settings(settings).await?)
 }

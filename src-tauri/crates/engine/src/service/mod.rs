@@ -587,10 +587,23 @@ impl Tollgate {
     }
 
     /// Saves the tool settings; every open chat sees them at its next call.
-    pub async fn set_tool_settings(&self, settings: ToolSettings) -> Result<(), ServiceError> {
+    /// Saves the tool settings the caller read (at their `revision`) and changed; answers them
+    /// as saved, at the next revision. Refused when they were saved meanwhile from another
+    /// copy (`Invalid::SettingsChanged`): a stale copy never overwrites a newer confirmation.
+    pub async fn set_tool_settings(
+        &self,
+        mut settings: ToolSettings,
+    ) -> Result<ToolSettings, ServiceError> {
+        {
+            let mut current = self.settings.write();
+            if settings.revision != current.revision {
+                return Err(ServiceError::Invalid(Invalid::SettingsChanged));
+            }
+            settings.revision = current.revision.wrapping_add(1);
+            *current = settings.clone();
+        }
         self.store.set_setting(TOOL_SETTINGS_KEY, &settings).await?;
-        *self.settings.write() = settings;
-        Ok(())
+        Ok(settings)
     }
 }
 
