@@ -449,6 +449,8 @@ impl ToolExecutor {
                     | ContentKind::Mcp { .. }
                     | ContentKind::Variables => {}
                 }
+                // A lookup keyed on what untrusted content named returns what it chose.
+                sources.extend(self.derived_sources(args, view));
                 self.taint_written(entry, args, view).await;
                 let text = known(
                     entry

@@ -123,6 +123,24 @@ impl ToolExecutor {
         }
     }
 
+    /// The untrusted sources the call's short arguments name, and the user did not
+    /// (`provenance::derived_sources`, issue 55): its result is derived from them.
+    pub(super) fn derived_sources(&self, args: &Value, view: GuardView<'_>) -> Vec<Source> {
+        let Some(exposure) = view.exposure else {
+            return Vec::new();
+        };
+        let settings = self.deps.settings.read();
+        let overrides = self.overrides.read();
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &overrides.endorsed,
+        };
+        crate::provenance::derived_sources(exposure, &trust, args)
+            .into_iter()
+            .take(GuardNote::MAX_SOURCES)
+            .collect()
+    }
+
     /// Where a call's result came from (F-80), by what its tool's results hold: the page at its
     /// URL, the file or pattern in the workspace, the command's folder, the MCP server's tool,
     /// the variable it read. Tollgate's own results have none.

@@ -7,6 +7,8 @@
 //! by what the model had read when it wrote it, not by results of calls beside it.
 
 use super::spans::{Found, SpanIndex};
+use super::target_values::{values_in_text, TargetValue};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tollgate_protocol::Source;
 
@@ -18,6 +20,10 @@ pub struct Exposure {
     /// Distinct sources in the order they last reached the context (most recent last).
     sources: Vec<Source>,
     index: SpanIndex,
+    /// Every target each piece names, as a value ([`super::target_values`]): target → entries.
+    targets: HashMap<TargetValue, Vec<u32>>,
+    /// The targets the user's own words name (what they typed).
+    typed: HashSet<TargetValue>,
 }
 
 impl Exposure {
@@ -34,6 +40,22 @@ impl Exposure {
     /// How many normalised characters of content are indexed.
     pub fn indexed_chars(&self) -> usize {
         self.index.indexed_chars()
+    }
+
+    /// The sources of every piece of content that names `target`, however it was written
+    /// there (short, spaced, full-width, in pieces).
+    pub fn naming(&self, target: &TargetValue) -> Vec<&[Source]> {
+        self.targets
+            .get(target)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| Some(&**self.labels.get(*entry as usize)?))
+            .collect()
+    }
+
+    /// Whether the user's own words name `target`.
+    pub fn typed(&self, target: &TargetValue) -> bool {
+        self.typed.contains(target)
     }
 
     /// The stretches of `text` copied from content in the context, with that content's sources.
@@ -90,6 +112,15 @@ impl ExposureBuilder {
         let entry = u32::try_from(exposure.labels.len()).unwrap_or(u32::MAX);
         exposure.labels.push(Arc::from(sources));
         exposure.index.add(text, entry);
+        for target in values_in_text(text) {
+            exposure.targets.entry(target).or_default().push(entry);
+        }
+    }
+
+    /// The user's own words reached the context: the targets they name are the user's.
+    pub fn add_typed(&mut self, text: &str) {
+        let exposure = Arc::make_mut(&mut self.current);
+        exposure.typed.extend(values_in_text(text));
     }
 
     /// A request reached the model (F-82): every untrusted piece of its system prompt and tool

@@ -17,10 +17,11 @@ pub mod exposure;
 pub mod guard;
 pub mod ledger;
 pub mod spans;
+pub mod target_values;
 pub mod targets;
 pub mod trust;
 
 pub use exposure::{Exposure, ExposureBuilder, SharedExposure};
-pub use guard::{distinct, guard_note, GuardInputs};
+pub use guard::{derived_sources, distinct, guard_note, GuardInputs};
 pub use ledger::{Ledger, Offered, RequestLedger, Said};
 pub use trust::Trust;

@@ -63,6 +63,13 @@ const TARGET_WORDS: &[&str] = &[
     "assignee",
     "repo",
     "remote",
+    "address",
+    "chat",
+    "room",
+    "thread",
+    "conversation",
+    "contact",
+    "member",
 ];
 
 /// Words that, beside a target word, say the argument describes something rather than names
@@ -96,24 +103,63 @@ fn segment(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-fn walk(schema: &Value, pointer: &str, depth: usize, out: &mut Vec<String>) {
+/// `schema` itself and, through `$ref` (into the root's `$defs` or `definitions`), `anyOf`,
+/// `oneOf` and `allOf`, every schema it stands for: a property declared behind one of them is
+/// the same argument (issue 55: a target hidden behind `$ref` or `anyOf` was not seen).
+fn alternatives<'s>(schema: &'s Value, root: &'s Value, depth: usize, out: &mut Vec<&'s Value>) {
+    if depth > MAX_DEPTH * 2 || out.iter().any(|s| std::ptr::eq(*s, schema)) {
+        return;
+    }
+    out.push(schema);
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| root.pointer(pointer))
+    {
+        alternatives(target, root, depth + 1, out);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            alternatives(branch, root, depth + 1, out);
+        }
+    }
+}
+
+fn walk(schema: &Value, root: &Value, pointer: &str, depth: usize, out: &mut Vec<String>) {
     if depth > MAX_DEPTH {
         return;
     }
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    for (name, property) in properties {
-        let here = format!("{pointer}/{}", segment(name));
-        if is_target_name(name) || has_target_format(property) {
-            out.push(here);
+    let mut shapes = Vec::new();
+    alternatives(schema, root, 0, &mut shapes);
+    for shape in shapes {
+        let Some(properties) = shape.get("properties").and_then(Value::as_object) else {
             continue;
-        }
-        walk(property, &here, depth + 1, out);
-        // An array of objects: its items' targets, under any index (matched by prefix with the
-        // index left out: see [`covers`]).
-        if let Some(items) = property.get("items") {
-            walk(items, &format!("{here}/*"), depth + 1, out);
+        };
+        for (name, property) in properties {
+            let here = format!("{pointer}/{}", segment(name));
+            if out.contains(&here) {
+                continue;
+            }
+            let mut forms = Vec::new();
+            alternatives(property, root, 0, &mut forms);
+            if is_target_name(name) || forms.iter().any(|f| has_target_format(f)) {
+                out.push(here);
+                continue;
+            }
+            walk(property, root, &here, depth + 1, out);
+            // An array of objects: its items' targets, under any index (matched by prefix with
+            // the index left out: see [`covers`]).
+            for form in forms {
+                if let Some(items) = form.get("items") {
+                    walk(items, root, &format!("{here}/*"), depth + 1, out);
+                }
+            }
         }
     }
 }
@@ -122,7 +168,9 @@ fn walk(schema: &Value, pointer: &str, depth: usize, out: &mut Vec<String>) {
 /// items under `*`).
 pub fn from_schema(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    walk(schema, "", 0, &mut out);
+    walk(schema, schema, "", 0, &mut out);
+    out.sort();
+    out.dedup();
     out
 }
 
@@ -210,6 +258,48 @@ mod tests {
             declared(&["to".into(), "/a/b".into(), " ".into()]),
             ["/to", "/a/b"]
         );
+    }
+
+    /// Targets declared behind `$ref` (into `$defs` or `definitions`), `anyOf`, `oneOf` and
+    /// `allOf`, and a destination format on one branch of a property, are targets too.
+    #[test]
+    fn targets_behind_refs_and_alternatives_are_found() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {
+                "Recipient": {"type": "object", "properties": {"address": {"type": "string", "format": "email"}}},
+                "Payment": {"type": "object", "properties": {"iban": {"type": "string"}, "amount": {"type": "number"}}}
+            },
+            "definitions": {"Hook": {"type": "string", "format": "uri"}},
+            "properties": {
+                "recipient": {"$ref": "#/$defs/Recipient"},
+                "memo": {"$ref": "#/$defs/Payment"},
+                "notify": {"$ref": "#/definitions/Hook"},
+                "reply": {"anyOf": [{"type": "null"}, {"type": "string", "format": "email"}]},
+                "chat_id": {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+            },
+            "anyOf": [
+                {"properties": {"callback": {"type": "string", "format": "url"}}},
+                {"allOf": [{"properties": {"bcc": {"type": "string"}}}]}
+            ]
+        });
+        let targets = from_schema(&schema);
+        assert_eq!(
+            targets,
+            [
+                "/bcc",
+                "/callback",
+                "/chat_id",
+                "/memo/iban",
+                "/notify",
+                "/recipient",
+                "/reply"
+            ],
+            "{targets:?}"
+        );
+        // A schema that refers to itself ends.
+        let looped = json!({"properties": {"next": {"$ref": "#"}, "to": {"type": "string"}}});
+        assert!(from_schema(&looped).contains(&"/to".to_string()));
     }
 
     #[test]

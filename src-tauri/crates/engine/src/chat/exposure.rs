@@ -20,6 +20,9 @@ pub fn from_rows(rows: &[MessageRow], offer: &RequestLedger) -> ExposureBuilder 
         match row.role {
             Role::User => {
                 let p: UserPayload = payload(&row.payload);
+                if p.sources.is_empty() {
+                    exposure.add_typed(&row.content);
+                }
                 exposure.add(&p.sources, &row.content);
                 for a in &p.attachments {
                     let text = match a.kind {
