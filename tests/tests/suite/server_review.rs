@@ -96,6 +96,20 @@ async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirme
     assert!(review.contains("U+E0041"), "{review}");
     assert!(review.contains(INJECTED), "{review}");
     s.screenshots("server-review").await.unwrap();
+    // Confirm is not there to press until each flagged finding is acknowledged: Space on each
+    // "I read this", from the keyboard.
+    let ready = "[data-server=notes] [data-role=confirm-review]:not([disabled])";
+    assert!(!s.exists(ready).await.unwrap());
+    for _ in 0..12 {
+        if s.exists(ready).await.unwrap() {
+            break;
+        }
+        s.tab_to("ack-finding").await.unwrap();
+        s.press(keys::SPACE).await.unwrap();
+        s.press(keys::TAB).await.unwrap();
+    }
+    assert!(s.exists(ready).await.unwrap(), "every finding acknowledged");
+    s.screenshots("server-review-acknowledged").await.unwrap();
     // Confirm from the keyboard.
     s.tab_to("Confirm what I read").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
