@@ -34,6 +34,7 @@ mod sources;
 mod turnstile;
 
 pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
+pub use sources::line_hashes;
 pub use turnstile::Turnstile;
 
 use crate::approvals::{ApprovalError, ApprovalHub};

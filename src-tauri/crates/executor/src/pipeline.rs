@@ -424,6 +424,11 @@ impl ToolExecutor {
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
         let mut sources = self.result_sources(entry, args);
+        let before = if matches!(entry.tool.spec().content, ContentKind::Command) {
+            self.files_before_command(view).await
+        } else {
+            None
+        };
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
         let known = crate::secrets::redact_known_owned;
@@ -463,6 +468,31 @@ impl ToolExecutor {
                 } else {
                     text
                 };
+                // Taint travels with content (issue 55): lines written from untrusted content
+                // carry its sources through any file, path or reader (read, grep, `cat`).
+                let content = entry.tool.spec().content.clone();
+                if matches!(
+                    content,
+                    ContentKind::Workspace | ContentKind::Command | ContentKind::Variables
+                ) {
+                    for s in self.lines_taint(&text).await {
+                        if !sources.contains(&s) {
+                            sources.push(s);
+                        }
+                    }
+                }
+                // A command in a chat that read untrusted content, or that could reach the
+                // network: what it wrote keeps that (`curl -o notes.md` is the page's).
+                if let Some(before) = before {
+                    let mut carried = self.untrusted_in_view(view);
+                    carried.extend(
+                        sources
+                            .iter()
+                            .filter(|s| matches!(s, Source::Network { .. }))
+                            .cloned(),
+                    );
+                    self.taint_command_writes(before, &carried).await;
+                }
                 Ok(Formatted {
                     status: CallStatus::Success,
                     text,

@@ -13,12 +13,69 @@ use sha2::{Digest, Sha256};
 /// read costs more than its provenance is worth; such a file is judged by its folder alone.
 const MAX_TAINTED_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The real path of `rel` in `workspace` and its workspace-relative name (the record's key).
-fn file_name(workspace: &std::path::Path, rel: &str) -> Option<(std::path::PathBuf, String)> {
+/// The real path of `rel` in `workspace`, the workspace's real path and the file's name in it
+/// (the record's key: the real path, whatever workspace string reached it).
+fn file_name(
+    workspace: &std::path::Path,
+    rel: &str,
+) -> Option<(std::path::PathBuf, String, String)> {
     let ws = Workspace::of(Some(workspace)).ok()?;
     let real = ws.existing(rel).ok()?;
     let name = ws.relative(&real);
-    Some((real, name))
+    Some((real, ws.root().to_string_lossy().into_owned(), name))
+}
+
+/// The hashes of the lines of `text` as a reader shows them: each line as it is, and without
+/// the `path:line:` (grep, ripgrep) or `  12\t` (`cat -n`, `nl`) a reader puts before it.
+fn shown_line_hashes(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        lines.push(line.to_string());
+        let mut rest = line;
+        for _ in 0..2 {
+            match rest.split_once(':') {
+                Some((field, after))
+                    if !field.is_empty() && !field.contains(char::is_whitespace) =>
+                {
+                    lines.push(after.to_string());
+                    rest = after;
+                }
+                _ => break,
+            }
+        }
+        if let Some((number, after)) = line.trim_start().split_once('\t') {
+            if number.chars().all(|c| c.is_ascii_digit()) {
+                lines.push(after.to_string());
+            }
+        }
+    }
+    line_hashes(&lines.join("\n"))
+}
+
+/// The shortest line (in letters and digits) whose hash is kept and looked up: shorter ones
+/// (`}`, `import os`, a shebang) are in every file.
+pub(super) const TAINTED_LINE: usize = 24;
+
+/// The hashes of the lines of `text` that taint follows (issue 55): each line's letters and
+/// digits, lower case — so re-indenting, re-wrapping spaces, CRLF or quotes changed by a
+/// formatter keep it — when it has at least [`TAINTED_LINE`] of them.
+pub fn line_hashes(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let normal: String = line
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if normal.chars().count() < TAINTED_LINE {
+            continue;
+        }
+        let hash = hex::encode(&Sha256::digest(normal.as_bytes())[..16]);
+        if !out.contains(&hash) {
+            out.push(hash);
+        }
+    }
+    out
 }
 
 /// The hash of a file's content, if it is a file small enough to keep provenance for.
@@ -33,25 +90,27 @@ async fn content_hash(real: &std::path::Path) -> Option<String> {
 
 impl ToolExecutor {
     /// The sources a workspace file carries because it was written from untrusted content
-    /// (issue 45), if its content is still what was written. The file is read (and hashed)
-    /// only when it has a record: reading a file with none costs one lookup.
+    /// (issue 45), if its content is still what was written. Found by the file's real path,
+    /// whatever workspace string reached it then or now (a chat on a subfolder, a symlinked
+    /// path). The file is read (and hashed) only when it has a record: reading a file with none
+    /// costs one lookup. (Its lines carry their sources on their own: [`Self::lines_taint`].)
     pub(super) async fn file_taint(&self, rel: &str) -> Vec<Source> {
         let Some(workspace) = self.workspace() else {
             return Vec::new();
         };
-        let Some((real, path)) = file_name(&workspace, rel) else {
+        let Some((real, _, _)) = file_name(&workspace, rel) else {
             return Vec::new();
         };
-        let folder = workspace.to_string_lossy().into_owned();
         let store = &self.deps.store;
-        let (written, sources) = match store.file_taint(&folder, &path).await {
-            Ok(Some(record)) => record,
-            Ok(None) => return Vec::new(),
-            Err(e) => {
-                tracing::warn!("the provenance of {path} could not be read: {e}");
-                return Vec::new();
-            }
-        };
+        let (folder, path, written, sources) =
+            match store.file_taint_at(&real.to_string_lossy()).await {
+                Ok(Some(record)) => record,
+                Ok(None) => return Vec::new(),
+                Err(e) => {
+                    tracing::warn!("the provenance of {rel} could not be read: {e}");
+                    return Vec::new();
+                }
+            };
         if content_hash(&real).await.as_deref() == Some(written.as_str()) {
             return sources;
         }
@@ -80,46 +139,116 @@ impl ToolExecutor {
         else {
             return;
         };
-        let sources: Vec<Source> = {
-            let settings = self.deps.settings.read();
-            let overrides = self.overrides.read();
-            let trust = Trust {
-                settings: &settings,
-                endorsed: &overrides.endorsed,
-            };
-            let read = view.exposure.map(|e| e.sources()).unwrap_or_default();
-            distinct(
-                view.expanded
-                    .iter()
-                    .flat_map(|(sources, _)| sources.iter())
-                    .chain(read.iter().rev())
-                    .filter(|s| trust.untrusted(s))
-                    .cloned(),
-            )
-            .into_iter()
-            .take(GuardNote::MAX_SOURCES)
-            .collect()
-        };
+        let sources = self.untrusted_in_view(view);
         if sources.is_empty() {
             return;
         }
         let Some(workspace) = self.workspace() else {
             return;
         };
-        let Some((real, path)) = file_name(&workspace, rel) else {
+        self.taint_file(&workspace, rel, &sources).await;
+    }
+
+    /// The untrusted sources the model had read when it made the call, and those its
+    /// arguments expanded: what anything the call writes was written from.
+    pub(super) fn untrusted_in_view(&self, view: GuardView<'_>) -> Vec<Source> {
+        let settings = self.deps.settings.read();
+        let overrides = self.overrides.read();
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &overrides.endorsed,
+        };
+        let read = view.exposure.map(|e| e.sources()).unwrap_or_default();
+        distinct(
+            view.expanded
+                .iter()
+                .flat_map(|(sources, _)| sources.iter())
+                .chain(read.iter().rev())
+                .filter(|s| trust.untrusted(s))
+                .cloned(),
+        )
+        .into_iter()
+        .take(GuardNote::MAX_SOURCES)
+        .collect()
+    }
+
+    /// Keeps `sources` with the file `rel` of `workspace` as it is now: a record by its real
+    /// path and content hash (Settings → Gate lists it), and its lines wherever they go next.
+    pub(super) async fn taint_file(
+        &self,
+        workspace: &std::path::Path,
+        rel: &str,
+        sources: &[Source],
+    ) {
+        let Some((real, folder, path)) = file_name(workspace, rel) else {
             return;
         };
         let Some(hash) = content_hash(&real).await else {
             return;
         };
-        let folder = workspace.to_string_lossy().into_owned();
-        if let Err(e) = self
-            .deps
-            .store
-            .set_file_taint(&folder, &path, &hash, &sources)
-            .await
-        {
+        let store = &self.deps.store;
+        if let Err(e) = store.set_file_taint(&folder, &path, &hash, sources).await {
             tracing::warn!("the provenance of {path} could not be kept: {e}");
+        }
+        let text = tokio::fs::read(&real)
+            .await
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        if let Err(e) = store.taint_lines(line_hashes(&text), sources).await {
+            tracing::warn!("the provenance of {path}'s lines could not be kept: {e}");
+        }
+    }
+
+    /// The sources of the lines of `text` (a result that shows file content) written from
+    /// untrusted content before, whatever file, path or tool they come through now.
+    pub(super) async fn lines_taint(&self, text: &str) -> Vec<Source> {
+        match self.deps.store.lines_taint(shown_line_hashes(text)).await {
+            Ok(sources) => sources,
+            Err(e) => {
+                tracing::warn!("the provenance of a result's lines could not be read: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The workspace's files before a command runs, when what it writes may have to keep the
+    /// chat's sources: the chat read untrusted content, or the command may reach the network.
+    pub(super) async fn files_before_command(
+        &self,
+        view: GuardView<'_>,
+    ) -> Option<crate::tools::changed_files::Files> {
+        let chat = self.sandbox_plan().chat;
+        let network = chat.network || !chat.hosts.is_empty() || !chat.level.confines();
+        if !network && self.untrusted_in_view(view).is_empty() {
+            return None;
+        }
+        let root = self.workspace()?;
+        tokio::task::spawn_blocking(move || crate::tools::changed_files::Files::of(&root))
+            .await
+            .ok()
+    }
+
+    /// After a command ran in a chat that had read untrusted content or could reach the
+    /// network: every file it wrote in the workspace (new or changed since `before`) keeps
+    /// those sources (`sources`), as a file written with `write_file` would — a page saved with
+    /// `curl -o` is the page's.
+    pub(super) async fn taint_command_writes(
+        &self,
+        before: crate::tools::changed_files::Files,
+        sources: &[Source],
+    ) {
+        if sources.is_empty() {
+            return;
+        }
+        let Some(workspace) = self.workspace() else {
+            return;
+        };
+        let root = workspace.clone();
+        let changed = tokio::task::spawn_blocking(move || before.written_since(&root))
+            .await
+            .unwrap_or_default();
+        for rel in changed {
+            self.taint_file(&workspace, &rel, sources).await;
         }
     }
 

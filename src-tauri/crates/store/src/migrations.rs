@@ -287,6 +287,16 @@ CREATE TABLE mcp_views (
 );
 "#;
 
+/// Taint that travels with content (issue 55): the hashes of the lines written from untrusted
+/// content, whatever file or path holds them now, each with the sources it came from.
+const V15: &str = r#"
+CREATE TABLE tainted_lines (
+    hash       TEXT PRIMARY KEY,
+    sources    TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -303,6 +313,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V12),
         M::up(V13),
         M::up(V14),
+        M::up(V15),
     ])
 }
 
@@ -325,7 +336,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 14);
+        assert_eq!(version, 15);
     }
 
     #[test]

@@ -77,6 +77,105 @@ impl Store {
             .collect()
     }
 
+    /// The record of the file whose real path (symlinks followed) is `real`, whatever workspace
+    /// string reached it when it was written: its workspace and path as recorded, the hash of
+    /// the content written and its sources.
+    pub async fn file_taint_at(
+        &self,
+        real: &str,
+    ) -> StoreResult<Option<(String, String, String, Vec<Source>)>> {
+        let real = real.to_string();
+        let row: Option<(String, String, String, String)> = self
+            .call(move |c| {
+                Ok(c.query_row(
+                    "SELECT workspace, path, content_hash, sources FROM file_taint
+                     WHERE rtrim(workspace, '/') || '/' || path = ?1
+                     ORDER BY created_at DESC LIMIT 1",
+                    params![real],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()?)
+            })
+            .await?;
+        row.map(|(workspace, path, hash, sources)| {
+            Ok((workspace, path, hash, serde_json::from_str(&sources)?))
+        })
+        .transpose()
+    }
+
+    /// Records that the lines with these `hashes` were written from content of `sources`
+    /// (joining the sources an earlier write gave the same line).
+    pub async fn taint_lines(&self, hashes: Vec<String>, sources: &[Source]) -> StoreResult<()> {
+        if hashes.is_empty() || sources.is_empty() {
+            return Ok(());
+        }
+        let sources = sources.to_vec();
+        self.call(move |c| {
+            let tx = c.transaction()?;
+            {
+                let mut get =
+                    tx.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
+                let mut put = tx.prepare_cached(
+                    "INSERT INTO tainted_lines(hash, sources, created_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(hash) DO UPDATE SET sources = excluded.sources",
+                )?;
+                for hash in hashes {
+                    let mut all: Vec<Source> = get
+                        .query_row(params![hash], |r| r.get::<_, String>(0))
+                        .optional()?
+                        .and_then(|s| serde_json::from_str(&s).ok())
+                        .unwrap_or_default();
+                    for s in &sources {
+                        if !all.contains(s) {
+                            all.push(s.clone());
+                        }
+                    }
+                    put.execute(params![hash, serde_json::to_string(&all)?, now_ms()])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The sources of the lines among `hashes` that were written from untrusted content.
+    pub async fn lines_taint(&self, hashes: Vec<String>) -> StoreResult<Vec<Source>> {
+        if hashes.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.call(move |c| {
+            let mut out: Vec<Source> = Vec::new();
+            let mut get = c.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
+            for hash in hashes {
+                let found: Option<String> =
+                    get.query_row(params![hash], |r| r.get(0)).optional()?;
+                for s in found
+                    .and_then(|s| serde_json::from_str::<Vec<Source>>(&s).ok())
+                    .unwrap_or_default()
+                {
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    /// Forgets the lines with these `hashes`: the user trusts the file that holds them.
+    pub async fn forget_lines(&self, hashes: Vec<String>) -> StoreResult<()> {
+        self.call(move |c| {
+            let mut del = c.prepare_cached("DELETE FROM tainted_lines WHERE hash = ?1")?;
+            for hash in hashes {
+                del.execute(params![hash])?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
     /// Forgets the record of `path` in `workspace`: its content changed by other means, or the
     /// user trusts the file.
     pub async fn forget_file_taint(&self, workspace: &str, path: &str) -> StoreResult<()> {

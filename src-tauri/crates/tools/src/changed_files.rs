@@ -19,7 +19,78 @@ const LOOKED_AT: usize = 200_000;
 /// The files and folders under `workspace` changed since `started`, relative, sorted, at most
 /// [`NAMED`] and then "… and N more". Git's object store is left out (a commit fills it).
 pub fn since(workspace: &Path, started: SystemTime) -> Vec<String> {
+    let mut changed = changed_entries(workspace, started, |_| true);
+    changed.sort();
+    if changed.len() > NAMED {
+        let more = changed.len() - NAMED;
+        changed.truncate(NAMED);
+        changed.push(format!("… and {more} more"));
+    }
+    changed
+}
+
+/// The regular files of a workspace as they were before a command ran: each one's status
+/// change time, size and inode, by relative path ([`Files::written_since`]).
+#[derive(Debug, Default)]
+pub struct Files(std::collections::HashMap<String, (Option<SystemTime>, u64, u64)>);
+
+impl Files {
+    /// The regular files under `workspace` now (up to the walk's limit).
+    pub fn of(workspace: &Path) -> Self {
+        let mut files = std::collections::HashMap::new();
+        each_entry(workspace, &mut |rel, meta| {
+            if meta.is_file() {
+                files.insert(rel, stamp(meta));
+            }
+        });
+        Self(files)
+    }
+
+    /// The regular files under `workspace` that are new or changed since this was taken,
+    /// relative, sorted: what a command wrote (issue 55), and nothing the world wrote before it
+    /// started.
+    pub fn written_since(&self, workspace: &Path) -> Vec<String> {
+        let mut written = Vec::new();
+        each_entry(workspace, &mut |rel, meta| {
+            if meta.is_file() && self.0.get(&rel) != Some(&stamp(meta)) {
+                written.push(rel);
+            }
+        });
+        written.sort();
+        written
+    }
+}
+
+#[cfg(unix)]
+fn stamp(meta: &std::fs::Metadata) -> (Option<SystemTime>, u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (status_changed(meta), meta.len(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn stamp(meta: &std::fs::Metadata) -> (Option<SystemTime>, u64, u64) {
+    (meta.modified().ok(), meta.len(), 0)
+}
+
+/// The entries under `workspace` (not itself) whose status changed since `started` and that
+/// `keep` keeps, relative; git's object store left out.
+fn changed_entries(
+    workspace: &Path,
+    started: SystemTime,
+    keep: impl Fn(&std::fs::Metadata) -> bool,
+) -> Vec<String> {
     let mut changed = Vec::new();
+    each_entry(workspace, &mut |rel, meta| {
+        if status_changed(meta) >= Some(started) && keep(meta) {
+            changed.push(rel);
+        }
+    });
+    changed
+}
+
+/// Calls `f` with every entry under `workspace` (not itself), relative, with its metadata (not
+/// following symlinks); git's object store left out; at most [`LOOKED_AT`] entries.
+fn each_entry(workspace: &Path, f: &mut dyn FnMut(String, &std::fs::Metadata)) {
     let walk = ignore::WalkBuilder::new(workspace)
         .standard_filters(false)
         .follow_links(false)
@@ -34,19 +105,10 @@ pub fn since(workspace: &Path, started: SystemTime) -> Vec<String> {
         let Ok(meta) = entry.path().symlink_metadata() else {
             continue;
         };
-        if status_changed(&meta) >= Some(started) {
-            if let Ok(rel) = entry.path().strip_prefix(workspace) {
-                changed.push(rel.to_string_lossy().replace('\\', "/"));
-            }
+        if let Ok(rel) = entry.path().strip_prefix(workspace) {
+            f(rel.to_string_lossy().replace('\\', "/"), &meta);
         }
     }
-    changed.sort();
-    if changed.len() > NAMED {
-        let more = changed.len() - NAMED;
-        changed.truncate(NAMED);
-        changed.push(format!("… and {more} more"));
-    }
-    changed
 }
 
 #[cfg(unix)]

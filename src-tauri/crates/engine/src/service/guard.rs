@@ -72,13 +72,21 @@ impl Tollgate {
         Ok(self.store.written_files().await?)
     }
 
-    /// Trusts a file written from untrusted content: reading it no longer brings its sources
-    /// into a chat. What chats already read of it stays as it was.
+    /// Trusts a file written from untrusted content: reading it — or its lines, wherever they
+    /// are — no longer brings its sources into a chat. What chats already read of it stays as
+    /// it was.
     pub async fn trust_written_file(
         &self,
         workspace: &str,
         path: &str,
     ) -> Result<(), ServiceError> {
+        let file = std::path::Path::new(workspace).join(path);
+        if let Ok(bytes) = tokio::fs::read(&file).await {
+            let text = String::from_utf8_lossy(&bytes);
+            self.store
+                .forget_lines(crate::executor::line_hashes(&text))
+                .await?;
+        }
         Ok(self.store.forget_file_taint(workspace, path).await?)
     }
 
