@@ -9,7 +9,11 @@
 //! - `judge a fetch whose URL a page chose, 1 MB read` (issue 45): the destination rule, a
 //!   target argument copied from a page;
 //! - `first-sight review of a 100-tool server` (issue 45): the scan of its texts and their
-//!   fingerprint, what opening the review costs besides drawing it (target: 100 ms).
+//!   fingerprint, what opening the review costs besides drawing it (target: 100 ms);
+//! - `request ledger: a 100-tool request into the exposure` (issue 55): what the ledger adds
+//!   to a round's request of 100 tools from servers nobody reviewed — its pieces read into the
+//!   exposure the first time (target with building the request: ≤ 2 ms), and
+//!   `… again (a later round)`: the same request, deduplicated.
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -179,6 +183,55 @@ fn bench(c: &mut Criterion) {
             black_box((findings, fingerprint))
         })
     });
+
+    // A round's request: a system prompt with 10 servers' instructions and 100 tools' definitions
+    // (a 30-word description and a four-property schema each), all written by servers nobody
+    // reviewed.
+    let mut request = tollgate_engine::provenance::RequestLedger::default();
+    for s in 0..10 {
+        let server = Source::McpServer {
+            server: format!("server{s}"),
+        };
+        request.system.push(None, "\n\n## ");
+        request
+            .system
+            .push(Some(&server), prose(600, 900 + s as u64));
+        for t in 0..10 {
+            request.tools.push(tollgate_engine::provenance::Offered {
+                by: Some(server.clone()),
+                definition: tollgate_engine::protocol::ToolDefinition {
+                    name: format!("server{s}__tool_{t}"),
+                    description: prose(200, (s * 10 + t) as u64 + 1),
+                    parameters: json!({"type": "object", "properties": {
+                        "query": {"type": "string", "description": prose(60, t as u64 + 7)},
+                        "limit": {"type": "integer", "default": 10},
+                        "mode": {"type": "string", "enum": ["fast", "full"]},
+                        "to": {"type": "string", "format": "email"}
+                    }}),
+                },
+            });
+        }
+    }
+    c.bench_function(
+        "request ledger: a 100-tool request into the exposure",
+        |b| {
+            b.iter(|| {
+                let mut builder = ExposureBuilder::new();
+                builder.add_request(black_box(&request));
+                black_box(builder.snapshot())
+            })
+        },
+    );
+    let mut seen = ExposureBuilder::new();
+    seen.add_request(&request);
+    c.bench_function(
+        "request ledger: the same request again (a later round)",
+        |b| {
+            b.iter(|| {
+                seen.add_request(black_box(&request));
+            })
+        },
+    );
 
     let pages: Vec<String> = (0..100u64).map(|i| prose(10_240, i + 1)).collect();
     c.bench_function("read 1 MB into the exposure", |b| {

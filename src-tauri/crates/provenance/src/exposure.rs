@@ -8,7 +8,7 @@
 
 use super::spans::{Found, SpanIndex};
 use super::target_values::{values_in_text, TargetValue};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tollgate_protocol::Source;
 
@@ -21,9 +21,10 @@ pub struct Exposure {
     sources: Vec<Source>,
     index: SpanIndex,
     /// Every target each piece names, as a value ([`super::target_values`]): target → entries.
-    targets: HashMap<TargetValue, Vec<u32>>,
+    targets:
+        HashMap<TargetValue, Vec<u32>, std::hash::BuildHasherDefault<super::target_values::Fnv>>,
     /// The targets the user's own words name (what they typed).
-    typed: HashSet<TargetValue>,
+    typed: super::target_values::Targets,
 }
 
 impl Exposure {
