@@ -185,7 +185,8 @@ export const enGate = {
   "review.noInstructions": "This server sends no instructions.",
   "review.tools": "Tools ({count})",
   "review.confirm": "Confirm what I read",
-  "review.confirmHint": "Its texts stop counting as untrusted. Each tool is judged by the effects you set; one you did not set stays the server's claim. A later change asks again.",
+  "review.confirmHint":
+    "Its texts stop counting as untrusted. Each tool is judged by the effects you set; one you did not set stays the server's claim. A later change asks again.",
   "review.open": "Review",
   "review.pending": "Not reviewed: what this server says counts as untrusted text in every chat that offers its tools.",
   "review.pendingChanged": "Changed since you reviewed it: what it says counts as untrusted text again.",

@@ -368,7 +368,7 @@ describe("McpTab", () => {
     vi.mocked(api.mcpServerReview).mockResolvedValue({
       server: "everything",
       state: "unreviewed",
-      instructions: null,
+      instructions: "Banking for the household.",
       tools: [
         {
           name: "everything__transfer",
