@@ -75,6 +75,14 @@ async fn confirm_review(s: &Session, server: &str) {
     )
     .await
     .unwrap();
+    // A finding the review flags is acknowledged first (the user read it).
+    let unread = format!("[data-server={server}] [data-role=ack-finding]:not(:checked)");
+    for _ in 0..20 {
+        if !s.exists(&unread).await.unwrap() {
+            break;
+        }
+        s.click(&unread).await.unwrap();
+    }
     s.click(&format!(
         "[data-server={server}] [data-role=confirm-review]"
     ))

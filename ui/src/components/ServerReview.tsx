@@ -24,6 +24,7 @@ const FINDING_KEYS: Record<FindingKind, Key> = {
   shadowing: "review.finding.shadowing",
   asksForSecrets: "review.finding.asksForSecrets",
   longerThanItsSchema: "review.finding.longerThanItsSchema",
+  asksForContext: "review.finding.asksForContext",
 };
 
 /** Tools rendered with the review's first frame: more than its first screen holds. */

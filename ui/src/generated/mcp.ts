@@ -5,7 +5,7 @@
 import type { ApprovalId, ChatId, JsonValue } from "./common";
 import type { Attachment, ExecutionPolicy, ResultPolicy, Source, ToolChange, ToolEffects } from "./gate";
 
-export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema";
+export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema" | "asksForContext";
 
 export type ServerFinding = { kind: FindingKind, 
 /**

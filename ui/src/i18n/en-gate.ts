@@ -166,6 +166,7 @@ export const enGate = {
   "review.finding.shadowing": "Names another server's tool",
   "review.finding.asksForSecrets": "Asks for secrets or private files",
   "review.finding.longerThanItsSchema": "Far longer than its arguments need",
+  "review.finding.asksForContext": "Asks for what the model knows (the conversation, the system prompt, the user)",
   "review.noDescription": "(no description)",
   "review.declared": "The server says a call may: {effects}.",
   "review.effectsLegend": "What you say a call may do",

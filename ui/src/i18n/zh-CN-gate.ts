@@ -162,6 +162,7 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "review.finding.shadowing": "提到其他服务器的工具",
   "review.finding.asksForSecrets": "索要机密或私密文件",
   "review.finding.longerThanItsSchema": "远长于参数所需",
+  "review.finding.asksForContext": "索取模型所知的内容（对话、系统提示、用户信息）",
   "review.noDescription": "（无描述）",
   "review.declared": "服务器声称调用可能：{effects}。",
   "review.effectsLegend": "你认定调用可能做什么",

@@ -19,6 +19,8 @@ pub mod pages;
 pub mod progress;
 pub mod review;
 pub mod scan;
+#[cfg(test)]
+mod scan_corpus;
 mod slot;
 mod tool;
 

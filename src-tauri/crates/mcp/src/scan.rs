@@ -31,6 +31,181 @@ const TO_THE_MODEL: &[&str] = &[
     "as an ai",
 ];
 
+/// How text addresses a model rather than describing a tool, in the forms public injection
+/// corpora use (AgentDojo's "important instructions", InjecAgent, tool poisoning, BIPIA,
+/// prompt-injection benchmarks): each kind of signal counts once with its weight, and text
+/// whose kinds weigh [`ADDRESSED_WEIGHT`] is addressed to the model. A tool description names what
+/// the tool does; it has no need to urge, to override what the model was told, to speak to
+/// "the AI", or to wrap itself in markup meant for a reader other than the user.
+const SIGNALS: &[(&str, usize, &[&str])] = &[
+    (
+        "overrides what the model was told",
+        2,
+        &[
+            "ignore all",
+            "ignore your",
+            "ignore any previous",
+            "ignore previous",
+            "ignore the above",
+            "ignore the previous",
+            "disregard",
+            "forget everything",
+            "forget all",
+            "forget your",
+            "override your",
+            "new instructions",
+            "previous instructions",
+            "prior instructions",
+            "your instructions",
+            "your task",
+            "original task",
+            "the task that i gave you",
+            "real task",
+            "instead of the user",
+        ],
+    ),
+    (
+        "urges",
+        1,
+        &[
+            "important",
+            "urgent",
+            "!!!",
+            "immediately",
+            "before you",
+            "please do the following",
+            "you must",
+            "must first",
+            "strictly",
+            "at all costs",
+            "will not work",
+            "do this first",
+        ],
+    ),
+    (
+        "speaks to the model",
+        1,
+        &[
+            "ai model",
+            "the assistant",
+            "an assistant",
+            "language model",
+            "llm",
+            "as an ai",
+            "developed by",
+            "you are an ",
+            "you are a ",
+            "dear ai",
+            "ai agent",
+            "chatbot",
+            "message from me",
+            "message from the user",
+            "to you,",
+        ],
+    ),
+    (
+        "markup for another reader",
+        2,
+        &[
+            "<information>",
+            "</information>",
+            "<important>",
+            "</important>",
+            "<instructions>",
+            "<system>",
+            "[system]",
+            "(system_message)",
+            "[inst]",
+            "<|im_start|>",
+            "%%%",
+            "signed,",
+        ],
+    ),
+    (
+        "hides from the user",
+        2,
+        &[
+            "do not tell",
+            "don't tell",
+            "do not mention",
+            "don't mention",
+            "without telling",
+            "without mentioning",
+            "the user must not",
+            "never reveal",
+            "secretly",
+            "do not inform",
+            "not visible to the user",
+        ],
+    ),
+];
+
+/// The weight of [`SIGNALS`] that makes a text addressed to the model: an override, markup for
+/// another reader or hiding from the user alone; urging or speaking to "the AI" only together.
+const ADDRESSED_WEIGHT: usize = 2;
+
+/// Where the first signal starts in `lower`, and how long its phrase is, when the kinds of
+/// signal there weigh at least [`ADDRESSED_WEIGHT`]; `None` otherwise.
+fn addressed(lower: &str) -> Option<(usize, usize)> {
+    let found: Vec<(usize, (usize, usize))> = SIGNALS
+        .iter()
+        .filter_map(|(_, weight, phrases)| {
+            phrases
+                .iter()
+                .filter_map(|p| lower.find(p).map(|at| (at, p.len())))
+                .min()
+                .map(|first| (*weight, first))
+        })
+        .collect();
+    let weight: usize = found.iter().map(|(w, _)| w).sum();
+    (weight >= ADDRESSED_WEIGHT)
+        .then(|| found.into_iter().map(|(_, first)| first).min())
+        .flatten()
+}
+
+/// Words in a parameter's name or description that ask for what the model has in its context
+/// rather than for what the tool works on: the conversation, the system prompt, the model's
+/// own name, other tools' results, the user's details (lower-case).
+const CONTEXT_WORDS: &[&str] = &[
+    "conversation",
+    "chat history",
+    "message history",
+    "previous messages",
+    "all messages",
+    "system prompt",
+    "your instructions",
+    "model name",
+    "which model",
+    "model you are",
+    "your name",
+    "other tools",
+    "tool results",
+    "results of other",
+    "everything you know",
+    "all the context",
+    "full context",
+    "the user's name",
+    "user's email",
+    "user's address",
+    "user's location",
+    "personal information",
+];
+
+/// The parameter names that ask for the model's context on their own (lower-case words).
+const CONTEXT_NAMES: &[&str] = &[
+    "context",
+    "conversation",
+    "history",
+    "transcript",
+    "system_prompt",
+    "sidenote",
+    "side_note",
+    "model_name",
+    "user_context",
+    "user_info",
+    "memory",
+];
+
 /// Phrases that ask for secrets or private files (lower-case).
 const ASKS_FOR_SECRETS: &[&str] = &[
     "~/.ssh",
@@ -148,11 +323,15 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
                 .unwrap_or(0)
         })
     };
-    if let Some((at, phrase)) = TO_THE_MODEL
+    let listed = TO_THE_MODEL
         .iter()
-        .find_map(|p| at_in(p).map(|at| (at, *p)))
-    {
-        out.push(finding(FindingKind::AddressedToModel, at, phrase.len()));
+        .find_map(|p| at_in(p).map(|at| (at, p.len())));
+    if let Some((at, len)) = listed.or_else(|| addressed(&lower)) {
+        let at = (0..=at.min(text.text.len()))
+            .rev()
+            .find(|&j| text.text.is_char_boundary(j))
+            .unwrap_or(0);
+        out.push(finding(FindingKind::AddressedToModel, at, len));
     }
     if let Some((at, phrase)) = ASKS_FOR_SECRETS
         .iter()
@@ -162,13 +341,56 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
     }
     if let Some((at, name)) = others.iter().find_map(|name| {
         let lower_name = name.to_lowercase();
-        // A whole word, so `send` in prose does not count for a tool named `send`: names
-        // with an underscore or two parts are distinctive enough on their own.
-        (lower_name.contains('_') || lower_name.contains('-'))
-            .then(|| at_in(&lower_name).map(|at| (at, *name)))
-            .flatten()
+        // A name with an underscore or two parts is distinctive enough on its own; a one-word
+        // name (`send`) counts only where the text names it as a tool (`send` in backticks,
+        // "the send tool", "call send").
+        if lower_name.contains('_') || lower_name.contains('-') {
+            return at_in(&lower_name).map(|at| (at, *name));
+        }
+        [
+            format!("`{lower_name}`"),
+            format!("the {lower_name} tool"),
+            format!("call {lower_name}"),
+            format!("use {lower_name}"),
+            format!("{lower_name}("),
+        ]
+        .iter()
+        .find_map(|form| at_in(form))
+        .map(|at| (at, *name))
     }) {
         out.push(finding(FindingKind::Shadowing, at, name.len()));
+    }
+}
+
+/// The parameters of `schema` (top level and nested) that ask for the model's context
+/// ([`CONTEXT_NAMES`], [`CONTEXT_WORDS`]), as their name and what flagged them.
+fn context_parameters(schema: &Value, depth: usize, out: &mut Vec<(String, String)>) {
+    if depth > 4 {
+        return;
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, property) in properties {
+        let words = tollgate_names::words(name);
+        let lower_name = name.to_lowercase();
+        let by_name = CONTEXT_NAMES
+            .iter()
+            .any(|n| lower_name == *n || words.iter().any(|w| w == n));
+        let description = property
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_lowercase();
+        let by_description = CONTEXT_WORDS.iter().find(|w| description.contains(**w));
+        if by_name || by_description.is_some() {
+            let why = by_description.map_or_else(String::new, |w| format!(": \"{w}\""));
+            out.push((name.clone(), why));
+        }
+        context_parameters(property, depth + 1, out);
+        if let Some(items) = property.get("items") {
+            context_parameters(items, depth + 1, out);
+        }
     }
 }
 
@@ -180,6 +402,21 @@ pub fn scan(
     tools: &[(&str, &str, &Value)],
     others: &[&str],
 ) -> Vec<ServerFinding> {
+    // Other servers' tools by their bare names too (`send_email` as well as
+    // `mail__send_email`: a poisoned text names what the model sees in its tool list, and the
+    // model is told the names with their prefix but reads them without), leaving out this
+    // server's own names (a server describing its own tools shadows nothing).
+    let own: Vec<String> = tools.iter().map(|(n, _, _)| n.to_lowercase()).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for other in others {
+        let bare = other.rsplit_once("__").map_or(*other, |(_, b)| b);
+        for name in [*other, bare] {
+            if !own.iter().any(|o| o.eq_ignore_ascii_case(name)) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let others = names.as_slice();
     let mut out = Vec::new();
     if let Some(text) = instructions {
         scan_text(&Text { tool: None, text }, others, &mut out);
@@ -204,6 +441,15 @@ pub fn scan(
                 others,
                 &mut out,
             );
+        }
+        let mut asks = Vec::new();
+        context_parameters(schema, 0, &mut asks);
+        for (parameter, why) in asks {
+            out.push(ServerFinding {
+                kind: FindingKind::AsksForContext,
+                tool: Some(name.to_string()),
+                excerpt: format!("the parameter \"{parameter}\"{why}"),
+            });
         }
         let needs = LONG_FLOOR + LONG_PER_ARGUMENT * argument_count(schema);
         let len = description.chars().count();

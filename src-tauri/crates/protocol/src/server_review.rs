@@ -21,6 +21,9 @@ pub enum FindingKind {
     AsksForSecrets,
     /// A description far longer than its schema needs.
     LongerThanItsSchema,
+    /// A parameter that asks for context no tool call needs: the conversation, the system
+    /// prompt, the model's name, what other tools returned, the user's details.
+    AsksForContext,
 }
 
 /// One finding, and where.
