@@ -1,4 +1,5 @@
-//! Bounds on what a model can make the gate hold before anyone approves anything (F-11, F-16).
+//! Bounds on what a model can make the gate hold before anyone approves anything (F-11, F-16),
+//! and on what it is shown of a result (F-16: the output limit and the shortening).
 //!
 //! Arguments are stored with the call's record, shown on an approval card and sent to the
 //! window. Without a bound, `WriteVar` plus nested `$VAR_REF`s builds tens of megabytes of
@@ -7,7 +8,10 @@
 //! [`MAX_EXPANDED_BYTES`](crate::vars::reference::MAX_EXPANDED_BYTES); this checks the final
 //! arguments (also the ones a user edits) against the same bound.
 
+use super::ToolExecutor;
+use crate::tools::{RegisteredTool, LIMIT_ARG};
 use crate::vars::reference::MAX_EXPANDED_BYTES;
+use crate::vars::truncate::truncate_head_tail;
 use serde_json::Value;
 
 /// Checks the size of arguments about to be checked, shown and run.
@@ -40,6 +44,40 @@ fn serialized_len(value: &Value) -> usize {
     match serde_json::to_writer(&mut counter, value) {
         Ok(()) => counter.0,
         Err(_) => usize::MAX,
+    }
+}
+
+impl ToolExecutor {
+    /// F-16: the call's own `limit` > the user's setting > the tool's default > the global
+    /// default. `0` or a negative value means no truncation.
+    pub(super) fn output_limit(&self, entry: &RegisteredTool, args: &Value) -> usize {
+        if let Some(n) = args.get(LIMIT_ARG).and_then(Value::as_i64) {
+            return usize::try_from(n).unwrap_or(0);
+        }
+        let settings = self.deps.settings.read();
+        settings
+            .output_limit(&entry.tool.spec().name)
+            .or(entry.tool.spec().output_limit)
+            .unwrap_or(settings.default_output_limit)
+    }
+
+    pub(super) fn shorten(
+        &self,
+        entry: &RegisteredTool,
+        text: &str,
+        args: &Value,
+        limit: usize,
+        var: Option<&str>,
+    ) -> (String, bool) {
+        if limit == 0 || text.len() <= limit {
+            return (text.to_string(), false);
+        }
+        if let Some(custom) = entry.tool.truncate_for_llm(text, args, limit, var) {
+            let truncated = custom != text;
+            return (custom, truncated);
+        }
+        let t = truncate_head_tail(text, limit, var);
+        (t.text, t.truncated)
     }
 }
 

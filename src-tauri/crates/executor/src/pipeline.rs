@@ -27,9 +27,8 @@ use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, Source, ToolEvent};
 use crate::provenance::{distinct, Exposure};
 use crate::store::{now_ms, CallFinish, CallStart};
-use crate::tools::{default_format, ContentKind, RegisteredTool, ToolContext, LIMIT_ARG};
+use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
 use crate::vars::reference::resolve_value;
-use crate::vars::truncate::truncate_head_tail;
 use crate::vars::{NotingLookup, VarKind};
 use futures::FutureExt;
 use serde_json::Value;
@@ -423,12 +422,8 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
-        let mut sources = self.result_sources(entry, args);
-        let before = if matches!(entry.tool.spec().content, ContentKind::Command) {
-            self.files_before_command(view).await
-        } else {
-            None
-        };
+        let sources = self.result_sources(entry, args);
+        let before = self.files_before_command(entry, view).await;
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
         let known = crate::secrets::redact_known_owned;
@@ -438,25 +433,6 @@ impl ToolExecutor {
                     report.blocked = report.blocked.into_iter().map(known).collect();
                     report
                 });
-                match entry.tool.spec().content {
-                    ContentKind::Command => sources.extend(super::sources::network_source(
-                        trace.sandbox.as_ref(),
-                        sources.first(),
-                    )),
-                    // A file keeps what it was written from (issue 45).
-                    ContentKind::Workspace => {
-                        if let Some(path) = args.get("path").and_then(Value::as_str) {
-                            sources.extend(self.file_taint(path).await);
-                        }
-                    }
-                    ContentKind::Own
-                    | ContentKind::Web
-                    | ContentKind::Mcp { .. }
-                    | ContentKind::Variables => {}
-                }
-                // A lookup keyed on what untrusted content named returns what it chose.
-                sources.extend(self.derived_sources(args, view));
-                self.taint_written(entry, args, view).await;
                 let text = known(
                     entry
                         .tool
@@ -468,31 +444,13 @@ impl ToolExecutor {
                 } else {
                     text
                 };
-                // Taint travels with content (issue 55): lines written from untrusted content
-                // carry its sources through any file, path or reader (read, grep, `cat`).
-                let content = entry.tool.spec().content.clone();
-                if matches!(
-                    content,
-                    ContentKind::Workspace | ContentKind::Command | ContentKind::Variables
-                ) {
-                    for s in self.lines_taint(&text).await {
-                        if !sources.contains(&s) {
-                            sources.push(s);
-                        }
-                    }
-                }
-                // A command in a chat that read untrusted content, or that could reach the
-                // network: what it wrote keeps that (`curl -o notes.md` is the page's).
-                if let Some(before) = before {
-                    let mut carried = self.untrusted_in_view(view);
-                    carried.extend(
-                        sources
-                            .iter()
-                            .filter(|s| matches!(s, Source::Network { .. }))
-                            .cloned(),
-                    );
-                    self.taint_command_writes(before, &carried).await;
-                }
+                let ran = super::sources::Ran {
+                    sources,
+                    text: &text,
+                    report: trace.sandbox.as_ref(),
+                    before,
+                };
+                let sources = self.result_provenance(entry, args, ran, view).await;
                 Ok(Formatted {
                     status: CallStatus::Success,
                     text,
@@ -681,38 +639,6 @@ impl ToolExecutor {
             sources: sources.into_boxed_slice(),
             for_view: super::call::ForView::of(raw, spec.view.clone()),
         }
-    }
-
-    /// F-16: the call's own `limit` > the user's setting > the tool's default > the global
-    /// default. `0` or a negative value means no truncation.
-    fn output_limit(&self, entry: &RegisteredTool, args: &Value) -> usize {
-        if let Some(n) = args.get(LIMIT_ARG).and_then(Value::as_i64) {
-            return usize::try_from(n).unwrap_or(0);
-        }
-        let settings = self.deps.settings.read();
-        settings
-            .output_limit(&entry.tool.spec().name)
-            .or(entry.tool.spec().output_limit)
-            .unwrap_or(settings.default_output_limit)
-    }
-
-    fn shorten(
-        &self,
-        entry: &RegisteredTool,
-        text: &str,
-        args: &Value,
-        limit: usize,
-        var: Option<&str>,
-    ) -> (String, bool) {
-        if limit == 0 || text.len() <= limit {
-            return (text.to_string(), false);
-        }
-        if let Some(custom) = entry.tool.truncate_for_llm(text, args, limit, var) {
-            let truncated = custom != text;
-            return (custom, truncated);
-        }
-        let t = truncate_head_tail(text, limit, var);
-        (t.text, t.truncated)
     }
 
     async fn run_tool(

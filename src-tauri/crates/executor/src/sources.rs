@@ -88,7 +88,78 @@ async fn content_hash(real: &std::path::Path) -> Option<String> {
     Some(hex::encode(Sha256::digest(&bytes)))
 }
 
+/// What a successful run left for [`ToolExecutor::result_provenance`] to read.
+pub(super) struct Ran<'a> {
+    /// The result's own sources ([`ToolExecutor::result_sources`]).
+    pub sources: Vec<Source>,
+    /// The result as the model will read it.
+    pub text: &'a str,
+    /// The sandbox's report of a command's run.
+    pub report: Option<&'a SandboxReport>,
+    /// The workspace's files before a command ran ([`ToolExecutor::files_before_command`]).
+    pub before: Option<crate::tools::changed_files::Files>,
+}
+
 impl ToolExecutor {
+    /// Everything a successful call's result carries (F-80, issues 45 and 55), and what the
+    /// call leaves behind for later reads: the result's own sources; a command's network; a
+    /// file's record; a lookup keyed on what untrusted content named; the lines of it written
+    /// from untrusted content, through any file or reader; and the sources a written file, or
+    /// a file a command wrote, keeps.
+    pub(super) async fn result_provenance(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        ran: Ran<'_>,
+        view: GuardView<'_>,
+    ) -> Vec<Source> {
+        let mut sources = ran.sources;
+        let content = &entry.tool.spec().content;
+        match content {
+            ContentKind::Command => {
+                sources.extend(network_source(ran.report, sources.first()));
+            }
+            // A file keeps what it was written from (issue 45).
+            ContentKind::Workspace => {
+                if let Some(path) = args.get("path").and_then(Value::as_str) {
+                    sources.extend(self.file_taint(path).await);
+                }
+            }
+            ContentKind::Own
+            | ContentKind::Web
+            | ContentKind::Mcp { .. }
+            | ContentKind::Variables => {}
+        }
+        // A lookup keyed on what untrusted content named returns what it chose.
+        sources.extend(self.derived_sources(args, view));
+        self.taint_written(entry, args, view).await;
+        // Lines written from untrusted content carry its sources through any file, path or
+        // reader (read, grep, `cat`).
+        if matches!(
+            content,
+            ContentKind::Workspace | ContentKind::Command | ContentKind::Variables
+        ) {
+            for s in self.lines_taint(ran.text).await {
+                if !sources.contains(&s) {
+                    sources.push(s);
+                }
+            }
+        }
+        // A command in a chat that read untrusted content, or that could reach the network:
+        // what it wrote keeps that (`curl -o notes.md` is the page's).
+        if let Some(before) = ran.before {
+            let mut carried = self.untrusted_in_view(view);
+            carried.extend(
+                sources
+                    .iter()
+                    .filter(|s| matches!(s, Source::Network { .. }))
+                    .cloned(),
+            );
+            self.taint_command_writes(before, &carried).await;
+        }
+        sources
+    }
+
     /// The sources a workspace file carries because it was written from untrusted content
     /// (issue 45), if its content is still what was written. Found by the file's real path,
     /// whatever workspace string reached it then or now (a chat on a subfolder, a symlinked
@@ -215,8 +286,12 @@ impl ToolExecutor {
     /// chat's sources: the chat read untrusted content, or the command may reach the network.
     pub(super) async fn files_before_command(
         &self,
+        entry: &RegisteredTool,
         view: GuardView<'_>,
     ) -> Option<crate::tools::changed_files::Files> {
+        if !matches!(entry.tool.spec().content, ContentKind::Command) {
+            return None;
+        }
         let chat = self.sandbox_plan().chat;
         let network = chat.network || !chat.hosts.is_empty() || !chat.level.confines();
         if !network && self.untrusted_in_view(view).is_empty() {
@@ -313,10 +388,7 @@ impl ToolExecutor {
 /// The network a command's output may carry (issue 45): when the run could reach the network
 /// — its sandbox let it, or there was no sandbox to stop it — whatever it fetched is in what
 /// it printed, and that text has no author the user knows. `command`: the run's own source.
-pub(super) fn network_source(
-    report: Option<&SandboxReport>,
-    command: Option<&Source>,
-) -> Option<Source> {
+fn network_source(report: Option<&SandboxReport>, command: Option<&Source>) -> Option<Source> {
     let folder = match command {
         Some(Source::Command { folder }) => folder.clone(),
         _ => String::new(),

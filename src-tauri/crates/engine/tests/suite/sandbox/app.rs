@@ -2,7 +2,7 @@
 //! the cards show, reruns and edits that run exactly what was shown, the file tools and the
 //! secret paths, "only these hosts", and the variables a chat adds.
 
-use super::test_root;
+use super::{commit, git, test_root};
 use crate::suite::service::{collector, with_mock};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -652,29 +652,10 @@ async fn a_planted_commondir_or_nested_repository_never_runs_for_the_users_git()
         chat,
         ..
     } = open_app("app.tollgate.test.sandbox.git", "ws").await;
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
     git(&ws, &["init", "-q"]);
     std::fs::write(ws.join("a.txt"), "a").unwrap();
     git(&ws, &["add", "."]);
-    git(
-        &ws,
-        &[
-            "-c",
-            "user.name=T",
-            "-c",
-            "user.email=t@example.org",
-            "commit",
-            "-qm",
-            "first",
-        ],
-    );
+    commit(&ws, "first");
     let marker = root.join("PLANTED-RAN");
     let monitor = format!("touch {}; false", marker.display());
     script(

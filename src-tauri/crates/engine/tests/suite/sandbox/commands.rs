@@ -5,7 +5,7 @@
 //! the session bus, the display, the SSH agent, git's hooks, a host not listed. Real work in the
 //! workspace still works: git commits and a Python venv.
 
-use super::test_root;
+use super::{commit, git, test_root};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -384,16 +384,6 @@ fn a_secret_folder_behind_a_symlink_stays_hidden() {
     assert_eq!(off.stdout, "STOWED KEY");
 }
 
-fn git(ws: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(ws)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
-
 /// The plants a sandboxed command can make for the user's next `git status` (or commit, or
 /// opening the folder), each a shell line run in the workspace. `{M}` is the marker file that
 /// proves the planted program ran.
@@ -420,18 +410,7 @@ fn project(ws: &Path, root: &Path) {
     git(&lib, &["init", "-q"]);
     std::fs::write(lib.join("l.txt"), "l").unwrap();
     git(&lib, &["add", "."]);
-    git(
-        &lib,
-        &[
-            "-c",
-            "user.name=T",
-            "-c",
-            "user.email=t@example.org",
-            "commit",
-            "-qm",
-            "lib",
-        ],
-    );
+    commit(&lib, "lib");
     git(ws, &["init", "-q"]);
     std::fs::write(ws.join("a.txt"), "a").unwrap();
     git(ws, &["add", "."]);
@@ -447,18 +426,7 @@ fn project(ws: &Path, root: &Path) {
             "sm",
         ],
     );
-    git(
-        ws,
-        &[
-            "-c",
-            "user.name=T",
-            "-c",
-            "user.email=t@example.org",
-            "commit",
-            "-qm",
-            "first",
-        ],
-    );
+    commit(ws, "first");
 }
 
 /// What the user does next, outside any sandbox: `git status` at the top, in the nested
@@ -550,14 +518,7 @@ fn commits_branches_and_fetches_made_in_the_sandbox_are_kept() {
         let ran = run_in(Some(&spec), ws, &work, &[]);
         assert_eq!(ran.code, 0, "namespaces {namespaces}: {ran:?}");
         let reported = guard.settle();
-        let out = |args: &[&str]| {
-            let o = Command::new("git")
-                .args(args)
-                .current_dir(ws)
-                .output()
-                .unwrap();
-            String::from_utf8_lossy(&o.stdout).into_owned()
-        };
+        let out = |args: &[&str]| git(ws, args);
         assert!(
             out(&["log", "--oneline"]).contains("second"),
             "namespaces {namespaces}: {reported:?}"

@@ -11,6 +11,38 @@ mod commands;
 
 use std::path::Path;
 
+/// Runs `git args` in `dir` as the user would, outside any sandbox, and answers what it
+/// printed; the test fails when git does.
+pub(super) fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Commits what is staged in `dir` as a test user.
+pub(super) fn commit(dir: &Path, message: &str) {
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.org",
+            "commit",
+            "-qm",
+            message,
+        ],
+    );
+}
+
 /// A folder for a test's files that a sandboxed command sees where it is: not under `/tmp` or
 /// `/run`, which are private inside the sandbox — the target folder, or `/var/tmp` when the
 /// checkout itself is under `/tmp` (a fresh clone in a temp folder).
