@@ -1,10 +1,10 @@
 //! What decides a call, in one place (F-01, F-03, F-04, F-05, F-23, F-83, issues 36 and 45).
 //!
 //! Everything the permission stage weighs — the policy the user set and the tool's own, a tool
-//! under review, the rule that matched, an ask-once record, a repeated call, the provenance
-//! gate's hold, the user's "run again without the sandbox", and whether a tool that can change
-//! under a standing grant was listed again — is one typed [`Inputs`], and [`decide`] is the one
-//! pure function from it to a [`Verdict`]. The order, top to bottom:
+//! under review (announced, or found changed when its source listed it just before this
+//! decision), the rule that matched, an ask-once record, a repeated call, the provenance gate's
+//! hold and the user's "run again without the sandbox" — is one typed [`Inputs`], and [`decide`]
+//! is the one pure function from it to a [`Verdict`]. The order, top to bottom:
 //!
 //! 1. a `deny` policy denies;
 //! 2. the user's click on "run again without the sandbox" allows (it is the decision);
@@ -15,27 +15,15 @@
 //! 5. the policy: `auto` allows (unless under review), `ask-once` and `ask-always` ask — a tool
 //!    under review asks as a changed tool, naming what would have allowed it;
 //! 6. whatever would allow asks instead when the model repeats the call or the gate holds it;
-//!    both are recorded, and a hold that changed the outcome counts as escalated;
-//! 7. a standing grant (a rule, a record, `auto`) for a tool that can change under it runs only
-//!    once the tool was listed again as it was granted; listed changed, it asks with the diff.
+//!    both are recorded, and a hold that changed the outcome counts as escalated.
+//!
+//! A tool that can change under a grant (an MCP tool) is listed by its source before it is
+//! decided (once per chat and connection), so every grant — standing or a click — is for the
+//! definition in force; nothing here waits for a listing.
 
 use crate::policy::{DecidedBy, ExecutionPolicy};
 use crate::protocol::{AskReason, GuardMark, GuardNote, Rule, RuleAction};
 use crate::rules::RuleMatch;
-
-/// Where a tool that can change under a standing grant stands with its source (issue 45).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Listing {
-    /// Nothing to check: the tool cannot change under a grant (a built-in tool), or it was
-    /// listed again in this chat and connection already.
-    NotNeeded,
-    /// It can, and was not listed again since the grant's chat or connection began.
-    Unlisted,
-    /// Listed just now: the same as granted.
-    Same,
-    /// Listed just now: changed without notice.
-    Changed,
-}
 
 /// Everything that decides a call, read once by the executor (`permission_inputs`).
 #[derive(Debug, Clone, Copy)]
@@ -56,8 +44,6 @@ pub(super) struct Inputs<'a> {
     pub guard: Option<&'a GuardNote>,
     /// The user asked to run the call again without the sandbox: that click is the decision.
     pub rerun: bool,
-    /// Whether the tool was listed again as it was granted.
-    pub listing: Listing,
 }
 
 /// What the permission stage does with a call.
@@ -69,8 +55,6 @@ pub(super) enum Verdict {
     Deny { by: DecidedBy, message: String },
     /// The user is asked. `guard` is what the gate's hold counts as in the autonomy figures.
     Ask { reason: AskReason, guard: GuardMark },
-    /// List the tool first (a standing grant by `by`), then decide again with the answer.
-    List { by: DecidedBy },
 }
 
 /// The policy in force: a user's `deny` always; under review the tool's own (which asks);
@@ -169,8 +153,7 @@ pub(super) fn decide(i: &Inputs<'_>) -> Verdict {
 }
 
 /// What would allow `by` does: a repeat or the gate's hold asks instead (both are recorded: the
-/// reason names the repeat, the hold counts as escalated); a standing grant for a tool that can
-/// change under it waits for the listing.
+/// reason names the repeat, the hold counts as escalated).
 fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
     if let Some(times) = i.repeats {
         return ask(
@@ -185,18 +168,7 @@ fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
     if i.guard.is_some() {
         return ask(i, AskReason::Exposed { would_allow: by }, Some(by));
     }
-    let standing = matches!(by, DecidedBy::Rule | DecidedBy::Record | DecidedBy::Auto);
-    match (standing, i.listing) {
-        (false, _) | (true, Listing::NotNeeded | Listing::Same) => Verdict::Allow { by },
-        (true, Listing::Unlisted) => Verdict::List { by },
-        (true, Listing::Changed) => ask(
-            i,
-            AskReason::ToolChanged {
-                would_allow: Some(by),
-            },
-            None,
-        ),
-    }
+    Verdict::Allow { by }
 }
 
 /// Asks for `reason`. `would_allow`: what would have let the call run; with the gate holding
@@ -247,16 +219,9 @@ mod tests {
         ExecutionPolicy::AskAlways,
         ExecutionPolicy::Deny,
     ];
-    const LISTINGS: [Listing; 4] = [
-        Listing::NotNeeded,
-        Listing::Unlisted,
-        Listing::Same,
-        Listing::Changed,
-    ];
-
     /// Every combination of the inputs: the set policy (or none), the tool's, review, the rule
     /// (none, allow, ask, deny), the record (none, allowed, denied), a repeat, the gate's hold,
-    /// the rerun and the listing.
+    /// and the rerun.
     fn every_input(note: &GuardNote, rules: &[Rule; 3], each: &mut dyn FnMut(Inputs<'_>)) {
         let sets = [None].into_iter().chain(POLICIES.iter().copied().map(Some));
         for set_policy in sets {
@@ -267,19 +232,16 @@ mod tests {
                             for repeats in [None, Some(3)] {
                                 for guard in [None, Some(note)] {
                                     for rerun in [false, true] {
-                                        for listing in LISTINGS {
-                                            each(Inputs {
-                                                set_policy,
-                                                tool_policy,
-                                                under_review,
-                                                rule,
-                                                record,
-                                                repeats,
-                                                guard,
-                                                rerun,
-                                                listing,
-                                            });
-                                        }
+                                        each(Inputs {
+                                            set_policy,
+                                            tool_policy,
+                                            under_review,
+                                            rule,
+                                            record,
+                                            repeats,
+                                            guard,
+                                            rerun,
+                                        });
                                     }
                                 }
                             }
@@ -291,7 +253,7 @@ mod tests {
     }
 
     /// What the SPEC says of each combination, written as the rules it states, not as the order
-    /// the code takes: checked against `decide` for all 15,360 combinations.
+    /// the code takes: checked against `decide` for all 3,840 combinations.
     #[test]
     fn every_combination_is_decided_as_the_spec_says() {
         let note = held();
@@ -400,18 +362,6 @@ mod tests {
                         !i.under_review && i.repeats.is_none() && i.guard.is_none(),
                         "{ctx}"
                     );
-                    assert!(
-                        matches!(i.listing, Listing::NotNeeded | Listing::Same),
-                        "{ctx}"
-                    );
-                }
-                Verdict::List { by } => {
-                    assert_eq!(Some(by), would, "{ctx}");
-                    assert!(
-                        !i.under_review && i.repeats.is_none() && i.guard.is_none(),
-                        "{ctx}"
-                    );
-                    assert_eq!(i.listing, Listing::Unlisted, "{ctx}");
                 }
                 Verdict::Ask { reason, guard } => {
                     // The reason names what made it ask.
@@ -428,10 +378,7 @@ mod tests {
                             assert!(!i.under_review, "{ctx}");
                         }
                         AskReason::ToolChanged { would_allow } => {
-                            assert!(i.under_review || i.listing == Listing::Changed, "{ctx}");
-                            if !i.under_review {
-                                assert_eq!(*would_allow, would, "{ctx}");
-                            }
+                            assert!(i.under_review, "{ctx}");
                         }
                         AskReason::AskOnce => assert_eq!(policy, ExecutionPolicy::AskOnce, "{ctx}"),
                         AskReason::AskAlways => {
@@ -455,7 +402,7 @@ mod tests {
                 Verdict::Deny { .. } => unreachable!(),
             }
         });
-        assert_eq!(count, 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2 * 4);
+        assert_eq!(count, 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
     }
 
     /// The rows a reader checks by eye: each a case the issues named.
@@ -472,7 +419,6 @@ mod tests {
             repeats: None,
             guard: None,
             rerun: false,
-            listing: Listing::NotNeeded,
         };
         // An exposed call in a loop: asked as a repeat, counted as escalated (issue 46).
         let looped = decide(&Inputs {
@@ -491,22 +437,13 @@ mod tests {
                 guard: GuardMark::Escalated
             }
         );
-        // A rule made against an earlier definition, unlisted: list first; changed: ask.
-        let unlisted = Inputs {
-            rule: Some(&allow_rule),
-            listing: Listing::Unlisted,
-            ..base
-        };
-        assert_eq!(
-            decide(&unlisted),
-            Verdict::List {
-                by: DecidedBy::Rule
-            }
-        );
+        // A rule made against an earlier definition, the tool listed changed just now: it asks,
+        // naming the rule that stood aside.
         assert_eq!(
             decide(&Inputs {
-                listing: Listing::Changed,
-                ..unlisted
+                rule: Some(&allow_rule),
+                under_review: true,
+                ..base
             }),
             Verdict::Ask {
                 reason: AskReason::ToolChanged {

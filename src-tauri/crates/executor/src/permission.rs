@@ -11,7 +11,7 @@
 //! mean the call does not run on the old grant.
 
 use super::call::{CallCtx, Outcome, Trace};
-use super::decision::{decide, effective_policy, Inputs, Listing, Verdict};
+use super::decision::{decide, effective_policy, Inputs, Verdict};
 use super::ToolExecutor;
 use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
@@ -33,7 +33,8 @@ pub(super) struct PermissionInputs {
     /// The policy the user set, and the tool's own.
     pub set_policy: Option<ExecutionPolicy>,
     pub tool_policy: ExecutionPolicy,
-    /// The tool changed since the user allowed it (issue 36).
+    /// The tool changed since the user allowed it (issue 36), or its source listed it changed
+    /// just now without saying so (issue 45).
     pub under_review: bool,
     /// The ask-once record key: arguments plus workspace.
     pub record_key: String,
@@ -43,8 +44,6 @@ pub(super) struct PermissionInputs {
     pub workspace: Option<PathBuf>,
     /// The provenance gate's note: present when the gate holds the call (F-83).
     pub guard: Option<GuardNote>,
-    /// Whether the tool was listed again as a standing grant was made for it (issue 45).
-    pub listing: Listing,
 }
 
 impl PermissionInputs {
@@ -64,7 +63,6 @@ impl PermissionInputs {
             repeats,
             guard: self.guard.as_ref(),
             rerun,
-            listing: self.listing,
         }
     }
 }
@@ -163,11 +161,6 @@ impl ToolExecutor {
             .lock()
             .get(&(spec.name.clone(), record_key.clone()))
             .copied();
-        let listing = if self.needs_listing(entry) {
-            Listing::Unlisted
-        } else {
-            Listing::NotNeeded
-        };
         PermissionInputs {
             set_policy,
             tool_policy: spec.execution_policy,
@@ -178,13 +171,11 @@ impl ToolExecutor {
             record,
             workspace,
             guard,
-            listing,
         }
     }
 
-    /// Whether a standing grant (a rule, a record or an `auto` policy) for a tool that can change
-    /// under it (an MCP tool) waits for the tool's source to list it again first: once per chat
-    /// and registry (issue 45).
+    /// Whether a tool that can change under the user (an MCP tool) is listed by its source
+    /// before it is decided: once per chat and registry (issue 45, 55).
     fn needs_listing(&self, entry: &RegisteredTool) -> bool {
         let spec = entry.tool.spec();
         spec.revision.as_ref().is_some_and(|revision| {
@@ -269,19 +260,22 @@ impl ToolExecutor {
         let name = entry.tool.spec().name.as_str();
         let mut inputs = self.permission_inputs(entry, &args, view);
         let rerun = ctx.origin.unsandboxed_rerun.is_some();
-        let mut decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
-        // A standing grant made against an earlier definition runs only on the one in force
-        // now, checked with the source once per chat and connection (issue 45).
+        // Whatever would let it run — a rule or record made earlier, `auto`, or the user's click
+        // on a card — is for the definition in force now: a tool that can change under a grant
+        // is listed by its source once per chat and connection before it is decided, and one
+        // found changed without notice is decided as the tool under review it now is (issue 45,
+        // 55). A call the order denies anyway is not listed.
         let mut silent_change = None;
-        if let Verdict::List { .. } = decision {
-            inputs.listing = match entry.tool.still_as_granted().await {
-                Ok(Granted::Same) => {
-                    self.mark_listed(entry);
-                    Listing::Same
-                }
+        let denied = matches!(
+            decide(&inputs.decision(ctx.origin.repeats, rerun)),
+            Verdict::Deny { .. }
+        );
+        if !denied && !rerun && self.needs_listing(entry) {
+            match entry.tool.still_as_granted().await {
+                Ok(Granted::Same) => self.mark_listed(entry),
                 Ok(Granted::Changed(change)) => {
                     silent_change = Some(change);
-                    Listing::Changed
+                    inputs.under_review = true;
                 }
                 Err(e) => {
                     trace.decided_by = Some(DecidedBy::None);
@@ -290,9 +284,9 @@ impl ToolExecutor {
                         format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
                     ));
                 }
-            };
-            decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
+            }
         }
+        let decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
         let (reason, mark) = match decision {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);
@@ -314,14 +308,6 @@ impl ToolExecutor {
                 ));
             }
             Verdict::Ask { reason, guard } => (reason, guard),
-            // Listed already above: `decide` answers the listing it is given.
-            Verdict::List { .. } => {
-                trace.decided_by = Some(DecidedBy::None);
-                return Err(Outcome::fail(
-                    CallStatus::Error,
-                    format!("Tollgate could not confirm that {name} is still the tool the user allowed, so it did not run it."),
-                ));
-            }
         };
         let tool_change =
             silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
@@ -501,8 +487,7 @@ impl ToolExecutor {
                 "Since the call was approved, this changed: {}",
                 message.trim_end_matches('.')
             )),
-            // A standing grant waiting for its listing decides again (it lists first).
-            Verdict::Ask { .. } | Verdict::List { .. } => match grant.by {
+            Verdict::Ask { .. } => match grant.by {
                 DecidedBy::User => Recheck::Proceed,
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
                 DecidedBy::Policy | DecidedBy::None => {

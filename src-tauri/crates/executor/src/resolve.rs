@@ -39,7 +39,7 @@ impl ToolExecutor {
             expanded: &[],
         };
         let inputs = self.permission_inputs(entry, &args, view);
-        // A grant waiting for its tool's listing most likely runs: it does not ask first.
+        // Judged as the tool stands: a change its source lists at the permission stage asks there.
         let asks_first = matches!(
             super::decision::decide(&inputs.decision(repeats, false)),
             super::decision::Verdict::Ask { .. }

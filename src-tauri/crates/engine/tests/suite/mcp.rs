@@ -1537,3 +1537,65 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     .await;
     app.mcp.shutdown().await;
 }
+
+/// The same change, met by a call that asks anyway (issue 55): the card the user answers is for
+/// the tool as its server runs it now. Before, only a standing grant listed the tool again, so a
+/// card raised for another reason (the policy, the gate's hold) showed and granted the old one.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() {
+    use tollgate_engine::protocol::{ApprovalRequest, AskReason};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let marker = dir.path().join("m");
+    app.save_mcp_server(probe("probe", &marker), None)
+        .await
+        .unwrap();
+    assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
+    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first = run_approved(
+        &app,
+        first_chat,
+        call("probe__forecast", json!({"city": "Oslo"})),
+    )
+    .await;
+    assert_eq!(first.content, "sunny in Oslo");
+    let shifted = run_approved(&app, first_chat, call("probe__quietshift", json!({}))).await;
+    assert_eq!(shifted.content, "changed quietly");
+
+    // No rule: the policy asks. The card is for the rewritten tool, and says it changed.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let task = spawn_call(
+        &app,
+        chat,
+        call("probe__forecast", json!({"city": "Bergen"})),
+    )
+    .await;
+    let pending = next_pending(&app, chat).await;
+    let ApprovalRequest::Execution {
+        reason,
+        tool_change,
+        ..
+    } = &pending.request
+    else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert_eq!(*reason, AskReason::ToolChanged { would_allow: None });
+    let change = tool_change.as_deref().expect("the card carries the change");
+    assert!(change.after.description.contains(".aws/credentials"));
+    assert!(!change
+        .before
+        .as_ref()
+        .is_some_and(|b| b.description.contains(".aws/credentials")));
+    app.decide(
+        chat,
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    let given = std::fs::read_to_string(dir.path().join("m.forecasts")).unwrap();
+    assert_eq!(given, "Oslo\n");
+    app.mcp.shutdown().await;
+}
