@@ -83,6 +83,7 @@ export type {
   ToolChange,
   FindingKind,
   ServerFinding,
+  FlaggedParameter,
   ReviewedTool,
   ServerReviewState,
   ServerReview,

@@ -5,7 +5,10 @@
 //!   server never hears from the chat;
 //! - a tool changed without a word: a server rewrites its tool in place and sends no
 //!   `list_changed`; the user's standing "auto" for it, set before, does not run the new one in
-//!   the next chat: the card shows what changed.
+//!   the next chat: the card shows what changed;
+//! - a parameter that asks for the conversation (issue 55): the review flags it, and the card of
+//!   a call that fills it marks the argument with the value that would leave; denied from the
+//!   keyboard, the server never receives it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -239,5 +242,67 @@ async fn a_tool_changed_without_a_word_asks_in_the_next_chat_with_its_diff() {
     )
     .await
     .unwrap();
+    s.close().await;
+}
+
+#[tokio::test]
+async fn a_flagged_parameter_is_marked_on_the_card_and_its_value_never_leaves_when_denied() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], KEY).await.unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let json = serde_json::json!({"mcpServers": {"curious": {
+        "command": "node",
+        "args": [mcp_script("inject-server.mjs")],
+        "env": {"INJECT_KIND": "curious", "INJECT_DIR": logs.path().display().to_string()}
+    }}});
+    s.import_mcp_json(&json).await.unwrap();
+    s.wait_text("[data-server=curious] [data-status=ready]", WAIT)
+        .await
+        .unwrap();
+    // The review names the parameter; the user acknowledges it and confirms.
+    confirm_review(&s, "curious").await;
+    s.back_to_chat().await.unwrap();
+
+    s.new_chat().await.unwrap();
+    let secretish = "my salary review is on Friday";
+    mock.push(openai::calls(
+        "",
+        &[(
+            "call_1",
+            "curious__weather",
+            &serde_json::json!({"city": "Oslo", "sidenote": format!("User said: {secretish}")})
+                .to_string(),
+        )],
+    ));
+    mock.push(openai::text("I did not check the weather."));
+    s.send(&format!("Weather in Oslo? By the way, {secretish}."))
+        .await
+        .unwrap();
+    s.active_approval().await.unwrap();
+    let flagged = s
+        .el(".approval-card.is-active [data-role=flagged-args]")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(flagged.contains("sidenote"), "{flagged}");
+    assert!(
+        flagged.contains("Asks for what the model knows"),
+        "{flagged}"
+    );
+    assert!(flagged.contains(secretish), "{flagged}");
+    assert!(!s
+        .exists(".approval-card.is-active [data-flagged=city]")
+        .await
+        .unwrap());
+    s.screenshots("gate-flagged-argument").await.unwrap();
+    // Escape on the focused card denies.
+    s.press(keys::ESCAPE).await.unwrap();
+    s.wait_for_text("I did not check the weather.", WAIT)
+        .await
+        .unwrap();
+    // The server's own log: it never received the call.
+    assert!(!logs.path().join("curious.jsonl").exists());
     s.close().await;
 }

@@ -164,6 +164,28 @@ describe("execution approval card", () => {
     expect(document.activeElement).toBe(card);
   });
 
+  it("marks an argument whose parameter the server's review flagged, with the value that would leave", async () => {
+    const card = await mount({
+      ...execution,
+      tool: "curious__weather",
+      request: {
+        ...execution.request,
+        arguments: { city: "Oslo", sidenote: "the user's salary" },
+        flagged: [{ path: ["sidenote"], kind: "asksForContext", excerpt: "conversation" }],
+      } as PendingApproval["request"],
+    });
+    const flagged = card.querySelector('[data-role="flagged-args"]');
+    expect(flagged?.textContent).toContain("flagged what this call sends in 1 argument");
+    const arg = flagged?.querySelector('[data-flagged="sidenote"]');
+    expect(arg?.textContent).toContain("Asks for what the model knows");
+    expect(arg?.textContent).toContain("“conversation”");
+    expect(arg?.textContent).toContain("the user's salary");
+    expect(flagged?.querySelector('[data-flagged="city"]')).toBeNull();
+    // A card without flagged arguments shows nothing of it.
+    await unmount(root);
+    expect((await mount(execution)).querySelector('[data-role="flagged-args"]')).toBeNull();
+  });
+
   it("takes the focus from a message box disabled as the turn started, never from one the user types in", async () => {
     const box = document.createElement("textarea");
     document.body.append(box);

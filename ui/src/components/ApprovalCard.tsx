@@ -7,6 +7,7 @@ import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
 import { everyCallChoice, everyCallWords, ruleWords } from "../ruleWords";
 import { Attachments } from "./Attachments";
+import { FlaggedArgumentsView } from "./FlaggedArguments";
 import { EndorseButtons, GuardNoteView } from "./Guard";
 import { Icon } from "./icons";
 import { useLoad } from "./hooks";
@@ -467,6 +468,7 @@ function ExecutionCard({ approval, request, active, position, total, onDecided }
       </p>
       {request.guard ? <GuardNoteView note={request.guard} args={request.arguments} /> : null}
       {request.toolChange ? <ToolChangeView change={request.toolChange} /> : null}
+      <FlaggedArgumentsView args={request.arguments} flagged={request.flagged} />
       <HiddenCharsWarning count={hidden} result={false} />
       <Preview preview={preview} />
       {request.sandbox ? <SandboxLine report={request.sandbox} stage="approval" /> : null}

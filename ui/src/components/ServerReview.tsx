@@ -10,22 +10,14 @@ import { useCallback, useMemo, useState } from "preact/hooks";
 import "./ServerReview.css";
 import * as api from "../api";
 import { type Key, t } from "../i18n";
+import { FINDING_KEYS } from "../flagged";
 import { effectsWords } from "../provenance";
 import { reveal } from "../reveal";
-import type { FindingKind, ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
+import type { ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
 import { ConfirmRow } from "./ConfirmRow";
 import { type Load, useAction, useProgressive } from "./hooks";
 import { RevealedText } from "./Payload";
 import { ErrorState, Loading } from "./States";
-
-const FINDING_KEYS: Record<FindingKind, Key> = {
-  hiddenText: "review.finding.hiddenText",
-  addressedToModel: "review.finding.addressedToModel",
-  shadowing: "review.finding.shadowing",
-  asksForSecrets: "review.finding.asksForSecrets",
-  longerThanItsSchema: "review.finding.longerThanItsSchema",
-  asksForContext: "review.finding.asksForContext",
-};
 
 /** Tools rendered with the review's first frame: more than its first screen holds. */
 const FIRST_TOOLS = 8;

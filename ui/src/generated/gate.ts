@@ -1,7 +1,7 @@
 // Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
 /* eslint-disable */
-// The gate: policies, decisions, approvals, rules, records, the provenance guard and a changed tool's review.
+// The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
 import type { SandboxReport } from "./sandbox";
 
@@ -38,6 +38,24 @@ before: McpToolDefinition | null, after: McpToolDefinition,
  * changes the tool again meanwhile is not accepted by the same click.
  */
 fingerprint: string, };
+
+export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema" | "asksForContext";
+
+export type FlaggedParameter = { 
+/**
+ * Where its value sits in the arguments, as property names from the top (`["context"]`,
+ * `["meta", "history"]`).
+ */
+path: Array<string>, 
+/**
+ * What the review found in it: asking for the model's context, for secrets, text addressed
+ * to the model, hidden characters.
+ */
+kind: FindingKind, 
+/**
+ * The words that flagged it, for the card to quote.
+ */
+excerpt: string, };
 
 export type ExecutionPolicy = "auto" | "ask-once" | "ask-always" | "deny";
 
@@ -293,7 +311,12 @@ toolChange?: ToolChange,
  * The tool may destroy or overwrite what it touches (an MCP `destructiveHint`, or the
  * user's own setting): "always allow" for it is a warned choice.
  */
-destructive?: boolean, } | { "kind": "result", 
+destructive?: boolean, 
+/**
+ * The arguments of this call given for parameters the server's review flagged
+ * (issue 55), to mark on the card.
+ */
+flagged?: Array<FlaggedParameter>, } | { "kind": "result", 
 /**
  * Exactly the text the model would receive.
  */

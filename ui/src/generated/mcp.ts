@@ -3,9 +3,7 @@
 /* eslint-disable */
 // MCP servers: their settings and state, first-sight reviews, tool changes, questions.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
-import type { Attachment, ExecutionPolicy, ResultPolicy, Source, ToolChange, ToolEffects } from "./gate";
-
-export type FindingKind = "hiddenText" | "addressedToModel" | "shadowing" | "asksForSecrets" | "longerThanItsSchema" | "asksForContext";
+import type { Attachment, ExecutionPolicy, FindingKind, ResultPolicy, Source, ToolChange, ToolEffects } from "./gate";
 
 export type ServerFinding = { kind: FindingKind, 
 /**

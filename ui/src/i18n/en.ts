@@ -581,6 +581,8 @@ export const en = {
   "approval.reason.toolChanged": "This MCP tool changed since your grants were made, so it asks every time until you accept the change.",
   "approval.reason.toolChangedSetAside":
     "This MCP tool changed since your grants were made: {by} would have allowed this call, and stays set aside until you accept the change.",
+  "approval.flaggedTitle": "The server's review flagged what this call sends in {count} argument(s): read it before it leaves.",
+  "approval.flaggedBy": "flagged by “{words}”",
   "approval.destructiveWarning": "{tool} may destroy or overwrite what it touches: a rule lets every call it covers do that without asking.",
   "change.part.title": "Title",
   "change.part.description": "Description",

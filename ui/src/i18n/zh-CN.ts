@@ -573,6 +573,8 @@ export const zhCN: Record<Key, string> = {
   // MCP tools under review, annotations, server details (issue 36).
   "approval.reason.toolChanged": "此 MCP 工具在你的授权之后发生了变化，因此在你接受变更之前每次都会询问。",
   "approval.reason.toolChangedSetAside": "此 MCP 工具在你的授权之后发生了变化：本会由{by}允许这次调用，在你接受变更之前暂不生效。",
+  "approval.flaggedTitle": "服务器审查标记了此调用在 {count} 个参数中发送的内容：发送前请先阅读。",
+  "approval.flaggedBy": "因“{words}”被标记",
   "approval.destructiveWarning": "{tool} 可能销毁或覆盖它所操作的内容：规则会让它覆盖的每次调用都不经询问地这样做。",
   "change.part.title": "标题",
   "change.part.description": "描述",

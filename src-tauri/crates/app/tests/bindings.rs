@@ -42,7 +42,7 @@ use tollgate_engine::protocol::{
     PendingElicitation, ReviewReason, ToolChange,
 };
 use tollgate_engine::protocol::{
-    FindingKind, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
+    FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
 };
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
@@ -110,11 +110,13 @@ fn parts() -> Vec<Part> {
             SandboxMode,
             SandboxReport,
         ),
-        part!("gate", "The gate: policies, decisions, approvals, rules, records, the provenance guard and a changed tool's review":
+        part!("gate", "The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags":
             McpToolDefinition,
             DefinitionPart,
             ReviewReason,
             ToolChange,
+            FindingKind,
+            FlaggedParameter,
             ExecutionPolicy,
             ResultPolicy,
             CallStatus,
@@ -199,7 +201,6 @@ fn parts() -> Vec<Part> {
             TurnSettings,
         ),
         part!("mcp", "MCP servers: their settings and state, first-sight reviews, tool changes, questions":
-            FindingKind,
             ServerFinding,
             ReviewedTool,
             ServerReviewState,

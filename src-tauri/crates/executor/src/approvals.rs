@@ -179,6 +179,7 @@ mod tests {
                 guard: None,
                 tool_change: None,
                 destructive: false,
+                flagged: Vec::new(),
             },
             ApprovalKind::Result => ApprovalRequest::Result {
                 text_for_model: "t".into(),

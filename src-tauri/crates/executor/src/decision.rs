@@ -377,7 +377,7 @@ mod tests {
                             assert_eq!(Some(*would_allow), would, "{ctx}");
                             assert!(!i.under_review, "{ctx}");
                         }
-                        AskReason::ToolChanged { would_allow } => {
+                        AskReason::ToolChanged { .. } => {
                             assert!(i.under_review, "{ctx}");
                         }
                         AskReason::AskOnce => assert_eq!(policy, ExecutionPolicy::AskOnce, "{ctx}"),

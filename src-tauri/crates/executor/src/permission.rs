@@ -17,7 +17,7 @@ use crate::canonical::{args_hash, canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
-use crate::protocol::{AskReason, Rule, SandboxReport};
+use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
 use crate::protocol::{GuardMark, GuardNote, Source};
 use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
@@ -351,6 +351,7 @@ impl ToolExecutor {
             guard,
             tool_change,
             destructive: self.effects(entry.tool.spec()).irreversible,
+            flagged: flagged_in(&entry.tool.spec().flagged, &args),
         };
         let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
         let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
@@ -496,4 +497,22 @@ impl ToolExecutor {
             },
         }
     }
+}
+
+/// The flagged parameters `args` gives a value for (through arrays on the way), to mark on the
+/// card (issue 55).
+fn flagged_in(flagged: &[FlaggedParameter], args: &Value) -> Vec<FlaggedParameter> {
+    fn given(value: &Value, path: &[String]) -> bool {
+        match (path.split_first(), value) {
+            (None, _) => true,
+            (Some(_), Value::Array(items)) => items.iter().any(|item| given(item, path)),
+            (Some((key, rest)), Value::Object(map)) => map.get(key).is_some_and(|v| given(v, rest)),
+            (Some(_), _) => false,
+        }
+    }
+    flagged
+        .iter()
+        .filter(|p| given(args, &p.path))
+        .cloned()
+        .collect()
 }

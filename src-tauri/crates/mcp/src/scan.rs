@@ -4,7 +4,7 @@
 //! the text it was found in.
 
 use serde_json::Value;
-use tollgate_protocol::{FindingKind, ServerFinding};
+use tollgate_protocol::{FindingKind, FlaggedParameter, ServerFinding};
 
 /// Phrases that address the model rather than describe the tool (lower-case).
 const TO_THE_MODEL: &[&str] = &[
@@ -362,36 +362,78 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
     }
 }
 
-/// The parameters of `schema` (top level and nested) that ask for the model's context
-/// ([`CONTEXT_NAMES`], [`CONTEXT_WORDS`]), as their name and what flagged them.
-fn context_parameters(schema: &Value, depth: usize, out: &mut Vec<(String, String)>) {
-    if depth > 4 {
+/// The parameters of `schema` (top level and nested, through `items`) whose own name or
+/// description the review flags: asking for the model's context, for secrets, text addressed to
+/// the model, hidden characters (issue 55). A call's card marks the arguments given for them.
+pub fn flagged_parameters(schema: &Value) -> Vec<FlaggedParameter> {
+    let mut out = Vec::new();
+    walk_parameters(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+fn walk_parameters(schema: &Value, path: &mut Vec<String>, out: &mut Vec<FlaggedParameter>) {
+    if path.len() > 4 {
         return;
     }
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
     for (name, property) in properties {
-        let words = tollgate_names::words(name);
-        let lower_name = name.to_lowercase();
-        let by_name = CONTEXT_NAMES
-            .iter()
-            .any(|n| lower_name == *n || words.iter().any(|w| w == n));
-        let description = property
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_lowercase();
-        let by_description = CONTEXT_WORDS.iter().find(|w| description.contains(**w));
-        if by_name || by_description.is_some() {
-            let why = by_description.map_or_else(String::new, |w| format!(": \"{w}\""));
-            out.push((name.clone(), why));
+        path.push(name.clone());
+        if let Some((kind, excerpt)) = parameter_finding(name, property) {
+            out.push(FlaggedParameter {
+                path: path.clone(),
+                kind,
+                excerpt,
+            });
         }
-        context_parameters(property, depth + 1, out);
+        walk_parameters(property, path, out);
         if let Some(items) = property.get("items") {
-            context_parameters(items, depth + 1, out);
+            walk_parameters(items, path, out);
         }
+        path.pop();
     }
+}
+
+/// What flags one parameter, if anything: a name or description asking for the model's context
+/// ([`CONTEXT_NAMES`], [`CONTEXT_WORDS`]) first, else what its description says to the model.
+fn parameter_finding(name: &str, property: &Value) -> Option<(FindingKind, String)> {
+    let words = tollgate_names::words(name);
+    let lower_name = name.to_lowercase();
+    let by_name = CONTEXT_NAMES
+        .iter()
+        .any(|n| lower_name == *n || words.iter().any(|w| w == n));
+    let description = property
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let lower = description.to_lowercase();
+    if let Some(word) = CONTEXT_WORDS.iter().find(|w| lower.contains(**w)) {
+        return Some((FindingKind::AsksForContext, (*word).to_string()));
+    }
+    if by_name {
+        return Some((FindingKind::AsksForContext, name.to_string()));
+    }
+    let mut found = Vec::new();
+    scan_text(
+        &Text {
+            tool: None,
+            text: description,
+        },
+        &[],
+        &mut found,
+    );
+    found
+        .into_iter()
+        .find(|f| {
+            matches!(
+                f.kind,
+                FindingKind::HiddenText
+                    | FindingKind::AddressedToModel
+                    | FindingKind::AsksForSecrets
+            )
+        })
+        .map(|f| (f.kind, f.excerpt))
 }
 
 /// Everything the review flags in a server's instructions and tools. `tools`: each tool's name
@@ -442,13 +484,20 @@ pub fn scan(
                 &mut out,
             );
         }
-        let mut asks = Vec::new();
-        context_parameters(schema, 0, &mut asks);
-        for (parameter, why) in asks {
+        let asks = flagged_parameters(schema)
+            .into_iter()
+            .filter(|p| p.kind == FindingKind::AsksForContext);
+        for parameter in asks {
+            let shown = parameter.path.join(".");
+            let why = if parameter.excerpt == parameter.path.last().map_or("", String::as_str) {
+                String::new()
+            } else {
+                format!(": \"{}\"", parameter.excerpt)
+            };
             out.push(ServerFinding {
                 kind: FindingKind::AsksForContext,
                 tool: Some(name.to_string()),
-                excerpt: format!("the parameter \"{parameter}\"{why}"),
+                excerpt: format!("the parameter \"{shown}\"{why}"),
             });
         }
         let needs = LONG_FLOOR + LONG_PER_ARGUMENT * argument_count(schema);

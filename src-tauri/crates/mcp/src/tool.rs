@@ -239,6 +239,9 @@ impl McpTool {
         if let Some(change) = review {
             spec = spec.under_review(change);
         }
+        // The parameters the review flags are marked on each call's card (issue 55).
+        let flagged = super::scan::flagged_parameters(&spec.parameters);
+        spec = spec.flagged(flagged);
         // Its view (issue 47): shown, and allowed to call the server's tools, only where the
         // user left the server's views on.
         if config.views {

@@ -1,7 +1,8 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
 use super::{
-    Attachment, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport, ToolChange, TrustKey,
+    Attachment, FlaggedParameter, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport,
+    ToolChange, TrustKey,
 };
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
@@ -57,6 +58,11 @@ pub enum ApprovalRequest {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[ts(optional, as = "Option<bool>")]
         destructive: bool,
+        /// The arguments of this call given for parameters the server's review flagged
+        /// (issue 55), to mark on the card.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<FlaggedParameter>>")]
+        flagged: Vec<FlaggedParameter>,
     },
     /// May the model see this result? (F-06)
     #[serde(rename_all = "camelCase")]

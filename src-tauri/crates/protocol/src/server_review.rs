@@ -39,6 +39,22 @@ pub struct ServerFinding {
     pub excerpt: String,
 }
 
+/// A parameter of a tool whose own name or description the review flagged (issue 55): a call's
+/// card marks the argument given for it, so what the review found is in front of the user at the
+/// moment that parameter's value would leave.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlaggedParameter {
+    /// Where its value sits in the arguments, as property names from the top (`["context"]`,
+    /// `["meta", "history"]`).
+    pub path: Vec<String>,
+    /// What the review found in it: asking for the model's context, for secrets, text addressed
+    /// to the model, hidden characters.
+    pub kind: FindingKind,
+    /// The words that flagged it, for the card to quote.
+    pub excerpt: String,
+}
+
 /// One tool as the review shows it.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -102,6 +102,8 @@ pub struct ToolSpec {
     /// The tool's server's views may call it (`_meta.ui.visibility` has `"app"`). A view calls
     /// only its own server's tools, and only these.
     pub callable_by_view: bool,
+    /// Its parameters the server's review flagged (issue 55), marked on a call's card.
+    pub flagged: Arc<[tollgate_protocol::FlaggedParameter]>,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -148,7 +150,14 @@ impl ToolSpec {
             review: None,
             view: None,
             callable_by_view: false,
+            flagged: Arc::new([]),
         }
+    }
+
+    /// The parameters the server's review flagged, for the card to mark (issue 55).
+    pub fn flagged(mut self, flagged: Vec<tollgate_protocol::FlaggedParameter>) -> Self {
+        self.flagged = flagged.into();
+        self
     }
 
     /// Which definition of the tool this is (issue 36).

@@ -1599,3 +1599,76 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
     assert_eq!(given, "Oslo\n");
     app.mcp.shutdown().await;
 }
+
+/// A parameter the review flagged is marked on the card of each call that gives it a value
+/// (issue 55): the server's `sidenote` asks for the conversation, and the card names it with
+/// the words that flagged it, while the ordinary `city` beside it is not marked. Judged by the
+/// server's own log: the denied call never reached it.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
+    use tollgate_engine::protocol::{ApprovalRequest, FindingKind};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let script = servers_dir()
+        .join("inject-server.mjs")
+        .display()
+        .to_string();
+    let mut config = McpServerConfig::stdio("curious", "node", &[&script]);
+    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("INJECT_KIND".into(), "curious".into());
+        env.insert("INJECT_DIR".into(), dir.path().display().to_string());
+    }
+    app.save_mcp_server(config, None).await.unwrap();
+    assert_eq!(settled(&app, "curious").await, McpStatus::Ready);
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+
+    let task = spawn_call(
+        &app,
+        chat,
+        call(
+            "curious__weather",
+            json!({"city": "Oslo", "sidenote": "The user asked about their salary review."}),
+        ),
+    )
+    .await;
+    let pending = next_pending(&app, chat).await;
+    let ApprovalRequest::Execution { flagged, .. } = &pending.request else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert_eq!(flagged.len(), 1, "{flagged:?}");
+    assert_eq!(flagged[0].path, vec!["sidenote".to_string()]);
+    assert_eq!(flagged[0].kind, FindingKind::AsksForContext);
+    assert_eq!(flagged[0].excerpt, "conversation");
+    app.decide(
+        chat,
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    assert!(!dir.path().join("curious.jsonl").exists());
+
+    // A call that leaves the flagged parameter out has nothing marked.
+    let task = spawn_call(
+        &app,
+        chat,
+        call("curious__weather", json!({"city": "Bergen"})),
+    )
+    .await;
+    let pending = next_pending(&app, chat).await;
+    let ApprovalRequest::Execution { flagged, .. } = &pending.request else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert!(flagged.is_empty(), "{flagged:?}");
+    app.decide(
+        chat,
+        &pending.id,
+        Decision::Execution(ExecutionDecision::AllowOnce),
+    )
+    .await
+    .unwrap();
+    assert_eq!(task.await.unwrap().content, "Sunny in Bergen.");
+    app.mcp.shutdown().await;
+}
