@@ -116,9 +116,15 @@ pub fn guard_note(inputs: &GuardInputs<'_>) -> Option<GuardNote> {
             .filter(|s| trust.private(s))
             .cloned(),
     );
-    let spans = spans(inputs, effects);
+    let mut spans = spans(inputs, effects);
     let sends_private = spans.iter().any(|s| s.kind == SpanKind::Private);
-    let chosen_targets = chosen_targets(inputs, &spans);
+    let (chosen_targets, named) = chosen_targets(inputs, &spans);
+    // A target chosen as a value is marked whole on the card, with the content that named it.
+    if !named.is_empty() {
+        spans.extend(named);
+        spans.sort_by(|a, b| (&a.pointer, a.start).cmp(&(&b.pointer, b.start)));
+        spans.truncate(MAX_SPANS);
+    }
     if effects.only_sends_out()
         && private_read.is_empty()
         && !sends_private
@@ -186,9 +192,11 @@ fn only_the_pages_address(span: &ArgSpan, text: &str) -> bool {
 /// content chose where the call goes. Two exceptions: a URL copied whole from a page of the
 /// same host (a link within a site) adds nothing of the chat to what that host already served,
 /// so following it is not the page choosing a new destination; and a stretch that is only part
-/// of the page's own address was not the page's choice.
-fn chosen_targets(inputs: &GuardInputs<'_>, spans: &[ArgSpan]) -> Vec<String> {
+/// of the page's own address was not the page's choice. Also the spans to mark for targets
+/// found as values only (no stretch of the text was copied: short, full-width, in pieces).
+fn chosen_targets(inputs: &GuardInputs<'_>, spans: &[ArgSpan]) -> (Vec<String>, Vec<ArgSpan>) {
     let mut out: Vec<String> = Vec::new();
+    let mut named: Vec<ArgSpan> = Vec::new();
     let text_at = |pointer: &str| {
         inputs
             .args
@@ -241,15 +249,27 @@ fn chosen_targets(inputs: &GuardInputs<'_>, spans: &[ArgSpan]) -> Vec<String> {
         let mut pointer = String::new();
         each_string(inputs.args, &mut pointer, &mut |p, text| {
             let is_target = inputs.targets.iter().any(|t| super::targets::covers(t, p));
-            if is_target
-                && !out.iter().any(|o| o == p)
-                && chosen_by_content(exposure, inputs.trust, text)
-            {
+            if !is_target || out.iter().any(|o| o == p) {
+                return;
+            }
+            if let Some(source) = chosen_by_content(exposure, inputs.trust, text) {
                 out.push(p.to_string());
+                let marked = spans
+                    .iter()
+                    .any(|s| s.pointer == p && s.kind == SpanKind::Untrusted);
+                if !marked {
+                    named.push(ArgSpan {
+                        pointer: p.to_string(),
+                        start: 0,
+                        end: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
+                        kind: SpanKind::Untrusted,
+                        source,
+                    });
+                }
             }
         });
     }
-    out
+    (out, named)
 }
 
 /// Whether the user's own words, or content from a trusted source alone, named `value`.
@@ -291,8 +311,9 @@ fn naming_by_others<'e>(exposure: &'e Exposure, value: &TargetValue) -> Vec<&'e 
 /// Whether untrusted content chose the target `text` names: one of its values (a host, an
 /// address, an account…; not a bare name) is named by untrusted content and neither by the
 /// user's own words nor by a trusted source. A URL copied whole from a page of its own host (a
-/// link within a site) was not chosen by that page.
-fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> bool {
+/// link within a site) was not chosen by that page. The answer is the untrusted source that
+/// named it.
+fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> Option<Source> {
     let values = values_of_argument(text);
     let same_site_link = values.iter().any(|v| match v {
         TargetValue::Url(url) => {
@@ -311,16 +332,15 @@ fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> bool
         _ => false,
     });
     if same_site_link {
-        return false;
+        return None;
     }
     values
         .iter()
-        .filter(|v| !matches!(v, TargetValue::Name(_)))
-        .any(|value| {
-            !vouched(exposure, trust, value)
-                && naming_by_others(exposure, value)
-                    .iter()
-                    .any(|sources| sources.iter().any(|s| trust.untrusted(s)))
+        .filter(|v| !matches!(v, TargetValue::Name(_)) && !vouched(exposure, trust, v))
+        .find_map(|value| {
+            naming_by_others(exposure, value)
+                .into_iter()
+                .find_map(|sources| sources.iter().find(|s| trust.untrusted(s)).cloned())
         })
 }
 

@@ -344,6 +344,15 @@ fn a_target_the_content_named_is_held_whatever_its_length_or_shape() {
             .unwrap_or_else(|| panic!("{name}: a target the mail chose was let through"));
         assert!(!n.chosen_targets.is_empty(), "{name}");
         assert!(n.private_read.is_empty(), "{name}");
+        // The card marks the chosen target, naming the mail as where it came from.
+        let pointer = &n.chosen_targets[0];
+        assert!(
+            n.spans.iter().any(|s| &s.pointer == pointer
+                && s.kind == SpanKind::Untrusted
+                && s.source == mail),
+            "{name}: the chosen target is not marked: {:?}",
+            n.spans
+        );
         // Typed by the user: theirs.
         let mut typed = ExposureBuilder::new();
         typed.add_typed(content);

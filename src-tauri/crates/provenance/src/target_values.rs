@@ -181,9 +181,29 @@ fn number(digits: &str) -> TargetValue {
 }
 
 /// What one argument value names, as a whole: a URL (and its host), an e-mail address (and
-/// its domain), an IBAN, a number, a host, or a name.
+/// its domain), an IBAN, a number, a host, or a name — read without the punctuation around it
+/// (`ab@ev.io).`), and with what its pieces name when it has several (`Mallory <ab@ev.io>`).
 pub fn values_of_argument(value: &str) -> Vec<TargetValue> {
     let text = normalise(value.trim());
+    let text = text
+        .trim_matches(|c: char| c.is_whitespace() || "\"'<>()[]{}`,;|.:!?".contains(c))
+        .to_string();
+    let mut out = value_as_a_whole(&text);
+    // Read as a whole it is only words: what do its pieces name?
+    let only_words = out.iter().all(|v| matches!(v, TargetValue::Name(_)));
+    if only_words && text.contains(|c: char| c.is_whitespace() || "<>()[]\"'".contains(c)) {
+        for found in values_in_text(&text) {
+            if !matches!(found, TargetValue::Name(_)) && !out.contains(&found) {
+                out.push(found);
+            }
+        }
+    }
+    out
+}
+
+/// [`values_of_argument`] for a value taken as one target.
+fn value_as_a_whole(text: &str) -> Vec<TargetValue> {
+    let text = text.to_string();
     let mut out = Vec::new();
     if let Some(url) = url_of(&text) {
         out.push(TargetValue::Url(url));
@@ -231,6 +251,25 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The e-mail address or host `token` is, if any.
+fn hosts_and_addresses(token: &str, out: &mut Targets) {
+    if token.contains('@') {
+        if let Some((local, domain)) = token.split_once('@') {
+            if !local.is_empty() && domain.contains('.') {
+                out.insert(TargetValue::Email(token.to_string()));
+                if let Some(host) = host_of(domain) {
+                    out.insert(TargetValue::Host(host));
+                }
+            }
+        }
+    }
+    if may_be_host(token) {
+        if let Some(host) = host_of(token) {
+            out.insert(TargetValue::Host(host));
+        }
+    }
+}
+
 /// Every target a text names, wherever in it: the URLs, hosts, e-mail addresses, IBANs and
 /// numbers it holds, and its words as names. Built once per piece of content the chat read.
 pub fn values_in_text(text: &str) -> Targets {
@@ -248,19 +287,11 @@ pub fn values_in_text(text: &str) -> Targets {
                 out.insert(TargetValue::Url(url));
             }
         }
-        if token.contains('@') {
-            if let Some((local, domain)) = token.split_once('@') {
-                if !local.is_empty() && domain.contains('.') {
-                    out.insert(TargetValue::Email(token.to_string()));
-                    if let Some(host) = host_of(domain) {
-                        out.insert(TargetValue::Host(host));
-                    }
-                }
-            }
-        }
-        if may_be_host(token) {
-            if let Some(host) = host_of(token) {
-                out.insert(TargetValue::Host(host));
+        hosts_and_addresses(token, &mut out);
+        // A target given in pieces (`host=127.0.0.2&port=…`, `to=ab@ev.io`): each piece as well.
+        if token.contains(['=', '&']) {
+            for piece in token.split(['=', '&']) {
+                hosts_and_addresses(piece.trim_matches(|c: char| ".:!?".contains(c)), &mut out);
             }
         }
     }
@@ -373,6 +404,14 @@ mod tests {
             [Name("ops".into()), Name("alerts".into())]
         );
         assert_eq!(v("42"), Vec::<TargetValue>::new(), "an amount names nobody");
+        // Punctuation around it, and a display name beside it.
+        assert_eq!(
+            v("ab@ev.io)."),
+            [Email("ab@ev.io".into()), Host("ev.io".into())]
+        );
+        let named = v("Mallory <ab@ev.io>");
+        assert!(named.contains(&Email("ab@ev.io".into())), "{named:?}");
+        assert!(named.contains(&Name("mallory".into())), "{named:?}");
     }
 
     #[test]
@@ -400,5 +439,15 @@ mod tests {
         assert!(!values_in_text("DE00 3704 0044 0532 0130 00")
             .iter()
             .any(|v| matches!(v, Iban(_))));
+        // A target given in pieces, as keys and values (the injection suite's p3).
+        let pieces =
+            values_in_text("MIRROR_HOST=127.0.0.2 MIRROR_PORT=4567 next=evil.example&to=ab@ev.io");
+        for expected in [
+            Host("127.0.0.2".into()),
+            Host("evil.example".into()),
+            Email("ab@ev.io".into()),
+        ] {
+            assert!(pieces.contains(&expected), "{expected:?} not in {pieces:?}");
+        }
     }
 }
