@@ -151,6 +151,55 @@ pub fn restore(transport: &mut McpTransport, secrets: &BTreeMap<String, String>)
     }
 }
 
+/// The secret values in what [`take`] took out (by place: `arg:N`, `url`), to remember as
+/// secrets no result may carry: the value of a flag (`--api-key=…`'s part after `=`, or the
+/// argument after a secret flag), a URL's password and its secret query values — never a whole
+/// URL, whose ordinary pieces (`http://127`, a host name) would then be cut out of every page
+/// that mentions them.
+pub fn secrets_in(taken: &BTreeMap<String, String>) -> Vec<String> {
+    let mut values = Vec::new();
+    for (place, original) in taken {
+        if place == "url" {
+            values.extend(url_secrets(original));
+        } else {
+            let value = original
+                .split_once('=')
+                .filter(|(name, _)| name.starts_with('-'))
+                .map_or(original.as_str(), |(_, value)| value);
+            values.push(value.to_string());
+        }
+    }
+    values.retain(|v| v.len() >= 4 && v != HIDDEN);
+    values.sort();
+    values.dedup();
+    values
+}
+
+/// A URL's password and secret query values, raw and decoded (error messages quote URLs in
+/// either form).
+fn url_secrets(url: &str) -> Vec<String> {
+    let mut values = Vec::new();
+    let Ok(u) = reqwest::Url::parse(url.trim()) else {
+        return values;
+    };
+    values.extend(u.password().map(str::to_string));
+    for (k, v) in u.query_pairs() {
+        if secret_name(&k) || looks_like_token(&v) {
+            values.push(v.into_owned());
+        }
+    }
+    if let Some(q) = u.query() {
+        for pair in q.split('&') {
+            if let Some((k, v)) = pair.split_once('=') {
+                if secret_name(k) {
+                    values.push(v.to_string());
+                }
+            }
+        }
+    }
+    values
+}
+
 /// Every secret value `transport` holds: environment and header values, and what [`take`] would
 /// take out (whole, and for URLs also the password and each secret query value, raw and
 /// decoded, since error messages quote URLs in either form).
@@ -167,25 +216,7 @@ fn secret_values(transport: &McpTransport) -> Vec<String> {
                 }
             }
         }
-        McpTransport::Http { url, .. } => {
-            if let Ok(u) = reqwest::Url::parse(url.trim()) {
-                values.extend(u.password().map(str::to_string));
-                for (k, v) in u.query_pairs() {
-                    if secret_name(&k) || looks_like_token(&v) {
-                        values.push(v.clone().into_owned());
-                    }
-                }
-                if let Some(q) = u.query() {
-                    for pair in q.split('&') {
-                        if let Some((k, v)) = pair.split_once('=') {
-                            if secret_name(k) {
-                                values.push(v.to_string());
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        McpTransport::Http { url, .. } => values.extend(url_secrets(url)),
     }
     values.retain(|v| v.len() >= 4 && v != HIDDEN);
     values.sort_by_key(|v| std::cmp::Reverse(v.len()));
@@ -248,6 +279,22 @@ mod tests {
             env: BTreeMap::new(),
             cwd: None,
         }
+    }
+
+    /// What is remembered as a secret is the secret, never the URL or flag around it.
+    #[test]
+    fn only_the_secret_parts_are_remembered() {
+        let mut t = stdio(&["--api-key", "plainvalue123", "--token=abcdef"]);
+        let taken = take(&mut t);
+        assert_eq!(secrets_in(&taken), ["abcdef", "plainvalue123"]);
+        let mut http = McpTransport::Http {
+            url: "http://me:pa55word@127.0.0.1:9/mcp?token=tok-INLINE-42&page=2".into(),
+            headers: BTreeMap::new(),
+        };
+        let taken = take(&mut http);
+        let remembered = secrets_in(&taken);
+        assert_eq!(remembered, ["pa55word", "tok-INLINE-42"]);
+        assert!(remembered.iter().all(|v| !v.contains("127.0.0.1")));
     }
 
     #[test]

@@ -84,7 +84,7 @@ impl Keychain {
 
     /// Stores a secret (replacing any earlier one). Blocking: call from a blocking context.
     pub fn set_blocking(&self, account: &str, secret: &str) -> Result<(), SecretError> {
-        remember(secret);
+        remember_entry(secret);
         self.entry(account)?.set_password(secret).map_err(map)
     }
 
@@ -92,7 +92,7 @@ impl Keychain {
     pub fn get_blocking(&self, account: &str) -> Result<Option<String>, SecretError> {
         match self.entry(account)?.get_password() {
             Ok(s) => {
-                remember(&s);
+                remember_entry(&s);
                 Ok(Some(s))
             }
             Err(keyring::Error::NoEntry) => Ok(None),
@@ -201,6 +201,17 @@ const BASE64_WRAPS: [usize; 2] = [76, 64];
 
 /// The width `xxd -p` wraps hex at.
 const HEX_WRAP: usize = 60;
+
+/// Remembers what a keychain entry holds: a single secret (a provider's key) as it is. An
+/// entry that holds a JSON object (an MCP server's values by name, OAuth tokens) is remembered
+/// by its owner, value by value and only the secret parts: its text as a whole — names, quotes,
+/// a URL around a token — would make ordinary pieces such as `http://127` count as a secret.
+fn remember_entry(stored: &str) {
+    let structured = serde_json::from_str::<serde_json::Value>(stored).is_ok_and(|v| v.is_object());
+    if !structured {
+        remember(stored);
+    }
+}
 
 /// Remembers a secret so [`redact`] replaces it from now on, with the forms a command can turn
 /// it into ([`forms`]).
@@ -405,6 +416,20 @@ fn needs_token_scan(text: &str) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A keychain entry that holds a JSON object is not remembered as text (its owner remembers
+    /// its secret values): a URL in it would make every page naming the host count as a secret.
+    #[test]
+    fn a_structured_keychain_entry_is_not_remembered_whole() {
+        remember_entry(r#"{"url":"http://127.0.0.1:9/mcp?token=tok-ENTRY-4242"}"#);
+        let page = "see http://127.0.0.1:4567/docs/a1 and http://127.0.0.1:9/mcp";
+        assert_eq!(redact_known(page), page);
+        remember_entry("plain-entry-secret-Zq9x");
+        assert_eq!(
+            redact_known("key plain-entry-secret-Zq9x here"),
+            "key [redacted] here"
+        );
+    }
 
     #[test]
     fn remembered_secrets_and_token_shapes_are_hidden() {

@@ -38,6 +38,38 @@ fn secret_account(name: &str) -> String {
     format!("mcp-server-{name}")
 }
 
+/// What of a keychain entry is remembered as secrets no result may carry.
+#[derive(Clone, Copy)]
+enum Remembered {
+    /// Every value (environment, headers, a client secret), and an authorization header's
+    /// credential without its scheme.
+    Values,
+    /// The secret parts of the arguments and URL taken out of a server's settings
+    /// (`inline_secrets::secrets_in`): never a whole URL.
+    Inline,
+}
+
+impl Remembered {
+    fn remember(self, secrets: &BTreeMap<String, String>) {
+        match self {
+            Self::Values => {
+                for value in secrets.values() {
+                    crate::secrets::remember(value);
+                    // `Bearer …`, `Basic …`, `Token …`: the credential after its scheme too.
+                    if let Some((scheme, credential)) = value.trim().split_once(' ') {
+                        if scheme.chars().all(|c| c.is_ascii_alphabetic()) {
+                            crate::secrets::remember(credential.trim());
+                        }
+                    }
+                }
+            }
+            Self::Inline => inline_secrets::secrets_in(secrets)
+                .iter()
+                .for_each(|v| crate::secrets::remember(v)),
+        }
+    }
+}
+
 /// The keychain account of the secrets taken out of a server's command line or URL.
 fn inline_account(name: &str) -> String {
     format!("mcp-server-{name}-inline")
@@ -175,7 +207,9 @@ impl Tollgate {
             }
         }
         if inline_secrets::has_placeholders(&config.transport) {
-            let inline = self.secrets_of(&inline_account(name)).await?;
+            let inline = self
+                .secrets_of_kind(&inline_account(name), Remembered::Inline)
+                .await?;
             inline_secrets::restore(&mut config.transport, &inline);
         }
         if config.oauth_client_secret.as_deref() == Some("") {
@@ -197,13 +231,22 @@ impl Tollgate {
     /// The secret values stored under `account`; each becomes a known secret that no tool
     /// result carries (issue 33).
     async fn secrets_of(&self, account: &str) -> Result<BTreeMap<String, String>, ServiceError> {
+        self.secrets_of_kind(account, Remembered::Values).await
+    }
+
+    /// [`Self::secrets_of`], remembering what `kind` says holds the secrets.
+    async fn secrets_of_kind(
+        &self,
+        account: &str,
+        kind: Remembered,
+    ) -> Result<BTreeMap<String, String>, ServiceError> {
         let secrets: BTreeMap<String, String> = self
             .keychain
             .get(account)
             .await?
             .and_then(|json| serde_json::from_str(&json).ok())
             .unwrap_or_default();
-        secrets.values().for_each(|v| crate::secrets::remember(v));
+        kind.remember(&secrets);
         Ok(secrets)
     }
 
@@ -212,6 +255,7 @@ impl Tollgate {
         &self,
         account: &str,
         secrets: &BTreeMap<String, String>,
+        kind: Remembered,
     ) -> Result<(), ServiceError> {
         if secrets.is_empty() {
             self.forget_secrets(account).await;
@@ -219,7 +263,7 @@ impl Tollgate {
         }
         let json = serde_json::to_string(secrets)
             .map_err(|e| refused(format!("the secrets could not be saved: {e}")))?;
-        secrets.values().for_each(|v| crate::secrets::remember(v));
+        kind.remember(secrets);
         self.keychain.set(account, &json).await?;
         Ok(())
     }
@@ -352,17 +396,25 @@ impl Tollgate {
         }
         let mut stored = blanked(&config);
         let inline = inline_secrets::take(&mut stored.transport);
-        self.put_secrets(&secret_account(&config.name), config.transport.secrets())
-            .await?;
-        self.put_secrets(&inline_account(&config.name), &inline)
+        self.put_secrets(
+            &secret_account(&config.name),
+            config.transport.secrets(),
+            Remembered::Values,
+        )
+        .await?;
+        self.put_secrets(&inline_account(&config.name), &inline, Remembered::Inline)
             .await?;
         let client_secret: BTreeMap<String, String> = config
             .oauth_client_secret
             .iter()
             .map(|s| (CLIENT_SECRET_KEY.to_string(), s.clone()))
             .collect();
-        self.put_secrets(&client_secret_account(&config.name), &client_secret)
-            .await?;
+        self.put_secrets(
+            &client_secret_account(&config.name),
+            &client_secret,
+            Remembered::Values,
+        )
+        .await?;
         if old_name != config.name {
             self.forget_secrets(&secret_account(&old_name)).await;
             self.forget_secrets(&inline_account(&old_name)).await;

@@ -920,6 +920,16 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             assert!(!views.contains(leaked), "the settings view shows {leaked}");
         }
         assert!(views.contains(HIDDEN));
+        // The secrets are remembered, not the URL around them: a page that mentions the same
+        // host is read as it is (a whole URL remembered cut `http://127` out of every page).
+        let page = "Docs at http://127.0.0.1:4567/docs/a1 and http://127.0.0.1:9/mcp";
+        assert_eq!(tollgate_engine::secrets::redact_known(page), page);
+        for kept in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
+            assert!(
+                !tollgate_engine::secrets::redact_known(&format!("x {kept} y")).contains(kept),
+                "{kept} is a known secret"
+            );
+        }
         // The prompt names the server's tools, never its command line.
         let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
         registry_has(&app, "keyed__wait", true).await;
