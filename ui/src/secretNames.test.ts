@@ -14,10 +14,9 @@ describe("secret-shaped names", () => {
     for (const name of examples.not) expect(secretNamed(name), name).toBe(false);
   });
 
-  it("splits at separators and humps", () => {
-    expect(nameWords("accessToken")).toEqual(["access", "token"]);
-    expect(nameWords("X-API-Key")).toEqual(["x", "api", "key"]);
-    expect(nameWords("HTTPServer")).toEqual(["httpserver"]);
-    expect(nameWords("v2Token")).toEqual(["v2", "token"]);
+  it("splits at separators and humps as the engine does", () => {
+    const table = Object.entries(examples.words);
+    expect(table.length).toBeGreaterThanOrEqual(8);
+    for (const [name, words] of table) expect(nameWords(name), name).toEqual(words);
   });
 });

@@ -20,6 +20,7 @@
 
 pub mod chat;
 pub mod heap;
+pub mod router;
 pub mod service;
 
 // The crates below, under the module names the app and the tests know them by.
@@ -27,8 +28,16 @@ pub mod service;
 pub use tollgate_executor::{self as executor, approvals, panics, rules};
 /// The MCP client (`tollgate-mcp`).
 pub use tollgate_mcp as mcp;
-/// The types that cross layers and reach the UI (`tollgate-protocol`).
-pub use tollgate_protocol::{self as protocol, canonical, ids, parse, policy};
+/// The types that cross layers and reach the UI (`tollgate-protocol`), with the runtime pieces
+/// that carry them — the event router, the channel sink, the shared tool settings — under the
+/// module name the app and the tests know them by.
+pub mod protocol {
+    pub use crate::router::{AttentionWatcher, RouteGuard, Router};
+    pub use tollgate_executor::SharedSettings;
+    pub use tollgate_protocol::*;
+    pub use tollgate_tools::ChannelSink;
+}
+pub use tollgate_protocol::{canonical, ids, parse, policy};
 /// The provenance gate: pure, no I/O (`tollgate-provenance`).
 pub use tollgate_provenance as provenance;
 /// The model providers (`tollgate-providers`).

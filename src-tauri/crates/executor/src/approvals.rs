@@ -189,7 +189,7 @@ mod tests {
             },
         };
         PendingApproval {
-            id: ApprovalId::random(),
+            id: crate::tools::new_approval_id(),
             chat: ChatId(chat),
             seq: 1,
             call_id: "c".into(),
@@ -240,7 +240,7 @@ mod tests {
             hub.resolve(ChatId(1), &a.id, Decision::Result(ResultDecision::Approve)),
             Err(ApprovalError::WrongKind { .. })
         ));
-        let unknown = ApprovalId::random();
+        let unknown = crate::tools::new_approval_id();
         assert_eq!(
             hub.resolve(ChatId(1), &unknown, allow.clone()),
             Err(ApprovalError::Unknown(unknown))

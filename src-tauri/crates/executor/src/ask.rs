@@ -3,7 +3,6 @@
 //! stage after.
 
 use super::ToolExecutor;
-use crate::ids::ApprovalId;
 use crate::protocol::{ApprovalOutcome, ApprovalRequest, Decision, PendingApproval, ToolEvent};
 use crate::store::now_ms;
 use crate::tools::RegisteredTool;
@@ -18,7 +17,7 @@ impl ToolExecutor {
         request: ApprovalRequest,
     ) -> PendingApproval {
         PendingApproval {
-            id: ApprovalId::random(),
+            id: crate::tools::new_approval_id(),
             chat: self.chat,
             seq,
             call_id: call_id.to_string(),

@@ -37,12 +37,15 @@ pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult, Vi
 pub use sources::line_hashes;
 pub use turnstile::Turnstile;
 
+/// The tool settings every chat's executor reads, shared with the service that saves them.
+pub type SharedSettings = Arc<parking_lot::RwLock<ToolSettings>>;
+
 use crate::approvals::{ApprovalError, ApprovalHub};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
 use crate::protocol::EventSink;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingApproval, RuleGrant};
-use crate::protocol::{ChatSandbox, ChatToolOverrides, SharedSettings, ToolSettings};
+use crate::protocol::{ChatSandbox, ChatToolOverrides, ToolSettings};
 use crate::protocol::{ExposureView, GuardNote, Source, ToolEffects, TrustKey, WayOut};
 use crate::protocol::{GroupView, ToolDefinition, ToolView};
 use crate::provenance::{Exposure, Offered, RequestLedger, Trust};

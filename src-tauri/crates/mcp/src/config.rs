@@ -220,26 +220,20 @@ impl McpServerConfig {
                 }
             }
             McpTransport::Http { url, headers } => {
-                let parsed = reqwest::Url::parse(url.trim())
-                    .map_err(|e| invalid(&format!("\"{url}\" is not a URL: {e}")))?;
-                if !matches!(parsed.scheme(), "http" | "https") {
-                    return Err(invalid("the URL must start with http:// or https://"));
-                }
+                let parsed = tollgate_names::web_url(url).map_err(|e| invalid(&e.to_string()))?;
                 // A credential in a header goes over plain http only to this machine: anywhere
-                // else anyone on the way reads it (issue 45).
-                if parsed.scheme() == "http"
-                    && !is_loopback_host(&parsed)
-                    && headers.keys().any(|k| {
-                        let k = k.to_ascii_lowercase();
-                        k == "authorization"
-                            || k == "proxy-authorization"
-                            || k.contains("api-key")
-                            || k.contains("token")
-                    })
-                {
-                    return Err(invalid(
-                        "a credential header is sent only over https:// (or to this machine): use the server's https:// address",
-                    ));
+                // else anyone on the way reads it — the one rule for providers and MCP servers
+                // (`tollgate_names::check_credential`).
+                let credential = headers.keys().any(|k| {
+                    let k = k.to_ascii_lowercase();
+                    k == "authorization"
+                        || k == "proxy-authorization"
+                        || k.contains("api-key")
+                        || k.contains("token")
+                });
+                if credential {
+                    tollgate_names::check_credential(&parsed)
+                        .map_err(|e| invalid(&e.to_string()))?;
                 }
                 if headers
                     .keys()
@@ -281,16 +275,6 @@ impl McpServerConfig {
             }
         }
         Ok(())
-    }
-}
-
-/// Whether a URL's host is this machine (`localhost`, `127.0.0.0/8`, `::1`).
-pub fn is_loopback_host(url: &reqwest::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
     }
 }
 

@@ -97,7 +97,7 @@ impl ElicitationHub {
             ),
             ElicitationKind::Url { .. } => None,
         };
-        let id = ApprovalId::random();
+        let id = tollgate_tools::new_approval_id();
         let pending = PendingElicitation {
             id: id.clone(),
             chat: call.chat,

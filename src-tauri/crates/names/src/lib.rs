@@ -7,7 +7,9 @@
 //!   server sends the user to;
 //! - [`open`]: which addresses may be opened in the system's browser, for links in answers (the
 //!   window gets the schemes generated into `ui/src/bindings.ts`), pages a server asks for and
-//!   sign-in.
+//!   sign-in;
+//! - [`web`]: which addresses Tollgate sends requests to (http and https), and where a credential
+//!   may go (https, or plain http to this machine): for providers, MCP servers and `fetch_url`.
 //!
 //! It sits at the very bottom of the house: pure functions over strings, no I/O, and it must
 //! never depend on another Tollgate crate, so that every one of them can ask it.
@@ -15,9 +17,11 @@
 pub mod address;
 pub mod host;
 pub mod open;
+pub mod web;
 pub mod words;
 
 pub use address::{describe, is_public};
 pub use host::{normalize, HostPattern};
 pub use open::{check_open, NotOpenable, Opening, LINK_SCHEMES};
+pub use web::{check_credential, check_web, is_this_machine, web_url, NotWebUrl};
 pub use words::words;

@@ -10,6 +10,7 @@
 //!   only on this machine (a server run locally).
 
 use crate::address::is_public;
+use crate::web::on_this_machine;
 use std::net::IpAddr;
 
 /// The schemes of links in answers that open outside the app; anything else is refused.
@@ -41,19 +42,6 @@ pub enum NotOpenable {
     PlainHttp(String),
 }
 
-/// Whether `host` is on this machine: `localhost` or a loopback address.
-fn on_this_machine(host: Option<url::Host<&str>>) -> bool {
-    match host {
-        Some(url::Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
 /// Whether `host` is on this machine or a private network: an address that is not public,
 /// `localhost`, or a name of one label (which only a local resolver answers).
 fn inside(host: Option<url::Host<&str>>) -> bool {
@@ -80,9 +68,11 @@ pub fn check_open(address: &str, opening: Opening) -> Result<url::Url, NotOpenab
             Err(NotOpenable::Inside(host))
         }
         (Opening::ServerPage, "https" | "http") => Ok(url),
-        (Opening::SignIn, "https") => Ok(url),
-        (Opening::SignIn, "http") if on_this_machine(url.host()) => Ok(url),
-        (Opening::SignIn, "http") => Err(NotOpenable::PlainHttp(host)),
+        // A sign-in page is where a credential is typed: the credential rule of `web`.
+        (Opening::SignIn, "https" | "http") => match crate::web::check_credential(&url) {
+            Ok(()) => Ok(url),
+            Err(_) => Err(NotOpenable::PlainHttp(host)),
+        },
         (Opening::ServerPage | Opening::SignIn, _) => Err(NotOpenable::NotWeb),
     }
 }

@@ -177,25 +177,6 @@ impl EventSink for NullSink {
     fn emit(&self, _event: ToolEvent) {}
 }
 
-/// Forwards events into a Tokio channel.
-pub struct ChannelSink(pub tokio::sync::mpsc::UnboundedSender<ToolEvent>);
-
-impl EventSink for ChannelSink {
-    fn emit(&self, event: ToolEvent) {
-        let _ = self.0.send(event);
-    }
-}
-
-/// Routes each chat's events to the channel of the turn running in it, and everything else
-/// (events of chats without a running turn) to a fallback sink.
-///
-/// The executor's sink is fixed when it opens; a turn registers its channel for its duration.
-pub struct Router {
-    routes: parking_lot::RwLock<std::collections::HashMap<ChatId, std::sync::Arc<dyn EventSink>>>,
-    fallback: std::sync::Arc<dyn EventSink>,
-    watchers: parking_lot::RwLock<Vec<AttentionWatcher>>,
-}
-
 /// Something that waits on the user (F-59): the app tells a user who is looking elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttentionRequest {
@@ -213,9 +194,6 @@ pub enum AttentionReason {
     /// An MCP server asks the user something (issue 36).
     Elicitation { server: String, message: String },
 }
-
-/// Called for every [`AttentionRequest`], wherever its chat's events are routed. Must not block.
-pub type AttentionWatcher = std::sync::Arc<dyn Fn(AttentionRequest) + Send + Sync>;
 
 impl AttentionRequest {
     /// The request an event makes, if it waits on the user.
@@ -252,116 +230,21 @@ impl AttentionRequest {
     }
 }
 
-impl Router {
-    pub fn new(fallback: std::sync::Arc<dyn EventSink>) -> Self {
-        Self {
-            routes: parking_lot::RwLock::new(std::collections::HashMap::new()),
-            fallback,
-            watchers: parking_lot::RwLock::new(Vec::new()),
+impl ToolEvent {
+    /// The chat the event belongs to.
+    pub fn chat(&self) -> ChatId {
+        match self {
+            ToolEvent::BeforeCall { chat, .. }
+            | ToolEvent::ApprovalResolved { chat, .. }
+            | ToolEvent::Started { chat, .. }
+            | ToolEvent::OutputDelta { chat, .. }
+            | ToolEvent::Progress { chat, .. }
+            | ToolEvent::Finished { chat, .. }
+            | ToolEvent::QuestionAsked { chat, .. }
+            | ToolEvent::QuestionResolved { chat, .. }
+            | ToolEvent::ElicitationResolved { chat, .. } => *chat,
+            ToolEvent::ApprovalRequested { approval } => approval.chat,
+            ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,
         }
-    }
-
-    /// Calls `watcher` whenever an approval or a question starts waiting in any chat (F-59).
-    pub fn watch_attention(&self, watcher: AttentionWatcher) {
-        self.watchers.write().push(watcher);
-    }
-
-    /// Sends `chat`'s events to `sink` until the guard is dropped.
-    pub fn route(
-        self: &std::sync::Arc<Self>,
-        chat: ChatId,
-        sink: std::sync::Arc<dyn EventSink>,
-    ) -> RouteGuard {
-        self.routes.write().insert(chat, sink);
-        RouteGuard {
-            router: std::sync::Arc::clone(self),
-            chat,
-        }
-    }
-}
-
-fn event_chat(event: &ToolEvent) -> ChatId {
-    match event {
-        ToolEvent::BeforeCall { chat, .. }
-        | ToolEvent::ApprovalResolved { chat, .. }
-        | ToolEvent::Started { chat, .. }
-        | ToolEvent::OutputDelta { chat, .. }
-        | ToolEvent::Progress { chat, .. }
-        | ToolEvent::Finished { chat, .. }
-        | ToolEvent::QuestionAsked { chat, .. }
-        | ToolEvent::QuestionResolved { chat, .. }
-        | ToolEvent::ElicitationResolved { chat, .. } => *chat,
-        ToolEvent::ApprovalRequested { approval } => approval.chat,
-        ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,
-    }
-}
-
-impl EventSink for Router {
-    fn emit(&self, event: ToolEvent) {
-        if let Some(request) = AttentionRequest::of(&event) {
-            for watcher in self.watchers.read().iter() {
-                watcher(request.clone());
-            }
-        }
-        let target = self.routes.read().get(&event_chat(&event)).cloned();
-        match target {
-            Some(sink) => sink.emit(event),
-            None => self.fallback.emit(event),
-        }
-    }
-}
-
-/// Ends a route when dropped.
-pub struct RouteGuard {
-    router: std::sync::Arc<Router>,
-    chat: ChatId,
-}
-
-impl Drop for RouteGuard {
-    fn drop(&mut self) {
-        self.router.routes.write().remove(&self.chat);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ids::ApprovalId;
-    use std::sync::{Arc, Mutex};
-
-    #[test]
-    fn attention_is_seen_wherever_the_chat_is_routed_and_only_for_what_waits() {
-        let router = Arc::new(Router::new(Arc::new(NullSink)));
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let into = Arc::clone(&seen);
-        router.watch_attention(Arc::new(move |r| into.lock().unwrap().push(r)));
-        let asked = |chat: i64| ToolEvent::QuestionAsked {
-            chat: ChatId(chat),
-            seq: 1,
-            id: ApprovalId::random(),
-            question: "Which file?".into(),
-            choices: Vec::new(),
-        };
-        // A chat with a running turn (routed) and one without (the fallback) are both seen.
-        let _route = router.route(ChatId(1), Arc::new(NullSink));
-        router.emit(asked(1));
-        router.emit(asked(2));
-        router.emit(ToolEvent::OutputDelta {
-            chat: ChatId(1),
-            seq: 1,
-            stream: OutputStream::Stdout,
-            text: "hi".into(),
-            skipped: 0,
-        });
-        let seen = seen.lock().unwrap();
-        assert_eq!(seen.len(), 2);
-        assert_eq!(seen[0].chat, ChatId(1));
-        assert_eq!(seen[1].chat, ChatId(2));
-        assert_eq!(
-            seen[0].reason,
-            AttentionReason::Question {
-                question: "Which file?".into()
-            }
-        );
     }
 }

@@ -7,9 +7,11 @@
 //! other — the store, the tools, the providers, the executor, the chat loop, the service and the
 //! app — meet here instead of importing each other.
 //!
-//! It depends only on the sandbox's own types (re-exported here) and must never depend on
-//! another Tollgate crate: it has no I/O, no database, no network. Types that belong to one
-//! store table (`ChatRow`, `MessageRow`, …) stay with the table.
+//! It is the ground floor: it depends on no crate of Tollgate's and on no runtime (no async
+//! runtime, no locks, no randomness): it has no I/O, no database, no network. Everything else —
+//! the sandbox and the keychain included — is built on it. Types that belong to one store
+//! table (`ChatRow`, `MessageRow`, …) stay with the table; runtime pieces (the event router,
+//! shared settings, making ids) live where they run.
 
 pub mod canonical;
 pub mod ids;
@@ -24,6 +26,7 @@ pub mod events;
 pub mod provenance;
 pub mod providers;
 pub mod rules;
+pub mod sandbox;
 pub mod server_review;
 pub mod tool_review;
 pub mod tool_settings;
@@ -38,9 +41,8 @@ pub use events::*;
 pub use provenance::*;
 pub use providers::*;
 pub use rules::*;
+pub use sandbox::*;
 pub use server_review::*;
-/// The sandbox's own types (levels, support, reports) live with the sandbox.
-pub use tollgate_sandbox::protocol::*;
 pub use tool_review::*;
 pub use tool_settings::*;
 pub use tools::*;

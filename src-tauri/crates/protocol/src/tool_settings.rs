@@ -5,10 +5,8 @@
 //! tool toggles for itself ([`ChatToolOverrides`], F-54).
 
 use crate::policy::{ExecutionPolicy, ResultPolicy};
-use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The settings key under which [`ToolSettings`] are stored.
@@ -126,9 +124,6 @@ impl ToolSettings {
         self.tools.entry(tool.to_string()).or_default()
     }
 }
-
-/// Settings shared by every executor. Read briefly; never hold the lock across an `.await`.
-pub type SharedSettings = Arc<RwLock<ToolSettings>>;
 
 /// A chat's own group and tool toggles, layered over the app-wide settings.
 #[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

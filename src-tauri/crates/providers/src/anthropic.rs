@@ -514,7 +514,7 @@ impl Provider for AnthropicProvider {
         let endpoint = Endpoint::new(&self.base_url, "v1/messages")?;
         let builder = http::client()?
             .post(endpoint.url())
-            .headers(self.headers()?)
+            .headers(self.headers(&endpoint)?)
             .json(&request_body(request, self.thinking_budget));
         http::complete_stream(
             AnthropicStream::default(),
@@ -528,13 +528,18 @@ impl Provider for AnthropicProvider {
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
         let endpoint = Endpoint::new(&self.base_url, "v1/models")?;
-        http::list_model_ids(http::client()?.get(endpoint.url()).headers(self.headers()?)).await
+        let headers = self.headers(&endpoint)?;
+        http::list_model_ids(http::client()?.get(endpoint.url()).headers(headers)).await
     }
 }
 
 impl AnthropicProvider {
-    fn headers(&self) -> Result<reqwest::header::HeaderMap, ProviderError> {
+    /// The request's headers: the key, where it may go (`Endpoint::check_credential`).
+    fn headers(&self, endpoint: &Endpoint) -> Result<reqwest::header::HeaderMap, ProviderError> {
         let mut h = reqwest::header::HeaderMap::new();
+        if !self.api_key.is_empty() {
+            endpoint.check_credential()?;
+        }
         h.insert("x-api-key", http::secret_header(self.api_key.expose())?);
         h.insert(
             "anthropic-version",

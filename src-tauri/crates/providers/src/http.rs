@@ -60,23 +60,24 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 pub struct Endpoint(reqwest::Url);
 
 impl Endpoint {
-    /// Joins `base` (e.g. `https://api.openai.com/v1`) and `path`; only http and https.
+    /// Joins `base` (e.g. `https://api.openai.com/v1`) and `path`; only http and https
+    /// (`tollgate_names::web_url`, the one gate for the addresses Tollgate sends requests to).
     pub fn new(base: &str, path: &str) -> Result<Self, ProviderError> {
         let base = base.trim().trim_end_matches('/');
-        let url = reqwest::Url::parse(&format!("{base}/{}", path.trim_start_matches('/')))
-            .map_err(|e| {
-                ProviderError::Config(format!("the base URL \"{base}\" is not valid: {e}"))
-            })?;
-        match url.scheme() {
-            "http" | "https" => Ok(Self(url)),
-            other => Err(ProviderError::Config(format!(
-                "the base URL must start with http:// or https://, not {other}://"
-            ))),
-        }
+        let url = tollgate_names::web_url(&format!("{base}/{}", path.trim_start_matches('/')))
+            .map_err(|e| ProviderError::Config(format!("the base URL: {e}")))?;
+        Ok(Self(url))
     }
 
     pub fn url(&self) -> reqwest::Url {
         self.0.clone()
+    }
+
+    /// Whether an API key may be sent here: over https anywhere, over plain http only to this
+    /// machine (a local server), as for MCP servers (`tollgate_names::check_credential`).
+    pub fn check_credential(&self) -> Result<(), ProviderError> {
+        tollgate_names::check_credential(&self.0)
+            .map_err(|e| ProviderError::Config(format!("the API key was not sent: {e}")))
     }
 }
 
@@ -326,6 +327,32 @@ mod tests {
         );
         assert!(Endpoint::new("file:///etc", "x").is_err());
         assert!(Endpoint::new("not a url", "x").is_err());
+    }
+
+    /// A key goes over https anywhere and over plain http only to this machine, as for MCP
+    /// servers: a local server keeps working, a plain-http address on the network is refused
+    /// before anything is sent.
+    #[test]
+    fn a_key_goes_over_https_or_to_this_machine_only() {
+        for ok in [
+            "https://api.openai.com/v1",
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:1234/v1",
+        ] {
+            assert!(
+                Endpoint::new(ok, "models")
+                    .unwrap()
+                    .check_credential()
+                    .is_ok(),
+                "{ok}"
+            );
+        }
+        let lan = Endpoint::new("http://192.168.1.5:8080/v1", "models").unwrap();
+        let err = lan.check_credential().unwrap_err().to_string();
+        assert!(
+            err.contains("https://") && err.contains("192.168.1.5"),
+            "{err}"
+        );
     }
 
     #[test]

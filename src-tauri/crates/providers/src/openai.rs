@@ -408,7 +408,7 @@ impl Provider for OpenAiProvider {
         let endpoint = Endpoint::new(&self.base_url, "chat/completions")?;
         let builder = http::client()?
             .post(endpoint.url())
-            .headers(self.headers()?)
+            .headers(self.headers(&endpoint)?)
             .json(&request_body(request, self.request_style));
         http::complete_stream(
             OpenAiStream::default(),
@@ -422,14 +422,17 @@ impl Provider for OpenAiProvider {
 
     async fn models(&self) -> Result<Vec<String>, ProviderError> {
         let endpoint = Endpoint::new(&self.base_url, "models")?;
-        http::list_model_ids(http::client()?.get(endpoint.url()).headers(self.headers()?)).await
+        let headers = self.headers(&endpoint)?;
+        http::list_model_ids(http::client()?.get(endpoint.url()).headers(headers)).await
     }
 }
 
 impl OpenAiProvider {
-    fn headers(&self) -> Result<reqwest::header::HeaderMap, ProviderError> {
+    /// The request's headers: the key, where it may go (`Endpoint::check_credential`).
+    fn headers(&self, endpoint: &Endpoint) -> Result<reqwest::header::HeaderMap, ProviderError> {
         let mut h = reqwest::header::HeaderMap::new();
         if !self.api_key.is_empty() {
+            endpoint.check_credential()?;
             h.insert(
                 reqwest::header::AUTHORIZATION,
                 http::secret_header(&format!("Bearer {}", self.api_key.expose()))?,
@@ -589,6 +592,20 @@ mod tests {
         );
         assert_eq!(body["stream"], true);
         assert!(body.get("temperature").is_none());
+    }
+
+    /// A key is never sent over plain http to another machine: the call is refused before
+    /// anything leaves (192.0.2.1 is a documentation address nothing answers on).
+    #[tokio::test]
+    async fn a_key_is_not_sent_over_plain_http_to_another_machine() {
+        let provider = OpenAiProvider {
+            base_url: "http://192.0.2.1/v1".into(),
+            api_key: "sk-test-never-sent".into(),
+            ..OpenAiProvider::default()
+        };
+        let err = provider.models().await.unwrap_err();
+        assert!(matches!(err, ProviderError::Config(_)), "{err}");
+        assert!(err.to_string().contains("https://"), "{err}");
     }
 
     #[test]

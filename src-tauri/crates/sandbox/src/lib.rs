@@ -27,7 +27,9 @@ pub mod http_head;
 mod landlock;
 pub mod namespaces;
 pub mod paths;
-pub mod protocol;
+/// The sandbox's vocabulary (levels, support, reports) lives on the ground floor, with the other
+/// types that reach the UI.
+pub use tollgate_protocol::sandbox as protocol;
 pub mod proxy;
 pub mod reach;
 pub mod supervisor;

@@ -99,9 +99,18 @@ mod tests {
 
     #[test]
     fn words_split_at_separators_and_humps() {
-        assert_eq!(name_words("accessToken"), ["access", "token"]);
-        assert_eq!(name_words("X-API-Key"), ["x", "api", "key"]);
-        assert_eq!(name_words("HTTPServer"), ["httpserver"]);
-        assert_eq!(name_words("v2Token"), ["v2", "token"]);
+        let all: serde_json::Value =
+            serde_json::from_str(include_str!("secret_names.json")).unwrap();
+        let table = all["words"].as_object().unwrap();
+        assert!(table.len() >= 8);
+        for (name, words) in table {
+            let expected: Vec<&str> = words
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_str().unwrap())
+                .collect();
+            assert_eq!(name_words(name), expected, "{name}");
+        }
     }
 }

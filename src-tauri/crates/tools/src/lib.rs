@@ -22,6 +22,7 @@ pub mod names;
 pub mod questions;
 pub mod reach;
 mod registry;
+pub mod runtime;
 /// The sandbox is a crate of its own, audited alone (`tollgate-sandbox`).
 pub use tollgate_sandbox as sandbox;
 pub mod shell;
@@ -33,6 +34,7 @@ pub mod web;
 
 pub use group::{Guidance, GuidanceFn, Guide, ToolGroup};
 pub use registry::{RegisteredTool, Registry, RegistryError, LIMIT_ARG};
+pub use runtime::{new_approval_id, ChannelSink};
 pub use validation::ArgsValidator;
 
 use crate::vars::VarStore;
@@ -392,7 +394,7 @@ impl ToolContext {
                 },
             )),
             sandbox: sandbox::SandboxPlan::default(),
-            sink: Arc::new(tollgate_protocol::ChannelSink(tx)),
+            sink: Arc::new(ChannelSink(tx)),
             read: Arc::from([]),
         };
         (ctx, rx)

@@ -36,7 +36,7 @@ impl QuestionHub {
     }
 
     fn ask(&self, chat: ChatId) -> (ApprovalId, oneshot::Receiver<String>) {
-        let id = ApprovalId::random();
+        let id = crate::new_approval_id();
         let (tx, rx) = oneshot::channel();
         self.waiting.lock().insert(id.clone(), (chat, tx));
         (id, rx)

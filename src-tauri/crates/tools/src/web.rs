@@ -86,12 +86,9 @@ fn build_client(reach: &Reach) -> Result<reqwest::Client, String> {
             if attempt.previous().len() > MAX_REDIRECTS {
                 return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
             }
-            match attempt.url().scheme() {
-                "http" | "https" => {}
-                other => {
-                    let msg = format!("a redirect to {other}:// is not followed");
-                    return attempt.error(msg);
-                }
+            if let Err(e) = tollgate_names::check_web(attempt.url()) {
+                let msg = format!("a redirect is not followed: {e}");
+                return attempt.error(msg);
             }
             if let Err(e) = check_url(attempt.url(), &hops) {
                 return attempt.error(e);
@@ -128,17 +125,17 @@ fn client(reach: &Reach) -> Result<reqwest::Client, ToolError> {
     client.map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("no HTTP client: {e}")))
 }
 
-/// Parses the URL and refuses anything but http and https.
+/// Parses the URL and refuses anything but http and https (`tollgate_names::web_url`, the one
+/// gate for the addresses Tollgate sends requests to).
 pub fn parse_url(raw: &str) -> Result<reqwest::Url, ToolError> {
-    let url = reqwest::Url::parse(raw.trim())
-        .map_err(|e| ToolError::invalid(format!("\"{raw}\" is not a URL: {e}")))?;
-    match url.scheme() {
-        "http" | "https" => Ok(url),
-        other => Err(ToolError::invalid(format!(
-            "only http:// and https:// URLs can be fetched, not {other}://"
-        ))
-        .with_suggestion("Use the file tools for local files.")),
-    }
+    tollgate_names::web_url(raw).map_err(|e| match e {
+        tollgate_names::NotWebUrl::Scheme { .. } => {
+            ToolError::invalid(format!("only web pages can be fetched: {e}"))
+                .with_suggestion("Use the file tools for local files.")
+        }
+        tollgate_names::NotWebUrl::NotAUrl { .. }
+        | tollgate_names::NotWebUrl::CredentialInClear { .. } => ToolError::invalid(e.to_string()),
+    })
 }
 
 /// What the body is, from its content type (and, when that says nothing, its bytes).

@@ -11,6 +11,7 @@
 //! app.
 
 mod schedule;
+pub mod text_calls;
 mod turn;
 
 use futures::FutureExt;

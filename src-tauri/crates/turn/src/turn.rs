@@ -4,6 +4,7 @@
 //! [`run_rounds`] for the stages).
 
 use crate::schedule::{self, RepeatTracker};
+use crate::text_calls::parse_text_calls;
 use crate::{idle_timeout, save_interval};
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,7 +17,7 @@ use tollgate_engine::chat::retry::NextStep;
 use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnOutcome};
 use tollgate_engine::executor::{CallOrigin, ToolCallResult};
 use tollgate_engine::names::{repair_name, NameMatch};
-use tollgate_engine::parse::{parse_text_calls, RawArguments};
+use tollgate_engine::parse::RawArguments;
 use tollgate_engine::protocol::{EventSink, ToolEvent};
 use tollgate_engine::protocol::{FailureKind, ToolCalling, Usage};
 use tollgate_engine::provenance::{ExposureBuilder, Ledger, Offered, RequestLedger};

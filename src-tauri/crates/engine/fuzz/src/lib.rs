@@ -5,7 +5,7 @@
 #![allow(clippy::expect_used, clippy::panic)] // a fuzz target reports a broken property by panicking
 
 use std::sync::Arc;
-use tollgate_engine::parse::{parse_arguments, parse_text_calls, RawArguments};
+use tollgate_engine::parse::{parse_arguments, RawArguments};
 use tollgate_engine::providers::anthropic::AnthropicStream;
 use tollgate_engine::providers::openai::OpenAiStream;
 use tollgate_engine::providers::sse::SseParser;
@@ -15,6 +15,7 @@ use tollgate_engine::vars::reference::resolve_str;
 use tollgate_engine::vars::truncate::truncate_head_tail;
 use tollgate_engine::vars::{VarKind, VarLimits, VarStore};
 use tollgate_engine::ChatId;
+use tollgate_turn::text_calls::parse_text_calls;
 
 /// Streamed argument text from providers: arbitrary bytes give an object or a clear error.
 pub fn arguments(data: &[u8]) {

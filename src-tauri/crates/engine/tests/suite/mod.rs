@@ -1,7 +1,6 @@
 //! The suites of `tests/all.rs`, one module per area.
 
 mod approvals;
-mod architecture_doc;
 mod attachments;
 mod attacks;
 mod branches;
@@ -13,7 +12,6 @@ mod guard;
 mod history_pages;
 mod injection;
 mod invariants;
-mod layers;
 mod mcp;
 mod oauth;
 mod pipeline;
@@ -24,7 +22,6 @@ mod results;
 mod robustness;
 mod sandbox;
 mod secrets;
-mod security_doc;
 mod service;
 mod streams;
 mod views;

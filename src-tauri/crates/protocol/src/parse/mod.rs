@@ -1,9 +1,6 @@
-//! Parse (F-10): arguments as the providers deliver them, and tool calls written as text by
-//! models without native tool calling.
-
-mod text;
-
-pub use text::{parse_text_calls, TextCall, TextParse};
+//! Parse (F-10): arguments as the providers deliver them. (Tool calls written as text by
+//! models without native tool calling are read where calls are read: `tollgate-turn`'s
+//! `text_calls`.)
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -417,8 +417,8 @@ fn check(root: &Path, reference: &Reference) -> Result<(), String> {
 
 #[test]
 fn every_test_security_md_names_exists_where_it_says() {
-    let engine = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = engine
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = here
         .join("../../..")
         .canonicalize()
         .expect("the repository root");

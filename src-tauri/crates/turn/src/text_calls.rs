@@ -9,10 +9,11 @@
 //! `~~~`), not in an indented block (four spaces or a tab), not in an inline code span
 //! (`` `…` ``, ```` ```…``` ```` on one line). A model quoting
 //! an example — or quoting a line a fetched page asked it to quote — shows text; it does not
-//! run a tool. The engine only calls this for providers configured for text-format calls.
+//! run a tool. The loop only calls this for providers configured for text-format calls; it lives
+//! here, where calls are read, not with the protocol's types.
 
-use super::RawArguments;
 use serde_json::{Map, Number, Value};
+use tollgate_engine::parse::RawArguments;
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";

@@ -4,7 +4,7 @@
 //! one more order:
 //!
 //! ```text
-//! heap  →  chat  →  service  →  (the app)
+//! heap, router  →  chat  →  service  →  (the app)
 //! ```
 //!
 //! A module may use modules of a lower layer only, never one of its own layer or above; inside
@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module of the engine crate and its layer; a module may use only modules with
 /// a smaller number.
-const LAYERS: &[(&str, u8)] = &[("heap", 0), ("chat", 1), ("service", 2)];
+const LAYERS: &[(&str, u8)] = &[("heap", 0), ("router", 0), ("chat", 1), ("service", 2)];
 
 fn engine_src() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+    crates_dir().join("engine/src")
 }
 
 /// The folder holding every library crate of the house (`src-tauri/crates`).
@@ -579,7 +579,12 @@ fn manifest_crates() -> BTreeMap<String, BTreeSet<String>> {
             (name, deps)
         })
         .filter(|(name, _)| name.starts_with("tollgate-"))
-        .filter(|(name, _)| !matches!(name.as_str(), "tollgate-mock-llm" | "tollgate-scale"))
+        .filter(|(name, _)| {
+            !matches!(
+                name.as_str(),
+                "tollgate-mock-llm" | "tollgate-scale" | "tollgate-repo-checks"
+            )
+        })
         .collect()
 }
 

@@ -1,0 +1,4 @@
+mod architecture_doc;
+mod file_sizes;
+mod layers;
+mod security_doc;
