@@ -7,13 +7,10 @@
 
 use crate::ids::{ApprovalId, ChatId};
 use crate::protocol::{ApprovalKind, Decision, PendingApproval};
-use parking_lot::Mutex;
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::tools::waiting::{NotWaiting, Refused, Waiting};
+use std::collections::HashMap;
 use thiserror::Error;
 use tokio::sync::oneshot;
-
-/// How many cancelled ids are remembered (to say "cancelled" rather than "unknown").
-const CANCELLED_MEMORY: usize = 4096;
 
 /// Why a decision was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -38,22 +35,21 @@ pub enum ApprovalError {
     NotEndorsable,
 }
 
-struct Slot {
-    approval: PendingApproval,
-    reply: oneshot::Sender<(Decision, PendingApproval)>,
-}
-
-#[derive(Default)]
-struct HubInner {
-    pending: HashMap<ApprovalId, Slot>,
-    cancelled: HashSet<ApprovalId>,
-    cancelled_order: VecDeque<ApprovalId>,
-}
-
-/// Every pending approval of the app.
+/// Every pending approval of the app: the one waiting hub (`tollgate_tools::waiting`), whose
+/// answer is the decision together with the approval as the hub held it — what the user was
+/// shown — so the waiter binds its grant to that.
 #[derive(Default)]
 pub struct ApprovalHub {
-    inner: Mutex<HubInner>,
+    waiting: Waiting<PendingApproval, (Decision, PendingApproval)>,
+}
+
+/// The hub's refusal, in the approval's words.
+fn refused(why: NotWaiting) -> ApprovalError {
+    match why {
+        NotWaiting::Unknown(id) => ApprovalError::Unknown(id),
+        NotWaiting::Foreign(id) => ApprovalError::Foreign(id),
+        NotWaiting::Withdrawn(id) => ApprovalError::Cancelled(id),
+    }
 }
 
 impl ApprovalHub {
@@ -61,98 +57,67 @@ impl ApprovalHub {
         Self::default()
     }
 
-    /// Registers an approval; the receiver yields the decision together with the approval as
-    /// the hub held it — what the user was shown — so the waiter binds its grant to that.
+    /// Registers an approval; the receiver yields the decision and the approval as shown.
     pub fn register(
         &self,
         approval: PendingApproval,
     ) -> oneshot::Receiver<(Decision, PendingApproval)> {
-        let (reply, rx) = oneshot::channel();
-        self.inner
-            .lock()
-            .pending
-            .insert(approval.id.clone(), Slot { approval, reply });
-        rx
+        self.waiting
+            .open(approval.id.clone(), approval.chat, approval)
     }
 
     /// The waiting approval `id` of `chat`, checked for ownership.
     pub fn get(&self, chat: ChatId, id: &ApprovalId) -> Result<PendingApproval, ApprovalError> {
-        let inner = self.inner.lock();
-        match inner.pending.get(id) {
-            Some(slot) if slot.approval.chat == chat => Ok(slot.approval.clone()),
-            Some(_) => Err(ApprovalError::Foreign(id.clone())),
-            None if inner.cancelled.contains(id) => Err(ApprovalError::Cancelled(id.clone())),
-            None => Err(ApprovalError::Unknown(id.clone())),
-        }
+        self.waiting.get(chat, id).map_err(refused)
     }
 
-    /// Delivers a decision for `chat`'s approval `id`.
+    /// Delivers a decision for `chat`'s approval `id`: one of the kind the card asks.
     pub fn resolve(
         &self,
         chat: ChatId,
         id: &ApprovalId,
         decision: Decision,
     ) -> Result<(), ApprovalError> {
-        let mut inner = self.inner.lock();
-        let expected = match inner.pending.get(id) {
-            Some(slot) if slot.approval.chat != chat => {
-                return Err(ApprovalError::Foreign(id.clone()))
-            }
-            Some(slot) => slot.approval.request.kind(),
-            None if inner.cancelled.contains(id) => {
-                return Err(ApprovalError::Cancelled(id.clone()))
-            }
-            None => return Err(ApprovalError::Unknown(id.clone())),
-        };
-        if expected != decision.kind() {
-            return Err(ApprovalError::WrongKind {
-                id: id.clone(),
-                expected,
-                got: decision.kind(),
-            });
+        let answered = self
+            .waiting
+            .answer(chat, id, |approval| {
+                let expected = approval.request.kind();
+                if expected == decision.kind() {
+                    Ok((decision, approval.clone()))
+                } else {
+                    Err(ApprovalError::WrongKind {
+                        id: id.clone(),
+                        expected,
+                        got: decision.kind(),
+                    })
+                }
+            })
+            .map_err(|e| match e {
+                Refused::NotWaiting(why) => refused(why),
+                Refused::Check(wrong) => wrong,
+            })?;
+        if answered.delivered {
+            Ok(())
+        } else {
+            Err(ApprovalError::Cancelled(id.clone()))
         }
-        let Some(slot) = inner.pending.remove(id) else {
-            return Err(ApprovalError::Unknown(id.clone()));
-        };
-        slot.reply
-            .send((decision, slot.approval))
-            .map_err(|_| ApprovalError::Cancelled(id.clone()))
     }
 
     /// Withdraws an approval (the call was cancelled); later decisions for it are refused.
     pub fn cancel(&self, id: &ApprovalId) {
-        let mut inner = self.inner.lock();
-        if inner.pending.remove(id).is_some() {
-            inner.cancelled.insert(id.clone());
-            inner.cancelled_order.push_back(id.clone());
-            if inner.cancelled_order.len() > CANCELLED_MEMORY {
-                if let Some(old) = inner.cancelled_order.pop_front() {
-                    inner.cancelled.remove(&old);
-                }
-            }
-        }
+        self.waiting.withdraw(id);
     }
 
     /// The approvals waiting in `chat`, oldest first.
     pub fn pending_in(&self, chat: ChatId) -> Vec<PendingApproval> {
-        let inner = self.inner.lock();
-        let mut out: Vec<PendingApproval> = inner
-            .pending
-            .values()
-            .filter(|s| s.approval.chat == chat)
-            .map(|s| s.approval.clone())
-            .collect();
+        let mut out = self.waiting.items_in(chat);
         out.sort_by_key(|a| (a.created_at, a.seq));
         out
     }
 
     /// How many approvals wait in each chat (for sidebar badges).
     pub fn waiting_counts(&self) -> HashMap<ChatId, usize> {
-        let mut counts = HashMap::new();
-        for slot in self.inner.lock().pending.values() {
-            *counts.entry(slot.approval.chat).or_insert(0) += 1;
-        }
-        counts
+        self.waiting.counts()
     }
 }
 

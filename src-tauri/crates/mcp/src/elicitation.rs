@@ -9,13 +9,13 @@ use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tollgate_protocol::ids::{ApprovalId, ChatId};
 use tollgate_protocol::{
     ElicitationAnswer, ElicitationKind, ElicitationOutcome, EventSink, PendingElicitation,
     ToolEvent,
 };
+use tollgate_tools::waiting::{NotWaiting, Refused, Waiting};
 
 /// The most questions one server may ask in a minute.
 pub const MAX_PER_MINUTE: usize = 5;
@@ -56,16 +56,18 @@ pub struct RunningCall {
     pub clock: Arc<tollgate_tools::clock::CallClock>,
 }
 
-struct Waiting {
+/// A server's question as it waits.
+#[derive(Clone)]
+struct Asked {
     pending: PendingElicitation,
     /// The form's schema compiled, to check an answer.
-    validator: Option<jsonschema::Validator>,
-    reply: oneshot::Sender<ElicitationAnswer>,
+    validator: Option<Arc<jsonschema::Validator>>,
 }
 
-/// The questions waiting for the user, and how often each server asked.
+/// The questions waiting for the user (the one waiting hub, `tollgate_tools::waiting`), and
+/// how often each server asked.
 pub struct ElicitationHub {
-    waiting: Mutex<HashMap<ApprovalId, Waiting>>,
+    waiting: Waiting<Asked, ElicitationAnswer>,
     asked: Mutex<HashMap<String, VecDeque<Instant>>>,
     sink: Arc<dyn EventSink>,
 }
@@ -75,7 +77,7 @@ impl ElicitationHub {
     /// waiting.
     pub fn new(sink: Arc<dyn EventSink>) -> Arc<Self> {
         Arc::new(Self {
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Waiting::new(),
             asked: Mutex::new(HashMap::new()),
             sink,
         })
@@ -91,10 +93,10 @@ impl ElicitationHub {
         kind: ElicitationKind,
     ) -> Result<ElicitationAnswer, AskRefused> {
         let validator = match &kind {
-            ElicitationKind::Form { schema } => Some(
+            ElicitationKind::Form { schema } => Some(Arc::new(
                 jsonschema::validator_for(schema)
                     .map_err(|e| AskRefused::BadSchema(e.to_string()))?,
-            ),
+            )),
             ElicitationKind::Url { .. } => None,
         };
         let id = tollgate_tools::new_approval_id();
@@ -107,20 +109,16 @@ impl ElicitationHub {
             kind,
             created_at: chrono::Utc::now().timestamp_millis(),
         };
-        let (reply, answer) = oneshot::channel();
-        {
-            // Counted and registered under one lock: two questions at once cannot both pass.
-            let mut waiting = self.waiting.lock();
-            self.admit(server, &waiting)?;
-            waiting.insert(
-                id.clone(),
-                Waiting {
-                    pending: pending.clone(),
-                    validator,
-                    reply,
-                },
-            );
-        }
+        // Counted and registered under one lock: two questions at once cannot both pass.
+        let asked = Asked {
+            pending: pending.clone(),
+            validator,
+        };
+        let answer = self
+            .waiting
+            .open_if(id.clone(), call.chat, asked, |waiting| {
+                self.admit(server, waiting)
+            })?;
         self.sink.emit(ToolEvent::ElicitationRequested {
             elicitation: pending,
         });
@@ -128,7 +126,7 @@ impl ElicitationHub {
         tokio::select! {
             answer = answer => Ok(answer.unwrap_or(ElicitationAnswer::Cancel)),
             () = call.cancel.cancelled() => {
-                if self.waiting.lock().remove(&id).is_some() {
+                if self.waiting.withdraw(&id).is_some() {
                     self.resolved(call.chat, call.seq, id, ElicitationOutcome::Withdrawn);
                 }
                 Ok(ElicitationAnswer::Cancel)
@@ -140,10 +138,12 @@ impl ElicitationHub {
     fn admit(
         &self,
         server: &str,
-        waiting: &HashMap<ApprovalId, Waiting>,
+        waiting: &mut dyn Iterator<Item = &Asked>,
     ) -> Result<(), AskRefused> {
-        if waiting.values().any(|w| w.pending.server == server) {
-            return Err(AskRefused::OneAtATime);
+        for asked in waiting {
+            if asked.pending.server == server {
+                return Err(AskRefused::OneAtATime);
+            }
         }
         let now = Instant::now();
         let mut asked = self.asked.lock();
@@ -177,48 +177,24 @@ impl ElicitationHub {
         id: &ApprovalId,
         answer: ElicitationAnswer,
     ) -> Result<(), AnswerRefused> {
-        let mut waiting = self.waiting.lock();
-        let slot = waiting
-            .get(id)
-            .ok_or_else(|| AnswerRefused::Unknown(id.clone()))?;
-        if slot.pending.chat != chat {
-            return Err(AnswerRefused::Foreign(id.clone()));
-        }
-        let answer = match (answer, &slot.pending.kind, &slot.validator) {
-            (ElicitationAnswer::Accept { content }, ElicitationKind::Form { schema }, Some(v)) => {
-                let mut content = content.unwrap_or_else(|| Value::Object(Default::default()));
-                with_defaults(&mut content, schema);
-                let problems: Vec<String> = v
-                    .iter_errors(&content)
-                    .take(5)
-                    .map(|e| e.to_string())
-                    .collect();
-                if !problems.is_empty() {
-                    return Err(AnswerRefused::Invalid(problems.join("; ")));
+        let mut given = ElicitationOutcome::Cancelled;
+        let answered = self
+            .waiting
+            .answer(chat, id, |asked| {
+                let checked = checked_answer(answer, asked)?;
+                given = outcome_of(&checked);
+                Ok(checked)
+            })
+            .map_err(|refused| match refused {
+                Refused::NotWaiting(NotWaiting::Foreign(id)) => AnswerRefused::Foreign(id),
+                Refused::NotWaiting(NotWaiting::Unknown(id) | NotWaiting::Withdrawn(id)) => {
+                    AnswerRefused::Unknown(id)
                 }
-                ElicitationAnswer::Accept {
-                    content: Some(content),
-                }
-            }
-            // Consent to open a page carries nothing.
-            (ElicitationAnswer::Accept { .. }, ElicitationKind::Url { .. }, _) => {
-                ElicitationAnswer::Accept { content: None }
-            }
-            (other, _, _) => other,
-        };
-        let Some(slot) = waiting.remove(id) else {
-            return Err(AnswerRefused::Unknown(id.clone()));
-        };
-        drop(waiting);
-        let outcome = match &answer {
-            ElicitationAnswer::Accept { .. } => ElicitationOutcome::Accepted,
-            ElicitationAnswer::Decline => ElicitationOutcome::Declined,
-            ElicitationAnswer::Cancel => ElicitationOutcome::Cancelled,
-        };
-        let (chat, seq) = (slot.pending.chat, slot.pending.seq);
-        // The server may have given up meanwhile; the answer is then simply not needed.
-        let _ = slot.reply.send(answer);
-        self.resolved(chat, seq, id.clone(), outcome);
+                Refused::Check(why) => why,
+            })?;
+        // A server that gave up meanwhile simply does not need the answer.
+        let pending = answered.item.pending;
+        self.resolved(pending.chat, pending.seq, id.clone(), given);
         Ok(())
     }
 
@@ -226,13 +202,51 @@ impl ElicitationHub {
     pub fn pending_in(&self, chat: ChatId) -> Vec<PendingElicitation> {
         let mut list: Vec<PendingElicitation> = self
             .waiting
-            .lock()
-            .values()
-            .filter(|w| w.pending.chat == chat)
-            .map(|w| w.pending.clone())
+            .items_in(chat)
+            .into_iter()
+            .map(|asked| asked.pending)
             .collect();
         list.sort_by_key(|p| p.created_at);
         list
+    }
+}
+
+/// The answer as it goes to the server: a form filled with its defaults and checked against the
+/// server's schema; a page's consent carrying nothing.
+fn checked_answer(
+    answer: ElicitationAnswer,
+    asked: &Asked,
+) -> Result<ElicitationAnswer, AnswerRefused> {
+    Ok(match (answer, &asked.pending.kind, &asked.validator) {
+        (ElicitationAnswer::Accept { content }, ElicitationKind::Form { schema }, Some(v)) => {
+            let mut content = content.unwrap_or_else(|| Value::Object(Default::default()));
+            with_defaults(&mut content, schema);
+            let problems: Vec<String> = v
+                .iter_errors(&content)
+                .take(5)
+                .map(|e| e.to_string())
+                .collect();
+            if !problems.is_empty() {
+                return Err(AnswerRefused::Invalid(problems.join("; ")));
+            }
+            ElicitationAnswer::Accept {
+                content: Some(content),
+            }
+        }
+        // Consent to open a page carries nothing.
+        (ElicitationAnswer::Accept { .. }, ElicitationKind::Url { .. }, _) => {
+            ElicitationAnswer::Accept { content: None }
+        }
+        (other, _, _) => other,
+    })
+}
+
+/// What an answer means for the card.
+fn outcome_of(answer: &ElicitationAnswer) -> ElicitationOutcome {
+    match answer {
+        ElicitationAnswer::Accept { .. } => ElicitationOutcome::Accepted,
+        ElicitationAnswer::Decline => ElicitationOutcome::Declined,
+        ElicitationAnswer::Cancel => ElicitationOutcome::Cancelled,
     }
 }
 

@@ -30,6 +30,7 @@ pub use tollgate_sandbox::supervisor;
 mod validation;
 pub mod vars;
 pub mod vars_tools;
+pub mod waiting;
 pub mod web;
 
 pub use group::{Guidance, GuidanceFn, Guide, ToolGroup};

@@ -3,10 +3,9 @@
 //! their chat; an answer for an unknown or foreign id is refused.
 
 use super::{Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
+use crate::waiting::{NotWaiting, Refused, Waiting};
 use async_trait::async_trait;
-use parking_lot::Mutex;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
@@ -24,10 +23,11 @@ pub enum AnswerError {
     Foreign(ApprovalId),
 }
 
-/// Questions waiting for the user.
+/// Questions waiting for the user: the one waiting hub ([`crate::waiting`]), holding each
+/// question's chat.
 #[derive(Default)]
 pub struct QuestionHub {
-    waiting: Mutex<HashMap<ApprovalId, (ChatId, oneshot::Sender<String>)>>,
+    waiting: Waiting<(), String>,
 }
 
 impl QuestionHub {
@@ -37,38 +37,37 @@ impl QuestionHub {
 
     fn ask(&self, chat: ChatId) -> (ApprovalId, oneshot::Receiver<String>) {
         let id = crate::new_approval_id();
-        let (tx, rx) = oneshot::channel();
-        self.waiting.lock().insert(id.clone(), (chat, tx));
+        let rx = self.waiting.open(id.clone(), chat, ());
         (id, rx)
     }
 
     fn withdraw(&self, id: &ApprovalId) {
-        self.waiting.lock().remove(id);
+        self.waiting.withdraw(id);
     }
 
     /// Delivers the user's answer.
     pub fn answer(&self, chat: ChatId, id: &ApprovalId, answer: String) -> Result<(), AnswerError> {
-        let mut waiting = self.waiting.lock();
-        match waiting.get(id) {
-            Some((c, _)) if *c != chat => return Err(AnswerError::Foreign(id.clone())),
-            Some(_) => {}
-            None => return Err(AnswerError::Unknown(id.clone())),
-        }
-        match waiting.remove(id) {
-            Some((_, tx)) => tx
-                .send(answer)
-                .map_err(|_| AnswerError::Unknown(id.clone())),
-            None => Err(AnswerError::Unknown(id.clone())),
+        let answered = self
+            .waiting
+            .answer(chat, id, |()| Ok::<_, std::convert::Infallible>(answer))
+            .map_err(|refused| match refused {
+                Refused::NotWaiting(NotWaiting::Foreign(id)) => AnswerError::Foreign(id),
+                Refused::NotWaiting(NotWaiting::Unknown(id) | NotWaiting::Withdrawn(id)) => {
+                    AnswerError::Unknown(id)
+                }
+                Refused::Check(never) => match never {},
+            })?;
+        // The turn stopped waiting meanwhile: the answer reached no one.
+        if answered.delivered {
+            Ok(())
+        } else {
+            Err(AnswerError::Unknown(id.clone()))
         }
     }
 
     /// How many questions wait in `chat`.
     pub fn waiting_in(&self, chat: ChatId) -> usize {
-        self.waiting
-            .lock()
-            .values()
-            .filter(|(c, _)| *c == chat)
-            .count()
+        self.waiting.counts().get(&chat).copied().unwrap_or(0)
     }
 }
 

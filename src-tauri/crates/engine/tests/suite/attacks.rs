@@ -76,7 +76,10 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
     let dir = tempfile::tempdir().unwrap();
     let app = Tollgate::open(
         dir.path(),
-        tollgate_engine::secrets::Keychain::new("app.tollgate.test.attacks"),
+        tollgate_engine::secrets::Keychain::new(format!(
+            "app.tollgate.test.attacks {}",
+            dir.path().display()
+        )),
         Arc::new(tollgate_engine::protocol::NullSink),
         tollgate_turn::start_turn,
     )

@@ -48,10 +48,17 @@ fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
     c
 }
 
+/// The keychain of the app on `dir`: a service of its own per data folder, as the app's
+/// `Keychain::for_data_dir` gives each profile, so tests running side by side never read or
+/// delete each other's entries (two tests' servers named "probe" share an account name).
+pub(crate) fn keychain(dir: &std::path::Path) -> Keychain {
+    Keychain::new(format!("app.tollgate.test.mcp {}", dir.display()))
+}
+
 pub(crate) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     Tollgate::open(
         dir,
-        Keychain::new("app.tollgate.test.mcp"),
+        keychain(dir),
         Arc::new(NullSink),
         tollgate_turn::start_turn,
     )
@@ -276,7 +283,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let app = Tollgate::open(
         dir.path(),
-        Keychain::new("app.tollgate.test.mcp"),
+        keychain(dir.path()),
         Arc::new(ChannelSink(tx)),
         tollgate_turn::start_turn,
     )
@@ -471,10 +478,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     registry_has(&app, "probe__wait", false).await;
     assert!(app.mcp_servers().is_empty());
     assert_eq!(
-        Keychain::new("app.tollgate.test.mcp")
-            .get("mcp-server-probe")
-            .await
-            .unwrap(),
+        keychain(dir.path()).get("mcp-server-probe").await.unwrap(),
         None,
         "removing a server deletes its secrets"
     );
@@ -628,7 +632,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let app = Tollgate::open(
         dir.path(),
-        Keychain::new("app.tollgate.test.mcp"),
+        keychain(dir.path()),
         Arc::new(ChannelSink(tx)),
         tollgate_turn::start_turn,
     )
@@ -984,7 +988,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             .unwrap()
             .config;
         app.save_mcp_server(same, Some("remote")).await.unwrap();
-        let kept = Keychain::new("app.tollgate.test.mcp")
+        let kept = keychain(dir.path())
             .get("mcp-server-remote")
             .await
             .unwrap()

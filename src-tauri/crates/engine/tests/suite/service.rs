@@ -18,7 +18,7 @@ use tollgate_mock_llm::{openai, MockLlm};
 pub(super) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     Tollgate::open(
         dir,
-        Keychain::new("app.tollgate.test.service"),
+        Keychain::new(format!("app.tollgate.test.service {}", dir.display())),
         Arc::new(NullSink),
         tollgate_turn::start_turn,
     )

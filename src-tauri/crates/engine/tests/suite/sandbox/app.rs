@@ -189,7 +189,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let port = listener.local_addr().unwrap().port();
     let app = Tollgate::open_for_home(
         &data,
-        Keychain::new("app.tollgate.test.sandbox"),
+        Keychain::new(format!("app.tollgate.test.sandbox {}", data.display())),
         Arc::new(NullSink),
         tollgate_turn::start_turn,
         Some(&home),
