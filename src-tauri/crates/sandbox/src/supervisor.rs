@@ -116,6 +116,19 @@ async fn probe(program: &Path) -> Result<SandboxSupport, SandboxSupport> {
     Ok(support)
 }
 
+/// The whole `main` of a binary that is only the supervisor (the test binaries of this crate and
+/// of the engine): runs what its arguments ask, or says how to call it.
+pub fn main_for_tests() -> ! {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run_if_requested(&args) {
+        Some(code) => std::process::exit(code),
+        None => {
+            eprintln!("usage: <this program> {SUPERVISOR_ARG} <command>");
+            std::process::exit(2);
+        }
+    }
+}
+
 /// If `args` (the process's own, without the program name) ask for the supervisor, runs it and
 /// returns its exit status; likewise the sandbox probe ([`crate::PROBE_ARG`]);
 /// otherwise `None`. The app's `main` calls this first.

@@ -582,7 +582,10 @@ fn manifest_crates() -> BTreeMap<String, BTreeSet<String>> {
         .filter(|(name, _)| {
             !matches!(
                 name.as_str(),
-                "tollgate-mock-llm" | "tollgate-scale" | "tollgate-repo-checks"
+                "tollgate-mock-llm"
+                    | "tollgate-scale"
+                    | "tollgate-repo-checks"
+                    | "tollgate-test-support"
             )
         })
         .collect()

@@ -4,16 +4,18 @@
 //! addresses, signals to processes outside, killing the supervisor to leave a process behind,
 //! the session bus, the display, the SSH agent, git's hooks, a host not listed. Real work in the
 //! workspace still works: git commits and a Python venv.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-use super::{commit, git, test_root};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use tollgate_engine::tools::sandbox::{
+use tollgate_sandbox::supervisor::SUPERVISOR_ARG;
+use tollgate_sandbox::{
     explain_denials, hidden_folders, secret_paths, walk_workspace, SandboxLevel, SandboxSpec,
     WorkspaceGuard, SANDBOX_ENV,
 };
-use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
+use tollgate_test_support::{commit, git, test_root};
 
 /// A spec confining commands to `ws`, with `tmp` as the private temp folder.
 fn spec(ws: &Path, tmp: &Path, hidden: Vec<PathBuf>, namespaces: bool) -> SandboxSpec {
@@ -47,7 +49,7 @@ impl Ran {
 /// Runs `command` in `cwd` under the supervisor, sandboxed by `spec` (or not, with `None`), with
 /// `env` added to the supervisor's environment (what Tollgate was started with).
 fn run_in(spec: Option<&SandboxSpec>, cwd: &Path, command: &str, env: &[(&str, &str)]) -> Ran {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-sandbox-supervise"));
     cmd.args([SUPERVISOR_ARG, command])
         .current_dir(cwd)
         .envs(env.iter().copied())
@@ -85,7 +87,7 @@ struct Home {
 }
 
 fn home() -> Home {
-    let dir = test_root();
+    let dir = test_root(env!("CARGO_TARGET_TMPDIR"));
     let root = dir.path().canonicalize().unwrap();
     let (ws, tmp, home) = (root.join("ws"), root.join("tmp"), root.join("home"));
     for d in [&ws, &tmp, &home.join(".ssh")] {
@@ -787,8 +789,8 @@ fn only_the_listed_hosts_are_reached_through_the_proxy() {
         ..spec(ws, tmp, Vec::new(), true)
     };
     assert!(spec.proxied());
-    let proxy = tollgate_engine::tools::sandbox::proxy::HostProxy::start(
-        &tmp.join(tollgate_engine::tools::sandbox::proxy::SOCKET_NAME),
+    let proxy = tollgate_sandbox::proxy::HostProxy::start(
+        &tmp.join(tollgate_sandbox::proxy::SOCKET_NAME),
         hosts,
     )
     .unwrap();
@@ -858,7 +860,7 @@ fn a_sandbox_that_cannot_be_set_up_runs_nothing() {
     assert_ne!(ran.code, 0, "{ran:?}");
     assert!(ran.stderr.starts_with("bwrap: "), "{ran:?}");
     assert!(!ws.join("ran-anyway").exists());
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-supervise"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tollgate-sandbox-supervise"));
     let out = cmd
         .args([SUPERVISOR_ARG, "touch ran-anyway"])
         .current_dir(ws)
