@@ -117,11 +117,11 @@ fn pipeline(c: &mut Criterion) {
                     rt.block_on(async {
                         let start = Instant::now();
                         for i in 0..iters {
-                            let req = ToolCallRequest {
-                                call_id: format!("call_{i}"),
-                                name: tool.into(),
-                                arguments: RawArguments::Text(args.into()),
-                            };
+                            let req = ToolCallRequest::new(
+                                format!("call_{i}"),
+                                tool,
+                                RawArguments::Text(args.into()),
+                            );
                             black_box(s.exec.execute(req, CallOrigin::default(), &cancel).await);
                         }
                         s.store.flush().await.expect("flush");

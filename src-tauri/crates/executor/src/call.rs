@@ -3,22 +3,64 @@
 //! the record, and how they ended. Both the permission stage and the pipeline use these; neither
 //! owns them.
 
-use crate::parse::RawArguments;
+use crate::parse::{parse_arguments, ArgumentsError, RawArguments};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::protocol::{GuardMark, Source, ToolEffects};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
-/// A call as the provider delivered it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A call as the provider delivered it, its arguments read once: the scheduler's repeat count,
+/// its preflight and the pipeline's parse stage all read [`Self::args`], which parses the raw
+/// arguments the first time it is asked and keeps the answer (F-10). The raw arguments cannot
+/// change after that: they are set when the request is made.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRequest {
     /// The provider's id for the call (echoed back in the result).
     pub call_id: String,
     /// The tool name as the model wrote it.
     pub name: String,
-    pub arguments: RawArguments,
+    arguments: RawArguments,
+    #[serde(skip)]
+    parsed: OnceLock<Result<Value, ArgumentsError>>,
+}
+
+/// Two requests are the same call whether or not either was read yet.
+impl PartialEq for ToolCallRequest {
+    fn eq(&self, other: &Self) -> bool {
+        self.call_id == other.call_id
+            && self.name == other.name
+            && self.arguments == other.arguments
+    }
+}
+
+impl ToolCallRequest {
+    pub fn new(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: RawArguments,
+    ) -> Self {
+        Self {
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments,
+            parsed: OnceLock::new(),
+        }
+    }
+
+    /// The arguments as the model wrote them.
+    pub fn arguments(&self) -> &RawArguments {
+        &self.arguments
+    }
+
+    /// The arguments as a JSON object, parsed the first time they are asked for and never again.
+    pub fn args(&self) -> Result<&Value, &ArgumentsError> {
+        self.parsed
+            .get_or_init(|| parse_arguments(&self.arguments))
+            .as_ref()
+    }
 }
 
 /// Where in the conversation a call happens.

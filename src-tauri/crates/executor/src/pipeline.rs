@@ -21,7 +21,7 @@ use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult,
 use super::permission::{Grant, GuardView, Recheck};
 use super::ToolExecutor;
 use crate::panics::panic_message;
-use crate::parse::{parse_arguments, preview};
+use crate::parse::preview;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
 use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, Source, ToolEvent};
@@ -96,7 +96,7 @@ fn call_vars(entry: &RegisteredTool, seq: u64) -> Option<(String, String)> {
 
 /// Parse: the arguments as the model wrote them, repaired where that is unambiguous (F-10).
 fn parse_stage(req: &ToolCallRequest) -> Result<Value, Outcome> {
-    parse_arguments(&req.arguments).map_err(|e| {
+    req.args().cloned().map_err(|e| {
         Outcome::fail(
             CallStatus::InvalidArgs,
             format!(
@@ -155,7 +155,7 @@ impl ToolExecutor {
     /// Numbers the call, writes its starting row and announces it.
     fn begin_call(&self, req: &ToolCallRequest, origin: &CallOrigin) -> (u64, Instant) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
-        let raw_args = req.arguments.raw_text();
+        let raw_args = req.arguments().raw_text();
         self.deps.store.record_call_start(CallStart {
             chat: self.chat,
             message_id: origin.message_id,

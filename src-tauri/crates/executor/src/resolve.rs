@@ -6,7 +6,6 @@ use super::call::{Outcome, Preflight, ToolCallRequest};
 use super::permission::GuardView;
 use super::ToolExecutor;
 use crate::names::{closest_names, repair_name, NameMatch};
-use crate::parse::parse_arguments;
 use crate::policy::CallStatus;
 use crate::provenance::Exposure;
 use crate::tools::RegisteredTool;
@@ -20,7 +19,7 @@ impl ToolExecutor {
         repeats: Option<u32>,
         exposure: Option<&Exposure>,
     ) -> Preflight {
-        let Ok(args) = parse_arguments(&req.arguments) else {
+        let Ok(args) = req.args() else {
             return Preflight {
                 read_only: true,
                 asks: false,
@@ -38,7 +37,7 @@ impl ToolExecutor {
             exposure,
             expanded: &[],
         };
-        let inputs = self.permission_inputs(entry, &args, view);
+        let inputs = self.permission_inputs(entry, args, view);
         // Judged as the tool stands: a change its source lists at the permission stage asks there.
         let asks_first = matches!(
             super::decision::decide(&inputs.decision(repeats, false)),

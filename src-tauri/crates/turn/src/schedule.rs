@@ -9,7 +9,7 @@ use tollgate_engine::canonical::canonical_json;
 use tollgate_engine::executor::{
     CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor, Turnstile,
 };
-use tollgate_engine::parse::{parse_arguments, RawArguments};
+use tollgate_engine::parse::RawArguments;
 
 /// Counts identical consecutive calls across a turn (the doom-loop check, F-23).
 #[derive(Default)]
@@ -21,9 +21,10 @@ pub(crate) struct RepeatTracker {
 impl RepeatTracker {
     /// Registers a call; returns how many times in a row it has now been made.
     fn observe(&mut self, req: &ToolCallRequest) -> u32 {
-        let args = parse_arguments(&req.arguments)
-            .map(|v| canonical_json(&v))
-            .unwrap_or_else(|_| req.arguments.raw_text());
+        let args = req
+            .args()
+            .map(canonical_json)
+            .unwrap_or_else(|_| req.arguments().raw_text());
         let key = format!("{}\u{0}{args}", req.name);
         if self.last.as_deref() == Some(key.as_str()) {
             self.run += 1;
@@ -129,9 +130,62 @@ pub(crate) async fn run_calls(
 
 /// Builds the executor's request from an assistant tool call.
 pub(crate) fn request(id: &str, name: &str, arguments: RawArguments) -> ToolCallRequest {
-    ToolCallRequest {
-        call_id: id.to_string(),
-        name: name.to_string(),
-        arguments,
+    ToolCallRequest::new(id, name, arguments)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use tollgate_engine::approvals::ApprovalHub;
+    use tollgate_engine::executor::{ExecutorDeps, SharedSettings};
+    use tollgate_engine::policy::CallStatus;
+    use tollgate_engine::protocol::{NullSink, ToolSettings};
+    use tollgate_engine::rules::RuleBook;
+    use tollgate_engine::tools::{basic, Registry};
+    use tollgate_engine::Store;
+
+    /// A call's arguments are read once on their way through: the repeat count, the scheduler's
+    /// preflight and the pipeline's parse stage all read the one parse the request keeps. (A
+    /// current-thread runtime: every stage runs on this thread, whose parses are counted.)
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_calls_arguments_are_parsed_once_on_their_way_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let settings: SharedSettings = Arc::new(parking_lot::RwLock::new(ToolSettings::default()));
+        let deps = ExecutorDeps {
+            registry: Arc::new(Registry::with_groups([basic::group()]).unwrap()),
+            store: store.clone(),
+            hub: Arc::new(ApprovalHub::new()),
+            rules: Arc::new(RuleBook::load(store.clone()).await.unwrap()),
+            settings,
+            sink: Arc::new(NullSink),
+            hidden: Default::default(),
+        };
+        let chat = store.create_chat(Default::default()).await.unwrap().id;
+        let exec = ToolExecutor::open(chat, deps).await.unwrap();
+        let before = tollgate_engine::parse::parses_on_this_thread();
+        let call = request(
+            "c1",
+            "calculate",
+            RawArguments::Text(r#"{"expression": "(3.5 + 2) * 2"}"#.into()),
+        );
+        let results = run_calls(
+            &exec,
+            vec![call],
+            CallOrigin::default(),
+            &mut RepeatTracker::default(),
+            3,
+            4,
+            &CancellationToken::new(),
+        )
+        .await;
+        assert_eq!(results[0].status, CallStatus::Success, "{results:?}");
+        assert!(results[0].content.contains("11"), "{results:?}");
+        assert_eq!(
+            tollgate_engine::parse::parses_on_this_thread() - before,
+            1,
+            "the arguments were parsed more than once"
+        );
     }
 }

@@ -299,11 +299,11 @@ impl Tollgate {
             }),
             ..Default::default()
         };
-        let request = ToolCallRequest {
-            call_id: format!("view-c{seq}-{:08x}", rand::random::<u32>()),
-            name: crate::mcp::tool_name(&server, &name),
-            arguments: RawArguments::Text(args_text),
-        };
+        let request = ToolCallRequest::new(
+            format!("view-c{seq}-{:08x}", rand::random::<u32>()),
+            crate::mcp::tool_name(&server, &name),
+            RawArguments::Text(args_text),
+        );
         let result = exec
             .execute(request, origin, &CancellationToken::new())
             .await;

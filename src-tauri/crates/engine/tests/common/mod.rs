@@ -419,19 +419,15 @@ impl Harness {
 }
 
 pub fn call(name: &str, args: Value) -> ToolCallRequest {
-    ToolCallRequest {
-        call_id: format!("call_{name}"),
-        name: name.into(),
-        arguments: RawArguments::Json(args),
-    }
+    ToolCallRequest::new(format!("call_{name}"), name, RawArguments::Json(args))
 }
 
 pub fn call_text(name: &str, args: &str) -> ToolCallRequest {
-    ToolCallRequest {
-        call_id: format!("call_{name}"),
-        name: name.into(),
-        arguments: RawArguments::Text(args.into()),
-    }
+    ToolCallRequest::new(
+        format!("call_{name}"),
+        name,
+        RawArguments::Text(args.into()),
+    )
 }
 
 /// Runs a call to completion (for calls that need no approval).

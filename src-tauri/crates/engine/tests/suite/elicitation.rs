@@ -22,11 +22,11 @@ async fn register(
     let exec = app.executor(chat).await.unwrap();
     let task = tokio::spawn(async move {
         exec.execute(
-            ToolCallRequest {
-                call_id: "call_register".into(),
-                name: "forms__register_user".into(),
-                arguments: RawArguments::Json(json!({})),
-            },
+            ToolCallRequest::new(
+                "call_register",
+                "forms__register_user",
+                RawArguments::Json(json!({})),
+            ),
             CallOrigin::default(),
             &CancellationToken::new(),
         )

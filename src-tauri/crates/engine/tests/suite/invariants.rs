@@ -391,11 +391,7 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 let stop = CancellationToken::new();
                 let mut task = {
                     let (exec, stop) = (Arc::clone(&exec), stop.clone());
-                    let req = ToolCallRequest {
-                        call_id: "c".into(),
-                        name: name.into(),
-                        arguments: RawArguments::Json(args.clone()),
-                    };
+                    let req = ToolCallRequest::new("c", name, RawArguments::Json(args.clone()));
                     tokio::spawn(
                         async move { exec.execute(req, CallOrigin::default(), &stop).await },
                     )

@@ -176,11 +176,7 @@ fn started(marker: &std::path::Path) -> std::path::PathBuf {
 }
 
 pub(crate) fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
-    ToolCallRequest {
-        call_id: format!("call_{name}"),
-        name: name.into(),
-        arguments: RawArguments::Json(args),
-    }
+    ToolCallRequest::new(format!("call_{name}"), name, RawArguments::Json(args))
 }
 
 #[tokio::test]

@@ -88,8 +88,21 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
+#[cfg(feature = "parse-count")]
+thread_local! {
+    static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times arguments were parsed on this thread (feature `parse-count`, for tests).
+#[cfg(feature = "parse-count")]
+pub fn parses_on_this_thread() -> usize {
+    PARSES.with(std::cell::Cell::get)
+}
+
 /// Parses a call's arguments into a JSON object. Empty text means no arguments (`{}`).
 pub fn parse_arguments(raw: &RawArguments) -> Result<Value, ArgumentsError> {
+    #[cfg(feature = "parse-count")]
+    PARSES.with(|n| n.set(n.get() + 1));
     let value = match raw {
         RawArguments::Json(v) => v.clone(),
         RawArguments::Invalid { raw, error } => {
