@@ -187,3 +187,99 @@ fn the_readers_see_what_they_should() {
     assert_eq!(members(fields, true), want);
     assert_eq!(ticked("(`a`, `b`)"), ["a", "b"].map(str::to_string).into());
 }
+
+/// The files and folders of the file map ("The file map"), each where the map says: the map
+/// is a tree, two spaces per level, an entry's description from column 28 on.
+fn file_map_paths() -> Vec<String> {
+    let doc = architecture();
+    let block = doc
+        .split("## The file map")
+        .nth(1)
+        .and_then(|rest| rest.split("```").nth(1))
+        .expect("docs/ARCHITECTURE.md has its file map");
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    let mut out = Vec::new();
+    for line in block.lines().skip(1) {
+        let indent = line.len() - line.trim_start().len();
+        // A description carried over to the next line, or a blank one.
+        if line.trim().is_empty() || indent >= 20 {
+            continue;
+        }
+        let entry = line.trim().split("  ").next().unwrap_or_default();
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let path = format!("{}{entry}", stack.last().map_or("", |(_, p)| p.as_str()));
+        if entry.ends_with('/') {
+            stack.push((indent, path.clone()));
+        }
+        if !entry.contains('*') && !entry.contains(' ') {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The paths ARCHITECTURE.md names in backticks (`src-tauri/…`, `crates/…`, `ui/…`, the
+/// engine's `tests/…`), without a `::function` after them.
+fn cited_paths() -> Vec<String> {
+    let doc = architecture();
+    let mut out: Vec<String> = ticked(&doc)
+        .into_iter()
+        .map(|t| t.split("::").next().unwrap_or_default().to_string())
+        .filter(|p| {
+            [
+                "src-tauri/",
+                "crates/",
+                "ui/",
+                "tests/",
+                ".ci/",
+                "docs/",
+                "icons/",
+            ]
+            .iter()
+            .any(|root| p.starts_with(root))
+                && !p.contains(['*', '<', '{', '…', ' '])
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether `path` exists from the repository root, `src-tauri/` or the engine crate (the
+/// document's own convention: a path in another crate starts with `crates/`).
+fn exists(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    ["", "src-tauri/", "src-tauri/crates/engine/"]
+        .iter()
+        .any(|base| repo().join(format!("{base}{path}")).exists())
+}
+
+#[test]
+fn every_path_the_document_names_exists() {
+    let map = file_map_paths();
+    assert!(
+        map.len() > 100,
+        "only {} entries in the file map",
+        map.len()
+    );
+    let cited = cited_paths();
+    assert!(cited.len() > 40, "only {} paths cited", cited.len());
+    let missing: Vec<String> = map
+        .iter()
+        .filter(|p| !repo().join(p.trim_end_matches('/')).exists())
+        .map(|p| format!("the file map's {p}"))
+        .chain(
+            cited
+                .iter()
+                .filter(|p| !exists(p))
+                .map(|p| format!("`{p}`")),
+        )
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md names paths that are not there (moved or renamed?):\n{}",
+        missing.join("\n")
+    );
+}
