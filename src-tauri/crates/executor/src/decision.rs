@@ -73,10 +73,23 @@ pub(super) fn effective_policy(
 
 const POLICY_DENIES: &str = "The user's settings deny this tool.";
 
+/// Whether the policy in force denies every call of the tool: then the model is not offered
+/// it, a call that names it is answered "denied" rather than "unknown", and the pipeline ends
+/// such a call before reading its arguments — step 1 of the order, the same test `decide` makes.
+pub(super) fn denies(policy: ExecutionPolicy) -> bool {
+    matches!(policy, ExecutionPolicy::Deny)
+}
+
+/// Whether the user's "deny" on a card is kept for the chat (an ask-once record, which step 4
+/// reads): only where the policy asks once.
+pub(super) fn remembers_denial(policy: ExecutionPolicy) -> bool {
+    matches!(policy, ExecutionPolicy::AskOnce)
+}
+
 /// The decision order of the module doc, as one pure function.
 pub(super) fn decide(i: &Inputs<'_>) -> Verdict {
     let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
-    if policy == ExecutionPolicy::Deny {
+    if denies(policy) {
         return Verdict::Deny {
             by: DecidedBy::Policy,
             message: POLICY_DENIES.into(),

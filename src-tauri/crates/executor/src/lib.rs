@@ -394,7 +394,7 @@ impl ToolExecutor {
         let spec = tool.tool.spec();
         self.group_enabled_in(registry, &tool.group)
             && self.tool_toggled_on(&spec.name)
-            && self.execution_policy(spec) != ExecutionPolicy::Deny
+            && !decision::denies(self.execution_policy(spec))
             && !(self.ways_out_off() && self.effects(spec).sends_out)
             && !(self.ways_out_off() && spec.sandboxed && !self.network_can_be_cut())
     }

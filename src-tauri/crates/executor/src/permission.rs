@@ -426,13 +426,13 @@ impl ToolExecutor {
                 )),
             },
             ExecutionDecision::Deny { reason } => {
-                if inputs.policy() == ExecutionPolicy::AskOnce {
+                if super::decision::remembers_denial(inputs.policy()) {
                     self.remember(name, &args, &inputs, false).await;
                 }
                 Err(Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, false)))
             }
             ExecutionDecision::DenyAndStop { reason } => {
-                if inputs.policy() == ExecutionPolicy::AskOnce {
+                if super::decision::remembers_denial(inputs.policy()) {
                     self.remember(name, &args, &inputs, false).await;
                 }
                 let mut outcome = Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, true));

@@ -319,7 +319,7 @@ impl ToolExecutor {
         trace.effects = Some(self.effects(spec));
         let policy = self.execution_policy(spec);
         trace.policy = Some(policy);
-        if policy == crate::policy::ExecutionPolicy::Deny {
+        if super::decision::denies(policy) {
             trace.decided_by = Some(DecidedBy::Policy);
             trace.decision = Some(ExecutionChoice::Deny);
             return Err(Outcome::fail(

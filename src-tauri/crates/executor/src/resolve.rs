@@ -68,8 +68,7 @@ impl ToolExecutor {
             repair_name(requested, registry.tool_names())
         {
             if let Some(entry) = registry.tool(&n) {
-                if self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny
-                {
+                if super::decision::denies(self.execution_policy(entry.tool.spec())) {
                     return Ok(entry);
                 }
                 return Err(Outcome::fail(
@@ -123,8 +122,7 @@ impl ToolExecutor {
                 ),
             ));
         };
-        let denied =
-            self.execution_policy(entry.tool.spec()) == crate::policy::ExecutionPolicy::Deny;
+        let denied = super::decision::denies(self.execution_policy(entry.tool.spec()));
         if denied || self.visible(registry, entry) {
             Ok(entry)
         } else {

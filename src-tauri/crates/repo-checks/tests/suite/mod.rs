@@ -1,4 +1,5 @@
 mod architecture_doc;
 mod file_sizes;
 mod layers;
+mod one_decision;
 mod security_doc;
