@@ -266,16 +266,15 @@ impl ToolExecutor {
         // found changed without notice is decided as the tool under review it now is (issue 45,
         // 55). A call the order denies anyway is not listed.
         let mut silent_change = None;
-        let denied = matches!(
-            decide(&inputs.decision(ctx.origin.repeats, rerun)),
-            Verdict::Deny { .. }
-        );
+        let mut decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
+        let denied = matches!(decision, Verdict::Deny { .. });
         if !denied && !rerun && self.needs_listing(entry) {
             match entry.tool.still_as_granted().await {
                 Ok(Granted::Same) => self.mark_listed(entry),
                 Ok(Granted::Changed(change)) => {
                     silent_change = Some(change);
                     inputs.under_review = true;
+                    decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
                 }
                 Err(e) => {
                     trace.decided_by = Some(DecidedBy::None);
@@ -286,7 +285,6 @@ impl ToolExecutor {
                 }
             }
         }
-        let decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
         let (reason, mark) = match decision {
             Verdict::Allow { by } => {
                 trace.decided_by = Some(by);

@@ -162,11 +162,13 @@ pub fn secrets_in(taken: &BTreeMap<String, String>) -> Vec<String> {
         if place == "url" {
             values.extend(url_secrets(original));
         } else {
-            let value = original
-                .split_once('=')
-                .filter(|(name, _)| name.starts_with('-'))
-                .map_or(original.as_str(), |(_, value)| value);
-            values.push(value.to_string());
+            // `--token=…` is its value; any other argument is a secret whole, and what follows
+            // an `=` in it as well.
+            match original.split_once('=') {
+                Some((name, value)) if name.starts_with('-') => values.push(value.to_string()),
+                Some((_, value)) => values.extend([original.clone(), value.to_string()]),
+                None => values.push(original.clone()),
+            }
         }
     }
     values.retain(|v| v.len() >= 4 && v != HIDDEN);
@@ -201,23 +203,13 @@ fn url_secrets(url: &str) -> Vec<String> {
 }
 
 /// Every secret value `transport` holds: environment and header values, and what [`take`] would
-/// take out (whole, and for URLs also the password and each secret query value, raw and
-/// decoded, since error messages quote URLs in either form).
+/// take out, whole and by its secret parts ([`secrets_in`]).
 fn secret_values(transport: &McpTransport) -> Vec<String> {
     let mut values: Vec<String> = transport.secrets().values().cloned().collect();
     let mut copy = transport.clone();
     let taken = take(&mut copy);
     values.extend(taken.values().cloned());
-    match transport {
-        McpTransport::Stdio { .. } => {
-            for original in taken.values() {
-                if let Some((_, value)) = original.split_once('=') {
-                    values.push(value.to_string());
-                }
-            }
-        }
-        McpTransport::Http { url, .. } => values.extend(url_secrets(url)),
-    }
+    values.extend(secrets_in(&taken));
     values.retain(|v| v.len() >= 4 && v != HIDDEN);
     values.sort_by_key(|v| std::cmp::Reverse(v.len()));
     values.dedup();

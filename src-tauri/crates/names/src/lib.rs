@@ -23,5 +23,5 @@ pub mod words;
 pub use address::{describe, is_public};
 pub use host::{normalize, HostPattern};
 pub use open::{check_open, NotOpenable, Opening, LINK_SCHEMES};
-pub use web::{check_credential, check_web, is_this_machine, web_url, NotWebUrl};
+pub use web::{check_credential, check_web, web_url, NotWebUrl};
 pub use words::words;

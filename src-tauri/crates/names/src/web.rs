@@ -48,11 +48,6 @@ pub fn check_credential(url: &url::Url) -> Result<(), NotWebUrl> {
     }
 }
 
-/// Whether `url` points at this machine (`localhost`, `*.localhost`, a loopback address).
-pub fn is_this_machine(url: &url::Url) -> bool {
-    on_this_machine(url.host())
-}
-
 /// Whether `host` is on this machine: `localhost` or a loopback address.
 pub(crate) fn on_this_machine(host: Option<url::Host<&str>>) -> bool {
     match host {

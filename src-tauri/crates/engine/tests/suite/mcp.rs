@@ -1476,7 +1476,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     use tollgate_engine::policy::DecidedBy;
-    use tollgate_engine::protocol::{ApprovalRequest, AskReason, DefinitionPart};
+    use tollgate_engine::protocol::{AskReason, DefinitionPart};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1499,45 +1499,22 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
         .is_some_and(|t| t.tool.spec().review.is_none()));
 
     // The next chat: the rule would run it, but the tool is listed again first.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let task = spawn_call(
-        &app,
-        chat,
-        call("probe__forecast", json!({"city": "Bergen"})),
-    )
-    .await;
-    let pending = next_pending(&app, chat).await;
-    let ApprovalRequest::Execution {
-        reason,
-        tool_change,
-        ..
-    } = &pending.request
-    else {
-        panic!("an execution card: {pending:?}")
-    };
+    let bergen = BergenCard::ask(&app).await;
     assert_eq!(
-        *reason,
+        bergen.reason,
         AskReason::ToolChanged {
             would_allow: Some(DecidedBy::Rule)
         }
     );
-    let change = tool_change.as_deref().unwrap();
+    let change = bergen.change.as_ref().unwrap();
     assert_eq!(
         change.changed,
         vec![DefinitionPart::Description, DefinitionPart::Annotations]
     );
     assert!(change.after.description.contains(".aws/credentials"));
-    app.decide(
-        chat,
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .await
-    .unwrap();
-    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
-    // Judged by the server's own log: the first forecast arrived, the one after the change did not.
-    let given = std::fs::read_to_string(dir.path().join("m.forecasts")).unwrap();
-    assert_eq!(given, "Oslo\n");
+    bergen
+        .deny_and_see_only_oslo_arrived(&app, dir.path())
+        .await;
     // Listing it again put it under review, as a list_changed would have.
     crate::common::eventually("the quietly changed tool goes under review", || {
         app.registry()
@@ -1554,7 +1531,7 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() {
-    use tollgate_engine::protocol::{ApprovalRequest, AskReason};
+    use tollgate_engine::protocol::AskReason;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1574,40 +1551,75 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
     assert_eq!(shifted.content, "changed quietly");
 
     // No rule: the policy asks. The card is for the rewritten tool, and says it changed.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let task = spawn_call(
-        &app,
-        chat,
-        call("probe__forecast", json!({"city": "Bergen"})),
-    )
-    .await;
-    let pending = next_pending(&app, chat).await;
-    let ApprovalRequest::Execution {
-        reason,
-        tool_change,
-        ..
-    } = &pending.request
-    else {
-        panic!("an execution card: {pending:?}")
-    };
-    assert_eq!(*reason, AskReason::ToolChanged { would_allow: None });
-    let change = tool_change.as_deref().expect("the card carries the change");
+    let bergen = BergenCard::ask(&app).await;
+    assert_eq!(bergen.reason, AskReason::ToolChanged { would_allow: None });
+    let change = bergen.change.as_ref().expect("the card carries the change");
     assert!(change.after.description.contains(".aws/credentials"));
     assert!(!change
         .before
         .as_ref()
         .is_some_and(|b| b.description.contains(".aws/credentials")));
-    app.decide(
-        chat,
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .await
-    .unwrap();
-    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
-    let given = std::fs::read_to_string(dir.path().join("m.forecasts")).unwrap();
-    assert_eq!(given, "Oslo\n");
+    bergen
+        .deny_and_see_only_oslo_arrived(&app, dir.path())
+        .await;
     app.mcp.shutdown().await;
+}
+
+/// The card a forecast for Bergen raises in a new chat once the probe has rewritten `forecast`
+/// without a word, and the call waiting on it.
+struct BergenCard {
+    chat: tollgate_engine::ChatId,
+    pending: tollgate_engine::protocol::PendingApproval,
+    reason: tollgate_engine::protocol::AskReason,
+    change: Option<tollgate_engine::protocol::ToolChange>,
+    task: tokio::task::JoinHandle<tollgate_engine::ToolCallResult>,
+}
+
+impl BergenCard {
+    async fn ask(app: &Tollgate) -> Self {
+        use tollgate_engine::protocol::ApprovalRequest;
+        let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+        let task = spawn_call(
+            app,
+            chat,
+            call("probe__forecast", json!({"city": "Bergen"})),
+        )
+        .await;
+        let pending = next_pending(app, chat).await;
+        let ApprovalRequest::Execution {
+            reason,
+            tool_change,
+            ..
+        } = &pending.request
+        else {
+            panic!("an execution card: {pending:?}")
+        };
+        Self {
+            chat,
+            reason: reason.clone(),
+            change: tool_change.as_deref().cloned(),
+            pending,
+            task,
+        }
+    }
+
+    /// Denies the card; judged by the server's own log in `dir`: the forecast before the change
+    /// arrived, the one after it did not.
+    async fn deny_and_see_only_oslo_arrived(self, app: &Tollgate, dir: &std::path::Path) {
+        app.decide(
+            self.chat,
+            &self.pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            self.task.await.unwrap().status,
+            CallStatus::ExecutionRejected
+        );
+        let given = std::fs::read_to_string(dir.join("m.forecasts")).unwrap();
+        assert_eq!(given, "Oslo\n");
+    }
 }
 
 /// A parameter the review flagged is marked on the card of each call that gives it a value

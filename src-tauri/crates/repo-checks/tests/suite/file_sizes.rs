@@ -13,29 +13,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
-/// Every file under `dir` (build output and installed packages skipped), in a stable order.
+/// Every file under `dir`: build output, installed packages and generated bindings skipped.
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if p.is_dir() {
-            if !matches!(
-                name.as_str(),
-                "target" | "node_modules" | "dist" | "generated"
-            ) {
-                files(&p, out);
-            }
-        } else {
-            out.push(p);
-        }
-    }
+    super::layers::files_under(dir, &["target", "node_modules", "dist", "generated"], out);
 }
 
 /// Whether `path` (relative to the repository) is a production source file.

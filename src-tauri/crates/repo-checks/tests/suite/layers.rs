@@ -39,9 +39,9 @@ pub(super) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
-/// Source files under `dir` whose names end with one of `exts`, in a stable order; build output,
-/// installed packages and the fuzz crate are skipped, and a missing folder has none.
-fn source_files(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+/// Every file under `dir`, in a stable order, leaving out the folders named in `skip`; a missing
+/// folder has none. (The one walk of the repository's checks.)
+pub(super) fn files_under(dir: &Path, skip: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -53,13 +53,24 @@ fn source_files(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if p.is_dir() {
-            if !matches!(name.as_str(), "target" | "node_modules" | "dist" | "fuzz") {
-                source_files(&p, exts, out);
+            if !skip.contains(&name.as_str()) {
+                files_under(&p, skip, out);
             }
-        } else if exts.iter().any(|x| name.ends_with(x)) {
+        } else {
             out.push(p);
         }
     }
+}
+
+/// Source files under `dir` whose names end with one of `exts`, in a stable order; build output,
+/// installed packages and the fuzz crate are skipped.
+fn source_files(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    let mut all = Vec::new();
+    files_under(dir, &["target", "node_modules", "dist", "fuzz"], &mut all);
+    out.extend(
+        all.into_iter()
+            .filter(|p| exts.iter().any(|x| p.to_string_lossy().ends_with(x))),
+    );
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

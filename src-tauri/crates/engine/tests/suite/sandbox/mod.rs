@@ -8,14 +8,9 @@
 pub(super) mod app;
 
 /// The sandbox tests' shared helpers (`tollgate-test-support`), for `app`.
-pub(super) fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    tollgate_test_support::git(dir, args)
-}
+pub(super) use tollgate_test_support::{commit, git};
 
-pub(super) fn commit(dir: &std::path::Path, message: &str) {
-    tollgate_test_support::commit(dir, message);
-}
-
+/// A folder for a test's files that a sandboxed command sees where it is.
 pub(super) fn test_root() -> tempfile::TempDir {
     tollgate_test_support::test_root(env!("CARGO_TARGET_TMPDIR"))
 }
