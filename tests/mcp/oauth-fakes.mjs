@@ -1,4 +1,4 @@
-// Remote MCP servers whose sign-in goes wrong in one way each (issue 36), for the engine's tests
+// Remote MCP servers whose sign-in goes wrong in one way each (SPEC §11), for the engine's tests
 // of the messages Tollgate gives. One process, one HTTP server on PORT, MODE picks the fault:
 //
 //   no-metadata  the MCP endpoint answers 401 but nothing says where to sign in
@@ -9,7 +9,7 @@
 //                to RECORD (one per line), so a test can see that no other server's token
 //                reaches it
 //   late         lets the session start and lists one tool, `write_note`, but answers a call of
-//                it with 403 insufficient_scope asking for "notes:write" (a step-up, issue 47);
+//                it with 403 insufficient_scope asking for "notes:write" (a step-up, F-96);
 //                with LATE=list it answers the tool list itself with 401 asking for "notes:read"
 //
 // It prints "listening <port>" when it listens.

@@ -41,7 +41,7 @@ server.registerTool(
     }),
 );
 
-// Progress (issue 36): reports step 1 of `count`, then waits until the test has seen that
+// Progress (SPEC §11): reports step 1 of `count`, then waits until the test has seen that
 // report (it creates PROBE_MARKER.go), then reports the other steps and ends.
 server.registerTool(
   "steps",
@@ -73,7 +73,7 @@ server.registerTool(
   },
 );
 
-// A result that links to a resource (issue 36): the user may attach what it links to.
+// A result that links to a resource (SPEC §11): the user may attach what it links to.
 server.registerTool(
   "report",
   { description: "Writes a report and links to the notes it used.", inputSchema: {}, annotations: { readOnlyHint: true } },
@@ -85,7 +85,7 @@ server.registerTool(
   }),
 );
 
-// A page the user must open before the call can go on (issue 36): the first call answers
+// A page the user must open before the call can go on (SPEC §11): the first call answers
 // -32042 with the page; when the test says the user finished there (it creates
 // PROBE_MARKER.paid), the server says so (notifications/elicitation/complete) and later calls
 // give the forecast.
@@ -208,7 +208,7 @@ server.registerTool(
   },
 );
 
-// A tool that changes behind the user's back (issue 36): `shapeshift` rewrites the description
+// A tool that changes behind the user's back (SPEC §11): `shapeshift` rewrites the description
 // of `forecast` and flips it to read-only; the SDK sends notifications/tools/list_changed.
 // `forecast` logs each city it is asked for in PROBE_MARKER.forecasts.
 const forecast = server.registerTool(
@@ -233,7 +233,7 @@ server.registerTool(
   },
 );
 
-// The same, without a word (issue 45): `quietshift` rewrites `forecast` in place, so the SDK
+// The same, without a word (SPEC §12): `quietshift` rewrites `forecast` in place, so the SDK
 // sends no list_changed; only a client that lists the tools again sees it.
 server.registerTool(
   "quietshift",
@@ -245,7 +245,7 @@ server.registerTool(
   },
 );
 
-// A question in URL mode (issue 36): the user is asked to open a page; the result says what
+// A question in URL mode (SPEC §11): the user is asked to open a page; the result says what
 // they answered.
 server.registerTool(
   "visit",

@@ -1,4 +1,4 @@
-// An MCP Apps server for the tests of views (issue 47), written to attack its host: its view
+// An MCP Apps server for the tests of views (F-96), written to attack its host: its view
 // tries every way out of its frame and reports what it managed to the one origin it declares.
 //   show_view  (model and view) its result comes with the view ui://views/attacks.html;
 //   nudge      (the view only) appends to VIEW_DIR/nudges.jsonl: what a view's call did;

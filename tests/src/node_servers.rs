@@ -1,5 +1,5 @@
 //! The test MCP servers of `tests/mcp` that speak HTTP (the official SDK's examples, the
-//! stand-in browser), started as real node processes for the end-to-end tests of issue 36, and
+//! stand-in browser), started as real node processes for the end-to-end tests of SPEC §11, and
 //! a stand-in for the system browser that the app's opener finds on `PATH`.
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! A stand-in web server that records what reaches it: the report channel a test view may use,
-//! and the attacker's server that must hear nothing (issue 47). What an attack achieved is
+//! and the attacker's server that must hear nothing (F-96). What an attack achieved is
 //! judged by what the attacker received, not by the app's own bookkeeping.
 
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BackendUnavailableError, decide, listToolGroups, sendMessage, setChatGroupEnabled } from "./api";
+import { BackendUnavailableError, answerApproval, listToolGroups, sendMessage, setChatGroupEnabled } from "./api";
 import type { ChatEvent } from "./types";
 
 afterEach(() => {
@@ -46,9 +46,9 @@ describe("listToolGroups", () => {
 describe("commands", () => {
   it("uses the backend's camelCase argument names", async () => {
     const { invoke } = installMock();
-    await decide(4, "id-1", { kind: "execution", decision: { type: "deny", reason: null } });
+    await answerApproval(4, "id-1", { kind: "execution", decision: { type: "deny", reason: null } });
     expect(invoke).toHaveBeenCalledWith(
-      "decide",
+      "answer_approval",
       { chat: 4, id: "id-1", decision: { kind: "execution", decision: { type: "deny", reason: null } } },
       undefined,
     );

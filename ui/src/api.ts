@@ -237,13 +237,13 @@ export function stopTurn(chat: ChatId): Promise<boolean> {
 
 // ---- approvals ----
 
-export function decide(chat: ChatId, id: string, decision: Decision): Promise<void> {
-  return call("decide", { chat, id, decision });
+export function answerApproval(chat: ChatId, id: string, decision: Decision): Promise<void> {
+  return call("answer_approval", { chat, id, decision });
 }
 export function answerQuestion(chat: ChatId, id: string, answer: string): Promise<void> {
   return call("answer_question", { chat, id, answer });
 }
-/** Answers an MCP server's question (issue 36); a form that does not fit the server's schema is refused. */
+/** Answers an MCP server's question (SPEC §11); a form that does not fit the server's schema is refused. */
 export function answerElicitation(chat: ChatId, id: string, answer: ElicitationAnswer): Promise<void> {
   return call("answer_elicitation", { chat, id, answer });
 }
@@ -384,12 +384,12 @@ export function restartMcpServer(name: string): Promise<void> {
   return call("restart_mcp_server", { name });
 }
 /**
- * Accepts an MCP tool as it is now, after its change was read (issue 36): the rules, records and
+ * Accepts an MCP tool as it is now, after its change was read (SPEC §11): the rules, records and
  * policy set for it apply again. `fingerprint` names what was read; a tool changed again since
  * is refused.
  */
 /**
- * Signs in to a remote MCP server (issue 36): the system browser opens at its authorization
+ * Signs in to a remote MCP server (SPEC §11): the system browser opens at its authorization
  * server; resolves when the browser came back, or rejects (cancelled, timed out, refused).
  */
 export function signInMcpServer(name: string): Promise<OAuthRecord> {
@@ -406,7 +406,7 @@ export function signOutMcpServer(name: string): Promise<void> {
 export function acceptMcpToolChange(server: string, tool: string, fingerprint: string): Promise<void> {
   return call("accept_mcp_tool_change", { server, tool, fingerprint });
 }
-/** A running server's first-sight review (issue 45): what it says, what its tools claim, what the scan flags. */
+/** A running server's first-sight review (SPEC §12): what it says, what its tools claim, what the scan flags. */
 export function mcpServerReview(server: string): Promise<ServerReview> {
   return call("mcp_server_review", { server });
 }
@@ -427,7 +427,7 @@ export function listMcpPrompts(): Promise<McpPromptView[]> {
 export function readMcpResource(server: string, uri: string): Promise<Attachment[]> {
   return call("read_mcp_resource", { server, uri });
 }
-/** Prepares the view of call `seq` (MCP Apps, issue 47): the address its frame loads once, and what the view is told. */
+/** Prepares the view of call `seq` (MCP Apps, F-96): the address its frame loads once, and what the view is told. */
 export function openMcpView(chat: ChatId, seq: number): Promise<McpViewDocument> {
   return call("open_mcp_view", { chat, seq });
 }

@@ -44,7 +44,7 @@ class Offers<T> {
   }
 }
 
-/** Files: a resource a tool's result linked (issue 36). */
+/** Files: a resource a tool's result linked (SPEC §11). */
 const files = new Offers<Attachment>();
 
 /** Offers `list` to the composer of `chat`. */
@@ -57,7 +57,7 @@ export function takeOfferedFiles(chat: ChatId, take: (list: Attachment[]) => voi
   return files.take(chat, take);
 }
 
-/** A message an MCP server's view wrote for the chat (issue 47): the user reads it, and sends it or not. */
+/** A message an MCP server's view wrote for the chat (F-96): the user reads it, and sends it or not. */
 export interface OfferedMessage {
   text: string;
   sources: Source[];

@@ -1,5 +1,5 @@
 /**
- * An MCP server's form (elicitation, issue 36) as fields to show and fill: the requested schema
+ * An MCP server's form (elicitation, SPEC §11) as fields to show and fill: the requested schema
  * is an object of plain-typed properties (text, number, integer, yes/no, one of a list, several
  * of a list). What the user typed becomes the content sent back; the engine checks it against
  * the schema again before it goes.

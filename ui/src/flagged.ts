@@ -1,5 +1,5 @@
 /**
- * The arguments of a call given for parameters the server's review flagged (issue 55): what the
+ * The arguments of a call given for parameters the server's review flagged (F-97): what the
  * review found beside the value that would leave, so the card says it where the user decides.
  */
 import { type Key, t } from "./i18n";

@@ -347,7 +347,7 @@ const pad2 = (n: number): string => String(n).padStart(2, "0");
  * A chat's last change as the sidebar shows it: the time today ("02:05 PM", "14:05"), the day
  * before today ("Oct 3", "10月3日"), in the current language. Formatted from the catalogue rather
  * than with `Intl.DateTimeFormat`: the locale data that loads cost the idle window 2.6 MB
- * (issue 16), for two short formats in two languages.
+ * (F-71), for two short formats in two languages.
  */
 export function relativeTime(ms: number, now = Date.now()): string {
   const d = new Date(ms);

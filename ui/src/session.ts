@@ -62,7 +62,7 @@ export async function loadChat(chat: ChatId, store: ChatStore = chatStore, force
   if (held !== null) {
     const now = await api.chatRevision(chat);
     // A running turn's approvals and questions are not in the revision, nor are the calls a
-    // server's view made (issue 47): a chat with either is read.
+    // server's view made (F-96): a chat with either is read.
     const waitingHeld = store.get(chat).approvals.length;
     if (now.revision === held && !now.running && now.waiting === 0 && waitingHeld === 0) {
       // A read of its earlier pages that failed starts again when the chat is opened again.

@@ -62,11 +62,11 @@ export interface CallView {
   output: string;
   /** Characters of live output dropped from the front to keep `output` within the limit. */
   outputDropped: number;
-  /** How far the call has got, as its MCP server last reported while it ran (issue 36). */
+  /** How far the call has got, as its MCP server last reported while it ran (SPEC §11). */
   progress: CallProgress | null;
-  /** The view its MCP server ships with the tool (issue 47), shown under the card once the call runs. */
+  /** The view its MCP server ships with the tool (F-96), shown under the card once the call runs. */
   view: McpViewLink | null;
-  /** Made by the view of call `viewOf` (issue 47), not by the model: shown under that view. */
+  /** Made by the view of call `viewOf` (F-96), not by the model: shown under that view. */
   viewOf: number | null;
 }
 
@@ -103,7 +103,7 @@ export interface Question {
   seq: number;
   question: string;
   choices: string[];
-  /** Set when an MCP server asks (issue 36), not the model. */
+  /** Set when an MCP server asks (SPEC §11), not the model. */
   elicitation?: PendingElicitation;
 }
 

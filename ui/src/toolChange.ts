@@ -1,5 +1,5 @@
 /**
- * A changed MCP tool, for reading (issue 36): each changed part of its definition as text, and a
+ * A changed MCP tool, for reading (SPEC §11): each changed part of its definition as text, and a
  * line diff of before and after, so what a server rewrote behind the user's back — a sentence
  * added to a description, a hint flipped — stands out.
  */

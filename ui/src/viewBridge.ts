@@ -1,5 +1,5 @@
 /**
- * The host's side of an MCP Apps view (SEP-1865, issue 47): JSON-RPC over `postMessage` with
+ * The host's side of an MCP Apps view (SEP-1865, F-96): JSON-RPC over `postMessage` with
  * one sandboxed frame. The view asks; this decides what each request may become — a call to
  * its own server's tools (through the chat's gate, in the backend), a read of its server's
  * resources, a message offered to the composer, a link shown before it opens, a new height —

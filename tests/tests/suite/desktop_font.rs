@@ -1,4 +1,4 @@
-//! The page draws in the desktop's interface font, looked up once per font (F-71, issue 16): the
+//! The page draws in the desktop's interface font, looked up once per font (F-71): the
 //! app reads the family from GTK's settings and hands it to the page, which names it before
 //! sans-serif; a desktop that names no font of its own (GTK's built-in "Sans") gets sans-serif
 //! alone, where WebKit's `system-ui` lookup would fail first for every size and weight.

@@ -1,4 +1,4 @@
-//! Two routes past the gate, tried in the real window (issue 45), each judged by what the
+//! Two routes past the gate, tried in the real window (SPEC §12), each judged by what the
 //! attacker's side received:
 //! - a destination a page chose: a fetch tool the user put on "auto", nothing private read,
 //!   and a page that names the attacker's address; the fetch to it is held, and the attacker's
@@ -6,7 +6,7 @@
 //! - a tool changed without a word: a server rewrites its tool in place and sends no
 //!   `list_changed`; the user's standing "auto" for it, set before, does not run the new one in
 //!   the next chat: the card shows what changed;
-//! - a parameter that asks for the conversation (issue 55): the review flags it, and the card of
+//! - a parameter that asks for the conversation (F-97): the review flags it, and the card of
 //!   a call that fills it marks the argument with the value that would leave; denied from the
 //!   keyboard, the server never receives it.
 

@@ -1,4 +1,4 @@
-//! Every character the UI draws has a font (issue 13, item 11): a full-width `＋` once drew as an
+//! Every character the UI draws has a font (SPEC §7, item 11): a full-width `＋` once drew as an
 //! empty box under Xvfb because common Linux fonts lack it. This reads every non-ASCII character
 //! in the UI's sources and strings (both languages) and asks fontconfig — what WebKitGTK draws
 //! with — whether some installed font has it.

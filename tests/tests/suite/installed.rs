@@ -1,4 +1,4 @@
-//! The installed package (issue 14): `.ci/install-test.sh` installs the `.deb` with apt and runs
+//! The installed package (F-28): `.ci/install-test.sh` installs the `.deb` with apt and runs
 //! this against `/usr/bin/tollgate` (`TOLLGATE_E2E_APP`), then removes it. Started the way a
 //! desktop entry starts it — the session's minimal `PATH` — it completes a Demo turn through the
 //! gate, and an MCP server whose command only the user's login shell can find gets connected.

@@ -1,4 +1,4 @@
-//! The log a user can send (issue 14): after a run the log file is in the data folder's `logs`
+//! The log a user can send (F-28): after a run the log file is in the data folder's `logs`
 //! (the OS log folder when no data folder is chosen), Settings → General names it, and no key is
 //! in it — even at trace level, even when a provider's error message quotes the key back.
 

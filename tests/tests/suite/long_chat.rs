@@ -1,4 +1,4 @@
-//! A long chat in the real window (F-71, issue 16): it opens on its last page, the messages
+//! A long chat in the real window (F-71): it opens on its last page, the messages
 //! before it are read behind the first screen, and what the user is reading stays where it is
 //! while they come in. Scrolled to its start, the chat shows every message of its branch once,
 //! in order.

@@ -1,4 +1,4 @@
-//! MCP servers' questions (elicitation, issue 36) in the real window: the official SDK's
+//! MCP servers' questions (elicitation, SPEC §11) in the real window: the official SDK's
 //! `elicitationFormExample` server asks for a registration form while its tool runs — the card
 //! appears under the call, its first field has the keyboard, Tab moves through the fields and
 //! Enter sends; the next time Escape declines. The probe server asks the user to open a page:
@@ -168,7 +168,7 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
     forms.stop().await;
 }
 
-/// Issue 36 in the window: a server's progress shows on the running call's card (a bar and the
+/// SPEC §11 in the window: a server's progress shows on the running call's card (a bar and the
 /// server's words) until the call ends; a resource the result links to is attached to the next
 /// message from the keyboard, read from the server that linked it.
 #[tokio::test]

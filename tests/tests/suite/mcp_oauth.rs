@@ -1,4 +1,4 @@
-//! Signing in to remote MCP servers (issue 36) in the real window, against the official
+//! Signing in to remote MCP servers (SPEC §11) in the real window, against the official
 //! TypeScript SDK's example server (`simpleStreamableHttp.js --oauth`, and `--oauth-strict`)
 //! and its own authorization server. The system browser is a stand-in on the app's `PATH`
 //! (`xdg-open`, what the opener runs) that follows the authorization server's redirect back to

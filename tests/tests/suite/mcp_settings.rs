@@ -170,7 +170,7 @@ async fn importing_an_mcp_server_starts_it_and_lists_its_tools() {
     s.close().await;
 }
 
-/// A remote server's OAuth client, entered from the keyboard (issue 47): the secret typed into
+/// A remote server's OAuth client, entered from the keyboard (F-96): the secret typed into
 /// its password field goes to the keychain of this data folder and nowhere else — not the
 /// database, not the window — and the form opened again says one is stored, without it.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! MCP Apps views (issue 47) in the real window. A view written to attack its host
+//! MCP Apps views (F-96) in the real window. A view written to attack its host
 //! (tests/mcp/view-server.mjs) tries every way out of its frame and reports what it managed to
 //! the one origin it declares; an attacker's server it does not declare must hear nothing, the
 //! app's database must not change, and its call to its server's tool must meet the gate like a

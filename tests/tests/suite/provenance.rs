@@ -1,4 +1,4 @@
-//! The provenance gate in the real window (issue 35): a README in a workspace marked untrusted
+//! The provenance gate in the real window (SPEC §10): a README in a workspace marked untrusted
 //! tells the model what to do; the chat's strip says what it has read; the held card says why in
 //! one line and highlights the text the model copied; the user trusts the folder for this chat
 //! from the keyboard, which lets the next call run without a card under the user's own policy;

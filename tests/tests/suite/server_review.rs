@@ -1,4 +1,4 @@
-//! An MCP server's own texts in the real window (issue 45): a server whose instructions tell
+//! An MCP server's own texts in the real window (SPEC §12): a server whose instructions tell
 //! the model what to do, and whose tool description hides characters and addresses the model.
 //! Until the user has read and confirmed them in the server's first-sight review, they count as
 //! untrusted text in every chat that offers its tools: the write they ask for is held by the

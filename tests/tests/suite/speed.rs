@@ -446,7 +446,7 @@ async fn measure_streaming() {
     s.close().await;
 }
 
-/// Issue 45: the first-sight review of a server with 100 tools, from the click on Review to the
+/// SPEC §12: the first-sight review of a server with 100 tools, from the click on Review to the
 /// frame that shows it open (target ≤ 100 ms), and to the one with every tool in place.
 #[tokio::test]
 #[ignore = "a measurement: run tests/speed.sh"]
@@ -1216,7 +1216,7 @@ async fn views_figures(
     (opens, scroll, opened, scrolled, alive)
 }
 
-/// A chat of 20 turns, each showing an MCP view (issue 47), measured as the long chat is
+/// A chat of 20 turns, each showing an MCP view (F-96), measured as the long chat is
 /// (opening it, scrolling it end to end, idle memory) in a fresh run of the app: with views
 /// off in Settings first (the same chat, its calls shown as cards alone: before), then on.
 #[tokio::test]

@@ -5,7 +5,7 @@ import { type Key, setLanguage, t } from "../i18n";
 import type { Decision, PendingApproval } from "../types";
 
 vi.mock("../api", () => ({
-  decide: vi.fn(() => Promise.resolve()),
+  answerApproval: vi.fn(() => Promise.resolve()),
   answerQuestion: vi.fn(() => Promise.resolve()),
 }));
 
@@ -14,7 +14,7 @@ import { ApprovalCard, QuestionCard } from "./ApprovalCard";
 import { unmount } from "./testRoot";
 import { commandError } from "../testing/backend";
 
-const decide = vi.mocked(api.decide);
+const decide = vi.mocked(api.answerApproval);
 
 const execution: PendingApproval = {
   id: "ap-9",

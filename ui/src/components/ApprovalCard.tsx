@@ -75,7 +75,7 @@ function useDecide(chat: ChatId, id: string, onDecided: (id: string) => void) {
     setBusy(true);
     setError(null);
     try {
-      await api.decide(chat, id, decision);
+      await api.answerApproval(chat, id, decision);
       onDecided(id);
     } catch (e) {
       // An invalid edit is refused and the approval keeps waiting: show why on the card.

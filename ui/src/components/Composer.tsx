@@ -73,7 +73,7 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
 
   useAutoGrow(area, text, 240);
 
-  // A message a server's view wrote (issue 47): it fills the box, labelled, and never sends itself.
+  // A message a server's view wrote (F-96): it fills the box, labelled, and never sends itself.
   useEffect(
     () =>
       takeOfferedMessages(chat.id, (list) => {
@@ -87,7 +87,7 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
     [chat.id],
   );
 
-  // A resource a tool's result linked, attached from its card (issue 36).
+  // A resource a tool's result linked, attached from its card (SPEC §11).
   const withFilesRef = useRef<(more: Attachment[]) => void>(() => {});
   useEffect(() => takeOfferedFiles(chat.id, (more) => withFilesRef.current(more)), [chat.id]);
 
@@ -110,7 +110,7 @@ export function Composer({ chat, state }: { chat: ChatRow; state: ChatState }) {
   };
 
   const withFiles = (more: Attachment[]) => {
-    // A view's newer context replaces the one it gave before (issue 47).
+    // A view's newer context replaces the one it gave before (F-96).
     const viewOf = (f: Attachment) => (f.source?.type === "mcpView" ? f.source.server : null);
     const replaced = (f: Attachment) => viewOf(f) !== null && more.some((m) => m.name === f.name && viewOf(m) === viewOf(f));
     const all = [...filesRef.current.filter((f) => !replaced(f)), ...more];

@@ -1,5 +1,5 @@
 /**
- * An MCP server's question (elicitation, issue 36), inline in the chat under the call during
+ * An MCP server's question (elicitation, SPEC §11), inline in the chat under the call during
  * which it asks: which server asks, its message, and either a form built from its schema
  * (Enter sends it, Esc declines) or a page to open — its whole address shown before anything
  * opens. Decline and Cancel are always there; nothing is answered for the user.

@@ -1,5 +1,5 @@
 /**
- * The arguments of a call given for parameters the server's review flagged (issue 55), on the
+ * The arguments of a call given for parameters the server's review flagged (F-97), on the
  * call's card: which argument, what the review found in its parameter, and the value that would
  * leave — so a parameter asking for the conversation is seen where its value is sent.
  */

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ExposureView, PendingApproval, RuleCoverage } from "../types";
 
 vi.mock("../api", () => ({
-  decide: vi.fn(() => Promise.resolve()),
+  answerApproval: vi.fn(() => Promise.resolve()),
   chatExposure: vi.fn(),
   setWaysOutOff: vi.fn(() => Promise.resolve()),
   endorseSource: vi.fn(() => Promise.resolve()),
@@ -18,7 +18,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { ExposureStrip, waysOutLine } from "./Guard";
 import { unmount } from "./testRoot";
 
-const decide = vi.mocked(api.decide);
+const decide = vi.mocked(api.answerApproval);
 const exposure = vi.mocked(api.chatExposure);
 const setWaysOutOff = vi.mocked(api.setWaysOutOff);
 const coverage = vi.mocked(api.ruleCoverage);

@@ -172,7 +172,7 @@ export function ExposureStrip({ chat, version }: { chat: ChatId; version: string
 /** How many names of ways out the strip's one line shows; the rest are in its details. */
 export const WAYS_OUT_SHOWN = 3;
 
-/** The strip's ways out in one line (issue 45): the first few names and how many more. */
+/** The strip's ways out in one line (SPEC §12): the first few names and how many more. */
 export function waysOutLine(view: ExposureView): string {
   const names = view.waysOut.map(wayOutText);
   if (names.length <= WAYS_OUT_SHOWN) return t("exposure.waysOut", { list: names.join(", ") });

@@ -1,5 +1,5 @@
 /**
- * An MCP Apps view under its call (issue 47): the server's page in a frame with an origin of its
+ * An MCP Apps view under its call (F-96): the server's page in a frame with an origin of its
  * own (`sandbox="allow-scripts"`, never `allow-same-origin`; its document is also served with a
  * `sandbox` policy). The frame has no way to Tollgate but `postMessage`, and what it asks for
  * goes through `ViewBridge`: calls to its server's tools through the gate (their cards appear

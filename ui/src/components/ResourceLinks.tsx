@@ -13,7 +13,7 @@ export function linkTarget(link: Attachment): { server: string; uri: string } | 
 type LinkState = { state: "idle" } | { state: "reading" } | { state: "attached" } | { state: "failed"; message: string };
 
 /**
- * The resources a tool's result linked (issue 36): each with its address, and with `onAttach`
+ * The resources a tool's result linked (SPEC §11): each with its address, and with `onAttach`
  * a button that reads the resource from its server and puts it in the message being written.
  */
 export function ResourceLinks({ links, onAttach }: { links: Attachment[]; onAttach?: ((files: Attachment[]) => void) | undefined }) {

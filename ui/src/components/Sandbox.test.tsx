@@ -5,7 +5,7 @@ import { setLanguage } from "../i18n";
 import type { ChatRow, PendingApproval, SandboxReport, SandboxSupport } from "../types";
 
 vi.mock("../api", () => ({
-  decide: vi.fn(() => Promise.resolve()),
+  answerApproval: vi.fn(() => Promise.resolve()),
   answerQuestion: vi.fn(() => Promise.resolve()),
   sandboxSupport: vi.fn(() => Promise.resolve({ landlockAbi: 7, namespaces: true, gapsNetworkOff: [], gapsNetworkOn: [] })),
   sandboxHiddenPaths: vi.fn(() => Promise.resolve(["~/.ssh", "~/.aws"])),

@@ -1,5 +1,5 @@
 /**
- * The first-sight review of an MCP server (issue 45): what it says to the model — its
+ * The first-sight review of an MCP server (SPEC §12): what it says to the model — its
  * instructions, every tool's description — and what each tool claims to do, on one screen,
  * with what the scan flags beside the text it was found in. Until the user confirms it here,
  * what the server says counts as untrusted in every chat that offers its tools, and what its
@@ -188,7 +188,7 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
   );
   const review: ServerReview | null = loaded.data ?? null;
   // The first screen of tools at once, the rest behind it a batch per frame: a server with a
-  // hundred tools opens at once (issue 45's target: 100 ms) and is whole a few frames later.
+  // hundred tools opens at once (SPEC §12's target: 100 ms) and is whole a few frames later.
   const shown = useProgressive(review?.tools.length ?? 0, FIRST_TOOLS, TOOLS_PER_FRAME);
   const byTool = useMemo(() => findingsByTool(review?.findings ?? []), [review]);
   const setEffects = useCallback((name: string, e: ToolEffects) => setChanges((c) => ({ ...c, [name]: e })), []);

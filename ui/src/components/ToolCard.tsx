@@ -84,7 +84,7 @@ export function progressText(p: CallProgress): string {
   return [p.message, amount].filter((part) => part).join(" · ");
 }
 
-/** A running call's progress as its MCP server reports it (issue 36): a bar when the total is known. */
+/** A running call's progress as its MCP server reports it (SPEC §11): a bar when the total is known. */
 function ProgressLine({ progress }: { progress: CallProgress }) {
   const text = progressText(progress);
   return (
@@ -111,10 +111,10 @@ export function ToolCard({
 }: {
   call: CallView;
   compact?: boolean;
-  /** The call was made by this server's view (issue 47), not by the model. */
+  /** The call was made by this server's view (F-96), not by the model. */
   fromView?: string | undefined;
   onRerun?: ((command: string) => void) | undefined;
-  /** Puts files in the message being written: a resource the result linked (issue 36). */
+  /** Puts files in the message being written: a resource the result linked (SPEC §11). */
   onAttach?: ((files: Attachment[]) => void) | undefined;
 }) {
   const [open, setOpen] = useState(false);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PendingApproval, ToolChange } from "../types";
 
 vi.mock("../api", () => ({
-  decide: vi.fn(() => Promise.resolve()),
+  answerApproval: vi.fn(() => Promise.resolve()),
   acceptMcpToolChange: vi.fn(() => Promise.resolve()),
   ruleCoverage: vi.fn(() => Promise.resolve({ examined: 0, coveredCount: 0, covered: [] })),
 }));
@@ -15,7 +15,7 @@ import { commandError } from "../testing/backend";
 import { unmount } from "./testRoot";
 
 const accept = vi.mocked(api.acceptMcpToolChange);
-const decide = vi.mocked(api.decide);
+const decide = vi.mocked(api.answerApproval);
 
 const change: ToolChange = {
   server: "probe",

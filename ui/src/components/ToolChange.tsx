@@ -1,5 +1,5 @@
 /**
- * A changed MCP tool (issue 36), on the approval card and in Settings → MCP servers: which
+ * A changed MCP tool (SPEC §11), on the approval card and in Settings → MCP servers: which
  * server, why its grants are set aside, each changed part as a diff, and "Accept this version",
  * which accepts exactly the definition shown.
  */

@@ -14,7 +14,7 @@ export function ToolLog({ chat, onClose }: { chat: ChatId; onClose: () => void }
   const state = useChatState(chat);
   const turns = callsByTurn(state);
   const body = useRef<HTMLDivElement>(null);
-  // A call a server's view made says so beside the model's (issue 47).
+  // A call a server's view made says so beside the model's (F-96).
   const viewServer = (of: number | null) => (of === null ? undefined : (state.calls.find((c) => c.seq === of)?.view?.server ?? ""));
   const { stick, onScroll } = useFollowBottom(body, chat, state);
   const renderTurn = (turn: LogTurn, i: number) => (

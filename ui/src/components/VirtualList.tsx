@@ -6,7 +6,7 @@ import { type Stick, useScrollView } from "./hooks";
 /**
  * Lists shorter than this render whole. At 120, a chat of 150 messages with a tool call in
  * most turns (113 shown once tool results are folded into their calls) rendered every message
- * and its markdown on opening: the idle window held 40 MB more than windowed (issue 16).
+ * and its markdown on opening: the idle window held 40 MB more than windowed (F-71).
  */
 export const VIRTUALIZE_FROM = 40;
 /** Height assumed for an item not measured yet. */

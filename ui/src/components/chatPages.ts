@@ -95,7 +95,7 @@ export interface ChatWindow {
 }
 
 /**
- * The sidebar's chat list is windowed (F-71, issue 16): it renders the rows in view of
+ * The sidebar's chat list is windowed (F-71): it renders the rows in view of
  * `scroller`, `OVERSCAN_ROWS` on each side once the first screen is painted, and the row at
  * `keep` (the focused one); spacers stand in for the rest. Each row rendered cost the year's
  * first screen about 0.6 ms and the idle window about 60 kB, and a year's sidebar reads pages

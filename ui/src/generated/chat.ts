@@ -207,7 +207,7 @@ effects?: ToolEffects,
  */
 guard: GuardMark, 
 /**
- * The view its server ships with the result (issue 47).
+ * The view its server ships with the result (F-96).
  */
 view?: McpViewLink, 
 /**
@@ -234,7 +234,7 @@ earlier: number | null, };
 export type ChatRevision = { revision: number, running: boolean, 
 /**
  * Calls waiting for the user's answer: a chat with no turn has them when a server's view
- * made a call (issue 47), and they change nothing in its revision.
+ * made a call (F-96), and they change nothing in its revision.
  */
 waiting: number, };
 
@@ -268,18 +268,18 @@ sources?: Array<Source>,
  */
 guard: GuardMark, 
 /**
- * The view the server ships with the tool (issue 47), shown under the card (from the
+ * The view the server ships with the tool (F-96), shown under the card (from the
  * call's start: [`ToolEvent::Started`] carries it too).
  */
 view?: McpViewLink, };
 
 export type ToolEvent = { "type": "beforeCall", chat: ChatId, seq: number, callId: string, requestedName: string, rawArgs: string, 
 /**
- * Made by the view of call `c<view_of>` (issue 47), not by the model.
+ * Made by the view of call `c<view_of>` (F-96), not by the model.
  */
 viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, } | { "type": "approvalResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ApprovalOutcome, } | { "type": "started", chat: ChatId, seq: number, tool: string, args: string, 
 /**
- * The view its server ships with the tool (issue 47): shown under the card from now,
+ * The view its server ships with the tool (F-96): shown under the card from now,
  * once the gate let the call run.
  */
 view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };

@@ -179,13 +179,13 @@ spans: Array<ArgSpan>,
 wouldAllow?: DecidedBy, 
 /**
  * The arguments that name where the call goes or whom it acts on (a URL, a recipient, an
- * account), as JSON pointers, whose value was copied from untrusted content (issue 45):
+ * account), as JSON pointers, whose value was copied from untrusted content (SPEC §12):
  * the content chose the destination.
  */
 chosenTargets?: Array<string>, 
 /**
  * What the call may do is only the server's claim (its annotations), not yet confirmed by
- * the user (issue 45): the gate judges it as a call that may change or send anything.
+ * the user (SPEC §12): the gate judges it as a call that may change or send anything.
  */
 unconfirmed?: boolean, 
 /**
@@ -304,7 +304,7 @@ sandbox?: SandboxReport,
 guard?: GuardNote, 
 /**
  * The MCP tool changed (or its server was replaced) since the user's grants were made
- * (issue 36): what changed, to read before answering and to accept.
+ * (SPEC §11): what changed, to read before answering and to accept.
  */
 toolChange?: ToolChange, 
 /**
@@ -314,7 +314,7 @@ toolChange?: ToolChange,
 destructive?: boolean, 
 /**
  * The arguments of this call given for parameters the server's review flagged
- * (issue 55), to mark on the card.
+ * (F-97), to mark on the card.
  */
 flagged?: Array<FlaggedParameter>, } | { "kind": "result", 
 /**

@@ -100,12 +100,12 @@ executionPolicy: ExecutionPolicy | null, resultPolicy: ResultPolicy | null,
 sandbox?: McpSandbox, 
 /**
  * For a remote server whose authorization server does not let Tollgate register itself:
- * the id of a client the user registered there (issue 36). Not a secret.
+ * the id of a client the user registered there (SPEC §11). Not a secret.
  */
 oauthClientId?: string, 
 /**
  * The secret of that client, where the authorization server gave one (sent with HTTP Basic
- * or in the token request, as the server's metadata says; issue 47). A secret: it lives
+ * or in the token request, as the server's metadata says; F-96). A secret: it lives
  * in the keychain, and the settings and the window see `""` for "one is stored".
  */
 oauthClientSecret?: string, 
@@ -117,7 +117,7 @@ oauthClientSecret?: string,
  */
 oauthClientMetadataUrl?: string, 
 /**
- * Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
+ * Show the views this server ships with its tools (MCP Apps, F-96). Off: no view is
  * rendered and no view of it may call a tool.
  */
 views: boolean, };
@@ -143,7 +143,7 @@ destructive: boolean,
  */
 viewOnly: boolean, 
 /**
- * Set while the tool is under review (issue 36): what changed, to accept.
+ * Set while the tool is under review (SPEC §11): what changed, to accept.
  */
 change: ToolChange | null, };
 
@@ -165,7 +165,7 @@ instructions: string | null, tools: Array<McpToolSummary>,
  */
 resources: number, prompts: number, 
 /**
- * Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+ * Where its first-sight review stands (SPEC §12): until confirmed, what it says counts as
  * untrusted in every chat that offers its tools.
  */
 review: ServerReviewState, };
@@ -203,7 +203,7 @@ expiresAt: number | null, };
 
 export type McpServerView = { config: McpServerConfig, state: McpServerState, 
 /**
- * The user's sign-in to this remote server (issue 36); the tokens stay in the keychain.
+ * The user's sign-in to this remote server (SPEC §11); the tokens stay in the keychain.
  */
 signIn: OAuthRecord | null, 
 /**

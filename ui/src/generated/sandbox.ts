@@ -8,12 +8,12 @@ export type SandboxLevel = "workspaceOnly" | "readOnly" | "off";
 export type ChatSandbox = { level: SandboxLevel, network: boolean, 
 /**
  * With the network off, the hosts commands may still reach through Tollgate's proxy
- * ("only these hosts": a package registry, say); empty, none (issue 33).
+ * ("only these hosts": a package registry, say); empty, none (F-46).
  */
 hosts?: Array<string>, 
 /**
  * Commands may change the workspace's git hooks and configuration (which run code outside
- * the sandbox later); off by default (issue 33).
+ * the sandbox later); off by default (F-46).
  */
 gitWritable?: boolean, 
 /**

@@ -22,7 +22,7 @@ notify: boolean,
  */
 attentionHint: boolean, 
 /**
- * Show the views MCP servers ship with their tools (MCP Apps, issue 47); each server
+ * Show the views MCP servers ship with their tools (MCP Apps, F-96); each server
  * has its own switch too.
  */
 mcpViews: boolean, };

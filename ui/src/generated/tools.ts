@@ -24,7 +24,7 @@ effects: ToolEffects,
 defaultEffects: ToolEffects, 
 /**
  * The effects are only what an MCP server claims: the user has not confirmed them, so
- * the provenance gate does not take them at their word (issue 45).
+ * the provenance gate does not take them at their word (SPEC §12).
  */
 effectsClaimed: boolean, 
 /**
@@ -56,12 +56,12 @@ waysOutOff?: boolean, };
 export type ToolOverride = { enabled?: boolean, executionPolicy?: ExecutionPolicy, resultPolicy?: ResultPolicy, timeoutMs?: number, outputLimit?: number, 
 /**
  * What a call of the tool may do, in place of its own declaration (F-81). For an MCP
- * tool, setting it is also the user's confirmation of what the server claims (issue 45).
+ * tool, setting it is also the user's confirmation of what the server claims (SPEC §12).
  */
 effects?: ToolEffects, 
 /**
  * The arguments that name where a call goes (names or JSON pointers), in place of the
- * tool's own (issue 45).
+ * tool's own (SPEC §12).
  */
 targets?: Array<string>, };
 

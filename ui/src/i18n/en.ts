@@ -577,7 +577,7 @@ export const en = {
   "tools.effectsConfirm": "Confirm",
   "tools.targets": "Where a call goes (arguments):",
   "tools.targetsNone": "none",
-  // MCP tools under review, annotations, server details (issue 36).
+  // MCP tools under review, annotations, server details (SPEC §11).
   "approval.reason.toolChanged": "This MCP tool changed since your grants were made, so it asks every time until you accept the change.",
   "approval.reason.toolChangedSetAside":
     "This MCP tool changed since your grants were made: {by} would have allowed this call, and stays set aside until you accept the change.",

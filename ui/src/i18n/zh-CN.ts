@@ -570,7 +570,7 @@ export const zhCN: Record<Key, string> = {
   "tools.effectsConfirm": "确认",
   "tools.targets": "调用去向（参数）：",
   "tools.targetsNone": "无",
-  // MCP tools under review, annotations, server details (issue 36).
+  // MCP tools under review, annotations, server details (SPEC §11).
   "approval.reason.toolChanged": "此 MCP 工具在你的授权之后发生了变化，因此在你接受变更之前每次都会询问。",
   "approval.reason.toolChangedSetAside": "此 MCP 工具在你的授权之后发生了变化：本会由{by}允许这次调用，在你接受变更之前暂不生效。",
   "approval.flaggedTitle": "服务器审查标记了此调用在 {count} 个参数中发送的内容：发送前请先阅读。",

@@ -1,4 +1,4 @@
-//! The desktop's interface font, handed to the page with its window (F-71, issue 16).
+//! The desktop's interface font, handed to the page with its window (F-71).
 //!
 //! The page's Linux font stack used to be `system-ui, sans-serif`. WebKitGTK looks up every font
 //! the page uses (a family at a size and weight) in fontconfig, and each lookup costs 2–3 ms on

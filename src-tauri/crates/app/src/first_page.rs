@@ -1,4 +1,4 @@
-//! The sidebar's first page of chats comes with the page (F-71, issue 16). The window is built
+//! The sidebar's first page of chats comes with the page (F-71). The window is built
 //! once the database is open, with a script that hands the page the newest chats before any of
 //! its own scripts run, so they are drawn in the page's first frame. Asked for over IPC instead,
 //! the page waited 12–21 ms for them on a year of chats: the answer queued behind the window's

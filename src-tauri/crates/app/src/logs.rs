@@ -190,7 +190,7 @@ pub fn init(folder: Option<&Path>) -> Option<PathBuf> {
     });
     // The OAuth code of rmcp and the oauth2 crate print authorization codes and token
     // responses at debug level, before Tollgate has seen (and can redact) them: whatever
-    // `TOLLGATE_LOG` asks, they log at info at most (issue 36).
+    // `TOLLGATE_LOG` asks, they log at info at most (SPEC §11).
     let filter = QUIET_OAUTH
         .iter()
         .filter_map(|d| d.parse().ok())

@@ -2,7 +2,7 @@
 //! the system browser (the opener plugin, from the UI); this guard is the backstop for anything
 //! that still tries to navigate the window — a link the UI missed, a form, a script — so model
 //! output can never replace the app with a page of its choosing, which would then hold the IPC
-//! bridge. An MCP Apps view's frame may load its document once (issue 47).
+//! bridge. An MCP Apps view's frame may load its document once (F-96).
 
 use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime, Url};

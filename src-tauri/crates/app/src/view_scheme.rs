@@ -1,4 +1,4 @@
-//! The `tollgate-view` scheme (issue 47): where the window's frames load MCP Apps views. Each
+//! The `tollgate-view` scheme (F-96): where the window's frames load MCP Apps views. Each
 //! document is served once, to the main window only, with the Content-Security-Policy built
 //! from what it declared — which also sandboxes it (`sandbox allow-scripts`), so even loaded
 //! outside its frame it has an opaque origin: no storage, no forms, no popups, no navigating

@@ -1,4 +1,4 @@
-//! The watch on the window's web process while MCP views are shown (issue 47). A view's frame
+//! The watch on the window's web process while MCP views are shown (F-96). A view's frame
 //! runs in the window's own web process (WebKitGTK keeps a page's frames in one process), so a
 //! view that never stops working (`for (;;) {}`) stops the whole window, and one that fills its
 //! memory takes the machine's with it. Two watches end the process while views are shown in

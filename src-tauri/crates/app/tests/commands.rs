@@ -124,7 +124,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
         "dark"
     );
 
-    let err = invoke(&webview, "decide", json!({"chat": id, "id": "0123", "decision": {"kind": "execution", "decision": {"type": "allowOnce"}}})).unwrap_err();
+    let err = invoke(&webview, "answer_approval", json!({"chat": id, "id": "0123", "decision": {"kind": "execution", "decision": {"type": "allowOnce"}}})).unwrap_err();
     assert_eq!(
         err,
         json!({"kind": "notFound", "message": "no approval with id 0123 is waiting", "missing": null, "invalid": null})
@@ -318,7 +318,7 @@ fn commands_reach_the_engine_with_the_uis_argument_shapes() {
     )
     .unwrap_err();
     assert_eq!(refused["invalid"]["type"], "mcpNotRunning", "{refused}");
-    // Sign-in (issue 36): a local server does not sign in; nothing waits to be cancelled; an
+    // Sign-in (SPEC §11): a local server does not sign in; nothing waits to be cancelled; an
     // unknown server cannot be signed out of.
     let local = invoke(&webview, "sign_in_mcp_server", json!({"name": "off"})).unwrap_err();
     assert_eq!(local["invalid"]["type"], "mcpNotRemote", "{local}");

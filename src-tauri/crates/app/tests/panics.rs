@@ -1,4 +1,4 @@
-//! A panic in any thread of the app is written to the log file with its backtrace (issue 14), and
+//! A panic in any thread of the app is written to the log file with its backtrace (F-28), and
 //! the log file is redacted: the real `logs::init` wiring, with a real file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 

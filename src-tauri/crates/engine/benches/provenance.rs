@@ -1,4 +1,4 @@
-//! Speed target of the provenance gate (issue 35): labelling a call and matching its arguments
+//! Speed target of the provenance gate (SPEC §10): labelling a call and matching its arguments
 //! against what the chat read add at most 1 ms per call with 1 MB of untrusted content in the
 //! chat. Measured:
 //! - `judge a call, 1 MB read`: the gate's whole judgement of one call (`guard_note`: trust of
@@ -6,11 +6,11 @@
 //! - `judge a call, 1 MB read, 100 KB arguments`: the same for a large write;
 //! - `read 1 MB into the exposure`: what a turn pays once at its start for a branch that holds
 //!   1 MB (not per call);
-//! - `judge a fetch whose URL a page chose, 1 MB read` (issue 45): the destination rule, a
+//! - `judge a fetch whose URL a page chose, 1 MB read` (SPEC §12): the destination rule, a
 //!   target argument copied from a page;
-//! - `first-sight review of a 100-tool server` (issue 45): the scan of its texts and their
+//! - `first-sight review of a 100-tool server` (SPEC §12): the scan of its texts and their
 //!   fingerprint, what opening the review costs besides drawing it (target: 100 ms);
-//! - `request ledger: a 100-tool request into the exposure` (issue 55): what the ledger adds
+//! - `request ledger: a 100-tool request into the exposure` (F-97): what the ledger adds
 //!   to a round's request of 100 tools from servers nobody reviewed — its pieces read into the
 //!   exposure the first time (target with building the request: ≤ 2 ms), and
 //!   `… again (a later round)`: the same request, deduplicated.

@@ -1,4 +1,4 @@
-//! Speed targets of the sandbox issues (F-46, issue 33): sandboxing a trivial command costs at
+//! Speed targets of the sandbox issues (F-46): sandboxing a trivial command costs at
 //! most 20 ms over running it under the supervisor without a sandbox, with namespaces. Measured
 //! side by side in one run: `sh -c true` alone, under the supervisor, under the supervisor with
 //! Landlock alone, and with namespaces (bubblewrap) and Landlock — workspace only, network off,

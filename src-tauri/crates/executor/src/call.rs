@@ -11,8 +11,8 @@ use serde_json::Value;
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
-/// A call as the provider delivered it, its arguments read once: the scheduler's repeat count,
-/// its preflight and the pipeline's parse stage all read [`Self::args`], which parses the raw
+/// A call as the provider delivered it, its arguments read once: the round's repeat count and
+/// lane and the pipeline's parse stage all read [`Self::args`], which parses the raw
 /// arguments the first time it is asked and keeps the answer (F-10). The raw arguments cannot
 /// change after that: they are set when the request is made.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -83,12 +83,12 @@ pub struct CallOrigin {
     /// round's snapshot. `None` outside a turn (nothing read).
     #[serde(skip)]
     pub exposure: Option<crate::provenance::SharedExposure>,
-    /// Made by a server's view (issue 47), not by the model: it may call only that server's
+    /// Made by a server's view (F-96), not by the model: it may call only that server's
     /// tools that its views may call.
     pub view: Option<ViewOrigin>,
 }
 
-/// The view a call came from (issue 47).
+/// The view a call came from (F-96).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ViewOrigin {
@@ -98,7 +98,7 @@ pub struct ViewOrigin {
     pub server: String,
 }
 
-/// What a rerun repeats (issue 33): exactly what ran, where it ran.
+/// What a rerun repeats (F-46): exactly what ran, where it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rerun {
@@ -106,16 +106,6 @@ pub struct Rerun {
     pub of_seq: u64,
     /// The workspace that call ran in (not the chat's current one); `None`: the chat's.
     pub workspace: Option<std::path::PathBuf>,
-}
-
-/// What the permission stage is expected to do with a call, for scheduling (F-21). Computed
-/// without side effects; the pipeline still decides for real.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preflight {
-    /// The tool is read-only (safe to run beside other read-only calls).
-    pub read_only: bool,
-    /// The user will be asked (before running or about the result).
-    pub asks: bool,
 }
 
 /// What the model gets back (F-18 turns it into the provider's native form).
@@ -138,7 +128,7 @@ pub struct ToolCallResult {
     /// exposure can be read back from its branch.
     pub sources: Vec<Source>,
     /// The result as the tool's source returned it, for a view that made the call or shows it
-    /// (issue 47); `None` when withheld or edited, and for tools no view reads.
+    /// (F-96); `None` when withheld or edited, and for tools no view reads.
     pub raw: Option<Value>,
 }
 
@@ -176,11 +166,11 @@ pub(crate) struct Outcome {
     /// Where the content came from (F-80); empty for Tollgate's own messages. Boxed, as
     /// `images` is.
     pub sources: Box<[Source]>,
-    /// What a view reads of the call (issue 47); boxed, as `images` is.
+    /// What a view reads of the call (F-96); boxed, as `images` is.
     pub for_view: Option<Box<ForView>>,
 }
 
-/// What a view reads of a call (issue 47).
+/// What a view reads of a call (F-96).
 pub(crate) struct ForView {
     /// The result as its source returned it.
     pub raw: Option<Value>,

@@ -1,9 +1,9 @@
-//! What decides a call, in one place (F-01, F-03, F-04, F-05, F-23, F-83, issues 36 and 45).
+//! What decides a call, in one place (F-01, F-03, F-04, F-05, F-23, F-83, SPEC §11, SPEC §12).
 //!
 //! Everything the permission stage weighs — the policy the user set and the tool's own, a tool
 //! under review (announced, or found changed when its source listed it just before this
 //! decision), the rule that matched, an ask-once record, a repeated call, the provenance gate's
-//! hold and the user's "run again without the sandbox" — is one typed [`Inputs`], and [`decide`]
+//! hold and the user's "run again without the sandbox" — is one typed [`Inputs`], and [`verdict`]
 //! is the one pure function from it to a [`Verdict`]. The order, top to bottom:
 //!
 //! 1. a `deny` policy denies;
@@ -15,13 +15,15 @@
 //! 5. the policy: `auto` allows (unless under review), `ask-once` and `ask-always` ask — a tool
 //!    under review asks as a changed tool, naming what would have allowed it;
 //! 6. whatever would allow asks instead when the model repeats the call or the gate holds it;
-//!    both are recorded, and a hold that changed the outcome counts as escalated.
+//!    both are recorded, and a hold that changed the outcome counts as escalated;
+//! 7. a call that runs (allowed, or once the user allows it) carries whether its result waits
+//!    for the user before the model sees it (F-02): the result policy in force.
 //!
 //! A tool that can change under a grant (an MCP tool) is listed by its source before it is
 //! decided (once per chat and connection), so every grant — standing or a click — is for the
 //! definition in force; nothing here waits for a listing.
 
-use crate::policy::{DecidedBy, ExecutionPolicy};
+use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
 use crate::protocol::{AskReason, GuardMark, GuardNote, Rule, RuleAction};
 use crate::rules::RuleMatch;
 
@@ -30,9 +32,9 @@ use crate::rules::RuleMatch;
 pub(super) struct Inputs<'a> {
     /// The policy the user set for the tool, if any.
     pub set_policy: Option<ExecutionPolicy>,
-    /// The tool's own policy (an MCP tool under review declares `ask-always`).
+    /// The tool's own policy (for an MCP tool, its server's setting).
     pub tool_policy: ExecutionPolicy,
-    /// The tool changed since the user allowed it (issue 36): what allows stands aside.
+    /// The tool changed since the user allowed it (SPEC §11): what allows stands aside.
     pub under_review: bool,
     /// The most specific rule that matched the call, if any.
     pub rule: Option<&'a Rule>,
@@ -44,21 +46,46 @@ pub(super) struct Inputs<'a> {
     pub guard: Option<&'a GuardNote>,
     /// The user asked to run the call again without the sandbox: that click is the decision.
     pub rerun: bool,
+    /// The result policy in force: the user's, else the tool's.
+    pub result_policy: ResultPolicy,
 }
 
 /// What the permission stage does with a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Verdict {
-    /// It runs.
-    Allow { by: DecidedBy },
+    /// It runs; `review`: whether its result waits for the user.
+    Allow { by: DecidedBy, review: ResultPolicy },
     /// It does not run; `message` says why, for the model.
     Deny { by: DecidedBy, message: String },
-    /// The user is asked. `guard` is what the gate's hold counts as in the autonomy figures.
-    Ask { reason: AskReason, guard: GuardMark },
+    /// The user is asked. `guard` is what the gate's hold counts as in the autonomy figures;
+    /// `review`: whether its result waits for the user, if the user lets it run.
+    Ask {
+        reason: AskReason,
+        guard: GuardMark,
+        review: ResultPolicy,
+    },
 }
 
-/// The policy in force: a user's `deny` always; under review the tool's own (which asks);
-/// otherwise the user's, else the tool's.
+impl Verdict {
+    /// The user is asked before the call runs.
+    pub fn asks_first(&self) -> bool {
+        matches!(self, Verdict::Ask { .. })
+    }
+
+    /// Some result of the call (a success or an error) would wait for the user.
+    pub fn reviews_any_result(&self) -> bool {
+        match self {
+            Verdict::Allow { review, .. } | Verdict::Ask { review, .. } => {
+                *review != ResultPolicy::Never
+            }
+            Verdict::Deny { .. } => false,
+        }
+    }
+}
+
+/// The policy in force: a user's `deny` always; under review (the only place that rule is
+/// written) the tool asks every time unless its own policy denies it; otherwise the user's,
+/// else the tool's.
 pub(super) fn effective_policy(
     set: Option<ExecutionPolicy>,
     tool: ExecutionPolicy,
@@ -66,7 +93,8 @@ pub(super) fn effective_policy(
 ) -> ExecutionPolicy {
     match (set, under_review) {
         (Some(ExecutionPolicy::Deny), _) => ExecutionPolicy::Deny,
-        (_, true) => tool,
+        (_, true) if denies(tool) => ExecutionPolicy::Deny,
+        (_, true) => ExecutionPolicy::AskAlways,
         (set, false) => set.unwrap_or(tool),
     }
 }
@@ -75,7 +103,7 @@ const POLICY_DENIES: &str = "The user's settings deny this tool.";
 
 /// Whether the policy in force denies every call of the tool: then the model is not offered
 /// it, a call that names it is answered "denied" rather than "unknown", and the pipeline ends
-/// such a call before reading its arguments — step 1 of the order, the same test `decide` makes.
+/// such a call before reading its arguments — step 1 of the order, the same test `verdict` makes.
 pub(super) fn denies(policy: ExecutionPolicy) -> bool {
     matches!(policy, ExecutionPolicy::Deny)
 }
@@ -87,7 +115,7 @@ pub(super) fn remembers_denial(policy: ExecutionPolicy) -> bool {
 }
 
 /// The decision order of the module doc, as one pure function.
-pub(super) fn decide(i: &Inputs<'_>) -> Verdict {
+pub(super) fn verdict(i: &Inputs<'_>) -> Verdict {
     let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
     if denies(policy) {
         return Verdict::Deny {
@@ -98,6 +126,7 @@ pub(super) fn decide(i: &Inputs<'_>) -> Verdict {
     if i.rerun {
         return Verdict::Allow {
             by: DecidedBy::User,
+            review: i.result_policy,
         };
     }
     // What a standing grant would allow by; under review it stands aside and is named.
@@ -181,7 +210,10 @@ fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
     if i.guard.is_some() {
         return ask(i, AskReason::Exposed { would_allow: by }, Some(by));
     }
-    Verdict::Allow { by }
+    Verdict::Allow {
+        by,
+        review: i.result_policy,
+    }
 }
 
 /// Asks for `reason`. `would_allow`: what would have let the call run; with the gate holding
@@ -192,7 +224,11 @@ fn ask(i: &Inputs<'_>, reason: AskReason, would_allow: Option<DecidedBy>) -> Ver
         (true, Some(_)) => GuardMark::Escalated,
         (true, None) => GuardMark::Noted,
     };
-    Verdict::Ask { reason, guard }
+    Verdict::Ask {
+        reason,
+        guard,
+        review: i.result_policy,
+    }
 }
 
 #[cfg(test)]
@@ -232,29 +268,37 @@ mod tests {
         ExecutionPolicy::AskAlways,
         ExecutionPolicy::Deny,
     ];
-    /// Every combination of the inputs: the set policy (or none), the tool's, review, the rule
+    const RESULT_POLICIES: [ResultPolicy; 3] = [
+        ResultPolicy::Never,
+        ResultPolicy::OnError,
+        ResultPolicy::Always,
+    ];
+    /// Every combination of the inputs: the result policy, the set policy (or none), the tool's, review, the rule
     /// (none, allow, ask, deny), the record (none, allowed, denied), a repeat, the gate's hold,
     /// and the rerun.
     fn every_input(note: &GuardNote, rules: &[Rule; 3], each: &mut dyn FnMut(Inputs<'_>)) {
         let sets = [None].into_iter().chain(POLICIES.iter().copied().map(Some));
-        for set_policy in sets {
-            for tool_policy in POLICIES {
-                for under_review in [false, true] {
-                    for rule in [None, Some(&rules[0]), Some(&rules[1]), Some(&rules[2])] {
-                        for record in [None, Some(true), Some(false)] {
-                            for repeats in [None, Some(3)] {
-                                for guard in [None, Some(note)] {
-                                    for rerun in [false, true] {
-                                        each(Inputs {
-                                            set_policy,
-                                            tool_policy,
-                                            under_review,
-                                            rule,
-                                            record,
-                                            repeats,
-                                            guard,
-                                            rerun,
-                                        });
+        for result_policy in RESULT_POLICIES {
+            for set_policy in sets.clone() {
+                for tool_policy in POLICIES {
+                    for under_review in [false, true] {
+                        for rule in [None, Some(&rules[0]), Some(&rules[1]), Some(&rules[2])] {
+                            for record in [None, Some(true), Some(false)] {
+                                for repeats in [None, Some(3)] {
+                                    for guard in [None, Some(note)] {
+                                        for rerun in [false, true] {
+                                            each(Inputs {
+                                                set_policy,
+                                                tool_policy,
+                                                under_review,
+                                                rule,
+                                                record,
+                                                repeats,
+                                                guard,
+                                                rerun,
+                                                result_policy,
+                                            });
+                                        }
                                     }
                                 }
                             }
@@ -266,7 +310,7 @@ mod tests {
     }
 
     /// What the SPEC says of each combination, written as the rules it states, not as the order
-    /// the code takes: checked against `decide` for all 3,840 combinations.
+    /// the code takes: checked against `verdict` for all 11,520 combinations.
     #[test]
     fn every_combination_is_decided_as_the_spec_says() {
         let note = held();
@@ -278,7 +322,7 @@ mod tests {
         let mut count = 0;
         every_input(&note, &rules, &mut |i| {
             count += 1;
-            let d = decide(&i);
+            let d = verdict(&i);
             let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
             let rule = i.rule.map(|r| r.action);
             let asks_policy = matches!(
@@ -301,9 +345,13 @@ mod tests {
                 );
                 return;
             }
-            // Under review the tool's own policy applies.
+            // Under review the tool asks every time, unless its own policy denies it.
             if i.under_review {
-                assert_eq!(policy, i.tool_policy, "{ctx}");
+                let expected = match i.tool_policy {
+                    ExecutionPolicy::Deny => ExecutionPolicy::Deny,
+                    _ => ExecutionPolicy::AskAlways,
+                };
+                assert_eq!(policy, expected, "{ctx}");
             }
             if policy == ExecutionPolicy::Deny {
                 assert!(
@@ -323,7 +371,8 @@ mod tests {
                 assert_eq!(
                     d,
                     Verdict::Allow {
-                        by: DecidedBy::User
+                        by: DecidedBy::User,
+                        review: i.result_policy,
                     },
                     "{ctx}"
                 );
@@ -368,7 +417,9 @@ mod tests {
                 _ => None,
             };
             match d {
-                Verdict::Allow { by } => {
+                Verdict::Allow { by, review } => {
+                    // A call that runs carries the result policy in force.
+                    assert_eq!(review, i.result_policy, "{ctx}");
                     // Only what would allow does, with nothing standing in the way.
                     assert_eq!(Some(by), would, "{ctx}");
                     assert!(
@@ -376,7 +427,12 @@ mod tests {
                         "{ctx}"
                     );
                 }
-                Verdict::Ask { reason, guard } => {
+                Verdict::Ask {
+                    reason,
+                    guard,
+                    review,
+                } => {
+                    assert_eq!(review, i.result_policy, "{ctx}");
                     // The reason names what made it ask.
                     match &reason {
                         AskReason::Rule { .. } => assert_eq!(rule, Some(RuleAction::Ask), "{ctx}"),
@@ -415,7 +471,7 @@ mod tests {
                 Verdict::Deny { .. } => unreachable!(),
             }
         });
-        assert_eq!(count, 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
+        assert_eq!(count, 3 * 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
     }
 
     /// The rows a reader checks by eye: each a case the issues named.
@@ -432,9 +488,10 @@ mod tests {
             repeats: None,
             guard: None,
             rerun: false,
+            result_policy: ResultPolicy::Never,
         };
-        // An exposed call in a loop: asked as a repeat, counted as escalated (issue 46).
-        let looped = decide(&Inputs {
+        // An exposed call in a loop: asked as a repeat, counted as escalated (SPEC §10).
+        let looped = verdict(&Inputs {
             rule: Some(&allow_rule),
             repeats: Some(3),
             guard: Some(&note),
@@ -447,13 +504,14 @@ mod tests {
                     times: 3,
                     would_allow: DecidedBy::Rule
                 },
-                guard: GuardMark::Escalated
+                guard: GuardMark::Escalated,
+                review: ResultPolicy::Never
             }
         );
         // A rule made against an earlier definition, the tool listed changed just now: it asks,
         // naming the rule that stood aside.
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 rule: Some(&allow_rule),
                 under_review: true,
                 ..base
@@ -462,12 +520,13 @@ mod tests {
                 reason: AskReason::ToolChanged {
                     would_allow: Some(DecidedBy::Rule)
                 },
-                guard: GuardMark::Quiet
+                guard: GuardMark::Quiet,
+                review: ResultPolicy::Never
             }
         );
         // Under review, the user's `auto` stands aside and is named.
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 set_policy: Some(ExecutionPolicy::Auto),
                 tool_policy: ExecutionPolicy::AskAlways,
                 under_review: true,
@@ -477,7 +536,8 @@ mod tests {
                 reason: AskReason::ToolChanged {
                     would_allow: Some(DecidedBy::Auto)
                 },
-                guard: GuardMark::Quiet
+                guard: GuardMark::Quiet,
+                review: ResultPolicy::Never
             }
         );
         // The order: a deny policy beats an allow rule; an allow rule beats a denied record; a
@@ -485,7 +545,7 @@ mod tests {
         let deny_rule = rule(RuleAction::Deny);
         let ask_rule = rule(RuleAction::Ask);
         assert!(matches!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 set_policy: Some(ExecutionPolicy::Deny),
                 rule: Some(&allow_rule),
                 record: Some(true),
@@ -497,18 +557,19 @@ mod tests {
             }
         ));
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 tool_policy: ExecutionPolicy::AskAlways,
                 rule: Some(&allow_rule),
                 record: Some(false),
                 ..base
             }),
             Verdict::Allow {
-                by: DecidedBy::Rule
+                by: DecidedBy::Rule,
+                review: ResultPolicy::Never
             }
         );
         assert!(matches!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 tool_policy: ExecutionPolicy::Auto,
                 rule: Some(&deny_rule),
                 ..base
@@ -519,7 +580,7 @@ mod tests {
             }
         ));
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 tool_policy: ExecutionPolicy::Auto,
                 rule: Some(&ask_rule),
                 ..base
@@ -528,29 +589,45 @@ mod tests {
                 reason: AskReason::Rule {
                     rule: Box::new(ask_rule.clone())
                 },
-                guard: GuardMark::Quiet
+                guard: GuardMark::Quiet,
+                review: ResultPolicy::Never
             }
         );
         // A record counts only where the policy asks: `auto` ignores a denied one.
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 tool_policy: ExecutionPolicy::Auto,
                 record: Some(false),
                 ..base
             }),
             Verdict::Allow {
-                by: DecidedBy::Auto
+                by: DecidedBy::Auto,
+                review: ResultPolicy::Never
+            }
+        );
+        // Whether the result waits for the user is decided with the call: an `auto` call whose
+        // result policy reviews every result runs without a card and its result waits.
+        assert_eq!(
+            verdict(&Inputs {
+                tool_policy: ExecutionPolicy::Auto,
+                result_policy: ResultPolicy::Always,
+                ..base
+            }),
+            Verdict::Allow {
+                by: DecidedBy::Auto,
+                review: ResultPolicy::Always
             }
         );
         // A gate's hold on a call that asks anyway is a note, not an escalation.
         assert_eq!(
-            decide(&Inputs {
+            verdict(&Inputs {
                 guard: Some(&note),
                 ..base
             }),
             Verdict::Ask {
                 reason: AskReason::AskOnce,
-                guard: GuardMark::Noted
+                guard: GuardMark::Noted,
+                review: ResultPolicy::Never
             }
         );
     }

@@ -30,10 +30,12 @@ mod permission;
 mod pipeline;
 mod prompt;
 mod resolve;
+mod round;
 mod sources;
 mod turnstile;
 
-pub use call::{CallOrigin, Preflight, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
+pub use call::{CallOrigin, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
+pub use round::{RepeatTracker, RoundLimits};
 pub use sources::line_hashes;
 pub use turnstile::Turnstile;
 
@@ -101,7 +103,7 @@ pub struct ToolExecutor {
     /// Ask-once records: (tool, args hash) → allowed.
     records: Mutex<HashMap<(String, String), bool>>,
     /// The tools (name, revision) whose source was asked in this chat, on the registry in use,
-    /// whether the definition in force is the one the grants were made for (issue 45).
+    /// whether the definition in force is the one the grants were made for (SPEC §12).
     verified: Mutex<std::collections::HashSet<(String, Arc<str>)>>,
     vars: Arc<VarStore>,
     seq: AtomicU64,
@@ -181,7 +183,7 @@ impl ToolExecutor {
     pub fn set_registry(&self, registry: Arc<Registry>) {
         *self.registry.write() = registry;
         // Another registry: a server may have restarted or reconnected; grants are checked
-        // against its listing again before they are used (issue 45).
+        // against its listing again before they are used (SPEC §12).
         self.verified.lock().clear();
         self.install_guide_variables();
     }
@@ -251,7 +253,7 @@ impl ToolExecutor {
     }
 
     /// The effective execution policy of a tool (F-01): the user's override, else the default.
-    /// A tool under review (issue 36) keeps only a "deny" of the user's: any other policy was
+    /// A tool under review (SPEC §11) keeps only a "deny" of the user's: any other policy was
     /// set for the tool as it was.
     pub fn execution_policy(&self, spec: &ToolSpec) -> ExecutionPolicy {
         let set = self.deps.settings.read().execution_policy(&spec.name);
@@ -259,7 +261,7 @@ impl ToolExecutor {
     }
 
     /// What a call of the tool may do (F-81): the user's override, else its declaration. A
-    /// tool under review (issue 36) may do what either says.
+    /// tool under review (SPEC §11) may do what either says.
     pub fn effects(&self, spec: &ToolSpec) -> ToolEffects {
         let set = self.deps.settings.read().effects(&spec.name);
         match (set, &spec.review) {
@@ -268,7 +270,7 @@ impl ToolExecutor {
         }
     }
 
-    /// Whether what a call of the tool may do is only a server's claim (issue 45): an MCP
+    /// Whether what a call of the tool may do is only a server's claim (SPEC §12): an MCP
     /// tool whose effects the user has not confirmed (set in Settings → Tools, or in the
     /// server's first-sight review).
     pub fn effects_unconfirmed(&self, spec: &ToolSpec) -> bool {
@@ -276,7 +278,7 @@ impl ToolExecutor {
             && self.deps.settings.read().effects(&spec.name).is_none()
     }
 
-    /// The arguments that name where a call of the tool goes (issue 45): the user's, else the
+    /// The arguments that name where a call of the tool goes (SPEC §12): the user's, else the
     /// tool's own.
     pub fn targets(&self, spec: &ToolSpec) -> Vec<String> {
         match self.deps.settings.read().targets(&spec.name) {
@@ -399,7 +401,7 @@ impl ToolExecutor {
             && !(self.ways_out_off() && spec.sandboxed && !self.network_can_be_cut())
     }
 
-    /// Whether this system's sandbox can take the network from the chat's commands (issue 45):
+    /// Whether this system's sandbox can take the network from the chat's commands (SPEC §12):
     /// the chat's level confines them and the probe found namespaces, which close TCP, UDP and
     /// DNS alike (Landlock alone closes TCP only: UDP and DNS still leave). Unknown (the probe has not finished) counts as no, so "ways out off" never
     /// leaves a command tool that could still send.
@@ -504,7 +506,11 @@ impl ToolExecutor {
 
     /// Delivers the user's decision for one of this chat's approvals. Edited arguments are
     /// checked here, so an invalid edit is refused and the approval keeps waiting.
-    pub fn decide(&self, id: &ApprovalId, decision: Decision) -> Result<(), ApprovalError> {
+    pub fn answer_approval(
+        &self,
+        id: &ApprovalId,
+        decision: Decision,
+    ) -> Result<(), ApprovalError> {
         let pending = self.deps.hub.get(self.chat, id)?;
         match (&decision, &pending.request) {
             (Decision::Execution(ExecutionDecision::EditAndAllow { arguments }), _) => {

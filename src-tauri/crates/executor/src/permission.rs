@@ -1,20 +1,21 @@
 //! The permission stage (F-01, F-03, F-04, F-05): it reads what decides a call
-//! ([`PermissionInputs`]), hands it to the one decision function ([`super::decision::decide`]),
+//! ([`PermissionInputs`]), hands it to the one decision function ([`super::decision::verdict`]),
 //! lists a tool again when a standing grant waits for it, and asks the user when the decision
 //! says so.
 //!
-//! A permission is a [`Grant`]: the arguments that will run and everything the decision rested
-//! on (the hash of the arguments as shown or checked, the rule subject, the workspace, who
-//! decided). Right before the tool runs — after the call waited its turn — [`ToolExecutor::recheck`]
-//! compares the grant with the world as it is then: arguments that differ from the approved
-//! ones, a workspace or symlink that changed, or a rule or record that was revoked meanwhile
-//! mean the call does not run on the old grant.
+//! A permission is a [`Grant`]: the arguments that will run (those on the card the user
+//! answered, or those the policy, rule or record was checked against: set once, when the grant
+//! is made, and never changed), everything the decision rested on (the rule subject, the
+//! workspace, who decided) and whether the result waits for the user. Right before the tool
+//! runs — after the call waited its turn — [`ToolExecutor::recheck`] compares the grant with the
+//! world as it is then: a workspace or symlink that changed, or a rule or record that was
+//! revoked meanwhile mean the call does not run on the old grant.
 
 use super::call::{CallCtx, Outcome, Trace};
-use super::decision::{decide, effective_policy, Inputs, Verdict};
+use super::decision::{effective_policy, verdict, Inputs, Verdict};
 use super::ToolExecutor;
-use crate::canonical::{args_hash, canonical_json, record_hash};
-use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
+use crate::canonical::{canonical_json, record_hash};
+use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultPolicy};
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
@@ -28,13 +29,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Everything the decision order reads, gathered in one place so that the permission stage,
-/// the scheduler's preflight and the pre-run re-check read the same things the same way.
+/// a round's choice of lane and the pre-run re-check read the same things the same way.
 pub(super) struct PermissionInputs {
     /// The policy the user set, and the tool's own.
     pub set_policy: Option<ExecutionPolicy>,
     pub tool_policy: ExecutionPolicy,
-    /// The tool changed since the user allowed it (issue 36), or its source listed it changed
-    /// just now without saying so (issue 45).
+    /// The tool changed since the user allowed it (SPEC §11), or its source listed it changed
+    /// just now without saying so (SPEC §12).
     pub under_review: bool,
     /// The ask-once record key: arguments plus workspace.
     pub record_key: String,
@@ -44,6 +45,8 @@ pub(super) struct PermissionInputs {
     pub workspace: Option<PathBuf>,
     /// The provenance gate's note: present when the gate holds the call (F-83).
     pub guard: Option<GuardNote>,
+    /// The result policy in force: the user's, else the tool's.
+    pub result_policy: ResultPolicy,
 }
 
 impl PermissionInputs {
@@ -63,6 +66,7 @@ impl PermissionInputs {
             repeats,
             guard: self.guard.as_ref(),
             rerun,
+            result_policy: self.result_policy,
         }
     }
 }
@@ -75,16 +79,28 @@ pub(super) struct GuardView<'a> {
     pub expanded: &'a [(Arc<[Source]>, Arc<str>)],
 }
 
-/// What the permission stage granted, and what the grant rests on.
+/// What the permission stage granted, and what the grant rests on. Its arguments are set when
+/// it is made and only read after, so what runs is what was approved by construction.
 pub(super) struct Grant {
     /// The arguments that will run (the user's edit, if they edited).
-    pub args: Value,
-    /// The hash of the arguments as approved: those on the card the user answered, or those
-    /// the policy, rule or record was checked against.
-    pub approved_hash: String,
-    pub by: DecidedBy,
-    pub subject: RuleSubject,
-    pub workspace: Option<PathBuf>,
+    args: Value,
+    by: DecidedBy,
+    subject: RuleSubject,
+    workspace: Option<PathBuf>,
+    /// Whether the result waits for the user (step 7 of the decision order).
+    review: ResultPolicy,
+}
+
+impl Grant {
+    /// The arguments that will run.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// The arguments that will run, and whether the result waits for the user.
+    pub fn into_run(self) -> (Value, ResultPolicy) {
+        (self.args, self.review)
+    }
 }
 
 /// What the pre-run re-check found.
@@ -112,16 +128,8 @@ fn denied_message(reason: Option<String>, stop: bool) -> String {
     msg
 }
 
-/// The arguments shown on an execution card.
-fn shown_arguments(request: &ApprovalRequest) -> Option<&Value> {
-    match request {
-        ApprovalRequest::Execution { arguments, .. } => Some(arguments),
-        ApprovalRequest::Result { .. } => None,
-    }
-}
-
 impl ToolExecutor {
-    /// Reads the policy, rule, record, workspace and the gate's note that decide a call of
+    /// Reads the policies, rule, record, workspace and the gate's note that decide a call of
     /// `entry` with `args`.
     pub(super) fn permission_inputs(
         &self,
@@ -171,11 +179,12 @@ impl ToolExecutor {
             record,
             workspace,
             guard,
+            result_policy: self.result_policy(spec),
         }
     }
 
     /// Whether a tool that can change under the user (an MCP tool) is listed by its source
-    /// before it is decided: once per chat and registry (issue 45, 55).
+    /// before it is decided: once per chat and registry (SPEC §12, F-97).
     fn needs_listing(&self, entry: &RegisteredTool) -> bool {
         let spec = entry.tool.spec();
         spec.revision.as_ref().is_some_and(|revision| {
@@ -196,7 +205,7 @@ impl ToolExecutor {
         }
     }
 
-    /// Whether `rel` in `workspace` is in one of the hidden paths (issue 33).
+    /// Whether `rel` in `workspace` is in one of the hidden paths (F-46).
     fn is_hidden(&self, workspace: Option<&std::path::Path>, rel: &str) -> bool {
         let Some(ws) = workspace else {
             return false;
@@ -207,7 +216,7 @@ impl ToolExecutor {
 
     /// Re-validates arguments edited by the user. They run as the user wrote them: never
     /// expanded (the card showed them already expanded; expanding again would run what no one
-    /// saw, issue 33).
+    /// saw, F-46).
     pub(super) fn check_edited_arguments(
         &self,
         tool: &str,
@@ -263,10 +272,10 @@ impl ToolExecutor {
         // Whatever would let it run — a rule or record made earlier, `auto`, or the user's click
         // on a card — is for the definition in force now: a tool that can change under a grant
         // is listed by its source once per chat and connection before it is decided, and one
-        // found changed without notice is decided as the tool under review it now is (issue 45,
+        // found changed without notice is decided as the tool under review it now is (SPEC §12,
         // 55). A call the order denies anyway is not listed.
         let mut silent_change = None;
-        let mut decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
+        let mut decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
         let denied = matches!(decision, Verdict::Deny { .. });
         if !denied && !rerun && self.needs_listing(entry) {
             match entry.tool.still_as_granted().await {
@@ -274,7 +283,7 @@ impl ToolExecutor {
                 Ok(Granted::Changed(change)) => {
                     silent_change = Some(change);
                     inputs.under_review = true;
-                    decision = decide(&inputs.decision(ctx.origin.repeats, rerun));
+                    decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
                 }
                 Err(e) => {
                     trace.decided_by = Some(DecidedBy::None);
@@ -285,16 +294,16 @@ impl ToolExecutor {
                 }
             }
         }
-        let (reason, mark) = match decision {
-            Verdict::Allow { by } => {
+        let (reason, mark, review) = match decision {
+            Verdict::Allow { by, review } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
                 return Ok(Grant {
-                    approved_hash: args_hash(&args),
                     args,
                     by,
                     subject: inputs.subject,
                     workspace: inputs.workspace,
+                    review,
                 });
             }
             Verdict::Deny { by, message } => {
@@ -305,7 +314,11 @@ impl ToolExecutor {
                     format!("{message} Do not repeat the same call; adapt your approach or ask the user."),
                 ));
             }
-            Verdict::Ask { reason, guard } => (reason, guard),
+            Verdict::Ask {
+                reason,
+                guard,
+                review,
+            } => (reason, guard, review),
         };
         let tool_change =
             silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
@@ -334,7 +347,7 @@ impl ToolExecutor {
                 | AskReason::ToolChanged { .. } => None,
             };
             // A repeat and a hold together are both recorded: the reason names the repeat,
-            // the mark counts the hold (issue 46).
+            // the mark counts the hold (SPEC §10).
             trace.guard = mark;
             Box::new(note)
         });
@@ -352,7 +365,7 @@ impl ToolExecutor {
             flagged: flagged_in(&entry.tool.spec().flagged, &args),
         };
         let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
-        let Some((decision, shown)) = self.wait_for_decision(approval, ctx.cancel).await else {
+        let Some((decision, _)) = self.wait_for_decision(approval, ctx.cancel).await else {
             trace.decided_by = Some(DecidedBy::None);
             return Err(Outcome::fail(
                 CallStatus::Cancelled,
@@ -368,30 +381,28 @@ impl ToolExecutor {
         };
         trace.decided_by = Some(DecidedBy::User);
         trace.decision = Some(decision.choice());
-        // The grant is bound to the arguments on the card the user answered.
-        let approved_hash = shown_arguments(&shown.request)
-            .map(args_hash)
-            .unwrap_or_default();
-        let grant = |args: Value, approved_hash: String| Grant {
+        // The grant is bound to the arguments on the card the user answered (`args`, put on
+        // the card above), or to the user's own edit of them.
+        let grant = |args: Value| Grant {
             args,
-            approved_hash,
             by: DecidedBy::User,
             subject: inputs.subject.clone(),
             workspace: inputs.workspace.clone(),
+            review,
         };
         match decision {
-            ExecutionDecision::AllowOnce => Ok(grant(args, approved_hash)),
+            ExecutionDecision::AllowOnce => Ok(grant(args)),
             ExecutionDecision::EndorseAndAllow { sources } => {
                 // `decide` accepted only what the card offered.
                 if let Err(e) = self.endorse(&sources).await {
                     tracing::error!("endorsement in chat {} not saved: {e}", self.chat);
                 }
                 trace.guard = GuardMark::Endorsed;
-                Ok(grant(args, approved_hash))
+                Ok(grant(args))
             }
             ExecutionDecision::AllowForChat => {
                 self.remember(name, &args, &inputs, true).await;
-                Ok(grant(args, approved_hash))
+                Ok(grant(args))
             }
             ExecutionDecision::AlwaysAllow { scope, grant: rule } => {
                 let pattern = match rule {
@@ -406,16 +417,15 @@ impl ToolExecutor {
                 {
                     tracing::error!("rule for {name} not saved: {e}");
                 }
-                Ok(grant(args, approved_hash))
+                Ok(grant(args))
             }
             ExecutionDecision::EditAndAllow { arguments } => match self.check_edited_arguments(name, &arguments) {
                 Ok(edited) => {
                     // What runs is what the user wrote; the subject is re-read for the re-check.
-                    let hash = args_hash(&edited);
                     let subject = entry.tool.rule_subject(&edited, inputs.workspace.as_deref());
                     Ok(Grant {
                         subject,
-                        ..grant(edited, hash)
+                        ..grant(edited)
                     })
                 }
                 Err(message) => Err(Outcome::fail(
@@ -440,9 +450,9 @@ impl ToolExecutor {
         }
     }
 
-    /// Compares a grant with the world right before the tool runs (F-03): the arguments about
-    /// to run must be the approved ones, the workspace and what the call points at (a path
-    /// through today's symlinks, a command) must be as they were, and an automatic grant must
+    /// Compares a grant with the world right before the tool runs (F-03): the workspace and
+    /// what the call points at (a path through today's symlinks, a command) must be as they
+    /// were, and an automatic grant must
     /// still follow from today's policy, rules and records. A user's own allow stands unless a
     /// deny (policy or rule) appeared meanwhile.
     pub(super) fn recheck(
@@ -459,12 +469,6 @@ impl ToolExecutor {
                 ),
             ))
         };
-        // Defensive: nothing changes `grant.args` after the decision today, so this holds by
-        // construction; it keeps holding if a later stage ever rewrites arguments. The checks
-        // that can fail on their own are the ones below: workspace, subject, rules, records.
-        if args_hash(&grant.args) != grant.approved_hash {
-            return refuse("The arguments about to run differ from the ones that were approved");
-        }
         // The server changed the tool while the call waited: the grant was for the old one.
         let current = self.registry();
         let revision_now = current
@@ -480,7 +484,7 @@ impl ToolExecutor {
         if now.subject != grant.subject {
             return refuse("What the call points at changed after it was approved (a path now leads somewhere else)");
         }
-        match decide(&now.decision(None, false)) {
+        match verdict(&now.decision(None, false)) {
             Verdict::Allow { .. } => Recheck::Proceed,
             Verdict::Deny { message, .. } => refuse(&format!(
                 "Since the call was approved, this changed: {}",
@@ -498,7 +502,7 @@ impl ToolExecutor {
 }
 
 /// The flagged parameters `args` gives a value for (through arrays on the way), to mark on the
-/// card (issue 55).
+/// card (F-97).
 fn flagged_in(flagged: &[FlaggedParameter], args: &Value) -> Vec<FlaggedParameter> {
     fn given(value: &Value, path: &[String]) -> bool {
         match (path.split_first(), value) {

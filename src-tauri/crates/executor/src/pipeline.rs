@@ -22,7 +22,8 @@ use super::permission::{Grant, GuardView, Recheck};
 use super::ToolExecutor;
 use crate::panics::panic_message;
 use crate::parse::preview;
-use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
+use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice};
+use crate::policy::{ResultChoice, ResultPolicy};
 use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, Source, ToolEvent};
 use crate::provenance::{distinct, Exposure};
@@ -68,7 +69,7 @@ struct Formatted {
     text: String,
     images: Vec<Attachment>,
     sources: Vec<Source>,
-    /// The result as its source returned it, for a view (issue 47).
+    /// The result as its source returned it, for a view (F-96).
     raw: Option<Value>,
 }
 
@@ -278,7 +279,7 @@ impl ToolExecutor {
         };
         let entry = self.admit_stage(entry, trace)?;
         // A rerun repeats arguments that were expanded once already: expanding them again
-        // would run what no card showed (issue 33).
+        // would run what no card showed (F-46).
         let (args, expanded) = match call.origin.unsandboxed_rerun {
             Some(_) => (self.bounded_stage(entry, args)?, Vec::new()),
             None => self.resolve_refs_stage(entry, args)?,
@@ -290,17 +291,18 @@ impl ToolExecutor {
             expanded: &expanded,
         };
         let grant = self.permission(entry, args, call, view, trace).await?;
-        trace.resolved_args = Some(grant.args.clone());
-        let args = self
+        trace.resolved_args = Some(grant.args().clone());
+        let grant = self
             .wait_and_recheck_stage(entry, grant, call, view, trace)
             .await?;
+        let (args, review) = grant.into_run();
         let formatted = self
             .execute_and_format_stage(entry, &args, call, view, trace)
             .await?;
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
-            .result_approval_stage(entry, call, formatted, shown, trace)
+            .result_approval_stage(entry, review, call, formatted, shown, trace)
             .await?;
         Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
@@ -372,7 +374,7 @@ impl ToolExecutor {
     /// Wait for this call's turn when it is part of an approval group, then re-check the grant
     /// against the world as it is now (F-03): a rule revoked, a record removed, a workspace
     /// switched or a symlink swapped while the call waited must not let it run. Returns the
-    /// arguments that will run.
+    /// grant the call runs on.
     async fn wait_and_recheck_stage(
         &self,
         entry: &RegisteredTool,
@@ -380,7 +382,7 @@ impl ToolExecutor {
         call: &CallCtx<'_>,
         view: GuardView<'_>,
         trace: &mut Trace,
-    ) -> Result<Value, Outcome> {
+    ) -> Result<Grant, Outcome> {
         if let Some(turnstile) = &call.origin.turnstile {
             if !turnstile.wait_turn(call.cancel).await {
                 return Err(Outcome::fail(
@@ -392,14 +394,13 @@ impl ToolExecutor {
         let mut decided_again = false;
         loop {
             match self.recheck(entry, &grant, view) {
-                Recheck::Proceed => return Ok(grant.args),
+                Recheck::Proceed => return Ok(grant),
                 Recheck::Refuse(outcome) => return Err(outcome),
                 Recheck::DecideAgain if !decided_again => {
                     decided_again = true;
-                    grant = self
-                        .permission(entry, grant.args, call, view, trace)
-                        .await?;
-                    trace.resolved_args = Some(grant.args.clone());
+                    let (args, _) = grant.into_run();
+                    grant = self.permission(entry, args, call, view, trace).await?;
+                    trace.resolved_args = Some(grant.args().clone());
                 }
                 Recheck::DecideAgain => {
                     return Err(Outcome::fail(
@@ -425,7 +426,7 @@ impl ToolExecutor {
         let sources = self.result_sources(entry, args);
         let before = self.files_before_command(entry, view).await;
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
-        // `ps aux` or `env` shows `[redacted]` where they were (issue 33).
+        // `ps aux` or `env` shows `[redacted]` where they were (F-46).
         let known = crate::secrets::redact_known_owned;
         match self.run_tool(entry, args, call, view).await {
             Ok(data) => {
@@ -493,11 +494,13 @@ impl ToolExecutor {
         }
     }
 
-    /// Result approval (F-06): when the result policy asks, the user approves, edits or
-    /// withholds what the model will see. A withheld result keeps nothing, images included.
+    /// Result approval (F-06): when the decision said the result waits (`review`), the user
+    /// approves, edits or withholds what the model will see. A withheld result keeps nothing,
+    /// images included.
     async fn result_approval_stage(
         &self,
         entry: &RegisteredTool,
+        review: ResultPolicy,
         call: &CallCtx<'_>,
         formatted: Formatted,
         shown: Shown,
@@ -517,10 +520,7 @@ impl ToolExecutor {
             sources,
             raw,
         };
-        if !self
-            .result_policy(entry.tool.spec())
-            .needs_review(status.is_error())
-        {
+        if !review.needs_review(status.is_error()) {
             return Ok(reviewed);
         }
         let request = ApprovalRequest::Result {
@@ -653,7 +653,7 @@ impl ToolExecutor {
         let mut workspace = self.workspace();
         if let Some(rerun) = &call.origin.unsandboxed_rerun {
             sandbox.chat.level = crate::protocol::SandboxLevel::Off;
-            // Where the blocked call ran, not where the chat points now (issue 33).
+            // Where the blocked call ran, not where the chat points now (F-46).
             if let Some(ws) = &rerun.workspace {
                 workspace = Some(ws.clone());
             }

@@ -1,55 +1,13 @@
-//! Which tool a call names (a name repaired against the chat's enabled tools, or a tool its
-//! policy denies, said as such), and the scheduler's preflight: whether a call will ask first
-//! and whether it is read-only, decided the way the permission stage decides it.
+//! Which tool a call names: a name repaired against the chat's enabled tools, or a tool its
+//! policy denies, said as such.
 
-use super::call::{Outcome, Preflight, ToolCallRequest};
-use super::permission::GuardView;
+use super::call::Outcome;
 use super::ToolExecutor;
 use crate::names::{closest_names, repair_name, NameMatch};
 use crate::policy::CallStatus;
-use crate::provenance::Exposure;
 use crate::tools::RegisteredTool;
 
 impl ToolExecutor {
-    /// Predicts, without side effects, whether a call is read-only and whether it will ask
-    /// (`exposure`: what the model had read, F-83).
-    pub fn preflight(
-        &self,
-        req: &ToolCallRequest,
-        repeats: Option<u32>,
-        exposure: Option<&Exposure>,
-    ) -> Preflight {
-        let Ok(args) = req.args() else {
-            return Preflight {
-                read_only: true,
-                asks: false,
-            };
-        };
-        let registry = self.registry();
-        let Ok(entry) = self.resolve_tool(&registry, &req.name) else {
-            return Preflight {
-                read_only: true,
-                asks: false,
-            };
-        };
-        let spec = entry.tool.spec();
-        let view = GuardView {
-            exposure,
-            expanded: &[],
-        };
-        let inputs = self.permission_inputs(entry, args, view);
-        // Judged as the tool stands: a change its source lists at the permission stage asks there.
-        let asks_first = matches!(
-            super::decision::decide(&inputs.decision(repeats, false)),
-            super::decision::Verdict::Ask { .. }
-        );
-        let reviews = self.result_policy(spec) != crate::policy::ResultPolicy::Never;
-        Preflight {
-            read_only: spec.read_only,
-            asks: asks_first || reviews,
-        }
-    }
-
     pub(super) fn resolve_tool<'r>(
         &self,
         registry: &'r crate::tools::Registry,
@@ -104,7 +62,7 @@ impl ToolExecutor {
 }
 
 impl ToolExecutor {
-    /// The tool a server's view named (issue 47): one of that server's tools its views may
+    /// The tool a server's view named (F-96): one of that server's tools its views may
     /// call, and that this chat offers. Any other — another server's, a built-in tool, one kept
     /// from views, one the chat turned off — is refused without running; a tool the settings
     /// deny is returned, for the Resolve stage to deny as such.

@@ -98,9 +98,9 @@ impl RuleBook {
     }
 
     /// The rule that decides a call of `tool` in `chat` with `subject`, if any
-    /// ([`tollgate_rules::decide`]).
+    /// ([`tollgate_rules::winning_rule`]).
     pub fn evaluate(&self, chat: ChatId, tool: &str, subject: &RuleSubject) -> Option<Rule> {
-        decide(&self.rules.read(), chat, tool, subject)
+        winning_rule(&self.rules.read(), chat, tool, subject)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Where a call's result came from (F-80, issue 45): the labels the provenance gate reads.
+//! Where a call's result came from (F-80, SPEC §12): the labels the provenance gate reads.
 
 use super::permission::GuardView;
 use super::ToolExecutor;
@@ -9,7 +9,7 @@ use crate::tools::{ContentKind, RegisteredTool};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The largest file whose taint is kept and read (issue 45): hashing a larger one on every
+/// The largest file whose taint is kept and read (SPEC §12): hashing a larger one on every
 /// read costs more than its provenance is worth; such a file is judged by its folder alone.
 const MAX_TAINTED_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -56,7 +56,7 @@ fn shown_line_hashes(text: &str) -> Vec<String> {
 /// (`}`, `import os`, a shebang) are in every file.
 pub(super) const TAINTED_LINE: usize = 24;
 
-/// The hashes of the lines of `text` that taint follows (issue 55): each line's letters and
+/// The hashes of the lines of `text` that taint follows (F-97): each line's letters and
 /// digits, lower case — so re-indenting, re-wrapping spaces, CRLF or quotes changed by a
 /// formatter keep it — when it has at least [`TAINTED_LINE`] of them.
 pub fn line_hashes(text: &str) -> Vec<String> {
@@ -101,7 +101,7 @@ pub(super) struct Ran<'a> {
 }
 
 impl ToolExecutor {
-    /// Everything a successful call's result carries (F-80, issues 45 and 55), and what the
+    /// Everything a successful call's result carries (F-80, SPEC §12, F-97), and what the
     /// call leaves behind for later reads: the result's own sources; a command's network; a
     /// file's record; a lookup keyed on what untrusted content named; the lines of it written
     /// from untrusted content, through any file or reader; and the sources a written file, or
@@ -119,7 +119,7 @@ impl ToolExecutor {
             ContentKind::Command => {
                 sources.extend(network_source(ran.report, sources.first()));
             }
-            // A file keeps what it was written from (issue 45).
+            // A file keeps what it was written from (SPEC §12).
             ContentKind::Workspace => {
                 if let Some(path) = args.get("path").and_then(Value::as_str) {
                     sources.extend(self.file_taint(path).await);
@@ -161,7 +161,7 @@ impl ToolExecutor {
     }
 
     /// The sources a workspace file carries because it was written from untrusted content
-    /// (issue 45), if its content is still what was written. Found by the file's real path,
+    /// (SPEC §12), if its content is still what was written. Found by the file's real path,
     /// whatever workspace string reached it then or now (a chat on a subfolder, a symlinked
     /// path). The file is read (and hashed) only when it has a record: reading a file with none
     /// costs one lookup. (Its lines carry their sources on their own: [`Self::lines_taint`].)
@@ -193,7 +193,7 @@ impl ToolExecutor {
     }
 
     /// After a call wrote a workspace file: the file keeps the untrusted sources the model had
-    /// read when it wrote it, and those its arguments expanded (issue 45). Written from nothing
+    /// read when it wrote it, and those its arguments expanded (SPEC §12). Written from nothing
     /// untrusted, it keeps none (an earlier record no longer matches its content).
     pub(super) async fn taint_written(
         &self,
@@ -328,7 +328,7 @@ impl ToolExecutor {
     }
 
     /// The untrusted sources the call's short arguments name, and the user did not
-    /// (`provenance::derived_sources`, issue 55): its result is derived from them.
+    /// (`provenance::derived_sources`, F-97): its result is derived from them.
     pub(super) fn derived_sources(&self, args: &Value, view: GuardView<'_>) -> Vec<Source> {
         let Some(exposure) = view.exposure else {
             return Vec::new();
@@ -385,7 +385,7 @@ impl ToolExecutor {
     }
 }
 
-/// The network a command's output may carry (issue 45): when the run could reach the network
+/// The network a command's output may carry (SPEC §12): when the run could reach the network
 /// — its sandbox let it, or there was no sandbox to stop it — whatever it fetched is in what
 /// it printed, and that text has no author the user knows. `command`: the run's own source.
 fn network_source(report: Option<&SandboxReport>, command: Option<&Source>) -> Option<Source> {

@@ -1,5 +1,5 @@
 //! What a server says about MCP Apps (SEP-1865, the `io.modelcontextprotocol/ui` extension,
-//! issue 47): on a tool, who may call it (`visibility`: a tool visible only to its view is never
+//! F-96): on a tool, who may call it (`visibility`: a tool visible only to its view is never
 //! offered to the model, which would act where the user never looked) and which view shows its
 //! results (`resourceUri`); on the view's resource, its HTML and the domains it declares, from
 //! which — and from nothing else — the policy its frame runs under is built.

@@ -109,12 +109,12 @@ pub struct McpServerConfig {
     #[ts(optional)]
     pub sandbox: Option<McpSandbox>,
     /// For a remote server whose authorization server does not let Tollgate register itself:
-    /// the id of a client the user registered there (issue 36). Not a secret.
+    /// the id of a client the user registered there (SPEC §11). Not a secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub oauth_client_id: Option<String>,
     /// The secret of that client, where the authorization server gave one (sent with HTTP Basic
-    /// or in the token request, as the server's metadata says; issue 47). A secret: it lives
+    /// or in the token request, as the server's metadata says; F-96). A secret: it lives
     /// in the keychain, and the settings and the window see `""` for "one is stored".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -126,7 +126,7 @@ pub struct McpServerConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub oauth_client_metadata_url: Option<String>,
-    /// Show the views this server ships with its tools (MCP Apps, issue 47). Off: no view is
+    /// Show the views this server ships with its tools (MCP Apps, F-96). Off: no view is
     /// rendered and no view of it may call a tool.
     #[serde(default = "yes")]
     pub views: bool,
@@ -296,7 +296,7 @@ pub fn validate_name(name: &str) -> Result<(), McpConfigError> {
 
 /// Turns any label into a valid server name ("My Server!" → "My-Server"). A built-in group's
 /// name stays as it is, for [`validate_name`] to refuse: the user is told and chooses another,
-/// never renamed behind their back (issue 45).
+/// never renamed behind their back (SPEC §12).
 pub fn sanitize_name(raw: &str) -> String {
     let mut out = String::new();
     for c in raw.chars() {

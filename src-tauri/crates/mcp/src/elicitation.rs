@@ -1,4 +1,4 @@
-//! An MCP server's questions to the user (elicitation, issue 36). A server may ask only while
+//! An MCP server's questions to the user (elicitation, SPEC §11). A server may ask only while
 //! one of its tools runs — the question goes to that call's chat, inline like an approval
 //! card — and never more than one at a time, nor more than [`MAX_PER_MINUTE`] a minute: a
 //! server that asks more is refused (with an error it can read), never answered. An answer is

@@ -36,7 +36,7 @@ pub enum McpStatus {
     Ready,
     /// Could not start, or stopped unexpectedly; can be restarted.
     Failed { error: String },
-    /// A remote server that wants a signed-in user (issue 36): never signed in, or `expired`
+    /// A remote server that wants a signed-in user (SPEC §11): never signed in, or `expired`
     /// (the sign-in ran out and could not be renewed, or was revoked).
     NeedsSignIn { expired: bool },
 }
@@ -56,7 +56,7 @@ pub struct McpToolSummary {
     /// Kept for the server's view (`_meta.ui.visibility` without `"model"`, F-95): listed
     /// here, never offered to the model.
     pub view_only: bool,
-    /// Set while the tool is under review (issue 36): what changed, to accept.
+    /// Set while the tool is under review (SPEC §11): what changed, to accept.
     pub change: Option<ToolChange>,
 }
 
@@ -77,7 +77,7 @@ pub struct McpServerState {
     /// How many resources and prompts it offers.
     pub resources: usize,
     pub prompts: usize,
-    /// Where its first-sight review stands (issue 45): until confirmed, what it says counts as
+    /// Where its first-sight review stands (SPEC §12): until confirmed, what it says counts as
     /// untrusted in every chat that offers its tools.
     pub review: ServerReviewState,
 }
@@ -89,7 +89,7 @@ pub struct McpLaunch {
     pub config: McpServerConfig,
     /// Why the server cannot start (e.g. its secrets could not be read from the keychain).
     pub blocked: Option<String>,
-    /// The signed-in user's tokens, for a remote server the user signed in to (issue 36).
+    /// The signed-in user's tokens, for a remote server the user signed in to (SPEC §11).
     pub oauth: Option<super::oauth::OAuthAccess>,
 }
 
@@ -185,10 +185,10 @@ pub struct McpManager {
     changed: watch::Sender<u64>,
     /// The folders a sandboxed server never reads (F-46).
     hidden: Arc<[std::path::PathBuf]>,
-    /// The definitions the user's grants were made for (issue 36), and whether it changed
+    /// The definitions the user's grants were made for (SPEC §11), and whether it changed
     /// since the service last saved it.
     book: Mutex<(ReviewBook, bool)>,
-    /// Where the servers' questions go (issue 36); `None`: servers are told Tollgate takes none.
+    /// Where the servers' questions go (SPEC §11); `None`: servers are told Tollgate takes none.
     questions: Option<Arc<super::elicitation::ElicitationHub>>,
 }
 
@@ -632,7 +632,7 @@ impl McpManager {
                     let text: String = text.chars().take(MAX_INSTRUCTIONS).collect();
                     group = group.guidance(Guidance::Text(text));
                 }
-                // A tool for the server's view alone is never offered to the model (issue 47):
+                // A tool for the server's view alone is never offered to the model (F-96):
                 // it is registered for the views only.
                 for info in &e.tools {
                     let review = e.reviews.get(info.name.as_ref()).cloned();

@@ -1,4 +1,4 @@
-//! Pages a server needs the user to open before a call can go on (issue 36): the answer
+//! Pages a server needs the user to open before a call can go on (SPEC §11): the answer
 //! `-32042` ("URL elicitation required") to a tool call names them. Each is put to the user as
 //! a question under the call (its whole address first, the browser only on their word); when
 //! the server says the user finished there (`notifications/elicitation/complete`), the call is
@@ -32,7 +32,7 @@ pub struct RequiredPage {
 
 /// The host of an address a server asks the user to open, if it is a public web address
 /// (nothing else is ever opened): a page on this machine or a private network would let a
-/// server aim the user's browser, and its cookies, at a router or a local service (issue 45).
+/// server aim the user's browser, and its cookies, at a router or a local service (SPEC §12).
 pub fn web_host(url: &str) -> Result<String, String> {
     check_open(url, Opening::ServerPage)
         .map(|page| page.host_str().unwrap_or_default().to_string())

@@ -1,4 +1,4 @@
-//! Progress a server reports while one of its tools runs (`notifications/progress`, issue 36):
+//! Progress a server reports while one of its tools runs (`notifications/progress`, SPEC §11):
 //! routed by the call's progress token to whoever shows that call, and thinned so that a
 //! server flooding notifications cannot flood the window.
 

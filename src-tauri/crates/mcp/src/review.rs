@@ -1,4 +1,4 @@
-//! The definitions the user's grants were made for (issue 36). The first time a server lists a
+//! The definitions the user's grants were made for (SPEC §11). The first time a server lists a
 //! tool, its definition is what the user's rules, records and policy are for. When the server
 //! lists it again different — a new description, schema or annotations — or the server is
 //! replaced by another under the same name, the tool goes under review: its grants are set
@@ -44,7 +44,7 @@ pub fn fingerprint(definition: &McpToolDefinition) -> String {
 }
 
 /// Names what a server says to the model — its instructions and every tool's definition — so
-/// that a confirmation in the first-sight review holds for exactly that text (issue 45).
+/// that a confirmation in the first-sight review holds for exactly that text (SPEC §12).
 pub fn texts_fingerprint(instructions: Option<&str>, tools: &[McpToolInfo]) -> String {
     let mut definitions: Vec<(String, McpToolDefinition)> = tools
         .iter()
@@ -79,7 +79,7 @@ struct ServerBook {
     replaced: bool,
     tools: BTreeMap<String, Reviewed>,
     /// The fingerprint of the server's texts (instructions and every tool's definition) the
-    /// user confirmed in its first-sight review (issue 45); `None`: never confirmed.
+    /// user confirmed in its first-sight review (SPEC §12); `None`: never confirmed.
     #[serde(skip_serializing_if = "Option::is_none")]
     confirmed: Option<String>,
 }
@@ -182,7 +182,7 @@ impl ReviewBook {
         }
     }
 
-    /// The fingerprint of the texts the user confirmed for `server`, if any (issue 45).
+    /// The fingerprint of the texts the user confirmed for `server`, if any (SPEC §12).
     pub fn confirmed(&self, server: &str) -> Option<&str> {
         self.servers.get(server)?.confirmed.as_deref()
     }
@@ -196,7 +196,7 @@ impl ReviewBook {
     }
 
     /// A server removed: added again under the same name it is another server, whose tools
-    /// and texts are read again before any grant made for the old one applies (issue 45).
+    /// and texts are read again before any grant made for the old one applies (SPEC §12).
     pub fn remove(&mut self, server: &str) {
         self.replace(server);
         if let Some(book) = self.servers.get_mut(server) {

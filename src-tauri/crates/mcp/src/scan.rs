@@ -1,4 +1,4 @@
-//! What the first-sight review flags in a server's own texts (issue 45): the checks MCP
+//! What the first-sight review flags in a server's own texts (SPEC §12): the checks MCP
 //! scanners run before a server is installed, made here before the first call instead of in a
 //! tool the user may never run. Pure functions over text; the review shows each finding beside
 //! the text it was found in.
@@ -364,7 +364,7 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
 
 /// The parameters of `schema` (top level and nested, through `items`) whose own name or
 /// description the review flags: asking for the model's context, for secrets, text addressed to
-/// the model, hidden characters (issue 55). A call's card marks the arguments given for them.
+/// the model, hidden characters (F-97). A call's card marks the arguments given for them.
 pub fn flagged_parameters(schema: &Value) -> Vec<FlaggedParameter> {
     let mut out = Vec::new();
     walk_parameters(schema, &mut Vec::new(), &mut out);

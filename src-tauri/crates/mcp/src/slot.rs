@@ -12,7 +12,7 @@ pub struct ServerSlot {
     name: String,
     conn: RwLock<Option<Arc<McpConnection>>>,
     /// The calls of the server's tools running now, oldest first: a question the server asks
-    /// goes to the chat of the latest (issue 36).
+    /// goes to the chat of the latest (SPEC §11).
     calls: Mutex<Vec<(u64, RunningCall)>>,
     next_call: std::sync::atomic::AtomicU64,
 }

@@ -23,7 +23,7 @@ pub struct McpTool {
     /// The tool's name on the server.
     remote: String,
     server: Arc<ServerSlot>,
-    /// The tool's `outputSchema`, compiled: a structured result must match it (issue 36).
+    /// The tool's `outputSchema`, compiled: a structured result must match it (SPEC §11).
     output: Option<OutputSchema>,
     /// The definition this tool was built from: what its grants were made for.
     definition: tollgate_protocol::McpToolDefinition,
@@ -179,9 +179,10 @@ fn usable_schema(info: &McpToolInfo) -> (Value, bool) {
 }
 
 impl McpTool {
-    /// Wraps one tool of `config`'s server. A tool under `review` (issue 36) is treated as the
-    /// more cautious of what it was and what it is now: it asks every time (unless the user's
-    /// settings deny it), is read-only only if it was and is, and may do what either may.
+    /// Wraps one tool of `config`'s server. A tool under `review` (SPEC §11) is treated as the
+    /// more cautious of what it was and what it is now: it is read-only only if it was and is,
+    /// and may do what either may; the gate asks for it every time (unless a setting denies it),
+    /// because its spec carries the review.
     pub fn new(
         config: &McpServerConfig,
         info: &McpToolInfo,
@@ -212,11 +213,9 @@ impl McpTool {
             description.trim(),
             parameters,
         )
-        .policy(match (&review, config.execution_policy) {
-            (_, Some(ExecutionPolicy::Deny)) => ExecutionPolicy::Deny,
-            (Some(_), _) => ExecutionPolicy::AskAlways,
-            (None, set) => set.unwrap_or(default_policy),
-        })
+        // Under review the gate asks every time whatever this says (the executor's
+        // `decision::effective_policy`, the one place that rule is written).
+        .policy(config.execution_policy.unwrap_or(default_policy))
         .timeout(Duration::from_secs(config.timeout_secs));
         if let Some(p) = config.result_policy {
             spec = spec.result_policy(p);
@@ -239,10 +238,10 @@ impl McpTool {
         if let Some(change) = review {
             spec = spec.under_review(change);
         }
-        // The parameters the review flags are marked on each call's card (issue 55).
+        // The parameters the review flags are marked on each call's card (F-97).
         let flagged = super::scan::flagged_parameters(&spec.parameters);
         spec = spec.flagged(flagged);
-        // Its view (issue 47): shown, and allowed to call the server's tools, only where the
+        // Its view (F-96): shown, and allowed to call the server's tools, only where the
         // user left the server's views on.
         if config.views {
             spec.view = super::apps::view_uri(info).map(|uri| {
@@ -276,7 +275,7 @@ impl Tool for McpTool {
 
     /// Lists the server's tools again and compares this one with the definition it was built
     /// from: a server that changed it without a `list_changed` is caught here, and the manager
-    /// is told to read the listing (so the tool goes under review, issue 36).
+    /// is told to read the listing (so the tool goes under review, SPEC §11).
     async fn still_as_granted(&self) -> Result<tollgate_tools::Granted, String> {
         let server = self.server.name();
         let conn = self
@@ -327,7 +326,7 @@ impl Tool for McpTool {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        // While it runs, the server may ask the user (issue 36): its questions go to this chat.
+        // While it runs, the server may ask the user (SPEC §11): its questions go to this chat.
         let running = self
             .server
             .begin_call(ctx.chat, ctx.seq, &ctx.cancel, &ctx.clock);
@@ -378,7 +377,7 @@ impl Tool for McpTool {
                 {
                     Ok(Value::String(text))
                 } else {
-                    // A view reads the result as the server gave it (issue 47).
+                    // A view reads the result as the server gave it (F-96).
                     let raw = (self.spec.callable_by_view || self.spec.view.is_some())
                         .then(|| serde_json::to_value(&result).ok())
                         .flatten();
@@ -430,7 +429,7 @@ struct WithImages {
     text: String,
     #[serde(default)]
     images: Vec<Attachment>,
-    /// The `CallToolResult` as the server sent it, for the server's view (issue 47).
+    /// The `CallToolResult` as the server sent it, for the server's view (F-96).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     raw: Option<Value>,
 }

@@ -1,4 +1,4 @@
-//! Whether an IP address is public (F-47, issue 45): the one test `fetch_url`, the sandbox's
+//! Whether an IP address is public (F-47, SPEC §12): the one test `fetch_url`, the sandbox's
 //! proxy and the pages a server sends the user to all apply, so a name that leads home is
 //! refused the same way wherever it is followed.
 

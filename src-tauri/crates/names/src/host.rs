@@ -1,5 +1,5 @@
-//! One entry of a list of hosts, read one way wherever a list is kept (issue 46): the hosts a
-//! sandboxed command may reach (issue 33) and the hosts whose pages the user trusts (F-82).
+//! One entry of a list of hosts, read one way wherever a list is kept (SPEC §10): the hosts a
+//! sandboxed command may reach (F-46) and the hosts whose pages the user trusts (F-82).
 //!
 //! - `docs.rs` covers `docs.rs` and nothing else: not `www.docs.rs`, never `evildocs.rs`.
 //!   A listed name that silently covered every name under it would read narrower than it

@@ -1,4 +1,4 @@
-//! How Tollgate reads the names it is handed, one way everywhere (issue 46, "one of each"):
+//! How Tollgate reads the names it is handed, one way everywhere (SPEC §10, "one of each"):
 //! - [`words`]: the words of an argument's, a variable's or a field's name, which decide whether
 //!   it names a secret (`tollgate-secrets`) or a destination (`tollgate-provenance`);
 //! - [`host`]: an entry of a list of hosts (`docs.rs`, `*.pypi.org`, `example.org:8443`) and

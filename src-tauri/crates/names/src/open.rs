@@ -1,11 +1,11 @@
 //! Which addresses Tollgate opens in the system's browser (or mail app), one gate for every way
-//! an address gets there (issue 46):
+//! an address gets there (SPEC §10):
 //! - [`Opening::Link`]: a link in an answer the user clicks (F-59). The window reads
 //!   [`LINK_SCHEMES`] from `ui/src/bindings.ts`, and the opener's capability file allows the same
 //!   schemes and no others (a test compares them).
 //! - [`Opening::ServerPage`]: a page an MCP server asks the user to open (URL elicitation,
-//!   issue 36). Only a public web page: a page on this machine or a private network would let a
-//!   server aim the user's browser, and its cookies, at a router or a local service (issue 45).
+//!   SPEC §11). Only a public web page: a page on this machine or a private network would let a
+//!   server aim the user's browser, and its cookies, at a router or a local service (SPEC §12).
 //! - [`Opening::SignIn`]: an authorization server's sign-in page: https anywhere, plain http
 //!   only on this machine (a server run locally).
 

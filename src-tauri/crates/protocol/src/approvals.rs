@@ -49,7 +49,7 @@ pub enum ApprovalRequest {
         #[ts(optional, as = "Option<GuardNote>")]
         guard: Option<Box<GuardNote>>,
         /// The MCP tool changed (or its server was replaced) since the user's grants were made
-        /// (issue 36): what changed, to read before answering and to accept.
+        /// (SPEC §11): what changed, to read before answering and to accept.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional, as = "Option<ToolChange>")]
         tool_change: Option<Box<ToolChange>>,
@@ -59,7 +59,7 @@ pub enum ApprovalRequest {
         #[ts(optional, as = "Option<bool>")]
         destructive: bool,
         /// The arguments of this call given for parameters the server's review flagged
-        /// (issue 55), to mark on the card.
+        /// (F-97), to mark on the card.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[ts(optional, as = "Option<Vec<FlaggedParameter>>")]
         flagged: Vec<FlaggedParameter>,
@@ -264,7 +264,7 @@ pub enum AskReason {
     /// something (F-83): what would otherwise have allowed it is set aside.
     #[serde(rename_all = "camelCase")]
     Exposed { would_allow: DecidedBy },
-    /// The MCP tool changed since the user's grants were made (issue 36): they are set aside
+    /// The MCP tool changed since the user's grants were made (SPEC §11): they are set aside
     /// until the change is accepted. `would_allow`: the grant that would have allowed the call.
     #[serde(rename_all = "camelCase")]
     ToolChanged { would_allow: Option<DecidedBy> },

@@ -11,7 +11,7 @@ pub enum AttachmentKind {
     Image,
     /// Inlined into the message: `data` is the text.
     Text,
-    /// A link to an MCP server's resource that a tool's result gave (issue 36), not read yet:
+    /// A link to an MCP server's resource that a tool's result gave (SPEC §11), not read yet:
     /// `data` is its URI and `source` names the server. Shown with the result for the user to
     /// attach; never part of a message itself.
     ResourceLink,

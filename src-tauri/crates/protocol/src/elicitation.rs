@@ -1,4 +1,4 @@
-//! An MCP server's question to the user (elicitation, issue 36): asked while one of its tools
+//! An MCP server's question to the user (elicitation, SPEC §11): asked while one of its tools
 //! runs, shown inline in the chat like an approval card, saying which server asks. Never
 //! answered for the user.
 

@@ -132,7 +132,7 @@ pub enum Invalid {
         server: String,
         tool: String,
     },
-    /// An MCP server said something else after its review was shown (issue 45): nothing was
+    /// An MCP server said something else after its review was shown (SPEC §12): nothing was
     /// confirmed.
     McpTextsChanged {
         server: String,
@@ -140,11 +140,11 @@ pub enum Invalid {
     /// Tool settings saved from a copy older than the ones in force (another window, a review
     /// confirmed meanwhile): refused rather than written over the newer ones.
     SettingsChanged,
-    /// An answer to an MCP server's form that does not fit its schema (issue 36).
+    /// An answer to an MCP server's form that does not fit its schema (SPEC §11).
     ElicitationAnswer {
         reason: String,
     },
-    /// Signing in to a remote MCP server failed (issue 36); `reason` says why.
+    /// Signing in to a remote MCP server failed (SPEC §11); `reason` says why.
     McpSignIn {
         server: String,
         reason: String,
@@ -162,7 +162,7 @@ pub enum Invalid {
         server: String,
         secrets: Vec<String>,
     },
-    /// Views are paused in this run of the app (issue 47): the window stopped answering, or its
+    /// Views are paused in this run of the app (F-96): the window stopped answering, or its
     /// page ended, while views of `servers` were shown in it, and it loaded again without them.
     McpViewsPaused {
         servers: Vec<String>,

@@ -56,7 +56,7 @@ pub struct CallSummary {
     /// How the call went through the provenance gate (F-85).
     #[serde(default)]
     pub guard: super::GuardMark,
-    /// The view the server ships with the tool (issue 47), shown under the card (from the
+    /// The view the server ships with the tool (F-96), shown under the card (from the
     /// call's start: [`ToolEvent::Started`] carries it too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -75,7 +75,7 @@ pub enum ToolEvent {
         call_id: String,
         requested_name: String,
         raw_args: String,
-        /// Made by the view of call `c<view_of>` (issue 47), not by the model.
+        /// Made by the view of call `c<view_of>` (F-96), not by the model.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         view_of: Option<u64>,
@@ -98,7 +98,7 @@ pub enum ToolEvent {
         seq: u64,
         tool: String,
         args: String,
-        /// The view its server ships with the tool (issue 47): shown under the card from now,
+        /// The view its server ships with the tool (F-96): shown under the card from now,
         /// once the gate let the call run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
@@ -115,7 +115,7 @@ pub enum ToolEvent {
         #[serde(default)]
         skipped: u64,
     },
-    /// How far a running call has got, as its MCP server reports it (issue 36): `progress`
+    /// How far a running call has got, as its MCP server reports it (SPEC §11): `progress`
     /// of `total` when the total is known, with the server's one-line message.
     #[serde(rename_all = "camelCase")]
     Progress {
@@ -132,7 +132,7 @@ pub enum ToolEvent {
         seq: u64,
         summary: CallSummary,
     },
-    /// An MCP server asks the user something while its tool runs (issue 36).
+    /// An MCP server asks the user something while its tool runs (SPEC §11).
     #[serde(rename_all = "camelCase")]
     ElicitationRequested {
         elicitation: super::PendingElicitation,
@@ -191,7 +191,7 @@ pub enum AttentionReason {
     Approval { tool: String },
     /// The model asks a question (`ask_user`).
     Question { question: String },
-    /// An MCP server asks the user something (issue 36).
+    /// An MCP server asks the user something (SPEC §11).
     Elicitation { server: String, message: String },
 }
 

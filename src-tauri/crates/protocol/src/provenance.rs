@@ -1,4 +1,4 @@
-//! The vocabulary of the provenance-aware gate (F-80…F-85, issue 35): where content came from,
+//! The vocabulary of the provenance-aware gate (F-80…F-85, SPEC §10): where content came from,
 //! what a call may do, what the user trusts, and what a card, the chat header and the autonomy
 //! view say about it. The logic lives in the engine's `provenance`; these are the types that cross
 //! into the store and the UI.
@@ -29,12 +29,12 @@ pub enum Source {
     Import { title: String },
     /// What an MCP server says to the model itself — its instructions, its tools' titles and
     /// descriptions — while the user has not confirmed it in the server's first-sight review
-    /// (issue 45).
+    /// (SPEC §12).
     McpServer { server: String },
-    /// What a command printed when it could reach the network (issue 45): whatever it fetched
+    /// What a command printed when it could reach the network (SPEC §12): whatever it fetched
     /// is in its output. `hosts`: the hosts it could reach ("only these hosts"); empty, any.
     Network { folder: String, hosts: Vec<String> },
-    /// What an MCP server's view (issue 47) put forward: a message it wrote for the chat, or
+    /// What an MCP server's view (F-96) put forward: a message it wrote for the chat, or
     /// the arguments of a call it made. The page chose them, not the user.
     McpView { server: String },
 }
@@ -83,7 +83,7 @@ pub enum TrustKey {
     Attachment { name: String },
     /// An imported chat, by title (endorsed per chat only).
     Import { title: String },
-    /// What commands fetched from the network (issue 45).
+    /// What commands fetched from the network (SPEC §12).
     Network {},
 }
 
@@ -116,7 +116,7 @@ impl ToolEffects {
     };
 
     /// Everything a call can do but read private data: how the gate reads a tool whose
-    /// effects are only a server's claim (issue 45).
+    /// effects are only a server's claim (SPEC §12).
     pub const ANY: Self = Self {
         writes: true,
         executes: true,
@@ -217,13 +217,13 @@ pub struct GuardNote {
     #[ts(optional)]
     pub would_allow: Option<DecidedBy>,
     /// The arguments that name where the call goes or whom it acts on (a URL, a recipient, an
-    /// account), as JSON pointers, whose value was copied from untrusted content (issue 45):
+    /// account), as JSON pointers, whose value was copied from untrusted content (SPEC §12):
     /// the content chose the destination.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<String>>")]
     pub chosen_targets: Vec<String>,
     /// What the call may do is only the server's claim (its annotations), not yet confirmed by
-    /// the user (issue 45): the gate judges it as a call that may change or send anything.
+    /// the user (SPEC §12): the gate judges it as a call that may change or send anything.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(optional, as = "Option<bool>")]
     pub unconfirmed: bool,
@@ -304,7 +304,7 @@ pub struct ExposureView {
     pub ways_out_off: bool,
 }
 
-/// A file a tool wrote from untrusted content (issue 45), as Settings → Gate lists it: reading
+/// A file a tool wrote from untrusted content (SPEC §12), as Settings → Gate lists it: reading
 /// it brings `sources` back into any chat until the user trusts it or its content changes by
 /// other means.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

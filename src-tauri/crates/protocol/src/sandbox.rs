@@ -34,12 +34,12 @@ pub struct ChatSandbox {
     pub level: SandboxLevel,
     pub network: bool,
     /// With the network off, the hosts commands may still reach through Tollgate's proxy
-    /// ("only these hosts": a package registry, say); empty, none (issue 33).
+    /// ("only these hosts": a package registry, say); empty, none (F-46).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<String>>")]
     pub hosts: Vec<String>,
     /// Commands may change the workspace's git hooks and configuration (which run code outside
-    /// the sandbox later); off by default (issue 33).
+    /// the sandbox later); off by default (F-46).
     #[ts(optional, as = "Option<bool>")]
     pub git_writable: bool,
     /// Variables the user adds to the commands' clean environment (never a secret, nor the
@@ -57,7 +57,7 @@ impl ChatSandbox {
 }
 
 /// What this system can enforce, found once by trying: the kernel's Landlock ABI and whether
-/// bubblewrap can make namespaces (issue 33).
+/// bubblewrap can make namespaces (F-46).
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxSupport {

@@ -1,4 +1,4 @@
-//! The first-sight review of an MCP server (issue 45): its instructions, every tool with its
+//! The first-sight review of an MCP server (SPEC §12): its instructions, every tool with its
 //! description and declared effects, and what the review flags, on one screen. What the user
 //! confirms there is what the gate takes as the server's word: until then the server's texts
 //! count as untrusted content in every chat that offers them, and its tools' effects are only
@@ -39,7 +39,7 @@ pub struct ServerFinding {
     pub excerpt: String,
 }
 
-/// A parameter of a tool whose own name or description the review flagged (issue 55): a call's
+/// A parameter of a tool whose own name or description the review flagged (F-97): a call's
 /// card marks the argument given for it, so what the review found is in front of the user at the
 /// moment that parameter's value would leave.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

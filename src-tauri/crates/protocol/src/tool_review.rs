@@ -1,4 +1,4 @@
-//! An MCP server's tool under review (issue 36): a server can change a tool's description,
+//! An MCP server's tool under review (SPEC §11): a server can change a tool's description,
 //! schemas or annotations after the user's grants were made for it, or a server can be replaced
 //! by another under the same name. The rules, ask-once records and non-default policy keyed by
 //! the tool's name would then apply to what is now a different tool; instead they are set aside

@@ -34,12 +34,12 @@ pub struct ToolOverride {
     #[ts(optional)]
     pub output_limit: Option<usize>,
     /// What a call of the tool may do, in place of its own declaration (F-81). For an MCP
-    /// tool, setting it is also the user's confirmation of what the server claims (issue 45).
+    /// tool, setting it is also the user's confirmation of what the server claims (SPEC §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub effects: Option<super::ToolEffects>,
     /// The arguments that name where a call goes (names or JSON pointers), in place of the
-    /// tool's own (issue 45).
+    /// tool's own (SPEC §12).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub targets: Option<Vec<String>>,
@@ -114,7 +114,7 @@ impl ToolSettings {
         self.tool(tool).and_then(|o| o.effects)
     }
 
-    /// The user's target arguments for `tool`, if overridden (issue 45).
+    /// The user's target arguments for `tool`, if overridden (SPEC §12).
     pub fn targets(&self, tool: &str) -> Option<&[String]> {
         self.tool(tool).and_then(|o| o.targets.as_deref())
     }

@@ -33,7 +33,7 @@ pub struct ToolView {
     /// The tool's own declaration, for "As the tool says" in the settings.
     pub default_effects: super::ToolEffects,
     /// The effects are only what an MCP server claims: the user has not confirmed them, so
-    /// the provenance gate does not take them at their word (issue 45).
+    /// the provenance gate does not take them at their word (SPEC §12).
     pub effects_claimed: bool,
     /// The arguments that name where a call goes (JSON pointers): the user's, else the tool's.
     pub targets: Vec<String>,

@@ -1,4 +1,4 @@
-//! MCP Apps views (SEP-1865, issue 47): what crosses to the window about a view a server ships
+//! MCP Apps views (SEP-1865, F-96): what crosses to the window about a view a server ships
 //! with its tool. The view runs in a sandboxed frame of its own origin; everything it asks for
 //! comes back through the commands that take these types.
 

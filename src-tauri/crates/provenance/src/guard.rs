@@ -7,7 +7,7 @@
 //! made by a model that had read untrusted content (or whose arguments expand an untrusted
 //! variable), is never let through silently; a call whose only consequence is sending out is
 //! held to that only when there is private data in the chat or in its arguments to send, or
-//! when untrusted content chose where it goes (a target argument copied from it, issue 45).
+//! when untrusted content chose where it goes (a target argument copied from it, SPEC §12).
 //! What a tool may do counts as the tool's own word only once the user confirmed it: an MCP
 //! server's annotations are a claim, and a call of a tool whose effects are only claimed is
 //! judged as one that may change or send anything.
@@ -36,7 +36,7 @@ pub struct GuardInputs<'a> {
     pub args: &'a Value,
     /// The JSON pointers of the arguments that name where the call goes ([`super::targets`]).
     pub targets: &'a [String],
-    /// `effects` is a server's claim the user has not confirmed (issue 45).
+    /// `effects` is a server's claim the user has not confirmed (SPEC §12).
     pub unconfirmed: bool,
 }
 
@@ -242,7 +242,7 @@ fn chosen_targets(inputs: &GuardInputs<'_>, spans: &[ArgSpan]) -> (Vec<String>, 
         }
         out.push(span.pointer.clone());
     }
-    // Targets as values (issue 55): a target argument naming, as a value of any length, a
+    // Targets as values (F-97): a target argument naming, as a value of any length, a
     // target that untrusted content named and neither the user's words nor a trusted source
     // did — however it was written there (short, spaced, full-width, in pieces).
     if let Some(exposure) = inputs.exposure {
@@ -344,7 +344,7 @@ fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> Opti
         })
 }
 
-/// The untrusted sources a call's result is derived from (issue 55): a short argument (a
+/// The untrusted sources a call's result is derived from (F-97): a short argument (a
 /// name, an address, an id: at most [`DERIVED_CHARS`] characters and [`DERIVED_WORDS`] words)
 /// naming a value only untrusted content named, and not the user. A lookup of the name a page
 /// gave ("send the report to Mallory") returns what the page chose, even from a trusted

@@ -280,7 +280,7 @@ fn an_expanded_untrusted_variable_taints_a_call_in_a_clean_context() {
     assert_eq!((n.spans[0].start, n.spans[0].end), (0, 42));
 }
 
-/// Targets by meaning (issue 55): a page names where a send should go in every shape the
+/// Targets by meaning (F-97): a page names where a send should go in every shape the
 /// old verbatim check missed — short, an 11-digit account, full-width, a URL in pieces, a
 /// numeric chat id, spaced — and the call names it differently written. Each is held, with
 /// nothing private read; the same target typed by the user, or given by a trusted source

@@ -1,4 +1,4 @@
-//! The provenance-aware gate (issue 35; SPEC F-80…F-85), a crate of its own: pure functions
+//! The provenance-aware gate (SPEC §10; SPEC F-80…F-85), a crate of its own: pure functions
 //! over the protocol's types, with no I/O — no database, no network, no clock, no file. It
 //! depends only on `tollgate-protocol` and `tollgate-names` (how names and hosts are read) and
 //! must never depend on the engine: the executor hands

@@ -1,5 +1,5 @@
 //! Which arguments of a tool name a *target*: where a call goes or whom it acts on — a URL or
-//! host, a recipient, an email address, a channel, a user, an account number (issue 45).
+//! host, a recipient, an email address, a channel, a user, an account number (SPEC §12).
 //!
 //! A target copied from untrusted content is the content choosing the destination: a page that
 //! says "visit https://attacker.example/…", an email that says "pay DE89…". The gate holds such
@@ -105,7 +105,7 @@ fn segment(key: &str) -> String {
 
 /// `schema` itself and, through `$ref` (into the root's `$defs` or `definitions`), `anyOf`,
 /// `oneOf` and `allOf`, every schema it stands for: a property declared behind one of them is
-/// the same argument (issue 55: a target hidden behind `$ref` or `anyOf` was not seen).
+/// the same argument (F-97: a target hidden behind `$ref` or `anyOf` was not seen).
 fn alternatives<'s>(schema: &'s Value, root: &'s Value, depth: usize, out: &mut Vec<&'s Value>) {
     if depth > MAX_DEPTH * 2 || out.iter().any(|s| std::ptr::eq(*s, schema)) {
         return;

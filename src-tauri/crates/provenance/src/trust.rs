@@ -99,7 +99,7 @@ impl Trust<'_> {
 
     /// Whether content from `source` is the user's private data: files and what commands print,
     /// and the results of MCP tools — a mailbox, a chat workspace, a bank — unless the user
-    /// marked the tool as reading nothing private (issue 45: private until said otherwise).
+    /// marked the tool as reading nothing private (SPEC §12: private until said otherwise).
     pub fn private(&self, source: &Source) -> bool {
         match source {
             Source::File { .. } | Source::Command { .. } | Source::Network { .. } => true,

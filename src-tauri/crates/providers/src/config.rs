@@ -119,7 +119,7 @@ impl Providers {
 
     /// Reads every stored provider key once, so that each is a known secret from the start
     /// ([`tollgate_secrets::redact_known`]): no tool result carries one, even a key of a provider
-    /// not used since Tollgate started (issue 33). A keychain that fails is logged, not fatal.
+    /// not used since Tollgate started (F-46). A keychain that fails is logged, not fatal.
     pub async fn remember_keys(&self) {
         let configs = match self.store.providers().await {
             Ok(configs) => configs,

@@ -270,7 +270,12 @@ fn path_matches(pattern: &str, path: &str) -> bool {
 ///
 /// A deny or ask that matched a command the line runs besides its own plain words
 /// ([`MatchKind::Nested`]) wins over every allow; otherwise the most specific rule wins.
-pub fn decide(rules: &[Rule], chat: ChatId, tool: &str, subject: &RuleSubject) -> Option<Rule> {
+pub fn winning_rule(
+    rules: &[Rule],
+    chat: ChatId,
+    tool: &str,
+    subject: &RuleSubject,
+) -> Option<Rule> {
     let candidates: Vec<&Rule> = rules
         .iter()
         .filter(|r| r.tool == tool && applies_in(r, chat))

@@ -1,4 +1,4 @@
-//! The environment a sandboxed command starts with (issue 33): a short, documented list taken
+//! The environment a sandboxed command starts with (F-46): a short, documented list taken
 //! from Tollgate's own, never the addresses of the session bus, the display, an agent, or a
 //! variable shaped like a secret. Whatever else Tollgate was started with — `GITHUB_TOKEN`,
 //! `AWS_*`, `DBUS_SESSION_BUS_ADDRESS`, `DISPLAY`, `SSH_AUTH_SOCK` — stays outside.
@@ -94,7 +94,7 @@ const OUTSIDE_SERVICES: &[&str] = &[
 ];
 
 /// Why a variable may not enter the sandbox, or `None` when it may. Used for the names an MCP
-/// server's settings or a chat adds to the environment (issue 33).
+/// server's settings or a chat adds to the environment (F-46).
 pub fn refused(name: &str) -> Option<&'static str> {
     let upper = name.to_ascii_uppercase();
     if OUTSIDE_SERVICES.contains(&upper.as_str()) {

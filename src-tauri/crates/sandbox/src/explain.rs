@@ -1,5 +1,5 @@
 //! The one-line explanations of what the sandbox blocked, read from a command's output (F-46,
-//! issue 33). The kernel only answers "Permission denied", "Read-only file system" or "No such
+//! F-46). The kernel only answers "Permission denied", "Read-only file system" or "No such
 //! file"; a program that finds no session bus, display or agent says so in its own words. Which
 //! rule refused is worked out from the path or service named and the spec. A denial on a path
 //! the sandbox allows — a file that is simply not the user's — is not blamed on the sandbox.

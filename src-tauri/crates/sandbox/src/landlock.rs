@@ -1,4 +1,4 @@
-//! Landlock, applied to the process that becomes the command (F-46, issue 33): writes only in
+//! Landlock, applied to the process that becomes the command (F-46): writes only in
 //! the workspace and the private temp folder, reads everywhere but the hidden paths, no TCP
 //! while the network is off, and — from ABI 6 — no abstract UNIX socket and no signal outside
 //! the sandbox. Inherited by everything the command starts; no `pre_exec`, no unsafe code.

@@ -8,7 +8,7 @@
 //! engine calls it; it knows nothing of chats, tools, rules, the store or the UI beyond its own
 //! types ([`protocol`]), which the engine re-exports.
 //!
-//! The sandbox an approved shell command — or a local MCP server — runs in (F-46, issues 15 and
+//! The sandbox an approved shell command — or a local MCP server — runs in (F-46, F-46 and
 //! 33). Approval answers "may this run?"; the sandbox answers "what may it touch?".
 //!
 //! On Linux it has two layers, each covering the other's gaps (docs/ARCHITECTURE.md, "The

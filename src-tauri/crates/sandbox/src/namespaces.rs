@@ -1,4 +1,4 @@
-//! The namespaces a sandboxed command runs in (issue 33), made by bubblewrap (`bwrap`).
+//! The namespaces a sandboxed command runs in (F-46), made by bubblewrap (`bwrap`).
 //!
 //! Landlock confines files and TCP, but not a UNIX socket reached by its path, nor UDP; before
 //! ABI 6 not abstract sockets or signals either. So the command also gets namespaces of its own,

@@ -1,4 +1,4 @@
-//! Which paths the sandbox hides and protects, by what they really are (issue 33).
+//! Which paths the sandbox hides and protects, by what they really are (F-46).
 //!
 //! The user's secret files and folders are listed here, in one place: the sandbox hides them
 //! from commands, the file tools refuse them, and the Tools popover shows the list. Each entry

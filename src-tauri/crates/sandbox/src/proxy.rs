@@ -1,4 +1,4 @@
-//! "Only these hosts" (issue 33): a sandboxed command with its own network namespace reaches the
+//! "Only these hosts" (F-46): a sandboxed command with its own network namespace reaches the
 //! network only through this proxy, which Tollgate runs for the length of the command and which
 //! lets through connections to the listed hosts and nothing else.
 //!
@@ -11,7 +11,7 @@
 //! HTTP. A refused host gets a `403` that says why, and is remembered so the tool card can say
 //! what was refused.
 //!
-//! A listed name is not trusted to lead where its name says (issue 45):
+//! A listed name is not trusted to lead where its name says (SPEC §12):
 //! - the proxy resolves it itself and refuses it when any address it resolves to is not public
 //!   (loopback, a private network, the cloud metadata service…) unless that address is listed
 //!   literally, then connects to exactly the addresses it checked ([`check_addresses`]);

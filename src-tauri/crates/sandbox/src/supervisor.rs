@@ -52,7 +52,7 @@ pub fn program() -> Option<&'static PathBuf> {
 
 static SUPPORT: tokio::sync::OnceCell<SandboxSupport> = tokio::sync::OnceCell::const_new();
 
-/// What this system's sandbox can enforce (F-46, issue 33), found once by running the probe
+/// What this system's sandbox can enforce (F-46), found once by running the probe
 /// ([`crate::PROBE_ARG`]) in the supervisor binary; without a supervisor there is no
 /// sandbox either.
 pub async fn sandbox_support() -> SandboxSupport {
@@ -161,7 +161,7 @@ fn supervise(command: &str) -> i32 {
         eprintln!("tollgate: the command could not be supervised: {e}");
         return 126;
     }
-    // The sandbox (F-46, issue 33): the shell starts inside it — namespaces and Landlock — so
+    // The sandbox (F-46): the shell starts inside it — namespaces and Landlock — so
     // that the command and everything it starts stay there; this supervisor stays outside, out
     // of the command's reach. Without the sandbox it asked for, nothing runs.
     let mut shell = match sandbox_from_env() {

@@ -772,7 +772,7 @@ fn http_server(addr: &str, body: &'static str) -> u16 {
     port
 }
 
-/// "Only these hosts" (issue 33): with the network off and a host listed, a command reaches
+/// "Only these hosts" (F-46): with the network off and a host listed, a command reaches
 /// that host through Tollgate's proxy and no other — not an unlisted one through the proxy
 /// (refused, and named), not the listed one around the proxy, not by UDP.
 #[test]

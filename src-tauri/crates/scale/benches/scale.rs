@@ -1,4 +1,4 @@
-//! The engine's scale figures of issue 16 (F-71) on a heavy user's year — 10,000 chats,
+//! The engine's scale figures of F-71 (F-71) on a heavy user's year — 10,000 chats,
 //! 1,000,000 messages, 200,000 tool calls (`tollgate_scale`, generated once into
 //! `target/bench-data/scale-year-<seed>` and reused) — through the same service calls the
 //! window makes. Each figure is printed beside its target first, then measured by criterion:

@@ -1,4 +1,4 @@
-//! A heavy user's year, generated (F-71, issue 16): chats of realistic shape — questions,
+//! A heavy user's year, generated (F-71): chats of realistic shape — questions,
 //! markdown answers with code, tool calls with their results and records, rules, ask-once
 //! records and variables — written through the store's own writers (`import_chat`, the record,
 //! rule and variable writers), so the database is exactly what the app would have written.

@@ -321,7 +321,7 @@ fn percent_encode(bytes: &[u8], upper: bool) -> String {
 /// `text` without any secret this process holds (provider keys, MCP secrets), each replaced by
 /// [`REDACTED`], nor any of the forms a command can turn one into ([`forms`]: base64, hex,
 /// reversed, percent-encoded): what a tool result goes through before it is stored, shown, put
-/// in a variable or sent (issue 33). Unlike [`redact`], nothing else is touched: a token shape
+/// in a variable or sent (F-46). Unlike [`redact`], nothing else is touched: a token shape
 /// in a file the model reads is the file's, not Tollgate's. Borrowed when there was nothing to
 /// hide.
 ///

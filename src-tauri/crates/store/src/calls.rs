@@ -26,7 +26,7 @@ pub struct CallStart {
     pub requested_name: String,
     pub raw_args: String,
     pub started_at: i64,
-    /// Made by the view of call `c<view_of>` (issue 47), not by the model.
+    /// Made by the view of call `c<view_of>` (F-96), not by the model.
     pub view_of: Option<u64>,
 }
 
@@ -58,7 +58,7 @@ pub struct CallFinish {
     pub guard: GuardMark,
     pub ended_at: i64,
     pub duration_ms: i64,
-    /// The call's view (issue 47) and the result as the server returned it, for the view:
+    /// The call's view (F-96) and the result as the server returned it, for the view:
     /// kept so the view shows again after a restart without calling the tool again.
     pub view: Option<(McpViewLink, Option<String>)>,
 }
@@ -164,7 +164,7 @@ pub struct RecordedCall {
     /// How it went through the provenance gate (F-85).
     #[serde(default)]
     pub guard: GuardMark,
-    /// The view its server ships with the result (issue 47).
+    /// The view its server ships with the result (F-96).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub view: Option<McpViewLink>,

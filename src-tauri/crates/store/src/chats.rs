@@ -255,7 +255,7 @@ impl Store {
     /// The chat's row goes at once, with its rules; its messages, calls, records and variables
     /// stay behind, unreachable (every read starts from the chat), until
     /// [`Store::purge_deleted`] removes them in small steps. A 10,000-message chat would
-    /// otherwise hold the database for the length of one long cascade (issue 16).
+    /// otherwise hold the database for the length of one long cascade (F-71).
     pub async fn delete_chat(&self, id: ChatId) -> StoreResult<()> {
         let deleted = self
             .call(move |c| {

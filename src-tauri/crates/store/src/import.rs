@@ -87,7 +87,7 @@ impl Store {
                                 // Numbered again: a file may repeat or skip numbers.
                                 seq: u64::try_from(n).unwrap_or(u64::MAX).saturating_add(1),
                                 // A view is never shown from a file: its page would run on
-                                // what someone else wrote (issue 47).
+                                // what someone else wrote (F-96).
                                 view: None,
                                 view_of: None,
                                 ..call.clone()

@@ -247,7 +247,7 @@ CREATE TRIGGER chats_branch_revises AFTER UPDATE OF leaf_id ON chats
 BEGIN UPDATE chats SET revision = revision + 1 WHERE id = NEW.id; END;
 "#;
 
-/// The provenance gate (issue 35, F-80…F-85): where a variable's and a call's content came from
+/// The provenance gate (SPEC §10, F-80…F-85): where a variable's and a call's content came from
 /// (JSON lists of `Source`), what the call could do, and how it went through the gate.
 const V12: &str = r#"
 ALTER TABLE variables ADD COLUMN sources TEXT;
@@ -257,7 +257,7 @@ ALTER TABLE tool_calls ADD COLUMN guard TEXT NOT NULL DEFAULT 'quiet';
 CREATE INDEX tool_calls_tool ON tool_calls(tool, started_at);
 "#;
 
-/// Files written from untrusted content (issue 45): a file keeps the sources of what was written
+/// Files written from untrusted content (SPEC §12): a file keeps the sources of what was written
 /// into it, by workspace, path and the hash of its content, across chats and restarts.
 const V13: &str = r#"
 CREATE TABLE file_taint (
@@ -270,7 +270,7 @@ CREATE TABLE file_taint (
 );
 "#;
 
-/// MCP Apps views (issue 47): a call's view and the result it shows, the calls a view made,
+/// MCP Apps views (F-96): a call's view and the result it shows, the calls a view made,
 /// and the views' documents as last read from their servers (shown again after a restart
 /// without asking the server).
 const V14: &str = r#"
@@ -287,7 +287,7 @@ CREATE TABLE mcp_views (
 );
 "#;
 
-/// Taint that travels with content (issue 55): the hashes of the lines written from untrusted
+/// Taint that travels with content (F-97): the hashes of the lines written from untrusted
 /// content, whatever file or path holds them now, each with the sources it came from.
 const V15: &str = r#"
 CREATE TABLE tainted_lines (

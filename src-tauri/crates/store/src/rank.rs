@@ -2,7 +2,7 @@
 //!
 //! FTS5's `bm25()` weighs each query word by how many messages hold it, and counts them by
 //! walking every message that matches the word: about 10 ms a word on a year of messages, twice
-//! that for the prefix the last word is, which was more than the rest of a search (issue 16).
+//! that for the prefix the last word is, which was more than the rest of a search (F-71).
 //! Here a word's share of the messages is read from how far back its newest 200 matches reach,
 //! which takes a fraction of a millisecond; its counts in each message come from the message.
 

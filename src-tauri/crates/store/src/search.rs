@@ -44,7 +44,7 @@ const EXCERPT_WORDS: usize = 10;
 /// At most this many hits.
 const MAX_HITS: usize = 50;
 /// Matching messages ranked, newest first: a heavy user's common word matches a good part of a
-/// million messages, and scoring them all would take far longer than a keystroke (issue 16).
+/// million messages, and scoring them all would take far longer than a keystroke (F-71).
 /// The newest matches are the ones a user looks for; a rare word is in fewer than this anyway.
 const RANKED_MATCHES: usize = 2_000;
 

@@ -1,4 +1,4 @@
-//! Files written from untrusted content (issue 45): the sources of what went into a file, kept
+//! Files written from untrusted content (SPEC §12): the sources of what went into a file, kept
 //! by its workspace, its path and the hash of its content. A file read later — in another chat,
 //! on another branch, after a restart — carries those sources; a file whose content changed by
 //! other means (the user edited it) no longer does, and its record goes.

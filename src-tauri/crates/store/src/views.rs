@@ -1,4 +1,4 @@
-//! MCP Apps views (issue 47): what a call's view shows, kept so that it shows again after a
+//! MCP Apps views (F-96): what a call's view shows, kept so that it shows again after a
 //! restart from the stored result and the document last read, without calling the tool or
 //! asking the server.
 

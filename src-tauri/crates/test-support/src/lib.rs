@@ -1,10 +1,15 @@
 //! What the crates' tests share, so each crate's tests live with the crate (`cargo test -p X`
-//! runs everything about X) without copying their helpers: running git as the user would, and a
-//! folder for a test's files that a sandboxed command sees where it is. For tests only: it
-//! depends on no crate of Tollgate's.
+//! runs everything about X) without copying their helpers: running git as the user would, a
+//! folder for a test's files that a sandboxed command sees where it is, and waiting for a state
+//! ([`wait`]). For tests only. Without features it depends on no crate of Tollgate's; with
+//! `executor` it adds the executor's harness ([`executor`]), for the crates at and above it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
 use std::path::Path;
+
+#[cfg(feature = "executor")]
+pub mod executor;
+pub mod wait;
 
 /// Runs `git args` in `dir` as the user would, outside any sandbox, and answers what it
 /// printed; the test fails when git does.

@@ -1,4 +1,4 @@
-//! The files a command changed in its workspace (issue 33): before the user runs a blocked
+//! The files a command changed in its workspace (F-46): before the user runs a blocked
 //! command again without the sandbox, they see which files the blocked run itself left changed
 //! — a Makefile or build script it rewrote would run with full access next.
 //!
@@ -47,7 +47,7 @@ impl Files {
     }
 
     /// The regular files under `workspace` that are new or changed since this was taken,
-    /// relative, sorted: what a command wrote (issue 55), and nothing the world wrote before it
+    /// relative, sorted: what a command wrote (F-97), and nothing the world wrote before it
     /// started.
     pub fn written_since(&self, workspace: &Path) -> Vec<String> {
         let mut written = Vec::new();

@@ -55,7 +55,7 @@ pub struct ToolGroup {
     pub title: String,
     pub description: String,
     pub tools: Vec<Arc<dyn Tool>>,
-    /// Tools only the group's server's views may call (MCP Apps, issue 47): registered, never
+    /// Tools only the group's server's views may call (MCP Apps, F-96): registered, never
     /// offered to the model.
     pub view_tools: Vec<Arc<dyn Tool>>,
     pub enabled_by_default: bool,
@@ -101,7 +101,7 @@ impl ToolGroup {
         self
     }
 
-    /// Adds a tool only the server's views may call (issue 47).
+    /// Adds a tool only the server's views may call (F-96).
     pub fn view_tool(mut self, tool: impl super::Tool) -> Self {
         self.view_tools.push(Arc::new(tool));
         self

@@ -90,22 +90,22 @@ pub struct ToolSpec {
     /// What its results hold, so the gate can label them with their source (F-80).
     pub content: ContentKind,
     /// Which definition of the tool this is (an MCP tool's fingerprint), so a call granted for
-    /// one definition never runs on the next (issue 36). `None` for built-in tools.
+    /// one definition never runs on the next (SPEC §11). `None` for built-in tools.
     pub revision: Option<Arc<str>>,
-    /// Set while the tool's grants are set aside because it changed (issue 36).
+    /// Set while the tool's grants are set aside because it changed (SPEC §11).
     pub review: Option<Arc<tollgate_protocol::ToolChange>>,
     /// The JSON pointers of the arguments that name where a call goes or whom it acts on
-    /// (issue 45): read from the schema, or declared; the user may override them.
+    /// (SPEC §12): read from the schema, or declared; the user may override them.
     pub targets: Arc<[String]>,
-    /// The argument naming the workspace file a successful call writes (issue 45): the file
+    /// The argument naming the workspace file a successful call writes (SPEC §12): the file
     /// keeps the sources of the untrusted content the model had read when it wrote it.
     pub writes_file: Option<&'static str>,
-    /// The view its server ships with its results (MCP Apps, issue 47), if any.
+    /// The view its server ships with its results (MCP Apps, F-96), if any.
     pub view: Option<Arc<tollgate_protocol::McpViewLink>>,
     /// The tool's server's views may call it (`_meta.ui.visibility` has `"app"`). A view calls
     /// only its own server's tools, and only these.
     pub callable_by_view: bool,
-    /// Its parameters the server's review flagged (issue 55), marked on a call's card.
+    /// Its parameters the server's review flagged (F-97), marked on a call's card.
     pub flagged: Arc<[tollgate_protocol::FlaggedParameter]>,
 }
 
@@ -157,19 +157,19 @@ impl ToolSpec {
         }
     }
 
-    /// The parameters the server's review flagged, for the card to mark (issue 55).
+    /// The parameters the server's review flagged, for the card to mark (F-97).
     pub fn flagged(mut self, flagged: Vec<tollgate_protocol::FlaggedParameter>) -> Self {
         self.flagged = flagged.into();
         self
     }
 
-    /// Which definition of the tool this is (issue 36).
+    /// Which definition of the tool this is (SPEC §11).
     pub fn revision(mut self, revision: impl Into<Arc<str>>) -> Self {
         self.revision = Some(revision.into());
         self
     }
 
-    /// Sets the tool's grants aside until `change` is accepted (issue 36).
+    /// Sets the tool's grants aside until `change` is accepted (SPEC §11).
     pub fn under_review(mut self, change: tollgate_protocol::ToolChange) -> Self {
         self.review = Some(Arc::new(change));
         self
@@ -182,14 +182,14 @@ impl ToolSpec {
     }
 
     /// Declares which arguments are targets (argument names or JSON pointers), in place of
-    /// what the schema suggests (issue 45).
+    /// what the schema suggests (SPEC §12).
     pub fn targets(mut self, targets: &[&str]) -> Self {
         let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
         self.targets = tollgate_provenance::targets::declared(&names).into();
         self
     }
 
-    /// Names the argument holding the workspace file a call writes (issue 45).
+    /// Names the argument holding the workspace file a call writes (SPEC §12).
     pub fn writes_file(mut self, argument: &'static str) -> Self {
         self.writes_file = Some(argument);
         self
@@ -345,7 +345,7 @@ pub struct ToolContext {
 impl ToolContext {
     /// Streams output into the tool-chain log while the tool runs (F-43): `text`, after
     /// `skipped` characters of the stream that the log is not shown (a flood keeps a tail).
-    /// Tollgate's own secrets never show there (issue 33).
+    /// Tollgate's own secrets never show there (F-46).
     pub fn emit_output(&self, stream: OutputStream, text: impl Into<String>, skipped: u64) {
         let text = tollgate_secrets::redact_known_owned(text.into());
         self.sink.emit(ToolEvent::OutputDelta {
@@ -359,7 +359,7 @@ impl ToolContext {
 }
 
 impl ToolContext {
-    /// Shows how far the call has got on its card (an MCP server's progress reports, issue 36).
+    /// Shows how far the call has got on its card (an MCP server's progress reports, SPEC §11).
     /// The server wrote the message, so Tollgate's own secrets are taken out of it.
     pub fn emit_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         self.sink.emit(ToolEvent::Progress {
@@ -421,7 +421,7 @@ pub trait Tool: Send + Sync + 'static {
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError>;
 
     /// Whether the definition this tool was granted for is still the one its source serves
-    /// (issue 45): asked before a rule, a record or an `auto` policy made against it lets a
+    /// (SPEC §12): asked before a rule, a record or an `auto` policy made against it lets a
     /// call run for the first time in a chat. A tool of Tollgate's own cannot change under it.
     async fn still_as_granted(&self) -> Result<Granted, String> {
         Ok(Granted::Same)
@@ -440,7 +440,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// The result as its source returned it, for a view to read (an MCP tool's
-    /// `CallToolResult`, issue 47); `None` for a tool no view reads.
+    /// `CallToolResult`, F-96); `None` for a tool no view reads.
     fn raw_result(&self, _data: &Value) -> Option<Value> {
         None
     }

@@ -43,7 +43,7 @@ pub struct RegisteredTool {
 pub struct Registry {
     groups: Vec<ToolGroup>,
     tools: HashMap<String, RegisteredTool>,
-    /// Tools only a server's view may call (issue 47): never offered to the model, never found
+    /// Tools only a server's view may call (F-96): never offered to the model, never found
     /// by [`Registry::tool`].
     view_only: HashMap<String, RegisteredTool>,
 }
@@ -153,7 +153,7 @@ impl Registry {
         self.tools.get(name)
     }
 
-    /// A tool a view of group `group`'s server may call by exact name (issue 47): one of the
+    /// A tool a view of group `group`'s server may call by exact name (F-96): one of the
     /// group's own tools that says so, offered to the model or not. Another server's tool, a
     /// built-in tool, or one kept from views is `None`.
     pub fn view_tool(&self, group: &str, name: &str) -> Option<&RegisteredTool> {

@@ -315,7 +315,7 @@ impl RunSandbox {
     ) -> SandboxReport {
         if let Some((spec, _)) = &self.confined {
             // Each refusal as the proxy gave it: an unlisted host, a listed name that leads to
-            // a private address, a tunnel that names another host (issue 45).
+            // a private address, a tunnel that names another host (SPEC §12).
             let refused = self
                 .proxy
                 .as_ref()

@@ -10,7 +10,6 @@
 //! change to it rebuilds this crate and the binary only. It must never depend on Tauri or the
 //! app.
 
-mod schedule;
 pub mod text_calls;
 mod turn;
 

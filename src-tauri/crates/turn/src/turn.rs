@@ -3,7 +3,6 @@
 //! calling a tool, the round limit is reached, the user stops, or something fails (see
 //! [`run_rounds`] for the stages).
 
-use crate::schedule::{self, RepeatTracker};
 use crate::text_calls::parse_text_calls;
 use crate::{idle_timeout, save_interval};
 use std::sync::Arc;
@@ -15,7 +14,8 @@ use tollgate_engine::chat::history::{
 };
 use tollgate_engine::chat::retry::NextStep;
 use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnOutcome};
-use tollgate_engine::executor::{CallOrigin, ToolCallResult};
+use tollgate_engine::executor::{CallOrigin, RepeatTracker, RoundLimits};
+use tollgate_engine::executor::{ToolCallRequest, ToolCallResult};
 use tollgate_engine::names::{repair_name, NameMatch};
 use tollgate_engine::parse::RawArguments;
 use tollgate_engine::protocol::{EventSink, ToolEvent};
@@ -388,7 +388,7 @@ impl<'a> Rounds<'a> {
             .tool_calls
             .iter()
             .zip(raw_args)
-            .map(|(c, args)| schedule::request(&c.id, &c.name, args))
+            .map(|(c, args)| ToolCallRequest::new(&c.id, &c.name, args))
             .collect();
         if !tools_allowed {
             return requests
@@ -396,16 +396,13 @@ impl<'a> Rounds<'a> {
                 .map(|r| turn.exec.skip(r, &origin, ROUND_LIMIT_REACHED))
                 .collect();
         }
-        schedule::run_calls(
-            &turn.exec,
-            requests,
-            origin,
-            &mut self.repeats,
-            turn.settings.doom_loop_threshold,
-            turn.settings.max_parallel,
-            self.cancel,
-        )
-        .await
+        let limits = RoundLimits {
+            doom_loop_threshold: turn.settings.doom_loop_threshold,
+            max_parallel: turn.settings.max_parallel,
+        };
+        turn.exec
+            .run_round(requests, origin, &mut self.repeats, limits, self.cancel)
+            .await
     }
 
     /// The user's unsandboxed rerun of a call (F-46), as a round of its own: an answer holding
@@ -437,7 +434,7 @@ impl<'a> Rounds<'a> {
         let mut results = Vec::with_capacity(1);
         for c in &completion.tool_calls {
             let request =
-                schedule::request(&c.id, &c.name, RawArguments::Text(c.arguments.clone()));
+                ToolCallRequest::new(&c.id, &c.name, RawArguments::Text(c.arguments.clone()));
             results.push(
                 self.turn
                     .exec

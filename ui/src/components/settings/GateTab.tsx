@@ -1,7 +1,7 @@
 /**
  * Settings → Gate (F-82, F-85): the provenance gate's switch (turning it off is a warned choice),
  * what the user trusts in every chat (web hosts, folders, MCP servers, tools), the folders whose
- * workspaces count as untrusted, the files tools wrote from untrusted content (issue 45), and the
+ * workspaces count as untrusted, the files tools wrote from untrusted content (SPEC §12), and the
  * autonomy figures across all chats.
  */
 import { useState } from "preact/hooks";

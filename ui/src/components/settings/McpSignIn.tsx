@@ -1,5 +1,5 @@
 /**
- * A remote MCP server's sign-in (issue 36), in its card in Settings → MCP servers: whether the
+ * A remote MCP server's sign-in (SPEC §11), in its card in Settings → MCP servers: whether the
  * user is signed in and with which authorization server, or that the server wants a sign-in
  * (first time, or again after it expired or was revoked), or that the browser is open and
  * Tollgate waits for it — with Sign in, Cancel and Sign out. The token itself never reaches the

@@ -225,7 +225,7 @@ function ServerCard(props: { server: McpServerView; noSandbox: boolean; onEdit: 
 }
 
 /**
- * Where a running server's first-sight review stands (issue 45): a server not reviewed, or
+ * Where a running server's first-sight review stands (SPEC §12): a server not reviewed, or
  * changed since, says so and opens its review; a reviewed one can be read again.
  */
 function ReviewLine(props: { server: McpServerView; onChanged: () => void }) {

@@ -52,7 +52,7 @@ function targetsText(targets: string[]): string {
 /**
  * What a call of the tool may do (F-81), as the tool says or as the user set it; for an MCP
  * tool whose server's claim nobody confirmed, that it is only a claim and a button to confirm
- * it (issue 45). Below, the arguments that name where a call goes.
+ * it (SPEC §12). Below, the arguments that name where a call goes.
  */
 function EffectsEditor(props: {
   effects: ToolEffects;

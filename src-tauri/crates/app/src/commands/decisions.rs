@@ -1,5 +1,5 @@
 //! Decisions on approvals (F-05, F-06), answers to `ask_user` (F-24) and to MCP servers'
-//! questions (issue 36).
+//! questions (SPEC §11).
 
 use crate::state::AppState;
 use std::collections::HashMap;
@@ -8,7 +8,7 @@ use tollgate_engine::protocol::{CommandError, ElicitationAnswer};
 use tollgate_engine::{ApprovalId, ChatId, Decision, PendingApproval};
 
 #[tauri::command]
-pub async fn decide(
+pub async fn answer_approval(
     state: State<'_, AppState>,
     chat: ChatId,
     id: String,
@@ -16,7 +16,7 @@ pub async fn decide(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
-        .decide(chat, &ApprovalId::from_string(id), decision)
+        .answer_approval(chat, &ApprovalId::from_string(id), decision)
         .await?)
 }
 
@@ -32,7 +32,7 @@ pub fn answer_question(
         .answer(chat, &ApprovalId::from_string(id), answer)?)
 }
 
-/// The user's answer to an MCP server's question (issue 36).
+/// The user's answer to an MCP server's question (SPEC §11).
 #[tauri::command]
 pub fn answer_elicitation(
     state: State<'_, AppState>,

@@ -58,7 +58,7 @@ pub async fn restart_mcp_server(
     Ok(state.app.restart_mcp_server(&name)?)
 }
 
-/// Accepts an MCP tool as it is now, after its change was read (issue 36). `fingerprint` names
+/// Accepts an MCP tool as it is now, after its change was read (SPEC §11). `fingerprint` names
 /// the definition the user read: a tool changed again since is not accepted.
 #[tauri::command]
 pub async fn accept_mcp_tool_change(
@@ -73,7 +73,7 @@ pub async fn accept_mcp_tool_change(
         .await?)
 }
 
-/// The first-sight review of a running server (issue 45): its instructions, its tools and what
+/// The first-sight review of a running server (SPEC §12): its instructions, its tools and what
 /// they claim, what the scan flags.
 /// Async: off the main thread, so drawing the window never waits for the scan.
 #[tauri::command]
@@ -85,7 +85,7 @@ pub async fn mcp_server_review(
 }
 
 /// Confirms what the user read in a server's review (`fingerprint`) with the effects they
-/// settled on per tool (issue 45).
+/// settled on per tool (SPEC §12).
 #[tauri::command]
 pub async fn confirm_mcp_server(
     state: State<'_, AppState>,
@@ -99,7 +99,7 @@ pub async fn confirm_mcp_server(
         .await?)
 }
 
-/// Signs in to a remote server (issue 36): the system browser opens at its authorization
+/// Signs in to a remote server (SPEC §11): the system browser opens at its authorization
 /// server; resolves when the browser came back (or the sign-in was cancelled or timed out).
 #[tauri::command]
 pub async fn sign_in_mcp_server<R: tauri::Runtime>(

@@ -55,7 +55,7 @@ commands![
     turns::rerun_unsandboxed,
     turns::show_branch,
     turns::stop_turn,
-    decisions::decide,
+    decisions::answer_approval,
     decisions::answer_question,
     decisions::answer_elicitation,
     decisions::pending_approvals,

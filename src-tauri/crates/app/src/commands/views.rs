@@ -1,4 +1,4 @@
-//! MCP Apps views (issue 47): prepare a call's view for its frame, and what the view asks the
+//! MCP Apps views (F-96): prepare a call's view for its frame, and what the view asks the
 //! host for — a call to its own server's tools (through the chat's gate) and a read of its
 //! server's resources. The frame itself has no way to these commands: the window's own code
 //! calls them for it, after checking what it asked.

@@ -173,7 +173,7 @@ pub enum TurnInput {
     Rerun {
         message: UserInput,
         call: crate::providers::AssistantToolCall,
-        /// The call repeated and where it ran (issue 33).
+        /// The call repeated and where it ran (F-46).
         of: crate::executor::Rerun,
     },
 }

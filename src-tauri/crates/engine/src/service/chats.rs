@@ -40,7 +40,7 @@ pub struct ChatRevision {
     pub revision: i64,
     pub running: bool,
     /// Calls waiting for the user's answer: a chat with no turn has them when a server's view
-    /// made a call (issue 47), and they change nothing in its revision.
+    /// made a call (F-96), and they change nothing in its revision.
     pub waiting: u32,
 }
 

@@ -67,7 +67,7 @@ impl Tollgate {
         Ok(self.executor(chat).await?.unendorse(&source).await?)
     }
 
-    /// The files tools wrote from untrusted content (issue 45), newest first.
+    /// The files tools wrote from untrusted content (SPEC §12), newest first.
     pub async fn written_files(&self) -> Result<Vec<WrittenFile>, ServiceError> {
         Ok(self.store.written_files().await?)
     }

@@ -27,7 +27,7 @@ pub const MCP_SETTINGS_KEY: &str = "mcp";
 pub struct McpServerView {
     pub config: McpServerConfig,
     pub state: McpServerState,
-    /// The user's sign-in to this remote server (issue 36); the tokens stay in the keychain.
+    /// The user's sign-in to this remote server (SPEC §11); the tokens stay in the keychain.
     pub sign_in: Option<crate::mcp::oauth::OAuthRecord>,
     /// A sign-in is waiting for the browser.
     pub signing_in: bool,
@@ -75,7 +75,7 @@ fn inline_account(name: &str) -> String {
     format!("mcp-server-{name}-inline")
 }
 
-/// The keychain account of a server's OAuth client secret (issue 47).
+/// The keychain account of a server's OAuth client secret (F-96).
 fn client_secret_account(name: &str) -> String {
     format!("mcp-server-{name}-client-secret")
 }
@@ -125,7 +125,7 @@ impl Tollgate {
         }
     }
 
-    /// Saves the book of accepted MCP tool definitions (issue 36) if it changed. Saves are
+    /// Saves the book of accepted MCP tool definitions (SPEC §11) if it changed. Saves are
     /// serialised, so an older book never lands after a newer one.
     pub(super) async fn save_review_book(&self) -> Result<(), ServiceError> {
         let _turn = self.review_saves.lock().await;
@@ -229,7 +229,7 @@ impl Tollgate {
     }
 
     /// The secret values stored under `account`; each becomes a known secret that no tool
-    /// result carries (issue 33).
+    /// result carries (F-46).
     async fn secrets_of(&self, account: &str) -> Result<BTreeMap<String, String>, ServiceError> {
         self.secrets_of_kind(account, Remembered::Values).await
     }
@@ -313,7 +313,7 @@ impl Tollgate {
     }
 
     /// [`Self::save_mcp_server`]; `replacing`: the settings come from elsewhere (an import), so
-    /// what was granted to the server before does not vouch for this one (issue 36).
+    /// what was granted to the server before does not vouch for this one (SPEC §11).
     async fn save_server(
         &self,
         mut config: McpServerConfig,
@@ -476,7 +476,7 @@ impl Tollgate {
         self.save_review_book().await
     }
 
-    /// Accepts an MCP tool as it is now, after its change was read (issue 36): the rules,
+    /// Accepts an MCP tool as it is now, after its change was read (SPEC §11): the rules,
     /// records and policy set for it apply again. `fingerprint` names the definition the user
     /// read; if the server changed the tool again since, nothing is accepted.
     pub async fn accept_mcp_tool_change(

@@ -1,4 +1,4 @@
-//! Signing in to remote MCP servers as the app manages it (issue 36): which servers the user is
+//! Signing in to remote MCP servers as the app manages it (SPEC §11): which servers the user is
 //! signed in to (settings key [`SIGN_INS_KEY`], no secret in it; the tokens are in the
 //! keychain), the sign-in itself (one at a time per server, cancellable), and signing out.
 //! A record stays bound to the URL it was made for: a server edited to point elsewhere loses

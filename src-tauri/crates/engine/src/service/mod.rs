@@ -81,7 +81,7 @@ pub struct AppSettings {
     pub notify: bool,
     /// ... and asks for the window's attention (the taskbar's urgency hint) (F-59).
     pub attention_hint: bool,
-    /// Show the views MCP servers ship with their tools (MCP Apps, issue 47); each server
+    /// Show the views MCP servers ship with their tools (MCP Apps, F-96); each server
     /// has its own switch too.
     pub mcp_views: bool,
 }
@@ -212,12 +212,12 @@ pub struct Tollgate {
     registry: RwLock<Arc<Registry>>,
     /// The MCP servers (F-45).
     pub mcp: Arc<crate::mcp::McpManager>,
-    /// The questions MCP servers ask the user (issue 36).
+    /// The questions MCP servers ask the user (SPEC §11).
     pub elicitations: Arc<crate::mcp::elicitation::ElicitationHub>,
     mcp_configs: Mutex<Vec<crate::mcp::McpServerConfig>>,
     /// Taken while the MCP review book is taken and saved, so saves land in the order taken.
     review_saves: tokio::sync::Mutex<()>,
-    /// The remote servers the user signed in to (issue 36), by server name.
+    /// The remote servers the user signed in to (SPEC §11), by server name.
     mcp_sign_ins: Mutex<std::collections::BTreeMap<String, crate::mcp::oauth::OAuthRecord>>,
     /// The sign-ins waiting for the browser, to cancel.
     mcp_signing_in: Mutex<HashMap<String, CancellationToken>>,
@@ -238,7 +238,7 @@ pub struct Tollgate {
     /// Wakes the database's upkeep: purging what deleted chats left behind, merging the search
     /// index (F-71).
     purger: Arc<tokio::sync::Notify>,
-    /// MCP Apps views waiting for their frames (issue 47).
+    /// MCP Apps views waiting for their frames (F-96).
     views: views::ViewDocuments,
 }
 
@@ -436,7 +436,7 @@ impl Tollgate {
                 turns.is_empty()
             };
             // What the turn held (its request carries the whole history) is free now: give it
-            // back to the system, once no other turn is running (issue 16's long session).
+            // back to the system, once no other turn is running (F-71's long session).
             if idle {
                 drop(on_event);
                 let _ = tokio::task::spawn_blocking(crate::heap::release_free_memory).await;
@@ -470,13 +470,13 @@ impl Tollgate {
     }
 
     /// Delivers a decision for one of `chat`'s approvals.
-    pub async fn decide(
+    pub async fn answer_approval(
         &self,
         chat: ChatId,
         id: &ApprovalId,
         decision: Decision,
     ) -> Result<(), ServiceError> {
-        Ok(self.executor(chat).await?.decide(id, decision)?)
+        Ok(self.executor(chat).await?.answer_approval(id, decision)?)
     }
 
     /// Answers an `ask_user` question of `chat`.
@@ -489,7 +489,7 @@ impl Tollgate {
         Ok(self.questions.answer(chat, id, answer)?)
     }
 
-    /// The user's answer to an MCP server's question (issue 36). A form that does not fit the
+    /// The user's answer to an MCP server's question (SPEC §11). A form that does not fit the
     /// server's schema is refused and the question keeps waiting.
     pub fn answer_elicitation(
         &self,

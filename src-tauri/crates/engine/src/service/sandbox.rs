@@ -10,7 +10,7 @@ use crate::providers::AssistantToolCall;
 use std::sync::Arc;
 
 impl Tollgate {
-    /// The paths no sandboxed command and no file tool reads (issue 33), as the Tools popover
+    /// The paths no sandboxed command and no file tool reads (F-46), as the Tools popover
     /// lists them: the user's secret paths (each also where a symlink really leads) and
     /// Tollgate's data folder; `~` for the home folder.
     pub fn hidden_paths(&self) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! The first-sight review of an MCP server (issue 45), as the window asks for it and confirms
+//! The first-sight review of an MCP server (SPEC §12), as the window asks for it and confirms
 //! it: what the server says and what its tools claim to do, on one screen; confirming makes the
 //! server's texts trusted as read and each tool's effects the user's own word.
 

@@ -1,4 +1,4 @@
-//! MCP Apps views (SEP-1865, issue 47) as the service hosts them: a call's view is prepared
+//! MCP Apps views (SEP-1865, F-96) as the service hosts them: a call's view is prepared
 //! from the stored result and the server's document (read once, then kept), served to one frame
 //! load under a policy built from what the document declares, and what the view asks for comes
 //! back here — a call to its own server's tools through the chat's gate, a read of its server's

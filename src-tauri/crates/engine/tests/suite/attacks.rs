@@ -116,7 +116,7 @@ async fn an_empty_pattern_never_means_every_call() {
     let p = h.next_approval().await;
     for pattern in ["", "   ", "\t\n"] {
         let err = exec
-            .decide(
+            .answer_approval(
                 &p.id,
                 Decision::Execution(ExecutionDecision::AlwaysAllow {
                     scope: RuleScopeChoice::AllChats,
@@ -142,7 +142,7 @@ async fn an_empty_pattern_never_means_every_call() {
         )
         .await
         .is_err());
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         Decision::Execution(ExecutionDecision::AlwaysAllow {
             scope: RuleScopeChoice::ThisChat,
@@ -180,7 +180,7 @@ async fn path_rules_match_the_resolved_path_not_the_typed_one() {
         ),
     );
     let p = h.next_approval().await;
-    exec.decide(&p.id, deny()).unwrap();
+    exec.answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(!ws.path().join(".git/config").exists());
 }
@@ -242,7 +242,7 @@ async fn ask_once_records_are_bound_to_the_workspace() {
         .unwrap();
     let task = spawn(&exec, call("read_thing", json!({"text": "./build.sh"})));
     let p = h.next_approval().await;
-    exec.decide(&p.id, Decision::Execution(ExecutionDecision::AllowForChat))
+    exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowForChat))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
     let again = run(&exec, call("read_thing", json!({"text": "./build.sh"}))).await;
@@ -259,7 +259,7 @@ async fn ask_once_records_are_bound_to_the_workspace() {
         .unwrap();
     let task = spawn(&exec, call("read_thing", json!({"text": "./build.sh"})));
     let p = h.next_approval().await;
-    exec.decide(&p.id, deny()).unwrap();
+    exec.answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert_eq!(h.ran().len(), 2, "folder B asked, and the denial held");
 }
@@ -286,7 +286,7 @@ async fn detached_processes_die_with_their_command() {
         ),
     );
     let p = h.next_approval().await;
-    exec.decide(&p.id, allow_once()).unwrap();
+    exec.answer_approval(&p.id, allow_once()).unwrap();
     // The call ends with the shell (a held pipe would keep it waiting for 600 s; the test would
     // time out instead).
     let r = tokio::time::timeout(Duration::from_secs(60), task)
@@ -338,12 +338,12 @@ async fn a_rule_revoked_while_the_call_waits_its_turn_asks_again() {
     places[0].done();
     let p = h.next_approval().await;
     assert!(matches!(p.request, ApprovalRequest::Execution { .. }));
-    exec.decide(&p.id, deny()).unwrap();
+    exec.answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(h.ran().is_empty());
 }
 
-/// Issue 36: a call granted for one definition of a tool, waiting its turn while the server
+/// SPEC §11: a call granted for one definition of a tool, waiting its turn while the server
 /// redefines the tool (another revision under the same name), does not run on the new one.
 #[tokio::test]
 async fn a_tool_redefined_while_the_call_waits_its_turn_is_refused() {
@@ -404,7 +404,7 @@ async fn a_workspace_switched_after_approval_refuses_the_call() {
         places[1].clone(),
     );
     let p = h.next_approval().await;
-    exec.decide(&p.id, allow_once()).unwrap();
+    exec.answer_approval(&p.id, allow_once()).unwrap();
     exec.set_workspace(Some(b.path().to_path_buf()))
         .await
         .unwrap();

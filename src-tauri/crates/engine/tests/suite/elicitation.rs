@@ -1,4 +1,4 @@
-//! MCP servers' questions to the user (elicitation, issue 36) against the official TypeScript
+//! MCP servers' questions to the user (elicitation, SPEC §11) against the official TypeScript
 //! SDK's `elicitationFormExample` server: its `register_user` tool asks for a form while it
 //! runs. The question reaches the call's chat saying which server asks; an answer that does not
 //! fit the schema is refused and the question keeps waiting; the answer the user gives is the
@@ -34,7 +34,7 @@ async fn register(
     });
     crate::common::eventually("the call asks", || !app.pending(chat).is_empty()).await;
     let approval = app.pending(chat).pop().unwrap();
-    app.decide(
+    app.answer_approval(
         chat,
         &approval.id,
         Decision::Execution(ExecutionDecision::AllowOnce),

@@ -1,4 +1,4 @@
-//! The provenance gate's pieces against real SQLite files (issue 35; F-80…F-85): a held card and
+//! The provenance gate's pieces against real SQLite files (SPEC §10; F-80…F-85): a held card and
 //! the endorsement that lifts it, forged endorsements, the exposure of the branch on screen,
 //! the ways out, what is recorded for the autonomy figures, and the rule preview.
 
@@ -99,7 +99,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         ],
     ] {
         let err = exec
-            .decide(
+            .answer_approval(
                 &card.id,
                 Decision::Execution(ExecutionDecision::EndorseAndAllow { sources: forged }),
             )
@@ -107,7 +107,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         assert!(matches!(err, ApprovalError::NotEndorsable), "{err}");
     }
     assert_eq!(exec.pending().len(), 1);
-    exec.decide(
+    exec.answer_approval(
         &card.id,
         Decision::Execution(ExecutionDecision::EndorseAndAllow {
             sources: vec![offered.clone()],
@@ -135,7 +135,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         exposed_to("other.example", "x"),
     );
     let held = h.next_approval().await;
-    exec.decide(
+    exec.answer_approval(
         &held.id,
         Decision::Execution(ExecutionDecision::Deny { reason: None }),
     )
@@ -324,7 +324,7 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
 }
 
 /// "Ways out off" keeps the command tool only where the sandbox can take the commands' network
-/// (issue 45): with the chat's sandbox off, or a system that cannot close the network, the
+/// (SPEC §12): with the chat's sandbox off, or a system that cannot close the network, the
 /// switch would be a promise nothing keeps, so `run_command` goes with the other ways out.
 #[tokio::test]
 async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut() {
@@ -396,7 +396,7 @@ async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
         .is_err());
 }
 
-/// A file written from untrusted content keeps it (issue 45): read again it brings the page
+/// A file written from untrusted content keeps it (SPEC §12): read again it brings the page
 /// with it; changed by other means, it no longer does, and its record goes.
 #[tokio::test]
 async fn a_file_keeps_what_it_was_written_from_until_it_changes_by_other_means() {
@@ -448,7 +448,7 @@ async fn a_file_keeps_what_it_was_written_from_until_it_changes_by_other_means()
     );
 }
 
-/// Taint travels with the content (issue 55), tried as an attacker would route around the
+/// Taint travels with the content (F-97), tried as an attacker would route around the
 /// path string: a file written from a page is read in another chat whose workspace is a
 /// subfolder's parent reached through a symlink, reformatted (CRLF, re-indented), searched with
 /// grep, copied and printed by a command, and written by a command in an exposed chat. Each
@@ -570,7 +570,7 @@ async fn a_files_taint_follows_its_content_through_every_path_and_reader() {
 }
 
 /// Settings → Gate lists the files written from untrusted content, and trusting one there
-/// (issue 45) makes reading it, in any chat, no longer bring the page it was written from.
+/// (SPEC §12) makes reading it, in any chat, no longer bring the page it was written from.
 #[tokio::test]
 async fn a_file_the_user_trusts_no_longer_brings_what_it_was_written_from() {
     use tollgate_engine::policy::ExecutionPolicy;

@@ -1,4 +1,4 @@
-//! The injection suite of the provenance gate (issue 35; SECURITY.md, "Prompt injection"):
+//! The injection suite of the provenance gate (SPEC §10; SECURITY.md, "Prompt injection"):
 //! attacks in families, each with a benign twin that does the same kind of work
 //! without an attack, run as whole turns with the real tools (files, commands under the real
 //! supervisor, `fetch_url` against a real web server), two real MCP servers
@@ -1008,7 +1008,7 @@ fn pairs(base: &str, evil_base: &str) -> Vec<Pair> {
         });
     }
 
-    // P. A target a page chose, in the shapes a list of verbatim strings missed (issue 55):
+    // P. A target a page chose, in the shapes a list of verbatim strings missed (F-97):
     // short, full-width and retyped, assembled from pieces, a short account number, and a name
     // the user's own address book turns into the attacker's address. Nothing private is read:
     // the target itself is the harm.
@@ -1189,7 +1189,7 @@ fn pairs(base: &str, evil_base: &str) -> Vec<Pair> {
         },
     });
 
-    // The same file through other readers (issue 55): its lines carry the page's source
+    // The same file through other readers (F-97): its lines carry the page's source
     // whatever returns them — grep, a command's output — and a file the shell downloaded in an
     // exposed chat carries it too.
     let readers: [(&str, Step); 2] = [
@@ -1266,7 +1266,7 @@ fn pairs(base: &str, evil_base: &str) -> Vec<Pair> {
     });
 
     // N. A server's resource or prompt the user put in the composer: its text is the
-    // server's, not the user's (held since issue 36; kept so).
+    // server's, not the user's (held since SPEC §11; kept so).
     let resource = Source::McpResource {
         server: "mail".into(),
         uri: "mail://inbox/42".into(),
@@ -1758,7 +1758,7 @@ impl Lab {
                                 Decision::Result(ResultDecision::Approve)
                             }
                         };
-                        exec.decide(&approval.id, decision).unwrap();
+                        exec.answer_approval(&approval.id, decision).unwrap();
                         cards.push(approval);
                     }
                 }

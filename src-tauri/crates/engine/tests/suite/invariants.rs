@@ -478,7 +478,7 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                             prop_assert!(w.ran.lock().is_empty(), "a stopped call ran");
                             continue;
                         };
-                        exec.decide(&a.id, Decision::Execution(decision.clone()))
+                        exec.answer_approval(&a.id, Decision::Execution(decision.clone()))
                             .unwrap();
                         match decision {
                             ExecutionDecision::AllowOnce => runs = Some(args.clone()),
@@ -643,7 +643,7 @@ async fn return_review(
         ResultAnswer::Stop => None,
     };
     match decision {
-        Some(d) => exec.decide(&a.id, Decision::Result(d)).unwrap(),
+        Some(d) => exec.answer_approval(&a.id, Decision::Result(d)).unwrap(),
         None => stop.cancel(),
     }
     let r = task.await.unwrap();

@@ -142,7 +142,7 @@ pub(crate) async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) 
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
         if let Some(p) = app.pending(chat).pop() {
-            app.decide(
+            app.answer_approval(
                 chat,
                 &p.id,
                 Decision::Execution(ExecutionDecision::AllowOnce),
@@ -378,7 +378,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         panic!("{review:?}")
     };
     assert_eq!(images, &summary.images);
-    app.decide(
+    app.answer_approval(
         chat,
         &review.id,
         Decision::Result(ResultDecision::Reject { reason: None }),
@@ -495,7 +495,7 @@ pub(crate) fn options(
     }
 }
 
-/// A tool a server keeps for its view (`_meta.ui.visibility: ["app"]`, MCP Apps, issue 47) is
+/// A tool a server keeps for its view (`_meta.ui.visibility: ["app"]`, MCP Apps, F-96) is
 /// never offered to the model: the npm registry's PDF viewer server keeps `read_pdf_bytes` for
 /// the buttons of its view, and the request the provider receives offers only `list_pdfs` and
 /// the rest.
@@ -617,7 +617,7 @@ async fn cancelling_a_call_tells_the_server() {
     assert!(!conn.is_alive());
 }
 
-/// Issue 36: a server's progress reports reach the card of the call they are for, as events of
+/// SPEC §11: a server's progress reports reach the card of the call they are for, as events of
 /// that chat and call, with the server's message; the call then ends normally.
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
@@ -670,7 +670,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
     app.mcp.shutdown().await;
 }
 
-/// Issue 36: a resource a result links to is offered to the user to attach, with the server
+/// SPEC §11: a resource a result links to is offered to the user to attach, with the server
 /// it is on; the model reads the link in the text; reading it gives the resource itself.
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
@@ -714,7 +714,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
     app.mcp.shutdown().await;
 }
 
-/// Issue 36: a server that answers a call with "open this page first" (`-32042`) has the page
+/// SPEC §11: a server that answers a call with "open this page first" (`-32042`) has the page
 /// put to the user under the call, whole address first; declined, the call fails saying so;
 /// opened, the call waits until the server says the user finished there, then is made again.
 #[tokio::test]
@@ -1197,7 +1197,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
         .contains("full path"));
 }
 
-/// Known secrets never leave in results (issue 33): a server's key written into its command line
+/// Known secrets never leave in results (F-46): a server's key written into its command line
 /// goes to the keychain and back into the server's argv at launch, where an approved `ps aux`
 /// — with the chat's sandbox off, so that it sees every process — would print it. The result
 /// the model gets, the record, the call's variable and the database hold `[redacted]` instead.
@@ -1307,7 +1307,7 @@ async fn next_pending(
     app.pending(chat).pop().unwrap()
 }
 
-/// Issue 36: a server that rewrites a tool after the user allowed it — a new sentence in its
+/// SPEC §11: a server that rewrites a tool after the user allowed it — a new sentence in its
 /// description, `readOnlyHint` flipped to true — does not keep the rule made for the old tool:
 /// the next call asks, with what changed, until the user accepts the new version. Accepting
 /// needs the version read; the acceptance is saved; an import that replaces the server sets
@@ -1395,7 +1395,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         .find(|t| t.remote_name == "forecast")
         .unwrap();
     assert_eq!(listed.change.as_ref(), Some(&change));
-    app.decide(
+    app.answer_approval(
         chat,
         &pending.id,
         Decision::Execution(ExecutionDecision::Deny { reason: None }),
@@ -1469,7 +1469,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     app.mcp.shutdown().await;
 }
 
-/// A tool changed without `list_changed` (issue 45): a rule made for the old definition in an
+/// A tool changed without `list_changed` (SPEC §12): a rule made for the old definition in an
 /// earlier chat does not run the new one in the next chat. Before the grant is used there, the
 /// tool is listed again; the change asks with its diff, and the tool goes under review.
 #[tokio::test]
@@ -1525,7 +1525,7 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     app.mcp.shutdown().await;
 }
 
-/// The same change, met by a call that asks anyway (issue 55): the card the user answers is for
+/// The same change, met by a call that asks anyway (F-97): the card the user answers is for
 /// the tool as its server runs it now. Before, only a standing grant listed the tool again, so a
 /// card raised for another reason (the policy, the gate's hold) showed and granted the old one.
 #[tokio::test]
@@ -1606,7 +1606,7 @@ impl BergenCard {
     /// Denies the card; judged by the server's own log in `dir`: the forecast before the change
     /// arrived, the one after it did not.
     async fn deny_and_see_only_oslo_arrived(self, app: &Tollgate, dir: &std::path::Path) {
-        app.decide(
+        app.answer_approval(
             self.chat,
             &self.pending.id,
             Decision::Execution(ExecutionDecision::Deny { reason: None }),
@@ -1623,7 +1623,7 @@ impl BergenCard {
 }
 
 /// A parameter the review flagged is marked on the card of each call that gives it a value
-/// (issue 55): the server's `sidenote` asks for the conversation, and the card names it with
+/// (F-97): the server's `sidenote` asks for the conversation, and the card names it with
 /// the words that flagged it, while the ordinary `city` beside it is not marked. Judged by the
 /// server's own log: the denied call never reached it.
 #[tokio::test]
@@ -1662,7 +1662,7 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
     assert_eq!(flagged[0].path, vec!["sidenote".to_string()]);
     assert_eq!(flagged[0].kind, FindingKind::AsksForContext);
     assert_eq!(flagged[0].excerpt, "conversation");
-    app.decide(
+    app.answer_approval(
         chat,
         &pending.id,
         Decision::Execution(ExecutionDecision::Deny { reason: None }),
@@ -1684,7 +1684,7 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         panic!("an execution card: {pending:?}")
     };
     assert!(flagged.is_empty(), "{flagged:?}");
-    app.decide(
+    app.answer_approval(
         chat,
         &pending.id,
         Decision::Execution(ExecutionDecision::AllowOnce),

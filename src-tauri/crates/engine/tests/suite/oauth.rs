@@ -1,4 +1,4 @@
-//! Signing in to remote MCP servers (issue 36) against real servers: the official TypeScript
+//! Signing in to remote MCP servers (SPEC §11) against real servers: the official TypeScript
 //! SDK's example server (`simpleStreamableHttp.js --oauth`, and `--oauth-strict`, which accepts
 //! only tokens issued for itself through the RFC 8707 `resource`), with its own authorization
 //! server on a second port; and `tests/mcp/oauth-fakes.mjs`, whose sign-ins go wrong one way
@@ -371,7 +371,7 @@ async fn a_token_never_reaches_another_server() {
 }
 
 /// A server that lets the session start and asks for a sign-in only later shows Sign in with
-/// the scope it asked for, never a transport error (issue 47): its tool list refused with a
+/// the scope it asked for, never a transport error (F-96): its tool list refused with a
 /// `401`, or a call refused with a `403` asking for more scope (a step-up).
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
@@ -420,7 +420,7 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
     node.stop().await;
 }
 
-/// The secret of a client registered in advance lives in the keychain only (issue 47): the
+/// The secret of a client registered in advance lives in the keychain only (F-96): the
 /// settings and the window see `""` ("one is stored"), a save that leaves it blank keeps it, a
 /// server pointed elsewhere does not take it along, and removing the server removes it.
 #[tokio::test]

@@ -170,14 +170,14 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     ));
     // A decision sent to the wrong chat is refused; the right one goes through.
     assert!(app
-        .decide(
+        .answer_approval(
             other,
             &approval.id,
             Decision::Execution(ExecutionDecision::AllowOnce)
         )
         .await
         .is_err());
-    app.decide(
+    app.answer_approval(
         chat,
         &approval.id,
         Decision::Execution(ExecutionDecision::AllowOnce),

@@ -1,4 +1,4 @@
-//! MCP Apps views (issue 47) against a real server run as a child process
+//! MCP Apps views (F-96) against a real server run as a child process
 //! (tests/mcp/view-server.mjs, on the official TypeScript SDK): what a view is shown, and what
 //! becomes of what it asks for. Judged by what the server did (its files), not by our records.
 
@@ -215,7 +215,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
 /// Allows the next call that asks in `chat` once, if one asks now; its number.
 async fn allow_next(app: &Tollgate, chat: ChatId) -> Option<u64> {
     let p = app.pending(chat).pop()?;
-    app.decide(
+    app.answer_approval(
         chat,
         &p.id,
         tollgate_engine::protocol::Decision::Execution(

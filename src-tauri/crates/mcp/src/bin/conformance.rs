@@ -1,4 +1,4 @@
-//! The client the official MCP conformance suite grades (issue 47):
+//! The client the official MCP conformance suite grades (F-96):
 //! `tollgate-mcp-conformance <server-url>`, started by `@modelcontextprotocol/conformance` once
 //! per scenario, with the scenario's name in `MCP_CONFORMANCE_SCENARIO` (and, where a scenario
 //! has one, a client registered in advance in `MCP_CONFORMANCE_CONTEXT`).

@@ -104,7 +104,7 @@ pub enum ListChanged {
     Prompts,
 }
 
-/// Where a server's questions go (issue 36): the calls of its tools that run, and the hub that
+/// Where a server's questions go (SPEC §11): the calls of its tools that run, and the hub that
 /// puts them to the user.
 #[derive(Clone)]
 pub struct Asks {
@@ -162,7 +162,7 @@ fn client_config() -> ClientConfig {
     elicitation.url = Some(UrlElicitationCapability::new());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(elicitation);
-    // MCP Apps (issue 47): the views servers ship are shown, contained and gated.
+    // MCP Apps (F-96): the views servers ship are shown, contained and gated.
     capabilities.extensions = Some(
         [(
             super::apps::EXTENSION_ID.to_string(),
@@ -173,7 +173,7 @@ fn client_config() -> ClientConfig {
     );
     // The newest version that still has an `initialize` handshake: rmcp's default is its
     // newest version of all (2026-07-28), which has none, so a server that knows it refuses
-    // the request (issue 47, the conformance suite's `initialize` scenario).
+    // the request (F-96, the conformance suite's `initialize` scenario).
     ClientConfig::new(
         capabilities,
         Implementation::new("tollgate", env!("CARGO_PKG_VERSION")),
@@ -223,7 +223,7 @@ impl McpConnection {
                 };
                 let sandbox = match &config.sandbox {
                     // The server's own environment settings pass into its sandbox; nothing
-                    // else of Tollgate's does (issue 33).
+                    // else of Tollgate's does (F-46).
                     Some(wanted) => {
                         let keep: Vec<String> = env.keys().cloned().collect();
                         let own = own_files(command, args);
@@ -425,7 +425,7 @@ impl McpConnection {
     }
 
     /// Has the one who watches the connection list the tools again, as a `list_changed` from
-    /// the server would: a tool found changed without one (issue 45).
+    /// the server would: a tool found changed without one (SPEC §12).
     pub fn relist_tools(&self) {
         let _ = self.relist.send(ListChanged::Tools);
     }

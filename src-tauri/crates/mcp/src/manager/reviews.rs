@@ -1,4 +1,4 @@
-//! What the user accepted of each server (issues 36 and 45): the book of the definitions its
+//! What the user accepted of each server (SPEC §11, SPEC §12): the book of the definitions its
 //! grants were made for, tools under review after a change, and the server's texts confirmed at
 //! first sight. Part of [`McpManager`], kept apart to keep each file readable.
 
@@ -87,7 +87,7 @@ impl McpManager {
         Ok(())
     }
 
-    /// The first-sight review of a ready server (issue 45): its instructions and tools, what
+    /// The first-sight review of a ready server (SPEC §12): its instructions and tools, what
     /// the scan flags in them (`others`: the names of every tool outside this server), and
     /// whether the user confirmed them as they are. `confirmed`: the user's effects per tool.
     pub fn server_review(
@@ -133,7 +133,7 @@ impl McpManager {
         })
     }
 
-    /// The user read the server's texts named by `fingerprint` and confirmed them (issue 45):
+    /// The user read the server's texts named by `fingerprint` and confirmed them (SPEC §12):
     /// they no longer expose the chats that offer them, until they change.
     pub fn confirm_server(&self, name: &str, fingerprint: &str) -> Result<(), McpReviewError> {
         {

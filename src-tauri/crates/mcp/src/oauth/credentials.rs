@@ -1,4 +1,4 @@
-//! A signed-in server's OAuth credentials in the OS keychain (issue 36), as rmcp's
+//! A signed-in server's OAuth credentials in the OS keychain (SPEC §11), as rmcp's
 //! [`CredentialStore`]: one entry per authorization server (issuer) and MCP server, so a token
 //! minted for one server is never at hand for another. The tokens it reads or writes become
 //! known secrets, scrubbed from the log and from what tools return.

@@ -10,7 +10,7 @@ use tollgate_sandbox::http_head::read_head;
 /// The path the redirect comes back to.
 const CALLBACK_PATH: &str = "/callback";
 /// How long a connection may take to send its request head: one that sends nothing is closed,
-/// so it cannot hold the listener while the browser's answer waits behind it (issue 45).
+/// so it cannot hold the listener while the browser's answer waits behind it (SPEC §12).
 const HEAD_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A listener waiting for one redirect.
@@ -48,7 +48,7 @@ impl Loopback {
     /// Waits for the browser to come back with the code (or a refusal) for the request whose
     /// `state` this is: an answer with another state — a page or a program on this machine
     /// knocking, with a code or an `error` of its own — is turned away and the wait goes on
-    /// (issue 45).
+    /// (SPEC §12).
     pub async fn next_redirect(&self, state: &str) -> std::io::Result<Redirect> {
         loop {
             let (mut stream, _) = self.listener.accept().await?;

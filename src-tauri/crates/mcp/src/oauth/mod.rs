@@ -1,4 +1,4 @@
-//! OAuth 2.1 for remote MCP servers (issue 36): signing in through the system browser, the
+//! OAuth 2.1 for remote MCP servers (SPEC §11): signing in through the system browser, the
 //! tokens in the OS keychain under the issuer and the server, and the connection that sends
 //! them (refreshing once after a `401`) — rmcp's `auth` does the protocol; this module keeps
 //! the tokens where Tollgate keeps secrets and says what went wrong in the user's words.

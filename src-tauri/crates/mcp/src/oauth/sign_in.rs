@@ -1,7 +1,7 @@
-//! Signing in to a remote MCP server (issue 36), as the MCP authorization spec has it, through
+//! Signing in to a remote MCP server (SPEC §11), as the MCP authorization spec has it, through
 //! rmcp's `auth`: protected resource metadata (RFC 9728), found from the server's
 //! `WWW-Authenticate` challenge where it sent one (its `resource_metadata` address and `scope`,
-//! issue 47); the authorization server's metadata (RFC 8414 / OpenID) with its issuer checked;
+//! F-96); the authorization server's metadata (RFC 8414 / OpenID) with its issuer checked;
 //! client registration (a client id the user entered, with its secret where it has one, else
 //! Dynamic Client Registration, RFC 7591); PKCE S256; the system browser with a loopback redirect (RFC 8252); the `resource`
 //! parameter (RFC 8707) and the `iss` of the answer (RFC 9207). The tokens go to the keychain,
@@ -181,7 +181,7 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
     if !openable(address) {
         return Err(SignInError::UnsafeAddress(address.to_string()));
     }
-    // The answer must carry this request's state, a refusal too (issue 45).
+    // The answer must carry this request's state, a refusal too (SPEC §12).
     let state = url::Url::parse(address)
         .ok()
         .and_then(|u| {

@@ -1,5 +1,5 @@
 //! The facts of docs/ARCHITECTURE.md that drift when the code changes, read from the code and
-//! held against the document (issue 46): the decision's inputs, the ask reasons, the app's
+//! held against the document (SPEC §10): the decision's inputs, the ask reasons, the app's
 //! command modules and the count of types exported to the UI. (The crate table is checked in
 //! `layers.rs`, beside the layer table.) Each test names what to change when it fails.
 

@@ -89,7 +89,7 @@ fn the_check_counts_what_it_should() {
         "src-tauri/crates/provenance/src/guard_tests.rs",
         "src-tauri/crates/engine/tests/suite/injection.rs",
         "src-tauri/crates/turn/benches/chat.rs",
-        "src-tauri/crates/engine/fuzz/src/lib.rs",
+        "src-tauri/crates/fuzz/src/lib.rs",
         "ui/src/timeline.test.ts",
         "ui/src/bindings.ts",
         "ui/vite.config.ts",

@@ -597,6 +597,7 @@ fn manifest_crates() -> BTreeMap<String, BTreeSet<String>> {
                     | "tollgate-scale"
                     | "tollgate-repo-checks"
                     | "tollgate-test-support"
+                    | "tollgate-fuzz"
             )
         })
         .collect()
@@ -699,6 +700,76 @@ fn every_feature_the_code_cites_is_in_the_spec() {
         "cited but not in docs/SPEC.md:\n{}",
         missing.into_iter().collect::<Vec<_>>().join("\n")
     );
+}
+
+/// Code cites what a reader of the repository can look up: a feature id (`F-nn`), a section
+/// (`SPEC §n`) or a document, never the number of an issue in a tracker the repository does not
+/// hold (the word, then a number).
+#[test]
+fn the_code_cites_the_spec_not_issue_numbers() {
+    let root = repo_root();
+    let mut files = Vec::new();
+    for dir in [
+        "src-tauri/src",
+        "src-tauri/crates",
+        "ui/src",
+        "tests/src",
+        "tests/tests",
+        "tests/mcp/src",
+        ".ci",
+    ] {
+        source_files(
+            &root.join(dir),
+            &[".rs", ".ts", ".tsx", ".css", ".mjs", ".sh", ".toml"],
+            &mut files,
+        );
+    }
+    let mut cited = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            if cites_an_issue(line) {
+                cited.push(format!(
+                    "{}:{}: {}",
+                    f.strip_prefix(&root).unwrap_or(f).display(),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        cited.is_empty(),
+        "cite an F-nn id or a SPEC section instead of an issue number:\n{}",
+        cited.join("\n")
+    );
+    // The check itself: it must see each shape, and only those (built here, so this file does
+    // not cite one).
+    let word = "issue";
+    for shape in [
+        format!("({word} 45)"),
+        format!("{word}s 36 and 45"),
+        format!("I{} 7: x", &word[1..]),
+    ] {
+        assert!(cites_an_issue(&shape), "{shape}");
+    }
+    for not in ["tissue 45", "an issue with 45 lines", "issues", "F-45"] {
+        assert!(!cites_an_issue(not), "{not}");
+    }
+}
+
+/// "issue" or "issues" as a word, followed by a number.
+fn cites_an_issue(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    lower.match_indices("issue").any(|(k, _)| {
+        let starts_a_word = k == 0 || !b[k - 1].is_ascii_alphabetic();
+        let rest = lower[k + "issue".len()..].trim_start_matches('s');
+        let number = rest
+            .strip_prefix(' ')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        starts_a_word && number
+    })
 }
 
 /// `F-nn` ids not preceded by a letter or digit (so `UTF-8` is not one).

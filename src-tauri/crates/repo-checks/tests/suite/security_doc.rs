@@ -1,4 +1,4 @@
-//! SECURITY.md pairs every attack with the test that tries it (issue 45). A test renamed, moved
+//! SECURITY.md pairs every attack with the test that tries it (SPEC §12). A test renamed, moved
 //! or deleted leaves the document promising a check that no longer runs, and nothing else would
 //! notice: this reads SECURITY.md, finds every test (and test file) it names and checks that each
 //! exists where the document says, listing every miss at once with its line.
@@ -15,7 +15,7 @@
 //!   stands for no earlier path is a reference only as a Vitest file: `evildocs.rs` is a host);
 //! - `path.rs` alone: the file exists.
 //!
-//! Only a path ending in `.rs`, `.ts` or `.tsx` is a reference (`ToolExecutor::decide` is not).
+//! Only a path ending in `.rs`, `.ts` or `.tsx` is a reference (`ToolExecutor::answer_approval` is not).
 //! A path is tried from the repository root, then the engine crate, the app crate, the e2e crate.
 
 use std::fmt;
@@ -453,10 +453,10 @@ Paths are relative to `src-tauri/crates/engine` unless they start with `tests/`.
 | A | `tests/suite/injection.rs::a_model_obeys`; `src/provenance/guard.rs::tests::a_taint` |
 | B | `src-tauri/crates/engine/src/tools/sandbox/proxy.rs::refused`; e2e `tests/tests/suite/window.rs` (a planted home) |
 | C | `ui/src/session.test.ts` \"a page read … is dropped\"; `ui/src/links.test.ts::refuses every other scheme` |
-| D | `src/provenance/spans.rs` — \"a_copied_iban\", \"every_stretch\"; `ToolExecutor::decide` refuses with `NotEndorsable` |
+| D | `src/provenance/spans.rs` — \"a_copied_iban\", \"every_stretch\"; `ToolExecutor::answer_approval` refuses with `NotEndorsable` |
 | E | `tests/suite/service.rs::a_preset`, `…::a_chats_prompt`, `::a_third`, `a_fourth`; `tools::shell` — \"not_ours…\" |
 | F | `ui/src/components/Card.test.tsx` (\"shows it\": more); `Card.test.tsx` — \"Enter on …\", \"Space on …\" for every button |
-| G | ````WriteVar(`x`)```` runs; `src/chat/import.rs` (`c.sandbox = None`), `setsid`; `tests/suite/chaos.rs` |
+| G | ````WriteVar(`x`)```` runs; `src/chat/import.rs` (`c.sandbox = None`), `setsid`; `src-tauri/crates/turn/tests/suite/chaos.rs` |
 | H | a look-alike (`evildocs.rs`, `docs.rs.evil.example`); `Other.test.tsx` |
 ";
     let at = |line: usize, file: &str, target: Target| Reference {
@@ -498,7 +498,11 @@ Paths are relative to `src-tauri/crates/engine` unless they start with `tests/`.
             at(7, card, title("Enter on …")),
             at(7, card, title("Space on …")),
             at(8, "src/chat/import.rs", Target::File),
-            at(8, "tests/suite/chaos.rs", Target::File),
+            at(
+                8,
+                "src-tauri/crates/turn/tests/suite/chaos.rs",
+                Target::File
+            ),
             at(9, "Other.test.tsx", Target::File),
         ]
     );

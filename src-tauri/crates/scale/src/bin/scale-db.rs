@@ -1,4 +1,4 @@
-//! Writes a heavy user's year into a data folder (F-71, issue 16): by default 10,000 chats,
+//! Writes a heavy user's year into a data folder (F-71): by default 10,000 chats,
 //! 1,000,000 messages and 200,000 tool calls, deterministic for a seed. For the scale figures:
 //! `tollgate-scale-db <data-folder> [--chats N] [--messages N] [--calls N] [--seed N]`, then
 //! `TOLLGATE_DATA_DIR=<data-folder> tollgate`.

@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
-    /// The paths no file tool reads or writes, even inside the workspace (issue 33): the same
+    /// The paths no file tool reads or writes, even inside the workspace (F-46): the same
     /// list the sandbox hides from commands ([`crate::sandbox::hidden_folders`]).
     hidden: std::sync::Arc<[PathBuf]>,
 }

@@ -107,7 +107,7 @@ async fn turn_deciding(
                     if let ApprovalRequest::Execution { sandbox, .. } = &approval.request {
                         cards.push(sandbox.as_deref().cloned());
                     }
-                    app.decide(chat, &approval.id, decide(&approval.request))
+                    app.answer_approval(chat, &approval.id, decide(&approval.request))
                         .await
                         .unwrap();
                 }
@@ -363,7 +363,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     );
 }
 
-/// The rerun runs byte for byte what the card showed (issue 33): two variables the model wrote
+/// The rerun runs byte for byte what the card showed (F-46): two variables the model wrote
 /// that would read as a reference side by side are refused at once; an edited call runs as the
 /// user wrote it, never expanded; its rerun without the sandbox is not expanded either, and runs
 /// in the workspace the blocked call ran in, not the one the chat points at now.
@@ -459,7 +459,7 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
 }
 
-/// The file tools refuse the secret paths even inside the workspace (issue 33): with the home
+/// The file tools refuse the secret paths even inside the workspace (F-46): with the home
 /// folder as the workspace and every call approved, `.ssh/id_rsa` is neither read, searched,
 /// listed, found, written nor shown on a card — also through a symlink in the workspace.
 #[tokio::test]
@@ -549,7 +549,7 @@ async fn npm_install_works_with_only_the_registry_listed() {
     } = &open_app("app.tollgate.test.hosts", "ws").await;
     let (app, mock, chat) = (app, mock, *chat);
     // The proxy refuses a listed name that leads to a private or reserved address unless that
-    // address is listed too (issue 45). Where the registry resolves to one (a machine whose
+    // address is listed too (SPEC §12). Where the registry resolves to one (a machine whose
     // DNS sends it to a local mirror), the user lists the address as well; so does the test.
     let mut hosts = vec!["registry.npmjs.org".to_string()];
     for addr in tokio::net::lookup_host(("registry.npmjs.org", 443))

@@ -2,10 +2,10 @@
 
 use crate::common::*;
 use serde_json::json;
-use tollgate_engine::policy::{CallDecision, CallStatus, ExecutionChoice, ResultChoice};
-use tollgate_engine::protocol::ApprovalRequest;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::{Decision, ResultDecision};
+use tollgate_protocol::policy::{CallDecision, CallStatus, ExecutionChoice, ResultChoice};
+use tollgate_protocol::ApprovalRequest;
+use tollgate_protocol::ToolSettings;
+use tollgate_protocol::{Decision, ResultDecision};
 
 #[tokio::test]
 async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
@@ -25,7 +25,7 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
     assert_eq!(text_for_model, "SECRET OUTPUT for db");
     assert_eq!(full_output, "SECRET OUTPUT for db");
     assert_eq!(*status, CallStatus::Success);
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         Decision::Result(ResultDecision::Reject {
             reason: Some("private".into()),
@@ -51,10 +51,7 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
     );
     h.store.flush().await.unwrap();
     let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
-    assert_eq!(
-        row.status,
-        tollgate_engine::store::RecordStatus::ResultRejected
-    );
+    assert_eq!(row.status, tollgate_store::RecordStatus::ResultRejected);
     assert!(!row
         .result_text
         .as_deref()
@@ -82,7 +79,7 @@ async fn an_edited_result_is_what_the_model_gets_and_what_is_stored() {
     let exec = h.chat().await;
     let task = spawn(&exec, call("reviewed", json!({"text": "x"})));
     let p = h.next_approval().await;
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         Decision::Result(ResultDecision::EditAndApprove {
             text: "redacted".into(),
@@ -99,7 +96,7 @@ async fn an_edited_result_is_what_the_model_gets_and_what_is_stored() {
 
     let task = spawn(&exec, call("reviewed", json!({"text": "y"})));
     let p = h.next_approval().await;
-    exec.decide(&p.id, Decision::Result(ResultDecision::Approve))
+    exec.answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
         .unwrap();
     assert_eq!(task.await.unwrap().content, "SECRET OUTPUT for y");
 }
@@ -120,7 +117,7 @@ async fn on_error_review_asks_only_for_errors() {
     };
     assert_eq!(*status, CallStatus::Error);
     assert!(text_for_model.contains("no such thing"));
-    exec.decide(&p.id, Decision::Result(ResultDecision::Approve))
+    exec.answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
         .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Error);

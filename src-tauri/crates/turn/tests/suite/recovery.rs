@@ -323,7 +323,7 @@ async fn stop_during_the_retry_wait_ends_the_turn_as_stopped() {
     })
     .await;
     handle.stop();
-    let outcome = tokio::time::timeout(crate::common::PATIENCE, handle.join())
+    let outcome = tokio::time::timeout(tollgate_test_support::wait::PATIENCE, handle.join())
         .await
         .unwrap();
     assert!(

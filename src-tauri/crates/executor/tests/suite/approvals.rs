@@ -5,11 +5,12 @@ use crate::common::*;
 use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::ApprovalError;
-use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use tollgate_engine::protocol::{ApprovalRequest, AskReason, RuleGrant, RuleScopeChoice};
-use tollgate_engine::protocol::{RuleAction, RuleScope};
-use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
+use tollgate_executor::approvals::ApprovalError;
+use tollgate_executor::{CallOrigin, ToolExecutor};
+use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy};
+use tollgate_protocol::{ApprovalRequest, AskReason, RuleGrant, RuleScopeChoice};
+use tollgate_protocol::{Decision, ExecutionDecision};
+use tollgate_protocol::{RuleAction, RuleScope};
 
 fn exec_decision(d: ExecutionDecision) -> Decision {
     Decision::Execution(d)
@@ -18,12 +19,12 @@ fn exec_decision(d: ExecutionDecision) -> Decision {
 async fn ask_and_decide(
     h: &Harness,
     exec: &Arc<ToolExecutor>,
-    req: tollgate_engine::ToolCallRequest,
+    req: tollgate_executor::ToolCallRequest,
     d: ExecutionDecision,
-) -> tollgate_engine::ToolCallResult {
+) -> tollgate_executor::ToolCallResult {
     let task = spawn(exec, req);
     let pending = h.next_approval().await;
-    exec.decide(&pending.id, exec_decision(d)).unwrap();
+    exec.answer_approval(&pending.id, exec_decision(d)).unwrap();
     task.await.unwrap()
 }
 
@@ -51,7 +52,7 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     assert_eq!(*reason, AskReason::AskAlways);
     assert!(h.ran().is_empty(), "nothing runs before the decision");
     assert_eq!(exec.pending().len(), 1);
-    exec.decide(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.answer_approval(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
@@ -109,7 +110,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     let p = h.next_approval().await;
     assert_eq!(p.chat, other.chat());
     other
-        .decide(
+        .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::Deny { reason: None }),
         )
@@ -139,7 +140,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     assert!(exec.revoke_record("write_thing", &hash).await.unwrap());
     let task = spawn(&exec, call("write_thing", json!({"text": "same"})));
     let p = h.next_approval().await;
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     task.await.unwrap();
 }
@@ -191,7 +192,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
         panic!()
     };
     assert_eq!(suggested_pattern.as_deref(), Some("git status *"));
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         exec_decision(ExecutionDecision::AlwaysAllow {
             scope: RuleScopeChoice::ThisChat,
@@ -211,7 +212,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
         call("run", json!({"command": "git status && rm -rf ~"})),
     );
     let p = h.next_approval().await;
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         exec_decision(ExecutionDecision::Deny { reason: None }),
     )
@@ -223,7 +224,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     let task = spawn(&other, call("run", json!({"command": "git status"})));
     let p = h.next_approval().await;
     other
-        .decide(
+        .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::AlwaysAllow {
                 scope: RuleScopeChoice::AllChats,
@@ -299,7 +300,7 @@ async fn deny_rules_beat_auto_and_ask_rules_make_auto_tools_ask() {
         matches!(reason, AskReason::Rule { rule } if rule.action == RuleAction::Ask && rule.tool == "lines"),
         "{reason:?}"
     );
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }
@@ -312,7 +313,7 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
     let p = h.next_approval().await;
     // An invalid edit is refused and the approval keeps waiting.
     let err = exec
-        .decide(
+        .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::EditAndAllow {
                 arguments: json!({"text": 1}),
@@ -324,7 +325,7 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
         "{err}"
     );
     assert_eq!(exec.pending().len(), 1);
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         exec_decision(ExecutionDecision::EditAndAllow {
             arguments: json!({"text": "edited"}),
@@ -389,19 +390,20 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
     let p = h.next_approval().await;
     let allow = exec_decision(ExecutionDecision::AllowOnce);
     assert_eq!(
-        b.decide(&p.id, allow.clone()),
+        b.answer_approval(&p.id, allow.clone()),
         Err(ApprovalError::Foreign(p.id.clone()))
     );
     assert!(matches!(
-        a.decide(
+        a.answer_approval(
             &p.id,
-            Decision::Result(tollgate_engine::ResultDecision::Approve)
+            Decision::Result(tollgate_protocol::ResultDecision::Approve)
         ),
         Err(ApprovalError::WrongKind { .. })
     ));
-    let unknown = tollgate_engine::ApprovalId::from_string("00000000000000000000000000000000");
+    let unknown =
+        tollgate_protocol::ids::ApprovalId::from_string("00000000000000000000000000000000");
     assert_eq!(
-        a.decide(&unknown, allow.clone()),
+        a.answer_approval(&unknown, allow.clone()),
         Err(ApprovalError::Unknown(unknown.clone()))
     );
 
@@ -414,7 +416,7 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
         r.content
     );
     assert_eq!(
-        a.decide(&p.id, allow),
+        a.answer_approval(&p.id, allow),
         Err(ApprovalError::Cancelled(p.id.clone()))
     );
     assert!(
@@ -454,7 +456,7 @@ async fn the_doom_loop_check_makes_even_auto_tools_ask() {
             would_allow: DecidedBy::Auto
         }
     );
-    exec.decide(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }

@@ -2,10 +2,10 @@
 
 use crate::common::*;
 use serde_json::json;
-use tollgate_engine::policy::{CallStatus, DecidedBy, ExecutionPolicy};
-use tollgate_engine::protocol::ToolEvent;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::store::RecordStatus;
+use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionPolicy};
+use tollgate_protocol::ToolEvent;
+use tollgate_protocol::ToolSettings;
+use tollgate_store::RecordStatus;
 
 #[tokio::test]
 async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
@@ -203,7 +203,7 @@ async fn variable_references_resolve_before_validation_and_errors_name_close_var
 
     // References inside stored text (e.g. a file that contains one) expand too, so cycles are
     // possible; they are caught.
-    use tollgate_engine::vars::VarKind;
+    use tollgate_tools::vars::VarKind;
     exec.vars()
         .set("loop_a", "$VAR_REF{{loop_b}}".into(), VarKind::ToolResult)
         .unwrap();
@@ -225,8 +225,8 @@ async fn runtime_errors_carry_suggestions() {
     let h = Harness::with_settings(ToolSettings {
         tools: [(
             "fails".to_string(),
-            tollgate_engine::protocol::ToolOverride {
-                result_policy: Some(tollgate_engine::policy::ResultPolicy::Never),
+            tollgate_protocol::ToolOverride {
+                result_policy: Some(tollgate_protocol::policy::ResultPolicy::Never),
                 ..Default::default()
             },
         )]
@@ -313,7 +313,7 @@ async fn deny_policy_hides_the_tool_and_refuses_calls() {
 async fn groups_toggle_per_chat_and_vars_follow_any_enabled_group() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    let names = |e: &tollgate_engine::ToolExecutor| {
+    let names = |e: &tollgate_executor::ToolExecutor| {
         e.definitions()
             .into_iter()
             .map(|d| d.name)
@@ -456,7 +456,7 @@ async fn read_var_pages_through_long_results() {
 
 #[tokio::test]
 async fn live_output_reaches_the_log_between_start_and_finish() {
-    use tollgate_engine::protocol::OutputStream;
+    use tollgate_protocol::OutputStream;
     let h = Harness::new().await;
     let exec = h.chat().await;
     let r = run(&exec, call("chatty", json!({}))).await;

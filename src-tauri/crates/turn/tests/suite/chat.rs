@@ -47,7 +47,7 @@ impl Tool for Probe {
         let start = Instant::now();
         if let Some(meet) = &self.meet {
             // Calls run one after another never all arrive: the first gives up.
-            tokio::time::timeout(crate::common::PATIENCE, meet.wait())
+            tokio::time::timeout(tollgate_test_support::wait::PATIENCE, meet.wait())
                 .await
                 .map_err(|_| ToolError::other("the other calls never ran alongside"))?;
         }
@@ -203,7 +203,7 @@ pub(super) async fn next_event(
     what: &str,
     pred: impl Fn(&ChatEvent) -> bool,
 ) -> ChatEvent {
-    let deadline = tokio::time::Instant::now() + crate::common::PATIENCE;
+    let deadline = tokio::time::Instant::now() + tollgate_test_support::wait::PATIENCE;
     loop {
         let e = tokio::time::timeout_at(deadline, events.recv())
             .await
@@ -475,12 +475,12 @@ async fn calls_that_need_approval_are_asked_together_and_run_in_order() {
     assert_eq!(env.exec.pending().len(), 2);
     // Approve the second first: it still runs after the first.
     env.exec
-        .decide(&a2.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .answer_approval(&a2.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     // (Had the second run at once, it would stand first in the order checked below.)
     assert!(env.log.lock().is_empty(), "the second waits for the first");
     env.exec
-        .decide(&a1.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .answer_approval(&a1.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     let outcome = handle.join().await;
     assert!(matches!(outcome, TurnOutcome::Completed { .. }));
@@ -555,7 +555,7 @@ async fn the_same_call_three_times_in_a_row_asks_even_for_an_auto_tool() {
     );
     assert_eq!(env.log.lock().len(), 2, "the first two ran without asking");
     env.exec
-        .decide(
+        .answer_approval(
             &a.id,
             Decision::Execution(ExecutionDecision::Deny {
                 reason: Some("you are looping".into()),
@@ -681,7 +681,7 @@ async fn stop_while_waiting_for_approval_cancels_it() {
     )));
     assert!(env
         .exec
-        .decide(&a.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .answer_approval(&a.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .is_err());
     assert!(env.log.lock().is_empty());
     let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
@@ -699,7 +699,7 @@ async fn stop_cancels_a_running_tool() {
     })
     .await;
     handle.stop();
-    let outcome = tokio::time::timeout(crate::common::PATIENCE, handle.join())
+    let outcome = tokio::time::timeout(tollgate_test_support::wait::PATIENCE, handle.join())
         .await
         .unwrap();
     assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
@@ -928,7 +928,7 @@ async fn deny_and_stop_ends_the_turn() {
     let a = approval(&next_event(&mut handle.events, "approval", |e| approval(e).is_some()).await)
         .unwrap();
     env.exec
-        .decide(
+        .answer_approval(
             &a.id,
             Decision::Execution(ExecutionDecision::DenyAndStop { reason: None }),
         )
@@ -952,7 +952,7 @@ async fn text_is_saved_while_it_streams() {
     )
     .await;
     // Part of the answer reaches the disk while it streams (saved in batches): wait for it.
-    let deadline = crate::common::deadline();
+    let deadline = tollgate_test_support::wait::deadline();
     let msgs = loop {
         env.store.flush().await.unwrap();
         let msgs = env.messages().await;

@@ -6,10 +6,11 @@ use crate::common::*;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
-use tollgate_engine::policy::CallStatus;
-use tollgate_engine::protocol::ApprovalPreview;
-use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
-use tollgate_engine::{Decision, ExecutionDecision, ToolExecutor};
+use tollgate_executor::ToolExecutor;
+use tollgate_protocol::policy::CallStatus;
+use tollgate_protocol::ApprovalPreview;
+use tollgate_protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_protocol::{Decision, ExecutionDecision};
 
 fn write(root: &Path, rel: &str, content: &str) {
     let p = root.join(rel);
@@ -21,15 +22,15 @@ fn write(root: &Path, rel: &str, content: &str) {
 async fn decided(
     h: &Harness,
     exec: &Arc<ToolExecutor>,
-    req: tollgate_engine::ToolCallRequest,
+    req: tollgate_executor::ToolCallRequest,
     d: ExecutionDecision,
 ) -> (
-    tollgate_engine::PendingApproval,
-    tollgate_engine::ToolCallResult,
+    tollgate_protocol::PendingApproval,
+    tollgate_executor::ToolCallResult,
 ) {
     let task = spawn(exec, req);
     let p = h.next_approval().await;
-    exec.decide(&p.id, Decision::Execution(d)).unwrap();
+    exec.answer_approval(&p.id, Decision::Execution(d)).unwrap();
     (p, task.await.unwrap())
 }
 
@@ -181,7 +182,7 @@ async fn symlinks_out_are_refused_even_when_they_appear_after_approval() {
         ws.path().join("report.txt"),
     )
     .unwrap();
-    exec.decide(&p.id, Decision::Execution(ExecutionDecision::AllowOnce))
+    exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     // The pre-run re-check sees that the approved path now leads elsewhere (the tool would also
     // refuse to follow the link out of the workspace).
@@ -212,9 +213,9 @@ async fn glob_and_grep_honour_gitignore() {
     write(ws.path(), "target/gen.rs", "fn hello_generated() {}\n");
     write(ws.path(), "README.md", "Say hello.\n");
     h.deps.settings.write().tool_mut("glob").execution_policy =
-        Some(tollgate_engine::ExecutionPolicy::Auto);
+        Some(tollgate_protocol::policy::ExecutionPolicy::Auto);
     h.deps.settings.write().tool_mut("grep").execution_policy =
-        Some(tollgate_engine::ExecutionPolicy::Auto);
+        Some(tollgate_protocol::policy::ExecutionPolicy::Auto);
 
     let r = run(&exec, call("glob", json!({"pattern": "**/*.rs"}))).await;
     assert_eq!(r.content, "src/lib.rs\nsrc/main.rs");
@@ -362,7 +363,7 @@ async fn path_rules_cover_matching_files_only() {
         call("write_file", json!({"path": "src/main.rs", "content": "x"})),
     );
     let p = h.next_approval().await;
-    exec.decide(
+    exec.answer_approval(
         &p.id,
         Decision::Execution(ExecutionDecision::Deny { reason: None }),
     )

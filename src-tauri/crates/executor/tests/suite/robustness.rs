@@ -4,10 +4,11 @@ use crate::common::*;
 use serde_json::json;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::policy::CallStatus;
-use tollgate_engine::store::RecordStatus;
-use tollgate_engine::store::{CallStart, Store};
-use tollgate_engine::{CallOrigin, ChatId};
+use tollgate_executor::CallOrigin;
+use tollgate_protocol::ids::ChatId;
+use tollgate_protocol::policy::CallStatus;
+use tollgate_store::RecordStatus;
+use tollgate_store::{CallStart, Store};
 
 #[tokio::test]
 async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
@@ -32,7 +33,7 @@ async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
 
 #[tokio::test]
 async fn the_user_timeout_override_applies() {
-    let mut settings = tollgate_engine::protocol::ToolSettings::default();
+    let mut settings = tollgate_protocol::ToolSettings::default();
     settings.tool_mut("sleeps").timeout_ms = Some(120_000);
     let h = Harness::with_settings(settings).await;
     let exec = h.chat().await;
@@ -126,7 +127,7 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
 #[tokio::test]
 async fn opening_an_executor_for_a_missing_chat_is_an_error() {
     let h = Harness::new().await;
-    let err = tollgate_engine::ToolExecutor::open(ChatId(999), h.deps.clone())
+    let err = tollgate_executor::ToolExecutor::open(ChatId(999), h.deps.clone())
         .await
         .err()
         .unwrap();
@@ -168,7 +169,7 @@ async fn every_failure_has_content_a_row_and_an_event() {
         .events
         .lock()
         .iter()
-        .filter(|e| matches!(e, tollgate_engine::ToolEvent::Finished { .. }))
+        .filter(|e| matches!(e, tollgate_protocol::ToolEvent::Finished { .. }))
         .count();
     assert_eq!(finished, 6);
 }

@@ -1,4 +1,0 @@
-//! libFuzzer's entry for [`tollgate_engine_fuzz::arguments`] (the body and what it checks live there).
-#![no_main]
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| tollgate_engine_fuzz::arguments(data));

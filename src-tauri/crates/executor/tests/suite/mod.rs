@@ -1,0 +1,7 @@
+//! The suites of `tests/all.rs`, one module per area.
+
+mod approvals;
+mod files;
+mod pipeline;
+mod results;
+mod robustness;

@@ -1,0 +1,4 @@
+//! libFuzzer's entry for [`tollgate_fuzz::truncate`] (the body and what it checks live there).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tollgate_fuzz::truncate(data));

@@ -1,0 +1,5 @@
+//! The suites of `tests/all.rs`, one module per area.
+
+mod chaos;
+mod chat;
+mod recovery;
