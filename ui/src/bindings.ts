@@ -4,6 +4,7 @@
 export * from "./generated/common";
 export * from "./generated/sandbox";
 export * from "./generated/gate";
+export * from "./generated/plan";
 export * from "./generated/tools";
 export * from "./generated/chat";
 export * from "./generated/mcp";

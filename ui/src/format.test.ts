@@ -8,6 +8,7 @@ import {
   executionChoiceKey,
   formatBytes,
   formatDuration,
+  offPlanText,
   prettyJson,
   relativeTime,
   resultChoiceKey,
@@ -99,8 +100,8 @@ describe("decision words", () => {
   });
 
   it("names who decided, and nobody for none", () => {
-    const all: DecidedBy[] = ["auto", "user", "rule", "record", "policy"];
-    expect(all.map((b) => decidedByKey(b))).toEqual(["by.auto", "by.user", "by.rule", "by.record", "by.policy"]);
+    const all: DecidedBy[] = ["auto", "user", "rule", "record", "plan", "policy"];
+    expect(all.map((b) => decidedByKey(b))).toEqual(["by.auto", "by.user", "by.rule", "by.record", "by.plan", "by.policy"]);
     expect(decidedByKey("none")).toBeNull();
   });
 });
@@ -198,5 +199,22 @@ describe("relativeTime", () => {
     for (let i = 0; i < 100; i++) relativeTime(now - i * 3_600_000, now);
     expect(made).not.toHaveBeenCalled();
     made.mockRestore();
+  });
+});
+
+describe("a call off the plan the user approved", () => {
+  it("says how it leaves the plan, and what would have allowed it", () => {
+    const target = askReasonText({
+      type: "offPlan",
+      off: { type: "target", argument: "/to", value: "eve@evil.example" },
+      wouldAllow: "auto",
+    });
+    expect(target).toContain("eve@evil.example (in to) is not a target the plan names");
+    expect(target).toContain("auto policy would have allowed it");
+    expect(askReasonText({ type: "offPlan", off: { type: "tool" }, wouldAllow: null })).toBe(
+      "A plan you approved is in force, and this call leaves it: no step of the plan calls this tool.",
+    );
+    expect(offPlanText({ type: "usedUp", maxCalls: 2 })).toContain("all 2 of their calls");
+    expect(offPlanText({ type: "pattern", subject: "/etc/passwd" })).toContain("/etc/passwd");
   });
 });

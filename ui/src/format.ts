@@ -1,6 +1,6 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
-import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, Invalid, Missing, ResultChoice, UiCallStatus } from "./types";
+import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, Invalid, Missing, OffPlan, ResultChoice, UiCallStatus } from "./types";
 
 const ERROR_KINDS: Record<ErrorKind, true> = {
   busy: true,
@@ -260,6 +260,8 @@ export function decidedByKey(by: DecidedBy): Key | null {
       return "by.rule";
     case "record":
       return "by.record";
+    case "plan":
+      return "by.plan";
     case "policy":
       return "by.policy";
     case "none":
@@ -390,5 +392,24 @@ export function askReasonText(reason: AskReason): string {
       const by = reason.wouldAllow ? decidedByKey(reason.wouldAllow) : null;
       return by ? t("approval.reason.toolChangedSetAside", { by: t(by) }) : t("approval.reason.toolChanged");
     }
+    case "offPlan": {
+      const how = offPlanText(reason.off);
+      const by = reason.wouldAllow ? decidedByKey(reason.wouldAllow) : null;
+      return by ? t("approval.reason.offPlanSetAside", { how, by: t(by) }) : t("approval.reason.offPlan", { how });
+    }
+  }
+}
+
+/** How a call leaves the plan the user approved (F-98), in the user's language. */
+export function offPlanText(off: OffPlan): string {
+  switch (off.type) {
+    case "tool":
+      return t("plan.off.tool");
+    case "usedUp":
+      return t("plan.off.usedUp", { max: off.maxCalls });
+    case "pattern":
+      return t("plan.off.pattern", { subject: off.subject });
+    case "target":
+      return t("plan.off.target", { value: off.value, argument: off.argument.replace(/^\//, "") });
   }
 }

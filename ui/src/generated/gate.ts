@@ -3,6 +3,7 @@
 /* eslint-disable */
 // The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
+import type { OffPlan } from "./plan";
 import type { SandboxReport } from "./sandbox";
 
 export type McpToolDefinition = { title?: string, description: string, inputSchema: JsonValue, outputSchema?: JsonValue, 
@@ -63,7 +64,7 @@ export type ResultPolicy = "never" | "on-error" | "always";
 
 export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out";
 
-export type DecidedBy = "auto" | "user" | "rule" | "record" | "policy" | "none";
+export type DecidedBy = "auto" | "user" | "rule" | "record" | "plan" | "policy" | "none";
 
 export type ExecutionChoice = "allow" | "allowOnce" | "allowForChat" | "alwaysAllow" | "editAndAllow" | "deny" | "denyAndStop" | "endorseAndAllow";
 
@@ -265,7 +266,7 @@ writtenAt: number, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
-export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, };
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**

@@ -277,6 +277,14 @@ export const en = {
   "by.user": "you",
   "by.rule": "a rule",
   "by.record": "an earlier answer",
+  "by.plan": "the plan you approved",
+  "approval.reason.offPlan": "A plan you approved is in force, and this call leaves it: {how}.",
+  "approval.reason.offPlanSetAside":
+    "A plan you approved is in force, and this call leaves it: {how}. ({by} would have allowed it; content from outside may be steering the model.)",
+  "plan.off.tool": "no step of the plan calls this tool",
+  "plan.off.usedUp": "the plan’s steps for this tool have made all {max} of their calls",
+  "plan.off.pattern": "it points at {subject}, which no step of the plan covers",
+  "plan.off.target": "{value} (in {argument}) is not a target the plan names",
   "by.policy": "policy",
 
   "approval.title": "{tool} wants to run",

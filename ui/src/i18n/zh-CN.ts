@@ -274,6 +274,13 @@ export const zhCN: Record<Key, string> = {
   "by.user": "你",
   "by.rule": "规则",
   "by.record": "先前的回答",
+  "by.plan": "你批准的计划",
+  "approval.reason.offPlan": "你批准的计划正在生效，而这次调用超出了它：{how}。",
+  "approval.reason.offPlanSetAside": "你批准的计划正在生效，而这次调用超出了它：{how}。（本会由{by}允许；外部内容可能正在影响模型。）",
+  "plan.off.tool": "计划中没有任何步骤调用此工具",
+  "plan.off.usedUp": "计划中此工具的步骤已用完全部 {max} 次调用",
+  "plan.off.pattern": "它指向 {subject}，计划中没有步骤涵盖它",
+  "plan.off.target": "{value}（在 {argument} 中）不是计划列出的目标",
   "by.policy": "策略",
 
   "approval.title": "{tool} 请求运行",

@@ -44,6 +44,7 @@ use tollgate_engine::protocol::{
 use tollgate_engine::protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
 };
+use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanStep, TaskGrant};
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
@@ -156,6 +157,12 @@ fn parts() -> Vec<Part> {
             ApprovalRecordRow,
             CoveredCall,
             RuleCoverage,
+        ),
+        part!("plan", "A task's plan and the grant the user makes of it":
+            PlanStep,
+            GrantSpan,
+            TaskGrant,
+            OffPlan,
         ),
         part!("tools", "Tools, their groups and settings":
             ToolView,

@@ -13,7 +13,10 @@
 //! - `request ledger: a 100-tool request into the exposure` (F-97): what the ledger adds
 //!   to a round's request of 100 tools from servers nobody reviewed — its pieces read into the
 //!   exposure the first time (target with building the request: ≤ 2 ms), and
-//!   `… again (a later round)`: the same request, deduplicated.
+//!   `… again (a later round)`: the same request, deduplicated;
+//! - `judge a call against a grant of 50 steps` (F-98): where a call stands against a task's
+//!   grant whose every step calls the same tool with its own recipients, the call's recipient
+//!   granted by the last (target: 100 µs).
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -251,9 +254,59 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// A grant of 50 steps, each sending mail to its own two recipients; the call's recipient is
+/// the last step's, so every step is read.
+fn bench_grant(c: &mut Criterion) {
+    use tollgate_engine::executor::plan::ActiveGrant;
+    use tollgate_engine::protocol::{GrantSpan, PlanStep, TaskGrant};
+    use tollgate_engine::rules::RuleSubject;
+    let steps = (0..50)
+        .map(|i| PlanStep {
+            purpose: format!("step {i}"),
+            tool: "send_mail".into(),
+            max_calls: 3,
+            pattern: None,
+            targets: vec![
+                format!("person{i}@example.com"),
+                format!("team{i}@example.org"),
+            ],
+        })
+        .collect();
+    let grant = ActiveGrant::new(TaskGrant {
+        steps,
+        span: GrantSpan::Turn,
+    });
+    let args = json!({"to": "team49@example.org", "subject": "June", "body": prose(2_000, 7)});
+    let targets = ["/to".to_string()];
+    let subject = RuleSubject::Args(args.to_string());
+    let fit = grant.fit(
+        tollgate_engine::ChatId(1),
+        "send_mail",
+        &args,
+        &targets,
+        &subject,
+    );
+    assert_eq!(
+        fit,
+        tollgate_engine::protocol::PlanFit::Inside { step: 49 },
+        "the last step grants the call"
+    );
+    c.bench_function("judge a call against a grant of 50 steps", |b| {
+        b.iter(|| {
+            black_box(grant.fit(
+                tollgate_engine::ChatId(1),
+                "send_mail",
+                black_box(&args),
+                &targets,
+                &subject,
+            ))
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(30);
-    targets = bench
+    targets = bench, bench_grant
 }
 criterion_main!(benches);

@@ -19,12 +19,18 @@
 //! 7. a call that runs (allowed, or once the user allows it) carries whether its result waits
 //!    for the user before the model sees it (F-02): the result policy in force.
 //!
+//! A task's grant (F-98), when one is in force, is one more input: a call inside it and its
+//! bounds runs where the policy would ask, the gate would hold it or the model repeats it (by
+//! `Plan`); it never runs where a `deny` policy, a deny or ask rule or a denied record stops it,
+//! nor for a tool under review. A call outside it is decided as without a grant, and where the
+//! policy asks or the gate holds it, its card says how it leaves the plan (`OffPlan`).
+//!
 //! A tool that can change under a grant (an MCP tool) is listed by its source before it is
 //! decided (once per chat and connection), so every grant — standing or a click — is for the
 //! definition in force; nothing here waits for a listing.
 
 use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
-use crate::protocol::{AskReason, GuardMark, GuardNote, Rule, RuleAction};
+use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, Rule, RuleAction};
 use crate::rules::RuleMatch;
 
 /// Everything that decides a call, read once by the executor (`permission_inputs`).
@@ -48,6 +54,8 @@ pub(super) struct Inputs<'a> {
     pub rerun: bool,
     /// The result policy in force: the user's, else the tool's.
     pub result_policy: ResultPolicy,
+    /// Where the call stands against the task's grant, when one is in force (F-98).
+    pub plan: Option<&'a PlanFit>,
 }
 
 /// What the permission stage does with a call.
@@ -185,6 +193,10 @@ pub(super) fn verdict(i: &Inputs<'_>) -> Verdict {
     }
     match policy {
         ExecutionPolicy::Auto => allow(i, DecidedBy::Auto),
+        ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways if inside_plan(i) => Verdict::Allow {
+            by: DecidedBy::Plan,
+            review: i.result_policy,
+        },
         ExecutionPolicy::AskOnce => ask(i, AskReason::AskOnce, None),
         ExecutionPolicy::AskAlways => ask(i, AskReason::AskAlways, None),
         ExecutionPolicy::Deny => Verdict::Deny {
@@ -194,9 +206,21 @@ pub(super) fn verdict(i: &Inputs<'_>) -> Verdict {
     }
 }
 
+/// Whether the call is inside the task's grant and its bounds.
+fn inside_plan(i: &Inputs<'_>) -> bool {
+    matches!(i.plan, Some(PlanFit::Inside { .. }))
+}
+
 /// What would allow `by` does: a repeat or the gate's hold asks instead (both are recorded: the
-/// reason names the repeat, the hold counts as escalated).
+/// reason names the repeat, the hold counts as escalated) — unless the call is inside the task's
+/// grant, whose targets were fixed before anything untrusted was read: then the plan allows it.
 fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
+    if inside_plan(i) && (i.repeats.is_some() || i.guard.is_some()) {
+        return Verdict::Allow {
+            by: DecidedBy::Plan,
+            review: i.result_policy,
+        };
+    }
     if let Some(times) = i.repeats {
         return ask(
             i,
@@ -217,8 +241,22 @@ fn allow(i: &Inputs<'_>, by: DecidedBy) -> Verdict {
 }
 
 /// Asks for `reason`. `would_allow`: what would have let the call run; with the gate holding
-/// it, the hold is what made it ask (escalated), otherwise its note only rides along.
+/// it, the hold is what made it ask (escalated), otherwise its note only rides along. Off a plan
+/// in force, the policy's or the hold's reason becomes how the call leaves the plan.
 fn ask(i: &Inputs<'_>, reason: AskReason, would_allow: Option<DecidedBy>) -> Verdict {
+    let reason = match (i.plan, reason) {
+        (Some(PlanFit::Outside(off)), AskReason::AskOnce | AskReason::AskAlways) => {
+            AskReason::OffPlan {
+                off: off.clone(),
+                would_allow: None,
+            }
+        }
+        (Some(PlanFit::Outside(off)), AskReason::Exposed { would_allow }) => AskReason::OffPlan {
+            off: off.clone(),
+            would_allow: Some(would_allow),
+        },
+        (_, reason) => reason,
+    };
     let guard = match (i.guard.is_some(), would_allow) {
         (false, _) => GuardMark::Quiet,
         (true, Some(_)) => GuardMark::Escalated,
@@ -232,403 +270,5 @@ fn ask(i: &Inputs<'_>, reason: AskReason, would_allow: Option<DecidedBy>) -> Ver
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::RuleScope;
-
-    /// A gate's note: what it says does not change the decision, only that there is one.
-    fn held() -> GuardNote {
-        GuardNote {
-            effects: Default::default(),
-            exposed_to: Vec::new(),
-            exposed_count: 1,
-            private_read: Vec::new(),
-            spans: Vec::new(),
-            would_allow: None,
-            chosen_targets: Vec::new(),
-            unconfirmed: false,
-            endorsable: Vec::new(),
-        }
-    }
-
-    fn rule(action: RuleAction) -> Rule {
-        Rule {
-            id: 1,
-            tool: "t".into(),
-            pattern: Some("p *".into()),
-            action,
-            scope: RuleScope::Global,
-            created_at: 0,
-        }
-    }
-
-    const POLICIES: [ExecutionPolicy; 4] = [
-        ExecutionPolicy::Auto,
-        ExecutionPolicy::AskOnce,
-        ExecutionPolicy::AskAlways,
-        ExecutionPolicy::Deny,
-    ];
-    const RESULT_POLICIES: [ResultPolicy; 3] = [
-        ResultPolicy::Never,
-        ResultPolicy::OnError,
-        ResultPolicy::Always,
-    ];
-    /// Every combination of the inputs: the result policy, the set policy (or none), the tool's, review, the rule
-    /// (none, allow, ask, deny), the record (none, allowed, denied), a repeat, the gate's hold,
-    /// and the rerun.
-    fn every_input(note: &GuardNote, rules: &[Rule; 3], each: &mut dyn FnMut(Inputs<'_>)) {
-        let sets = [None].into_iter().chain(POLICIES.iter().copied().map(Some));
-        for result_policy in RESULT_POLICIES {
-            for set_policy in sets.clone() {
-                for tool_policy in POLICIES {
-                    for under_review in [false, true] {
-                        for rule in [None, Some(&rules[0]), Some(&rules[1]), Some(&rules[2])] {
-                            for record in [None, Some(true), Some(false)] {
-                                for repeats in [None, Some(3)] {
-                                    for guard in [None, Some(note)] {
-                                        for rerun in [false, true] {
-                                            each(Inputs {
-                                                set_policy,
-                                                tool_policy,
-                                                under_review,
-                                                rule,
-                                                record,
-                                                repeats,
-                                                guard,
-                                                rerun,
-                                                result_policy,
-                                            });
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// What the SPEC says of each combination, written as the rules it states, not as the order
-    /// the code takes: checked against `verdict` for all 11,520 combinations.
-    #[test]
-    fn every_combination_is_decided_as_the_spec_says() {
-        let note = held();
-        let rules = [
-            rule(RuleAction::Allow),
-            rule(RuleAction::Ask),
-            rule(RuleAction::Deny),
-        ];
-        let mut count = 0;
-        every_input(&note, &rules, &mut |i| {
-            count += 1;
-            let d = verdict(&i);
-            let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
-            let rule = i.rule.map(|r| r.action);
-            let asks_policy = matches!(
-                policy,
-                ExecutionPolicy::AskOnce | ExecutionPolicy::AskAlways
-            );
-            let record = if asks_policy { i.record } else { None };
-            let ctx = format!("{i:?} → {d:?}");
-            // A user's deny setting denies, whatever else holds.
-            if i.set_policy == Some(ExecutionPolicy::Deny) {
-                assert!(
-                    matches!(
-                        d,
-                        Verdict::Deny {
-                            by: DecidedBy::Policy,
-                            ..
-                        }
-                    ),
-                    "{ctx}"
-                );
-                return;
-            }
-            // Under review the tool asks every time, unless its own policy denies it.
-            if i.under_review {
-                let expected = match i.tool_policy {
-                    ExecutionPolicy::Deny => ExecutionPolicy::Deny,
-                    _ => ExecutionPolicy::AskAlways,
-                };
-                assert_eq!(policy, expected, "{ctx}");
-            }
-            if policy == ExecutionPolicy::Deny {
-                assert!(
-                    matches!(
-                        d,
-                        Verdict::Deny {
-                            by: DecidedBy::Policy,
-                            ..
-                        }
-                    ),
-                    "{ctx}"
-                );
-                return;
-            }
-            // The rerun click decides.
-            if i.rerun {
-                assert_eq!(
-                    d,
-                    Verdict::Allow {
-                        by: DecidedBy::User,
-                        review: i.result_policy,
-                    },
-                    "{ctx}"
-                );
-                return;
-            }
-            // A deny rule, then a denied record, deny.
-            if rule == Some(RuleAction::Deny) {
-                assert!(
-                    matches!(
-                        d,
-                        Verdict::Deny {
-                            by: DecidedBy::Rule,
-                            ..
-                        }
-                    ),
-                    "{ctx}"
-                );
-                return;
-            }
-            let rule_stands_aside = rule == Some(RuleAction::Allow) && i.under_review;
-            if (rule.is_none() || rule_stands_aside) && record == Some(false) {
-                assert!(
-                    matches!(
-                        d,
-                        Verdict::Deny {
-                            by: DecidedBy::Record,
-                            ..
-                        }
-                    ),
-                    "{ctx}"
-                );
-                return;
-            }
-            // Nothing else denies.
-            assert!(!matches!(d, Verdict::Deny { .. }), "{ctx}");
-            // What would allow, if anything: an allow rule, an allowed record, `auto`.
-            let would = match (rule, record, policy) {
-                (Some(RuleAction::Ask), _, _) => None,
-                (Some(RuleAction::Allow), _, _) => Some(DecidedBy::Rule),
-                (None, Some(true), _) => Some(DecidedBy::Record),
-                (None, _, ExecutionPolicy::Auto) => Some(DecidedBy::Auto),
-                _ => None,
-            };
-            match d {
-                Verdict::Allow { by, review } => {
-                    // A call that runs carries the result policy in force.
-                    assert_eq!(review, i.result_policy, "{ctx}");
-                    // Only what would allow does, with nothing standing in the way.
-                    assert_eq!(Some(by), would, "{ctx}");
-                    assert!(
-                        !i.under_review && i.repeats.is_none() && i.guard.is_none(),
-                        "{ctx}"
-                    );
-                }
-                Verdict::Ask {
-                    reason,
-                    guard,
-                    review,
-                } => {
-                    assert_eq!(review, i.result_policy, "{ctx}");
-                    // The reason names what made it ask.
-                    match &reason {
-                        AskReason::Rule { .. } => assert_eq!(rule, Some(RuleAction::Ask), "{ctx}"),
-                        AskReason::Repeated { times, would_allow } => {
-                            assert_eq!(Some(*times), i.repeats, "{ctx}");
-                            assert_eq!(Some(*would_allow), would, "{ctx}");
-                            assert!(!i.under_review, "{ctx}");
-                        }
-                        AskReason::Exposed { would_allow } => {
-                            assert!(i.guard.is_some() && i.repeats.is_none(), "{ctx}");
-                            assert_eq!(Some(*would_allow), would, "{ctx}");
-                            assert!(!i.under_review, "{ctx}");
-                        }
-                        AskReason::ToolChanged { .. } => {
-                            assert!(i.under_review, "{ctx}");
-                        }
-                        AskReason::AskOnce => assert_eq!(policy, ExecutionPolicy::AskOnce, "{ctx}"),
-                        AskReason::AskAlways => {
-                            assert_eq!(policy, ExecutionPolicy::AskAlways, "{ctx}")
-                        }
-                    }
-                    // A repeat and a hold together: both recorded, the hold counted.
-                    let held_what_would_run = i.guard.is_some()
-                        && would.is_some()
-                        && !i.under_review
-                        && rule != Some(RuleAction::Ask);
-                    let expected = match (i.guard.is_some(), held_what_would_run) {
-                        (false, _) => GuardMark::Quiet,
-                        (true, true) if !matches!(reason, AskReason::ToolChanged { .. }) => {
-                            GuardMark::Escalated
-                        }
-                        (true, _) => GuardMark::Noted,
-                    };
-                    assert_eq!(guard, expected, "{ctx}");
-                }
-                Verdict::Deny { .. } => unreachable!(),
-            }
-        });
-        assert_eq!(count, 3 * 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
-    }
-
-    /// The rows a reader checks by eye: each a case the issues named.
-    #[test]
-    fn the_cases_the_issues_named() {
-        let note = held();
-        let allow_rule = rule(RuleAction::Allow);
-        let base = Inputs {
-            set_policy: None,
-            tool_policy: ExecutionPolicy::AskOnce,
-            under_review: false,
-            rule: None,
-            record: None,
-            repeats: None,
-            guard: None,
-            rerun: false,
-            result_policy: ResultPolicy::Never,
-        };
-        // An exposed call in a loop: asked as a repeat, counted as escalated (SPEC §10).
-        let looped = verdict(&Inputs {
-            rule: Some(&allow_rule),
-            repeats: Some(3),
-            guard: Some(&note),
-            ..base
-        });
-        assert_eq!(
-            looped,
-            Verdict::Ask {
-                reason: AskReason::Repeated {
-                    times: 3,
-                    would_allow: DecidedBy::Rule
-                },
-                guard: GuardMark::Escalated,
-                review: ResultPolicy::Never
-            }
-        );
-        // A rule made against an earlier definition, the tool listed changed just now: it asks,
-        // naming the rule that stood aside.
-        assert_eq!(
-            verdict(&Inputs {
-                rule: Some(&allow_rule),
-                under_review: true,
-                ..base
-            }),
-            Verdict::Ask {
-                reason: AskReason::ToolChanged {
-                    would_allow: Some(DecidedBy::Rule)
-                },
-                guard: GuardMark::Quiet,
-                review: ResultPolicy::Never
-            }
-        );
-        // Under review, the user's `auto` stands aside and is named.
-        assert_eq!(
-            verdict(&Inputs {
-                set_policy: Some(ExecutionPolicy::Auto),
-                tool_policy: ExecutionPolicy::AskAlways,
-                under_review: true,
-                ..base
-            }),
-            Verdict::Ask {
-                reason: AskReason::ToolChanged {
-                    would_allow: Some(DecidedBy::Auto)
-                },
-                guard: GuardMark::Quiet,
-                review: ResultPolicy::Never
-            }
-        );
-        // The order: a deny policy beats an allow rule; an allow rule beats a denied record; a
-        // deny rule beats `auto`; an ask rule asks by itself.
-        let deny_rule = rule(RuleAction::Deny);
-        let ask_rule = rule(RuleAction::Ask);
-        assert!(matches!(
-            verdict(&Inputs {
-                set_policy: Some(ExecutionPolicy::Deny),
-                rule: Some(&allow_rule),
-                record: Some(true),
-                ..base
-            }),
-            Verdict::Deny {
-                by: DecidedBy::Policy,
-                ..
-            }
-        ));
-        assert_eq!(
-            verdict(&Inputs {
-                tool_policy: ExecutionPolicy::AskAlways,
-                rule: Some(&allow_rule),
-                record: Some(false),
-                ..base
-            }),
-            Verdict::Allow {
-                by: DecidedBy::Rule,
-                review: ResultPolicy::Never
-            }
-        );
-        assert!(matches!(
-            verdict(&Inputs {
-                tool_policy: ExecutionPolicy::Auto,
-                rule: Some(&deny_rule),
-                ..base
-            }),
-            Verdict::Deny {
-                by: DecidedBy::Rule,
-                ..
-            }
-        ));
-        assert_eq!(
-            verdict(&Inputs {
-                tool_policy: ExecutionPolicy::Auto,
-                rule: Some(&ask_rule),
-                ..base
-            }),
-            Verdict::Ask {
-                reason: AskReason::Rule {
-                    rule: Box::new(ask_rule.clone())
-                },
-                guard: GuardMark::Quiet,
-                review: ResultPolicy::Never
-            }
-        );
-        // A record counts only where the policy asks: `auto` ignores a denied one.
-        assert_eq!(
-            verdict(&Inputs {
-                tool_policy: ExecutionPolicy::Auto,
-                record: Some(false),
-                ..base
-            }),
-            Verdict::Allow {
-                by: DecidedBy::Auto,
-                review: ResultPolicy::Never
-            }
-        );
-        // Whether the result waits for the user is decided with the call: an `auto` call whose
-        // result policy reviews every result runs without a card and its result waits.
-        assert_eq!(
-            verdict(&Inputs {
-                tool_policy: ExecutionPolicy::Auto,
-                result_policy: ResultPolicy::Always,
-                ..base
-            }),
-            Verdict::Allow {
-                by: DecidedBy::Auto,
-                review: ResultPolicy::Always
-            }
-        );
-        // A gate's hold on a call that asks anyway is a note, not an escalation.
-        assert_eq!(
-            verdict(&Inputs {
-                guard: Some(&note),
-                ..base
-            }),
-            Verdict::Ask {
-                reason: AskReason::AskOnce,
-                guard: GuardMark::Noted,
-                review: ResultPolicy::Never
-            }
-        );
-    }
-}
+#[path = "decision_tests.rs"]
+mod tests;

@@ -28,10 +28,12 @@ mod ledger_property;
 mod limits;
 mod permission;
 mod pipeline;
+pub mod plan;
 mod prompt;
 mod resolve;
 mod round;
 mod sources;
+mod task;
 mod turnstile;
 
 pub use call::{CallOrigin, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
@@ -105,6 +107,8 @@ pub struct ToolExecutor {
     /// The tools (name, revision) whose source was asked in this chat, on the registry in use,
     /// whether the definition in force is the one the grants were made for (SPEC §12).
     verified: Mutex<std::collections::HashSet<(String, Arc<str>)>>,
+    /// The task's grant in force, if the user approved a plan (F-98; `task.rs`).
+    task: Mutex<Option<plan::ActiveGrant>>,
     vars: Arc<VarStore>,
     seq: AtomicU64,
 }
@@ -141,6 +145,7 @@ impl ToolExecutor {
             workspace: RwLock::new(row.workspace.map(PathBuf::from)),
             records: Mutex::new(records),
             verified: Mutex::new(std::collections::HashSet::new()),
+            task: Mutex::new(None),
             vars,
             seq: AtomicU64::new(seq),
             deps,

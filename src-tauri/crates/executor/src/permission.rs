@@ -19,7 +19,7 @@ use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, Res
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
-use crate::protocol::{GuardMark, GuardNote, Source};
+use crate::protocol::{GuardMark, GuardNote, PlanFit, Source};
 use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
@@ -47,6 +47,8 @@ pub(super) struct PermissionInputs {
     pub guard: Option<GuardNote>,
     /// The result policy in force: the user's, else the tool's.
     pub result_policy: ResultPolicy,
+    /// Where the call stands against the task's grant, when one is in force (F-98).
+    pub plan: Option<PlanFit>,
 }
 
 impl PermissionInputs {
@@ -67,6 +69,7 @@ impl PermissionInputs {
             guard: self.guard.as_ref(),
             rerun,
             result_policy: self.result_policy,
+            plan: self.plan.as_ref(),
         }
     }
 }
@@ -169,7 +172,7 @@ impl ToolExecutor {
             .lock()
             .get(&(spec.name.clone(), record_key.clone()))
             .copied();
-        PermissionInputs {
+        let mut inputs = PermissionInputs {
             set_policy,
             tool_policy: spec.execution_policy,
             under_review,
@@ -180,7 +183,10 @@ impl ToolExecutor {
             workspace,
             guard,
             result_policy: self.result_policy(spec),
-        }
+            plan: None,
+        };
+        inputs.plan = self.plan_fit(entry, args, &inputs);
+        inputs
     }
 
     /// Whether a tool that can change under the user (an MCP tool) is listed by its source
@@ -298,6 +304,7 @@ impl ToolExecutor {
             Verdict::Allow { by, review } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
+                self.use_plan_step(inputs.plan.as_ref());
                 return Ok(Grant {
                     args,
                     by,
@@ -341,6 +348,7 @@ impl ToolExecutor {
                 AskReason::Exposed { would_allow } | AskReason::Repeated { would_allow, .. } => {
                     Some(*would_allow)
                 }
+                AskReason::OffPlan { would_allow, .. } => *would_allow,
                 AskReason::AskOnce
                 | AskReason::AskAlways
                 | AskReason::Rule { .. }
@@ -493,6 +501,10 @@ impl ToolExecutor {
             Verdict::Ask { .. } => match grant.by {
                 DecidedBy::User => Recheck::Proceed,
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
+                // The plan counted this call when it allowed it (so it may look used up now):
+                // it stands while the grant is in force.
+                DecidedBy::Plan if self.task_grant().is_some() => Recheck::Proceed,
+                DecidedBy::Plan => Recheck::DecideAgain,
                 DecidedBy::Policy | DecidedBy::None => {
                     refuse("The call has no decision that allows it")
                 }

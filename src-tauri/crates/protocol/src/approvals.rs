@@ -1,8 +1,8 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
 use super::{
-    Attachment, FlaggedParameter, GuardNote, Rule, RuleScope, RuleSubjectKind, SandboxReport,
-    ToolChange, TrustKey,
+    Attachment, FlaggedParameter, GuardNote, OffPlan, Rule, RuleScope, RuleSubjectKind,
+    SandboxReport, ToolChange, TrustKey,
 };
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
@@ -268,4 +268,11 @@ pub enum AskReason {
     /// until the change is accepted. `would_allow`: the grant that would have allowed the call.
     #[serde(rename_all = "camelCase")]
     ToolChanged { would_allow: Option<DecidedBy> },
+    /// A plan the user approved is in force and the call leaves it (F-98); `would_allow`:
+    /// what would otherwise have allowed the call, if anything (the gate's hold set it aside).
+    #[serde(rename_all = "camelCase")]
+    OffPlan {
+        off: OffPlan,
+        would_allow: Option<DecidedBy>,
+    },
 }

@@ -52,6 +52,8 @@ pub enum DecidedBy {
     Rule,
     /// An ask-once record for the same arguments matched.
     Record,
+    /// The task's plan, which the user approved on its card, covers the call (F-98).
+    Plan,
     /// The tool's policy is `deny`.
     Policy,
     /// Nobody: the call failed before the permission stage, or was cancelled while waiting.
@@ -160,7 +162,7 @@ str_enum!(ExecutionChoice {
     DenyAndStop => "deny_and_stop", EndorseAndAllow => "endorse_and_allow",
 });
 str_enum!(ResultChoice { Approve => "approve", EditAndApprove => "edit_and_approve", Reject => "reject" });
-str_enum!(DecidedBy { Auto => "auto", User => "user", Rule => "rule", Record => "record", Policy => "policy", None => "none" });
+str_enum!(DecidedBy { Auto => "auto", User => "user", Rule => "rule", Record => "record", Plan => "plan", Policy => "policy", None => "none" });
 
 impl CallStatus {
     /// Whether the model should see this result as an error (`is_error` in F-18).

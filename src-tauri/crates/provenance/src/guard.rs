@@ -46,7 +46,7 @@ fn segment(key: &str) -> String {
 }
 
 /// Calls `f` with every string in `value` and its JSON pointer.
-fn each_string(value: &Value, pointer: &mut String, f: &mut dyn FnMut(&str, &str)) {
+pub fn each_string(value: &Value, pointer: &mut String, f: &mut dyn FnMut(&str, &str)) {
     match value {
         Value::String(s) => f(pointer, s),
         Value::Array(items) => {

@@ -22,6 +22,6 @@ pub mod targets;
 pub mod trust;
 
 pub use exposure::{Exposure, ExposureBuilder, SharedExposure};
-pub use guard::{derived_sources, distinct, guard_note, GuardInputs};
+pub use guard::{derived_sources, distinct, each_string, guard_note, GuardInputs};
 pub use ledger::{Ledger, Offered, RequestLedger, Said};
 pub use trust::Trust;

@@ -180,6 +180,27 @@ fn number(digits: &str) -> TargetValue {
     TargetValue::Number(digits.strip_prefix("00").unwrap_or(digits).to_string())
 }
 
+/// Whether a value a call names is covered by a value a task's plan granted (F-98): the same
+/// value; a web address on a granted host; or the host that a granted address or mailbox names
+/// beside itself. A granted host covers web addresses on it, not mailboxes at it: a recipient
+/// is granted by name.
+pub fn granted_by(value: &TargetValue, granted: &TargetValue) -> bool {
+    if value == granted {
+        return true;
+    }
+    match (value, granted) {
+        (TargetValue::Url(url), TargetValue::Host(host))
+        | (TargetValue::Host(host), TargetValue::Url(url)) => {
+            host_of(url).as_deref() == Some(host.as_str())
+        }
+        (TargetValue::Host(host), TargetValue::Email(mail)) => mail
+            .split_once('@')
+            .and_then(|(_, domain)| host_of(domain))
+            .is_some_and(|h| h == *host),
+        _ => false,
+    }
+}
+
 /// What one argument value names, as a whole: a URL (and its host), an e-mail address (and
 /// its domain), an IBAN, a number, a host, or a name — read without the punctuation around it
 /// (`ab@ev.io).`), and with what its pieces name when it has several (`Mallory <ab@ev.io>`).

@@ -3,5 +3,6 @@
 mod approvals;
 mod files;
 mod pipeline;
+mod plan;
 mod results;
 mod robustness;

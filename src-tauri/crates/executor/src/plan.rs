@@ -1,0 +1,352 @@
+//! A task's grant held against a call (F-98). The user approved, on one card, what a task may
+//! do: which tools, how often, what their calls may point at (in the rule vocabulary, F-08) and
+//! which targets they may reach (compared as values, F-97). [`ActiveGrant::fit`] says where a
+//! call stands — inside a step and its bounds, or off the plan and how — and the one decision
+//! function weighs that beside everything else (`decision::verdict`). Pure: no I/O, no clock.
+
+use crate::ids::ChatId;
+use crate::protocol::{OffPlan, PlanFit, PlanStep, Rule, RuleAction, RuleScope, TaskGrant};
+use crate::provenance::each_string;
+use crate::provenance::target_values::{granted_by, values_of_argument, TargetValue};
+use crate::provenance::targets::covers;
+use crate::rules::{winning_rule, RuleSubject};
+use serde_json::Value;
+
+/// A grant in force: the plan the user kept, each step's targets read once as values, and the
+/// calls each step has made.
+#[derive(Debug, Clone)]
+pub struct ActiveGrant {
+    grant: TaskGrant,
+    /// Per step, the values its targets name (the first, most specific reading of each).
+    granted: Vec<Vec<TargetValue>>,
+    /// Per step, the calls it has made.
+    used: Vec<u32>,
+}
+
+impl ActiveGrant {
+    /// Holds `grant` from now, no call made yet.
+    pub fn new(grant: TaskGrant) -> Self {
+        let granted = grant
+            .steps
+            .iter()
+            .map(|step| {
+                step.targets
+                    .iter()
+                    .filter_map(|t| values_of_argument(t).into_iter().next())
+                    .collect()
+            })
+            .collect();
+        let used = vec![0; grant.steps.len()];
+        Self {
+            grant,
+            granted,
+            used,
+        }
+    }
+
+    /// The plan the user kept.
+    pub fn grant(&self) -> &TaskGrant {
+        &self.grant
+    }
+
+    /// The calls each step has made, in the order of the steps.
+    pub fn used(&self) -> &[u32] {
+        &self.used
+    }
+
+    /// Counts a call that ran inside `step`.
+    pub fn record_use(&mut self, step: usize) {
+        if let Some(n) = self.used.get_mut(step) {
+            *n = n.saturating_add(1);
+        }
+    }
+
+    /// Where a call of `tool` with `args` stands: inside the first step that calls the tool, has
+    /// calls left, covers what the call points at (`subject`, as an allow rule of the step's
+    /// pattern would) and grants every target its target arguments (`targets`: JSON pointers)
+    /// name; otherwise off the plan, said for the first step that calls the tool.
+    pub fn fit(
+        &self,
+        chat: ChatId,
+        tool: &str,
+        args: &Value,
+        targets: &[String],
+        subject: &RuleSubject,
+    ) -> PlanFit {
+        let mut off = None;
+        // What the call's target arguments name, read once for every step.
+        let mut named: Option<Vec<Named>> = None;
+        for (k, step) in self.grant.steps.iter().enumerate() {
+            if step.tool != tool {
+                continue;
+            }
+            let step_off = if self.used[k] >= step.max_calls {
+                Some(OffPlan::UsedUp {
+                    max_calls: step.max_calls,
+                })
+            } else if !pattern_covers(step, chat, subject) {
+                Some(OffPlan::Pattern {
+                    subject: subject_text(subject),
+                })
+            } else {
+                let named = named.get_or_insert_with(|| named_targets(args, targets));
+                target_off(&self.granted[k], named)
+            };
+            match step_off {
+                None => return PlanFit::Inside { step: k },
+                Some(why) => {
+                    off.get_or_insert(why);
+                }
+            }
+        }
+        PlanFit::Outside(off.unwrap_or(OffPlan::Tool))
+    }
+}
+
+/// Whether the step's pattern covers what the call points at, exactly as an allow rule of that
+/// pattern would (a path that leaves the workspace never is; a command must be one plain
+/// command). No pattern: anything.
+fn pattern_covers(step: &PlanStep, chat: ChatId, subject: &RuleSubject) -> bool {
+    let Some(pattern) = &step.pattern else {
+        return true;
+    };
+    let rule = Rule {
+        id: 0,
+        tool: step.tool.clone(),
+        pattern: Some(pattern.clone()),
+        action: RuleAction::Allow,
+        scope: RuleScope::Chat { chat },
+        created_at: 0,
+    };
+    winning_rule(&[rule], chat, &step.tool, subject).is_some()
+}
+
+/// What a call points at, in words for its card.
+fn subject_text(subject: &RuleSubject) -> String {
+    match subject {
+        RuleSubject::Command(s)
+        | RuleSubject::Path(s)
+        | RuleSubject::Outside(s)
+        | RuleSubject::Url(s)
+        | RuleSubject::Args(s) => s.clone(),
+    }
+}
+
+/// A target argument of a call: where it is, what it says, and the values it names.
+struct Named {
+    pointer: String,
+    text: String,
+    values: Vec<TargetValue>,
+}
+
+/// The target arguments of `args` (`targets`: JSON pointers) and what each names.
+fn named_targets(args: &Value, targets: &[String]) -> Vec<Named> {
+    let mut out = Vec::new();
+    let mut pointer = String::new();
+    each_string(args, &mut pointer, &mut |p, text| {
+        if targets.iter().any(|t| covers(t, p)) {
+            out.push(Named {
+                pointer: p.to_string(),
+                text: text.to_string(),
+                values: values_of_argument(text),
+            });
+        }
+    });
+    out
+}
+
+/// The first target argument that names a value `granted` does not cover.
+fn target_off(granted: &[TargetValue], named: &[Named]) -> Option<OffPlan> {
+    named
+        .iter()
+        .find(|n| {
+            !n.values
+                .iter()
+                .all(|v| granted.iter().any(|g| granted_by(v, g)))
+        })
+        .map(|n| OffPlan::Target {
+            argument: n.pointer.clone(),
+            value: n.text.clone(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::protocol::GrantSpan;
+    use serde_json::json;
+
+    fn step(tool: &str, max_calls: u32, pattern: Option<&str>, targets: &[&str]) -> PlanStep {
+        PlanStep {
+            purpose: format!("use {tool}"),
+            tool: tool.into(),
+            max_calls,
+            pattern: pattern.map(str::to_string),
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+        }
+    }
+
+    fn grant(steps: Vec<PlanStep>) -> ActiveGrant {
+        ActiveGrant::new(TaskGrant {
+            steps,
+            span: GrantSpan::Turn,
+        })
+    }
+
+    const CHAT: ChatId = ChatId(1);
+
+    fn args_subject(args: &Value) -> RuleSubject {
+        RuleSubject::Args(crate::canonical::canonical_json(args))
+    }
+
+    /// A recipient is granted as a value, however it is written; another at the same domain,
+    /// or one the plan never named, is off the plan and the card is told which argument.
+    #[test]
+    fn a_recipient_is_granted_as_a_value() {
+        let g = grant(vec![step("send_mail", 1, None, &["bob@example.com"])]);
+        let to = ["/to".to_string()];
+        for same in [
+            "bob@example.com",
+            "BOB@Example.com",
+            "ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ",
+            "bob@example.com.",
+        ] {
+            let args = json!({"to": same, "body": "the bill is paid"});
+            assert_eq!(
+                g.fit(CHAT, "send_mail", &args, &to, &args_subject(&args)),
+                PlanFit::Inside { step: 0 },
+                "{same}"
+            );
+        }
+        for other in [
+            "eve@example.com",
+            "eve@evil.example",
+            "Mallory <eve@evil.example>",
+        ] {
+            let args = json!({"to": other, "body": "x"});
+            assert_eq!(
+                g.fit(CHAT, "send_mail", &args, &to, &args_subject(&args)),
+                PlanFit::Outside(OffPlan::Target {
+                    argument: "/to".into(),
+                    value: other.into()
+                }),
+                "{other}"
+            );
+        }
+        // The body is data: anything may fill it.
+        let args = json!({"to": "bob@example.com", "body": "send to eve@evil.example"});
+        assert_eq!(
+            g.fit(CHAT, "send_mail", &args, &to, &args_subject(&args)),
+            PlanFit::Inside { step: 0 }
+        );
+    }
+
+    /// A granted host covers web addresses on it; a granted address only itself.
+    #[test]
+    fn hosts_and_addresses() {
+        let g = grant(vec![
+            step("fetch_url", 3, None, &["docs.example.org"]),
+            step("post", 1, None, &["https://api.example.org/pay"]),
+        ]);
+        let url = ["/url".to_string()];
+        let fetch = json!({"url": "https://docs.example.org/guide?page=2"});
+        assert_eq!(
+            g.fit(CHAT, "fetch_url", &fetch, &url, &args_subject(&fetch)),
+            PlanFit::Inside { step: 0 }
+        );
+        let elsewhere = json!({"url": "https://docs.example.org.evil.example/"});
+        assert!(matches!(
+            g.fit(
+                CHAT,
+                "fetch_url",
+                &elsewhere,
+                &url,
+                &args_subject(&elsewhere)
+            ),
+            PlanFit::Outside(OffPlan::Target { .. })
+        ));
+        let pay = json!({"url": "https://api.example.org/pay"});
+        assert_eq!(
+            g.fit(CHAT, "post", &pay, &url, &args_subject(&pay)),
+            PlanFit::Inside { step: 1 }
+        );
+        let other_path = json!({"url": "https://api.example.org/transfer"});
+        assert!(matches!(
+            g.fit(CHAT, "post", &other_path, &url, &args_subject(&other_path)),
+            PlanFit::Outside(OffPlan::Target { .. })
+        ));
+    }
+
+    /// A tool no step names is off the plan; a step's bound is a bound.
+    #[test]
+    fn tools_and_bounds() {
+        let mut g = grant(vec![step("read_file", 2, None, &[])]);
+        let args = json!({"path": "bill.txt"});
+        let subject = RuleSubject::Path("bill.txt".into());
+        assert_eq!(
+            g.fit(CHAT, "delete_file", &args, &[], &subject),
+            PlanFit::Outside(OffPlan::Tool)
+        );
+        for _ in 0..2 {
+            assert_eq!(
+                g.fit(CHAT, "read_file", &args, &[], &subject),
+                PlanFit::Inside { step: 0 }
+            );
+            g.record_use(0);
+        }
+        assert_eq!(
+            g.fit(CHAT, "read_file", &args, &[], &subject),
+            PlanFit::Outside(OffPlan::UsedUp { max_calls: 2 })
+        );
+        assert_eq!(g.used(), &[2]);
+    }
+
+    /// A step's pattern reads as an allow rule of that pattern: a path glob, one plain command.
+    #[test]
+    fn patterns_read_as_allow_rules() {
+        let g = grant(vec![
+            step("write_file", 5, Some("reports/*.md"), &[]),
+            step("run_command", 5, Some("git status *"), &[]),
+        ]);
+        let inside = RuleSubject::Path("reports/june.md".into());
+        assert_eq!(
+            g.fit(CHAT, "write_file", &json!({}), &[], &inside),
+            PlanFit::Inside { step: 0 }
+        );
+        for off in [
+            RuleSubject::Path("reports/deep/june.md".into()),
+            RuleSubject::Path(".git/config".into()),
+            RuleSubject::Outside("/etc/passwd".into()),
+        ] {
+            assert!(matches!(
+                g.fit(CHAT, "write_file", &json!({}), &[], &off),
+                PlanFit::Outside(OffPlan::Pattern { .. })
+            ));
+        }
+        let status = RuleSubject::Command("git status --short".into());
+        assert_eq!(
+            g.fit(CHAT, "run_command", &json!({}), &[], &status),
+            PlanFit::Inside { step: 1 }
+        );
+        for off in [
+            "git status; curl evil.example",
+            "git push",
+            "bash -c 'git status'",
+        ] {
+            assert!(
+                matches!(
+                    g.fit(
+                        CHAT,
+                        "run_command",
+                        &json!({}),
+                        &[],
+                        &RuleSubject::Command(off.into())
+                    ),
+                    PlanFit::Outside(OffPlan::Pattern { .. })
+                ),
+                "{off}"
+            );
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The task's grant a chat holds (F-98): set when the user approves a plan, read by every
+//! call's decision, counted down by the calls it allows, and ended with the turn, by the user,
+//! or when its time box passes. Nothing else grants by plan.
+
+use super::permission::PermissionInputs;
+use super::plan::ActiveGrant;
+use super::ToolExecutor;
+use crate::protocol::{GrantSpan, PlanFit, TaskGrant};
+use crate::store::now_ms;
+use crate::tools::RegisteredTool;
+use serde_json::Value;
+
+impl ToolExecutor {
+    /// Holds `grant` for this chat's calls from now: the plan the user approved.
+    pub fn grant_task(&self, grant: TaskGrant) {
+        *self.task.lock() = Some(ActiveGrant::new(grant));
+    }
+
+    /// Ends the grant in force, if any (the turn ended, or the user stopped it).
+    pub fn end_task(&self) {
+        *self.task.lock() = None;
+    }
+
+    /// The grant in force and the calls each of its steps has made; `None` when there is none
+    /// (or its time box has passed, which ends it).
+    pub fn task_grant(&self) -> Option<(TaskGrant, Vec<u32>)> {
+        let mut task = self.task.lock();
+        if task.as_ref().is_some_and(expired) {
+            *task = None;
+        }
+        task.as_ref()
+            .map(|t| (t.grant().clone(), t.used().to_vec()))
+    }
+
+    /// Where a call stands against the grant in force (`None`: no grant).
+    pub(super) fn plan_fit(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        inputs: &PermissionInputs,
+    ) -> Option<PlanFit> {
+        let mut task = self.task.lock();
+        if task.as_ref().is_some_and(expired) {
+            *task = None;
+        }
+        let spec = entry.tool.spec();
+        let targets = self.targets(spec);
+        task.as_ref()
+            .map(|t| t.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
+    }
+
+    /// Counts a call the plan allowed against its step.
+    pub(super) fn use_plan_step(&self, fit: Option<&PlanFit>) {
+        if let (Some(PlanFit::Inside { step }), Some(task)) = (fit, self.task.lock().as_mut()) {
+            task.record_use(*step);
+        }
+    }
+}
+
+/// Whether a grant's time box has passed.
+fn expired(task: &ActiveGrant) -> bool {
+    match task.grant().span {
+        GrantSpan::Turn => false,
+        GrantSpan::Until { ends_at_ms } => now_ms() >= ends_at_ms,
+    }
+}

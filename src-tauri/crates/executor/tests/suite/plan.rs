@@ -1,0 +1,160 @@
+//! A task's grant in the gate (F-98): a call inside the plan the user approved runs without a
+//! card and is recorded as allowed by the plan; a call off it asks, its card saying how it
+//! leaves the plan; a step's bound is a bound; a grant never widens a deny; an ended grant
+//! allows nothing. Judged by what ran (the test tool's own log) and by the rows.
+
+use crate::common::*;
+use serde_json::json;
+use tollgate_protocol::policy::{CallStatus, DecidedBy};
+use tollgate_protocol::{
+    ApprovalRequest, AskReason, Decision, ExecutionDecision, GrantSpan, OffPlan, PlanStep,
+    RuleAction, RuleScope, TaskGrant,
+};
+
+fn step(tool: &str, max_calls: u32, targets: &[&str]) -> PlanStep {
+    PlanStep {
+        purpose: format!("use {tool}"),
+        tool: tool.into(),
+        max_calls,
+        pattern: None,
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+fn grant(steps: Vec<PlanStep>) -> TaskGrant {
+    TaskGrant {
+        steps,
+        span: GrantSpan::Turn,
+    }
+}
+
+/// The reason on the card the next call raises, which the test then denies.
+async fn denied_reason(
+    h: &Harness,
+    exec: &std::sync::Arc<tollgate_executor::ToolExecutor>,
+    text: &str,
+) -> AskReason {
+    let task = spawn(exec, call("write_thing", json!({ "text": text })));
+    let pending = h.next_approval().await;
+    let ApprovalRequest::Execution { reason, .. } = pending.request.clone() else {
+        panic!("an execution card")
+    };
+    exec.answer_approval(
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    reason
+}
+
+#[tokio::test]
+async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_leaves() {
+    let h = Harness::new().await;
+    // `write_thing` asks every time; its `text` is where it goes.
+    h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
+    let exec = h.chat().await;
+    exec.grant_task(grant(vec![step("write_thing", 2, &["bob@example.com"])]));
+
+    // Inside: no card, recorded as allowed by the plan.
+    let r = run(
+        &exec,
+        call("write_thing", json!({"text": "BOB@example.com"})),
+    )
+    .await;
+    assert_eq!(r.status, CallStatus::Success, "{r:?}");
+    assert!(h.no_approval_waiting().await);
+    assert_eq!(h.ran(), vec![json!({"text": "BOB@example.com"})]);
+    h.store.flush().await.unwrap();
+    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    assert_eq!(rows[0].decided_by, DecidedBy::Plan);
+
+    // A target the plan does not name asks, and the card says which.
+    let reason = denied_reason(&h, &exec, "eve@evil.example").await;
+    assert_eq!(
+        reason,
+        AskReason::OffPlan {
+            off: OffPlan::Target {
+                argument: "/text".into(),
+                value: "eve@evil.example".into()
+            },
+            would_allow: None
+        }
+    );
+    assert_eq!(h.ran().len(), 1, "the off-plan call never ran");
+
+    // The second call of the step runs; the third is past its bound.
+    run(
+        &exec,
+        call("write_thing", json!({"text": "bob@example.com"})),
+    )
+    .await;
+    assert_eq!(h.ran().len(), 2);
+    assert_eq!(exec.task_grant().map(|(_, used)| used), Some(vec![2]));
+    let reason = denied_reason(&h, &exec, "bob@example.com").await;
+    assert!(
+        matches!(
+            reason,
+            AskReason::OffPlan {
+                off: OffPlan::UsedUp { max_calls: 2 },
+                ..
+            }
+        ),
+        "{reason:?}"
+    );
+
+    // Ended, the grant allows nothing: the tool asks as it always does.
+    exec.end_task();
+    assert_eq!(exec.task_grant(), None);
+    assert_eq!(
+        denied_reason(&h, &exec, "bob@example.com").await,
+        AskReason::AskAlways
+    );
+    assert_eq!(h.ran().len(), 2);
+}
+
+#[tokio::test]
+async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    h.deps
+        .rules
+        .add(
+            "write_thing",
+            Some("*secret*".into()),
+            RuleAction::Deny,
+            RuleScope::Global,
+        )
+        .await
+        .unwrap();
+    exec.grant_task(grant(vec![step("write_thing", 5, &[])]));
+    let r = run(
+        &exec,
+        call("write_thing", json!({"text": "the secret plan"})),
+    )
+    .await;
+    assert_eq!(r.status, CallStatus::ExecutionRejected);
+    assert!(r.content.contains("rule"), "{}", r.content);
+    assert!(h.ran().is_empty());
+
+    // A tool no step names asks, saying so.
+    let task = spawn(&exec, call("run", json!({"command": "ls"})));
+    let pending = h.next_approval().await;
+    let ApprovalRequest::Execution { reason, .. } = &pending.request else {
+        panic!("an execution card")
+    };
+    assert_eq!(
+        *reason,
+        AskReason::OffPlan {
+            off: OffPlan::Tool,
+            would_allow: None
+        }
+    );
+    exec.answer_approval(
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
+    task.await.unwrap();
+    assert!(h.ran().is_empty());
+}
