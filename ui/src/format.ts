@@ -397,6 +397,8 @@ export function askReasonText(reason: AskReason): string {
       const by = reason.wouldAllow ? decidedByKey(reason.wouldAllow) : null;
       return by ? t("approval.reason.offPlanSetAside", { how, by: t(by) }) : t("approval.reason.offPlan", { how });
     }
+    case "plan":
+      return reason.exposed ? t("plan.exposed") : t("plan.intro");
   }
 }
 

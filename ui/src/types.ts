@@ -39,6 +39,7 @@ export type {
   ApprovalRequest,
   AskReason,
   OffPlan,
+  PlanProposal,
   PlanStep,
   TaskGrant,
   GrantSpan,

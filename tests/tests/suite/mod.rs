@@ -21,6 +21,7 @@ mod mcp_elicitation;
 mod mcp_oauth;
 mod mcp_settings;
 mod mcp_views;
+mod plan;
 mod provenance;
 mod provider_faults;
 mod sandbox;

@@ -1,7 +1,6 @@
-import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { alwaysAllowDecision, executionKeyDecision, type KeyContext, parseEditedArguments, resultKeyDecision } from "../approvals";
+import { alwaysAllowDecision, executionKeyDecision, parseEditedArguments, resultKeyDecision } from "../approvals";
 import { askReasonText, errorMessage, formatBytes, prettyJson } from "../format";
 import { t } from "../i18n";
 import { OUTPUT_LIMITS, reveal, revealDiff, type Revealed, type RevealedDiff } from "../reveal";
@@ -12,12 +11,13 @@ import { EndorseButtons, GuardNoteView } from "./Guard";
 import { Icon } from "./icons";
 import { useLoad } from "./hooks";
 import { HiddenCharsWarning, PayloadPane, PhraseView, RevealedText } from "./Payload";
+import { ApprovalHead, keyContext, RevealedLine, typingElsewhere, useDecide } from "./ApprovalParts";
+import { PlanCard } from "./PlanCard";
 import { SandboxLine } from "./Sandbox";
 import { ToolChangeView } from "./ToolChange";
 import type {
   ApprovalPreview,
   ChatId,
-  Decision,
   ExecutionDecision,
   ExecutionRequest,
   PendingApproval,
@@ -27,7 +27,7 @@ import type {
   RuleScopeChoice,
 } from "../types";
 
-interface Props {
+export interface Props {
   approval: PendingApproval;
   /** First in the queue: takes keyboard focus. */
   active: boolean;
@@ -36,78 +36,12 @@ interface Props {
   onDecided: (id: string) => void;
 }
 
-function isTextField(target: EventTarget | null): boolean {
-  return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "radio");
-}
-
-/**
- * Whether the user is typing in a field outside `card`: then a card that appears does not take
- * the keyboard. A field that is disabled does not count: the message box is disabled as the
- * turn starts, and the browser moves the focus off it only after the card may have appeared
- * (the card would then never get the focus, and Enter would decide nothing).
- */
-function typingElsewhere(card: HTMLElement): boolean {
-  const focused = document.activeElement;
-  if (!focused || !isTextField(focused) || card.contains(focused)) return false;
-  return !(focused as HTMLInputElement | HTMLTextAreaElement).disabled;
-}
-
-/** Where a key was pressed on a card, for the pure key maps in approvals.ts. */
-function keyContext(e: KeyboardEvent, reason: string): KeyContext {
-  const target = e.target as HTMLElement | null;
-  return {
-    // Only the card itself: on a focused button Enter and Space are the button's.
-    onCard: e.target === e.currentTarget,
-    inTextField: isTextField(target),
-    inReasonField: target?.dataset["role"] === "reason",
-    reason,
-    ctrl: e.ctrlKey || e.metaKey || e.altKey,
-    shift: e.shiftKey,
-    repeat: e.repeat,
-  };
-}
-
-function useDecide(chat: ChatId, id: string, onDecided: (id: string) => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const send = async (decision: Decision) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.answerApproval(chat, id, decision);
-      onDecided(id);
-    } catch (e) {
-      // An invalid edit is refused and the approval keeps waiting: show why on the card.
-      setError(errorMessage(e));
-      setBusy(false);
-    }
-  };
-  return { busy, error, send };
-}
-
 export function ApprovalCard(props: Props) {
-  return props.approval.request.kind === "execution" ? (
-    <ExecutionCard {...props} request={props.approval.request} />
-  ) : (
-    <ResultCard {...props} request={props.approval.request} />
-  );
-}
-
-/** The head both approval cards share: the gate icon, what is asked, the group, the card's own
- * tag (policy or status) and the place in the queue. */
-function ApprovalHead(props: { title: string; group: string | null; position: number; total: number; children: ComponentChildren }) {
-  return (
-    <div class="approval-head">
-      <Icon name="gate" class="approval-icon" />
-      <strong>
-        <RevealedLine text={props.title} />
-      </strong>
-      {props.group ? <span class="tag">{t("approval.group", { group: props.group })}</span> : null}
-      {props.children}
-      {props.total > 1 ? <span class="tag tag--wait">{t("approval.queued", { n: props.position, total: props.total })}</span> : null}
-    </div>
-  );
+  const request = props.approval.request;
+  if (request.kind === "result") return <ResultCard {...props} request={request} />;
+  // A task's plan (F-98) has a card of its own: a checklist, not arguments.
+  if (request.reason.type === "plan") return <PlanCard {...props} proposal={request.reason.proposal} exposed={request.reason.exposed} />;
+  return <ExecutionCard {...props} request={request} />;
 }
 
 /** The command or diff an execution card shows, revealed (see reveal.ts). */
@@ -129,11 +63,6 @@ function revealPreview(p: ApprovalPreview): RevealedPreview {
     case "largeWrite":
       return { type: "largeWrite", path: p.path, bytesBefore: p.bytesBefore, bytesAfter: p.bytesAfter, hidden: reveal(p.path).hidden };
   }
-}
-
-/** A short line with model-written text in it (a path, a folder), revealed as a whole. */
-function RevealedLine({ text }: { text: string }) {
-  return <RevealedText segments={reveal(text).segments} />;
 }
 
 function Preview({ preview: p }: { preview: RevealedPreview | null }) {

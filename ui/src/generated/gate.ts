@@ -3,7 +3,7 @@
 /* eslint-disable */
 // The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
-import type { OffPlan } from "./plan";
+import type { OffPlan, PlanProposal } from "./plan";
 import type { SandboxReport } from "./sandbox";
 
 export type McpToolDefinition = { title?: string, description: string, inputSchema: JsonValue, outputSchema?: JsonValue, 
@@ -266,7 +266,7 @@ writtenAt: number, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
-export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, };
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, } | { "type": "plan", proposal: PlanProposal, exposed: boolean, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**

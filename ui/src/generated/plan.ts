@@ -28,6 +28,8 @@ pattern?: string,
  */
 targets: Array<string>, };
 
+export type PlanProposal = { steps: Array<PlanStep>, minutes?: number, };
+
 export type GrantSpan = { "type": "turn" } | { "type": "until", endsAtMs: number, };
 
 export type TaskGrant = { steps: Array<PlanStep>, span: GrantSpan, };

@@ -285,6 +285,22 @@ export const en = {
   "plan.off.usedUp": "the plan’s steps for this tool have made all {max} of their calls",
   "plan.off.pattern": "it points at {subject}, which no step of the plan covers",
   "plan.off.target": "{value} (in {argument}) is not a target the plan names",
+  "plan.title": "Plan for this task",
+  "plan.steps": "{n} step(s)",
+  "plan.intro":
+    "The model proposes what this task will do. Approve it once: calls inside it run without asking; any other call asks. Untick a step or remove a target to narrow it.",
+  "plan.exposed":
+    "This plan was proposed after the chat read content from outside, which may be steering the model: check every target before you approve.",
+  "plan.calls": "{tool} · up to {n} call(s)",
+  "plan.targets": "Targets",
+  "plan.noTargets": "reaches no recipient, account or address",
+  "plan.removeTarget": "Remove {target} from the plan",
+  "plan.time": "Lasts",
+  "plan.time.turn": "until this answer ends",
+  "plan.time.minutes": "{n} minutes (or until this answer ends)",
+  "plan.approve": "Approve plan ({n} step(s))",
+  "plan.approveNone": "Approve nothing",
+  "plan.decline": "Decline: ask call by call",
   "by.policy": "policy",
 
   "approval.title": "{tool} wants to run",

@@ -44,7 +44,7 @@ use tollgate_engine::protocol::{
 use tollgate_engine::protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
 };
-use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanStep, TaskGrant};
+use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanProposal, PlanStep, TaskGrant};
 use tollgate_engine::protocol::{GroupView, ToolView};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
@@ -160,6 +160,7 @@ fn parts() -> Vec<Part> {
         ),
         part!("plan", "A task's plan and the grant the user makes of it":
             PlanStep,
+            PlanProposal,
             GrantSpan,
             TaskGrant,
             OffPlan,

@@ -33,6 +33,10 @@ pub enum ApprovalError {
     InvalidPattern(String),
     #[error("only the sources this card names can be trusted from it")]
     NotEndorsable,
+    #[error(
+        "a plan is approved as shown or with parts of it removed, never widened or remembered"
+    )]
+    NotThePlanShown,
 }
 
 /// Every pending approval of the app: the one waiting hub (`tollgate_tools::waiting`), whose

@@ -19,6 +19,9 @@
 //! 7. a call that runs (allowed, or once the user allows it) carries whether its result waits
 //!    for the user before the model sees it (F-02): the result policy in force.
 //!
+//! A call that proposes a task's plan (F-98) always asks, unless a `deny` policy denies it: no
+//! rule, record, policy or grant approves a plan the user has not seen.
+//!
 //! A task's grant (F-98), when one is in force, is one more input: a call inside it and its
 //! bounds runs where the policy would ask, the gate would hold it or the model repeats it (by
 //! `Plan`); it never runs where a `deny` policy, a deny or ask rule or a denied record stops it,
@@ -30,7 +33,7 @@
 //! definition in force; nothing here waits for a listing.
 
 use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
-use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, Rule, RuleAction};
+use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, PlanProposal, Rule, RuleAction};
 use crate::rules::RuleMatch;
 
 /// Everything that decides a call, read once by the executor (`permission_inputs`).
@@ -56,6 +59,9 @@ pub(super) struct Inputs<'a> {
     pub result_policy: ResultPolicy,
     /// Where the call stands against the task's grant, when one is in force (F-98).
     pub plan: Option<&'a PlanFit>,
+    /// The call proposes a task's plan (F-98), and whether the chat had read untrusted
+    /// content before it: a plan is always shown to the user.
+    pub proposal: Option<(&'a PlanProposal, bool)>,
 }
 
 /// What the permission stage does with a call.
@@ -130,6 +136,16 @@ pub(super) fn verdict(i: &Inputs<'_>) -> Verdict {
             by: DecidedBy::Policy,
             message: POLICY_DENIES.into(),
         };
+    }
+    if let Some((proposal, exposed)) = i.proposal {
+        return ask(
+            i,
+            AskReason::Plan {
+                proposal: proposal.clone(),
+                exposed,
+            },
+            None,
+        );
     }
     if i.rerun {
         return Verdict::Allow {

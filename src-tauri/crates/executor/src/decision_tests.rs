@@ -41,13 +41,15 @@ const RESULT_POLICIES: [ResultPolicy; 3] = [
     ResultPolicy::OnError,
     ResultPolicy::Always,
 ];
-/// Every combination of the inputs: the task's grant (none, inside, outside), the result
+/// Every combination of the inputs: a plan proposed (no, yes before exposure, yes after), the
+/// task's grant (none, inside, outside), the result
 /// policy, the set policy (or none), the tool's, review, the rule (none, allow, ask, deny),
 /// the record (none, allowed, denied), a repeat, the gate's hold, and the rerun.
 fn every_input(
     note: &GuardNote,
     rules: &[Rule; 3],
     plans: &[PlanFit; 2],
+    proposal: &PlanProposal,
     each: &mut dyn FnMut(Inputs<'_>),
 ) {
     let sets: Vec<Option<ExecutionPolicy>> = [None]
@@ -63,11 +65,13 @@ fn every_input(
     for plan in plans {
         for result_policy in RESULT_POLICIES {
             for set_policy in &sets {
-                heads.push((plan, result_policy, *set_policy));
+                for proposal in [None, Some((proposal, false)), Some((proposal, true))] {
+                    heads.push((plan, result_policy, *set_policy, proposal));
+                }
             }
         }
     }
-    for (plan, result_policy, set_policy) in heads {
+    for (plan, result_policy, set_policy, proposal) in heads {
         for tool_policy in POLICIES {
             for rule in rules {
                 for record in [None, Some(true), Some(false)] {
@@ -83,6 +87,7 @@ fn every_input(
                             rerun,
                             result_policy,
                             plan,
+                            proposal,
                         });
                     }
                 }
@@ -103,7 +108,7 @@ fn plans() -> [PlanFit; 2] {
 }
 
 /// What the SPEC says of each combination, written as the rules it states, not as the order
-/// the code takes: checked against `verdict` for all 34,560 combinations.
+/// the code takes: checked against `verdict` for all 103,680 combinations.
 #[test]
 fn every_combination_is_decided_as_the_spec_says() {
     let note = held();
@@ -113,8 +118,12 @@ fn every_combination_is_decided_as_the_spec_says() {
         rule(RuleAction::Deny),
     ];
     let plans = plans();
+    let proposal = PlanProposal {
+        steps: Vec::new(),
+        minutes: None,
+    };
     let mut count = 0;
-    every_input(&note, &rules, &plans, &mut |i| {
+    every_input(&note, &rules, &plans, &proposal, &mut |i| {
         count += 1;
         let d = verdict(&i);
         let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
@@ -160,6 +169,23 @@ fn every_combination_is_decided_as_the_spec_says() {
                 ),
                 "{ctx}"
             );
+            return;
+        }
+        // A plan is always shown to the user: nothing else decides a proposal.
+        if let Some((proposal, exposed)) = i.proposal {
+            let expected = Verdict::Ask {
+                reason: AskReason::Plan {
+                    proposal: proposal.clone(),
+                    exposed,
+                },
+                guard: if i.guard.is_some() {
+                    GuardMark::Noted
+                } else {
+                    GuardMark::Quiet
+                },
+                review: i.result_policy,
+            };
+            assert_eq!(d, expected, "{ctx}");
             return;
         }
         // The rerun click decides.
@@ -258,6 +284,7 @@ fn every_combination_is_decided_as_the_spec_says() {
                         assert_eq!(Some(*would_allow), would, "{ctx}");
                         assert!(!i.under_review, "{ctx}");
                     }
+                    AskReason::Plan { .. } => unreachable!("a proposal returned above"),
                     AskReason::ToolChanged { .. } => {
                         assert!(i.under_review, "{ctx}");
                     }
@@ -298,7 +325,7 @@ fn every_combination_is_decided_as_the_spec_says() {
             Verdict::Deny { .. } => unreachable!(),
         }
     });
-    assert_eq!(count, 3 * 3 * 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
+    assert_eq!(count, 3 * 3 * 3 * 5 * 4 * 2 * 4 * 3 * 2 * 2 * 2);
 }
 
 /// The rows a reader checks by eye: each a case the issues named.
@@ -317,6 +344,7 @@ fn the_cases_the_issues_named() {
         rerun: false,
         result_policy: ResultPolicy::Never,
         plan: None,
+        proposal: None,
     };
     // An exposed call in a loop: asked as a repeat, counted as escalated (SPEC §10).
     let looped = verdict(&Inputs {

@@ -47,8 +47,8 @@ pub type SharedSettings = Arc<parking_lot::RwLock<ToolSettings>>;
 use crate::approvals::{ApprovalError, ApprovalHub};
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{ExecutionPolicy, ResultPolicy};
-use crate::protocol::EventSink;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, PendingApproval, RuleGrant};
+use crate::protocol::{AskReason, EventSink};
 use crate::protocol::{ChatSandbox, ChatToolOverrides, ToolSettings};
 use crate::protocol::{ExposureView, GuardNote, Source, ToolEffects, TrustKey, WayOut};
 use crate::protocol::{GroupView, ToolDefinition, ToolView};
@@ -517,6 +517,28 @@ impl ToolExecutor {
         decision: Decision,
     ) -> Result<(), ApprovalError> {
         let pending = self.deps.hub.get(self.chat, id)?;
+        if let ApprovalRequest::Execution {
+            reason: AskReason::Plan { proposal, .. },
+            ..
+        } = &pending.request
+        {
+            return match &decision {
+                Decision::Execution(
+                    ExecutionDecision::AllowOnce
+                    | ExecutionDecision::Deny { .. }
+                    | ExecutionDecision::DenyAndStop { .. },
+                ) => self.deps.hub.resolve(self.chat, id, decision),
+                Decision::Execution(ExecutionDecision::EditAndAllow { arguments }) => {
+                    let kept = crate::tools::plan_tool::proposal_of(arguments)
+                        .map_err(ApprovalError::InvalidEdit)?;
+                    if !kept.narrows(proposal) {
+                        return Err(ApprovalError::NotThePlanShown);
+                    }
+                    self.deps.hub.resolve(self.chat, id, decision)
+                }
+                _ => Err(ApprovalError::NotThePlanShown),
+            };
+        }
         match (&decision, &pending.request) {
             (Decision::Execution(ExecutionDecision::EditAndAllow { arguments }), _) => {
                 self.check_edited_arguments(&pending.tool, arguments)

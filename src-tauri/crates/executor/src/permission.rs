@@ -19,7 +19,7 @@ use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, Res
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
-use crate::protocol::{GuardMark, GuardNote, PlanFit, Source};
+use crate::protocol::{GuardMark, GuardNote, PlanFit, PlanProposal, Source};
 use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
@@ -49,6 +49,9 @@ pub(super) struct PermissionInputs {
     pub result_policy: ResultPolicy,
     /// Where the call stands against the task's grant, when one is in force (F-98).
     pub plan: Option<PlanFit>,
+    /// The plan the call proposes, if its tool proposes plans (F-98), and whether the chat had
+    /// read untrusted content before it.
+    pub proposal: Option<(PlanProposal, bool)>,
 }
 
 impl PermissionInputs {
@@ -70,6 +73,7 @@ impl PermissionInputs {
             rerun,
             result_policy: self.result_policy,
             plan: self.plan.as_ref(),
+            proposal: self.proposal.as_ref().map(|(p, exposed)| (p, *exposed)),
         }
     }
 }
@@ -146,6 +150,7 @@ impl ToolExecutor {
         let targets = self.targets(spec);
         let unconfirmed = self.effects_unconfirmed(spec);
         let effects = self.effects(spec);
+        let exposed;
         let guard = {
             let settings = self.deps.settings.read();
             let overrides = self.overrides.read();
@@ -153,6 +158,9 @@ impl ToolExecutor {
                 settings: &settings,
                 endorsed: &overrides.endorsed,
             };
+            exposed = view
+                .exposure
+                .is_some_and(|e| e.sources().iter().any(|s| trust.untrusted(s)));
             guard_note(&GuardInputs {
                 trust: &trust,
                 effects,
@@ -184,6 +192,11 @@ impl ToolExecutor {
             guard,
             result_policy: self.result_policy(spec),
             plan: None,
+            proposal: spec
+                .proposes_plan
+                .then(|| crate::tools::plan_tool::proposal_of(args).ok())
+                .flatten()
+                .map(|p| (p, exposed)),
         };
         inputs.plan = self.plan_fit(entry, args, &inputs);
         inputs
@@ -300,11 +313,20 @@ impl ToolExecutor {
                 }
             }
         }
+        // A call the plan allows takes one of its step's calls now; if a call of the same
+        // round took the last one meanwhile, it is decided as the plan stands after that.
+        while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan)
+        {
+            if self.take_plan_call(inputs.plan.as_ref()) {
+                break;
+            }
+            inputs.plan = self.plan_fit(entry, &args, &inputs);
+            decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
+        }
         let (reason, mark, review) = match decision {
             Verdict::Allow { by, review } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
-                self.use_plan_step(inputs.plan.as_ref());
                 return Ok(Grant {
                     args,
                     by,
@@ -352,7 +374,8 @@ impl ToolExecutor {
                 AskReason::AskOnce
                 | AskReason::AskAlways
                 | AskReason::Rule { .. }
-                | AskReason::ToolChanged { .. } => None,
+                | AskReason::ToolChanged { .. }
+                | AskReason::Plan { .. } => None,
             };
             // A repeat and a hold together are both recorded: the reason names the repeat,
             // the mark counts the hold (SPEC §10).
@@ -398,7 +421,7 @@ impl ToolExecutor {
             workspace: inputs.workspace.clone(),
             review,
         };
-        match decision {
+        let granted = match decision {
             ExecutionDecision::AllowOnce => Ok(grant(args)),
             ExecutionDecision::EndorseAndAllow { sources } => {
                 // `decide` accepted only what the card offered.
@@ -455,7 +478,13 @@ impl ToolExecutor {
                 outcome.stop_turn = true;
                 Err(outcome)
             }
+        };
+        // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
+        // from now: what the call runs with is what the user kept.
+        if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
+            self.grant_proposed(g.args());
         }
+        granted
     }
 
     /// Compares a grant with the world right before the tool runs (F-03): the workspace and

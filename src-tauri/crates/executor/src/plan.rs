@@ -54,10 +54,16 @@ impl ActiveGrant {
         &self.used
     }
 
-    /// Counts a call that ran inside `step`.
-    pub fn record_use(&mut self, step: usize) {
-        if let Some(n) = self.used.get_mut(step) {
-            *n = n.saturating_add(1);
+    /// Takes one of `step`'s calls for a call the plan allows: `false` when none is left (two
+    /// calls of one round may have been judged inside before either took its call).
+    pub fn take_call(&mut self, step: usize) -> bool {
+        let max = self.grant.steps.get(step).map_or(0, |s| s.max_calls);
+        match self.used.get_mut(step) {
+            Some(n) if *n < max => {
+                *n += 1;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -293,13 +299,14 @@ mod tests {
                 g.fit(CHAT, "read_file", &args, &[], &subject),
                 PlanFit::Inside { step: 0 }
             );
-            g.record_use(0);
+            assert!(g.take_call(0));
         }
         assert_eq!(
             g.fit(CHAT, "read_file", &args, &[], &subject),
             PlanFit::Outside(OffPlan::UsedUp { max_calls: 2 })
         );
         assert_eq!(g.used(), &[2]);
+        assert!(!g.take_call(0), "no call is left to take");
     }
 
     /// A step's pattern reads as an allow rule of that pattern: a path glob, one plain command.

@@ -16,6 +16,24 @@ impl ToolExecutor {
         *self.task.lock() = Some(ActiveGrant::new(grant));
     }
 
+    /// Holds the plan a `propose_plan` call runs with (what the user kept on its card): its
+    /// steps, for the turn or its time box from now.
+    pub(super) fn grant_proposed(&self, args: &Value) {
+        let Ok(kept) = crate::tools::plan_tool::proposal_of(args) else {
+            return;
+        };
+        let span = match kept.minutes {
+            None => GrantSpan::Turn,
+            Some(m) => GrantSpan::Until {
+                ends_at_ms: now_ms().saturating_add(i64::from(m) * 60_000),
+            },
+        };
+        self.grant_task(TaskGrant {
+            steps: kept.steps,
+            span,
+        });
+    }
+
     /// Ends the grant in force, if any (the turn ended, or the user stopped it).
     pub fn end_task(&self) {
         *self.task.lock() = None;
@@ -49,10 +67,11 @@ impl ToolExecutor {
             .map(|t| t.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
     }
 
-    /// Counts a call the plan allowed against its step.
-    pub(super) fn use_plan_step(&self, fit: Option<&PlanFit>) {
-        if let (Some(PlanFit::Inside { step }), Some(task)) = (fit, self.task.lock().as_mut()) {
-            task.record_use(*step);
+    /// Takes a call of the step the call is inside: `false` when the step has none left.
+    pub(super) fn take_plan_call(&self, fit: Option<&PlanFit>) -> bool {
+        match (fit, self.task.lock().as_mut()) {
+            (Some(PlanFit::Inside { step }), Some(task)) => task.take_call(*step),
+            _ => false,
         }
     }
 }

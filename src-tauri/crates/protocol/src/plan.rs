@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// One step of a plan: a tool the task may call, how often, and what it may touch.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlanStep {
     /// What the step does, in the model's plain words (shown on the card).
     pub purpose: String,
@@ -18,11 +18,13 @@ pub struct PlanStep {
     pub max_calls: u32,
     /// What the step's calls may point at, in the rule vocabulary of the tool (F-08): command
     /// words (`git status *`), a path glob (`reports/*.md`), a URL wildcard. `None`: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, as = "Option<String>")]
     pub pattern: Option<String>,
     /// The targets its calls may reach — recipients, accounts, hosts and URLs — as the plan
     /// writes them, compared as values (F-97): a call whose target arguments name anything
     /// else is off the plan. Empty: the step reaches no target.
+    #[serde(default)]
     pub targets: Vec<String>,
 }
 
@@ -43,6 +45,42 @@ pub enum GrantSpan {
 pub struct TaskGrant {
     pub steps: Vec<PlanStep>,
     pub span: GrantSpan,
+}
+
+/// A plan as the model proposes it with `propose_plan` and as the user keeps it on the card:
+/// its steps, and how long it may last (`minutes`; none: the turn).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlanProposal {
+    pub steps: Vec<PlanStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, as = "Option<u32>")]
+    pub minutes: Option<u32>,
+}
+
+impl PlanProposal {
+    /// Whether this plan asks for no more than `wider`: its steps are some of `wider`'s, in
+    /// order, each for the same tool, purpose and pattern with no more calls and no target
+    /// `wider`'s step does not name; its time no longer. What the user keeps on the card must
+    /// be such a narrowing of what was shown.
+    pub fn narrows(&self, wider: &PlanProposal) -> bool {
+        let time_ok = match (self.minutes, wider.minutes) {
+            (_, None) => true,
+            (Some(mine), Some(theirs)) => mine <= theirs,
+            (None, Some(_)) => false,
+        };
+        let mut theirs = wider.steps.iter();
+        let steps_ok = self.steps.iter().all(|mine| {
+            theirs.any(|t| {
+                t.tool == mine.tool
+                    && t.purpose == mine.purpose
+                    && t.pattern == mine.pattern
+                    && mine.max_calls <= t.max_calls
+                    && mine.targets.iter().all(|x| t.targets.contains(x))
+            })
+        });
+        time_ok && steps_ok
+    }
 }
 
 /// How a call leaves the plan the user approved, for its card and its record.
@@ -69,4 +107,103 @@ pub enum PlanFit {
     Inside { step: usize },
     /// Off the plan, and how.
     Outside(OffPlan),
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn step(tool: &str, max_calls: u32, targets: &[&str]) -> PlanStep {
+        PlanStep {
+            purpose: format!("use {tool}"),
+            tool: tool.into(),
+            max_calls,
+            pattern: None,
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_kept_plan_only_narrows_what_was_shown() {
+        let shown = PlanProposal {
+            steps: vec![
+                step("read_file", 1, &[]),
+                step("send_mail", 2, &["bob@example.com", "ann@example.com"]),
+            ],
+            minutes: None,
+        };
+        let narrower = [
+            PlanProposal {
+                steps: vec![step("send_mail", 1, &["bob@example.com"])],
+                minutes: Some(15),
+            },
+            shown.clone(),
+            PlanProposal {
+                steps: vec![],
+                minutes: None,
+            },
+        ];
+        for kept in &narrower {
+            assert!(kept.narrows(&shown), "{kept:?}");
+        }
+        let wider = [
+            // another recipient
+            PlanStep {
+                targets: vec!["eve@evil.example".into()],
+                ..step("send_mail", 1, &[])
+            },
+            // more calls
+            step("send_mail", 3, &["bob@example.com"]),
+            // another tool
+            step("delete_file", 1, &[]),
+            // a pattern changed
+            PlanStep {
+                pattern: Some("*".into()),
+                ..step("read_file", 1, &[])
+            },
+        ];
+        for bad in wider {
+            let kept = PlanProposal {
+                steps: vec![bad.clone()],
+                minutes: None,
+            };
+            assert!(!kept.narrows(&shown), "{bad:?}");
+        }
+        // Steps out of order, or a time box longer than shown, are not narrowings either.
+        let reordered = PlanProposal {
+            steps: vec![shown.steps[1].clone(), shown.steps[0].clone()],
+            minutes: None,
+        };
+        assert!(!reordered.narrows(&shown));
+        let boxed = PlanProposal {
+            minutes: Some(10),
+            ..shown.clone()
+        };
+        assert!(!PlanProposal {
+            minutes: None,
+            ..boxed.clone()
+        }
+        .narrows(&boxed));
+        assert!(!PlanProposal {
+            minutes: Some(11),
+            ..boxed.clone()
+        }
+        .narrows(&boxed));
+    }
+
+    #[test]
+    fn a_proposal_reads_from_the_models_arguments_and_refuses_extra_fields() {
+        let ok: PlanProposal = serde_json::from_value(serde_json::json!({
+            "steps": [{"purpose": "pay", "tool": "pay_bill", "maxCalls": 1, "targets": ["DE89 3704 0044 0532 0130 00"]}],
+            "minutes": 15
+        }))
+        .unwrap();
+        assert_eq!(ok.steps[0].pattern, None);
+        assert_eq!(ok.minutes, Some(15));
+        let extra = serde_json::from_value::<PlanProposal>(serde_json::json!({
+            "steps": [{"purpose": "pay", "tool": "pay_bill", "maxCalls": 1, "targets": [], "anyTarget": true}]
+        }));
+        assert!(extra.is_err());
+    }
 }

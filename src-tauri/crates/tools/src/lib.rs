@@ -19,6 +19,7 @@ pub mod images;
 pub mod live_output;
 pub mod login_path;
 pub mod names;
+pub mod plan_tool;
 pub mod questions;
 pub mod reach;
 mod registry;
@@ -107,6 +108,9 @@ pub struct ToolSpec {
     pub callable_by_view: bool,
     /// Its parameters the server's review flagged (F-97), marked on a call's card.
     pub flagged: Arc<[tollgate_protocol::FlaggedParameter]>,
+    /// A call of it proposes a task's plan (F-98): always shown to the user, and what the
+    /// user keeps becomes the chat's grant.
+    pub proposes_plan: bool,
 }
 
 /// What a tool's results hold, so the gate can say where they came from (F-80).
@@ -154,7 +158,14 @@ impl ToolSpec {
             view: None,
             callable_by_view: false,
             flagged: Arc::new([]),
+            proposes_plan: false,
         }
+    }
+
+    /// Marks the tool as the one that proposes a task's plan (F-98).
+    pub fn proposes_plan(mut self) -> Self {
+        self.proposes_plan = true;
+        self
     }
 
     /// The parameters the server's review flagged, for the card to mark (F-97).

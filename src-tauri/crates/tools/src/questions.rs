@@ -71,7 +71,8 @@ impl QuestionHub {
     }
 }
 
-/// The `chat` group: tools that talk to the user rather than the world.
+/// The `chat` group: tools that talk to the user rather than the world — `ask_user`, and
+/// `propose_plan` (F-98).
 pub fn group(hub: Arc<QuestionHub>) -> ToolGroup {
     ToolGroup::new(
         "chat",
@@ -79,7 +80,15 @@ pub fn group(hub: Arc<QuestionHub>) -> ToolGroup {
         "Ask the user when something is unclear.",
     )
     .enabled_by_default(true)
+    .guidance(super::Guidance::Dynamic(Arc::new(|tools: &[&str]| {
+        if tools.contains(&super::plan_tool::NAME) {
+            super::plan_tool::GUIDANCE.to_string()
+        } else {
+            String::new()
+        }
+    })))
     .tool(AskUser::new(hub))
+    .tool(super::plan_tool::ProposePlan::new())
 }
 
 /// `ask_user(question, choices?)`.

@@ -53,6 +53,8 @@ pub(crate) async fn run(
         .router
         .route(turn.exec.chat(), Arc::new(Forward(tx.clone())));
     let outcome = run_rounds(&turn, input, &tx, &cancel).await;
+    // A task's grant lasts for the turn at most (F-98): the next turn proposes its own.
+    turn.exec.end_task();
     if let TurnOutcome::Failed { error, .. } = &outcome {
         // For the log a user sends with a bug report (keys are redacted on the way out).
         tracing::warn!("the turn in chat {} failed: {error}", turn.exec.chat());

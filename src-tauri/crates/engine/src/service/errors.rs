@@ -57,7 +57,8 @@ fn kind(e: &ServiceError) -> ErrorKind {
             | ApprovalError::WrongKind { .. }
             | ApprovalError::InvalidEdit(_)
             | ApprovalError::InvalidPattern(_)
-            | ApprovalError::NotEndorsable => ErrorKind::Invalid,
+            | ApprovalError::NotEndorsable
+            | ApprovalError::NotThePlanShown => ErrorKind::Invalid,
         },
         ServiceError::Answer(e) => match e {
             AnswerError::Unknown(_) => ErrorKind::NotFound,

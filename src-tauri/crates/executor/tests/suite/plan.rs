@@ -158,3 +158,67 @@ async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
     task.await.unwrap();
     assert!(h.ran().is_empty());
 }
+
+/// Two calls of one round judged inside a step with one call left: one takes it and runs, the
+/// other asks as used up, whichever order they run in.
+#[tokio::test]
+async fn a_steps_last_call_is_taken_once_by_two_calls_of_one_round() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    exec.grant_task(grant(vec![step("read_thing", 1, &[])]));
+    let round = {
+        let exec = std::sync::Arc::clone(&exec);
+        tokio::spawn(async move {
+            let calls = vec![
+                tollgate_executor::ToolCallRequest::new(
+                    "r1",
+                    "read_thing",
+                    tollgate_protocol::parse::RawArguments::Json(json!({"text": "one"})),
+                ),
+                tollgate_executor::ToolCallRequest::new(
+                    "r2",
+                    "read_thing",
+                    tollgate_protocol::parse::RawArguments::Json(json!({"text": "two"})),
+                ),
+            ];
+            let limits = tollgate_executor::RoundLimits {
+                doom_loop_threshold: 0,
+                max_parallel: 4,
+            };
+            exec.run_round(
+                calls,
+                tollgate_executor::CallOrigin::default(),
+                &mut tollgate_executor::RepeatTracker::default(),
+                limits,
+                &tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+        })
+    };
+    let pending = h.next_approval().await;
+    let ApprovalRequest::Execution { reason, .. } = &pending.request else {
+        panic!("an execution card")
+    };
+    assert!(
+        matches!(
+            reason,
+            AskReason::OffPlan {
+                off: OffPlan::UsedUp { max_calls: 1 },
+                ..
+            }
+        ),
+        "{reason:?}"
+    );
+    exec.answer_approval(
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
+    let results = round.await.unwrap();
+    let ran: Vec<_> = results
+        .iter()
+        .filter(|r| r.status == CallStatus::Success)
+        .collect();
+    assert_eq!(ran.len(), 1, "{results:?}");
+    assert_eq!(h.ran().len(), 1, "one call ran");
+}

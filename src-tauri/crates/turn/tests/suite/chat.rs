@@ -222,7 +222,7 @@ fn tool_event(e: &ChatEvent) -> Option<&ToolEvent> {
     }
 }
 
-fn approval(e: &ChatEvent) -> Option<tollgate_engine::PendingApproval> {
+pub(super) fn approval(e: &ChatEvent) -> Option<tollgate_engine::PendingApproval> {
     match tool_event(e) {
         Some(ToolEvent::ApprovalRequested { approval }) => Some(approval.clone()),
         _ => None,

@@ -2,4 +2,5 @@
 
 mod chaos;
 mod chat;
+mod plan;
 mod recovery;

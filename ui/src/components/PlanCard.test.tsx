@@ -1,0 +1,133 @@
+import { render } from "preact";
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { PendingApproval } from "../types";
+
+vi.mock("../api", () => ({
+  answerApproval: vi.fn(() => Promise.resolve()),
+}));
+
+import * as api from "../api";
+import { ApprovalCard } from "./ApprovalCard";
+import { unmount } from "./testRoot";
+import { commandError } from "../testing/backend";
+
+const answer = vi.mocked(api.answerApproval);
+
+const proposal = {
+  steps: [
+    { purpose: "read the bill", tool: "read_file", maxCalls: 1, targets: [] },
+    { purpose: "pay it", tool: "pay_bill", maxCalls: 1, targets: ["DE89370400440532013000", "bank.example"] },
+  ],
+};
+
+function planApproval(exposed: boolean): PendingApproval {
+  return {
+    id: "ap-plan",
+    chat: 7,
+    seq: 1,
+    callId: "p1",
+    tool: "propose_plan",
+    group: "chat",
+    createdAt: 0,
+    request: {
+      kind: "execution",
+      arguments: proposal,
+      preview: null,
+      policy: "ask-always",
+      reason: { type: "plan", proposal, exposed },
+      ruleSubject: "args",
+      suggestedPattern: null,
+    },
+  };
+}
+
+let root: HTMLElement;
+const onDecided = vi.fn();
+
+beforeEach(() => {
+  root = document.createElement("div");
+  document.body.replaceChildren(root);
+  answer.mockReset();
+  answer.mockResolvedValue(undefined);
+  onDecided.mockReset();
+});
+afterEach(async () => {
+  await unmount(root);
+});
+
+async function mount(exposed = false) {
+  await act(() => {
+    render(<ApprovalCard approval={planApproval(exposed)} active position={1} total={1} onDecided={onDecided} />, root);
+  });
+  const card = root.querySelector<HTMLElement>(".plan-card");
+  if (!card) throw new Error("no plan card");
+  return card;
+}
+
+async function key(target: HTMLElement, k: string) {
+  await act(async () => {
+    target.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true }));
+  });
+}
+
+async function click(el: HTMLElement) {
+  await act(async () => {
+    el.click();
+  });
+}
+
+describe("the plan card", () => {
+  it("reads as a checklist and Enter approves the plan as shown", async () => {
+    const card = await mount();
+    expect(document.activeElement).toBe(card);
+    const steps = [...root.querySelectorAll(".plan-step")].map((li) => li.querySelector(".plan-purpose")?.textContent);
+    expect(steps).toEqual(["read the bill", "pay it"]);
+    expect(root.textContent).toContain("pay_bill · up to 1 call(s)");
+    expect(root.querySelector(".plan-exposed")).toBeNull();
+    await key(card, "Enter");
+    expect(answer).toHaveBeenCalledWith(7, "ap-plan", { kind: "execution", decision: { type: "allowOnce" } });
+    expect(onDecided).toHaveBeenCalledWith("ap-plan");
+  });
+
+  it("narrows with the keyboard: a step unticked, a target removed, then Enter on the checkbox", async () => {
+    await mount();
+    const first = root.querySelector<HTMLInputElement>(".plan-step input[type=checkbox]");
+    if (!first) throw new Error("no checkbox");
+    first.focus();
+    // Space on a focused checkbox toggles it, as the browser does.
+    await click(first);
+    expect(first.checked).toBe(false);
+    const remove = root.querySelector<HTMLButtonElement>('button[aria-label="Remove bank.example from the plan"]');
+    if (!remove) throw new Error("no remove button");
+    await click(remove);
+    expect(root.textContent).not.toContain("bank.example");
+    await key(first, "Enter");
+    expect(answer).toHaveBeenCalledWith(7, "ap-plan", {
+      kind: "execution",
+      decision: {
+        type: "editAndAllow",
+        arguments: { steps: [{ purpose: "pay it", tool: "pay_bill", maxCalls: 1, targets: ["DE89370400440532013000"] }] },
+      },
+    });
+  });
+
+  it("Escape declines, and the task goes on call by call", async () => {
+    const card = await mount();
+    await key(card, "Escape");
+    expect(answer).toHaveBeenCalledWith(7, "ap-plan", { kind: "execution", decision: { type: "deny", reason: null } });
+  });
+
+  it("says at the top when the plan came after the chat read content from outside", async () => {
+    await mount(true);
+    expect(root.querySelector(".plan-exposed")?.textContent).toContain("after the chat read content from outside");
+  });
+
+  it("shows a refusal and keeps waiting", async () => {
+    answer.mockRejectedValueOnce(commandError("invalid", "a plan is approved as shown or with parts of it removed"));
+    const card = await mount();
+    await key(card, "Enter");
+    expect(root.querySelector('[role="alert"]')?.textContent).toContain("approved as shown");
+    expect(onDecided).not.toHaveBeenCalled();
+  });
+});
