@@ -4,7 +4,6 @@
 export * from "./generated/common";
 export * from "./generated/sandbox";
 export * from "./generated/gate";
-export * from "./generated/plan";
 export * from "./generated/tools";
 export * from "./generated/chat";
 export * from "./generated/mcp";

@@ -398,7 +398,7 @@ export function askReasonText(reason: AskReason): string {
       return by ? t("approval.reason.offPlanSetAside", { how, by: t(by) }) : t("approval.reason.offPlan", { how });
     }
     case "plan":
-      return reason.exposed ? t("plan.exposed") : t("plan.intro");
+      return reason.shown.exposed ? t("plan.exposed") : t("plan.intro");
   }
 }
 

@@ -44,7 +44,9 @@ async fn a_plan_narrowed_and_approved_with_the_keyboard_runs_its_calls_without_c
     ));
     mock.push(calc("c3", "1+1"));
     mock.push(openai::text("Done: 42 and 4."));
-    s.new_chat_and_send("work out 6*7 and 2+2").await.unwrap();
+    s.new_chat_and_send("work out 6*7 and 2+2, then the rates at rates.example.com")
+        .await
+        .unwrap();
 
     // One card: the plan as a checklist, with its steps and targets.
     let card = s.el(".plan-card.is-active").await.unwrap();
@@ -52,7 +54,8 @@ async fn a_plan_narrowed_and_approved_with_the_keyboard_runs_its_calls_without_c
     assert!(
         text.contains("work out the two sums")
             && text.contains("rates.example.com")
-            && text.contains("calculate · up to 2 call(s)"),
+            && text.contains("calculate · up to 2 call(s)")
+            && text.contains("you wrote it"),
         "{text}"
     );
     s.screenshots("plan-card").await.unwrap();

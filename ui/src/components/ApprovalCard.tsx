@@ -40,7 +40,7 @@ export function ApprovalCard(props: Props) {
   const request = props.approval.request;
   if (request.kind === "result") return <ResultCard {...props} request={request} />;
   // A task's plan (F-98) has a card of its own: a checklist, not arguments.
-  if (request.reason.type === "plan") return <PlanCard {...props} proposal={request.reason.proposal} exposed={request.reason.exposed} />;
+  if (request.reason.type === "plan") return <PlanCard {...props} shown={request.reason.shown} />;
   return <ExecutionCard {...props} request={request} />;
 }
 

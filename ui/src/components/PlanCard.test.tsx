@@ -35,7 +35,22 @@ function planApproval(exposed: boolean): PendingApproval {
       arguments: proposal,
       preview: null,
       policy: "ask-always",
-      reason: { type: "plan", proposal, exposed },
+      reason: {
+        type: "plan",
+        shown: {
+          proposal,
+          exposed,
+          marks: [
+            { step: 1, target: "DE89370400440532013000", byUser: true, sources: [] },
+            {
+              step: 1,
+              target: "bank.example",
+              byUser: false,
+              sources: exposed ? [{ type: "web", url: "https://bills.example/june", host: "bills.example" }] : [],
+            },
+          ],
+        },
+      },
       ruleSubject: "args",
       suggestedPattern: null,
     },
@@ -118,9 +133,13 @@ describe("the plan card", () => {
     expect(answer).toHaveBeenCalledWith(7, "ap-plan", { kind: "execution", decision: { type: "deny", reason: null } });
   });
 
-  it("says at the top when the plan came after the chat read content from outside", async () => {
+  it("says at the top when the plan came after the chat read content from outside, and marks what a page named", async () => {
     await mount(true);
     expect(root.querySelector(".plan-exposed")?.textContent).toContain("after the chat read content from outside");
+    const untrusted = root.querySelector(".plan-target.is-untrusted");
+    expect(untrusted?.textContent).toContain("bank.example");
+    expect(untrusted?.textContent).toContain("named by https://bills.example/june");
+    expect(root.querySelector(".plan-mark--user")?.textContent).toBe("you wrote it");
   });
 
   it("shows a refusal and keeps waiting", async () => {

@@ -8,14 +8,15 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { executionKeyDecision } from "../approvals";
 import { t } from "../i18n";
 import { approveDecision, keepAll, type Kept, keptCount, timeChoices } from "../plan";
-import type { ExecutionDecision, PendingApproval, PlanProposal } from "../types";
+import type { ExecutionDecision, PendingApproval, PlanShown, PlanTargetMark } from "../types";
+import { sourceText } from "../provenance";
 import { ApprovalHead, keyContext, RevealedLine, typingElsewhere, useDecide } from "./ApprovalParts";
 
 interface Props {
   approval: PendingApproval;
-  proposal: PlanProposal;
-  /** The chat had read untrusted content before the plan was proposed. */
-  exposed: boolean;
+  /** The plan, whether the chat had read untrusted content before it, and where each of its
+   * targets was named. */
+  shown: PlanShown;
   active: boolean;
   position: number;
   total: number;
@@ -26,7 +27,23 @@ function timeLabel(minutes: number | null): string {
   return minutes === null ? t("plan.time.turn") : t("plan.time.minutes", { n: minutes });
 }
 
-export function PlanCard({ approval, proposal, exposed, active, position, total, onDecided }: Props) {
+/** Where a target was named: the user's own words, or the untrusted sources that named it. */
+function TargetMark({ mark }: { mark: PlanTargetMark | undefined }) {
+  if (!mark) return null;
+  if (mark.sources.length > 0) {
+    const from = mark.sources.map(sourceText).join(", ");
+    return (
+      <span class="plan-mark plan-mark--untrusted" title={t("plan.mark.untrusted", { from })}>
+        {t("plan.mark.untrusted", { from })}
+      </span>
+    );
+  }
+  return mark.byUser ? <span class="plan-mark plan-mark--user">{t("plan.mark.user")}</span> : null;
+}
+
+export function PlanCard({ approval, shown, active, position, total, onDecided }: Props) {
+  const { proposal, exposed } = shown;
+  const markOf = (step: number, target: string) => shown.marks.find((m) => m.step === step && m.target === target);
   const { busy, error, send } = useDecide(approval.chat, approval.id, onDecided);
   const [kept, setKept] = useState<Kept>(() => keepAll(proposal));
   const root = useRef<HTMLDivElement>(null);
@@ -117,8 +134,9 @@ export function PlanCard({ approval, proposal, exposed, active, position, total,
                 <ul class="plan-targets" aria-label={t("plan.targets")}>
                   {step.targets.map((target) =>
                     k?.targets.includes(target) ? (
-                      <li key={target} class="plan-target">
+                      <li key={target} class={`plan-target${markOf(i, target)?.sources.length ? " is-untrusted" : ""}`}>
                         <RevealedLine text={target} />
+                        <TargetMark mark={markOf(i, target)} />
                         <button
                           type="button"
                           class="btn btn--icon btn--small"

@@ -1,9 +1,8 @@
 // Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:
 // change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.
 /* eslint-disable */
-// The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags.
+// The gate: policies, decisions, approvals, a task's plan and grant, rules, records, the provenance guard, a changed tool's review and what a review flags.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
-import type { OffPlan, PlanProposal } from "./plan";
 import type { SandboxReport } from "./sandbox";
 
 export type McpToolDefinition = { title?: string, description: string, inputSchema: JsonValue, outputSchema?: JsonValue, 
@@ -266,7 +265,60 @@ writtenAt: number, };
 
 export type ApprovalPreview = { "type": "diff", path: string, diff: string, } | { "type": "command", command: string, cwd: string, } | { "type": "largeWrite", path: string, bytesBefore: number, bytesAfter: number, };
 
-export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, } | { "type": "plan", proposal: PlanProposal, exposed: boolean, };
+export type PlanStep = { 
+/**
+ * What the step does, in the model's plain words (shown on the card).
+ */
+purpose: string, 
+/**
+ * The tool it calls, by the name the chat offers.
+ */
+tool: string, 
+/**
+ * How many calls the step may make (at least 1).
+ */
+maxCalls: number, 
+/**
+ * What the step's calls may point at, in the rule vocabulary of the tool (F-08): command
+ * words (`git status *`), a path glob (`reports/*.md`), a URL wildcard. `None`: any.
+ */
+pattern?: string, 
+/**
+ * The targets its calls may reach — recipients, accounts, hosts and URLs — as the plan
+ * writes them, compared as values (F-97): a call whose target arguments name anything
+ * else is off the plan. Empty: the step reaches no target.
+ */
+targets: Array<string>, };
+
+export type PlanProposal = { steps: Array<PlanStep>, minutes?: number, };
+
+export type PlanTargetMark = { 
+/**
+ * The step (0-based) and the target as the plan writes it.
+ */
+step: number, target: string, 
+/**
+ * The user's own words named it.
+ */
+byUser: boolean, 
+/**
+ * The untrusted sources that named it (none: no content the chat read did).
+ */
+sources: Array<Source>, };
+
+export type PlanShown = { proposal: PlanProposal, exposed: boolean, 
+/**
+ * One per target of every step, in order.
+ */
+marks: Array<PlanTargetMark>, };
+
+export type GrantSpan = { "type": "turn" } | { "type": "until", endsAtMs: number, };
+
+export type TaskGrant = { steps: Array<PlanStep>, span: GrantSpan, };
+
+export type OffPlan = { "type": "tool" } | { "type": "usedUp", maxCalls: number, } | { "type": "pattern", subject: string, } | { "type": "target", argument: string, value: string, };
+
+export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, } | { "type": "plan", shown: PlanShown, };
 
 export type ApprovalRequest = { "kind": "execution", 
 /**

@@ -301,6 +301,8 @@ export const en = {
   "plan.approve": "Approve plan ({n} step(s))",
   "plan.approveNone": "Approve nothing",
   "plan.decline": "Decline: ask call by call",
+  "plan.mark.user": "you wrote it",
+  "plan.mark.untrusted": "named by {from}",
   "by.policy": "policy",
 
   "approval.title": "{tool} wants to run",

@@ -295,6 +295,8 @@ export const zhCN: Record<Key, string> = {
   "plan.approve": "批准计划（{n} 个步骤）",
   "plan.approveNone": "不批准任何步骤",
   "plan.decline": "拒绝：逐个调用询问",
+  "plan.mark.user": "你写的",
+  "plan.mark.untrusted": "来自 {from}",
   "by.policy": "策略",
 
   "approval.title": "{tool} 请求运行",

@@ -44,8 +44,9 @@ use tollgate_engine::protocol::{
 use tollgate_engine::protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
 };
-use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanProposal, PlanStep, TaskGrant};
+use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanProposal, PlanShown, PlanStep};
 use tollgate_engine::protocol::{GroupView, ToolView};
+use tollgate_engine::protocol::{PlanTargetMark, TaskGrant};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
 use tollgate_engine::providers::{
@@ -111,7 +112,7 @@ fn parts() -> Vec<Part> {
             SandboxMode,
             SandboxReport,
         ),
-        part!("gate", "The gate: policies, decisions, approvals, rules, records, the provenance guard, a changed tool's review and what a review flags":
+        part!("gate", "The gate: policies, decisions, approvals, a task's plan and grant, rules, records, the provenance guard, a changed tool's review and what a review flags":
             McpToolDefinition,
             DefinitionPart,
             ReviewReason,
@@ -143,6 +144,13 @@ fn parts() -> Vec<Part> {
             Autonomy,
             WrittenFile,
             ApprovalPreview,
+            PlanStep,
+            PlanProposal,
+            PlanTargetMark,
+            PlanShown,
+            GrantSpan,
+            TaskGrant,
+            OffPlan,
             AskReason,
             ApprovalRequest,
             PendingApproval,
@@ -157,13 +165,6 @@ fn parts() -> Vec<Part> {
             ApprovalRecordRow,
             CoveredCall,
             RuleCoverage,
-        ),
-        part!("plan", "A task's plan and the grant the user makes of it":
-            PlanStep,
-            PlanProposal,
-            GrantSpan,
-            TaskGrant,
-            OffPlan,
         ),
         part!("tools", "Tools, their groups and settings":
             ToolView,

@@ -33,7 +33,7 @@
 //! definition in force; nothing here waits for a listing.
 
 use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
-use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, PlanProposal, Rule, RuleAction};
+use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, PlanShown, Rule, RuleAction};
 use crate::rules::RuleMatch;
 
 /// Everything that decides a call, read once by the executor (`permission_inputs`).
@@ -59,9 +59,9 @@ pub(super) struct Inputs<'a> {
     pub result_policy: ResultPolicy,
     /// Where the call stands against the task's grant, when one is in force (F-98).
     pub plan: Option<&'a PlanFit>,
-    /// The call proposes a task's plan (F-98), and whether the chat had read untrusted
-    /// content before it: a plan is always shown to the user.
-    pub proposal: Option<(&'a PlanProposal, bool)>,
+    /// The call proposes a task's plan (F-98), as its card will show it: a plan is always
+    /// shown to the user.
+    pub proposal: Option<&'a PlanShown>,
 }
 
 /// What the permission stage does with a call.
@@ -137,12 +137,11 @@ pub(super) fn verdict(i: &Inputs<'_>) -> Verdict {
             message: POLICY_DENIES.into(),
         };
     }
-    if let Some((proposal, exposed)) = i.proposal {
+    if let Some(shown) = i.proposal {
         return ask(
             i,
             AskReason::Plan {
-                proposal: proposal.clone(),
-                exposed,
+                shown: Box::new(shown.clone()),
             },
             None,
         );

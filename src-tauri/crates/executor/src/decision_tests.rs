@@ -2,7 +2,7 @@
 //! the rows a reader checks by eye.
 
 use super::*;
-use crate::protocol::{OffPlan, RuleScope};
+use crate::protocol::{OffPlan, PlanProposal, RuleScope};
 
 /// A gate's note: what it says does not change the decision, only that there is one.
 fn held() -> GuardNote {
@@ -49,7 +49,7 @@ fn every_input(
     note: &GuardNote,
     rules: &[Rule; 3],
     plans: &[PlanFit; 2],
-    proposal: &PlanProposal,
+    proposals: &[PlanShown; 2],
     each: &mut dyn FnMut(Inputs<'_>),
 ) {
     let sets: Vec<Option<ExecutionPolicy>> = [None]
@@ -65,7 +65,7 @@ fn every_input(
     for plan in plans {
         for result_policy in RESULT_POLICIES {
             for set_policy in &sets {
-                for proposal in [None, Some((proposal, false)), Some((proposal, true))] {
+                for proposal in [None, Some(&proposals[0]), Some(&proposals[1])] {
                     heads.push((plan, result_policy, *set_policy, proposal));
                 }
             }
@@ -118,12 +118,17 @@ fn every_combination_is_decided_as_the_spec_says() {
         rule(RuleAction::Deny),
     ];
     let plans = plans();
-    let proposal = PlanProposal {
-        steps: Vec::new(),
-        minutes: None,
+    let shown = |exposed| PlanShown {
+        proposal: PlanProposal {
+            steps: Vec::new(),
+            minutes: None,
+        },
+        exposed,
+        marks: Vec::new(),
     };
+    let proposals = [shown(false), shown(true)];
     let mut count = 0;
-    every_input(&note, &rules, &plans, &proposal, &mut |i| {
+    every_input(&note, &rules, &plans, &proposals, &mut |i| {
         count += 1;
         let d = verdict(&i);
         let policy = effective_policy(i.set_policy, i.tool_policy, i.under_review);
@@ -172,11 +177,10 @@ fn every_combination_is_decided_as_the_spec_says() {
             return;
         }
         // A plan is always shown to the user: nothing else decides a proposal.
-        if let Some((proposal, exposed)) = i.proposal {
+        if let Some(shown) = i.proposal {
             let expected = Verdict::Ask {
                 reason: AskReason::Plan {
-                    proposal: proposal.clone(),
-                    exposed,
+                    shown: Box::new(shown.clone()),
                 },
                 guard: if i.guard.is_some() {
                     GuardMark::Noted

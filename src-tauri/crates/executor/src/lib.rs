@@ -518,7 +518,7 @@ impl ToolExecutor {
     ) -> Result<(), ApprovalError> {
         let pending = self.deps.hub.get(self.chat, id)?;
         if let ApprovalRequest::Execution {
-            reason: AskReason::Plan { proposal, .. },
+            reason: AskReason::Plan { shown },
             ..
         } = &pending.request
         {
@@ -531,7 +531,7 @@ impl ToolExecutor {
                 Decision::Execution(ExecutionDecision::EditAndAllow { arguments }) => {
                     let kept = crate::tools::plan_tool::proposal_of(arguments)
                         .map_err(ApprovalError::InvalidEdit)?;
-                    if !kept.narrows(proposal) {
+                    if !kept.narrows(&shown.proposal) {
                         return Err(ApprovalError::NotThePlanShown);
                     }
                     self.deps.hub.resolve(self.chat, id, decision)

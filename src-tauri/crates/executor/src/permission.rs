@@ -19,7 +19,7 @@ use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, Res
 use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
-use crate::protocol::{GuardMark, GuardNote, PlanFit, PlanProposal, Source};
+use crate::protocol::{GuardMark, GuardNote, PlanFit, PlanShown, Source};
 use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
@@ -49,9 +49,8 @@ pub(super) struct PermissionInputs {
     pub result_policy: ResultPolicy,
     /// Where the call stands against the task's grant, when one is in force (F-98).
     pub plan: Option<PlanFit>,
-    /// The plan the call proposes, if its tool proposes plans (F-98), and whether the chat had
-    /// read untrusted content before it.
-    pub proposal: Option<(PlanProposal, bool)>,
+    /// The plan the call proposes, if its tool proposes plans (F-98), as its card shows it.
+    pub proposal: Option<PlanShown>,
 }
 
 impl PermissionInputs {
@@ -73,7 +72,7 @@ impl PermissionInputs {
             rerun,
             result_policy: self.result_policy,
             plan: self.plan.as_ref(),
-            proposal: self.proposal.as_ref().map(|(p, exposed)| (p, *exposed)),
+            proposal: self.proposal.as_ref(),
         }
     }
 }
@@ -150,7 +149,11 @@ impl ToolExecutor {
         let targets = self.targets(spec);
         let unconfirmed = self.effects_unconfirmed(spec);
         let effects = self.effects(spec);
-        let exposed;
+        let proposal = spec
+            .proposes_plan
+            .then(|| crate::tools::plan_tool::proposal_of(args).ok())
+            .flatten();
+        let shown;
         let guard = {
             let settings = self.deps.settings.read();
             let overrides = self.overrides.read();
@@ -158,9 +161,7 @@ impl ToolExecutor {
                 settings: &settings,
                 endorsed: &overrides.endorsed,
             };
-            exposed = view
-                .exposure
-                .is_some_and(|e| e.sources().iter().any(|s| trust.untrusted(s)));
+            shown = proposal.map(|p| super::plan::shown(p, view.exposure, &trust));
             guard_note(&GuardInputs {
                 trust: &trust,
                 effects,
@@ -192,11 +193,7 @@ impl ToolExecutor {
             guard,
             result_policy: self.result_policy(spec),
             plan: None,
-            proposal: spec
-                .proposes_plan
-                .then(|| crate::tools::plan_tool::proposal_of(args).ok())
-                .flatten()
-                .map(|p| (p, exposed)),
+            proposal: shown,
         };
         inputs.plan = self.plan_fit(entry, args, &inputs);
         inputs

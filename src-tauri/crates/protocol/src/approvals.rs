@@ -1,8 +1,8 @@
 //! What the user is asked and what they answer: approval requests, previews and decisions (F-05, F-06).
 
 use super::{
-    Attachment, FlaggedParameter, GuardNote, OffPlan, PlanProposal, Rule, RuleScope,
-    RuleSubjectKind, SandboxReport, ToolChange, TrustKey,
+    Attachment, FlaggedParameter, GuardNote, OffPlan, PlanShown, Rule, RuleScope, RuleSubjectKind,
+    SandboxReport, ToolChange, TrustKey,
 };
 use crate::ids::{ApprovalId, ChatId};
 use crate::policy::{
@@ -276,10 +276,6 @@ pub enum AskReason {
         would_allow: Option<DecidedBy>,
     },
     /// The model proposes a plan for its task (F-98): a plan is always shown to the user, who
-    /// approves it as shown, keeps part of it, or declines it. `exposed`: the chat had read
-    /// untrusted content before the plan was proposed.
-    Plan {
-        proposal: PlanProposal,
-        exposed: bool,
-    },
+    /// approves it as shown, keeps part of it, or declines it.
+    Plan { shown: Box<PlanShown> },
 }

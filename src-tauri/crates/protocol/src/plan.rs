@@ -83,6 +83,31 @@ impl PlanProposal {
     }
 }
 
+/// What the card of a proposed plan shows (F-98): the plan, whether the chat had read untrusted
+/// content before it was proposed, and what Tollgate checked of each of its targets.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanShown {
+    pub proposal: PlanProposal,
+    pub exposed: bool,
+    /// One per target of every step, in order.
+    pub marks: Vec<PlanTargetMark>,
+}
+
+/// Where a target of a proposed plan was named (F-98, compared as values, F-97): in the user's
+/// own words, and by which untrusted sources the chat had read.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanTargetMark {
+    /// The step (0-based) and the target as the plan writes it.
+    pub step: u32,
+    pub target: String,
+    /// The user's own words named it.
+    pub by_user: bool,
+    /// The untrusted sources that named it (none: no content the chat read did).
+    pub sources: Vec<crate::Source>,
+}
+
 /// How a call leaves the plan the user approved, for its card and its record.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]

@@ -44,14 +44,14 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     )
     .unwrap();
     let ApprovalRequest::Execution {
-        reason: AskReason::Plan { proposal, exposed },
+        reason: AskReason::Plan { shown },
         ..
     } = &card.request
     else {
         panic!("a plan card: {:?}", card.request)
     };
-    assert_eq!(proposal.steps.len(), 2);
-    assert!(!exposed);
+    assert_eq!(shown.proposal.steps.len(), 2);
+    assert!(!shown.exposed);
     // An answer that widens the plan, or remembers it, is refused and the card keeps waiting.
     let widened = json!({"steps": [
         {"purpose": "write the two notes", "tool": "note", "maxCalls": 9, "targets": []}
