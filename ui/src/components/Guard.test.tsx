@@ -9,7 +9,7 @@ vi.mock("../api", () => ({
   setWaysOutOff: vi.fn(() => Promise.resolve()),
   endorseSource: vi.fn(() => Promise.resolve()),
   unendorseSource: vi.fn(() => Promise.resolve()),
-  autonomy: vi.fn(() => Promise.resolve({ consequential: 4, byPolicy: 1, byRule: 1, byRecord: 0, escalated: 1, endorsed: 1, asked: 2 })),
+  autonomy: vi.fn(() => Promise.resolve({ consequential: 4, byPolicy: 1, byRule: 1, byRecord: 0, byPlan: 0, escalated: 1, endorsed: 1, asked: 2 })),
   ruleCoverage: vi.fn(),
 }));
 

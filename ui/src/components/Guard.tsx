@@ -88,7 +88,7 @@ function firstAndMore(list: Source[], count: number): { source: string; more: st
 
 /** The autonomy figures, in one sentence. */
 export function AutonomyLine({ figures }: { figures: Autonomy }) {
-  const silent = figures.byPolicy + figures.byRule + figures.byRecord;
+  const silent = figures.byPolicy + figures.byRule + figures.byRecord + figures.byPlan;
   if (figures.consequential === 0)
     return (
       <p class="muted" data-role="autonomy">
@@ -102,6 +102,7 @@ export function AutonomyLine({ figures }: { figures: Autonomy }) {
         total: figures.consequential,
         rule: figures.byRule,
         record: figures.byRecord,
+        plan: figures.byPlan,
         policy: figures.byPolicy,
         escalated: figures.escalated,
         endorsed: figures.endorsed,

@@ -233,6 +233,10 @@ consequential: number,
  */
 byPolicy: number, byRule: number, byRecord: number, 
 /**
+ * … by the task's plan the user approved on its card (F-98).
+ */
+byPlan: number, 
+/**
  * … of which asked because the chat was exposed (would have run otherwise).
  */
 escalated: number, 

@@ -132,7 +132,7 @@ export const enGate = {
   "exposure.allPrivate": "Private data in the branch on screen",
   "autonomy.title": "Autonomy",
   "autonomy.line":
-    "{silent} of {total} calls that change or send something ran without asking ({rule} by a rule, {record} by an earlier answer, {policy} by policy). {escalated} asked because of what the chat had read; {endorsed} ran after you trusted a source.",
+    "{silent} of {total} calls that change or send something ran without asking ({rule} by a rule, {record} by an earlier answer, {plan} by a plan you approved, {policy} by policy). {escalated} asked because of what the chat had read; {endorsed} ran after you trusted a source.",
   "autonomy.none": "No calls that change or send something yet.",
   "gate.title": "The provenance gate",
   "gate.intro":

@@ -128,7 +128,7 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "exposure.allPrivate": "当前分支中的私密数据",
   "autonomy.title": "自主程度",
   "autonomy.line":
-    "{total} 个会修改或发送内容的调用中，有 {silent} 个未经询问即运行（规则 {rule} 个、先前的回答 {record} 个、策略 {policy} 个）。{escalated} 个因对话读过的内容而询问；{endorsed} 个在你信任来源后运行。",
+    "{total} 个会修改或发送内容的调用中，有 {silent} 个未经询问即运行（规则 {rule} 个、先前的回答 {record} 个、你批准的计划 {plan} 个、策略 {policy} 个）。{escalated} 个因对话读过的内容而询问；{endorsed} 个在你信任来源后运行。",
   "autonomy.none": "还没有会修改或发送内容的调用。",
   "gate.title": "来源闸门",
   "gate.intro":

@@ -330,6 +330,8 @@ pub struct Autonomy {
     pub by_policy: u64,
     pub by_rule: u64,
     pub by_record: u64,
+    /// … by the task's plan the user approved on its card (F-98).
+    pub by_plan: u64,
     /// … of which asked because the chat was exposed (would have run otherwise).
     pub escalated: u64,
     /// … of which the user allowed by endorsing a source.
@@ -344,7 +346,7 @@ impl Autonomy {
         if self.consequential == 0 {
             return 1.0;
         }
-        let silent = self.by_policy + self.by_rule + self.by_record;
+        let silent = self.by_policy + self.by_rule + self.by_record + self.by_plan;
         silent as f64 / self.consequential as f64
     }
 }

@@ -437,6 +437,7 @@ impl Store {
                         escalated: n(4)?,
                         endorsed: n(5)?,
                         asked: n(6)?,
+                        by_plan: n(7)?,
                     })
                 })?;
             Ok(row)
@@ -503,7 +504,8 @@ static AUTONOMY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
             SUM(decided_by = 'record' AND decision LIKE 'allow%'),
             SUM(guard = 'escalated'),
             SUM(guard = 'endorsed'),
-            SUM(decided_by = 'user')
+            SUM(decided_by = 'user'),
+            SUM(decided_by = 'plan')
          FROM tool_calls
          WHERE (?1 IS NULL OR chat_id = ?1) AND decided_by <> 'none' AND {CONSEQUENTIAL}"
     )

@@ -14,7 +14,7 @@ vi.mock("../../api", () => ({
   }),
   setToolSettings: vi.fn(),
   getSettings: vi.fn(),
-  autonomy: vi.fn(() => Promise.resolve({ consequential: 10, byPolicy: 2, byRule: 5, byRecord: 1, escalated: 2, endorsed: 1, asked: 2 })),
+  autonomy: vi.fn(() => Promise.resolve({ consequential: 10, byPolicy: 2, byRule: 5, byRecord: 1, byPlan: 0, escalated: 2, endorsed: 1, asked: 2 })),
   pickFolder: vi.fn(() => Promise.resolve(null)),
 }));
 

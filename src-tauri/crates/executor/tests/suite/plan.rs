@@ -68,6 +68,10 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     h.store.flush().await.unwrap();
     let rows = h.store.chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows[0].decided_by, DecidedBy::Plan);
+    // The autonomy figures count it as run without asking, by the plan.
+    let figures = h.store.autonomy(Some(exec.chat())).await.unwrap();
+    assert_eq!((figures.consequential, figures.by_plan), (1, 1));
+    assert_eq!(figures.ratio(), 1.0);
 
     // A target the plan does not name asks, and the card says which.
     let reason = denied_reason(&h, &exec, "eve@evil.example").await;
