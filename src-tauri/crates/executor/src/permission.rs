@@ -529,7 +529,7 @@ impl ToolExecutor {
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
                 // The plan counted this call when it allowed it (so it may look used up now):
                 // it stands while the grant is in force.
-                DecidedBy::Plan if self.task_grant().is_some() => Recheck::Proceed,
+                DecidedBy::Plan if self.has_task() => Recheck::Proceed,
                 DecidedBy::Plan => Recheck::DecideAgain,
                 DecidedBy::Policy | DecidedBy::None => {
                     refuse("The call has no decision that allows it")

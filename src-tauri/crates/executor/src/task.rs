@@ -42,12 +42,12 @@ impl ToolExecutor {
     /// The grant in force and the calls each of its steps has made; `None` when there is none
     /// (or its time box has passed, which ends it).
     pub fn task_grant(&self) -> Option<(TaskGrant, Vec<u32>)> {
-        let mut task = self.task.lock();
-        if task.as_ref().is_some_and(expired) {
-            *task = None;
-        }
-        task.as_ref()
-            .map(|t| (t.grant().clone(), t.used().to_vec()))
+        in_force(&mut self.task.lock()).map(|t| (t.grant().clone(), t.used().to_vec()))
+    }
+
+    /// Whether a grant is in force (its time box, if any, not yet passed).
+    pub(super) fn has_task(&self) -> bool {
+        in_force(&mut self.task.lock()).is_some()
     }
 
     /// Where a call stands against the grant in force (`None`: no grant).
@@ -58,28 +58,30 @@ impl ToolExecutor {
         inputs: &PermissionInputs,
     ) -> Option<PlanFit> {
         let mut task = self.task.lock();
-        if task.as_ref().is_some_and(expired) {
-            *task = None;
-        }
+        let task = in_force(&mut task)?;
         let spec = entry.tool.spec();
         let targets = self.targets(spec);
-        task.as_ref()
-            .map(|t| t.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
+        Some(task.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
     }
 
     /// Takes a call of the step the call is inside: `false` when the step has none left.
     pub(super) fn take_plan_call(&self, fit: Option<&PlanFit>) -> bool {
-        match (fit, self.task.lock().as_mut()) {
+        match (fit, in_force(&mut self.task.lock())) {
             (Some(PlanFit::Inside { step }), Some(task)) => task.take_call(*step),
             _ => false,
         }
     }
 }
 
-/// Whether a grant's time box has passed.
-fn expired(task: &ActiveGrant) -> bool {
-    match task.grant().span {
+/// The grant in force: a grant whose time box has passed is ended here, the one place every
+/// reader of the grant goes through.
+fn in_force(task: &mut Option<ActiveGrant>) -> Option<&mut ActiveGrant> {
+    let expired = task.as_ref().is_some_and(|t| match t.grant().span {
         GrantSpan::Turn => false,
         GrantSpan::Until { ends_at_ms } => now_ms() >= ends_at_ms,
+    });
+    if expired {
+        *task = None;
     }
+    task.as_mut()
 }
