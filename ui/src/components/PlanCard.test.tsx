@@ -149,4 +149,25 @@ describe("the plan card", () => {
     expect(root.querySelector('[role="alert"]')?.textContent).toContain("approved as shown");
     expect(onDecided).not.toHaveBeenCalled();
   });
+  it("names the tools whose results may give a step's targets", async () => {
+    const steps = [
+      { purpose: "look Alice up", tool: "lookup_contact", maxCalls: 1, targets: [] },
+      { purpose: "mail her the notes", tool: "send_mail", maxCalls: 1, targets: [], from: ["lookup_contact"] },
+    ];
+    const approval = planApproval(false);
+    if (approval.request.kind !== "execution" || approval.request.reason.type !== "plan") throw new Error("not a plan");
+    approval.request.arguments = { steps };
+    approval.request.reason.shown = { proposal: { steps }, exposed: false, marks: [] };
+    await act(() => {
+      render(<ApprovalCard approval={approval} active position={1} total={1} onDecided={onDecided} />, root);
+    });
+    const card = root.querySelector<HTMLElement>(".plan-card");
+    if (!card) throw new Error("no plan card");
+    expect(card.querySelector(".plan-from")?.textContent).toContain("the results of lookup_contact give");
+    expect(card.textContent?.split("reaches no recipient").length).toBe(2);
+    await key(card, "Enter");
+    const sent = answer.mock.calls[0];
+    // As shown: the plan runs as proposed, its sources with it.
+    expect(sent?.[2]).toEqual({ kind: "execution", decision: { type: "allowOnce" } });
+  });
 });

@@ -151,9 +151,10 @@ export function PlanCard({ approval, shown, active, position, total, onDecided }
                     ) : null,
                   )}
                 </ul>
-              ) : (
+              ) : step.from?.length ? null : (
                 <div class="plan-step-detail muted">{t("plan.noTargets")}</div>
               )}
+              {step.from?.length ? <div class="plan-step-detail plan-from">{t("plan.from", { tools: step.from.join(", ") })}</div> : null}
             </li>
           );
         })}

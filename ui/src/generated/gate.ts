@@ -292,7 +292,14 @@ pattern?: string,
  * writes them, compared as values (F-97): a call whose target arguments name anything
  * else is off the plan. Empty: the step reaches no target.
  */
-targets: Array<string>, };
+targets: Array<string>, 
+/**
+ * Tools whose results may name more of its targets, which the user accepts on the card
+ * ("the address the address book gives for Alice"): a target a result of one of them
+ * named while the grant was in force is granted as if the plan named it. Empty: only
+ * the targets written above.
+ */
+from?: Array<string>, };
 
 export type PlanProposal = { steps: Array<PlanStep>, minutes?: number, };
 

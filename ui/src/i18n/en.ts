@@ -294,6 +294,7 @@ export const en = {
   "plan.calls": "{tool} · up to {n} call(s)",
   "plan.targets": "Targets",
   "plan.noTargets": "reaches no recipient, account or address",
+  "plan.from": "and the targets that the results of {tools} give",
   "plan.removeTarget": "Remove {target} from the plan",
   "plan.time": "Lasts",
   "plan.time.turn": "until this answer ends",

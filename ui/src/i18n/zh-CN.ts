@@ -288,6 +288,7 @@ export const zhCN: Record<Key, string> = {
   "plan.calls": "{tool} · 最多 {n} 次调用",
   "plan.targets": "目标",
   "plan.noTargets": "不涉及任何收件人、账户或地址",
+  "plan.from": "以及 {tools} 的结果给出的目标",
   "plan.removeTarget": "从计划中移除 {target}",
   "plan.time": "有效期",
   "plan.time.turn": "直到本次回答结束",

@@ -270,6 +270,7 @@ fn bench_grant(c: &mut Criterion) {
                 format!("person{i}@example.com"),
                 format!("team{i}@example.org"),
             ],
+            from: Vec::new(),
         })
         .collect();
     let grant = ActiveGrant::new(TaskGrant {

@@ -13,6 +13,7 @@
 
 use super::call::{CallCtx, Outcome, Trace};
 use super::decision::{effective_policy, verdict, Inputs, Verdict};
+use super::plan::Envelope;
 use super::ToolExecutor;
 use crate::canonical::{canonical_json, record_hash};
 use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultPolicy};
@@ -95,6 +96,8 @@ pub(super) struct Grant {
     workspace: Option<PathBuf>,
     /// Whether the result waits for the user (step 7 of the decision order).
     review: ResultPolicy,
+    /// A call the task's plan allowed runs within what its step names (F-98).
+    envelope: Option<Envelope>,
 }
 
 impl Grant {
@@ -103,9 +106,10 @@ impl Grant {
         &self.args
     }
 
-    /// The arguments that will run, and whether the result waits for the user.
-    pub fn into_run(self) -> (Value, ResultPolicy) {
-        (self.args, self.review)
+    /// The arguments that will run, whether the result waits for the user, and the plan
+    /// step's envelope when the task's plan allowed the call.
+    pub fn into_run(self) -> (Value, ResultPolicy, Option<Envelope>) {
+        (self.args, self.review, self.envelope)
     }
 }
 
@@ -324,12 +328,17 @@ impl ToolExecutor {
             Verdict::Allow { by, review } => {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
+                let envelope = match (by, &inputs.plan) {
+                    (DecidedBy::Plan, Some(PlanFit::Inside { step })) => self.plan_envelope(*step),
+                    _ => None,
+                };
                 return Ok(Grant {
                     args,
                     by,
                     subject: inputs.subject,
                     workspace: inputs.workspace,
                     review,
+                    envelope,
                 });
             }
             Verdict::Deny { by, message } => {
@@ -417,6 +426,7 @@ impl ToolExecutor {
             subject: inputs.subject.clone(),
             workspace: inputs.workspace.clone(),
             review,
+            envelope: None,
         };
         let granted = match decision {
             ExecutionDecision::AllowOnce => Ok(grant(args)),

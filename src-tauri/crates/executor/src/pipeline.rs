@@ -19,6 +19,7 @@
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
 use super::permission::{Grant, GuardView, Recheck};
+use super::plan::Envelope;
 use super::ToolExecutor;
 use crate::panics::panic_message;
 use crate::parse::preview;
@@ -295,11 +296,12 @@ impl ToolExecutor {
         let grant = self
             .wait_and_recheck_stage(entry, grant, call, view, trace)
             .await?;
-        let (args, review) = grant.into_run();
+        let (args, review, envelope) = grant.into_run();
         let formatted = self
-            .execute_and_format_stage(entry, &args, call, view, trace)
+            .execute_and_format_stage(entry, &args, envelope.as_ref(), call, view, trace)
             .await?;
         let status = formatted.status;
+        self.note_task_result(&entry.tool.spec().name, &formatted.text);
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
             .result_approval_stage(entry, review, call, formatted, shown, trace)
@@ -398,7 +400,7 @@ impl ToolExecutor {
                 Recheck::Refuse(outcome) => return Err(outcome),
                 Recheck::DecideAgain if !decided_again => {
                     decided_again = true;
-                    let (args, _) = grant.into_run();
+                    let (args, _, _) = grant.into_run();
                     grant = self.permission(entry, args, call, view, trace).await?;
                     trace.resolved_args = Some(grant.args().clone());
                 }
@@ -418,6 +420,7 @@ impl ToolExecutor {
         &self,
         entry: &RegisteredTool,
         args: &Value,
+        envelope: Option<&Envelope>,
         call: &CallCtx<'_>,
         view: GuardView<'_>,
         trace: &mut Trace,
@@ -428,7 +431,7 @@ impl ToolExecutor {
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (F-46).
         let known = crate::secrets::redact_known_owned;
-        match self.run_tool(entry, args, call, view).await {
+        match self.run_tool(entry, args, envelope, call, view).await {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {
                     report.blocked = report.blocked.into_iter().map(known).collect();
@@ -645,11 +648,15 @@ impl ToolExecutor {
         &self,
         entry: &RegisteredTool,
         args: &Value,
+        envelope: Option<&Envelope>,
         call: &CallCtx<'_>,
         view: GuardView<'_>,
     ) -> Result<Value, ExecFailure> {
         let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
         let mut sandbox = self.sandbox_plan();
+        if let Some(envelope) = envelope {
+            envelope.narrow(&mut sandbox.chat);
+        }
         let mut workspace = self.workspace();
         if let Some(rerun) = &call.origin.unsandboxed_rerun {
             sandbox.chat.level = crate::protocol::SandboxLevel::Off;

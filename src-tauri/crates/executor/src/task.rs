@@ -3,7 +3,7 @@
 //! or when its time box passes. Nothing else grants by plan.
 
 use super::permission::PermissionInputs;
-use super::plan::ActiveGrant;
+use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
 use crate::protocol::{GrantSpan, PlanFit, TaskGrant};
 use crate::store::now_ms;
@@ -62,6 +62,19 @@ impl ToolExecutor {
         let spec = entry.tool.spec();
         let targets = self.targets(spec);
         Some(task.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
+    }
+
+    /// What a command run inside `step` of the grant in force may do (F-98).
+    pub(super) fn plan_envelope(&self, step: usize) -> Option<Envelope> {
+        in_force(&mut self.task.lock()).map(|t| t.envelope(step))
+    }
+
+    /// Notes what a result of `tool` named, for the steps that name the tool as a source of
+    /// their targets (F-98).
+    pub(super) fn note_task_result(&self, tool: &str, text: &str) {
+        if let Some(task) = in_force(&mut self.task.lock()) {
+            task.note_result(tool, text);
+        }
     }
 
     /// Takes a call of the step the call is inside: `false` when the step has none left.

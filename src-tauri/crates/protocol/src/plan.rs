@@ -26,6 +26,13 @@ pub struct PlanStep {
     /// else is off the plan. Empty: the step reaches no target.
     #[serde(default)]
     pub targets: Vec<String>,
+    /// Tools whose results may name more of its targets, which the user accepts on the card
+    /// ("the address the address book gives for Alice"): a target a result of one of them
+    /// named while the grant was in force is granted as if the plan named it. Empty: only
+    /// the targets written above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub from: Vec<String>,
 }
 
 /// How long a grant lasts.
@@ -77,6 +84,7 @@ impl PlanProposal {
                     && t.pattern == mine.pattern
                     && mine.max_calls <= t.max_calls
                     && mine.targets.iter().all(|x| t.targets.contains(x))
+                    && mine.from.iter().all(|x| t.from.contains(x))
             })
         });
         time_ok && steps_ok
@@ -146,6 +154,7 @@ mod tests {
             max_calls,
             pattern: None,
             targets: targets.iter().map(|t| t.to_string()).collect(),
+            from: Vec::new(),
         }
     }
 
@@ -182,6 +191,11 @@ mod tests {
             step("send_mail", 3, &["bob@example.com"]),
             // another tool
             step("delete_file", 1, &[]),
+            // a source of targets the card did not show
+            PlanStep {
+                from: vec!["read_file".into()],
+                ..step("send_mail", 1, &[])
+            },
             // a pattern changed
             PlanStep {
                 pattern: Some("*".into()),

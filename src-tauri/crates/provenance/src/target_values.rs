@@ -242,6 +242,12 @@ fn value_as_a_whole(text: &str) -> Vec<TargetValue> {
             return out;
         }
     }
+    // An address (`10.0.0.5`, `127.0.0.1:8080`) is a host, not the digits of an account.
+    let address =
+        text.parse::<std::net::IpAddr>().is_ok() || text.parse::<std::net::SocketAddr>().is_ok();
+    if let Some(host) = host_of(&text).filter(|_| address) {
+        return vec![TargetValue::Host(host)];
+    }
     let compact: String = text
         .chars()
         .filter(|c| c.is_alphanumeric())
@@ -419,6 +425,12 @@ mod tests {
             [Host("xn--bcher-kva.example".into())],
             "IDNA"
         );
+        assert_eq!(v("10.0.0.5"), [Host("10.0.0.5".into())], "an address");
+        assert_eq!(v("127.0.0.1:8080"), [Host("127.0.0.1".into())]);
+        assert!(granted_by(
+            &Url("http://10.0.0.5:8080/docs".into()),
+            &v("10.0.0.5")[0]
+        ));
         assert_eq!(v("Mallory"), [Name("mallory".into())]);
         assert_eq!(
             v("#ops-alerts"),

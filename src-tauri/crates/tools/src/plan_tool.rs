@@ -47,7 +47,8 @@ impl ProposePlan {
                 "tool": {"type": "string", "description": "The tool the step calls, by its name."},
                 "maxCalls": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many calls of it the step needs."},
                 "pattern": {"type": "string", "description": "Optional: what its calls point at, as a rule pattern (command words like `git status *`, a path glob like `reports/*.md`, a URL wildcard)."},
-                "targets": {"type": "array", "items": {"type": "string"}, "description": "Every recipient, account, host or URL the step reaches, exactly as the user gave them. Empty when it reaches none."}
+                "targets": {"type": "array", "items": {"type": "string"}, "description": "Every recipient, account, host or URL the step reaches, exactly as the user gave them. Empty when it reaches none."},
+                "from": {"type": "array", "items": {"type": "string"}, "description": "Optional: tools of the plan whose results give more of the step's targets (the address book that gives a contact's address); the user sees and accepts them on the card."}
             },
             "required": ["purpose", "tool", "maxCalls", "targets"],
             "additionalProperties": false

@@ -18,6 +18,7 @@ fn step(tool: &str, max_calls: u32, targets: &[&str]) -> PlanStep {
         max_calls,
         pattern: None,
         targets: targets.iter().map(|t| t.to_string()).collect(),
+        from: Vec::new(),
     }
 }
 
