@@ -234,6 +234,10 @@ export function showBranch(chat: ChatId, message: number): Promise<void> {
 export function stopTurn(chat: ChatId): Promise<boolean> {
   return call("stop_turn", { chat });
 }
+/** Ends the chat's task grant (F-98); the turn goes on, asking call by call. */
+export function stopTask(chat: ChatId): Promise<boolean> {
+  return call("stop_task", { chat });
+}
 
 // ---- approvals ----
 

@@ -29,6 +29,7 @@ export interface Commands {
   rerun_unsandboxed: { args: { chat: ChatId; seq: number; text: string; onEvent: Channel<ChatEvent> }; result: void };
   show_branch: { args: { chat: ChatId; message: number }; result: void };
   stop_turn: { args: { chat: ChatId }; result: boolean };
+  stop_task: { args: { chat: ChatId }; result: boolean };
   answer_approval: { args: { chat: ChatId; id: string; decision: Decision }; result: void };
   answer_question: { args: { chat: ChatId; id: string; answer: string }; result: void };
   answer_elicitation: { args: { chat: ChatId; id: string; answer: ElicitationAnswer }; result: void };

@@ -217,4 +217,14 @@ describe("a call off the plan the user approved", () => {
     expect(offPlanText({ type: "usedUp", maxCalls: 2 })).toContain("all 2 of their calls");
     expect(offPlanText({ type: "pattern", subject: "/etc/passwd" })).toContain("/etc/passwd");
   });
+
+  it("says where a target off the plan was taken from", () => {
+    const off = offPlanText({
+      type: "target",
+      argument: "/url",
+      value: "http://127.0.0.2/collect",
+      takenFrom: [{ type: "web", url: "http://127.0.0.1/notes", host: "127.0.0.1" }],
+    });
+    expect(off).toBe("http://127.0.0.2/collect (in url) is not a target the plan names; it was taken from http://127.0.0.1/notes");
+  });
 });

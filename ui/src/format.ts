@@ -1,5 +1,6 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
+import { sourceText } from "./provenance";
 import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, Invalid, Missing, OffPlan, ResultChoice, UiCallStatus } from "./types";
 
 const ERROR_KINDS: Record<ErrorKind, true> = {
@@ -411,7 +412,12 @@ export function offPlanText(off: OffPlan): string {
       return t("plan.off.usedUp", { max: off.maxCalls });
     case "pattern":
       return t("plan.off.pattern", { subject: off.subject });
-    case "target":
-      return t("plan.off.target", { value: off.value, argument: off.argument.replace(/^\//, "") });
+    case "target": {
+      const argument = off.argument.replace(/^\//, "");
+      const from = off.takenFrom ?? [];
+      return from.length
+        ? t("plan.off.targetFrom", { value: off.value, argument, from: from.map(sourceText).join(", ") })
+        : t("plan.off.target", { value: off.value, argument });
+    }
   }
 }

@@ -4,7 +4,7 @@
  * is the plan as shown (`allowOnce`) or the kept plan as the call's arguments (`editAndAllow`),
  * which the backend checks is a narrowing of what was shown.
  */
-import type { ExecutionDecision, PlanProposal, PlanStep } from "./types";
+import type { ExecutionDecision, PlanProposal, PlanStep, TaskState } from "./types";
 
 /** What the user has kept so far: per step, whether it is kept and which of its targets. */
 export interface Kept {
@@ -53,4 +53,25 @@ export function approveDecision(proposal: PlanProposal, kept: Kept): ExecutionDe
 /** How many steps are kept. */
 export function keptCount(kept: Kept): number {
   return kept.steps.filter((s) => s.kept).length;
+}
+
+/** One step of the grant in force as the chat's header shows it (F-98). */
+export interface StepProgress {
+  purpose: string;
+  tool: string;
+  /** The calls it has made, by their number in the tool-chain log. */
+  made: number[];
+  maxCalls: number;
+  /** All its calls are made. */
+  done: boolean;
+}
+
+/** The grant in force, step by step, and how many calls it has left in all. */
+export function taskProgress(task: TaskState): { steps: StepProgress[]; left: number } {
+  const steps = task.grant.steps.map((s, i) => {
+    const made = task.calls[i] ?? [];
+    return { purpose: s.purpose, tool: s.tool, made, maxCalls: s.maxCalls, done: made.length >= s.maxCalls };
+  });
+  const left = steps.reduce((n, s) => n + Math.max(0, s.maxCalls - s.made.length), 0);
+  return { steps, left };
 }

@@ -16,7 +16,7 @@ import { HISTORY_FIRST_PAGE, HISTORY_PAGE } from "./bindings";
 import { ChatStore } from "./store";
 import { commandError } from "./testing/backend";
 
-const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null, task: null };
 
 let store: ChatStore;
 beforeEach(() => {
@@ -184,7 +184,7 @@ describe("a long chat is read a page at a time (F-71)", { timeout: 30_000 }, () 
       let start = limit === null ? 0 : Math.max(0, end - limit);
       while (start > 0 && all[start]?.role !== "user") start--;
       const messages = all.slice(start, end);
-      return Promise.resolve({ messages, calls: [], running: false, revision, earlier: start > 0 ? (messages[0]?.id ?? null) : null });
+      return Promise.resolve({ messages, calls: [], running: false, revision, earlier: start > 0 ? (messages[0]?.id ?? null) : null, task: null });
     });
   }
 

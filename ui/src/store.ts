@@ -13,6 +13,27 @@ const defaultScheduler: Scheduler = (flush) => {
   else setTimeout(flush, 16);
 };
 
+/** Whether `event` asks the user something: an approval card, the model's or a server's question. */
+function waitsOnUser(event: ChatEvent): boolean {
+  if (event.type !== "tool") return false;
+  switch (event.event.type) {
+    case "approvalRequested":
+    case "questionAsked":
+    case "elicitationRequested":
+      return true;
+    case "beforeCall":
+    case "approvalResolved":
+    case "started":
+    case "outputDelta":
+    case "progress":
+    case "finished":
+    case "questionResolved":
+    case "elicitationResolved":
+    case "taskChanged":
+      return false;
+  }
+}
+
 export class ChatStore {
   private states = new Map<ChatId, ChatState>();
   private queue: Array<[ChatId, ChatEvent]> = [];
@@ -43,9 +64,17 @@ export class ChatStore {
     this.notify();
   }
 
-  /** Queues an event; it is applied on the next frame together with the others that arrive. */
+  /**
+   * Queues an event; it is applied on the next frame together with the others that arrive. One
+   * the user waits on (a card, a question) is applied at once, with everything queued before
+   * it: a card opens a frame sooner, and nothing shows out of order.
+   */
   push(chat: ChatId, event: ChatEvent): void {
     this.queue.push([chat, event]);
+    if (waitsOnUser(event)) {
+      this.flush();
+      return;
+    }
     if (this.scheduled) return;
     this.scheduled = true;
     this.schedule(() => this.flush());

@@ -424,6 +424,7 @@ describe("fromHistory", () => {
     running: false,
     revision: 4,
     earlier: null,
+    task: null,
     messages: [
       { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "time?", status: "complete", payload: null, usage: null, createdAt: 1 },
       {
@@ -538,6 +539,7 @@ describe("fromHistory", () => {
     const failed: ChatHistory = {
       revision: 0,
       earlier: null,
+      task: null,
       messages: [
         { id: 1, chat: 7, role: "user", parentId: null, siblings: [], content: "hi", status: "complete", payload: null, usage: null, createdAt: 1 },
         {
@@ -593,6 +595,26 @@ describe("ChatStore", () => {
     expect(renders).toBe(1);
     expect(store.get(7).messages[0]?.content).toHaveLength(2000);
   });
+
+  it("shows a card at once, with everything that came before it, in order", () => {
+    const frames: Array<() => void> = [];
+    const store = new ChatStore((f) => frames.push(f));
+    let renders = 0;
+    store.subscribe(() => renders++);
+    store.push(7, { type: "tool", event: { type: "beforeCall", chat: 7, seq: 1, callId: "c1", requestedName: "write_file", rawArgs: "{}" } });
+    expect(store.get(7).calls).toHaveLength(0);
+    store.push(7, {
+      type: "tool",
+      event: { type: "questionAsked", chat: 7, seq: 1, id: "q1", question: "Which file?", choices: [] },
+    });
+    // No frame was waited for: the question and the call before it are in, in one render.
+    expect(store.get(7).calls.map((c) => c.callId)).toEqual(["c1"]);
+    expect(store.get(7).questions.map((q) => q.id)).toEqual(["q1"]);
+    expect(renders).toBe(1);
+    // The frame that was asked for finds nothing left to apply.
+    frames[0]?.();
+    expect(renders).toBe(1);
+  });
 });
 
 describe("edit and regenerate start from the right point (F-56)", () => {
@@ -643,6 +665,7 @@ describe("a history read in pages (F-71)", () => {
     running: false,
     revision: 1,
     earlier,
+    task: null,
   });
   const shape = (s: ChatState) => ({
     messages: s.messages.map((m) => m.id),

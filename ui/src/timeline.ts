@@ -21,6 +21,7 @@ import type {
   RetryNotice,
   SandboxReport,
   Source,
+  TaskState,
   AssistantToolCall,
   ToolEvent,
   UiCallStatus,
@@ -145,6 +146,8 @@ export interface ChatState {
    * page before them (`chat_history`'s `earlier`). A long chat opens on its last page (F-71).
    */
   earlier: number | null;
+  /** The task grant in force (F-98): the plan the user approved and the calls each step made. */
+  task: TaskState | null;
 }
 
 export function emptyChat(chat: ChatId): ChatState {
@@ -161,6 +164,7 @@ export function emptyChat(chat: ChatId): ChatState {
     alert: null,
     revision: null,
     earlier: null,
+    task: null,
   };
 }
 
@@ -271,6 +275,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   state.running = history.running;
   state.revision = history.revision;
   state.earlier = history.earlier ?? null;
+  state.task = history.task ?? null;
   state.approvals = approvals;
   // A call read while it waits for the user says so (its record only says it runs).
   for (const a of approvals) {
@@ -597,6 +602,8 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       if (state.questions.some((q) => q.id === e.id)) return state;
       return { ...state, questions: [...state.questions, { id: e.id, seq: e.seq, question: e.message, choices: [], elicitation: e }] };
     }
+    case "taskChanged":
+      return { ...state, task: event.task };
   }
 }
 
@@ -659,6 +666,8 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         running: false,
         approvals: [],
         questions: [],
+        // A grant lasts for its turn at most (F-98).
+        task: null,
         retrying: null,
         turnUsage: o.usage,
         error: o.type === "failed" ? { message: o.error, retryable: o.retryable, kind: o.kind } : null,

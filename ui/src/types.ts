@@ -44,6 +44,7 @@ export type {
   PlanStep,
   PlanTargetMark,
   TaskGrant,
+  TaskState,
   GrantSpan,
   CallDecision,
   CallStatus,

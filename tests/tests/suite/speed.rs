@@ -553,6 +553,114 @@ async fn measure_first_sight_review() {
     s.close().await;
 }
 
+/// F-98: the card of a plan of 50 steps, each with two targets, from the moment the model's
+/// answer proposing it is let out of the provider (all of its arguments sent, its finish held
+/// until then) to the second frame after the card is in the page (target ≤ 100 ms). The page's
+/// clock starts looking only once WebDriver hands it the script, so a card already drawn by then
+/// counts from that later frame: the figure is an upper bound. Three plans in one chat.
+#[tokio::test]
+#[ignore = "a measurement: run tests/speed.sh"]
+async fn measure_plan_card() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-speed-plan-card-never-in-the-db")
+        .await
+        .unwrap();
+    let steps: Vec<serde_json::Value> = (0..50)
+        .map(|i| {
+            json!({
+                "purpose": format!("send receipt {i}"),
+                "tool": "fetch_url",
+                "maxCalls": 2,
+                "targets": [format!("https://shop{i}.example/receipt"), format!("team{i}@example.org")]
+            })
+        })
+        .collect();
+    let plan = json!({ "steps": steps }).to_string();
+    let mut figures = Vec::new();
+    for run in 0..3 {
+        let gate = tollgate_mock_llm::Gate::new();
+        let reply = openai::calls("", &[(&format!("p{run}"), "propose_plan", &plan)]);
+        let finish = reply.frames_before_finish();
+        mock.push(reply.held_at(finish, &gate));
+        mock.push(openai::text(&format!(
+            "Declined {run}; going on call by call."
+        )));
+        let asked = mock.requests().len();
+        let text = "send the fifty receipts to team0@example.org and the others";
+        if run == 0 {
+            s.new_chat_and_send(text).await.unwrap();
+        } else {
+            s.send(text).await.unwrap();
+        }
+        while mock.requests().len() == asked {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Notes when the card is put in the page, before the gate opens.
+        s.client
+            .execute(
+                r#"
+                window.__planCardAt = null;
+                const seen = new MutationObserver(() => {
+                  if (document.querySelector('.plan-card.is-active')) {
+                    window.__planCardAt = Date.now();
+                    seen.disconnect();
+                  }
+                });
+                seen.observe(document.body, { childList: true, subtree: true });
+                "#,
+                vec![],
+            )
+            .await
+            .unwrap();
+        let let_out = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            * 1000.0;
+        gate.open();
+        let painted = s
+            .client
+            .execute_async(
+                r#"
+                const done = arguments[0];
+                const check = () => {
+                  if (document.querySelector('.plan-card.is-active')) {
+                    requestAnimationFrame(() => requestAnimationFrame(() => done([window.__planCardAt, Date.now()])));
+                  } else {
+                    requestAnimationFrame(check);
+                  }
+                };
+                check();
+                "#,
+                vec![],
+            )
+            .await
+            .unwrap();
+        let times = numbers(&painted);
+        figures.push((times[0] - let_out, times[1] - let_out));
+        if run == 2 {
+            s.screenshot("speed-plan-card").await.unwrap();
+        }
+        s.press(keys::ESCAPE).await.unwrap();
+        s.wait_for_text(&format!("Declined {run}"), Duration::from_secs(30))
+            .await
+            .unwrap();
+    }
+    let shown = |pick: fn(&(f64, f64)) -> f64| {
+        figures
+            .iter()
+            .map(|f| format!("{:.0}", pick(f)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "SPEED plan card of 50 steps: from the proposal let out of the provider to the card in the page {} ms; to the second frame after it {} ms (target ≤ 100 ms)",
+        shown(|f| f.0),
+        shown(|f| f.1)
+    );
+    s.close().await;
+}
+
 /// Queries typed into the sidebar's search on the year (words the generated chats use).
 const YEAR_QUERIES: &[&str] = &[
     "parser",

@@ -41,7 +41,7 @@ import { offerFiles, offerMessage } from "../drafts";
 import { commandError } from "../testing/backend";
 
 const chat: ChatRow = chatRow(21, { title: "Notes" });
-const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null };
+const history: ChatHistory = { messages: [], calls: [], running: false, revision: 0, earlier: null, task: null };
 
 let root: HTMLElement;
 beforeEach(() => {

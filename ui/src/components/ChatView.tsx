@@ -8,6 +8,7 @@ import { useChatState, useFollowBottom, useLoad } from "./hooks";
 import { ChatHeader, type ChatViewProps } from "./ChatHeader";
 import { Composer } from "./Composer";
 import { ExposureStrip } from "./Guard";
+import { TaskStrip } from "./TaskStrip";
 import { Timeline } from "./Messages";
 
 export function ChatView(props: ChatViewProps) {
@@ -22,6 +23,7 @@ export function ChatView(props: ChatViewProps) {
   return (
     <section class="chat" aria-label={chat.title} data-chat={chat.id}>
       <ChatHeader {...props} />
+      {state.task ? <TaskStrip chat={chat.id} task={state.task} /> : null}
       <ExposureStrip chat={chat.id} version={exposureVersion(state)} />
       <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div class="timeline">

@@ -3,7 +3,7 @@
 /* eslint-disable */
 // Chats, messages, their history and the events of a turn.
 import type { ApprovalId, ChatId, McpViewLink } from "./common";
-import type { Attachment, CallDecision, CallStatus, DecidedBy, Decision, ExecutionPolicy, GuardMark, PendingApproval, RecordStatus, Source, ToolEffects } from "./gate";
+import type { Attachment, CallDecision, CallStatus, DecidedBy, Decision, ExecutionPolicy, GuardMark, PendingApproval, RecordStatus, Source, TaskState, ToolEffects } from "./gate";
 import type { ElicitationOutcome, PendingElicitation } from "./mcp";
 import type { SandboxReport } from "./sandbox";
 import type { ChatToolOverrides } from "./tools";
@@ -229,7 +229,11 @@ revision: number,
  * When the branch has messages before these: the first of these, the `before` that reads
  * the page before them. `null`: the history reaches the chat's first message.
  */
-earlier: number | null, };
+earlier: number | null, 
+/**
+ * The task grant in force in the chat (F-98), which its header shows while it lasts.
+ */
+task: TaskState | null, };
 
 export type ChatRevision = { revision: number, running: boolean, 
 /**
@@ -282,7 +286,7 @@ viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, }
  * The view its server ships with the tool (F-96): shown under the card from now,
  * once the gate let the call run.
  */
-view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, };
+view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, } | { "type": "taskChanged", chat: ChatId, task: TaskState | null, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 

@@ -327,7 +327,19 @@ export type GrantSpan = { "type": "turn" } | { "type": "until", endsAtMs: number
 
 export type TaskGrant = { steps: Array<PlanStep>, span: GrantSpan, };
 
-export type OffPlan = { "type": "tool" } | { "type": "usedUp", maxCalls: number, } | { "type": "pattern", subject: string, } | { "type": "target", argument: string, value: string, };
+export type TaskState = { grant: TaskGrant, 
+/**
+ * One list per step, in the order of the steps.
+ */
+calls: Array<Array<number>>, };
+
+export type OffPlan = { "type": "tool" } | { "type": "usedUp", maxCalls: number, } | { "type": "pattern", subject: string, } | { "type": "target", argument: string, value: string, 
+/**
+ * Where the value was taken from: untrusted content the chat read that named it, and
+ * the results a `$VAR_REF` passed it on from (a value passed on is not the model's
+ * own choice). Empty: nothing the chat read named it.
+ */
+takenFrom?: Array<Source>, };
 
 export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, } | { "type": "plan", shown: PlanShown, };
 

@@ -46,7 +46,7 @@ use tollgate_engine::protocol::{
 };
 use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanProposal, PlanShown, PlanStep};
 use tollgate_engine::protocol::{GroupView, ToolView};
-use tollgate_engine::protocol::{PlanTargetMark, TaskGrant};
+use tollgate_engine::protocol::{PlanTargetMark, TaskGrant, TaskState};
 use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
 use tollgate_engine::providers::local::LocalServer;
 use tollgate_engine::providers::{
@@ -150,6 +150,7 @@ fn parts() -> Vec<Part> {
             PlanShown,
             GrantSpan,
             TaskGrant,
+            TaskState,
             OffPlan,
             AskReason,
             ApprovalRequest,

@@ -2,7 +2,10 @@
 //! - pipeline overhead of an `auto` no-op call, including validation, the variable store and the
 //!   SQLite record (the store's queued writes are flushed inside every measured sample);
 //! - truncating a 10 MB result and storing it as a variable;
-//! - resolving a 1 MB argument that holds 100 `$VAR_REF`s.
+//! - resolving a 1 MB argument that holds 100 `$VAR_REF`s;
+//! - the plan card (F-98): from a `propose_plan` call of 50 steps, each with two targets,
+//!   reaching the executor in a chat that has read 1 MB of pages, to its card's request
+//!   leaving for the window (target: 100 ms; the window draws it on the next frame).
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use async_trait::async_trait;
@@ -15,8 +18,11 @@ use tokio_util::sync::CancellationToken;
 use tollgate_engine::executor::ExecutorDeps;
 use tollgate_engine::parse::RawArguments;
 use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::protocol::NullSink;
 use tollgate_engine::protocol::ToolSettings;
+use tollgate_engine::protocol::{
+    Decision, EventSink, ExecutionDecision, NullSink, PendingApproval, Source, ToolEvent,
+};
+use tollgate_engine::provenance::ExposureBuilder;
 use tollgate_engine::rules::RuleBook;
 use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use tollgate_engine::vars::reference::resolve_value;
@@ -53,6 +59,29 @@ fn ten_mb_text() -> String {
     line.repeat(10 * 1024 * 1024 / line.len() + 1)
 }
 
+/// The executor of a new chat in `store`, offering `registry`'s tools, its events to `sink`.
+async fn executor_over(
+    store: &Store,
+    registry: Registry,
+    sink: Arc<dyn EventSink>,
+) -> Arc<ToolExecutor> {
+    let chat = store
+        .create_chat(Default::default())
+        .await
+        .expect("chat")
+        .id;
+    let deps = ExecutorDeps {
+        registry: Arc::new(registry),
+        store: store.clone(),
+        hub: Arc::new(ApprovalHub::new()),
+        rules: Arc::new(RuleBook::load(store.clone()).await.expect("rules")),
+        settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
+        sink,
+        hidden: Default::default(),
+    };
+    ToolExecutor::open(chat, deps).await.expect("executor")
+}
+
 struct Setup {
     _dir: tempfile::TempDir,
     store: Store,
@@ -62,11 +91,6 @@ struct Setup {
 async fn setup() -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open_in(dir.path()).expect("store");
-    let chat = store
-        .create_chat(Default::default())
-        .await
-        .expect("chat")
-        .id;
     let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
     let mut registry = Registry::with_groups([
         tollgate_engine::tools::vars_tools::group(),
@@ -87,16 +111,7 @@ async fn setup() -> Setup {
                 )),
         )
         .expect("group");
-    let deps = ExecutorDeps {
-        registry: Arc::new(registry),
-        store: store.clone(),
-        hub: Arc::new(ApprovalHub::new()),
-        rules: Arc::new(RuleBook::load(store.clone()).await.expect("rules")),
-        settings: Arc::new(parking_lot::RwLock::new(ToolSettings::default())),
-        sink: Arc::new(NullSink),
-        hidden: Default::default(),
-    };
-    let exec = ToolExecutor::open(chat, deps).await.expect("executor");
+    let exec = executor_over(&store, registry, Arc::new(NullSink)).await;
     Setup {
         _dir: dir,
         store,
@@ -205,5 +220,95 @@ fn references(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, pipeline, truncation, references);
+/// Hands each approval request to the bench, as the window's channel would.
+struct Cards(tokio::sync::mpsc::UnboundedSender<PendingApproval>);
+
+impl EventSink for Cards {
+    fn emit(&self, event: ToolEvent) {
+        if let ToolEvent::ApprovalRequested { approval } = event {
+            let _ = self.0.send(approval);
+        }
+    }
+}
+
+fn plan_card(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let rx = tokio::sync::Mutex::new(rx);
+    let exec = rt.block_on(async {
+        let store = Store::open_in(dir.path()).expect("store");
+        let registry = Registry::with_groups([tollgate_engine::tools::questions::group(Arc::new(
+            tollgate_engine::tools::questions::QuestionHub::new(),
+        ))])
+        .expect("chat tools");
+        executor_over(&store, registry, Arc::new(Cards(tx))).await
+    });
+    // The chat has read 100 pages of 10 KB, one of which names a target of the plan.
+    let mut read = ExposureBuilder::new();
+    read.add_typed("pay the June bills and mail the receipts to person0@example.com");
+    for i in 0..100u32 {
+        let mut page = "The quarterly report lists the usual figures. ".repeat(220);
+        if i == 42 {
+            page.push_str("Send the receipts to team7@example.org.");
+        }
+        read.add(
+            &[Source::Web {
+                url: format!("https://site{i}.example/page"),
+                host: format!("site{i}.example"),
+            }],
+            &page,
+        );
+    }
+    let origin = CallOrigin {
+        exposure: Some(read.shared()),
+        ..CallOrigin::default()
+    };
+    let steps: Vec<Value> = (0..50)
+        .map(|i| {
+            json!({
+                "purpose": format!("send receipt {i}"),
+                "tool": "send_mail",
+                "maxCalls": 2,
+                "targets": [format!("person{i}@example.com"), format!("team{i}@example.org")]
+            })
+        })
+        .collect();
+    let args = json!({ "steps": steps }).to_string();
+    let cancel = CancellationToken::new();
+    c.bench_function("plan card of 50 steps asked for, 1 MB read", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut waited = Duration::ZERO;
+                for i in 0..iters {
+                    let req = ToolCallRequest::new(
+                        format!("plan_{i}"),
+                        "propose_plan",
+                        RawArguments::Text(args.clone()),
+                    );
+                    let runner = Arc::clone(&exec);
+                    let origin = origin.clone();
+                    let cancel = cancel.clone();
+                    let start = Instant::now();
+                    let call =
+                        tokio::spawn(
+                            async move { runner.execute(req, origin, &cancel).await.is_error },
+                        );
+                    let card = rx.lock().await.recv().await.expect("the plan's card");
+                    waited += start.elapsed();
+                    assert_eq!(card.tool, "propose_plan", "the plan's card: {card:?}");
+                    exec.answer_approval(
+                        &card.id,
+                        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+                    )
+                    .expect("declined");
+                    assert!(call.await.expect("the call ends"), "declined");
+                }
+                waited
+            })
+        })
+    });
+}
+
+criterion_group!(benches, pipeline, truncation, references, plan_card);
 criterion_main!(benches);

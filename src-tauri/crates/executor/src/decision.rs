@@ -262,12 +262,12 @@ fn ask(i: &Inputs<'_>, reason: AskReason, would_allow: Option<DecidedBy>) -> Ver
     let reason = match (i.plan, reason) {
         (Some(PlanFit::Outside(off)), AskReason::AskOnce | AskReason::AskAlways) => {
             AskReason::OffPlan {
-                off: off.clone(),
+                off: Box::new(off.clone()),
                 would_allow: None,
             }
         }
         (Some(PlanFit::Outside(off)), AskReason::Exposed { would_allow }) => AskReason::OffPlan {
-            off: off.clone(),
+            off: Box::new(off.clone()),
             would_allow: Some(would_allow),
         },
         (_, reason) => reason,

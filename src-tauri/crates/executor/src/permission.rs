@@ -199,7 +199,7 @@ impl ToolExecutor {
             plan: None,
             proposal: shown,
         };
-        inputs.plan = self.plan_fit(entry, args, &inputs);
+        inputs.plan = self.plan_fit(entry, args, &inputs, view);
         inputs
     }
 
@@ -318,10 +318,10 @@ impl ToolExecutor {
         // round took the last one meanwhile, it is decided as the plan stands after that.
         while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan)
         {
-            if self.take_plan_call(inputs.plan.as_ref()) {
+            if self.take_plan_call(inputs.plan.as_ref(), ctx.seq) {
                 break;
             }
-            inputs.plan = self.plan_fit(entry, &args, &inputs);
+            inputs.plan = self.plan_fit(entry, &args, &inputs, view);
             decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
         }
         let (reason, mark, review) = match decision {

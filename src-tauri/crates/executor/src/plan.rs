@@ -5,7 +5,9 @@
 //! function weighs that beside everything else (`decision::verdict`). Pure: no I/O, no clock.
 
 use crate::ids::ChatId;
-use crate::protocol::{ChatSandbox, Rule, RuleAction, RuleScope, SandboxLevel, TaskGrant};
+use crate::protocol::{
+    ChatSandbox, Rule, RuleAction, RuleScope, SandboxLevel, TaskGrant, TaskState,
+};
 use crate::protocol::{OffPlan, PlanFit, PlanProposal, PlanShown, PlanStep, PlanTargetMark};
 use crate::provenance::target_values::{granted_by, values_in_text, values_of_argument};
 use crate::provenance::target_values::{TargetValue, Targets};
@@ -13,6 +15,7 @@ use crate::provenance::targets::covers;
 use crate::provenance::{distinct, each_string, Exposure, Trust};
 use crate::rules::{winning_rule, RuleSubject};
 use serde_json::Value;
+use tollgate_names::{normalize, HostPattern};
 
 /// A grant in force: the plan the user kept, each step's targets read once as values, and the
 /// calls each step has made.
@@ -21,8 +24,8 @@ pub struct ActiveGrant {
     grant: TaskGrant,
     /// Per step, the values its targets name (the first, most specific reading of each).
     granted: Vec<Vec<TargetValue>>,
-    /// Per step, the calls it has made.
-    used: Vec<u32>,
+    /// Per step, the calls it has made (their numbers in the chat's tool-chain log).
+    calls: Vec<Vec<u64>>,
     /// The targets the results of the tools steps name as sources (`from`) have named since
     /// the grant was made, by tool.
     learned: Vec<(String, Targets)>,
@@ -41,11 +44,11 @@ impl ActiveGrant {
                     .collect()
             })
             .collect();
-        let used = vec![0; grant.steps.len()];
+        let calls = vec![Vec::new(); grant.steps.len()];
         Self {
             grant,
             granted,
-            used,
+            calls,
             learned: Vec::new(),
         }
     }
@@ -82,21 +85,34 @@ impl ActiveGrant {
         &self.grant
     }
 
-    /// The calls each step has made, in the order of the steps.
-    pub fn used(&self) -> &[u32] {
-        &self.used
+    /// The grant and the calls each step has made, as the window shows them.
+    pub fn state(&self) -> TaskState {
+        TaskState {
+            grant: self.grant.clone(),
+            calls: self.calls.clone(),
+        }
     }
 
-    /// Takes one of `step`'s calls for a call the plan allows: `false` when none is left (two
-    /// calls of one round may have been judged inside before either took its call).
-    pub fn take_call(&mut self, step: usize) -> bool {
+    /// Whether `step` has made all the calls it may.
+    fn used_up(&self, step: usize) -> bool {
         let max = self.grant.steps.get(step).map_or(0, |s| s.max_calls);
-        match self.used.get_mut(step) {
-            Some(n) if *n < max => {
-                *n += 1;
+        self.calls
+            .get(step)
+            .is_none_or(|made| u32::try_from(made.len()).unwrap_or(u32::MAX) >= max)
+    }
+
+    /// Takes one of `step`'s calls for call `seq`, which the plan allows: `false` when none is
+    /// left (two calls of one round may have been judged inside before either took its call).
+    pub fn take_call(&mut self, step: usize, seq: u64) -> bool {
+        if self.used_up(step) {
+            return false;
+        }
+        match self.calls.get_mut(step) {
+            Some(made) => {
+                made.push(seq);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
@@ -108,10 +124,10 @@ impl ActiveGrant {
                 .into_iter()
                 .flatten()
                 .filter_map(|value| match value {
-                    TargetValue::Host(host) => Some(host.clone()),
+                    TargetValue::Host(host) => Some(normalize(host)),
                     TargetValue::Url(url) => url::Url::parse(url)
                         .ok()
-                        .and_then(|u| u.host_str().map(str::to_string)),
+                        .and_then(|u| u.host_str().map(normalize)),
                     TargetValue::Email(_)
                     | TargetValue::Iban(_)
                     | TargetValue::Number(_)
@@ -147,7 +163,7 @@ impl ActiveGrant {
             if step.tool != tool {
                 continue;
             }
-            let step_off = if self.used[k] >= step.max_calls {
+            let step_off = if self.used_up(k) {
                 Some(OffPlan::UsedUp {
                     max_calls: step.max_calls,
                 })
@@ -192,20 +208,24 @@ impl Envelope {
     /// only; a chat whose sandbox is read-only or off keeps its level for writing, though an
     /// unsandboxed chat still loses the network the plan did not name.
     pub fn narrow(&self, chat: &mut ChatSandbox) {
-        let named = |entry: &str| {
-            let host = entry.rsplit_once(':').map_or(entry, |(host, port)| {
-                if port.chars().all(|c| c.is_ascii_digit()) {
-                    host
-                } else {
-                    entry
-                }
-            });
-            self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
-        };
         chat.hosts = if chat.network {
             self.hosts.clone()
         } else {
-            chat.hosts.iter().filter(|e| named(e)).cloned().collect()
+            // Each listed entry read the one way every host list is read, keeping the step's
+            // hosts it covers, on the ports it allows: `*.example.com:8443` and a step naming
+            // `docs.example.com` give `docs.example.com:8443`.
+            distinct(chat.hosts.iter().flat_map(|entry| {
+                let listed = HostPattern::parse(entry);
+                let port = listed.port();
+                self.hosts
+                    .iter()
+                    .filter(move |host| listed.covers(host))
+                    .map(move |host| match port {
+                        None => host.clone(),
+                        Some(port) if host.contains(':') => format!("[{host}]:{port}"),
+                        Some(port) => format!("{host}:{port}"),
+                    })
+            }))
         };
         chat.network = false;
         if !self.writes && chat.level == SandboxLevel::WorkspaceOnly {
@@ -223,7 +243,9 @@ pub fn shown(proposal: PlanProposal, exposure: Option<&Exposure>, trust: &Trust<
     for (k, step) in proposal.steps.iter().enumerate() {
         for target in &step.targets {
             let values = values_of_argument(target);
-            let by_user = exposure.is_some_and(|e| values.iter().any(|v| e.typed(v)));
+            // The user wrote the target itself (its first, most specific reading), not
+            // merely the domain it sits at.
+            let by_user = exposure.is_some_and(|e| values.first().is_some_and(|v| e.typed(v)));
             let sources = exposure
                 .map(|e| {
                     distinct(
@@ -346,6 +368,7 @@ fn target_off(
         .map(|n| OffPlan::Target {
             argument: n.pointer.clone(),
             value: n.text.clone(),
+            taken_from: Vec::new(),
         })
 }
 
@@ -409,7 +432,8 @@ mod tests {
                 g.fit(CHAT, "send_mail", &args, &to, &args_subject(&args)),
                 PlanFit::Outside(OffPlan::Target {
                     argument: "/to".into(),
-                    value: other.into()
+                    value: other.into(),
+                    taken_from: Vec::new()
                 }),
                 "{other}"
             );
@@ -481,7 +505,8 @@ mod tests {
                 g.fit(CHAT, "add_event", &args, &none, &args_subject(&args)),
                 PlanFit::Outside(OffPlan::Target {
                     argument: "/attendees/1".into(),
-                    value: extra.into()
+                    value: extra.into(),
+                    taken_from: Vec::new()
                 }),
                 "{extra}"
             );
@@ -535,19 +560,19 @@ mod tests {
             g.fit(CHAT, "delete_file", &args, &[], &subject),
             PlanFit::Outside(OffPlan::Tool)
         );
-        for _ in 0..2 {
+        for seq in [7, 9] {
             assert_eq!(
                 g.fit(CHAT, "read_file", &args, &[], &subject),
                 PlanFit::Inside { step: 0 }
             );
-            assert!(g.take_call(0));
+            assert!(g.take_call(0, seq));
         }
         assert_eq!(
             g.fit(CHAT, "read_file", &args, &[], &subject),
             PlanFit::Outside(OffPlan::UsedUp { max_calls: 2 })
         );
-        assert_eq!(g.used(), &[2]);
-        assert!(!g.take_call(0), "no call is left to take");
+        assert_eq!(g.state().calls, [vec![7, 9]]);
+        assert!(!g.take_call(0, 8), "no call is left to take");
     }
 
     /// The card marks each target: named in the user's own words, or by a page the chat read.
@@ -576,7 +601,12 @@ mod tests {
                 "send_mail",
                 2,
                 None,
-                &["bob@example.com", "eve@evil.example"],
+                &[
+                    "bob@example.com",
+                    "eve@evil.example",
+                    "mallory@example.com",
+                    "https://example.com/receipts",
+                ],
             )],
             minutes: None,
         };
@@ -596,6 +626,20 @@ mod tests {
                     target: "eve@evil.example".into(),
                     by_user: false,
                     sources: vec![page],
+                },
+                // Another mailbox at the domain the user wrote: not the user's words.
+                PlanTargetMark {
+                    step: 0,
+                    target: "mallory@example.com".into(),
+                    by_user: false,
+                    sources: vec![],
+                },
+                // Nor a web address at that domain: the user wrote neither.
+                PlanTargetMark {
+                    step: 0,
+                    target: "https://example.com/receipts".into(),
+                    by_user: false,
+                    sources: vec![],
                 },
             ]
         );
@@ -682,11 +726,15 @@ mod tests {
         assert_eq!(open.level, SandboxLevel::ReadOnly);
 
         // Only some hosts: those of them the step names, never one the chat did not list.
+        // Entries are read as every host list reads them: a port, an IPv6 address in
+        // brackets, a star that covers the names under it (kept as the step's name only).
         let mut listed = ChatSandbox {
             hosts: vec![
                 "10.0.0.5:8080".into(),
                 "evil.example".into(),
                 "docs.example.com".into(),
+                "[::1]:9000".into(),
+                "*.more.example:8443".into(),
             ],
             ..ChatSandbox::default()
         };
@@ -694,12 +742,22 @@ mod tests {
             hosts: vec![
                 "docs.example.com".into(),
                 "10.0.0.5".into(),
-                "more.example".into(),
+                "api.more.example".into(),
+                "::1".into(),
+                "other.example".into(),
             ],
             writes: true,
         };
         wide.narrow(&mut listed);
-        assert_eq!(listed.hosts, ["10.0.0.5:8080", "docs.example.com"]);
+        assert_eq!(
+            listed.hosts,
+            [
+                "10.0.0.5:8080",
+                "docs.example.com",
+                "[::1]:9000",
+                "api.more.example:8443"
+            ]
+        );
         assert_eq!(
             listed.level,
             SandboxLevel::WorkspaceOnly,

@@ -2,18 +2,24 @@
 //! call's decision, counted down by the calls it allows, and ended with the turn, by the user,
 //! or when its time box passes. Nothing else grants by plan.
 
-use super::permission::PermissionInputs;
+use super::permission::{GuardView, PermissionInputs};
 use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
-use crate::protocol::{GrantSpan, PlanFit, TaskGrant};
+use crate::protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};
+use crate::provenance::target_values::{values_in_text, values_of_argument};
+use crate::provenance::{distinct, Trust};
 use crate::store::now_ms;
 use crate::tools::RegisteredTool;
+use parking_lot::MutexGuard;
 use serde_json::Value;
 
 impl ToolExecutor {
     /// Holds `grant` for this chat's calls from now: the plan the user approved.
     pub fn grant_task(&self, grant: TaskGrant) {
-        *self.task.lock() = Some(ActiveGrant::new(grant));
+        let active = ActiveGrant::new(grant);
+        let state = active.state();
+        *self.task.lock() = Some(active);
+        self.task_changed(Some(state));
     }
 
     /// Holds the plan a `propose_plan` call runs with (what the user kept on its card): its
@@ -34,67 +40,141 @@ impl ToolExecutor {
         });
     }
 
-    /// Ends the grant in force, if any (the turn ended, or the user stopped it).
-    pub fn end_task(&self) {
-        *self.task.lock() = None;
+    /// Ends the grant in force, if any (the turn ended, or the user stopped it); returns
+    /// whether there was one.
+    pub fn end_task(&self) -> bool {
+        let ended = self.task.lock().take().is_some();
+        if ended {
+            self.task_changed(None);
+        }
+        ended
     }
 
     /// The grant in force and the calls each of its steps has made; `None` when there is none
     /// (or its time box has passed, which ends it).
-    pub fn task_grant(&self) -> Option<(TaskGrant, Vec<u32>)> {
-        in_force(&mut self.task.lock()).map(|t| (t.grant().clone(), t.used().to_vec()))
+    pub fn task_grant(&self) -> Option<TaskState> {
+        self.in_force().as_ref().map(ActiveGrant::state)
     }
 
     /// Whether a grant is in force (its time box, if any, not yet passed).
     pub(super) fn has_task(&self) -> bool {
-        in_force(&mut self.task.lock()).is_some()
+        self.in_force().is_some()
     }
 
-    /// Where a call stands against the grant in force (`None`: no grant).
+    /// Where a call stands against the grant in force (`None`: no grant). A target off the
+    /// plan says where it was taken from (`view`): the content the chat read that named it, or
+    /// the results a `$VAR_REF` passed it on from.
     pub(super) fn plan_fit(
         &self,
         entry: &RegisteredTool,
         args: &Value,
         inputs: &PermissionInputs,
+        view: GuardView<'_>,
     ) -> Option<PlanFit> {
-        let mut task = self.task.lock();
-        let task = in_force(&mut task)?;
-        let spec = entry.tool.spec();
-        let targets = self.targets(spec);
-        Some(task.fit(self.chat, &spec.name, args, &targets, &inputs.subject))
+        let fit = {
+            let task = self.in_force();
+            let task = task.as_ref()?;
+            let spec = entry.tool.spec();
+            let targets = self.targets(spec);
+            task.fit(self.chat, &spec.name, args, &targets, &inputs.subject)
+        };
+        Some(match fit {
+            PlanFit::Outside(OffPlan::Target {
+                argument, value, ..
+            }) => {
+                let taken_from = self.taken_from(&value, view);
+                PlanFit::Outside(OffPlan::Target {
+                    argument,
+                    value,
+                    taken_from,
+                })
+            }
+            other => other,
+        })
+    }
+
+    /// Where `value` came from: the results a `$VAR_REF` passed it on from, then the untrusted
+    /// content the chat read that named it.
+    fn taken_from(&self, value: &str, view: GuardView<'_>) -> Vec<Source> {
+        // Its first, most specific reading: a page that names only the domain of a mailbox
+        // did not give the mailbox.
+        let Some(value) = values_of_argument(value).into_iter().next() else {
+            return Vec::new();
+        };
+        let passed = view
+            .expanded
+            .iter()
+            .filter(|(_, text)| values_in_text(text).contains(&value))
+            .flat_map(|(sources, _)| sources.iter());
+        let settings = self.deps.settings.read();
+        let overrides = self.overrides.read();
+        let trust = Trust {
+            settings: &settings,
+            endorsed: &overrides.endorsed,
+        };
+        let read = view
+            .exposure
+            .map(|e| e.naming(&value))
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .filter(|s| trust.untrusted(s));
+        distinct(passed.chain(read).cloned())
     }
 
     /// What a command run inside `step` of the grant in force may do (F-98).
     pub(super) fn plan_envelope(&self, step: usize) -> Option<Envelope> {
-        in_force(&mut self.task.lock()).map(|t| t.envelope(step))
+        self.in_force().as_ref().map(|t| t.envelope(step))
     }
 
     /// Notes what a result of `tool` named, for the steps that name the tool as a source of
     /// their targets (F-98).
     pub(super) fn note_task_result(&self, tool: &str, text: &str) {
-        if let Some(task) = in_force(&mut self.task.lock()) {
+        if let Some(task) = self.in_force().as_mut() {
             task.note_result(tool, text);
         }
     }
 
-    /// Takes a call of the step the call is inside: `false` when the step has none left.
-    pub(super) fn take_plan_call(&self, fit: Option<&PlanFit>) -> bool {
-        match (fit, in_force(&mut self.task.lock())) {
-            (Some(PlanFit::Inside { step }), Some(task)) => task.take_call(*step),
-            _ => false,
+    /// Takes a call of the step call `seq` is inside: `false` when the step has none left.
+    pub(super) fn take_plan_call(&self, fit: Option<&PlanFit>, seq: u64) -> bool {
+        let taken = {
+            let mut task = self.in_force();
+            match (fit, task.as_mut()) {
+                (Some(PlanFit::Inside { step }), Some(t)) => {
+                    t.take_call(*step, seq).then(|| t.state())
+                }
+                _ => None,
+            }
+        };
+        let took = taken.is_some();
+        if took {
+            self.task_changed(taken);
         }
+        took
     }
-}
 
-/// The grant in force: a grant whose time box has passed is ended here, the one place every
-/// reader of the grant goes through.
-fn in_force(task: &mut Option<ActiveGrant>) -> Option<&mut ActiveGrant> {
-    let expired = task.as_ref().is_some_and(|t| match t.grant().span {
-        GrantSpan::Turn => false,
-        GrantSpan::Until { ends_at_ms } => now_ms() >= ends_at_ms,
-    });
-    if expired {
-        *task = None;
+    /// The grant in force: a grant whose time box has passed is ended here, the one place every
+    /// reader of the grant goes through.
+    fn in_force(&self) -> MutexGuard<'_, Option<ActiveGrant>> {
+        let mut task = self.task.lock();
+        let expired = task.as_ref().is_some_and(|t| match t.grant().span {
+            GrantSpan::Turn => false,
+            GrantSpan::Until { ends_at_ms } => now_ms() >= ends_at_ms,
+        });
+        if expired {
+            *task = None;
+            // The window hears of it without waiting for the lock to be let go: the sink
+            // must not block, and it never reads the grant back.
+            self.task_changed(None);
+        }
+        task
     }
-    task.as_mut()
+
+    /// Tells the window the grant changed (F-98): the header's plan strip follows it.
+    fn task_changed(&self, task: Option<TaskState>) {
+        self.deps.sink.emit(ToolEvent::TaskChanged {
+            chat: self.chat,
+            task,
+        });
+    }
 }

@@ -272,7 +272,7 @@ pub enum AskReason {
     /// what would otherwise have allowed the call, if anything (the gate's hold set it aside).
     #[serde(rename_all = "camelCase")]
     OffPlan {
-        off: OffPlan,
+        off: Box<OffPlan>,
         would_allow: Option<DecidedBy>,
     },
     /// The model proposes a plan for its task (F-98): a plan is always shown to the user, who

@@ -163,6 +163,13 @@ pub enum ToolEvent {
         id: ApprovalId,
         answered: bool,
     },
+    /// The chat's task grant (F-98) was made, took a call, or ended (`None`): with the turn,
+    /// by the user's Stop, or when its time box passed.
+    #[serde(rename_all = "camelCase")]
+    TaskChanged {
+        chat: ChatId,
+        task: Option<super::TaskState>,
+    },
 }
 
 /// Receives events. Called on the executing task: implementations must not block.
@@ -225,7 +232,8 @@ impl AttentionRequest {
             | ToolEvent::Progress { .. }
             | ToolEvent::Finished { .. }
             | ToolEvent::QuestionResolved { .. }
-            | ToolEvent::ElicitationResolved { .. } => None,
+            | ToolEvent::ElicitationResolved { .. }
+            | ToolEvent::TaskChanged { .. } => None,
         }
     }
 }
@@ -242,7 +250,8 @@ impl ToolEvent {
             | ToolEvent::Finished { chat, .. }
             | ToolEvent::QuestionAsked { chat, .. }
             | ToolEvent::QuestionResolved { chat, .. }
-            | ToolEvent::ElicitationResolved { chat, .. } => *chat,
+            | ToolEvent::ElicitationResolved { chat, .. }
+            | ToolEvent::TaskChanged { chat, .. } => *chat,
             ToolEvent::ApprovalRequested { approval } => approval.chat,
             ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,
         }

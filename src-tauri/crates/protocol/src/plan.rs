@@ -54,6 +54,27 @@ pub struct TaskGrant {
     pub span: GrantSpan,
 }
 
+/// The grant in force as the window shows it (F-98): the plan the user kept, and for each of
+/// its steps the calls it has made so far (by their number in the chat's tool-chain log), so the
+/// chat's header can tick the steps off and say what the grant has left.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskState {
+    pub grant: TaskGrant,
+    /// One list per step, in the order of the steps.
+    pub calls: Vec<Vec<u64>>,
+}
+
+impl TaskState {
+    /// How many calls each step has made.
+    pub fn used(&self) -> Vec<u32> {
+        self.calls
+            .iter()
+            .map(|c| u32::try_from(c.len()).unwrap_or(u32::MAX))
+            .collect()
+    }
+}
+
 /// A plan as the model proposes it with `propose_plan` and as the user keeps it on the card:
 /// its steps, and how long it may last (`minutes`; none: the turn).
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,7 +151,16 @@ pub enum OffPlan {
     Pattern { subject: String },
     /// A target argument names a target the plan does not.
     #[serde(rename_all = "camelCase")]
-    Target { argument: String, value: String },
+    Target {
+        argument: String,
+        value: String,
+        /// Where the value was taken from: untrusted content the chat read that named it, and
+        /// the results a `$VAR_REF` passed it on from (a value passed on is not the model's
+        /// own choice). Empty: nothing the chat read named it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<crate::Source>>")]
+        taken_from: Vec<crate::Source>,
+    },
 }
 
 /// Where a call stands against the grant in force.

@@ -55,6 +55,7 @@ commands![
     turns::rerun_unsandboxed,
     turns::show_branch,
     turns::stop_turn,
+    turns::stop_task,
     decisions::answer_approval,
     decisions::answer_question,
     decisions::answer_elicitation,

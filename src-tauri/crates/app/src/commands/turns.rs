@@ -117,3 +117,10 @@ pub async fn show_branch(
 pub fn stop_turn(state: State<'_, AppState>, chat: ChatId) -> bool {
     state.app.stop(chat)
 }
+
+/// Ends the chat's task grant (F-98, the Stop on the plan in the chat's header); the turn goes
+/// on, asking call by call. Returns whether a grant was in force.
+#[tauri::command]
+pub async fn stop_task(state: State<'_, AppState>, chat: ChatId) -> Result<bool, CommandError> {
+    Ok(state.app.stop_task(chat).await)
+}

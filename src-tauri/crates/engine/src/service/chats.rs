@@ -3,7 +3,7 @@
 
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
-use crate::protocol::{Invalid, Missing};
+use crate::protocol::{Invalid, Missing, TaskState};
 use crate::store::{
     BranchEnd, ChatCursor, ChatParams, ChatRow, MessageRow, NewChat, RecordedCall, SearchHit,
 };
@@ -23,6 +23,8 @@ pub struct ChatHistory {
     /// When the branch has messages before these: the first of these, the `before` that reads
     /// the page before them. `null`: the history reaches the chat's first message.
     pub earlier: Option<i64>,
+    /// The task grant in force in the chat (F-98), which its header shows while it lasts.
+    pub task: Option<TaskState>,
 }
 
 /// How many messages a window reads first when it opens a chat: more than its first screen
@@ -210,6 +212,7 @@ impl Tollgate {
             running: self.is_running(chat),
             revision,
             earlier: page.earlier,
+            task: self.task(chat).await,
         })
     }
 

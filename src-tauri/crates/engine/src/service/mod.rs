@@ -456,6 +456,20 @@ impl Tollgate {
         }
     }
 
+    /// The task grant in force in `chat` (F-98), if its executor holds one.
+    pub async fn task(&self, chat: ChatId) -> Option<crate::protocol::TaskState> {
+        let exec = self.executors.lock().await.get(&chat).cloned();
+        exec.and_then(|e| e.task_grant())
+    }
+
+    /// Ends the task grant in force in `chat` (F-98: the Stop on the plan in the chat's
+    /// header): its next calls are decided one by one, as without a plan. Returns whether a
+    /// grant was in force.
+    pub async fn stop_task(&self, chat: ChatId) -> bool {
+        let exec = self.executors.lock().await.get(&chat).cloned();
+        exec.is_some_and(|e| e.end_task())
+    }
+
     /// Whether a turn runs in `chat`.
     pub fn is_running(&self, chat: ChatId) -> bool {
         self.turns.lock().contains_key(&chat)

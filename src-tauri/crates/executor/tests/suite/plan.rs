@@ -8,7 +8,7 @@ use serde_json::json;
 use tollgate_protocol::policy::{CallStatus, DecidedBy};
 use tollgate_protocol::{
     ApprovalRequest, AskReason, Decision, ExecutionDecision, GrantSpan, OffPlan, PlanStep,
-    RuleAction, RuleScope, TaskGrant,
+    RuleAction, RuleScope, Source, TaskGrant, TaskState, ToolEvent,
 };
 
 fn step(tool: &str, max_calls: u32, targets: &[&str]) -> PlanStep {
@@ -81,8 +81,10 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
         AskReason::OffPlan {
             off: OffPlan::Target {
                 argument: "/text".into(),
-                value: "eve@evil.example".into()
-            },
+                value: "eve@evil.example".into(),
+                taken_from: Vec::new()
+            }
+            .into(),
             would_allow: None
         }
     );
@@ -95,15 +97,12 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     )
     .await;
     assert_eq!(h.ran().len(), 2);
-    assert_eq!(exec.task_grant().map(|(_, used)| used), Some(vec![2]));
+    assert_eq!(exec.task_grant().map(|t| t.used()), Some(vec![2]));
     let reason = denied_reason(&h, &exec, "bob@example.com").await;
     assert!(
         matches!(
-            reason,
-            AskReason::OffPlan {
-                off: OffPlan::UsedUp { max_calls: 2 },
-                ..
-            }
+            &reason,
+            AskReason::OffPlan { off, .. } if **off == OffPlan::UsedUp { max_calls: 2 }
         ),
         "{reason:?}"
     );
@@ -151,7 +150,7 @@ async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
     assert_eq!(
         *reason,
         AskReason::OffPlan {
-            off: OffPlan::Tool,
+            off: OffPlan::Tool.into(),
             would_allow: None
         }
     );
@@ -206,11 +205,8 @@ async fn a_steps_last_call_is_taken_once_by_two_calls_of_one_round() {
     };
     assert!(
         matches!(
-            reason,
-            AskReason::OffPlan {
-                off: OffPlan::UsedUp { max_calls: 1 },
-                ..
-            }
+            &reason,
+            AskReason::OffPlan { off, .. } if **off == OffPlan::UsedUp { max_calls: 1 }
         ),
         "{reason:?}"
     );
@@ -226,4 +222,119 @@ async fn a_steps_last_call_is_taken_once_by_two_calls_of_one_round() {
         .collect();
     assert_eq!(ran.len(), 1, "{results:?}");
     assert_eq!(h.ran().len(), 1, "one call ran");
+}
+
+/// What the window hears of a grant: each change, with the calls each step made (the header's
+/// plan ticks its steps off from these), and its end.
+fn task_events(h: &Harness) -> Vec<Option<TaskState>> {
+    h.sink
+        .events
+        .lock()
+        .iter()
+        .filter_map(|e| match e {
+            ToolEvent::TaskChanged { task, .. } => Some(task.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_window_follows_the_grant_and_a_restart_ends_it() {
+    let h = Harness::new().await;
+    h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
+    let exec = h.chat().await;
+    let plan = grant(vec![step("write_thing", 2, &["bob@example.com"])]);
+    exec.grant_task(plan.clone());
+    run(
+        &exec,
+        call("write_thing", json!({"text": "bob@example.com"})),
+    )
+    .await;
+    let seq = exec.last_seq();
+    // The Stop on the header's plan: the grant ends, and the window hears so.
+    assert!(exec.end_task());
+    assert!(!exec.end_task(), "nothing left to stop");
+    assert_eq!(
+        task_events(&h),
+        [
+            Some(TaskState {
+                grant: plan.clone(),
+                calls: vec![vec![]]
+            }),
+            Some(TaskState {
+                grant: plan.clone(),
+                calls: vec![vec![seq]]
+            }),
+            None,
+        ]
+    );
+
+    // A grant in force when the app stops does not outlive it: the chat opened again holds
+    // none, and the same call asks as the tool always does.
+    exec.grant_task(plan);
+    assert!(exec.task_grant().is_some());
+    let chat = exec.chat();
+    drop(exec);
+    let h = h.restart().await;
+    let exec = h.executor(chat).await;
+    assert_eq!(exec.task_grant(), None);
+    assert_eq!(
+        denied_reason(&h, &exec, "bob@example.com").await,
+        AskReason::AskAlways
+    );
+    assert!(h.ran().is_empty(), "nothing ran after the restart");
+}
+
+/// A value a `$VAR_REF` passes on is not the model's own choice: a recipient that reaches a
+/// target argument from a file the task read is off the plan, and its card says which file it
+/// was taken from.
+#[tokio::test]
+async fn a_target_passed_on_by_reference_says_where_it_was_taken_from() {
+    let h = Harness::new().await;
+    h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
+    let (exec, ws) = h.chat_in_workspace().await;
+    std::fs::write(ws.path().join("contacts.txt"), "eve@evil.example\n").unwrap();
+    exec.grant_task(grant(vec![
+        step("read_file", 1, &[]),
+        step("write_thing", 1, &["bob@example.com"]),
+    ]));
+    let read = run(&exec, call("read_file", json!({"path": "contacts.txt"}))).await;
+    assert_eq!(read.status, CallStatus::Success, "{read:?}");
+    let var = format!("read_file_c{}_result", exec.last_seq());
+
+    let task = spawn(
+        &exec,
+        call(
+            "write_thing",
+            json!({ "text": format!("$VAR_REF{{{{{var}}}}}") }),
+        ),
+    );
+    let pending = h.next_approval().await;
+    let ApprovalRequest::Execution { reason, .. } = pending.request.clone() else {
+        panic!("an execution card")
+    };
+    let AskReason::OffPlan { off, .. } = reason else {
+        panic!("off the plan: {reason:?}")
+    };
+    let OffPlan::Target {
+        value, taken_from, ..
+    } = *off
+    else {
+        panic!("off the plan by its target: {off:?}")
+    };
+    assert_eq!(value.trim(), "eve@evil.example");
+    assert!(
+        matches!(taken_from.as_slice(), [Source::File { path, .. }] if path.ends_with("contacts.txt")),
+        "{taken_from:?}"
+    );
+    exec.answer_approval(
+        &pending.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    assert!(
+        h.ran().is_empty(),
+        "the recipient from the file was never written to"
+    );
 }

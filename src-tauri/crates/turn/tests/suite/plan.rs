@@ -79,7 +79,9 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     env.exec
         .answer_approval(
             &card.id,
-            Decision::Execution(ExecutionDecision::EditAndAllow { arguments: kept }),
+            Decision::Execution(ExecutionDecision::EditAndAllow {
+                arguments: kept.clone(),
+            }),
         )
         .unwrap();
 
@@ -97,7 +99,7 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     assert_eq!(
         *reason,
         AskReason::OffPlan {
-            off: OffPlan::UsedUp { max_calls: 2 },
+            off: OffPlan::UsedUp { max_calls: 2 }.into(),
             would_allow: None
         }
     );
@@ -132,6 +134,10 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
             (Some("note".into()), DecidedBy::User),
         ]
     );
+    // The grant is stored with the chat: the plan's record holds what the user kept.
+    let stored: serde_json::Value =
+        serde_json::from_str(rows[0].resolved_args.as_deref().unwrap()).unwrap();
+    assert_eq!(stored, kept);
     let ran: Vec<String> = env.log.lock().iter().map(|l| l.0.clone()).collect();
     assert_eq!(
         ran,
