@@ -10,7 +10,7 @@ use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{anthropic, openai};
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 use tollgate_mock_llm::fixtures::TINY_PNG as PNG;
 

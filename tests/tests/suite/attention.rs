@@ -11,7 +11,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{map_window, unmap_window, window_shown};
 use tollgate_mock_llm::{openai, Gate};
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 const TITLE: &str = "Tollgate";
 
 #[tokio::test]

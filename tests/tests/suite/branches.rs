@@ -8,7 +8,7 @@ use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 /// The user's messages on screen, then the answers, as text.
 async fn conversation(s: &Session) -> String {

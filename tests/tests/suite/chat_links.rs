@@ -14,7 +14,7 @@ use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 const PLAIN: &str = "https://example.com/docs";
 const DISGUISED: &str = "https://docs.evil.example/steal?session=1";
 

@@ -8,7 +8,7 @@ use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 #[tokio::test]
 async fn a_chats_prompt_and_parameters_go_with_its_next_request() {

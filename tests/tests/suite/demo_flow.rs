@@ -14,7 +14,7 @@ async fn first_run_with_the_demo_model_shows_the_gate_at_work() {
     let c = &s.client;
     let new_chat = c
         .wait()
-        .at_most(Duration::from_secs(30))
+        .at_most(Duration::from_secs(60))
         .for_element(Locator::Css("button.btn--primary"))
         .await
         .unwrap();
@@ -29,7 +29,7 @@ async fn first_run_with_the_demo_model_shows_the_gate_at_work() {
     composer.send_keys("\u{E007}").await.unwrap(); // Enter
 
     // The Demo model's answer quotes the tool's result.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let answer = loop {
         let text = c
             .find(Locator::Css("body"))

@@ -8,7 +8,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{answer_native_dialog, answer_native_dialog_typing, capture_screen};
 use tollgate_mock_llm::openai;
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 const ANSWER: &str = "An old silent pond, a frog jumps into the pond: splash! Silence again.";
 
 /// Imports `file` through the ▾ menu and the native open dialog (its location typed, Enter).

@@ -10,7 +10,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, MockLlm};
 
 const KEY: &str = "sk-e2e-7f3a9c-never-in-the-db";
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 /// A fresh app with the mock server added as its provider (through Settings, key and all).
 async fn app_with_mock() -> (Session, MockLlm) {

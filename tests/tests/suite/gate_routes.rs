@@ -19,7 +19,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
 const KEY: &str = "sk-e2e-gate-routes-3b7a-never-in-the-db";
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 fn mcp_script(name: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -29,7 +29,7 @@ fn everything_js() -> String {
 async fn open_mcp_settings(s: &Session) {
     let c = &s.client;
     c.wait()
-        .at_most(Duration::from_secs(30))
+        .at_most(Duration::from_secs(60))
         .for_element(Locator::Css("button.sidebar-settings"))
         .await
         .unwrap()

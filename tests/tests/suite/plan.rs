@@ -12,7 +12,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
 const KEY: &str = "sk-e2e-plan-never-in-the-db";
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 fn calc(id: &str, expression: &str) -> tollgate_mock_llm::Reply {
     let args = format!("{{\"expression\": \"{expression}\"}}");

@@ -10,7 +10,7 @@ use tollgate_e2e::steps::keys;
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::{openai, Gate, Reply};
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 const ANSWER: &str =
     "Alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november.";
 

@@ -14,7 +14,7 @@ use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
 const KEY: &str = "sk-e2e-sandbox-4b1d-never-in-the-db";
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 const TOOLS: &str = "button[title=\"Tool groups in this chat\"]";
 
 /// A temp folder a sandboxed command sees where it is: not under `/tmp` or `/run`, which are

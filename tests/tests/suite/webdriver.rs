@@ -19,7 +19,7 @@ async fn the_ui_loads_in_the_app_window_and_reaches_the_backend() {
     assert_eq!(title, "Tollgate");
     let body = tokio::time::timeout(
         Duration::from_secs(40),
-        s.wait_text("body", Duration::from_secs(30)),
+        s.wait_text("body", Duration::from_secs(60)),
     )
     .await
     .expect("body within 40 s")

@@ -8,7 +8,7 @@ use tollgate_e2e::seat::{x_command, Seat};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::{app_binary, app_windows_on};
 
-const WAIT: Duration = Duration::from_secs(30);
+const WAIT: Duration = Duration::from_secs(60);
 
 /// The page's size in CSS pixels.
 async fn inner_size(s: &Session) -> (f64, f64) {

@@ -171,3 +171,32 @@ describe("the plan card", () => {
     expect(sent?.[2]).toEqual({ kind: "execution", decision: { type: "allowOnce" } });
   });
 });
+
+describe("a plan taller than the chat's view", () => {
+  it("opens at its top, not at its end", async () => {
+    // jsdom lays nothing out: the view is 400 px tall, the card 2,000.
+    const view = document.createElement("div");
+    view.className = "chat-scroll";
+    Object.defineProperty(view, "clientHeight", { configurable: true, value: 400 });
+    document.body.replaceChildren(view);
+    view.appendChild(root);
+    const scrolled = vi.fn();
+    const offsetHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight");
+    Object.defineProperty(HTMLElement.prototype, "offsetHeight", {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.classList.contains("plan-card") ? 2000 : 0;
+      },
+    });
+    Object.defineProperty(HTMLElement.prototype, "scrollIntoView", { configurable: true, writable: true, value: scrolled });
+    try {
+      const card = await mount();
+      expect(document.activeElement).toBe(card);
+      expect(scrolled).toHaveBeenCalledWith({ block: "start" });
+      expect(scrolled.mock.contexts[0]).toBe(card);
+    } finally {
+      if (offsetHeight) Object.defineProperty(HTMLElement.prototype, "offsetHeight", offsetHeight);
+      delete (HTMLElement.prototype as { scrollIntoView?: unknown }).scrollIntoView;
+    }
+  });
+});

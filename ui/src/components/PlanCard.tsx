@@ -49,8 +49,14 @@ export function PlanCard({ approval, shown, active, position, total, onDecided }
   const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!active || !root.current || typingElsewhere(root.current)) return;
-    root.current.focus({ preventScroll: false });
+    const card = root.current;
+    if (!active || !card || typingElsewhere(card)) return;
+    card.focus({ preventScroll: false });
+    // A plan taller than the chat's view opens at its top — whether it came after the chat
+    // read content from outside, and its first steps — not at its end, where following the
+    // conversation would leave it.
+    const view = card.closest<HTMLElement>(".chat-scroll");
+    if (view && card.offsetHeight > view.clientHeight) card.scrollIntoView({ block: "start" });
   }, [active]);
 
   const execution = (decision: ExecutionDecision) => void send({ kind: "execution", decision });
