@@ -21,7 +21,7 @@ use crate::protocol::RuleAction;
 use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
 use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
 use crate::protocol::{GuardMark, GuardNote, PlanFit, PlanShown, Source};
-use crate::provenance::{guard_note, Exposure, GuardInputs, Trust};
+use crate::provenance::{guard_note, Exposure, GuardInputs};
 use crate::rules::{suggest_pattern, RuleSubject};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::{Granted, RegisteredTool};
@@ -157,25 +157,19 @@ impl ToolExecutor {
             .proposes_plan
             .then(|| crate::tools::plan_tool::proposal_of(args).ok())
             .flatten();
-        let shown;
-        let guard = {
-            let settings = self.deps.settings.read();
-            let overrides = self.overrides.read();
-            let trust = Trust {
-                settings: &settings,
-                endorsed: &overrides.endorsed,
-            };
-            shown = proposal.map(|p| super::plan::shown(p, view.exposure, &trust));
-            guard_note(&GuardInputs {
-                trust: &trust,
+        let (shown, guard) = self.with_trust(|trust| {
+            let shown = proposal.map(|p| super::plan::shown(p, view.exposure, trust));
+            let guard = guard_note(&GuardInputs {
+                trust,
                 effects,
                 exposure: view.exposure,
                 expanded: view.expanded,
                 args,
                 targets: &targets,
                 unconfirmed,
-            })
-        };
+            });
+            (shown, guard)
+        });
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
         let subject = entry.tool.rule_subject(args, workspace.as_deref());

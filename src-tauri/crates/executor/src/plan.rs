@@ -319,9 +319,7 @@ fn named_targets(args: &Value, targets: &[String]) -> Vec<Named> {
     let mut pointer = String::new();
     each_string(args, &mut pointer, &mut |p, text| {
         let values = values_of_argument(text);
-        let declared = targets.iter().any(|t| covers(t, p));
-        let address = is_address_line(text);
-        if declared || address {
+        if targets.iter().any(|t| covers(t, p)) || is_address_line(text, &values) {
             out.push(Named {
                 pointer: p.to_string(),
                 text: text.to_string(),
@@ -336,19 +334,20 @@ fn named_targets(args: &Value, targets: &[String]) -> Vec<Named> {
 /// (`bob@example.com`, `DE89 3704 …`), or a mailbox with a display name (`Mallory <ab@ev.io>`,
 /// RFC 5322's name-addr). Prose that mentions one is data; a bare host or number reads as
 /// much as a file name or a date, and is a target only where the tool declares it.
-fn is_address_line(text: &str) -> bool {
-    let whole = |t: &str| {
+/// `values`: what `text` names ([`values_of_argument`]), read once by the caller.
+fn is_address_line(text: &str, values: &[TargetValue]) -> bool {
+    let address = |first: Option<&TargetValue>| {
         matches!(
-            values_of_argument(t).first(),
+            first,
             Some(TargetValue::Email(_) | TargetValue::Url(_) | TargetValue::Iban(_))
         )
     };
-    whole(text)
+    address(values.first())
         || text
             .trim_end()
             .strip_suffix('>')
             .and_then(|t| t.rsplit_once('<'))
-            .is_some_and(|(_, inner)| whole(inner))
+            .is_some_and(|(_, inner)| address(values_of_argument(inner).first()))
 }
 
 /// The first target argument that names a value neither `granted` (what the step names) nor

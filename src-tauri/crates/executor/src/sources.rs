@@ -220,24 +220,31 @@ impl ToolExecutor {
         self.taint_file(&workspace, rel, &sources).await;
     }
 
+    /// Runs `f` with what this chat trusts: the settings' trusted sources and what the user
+    /// endorsed for this chat (F-82). The one place a [`Trust`] is made from the two.
+    pub(super) fn with_trust<R>(&self, f: impl FnOnce(&Trust<'_>) -> R) -> R {
+        let settings = self.deps.settings.read();
+        let overrides = self.overrides.read();
+        f(&Trust {
+            settings: &settings,
+            endorsed: &overrides.endorsed,
+        })
+    }
+
     /// The untrusted sources the model had read when it made the call, and those its
     /// arguments expanded: what anything the call writes was written from.
     pub(super) fn untrusted_in_view(&self, view: GuardView<'_>) -> Vec<Source> {
-        let settings = self.deps.settings.read();
-        let overrides = self.overrides.read();
-        let trust = Trust {
-            settings: &settings,
-            endorsed: &overrides.endorsed,
-        };
         let read = view.exposure.map(|e| e.sources()).unwrap_or_default();
-        distinct(
-            view.expanded
-                .iter()
-                .flat_map(|(sources, _)| sources.iter())
-                .chain(read.iter().rev())
-                .filter(|s| trust.untrusted(s))
-                .cloned(),
-        )
+        self.with_trust(|trust| {
+            distinct(
+                view.expanded
+                    .iter()
+                    .flat_map(|(sources, _)| sources.iter())
+                    .chain(read.iter().rev())
+                    .filter(|s| trust.untrusted(s))
+                    .cloned(),
+            )
+        })
         .into_iter()
         .take(GuardNote::MAX_SOURCES)
         .collect()
@@ -333,16 +340,12 @@ impl ToolExecutor {
         let Some(exposure) = view.exposure else {
             return Vec::new();
         };
-        let settings = self.deps.settings.read();
-        let overrides = self.overrides.read();
-        let trust = Trust {
-            settings: &settings,
-            endorsed: &overrides.endorsed,
-        };
-        crate::provenance::derived_sources(exposure, &trust, args)
-            .into_iter()
-            .take(GuardNote::MAX_SOURCES)
-            .collect()
+        self.with_trust(|trust| {
+            crate::provenance::derived_sources(exposure, trust, args)
+                .into_iter()
+                .take(GuardNote::MAX_SOURCES)
+                .collect()
+        })
     }
 
     /// Where a call's result came from (F-80), by what its tool's results hold: the page at its

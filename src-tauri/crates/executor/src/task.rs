@@ -6,8 +6,8 @@ use super::permission::{GuardView, PermissionInputs};
 use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
 use crate::protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};
+use crate::provenance::distinct;
 use crate::provenance::target_values::{values_in_text, values_of_argument};
-use crate::provenance::{distinct, Trust};
 use crate::store::now_ms;
 use crate::tools::RegisteredTool;
 use parking_lot::MutexGuard;
@@ -71,26 +71,20 @@ impl ToolExecutor {
         inputs: &PermissionInputs,
         view: GuardView<'_>,
     ) -> Option<PlanFit> {
-        let fit = {
+        let mut fit = {
             let task = self.in_force();
             let task = task.as_ref()?;
             let spec = entry.tool.spec();
             let targets = self.targets(spec);
             task.fit(self.chat, &spec.name, args, &targets, &inputs.subject)
         };
-        Some(match fit {
-            PlanFit::Outside(OffPlan::Target {
-                argument, value, ..
-            }) => {
-                let taken_from = self.taken_from(&value, view);
-                PlanFit::Outside(OffPlan::Target {
-                    argument,
-                    value,
-                    taken_from,
-                })
-            }
-            other => other,
-        })
+        if let PlanFit::Outside(OffPlan::Target {
+            value, taken_from, ..
+        }) = &mut fit
+        {
+            *taken_from = self.taken_from(value, view);
+        }
+        Some(fit)
     }
 
     /// Where `value` came from: the results a `$VAR_REF` passed it on from, then the untrusted
@@ -106,20 +100,11 @@ impl ToolExecutor {
             .iter()
             .filter(|(_, text)| values_in_text(text).contains(&value))
             .flat_map(|(sources, _)| sources.iter());
-        let settings = self.deps.settings.read();
-        let overrides = self.overrides.read();
-        let trust = Trust {
-            settings: &settings,
-            endorsed: &overrides.endorsed,
-        };
-        let read = view
-            .exposure
-            .map(|e| e.naming(&value))
-            .unwrap_or_default()
-            .into_iter()
-            .flatten()
-            .filter(|s| trust.untrusted(s));
-        distinct(passed.chain(read).cloned())
+        let read = view.exposure.map(|e| e.naming(&value)).unwrap_or_default();
+        self.with_trust(|trust| {
+            let read = read.into_iter().flatten().filter(|s| trust.untrusted(s));
+            distinct(passed.chain(read).cloned())
+        })
     }
 
     /// What a command run inside `step` of the grant in force may do (F-98).

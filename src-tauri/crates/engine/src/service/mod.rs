@@ -456,18 +456,21 @@ impl Tollgate {
         }
     }
 
+    /// The chat's executor if it is open (nothing is opened to ask).
+    async fn open_executor(&self, chat: ChatId) -> Option<Arc<ToolExecutor>> {
+        self.executors.lock().await.get(&chat).cloned()
+    }
+
     /// The task grant in force in `chat` (F-98), if its executor holds one.
     pub async fn task(&self, chat: ChatId) -> Option<crate::protocol::TaskState> {
-        let exec = self.executors.lock().await.get(&chat).cloned();
-        exec.and_then(|e| e.task_grant())
+        self.open_executor(chat).await.and_then(|e| e.task_grant())
     }
 
     /// Ends the task grant in force in `chat` (F-98: the Stop on the plan in the chat's
     /// header): its next calls are decided one by one, as without a plan. Returns whether a
     /// grant was in force.
     pub async fn stop_task(&self, chat: ChatId) -> bool {
-        let exec = self.executors.lock().await.get(&chat).cloned();
-        exec.is_some_and(|e| e.end_task())
+        self.open_executor(chat).await.is_some_and(|e| e.end_task())
     }
 
     /// Whether a turn runs in `chat`.
