@@ -39,6 +39,7 @@ mod turnstile;
 pub use call::{CallOrigin, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
 pub use round::{RepeatTracker, RoundLimits};
 pub use sources::line_hashes;
+pub use task::GrantLifetime;
 pub use turnstile::Turnstile;
 
 /// The tool settings every chat's executor reads, shared with the service that saves them.
@@ -111,6 +112,9 @@ pub struct ToolExecutor {
     task: Mutex<Option<plan::ActiveGrant>>,
     vars: Arc<VarStore>,
     seq: AtomicU64,
+    /// The secrets' door this chat's requests pass (F-46), kept across turns so that a request
+    /// redacts only what is new since the last.
+    door: Mutex<crate::secrets::door::SecretDoor>,
 }
 
 impl ToolExecutor {
@@ -146,6 +150,7 @@ impl ToolExecutor {
             records: Mutex::new(records),
             verified: Mutex::new(std::collections::HashSet::new()),
             task: Mutex::new(None),
+            door: Mutex::new(crate::secrets::door::SecretDoor::new()),
             vars,
             seq: AtomicU64::new(seq),
             deps,
@@ -172,6 +177,12 @@ impl ToolExecutor {
     /// The chat this executor belongs to.
     pub fn chat(&self) -> ChatId {
         self.chat
+    }
+
+    /// The secrets' door of this chat's requests (F-46): every request the chat sends is sealed
+    /// through it (`tollgate_providers::Outgoing::seal`).
+    pub fn secret_door(&self) -> parking_lot::MutexGuard<'_, crate::secrets::door::SecretDoor> {
+        self.door.lock()
     }
 
     /// The chat's variables.

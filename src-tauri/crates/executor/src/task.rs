@@ -12,8 +12,27 @@ use crate::store::now_ms;
 use crate::tools::RegisteredTool;
 use parking_lot::MutexGuard;
 use serde_json::Value;
+use std::sync::Arc;
+
+/// A turn's hold on its chat's grant (F-98): taken when the turn starts, it ends whatever grant
+/// the chat holds when it is dropped. A grant so lasts for the turn at most however the turn
+/// ends — an answer, a failure, Stop, a panic that unwinds the turn, a task aborted with the
+/// app — by construction rather than by a call each way out has to remember.
+#[must_use = "the grant ends when this is dropped"]
+pub struct GrantLifetime(Arc<ToolExecutor>);
+
+impl Drop for GrantLifetime {
+    fn drop(&mut self) {
+        self.0.end_task();
+    }
+}
 
 impl ToolExecutor {
+    /// The hold a turn keeps on this chat's grant while it runs ([`GrantLifetime`]).
+    pub fn grant_lifetime(self: &Arc<Self>) -> GrantLifetime {
+        GrantLifetime(Arc::clone(self))
+    }
+
     /// Holds `grant` for this chat's calls from now: the plan the user approved.
     pub fn grant_task(&self, grant: TaskGrant) {
         let active = ActiveGrant::new(grant);

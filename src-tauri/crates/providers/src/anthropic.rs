@@ -5,8 +5,8 @@
 
 use super::http::{self, Endpoint};
 use super::{
-    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError, StreamAssembler, StreamDelta, ThinkingBlock,
+    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Outgoing,
+    Provider, ProviderError, StreamAssembler, StreamDelta, ThinkingBlock,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -507,7 +507,7 @@ impl Provider for AnthropicProvider {
 
     async fn complete(
         &self,
-        request: &ChatRequest,
+        request: &Outgoing,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion, ProviderError> {

@@ -4,8 +4,8 @@
 //! denials, and answers with what the tools returned. Everything it says is labelled as a demo.
 
 use super::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider, ProviderError,
-    StreamDelta, ToolResultMessage,
+    AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Outgoing, Provider,
+    ProviderError, StreamDelta, ToolResultMessage,
 };
 use async_trait::async_trait;
 use serde_json::json;
@@ -163,7 +163,7 @@ impl Provider for DemoProvider {
 
     async fn complete(
         &self,
-        request: &ChatRequest,
+        request: &Outgoing,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion, ProviderError> {
@@ -264,7 +264,7 @@ mod tests {
         DemoProvider {
             word_delay: Duration::ZERO,
         }
-        .complete(r, &mut |_| {}, &CancellationToken::new())
+        .complete(&r.clone().into(), &mut |_| {}, &CancellationToken::new())
         .await
         .unwrap()
     }

@@ -15,10 +15,12 @@ pub mod demo;
 pub mod http;
 pub mod local;
 pub mod openai;
+mod outgoing;
 pub mod sse;
 pub mod think;
 mod types;
 
+pub use outgoing::Outgoing;
 pub use types::*;
 
 use async_trait::async_trait;
@@ -54,7 +56,7 @@ pub trait Provider: Send + Sync {
     /// result is the assembled completion. Cancelling `cancel` aborts the stream.
     async fn complete(
         &self,
-        request: &ChatRequest,
+        request: &Outgoing,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion, ProviderError>;

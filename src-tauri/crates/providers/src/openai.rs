@@ -7,8 +7,8 @@
 use super::http::{self, Endpoint};
 use super::think::{Part, ThinkSplitter};
 use super::{
-    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Provider,
-    ProviderError, StreamAssembler, StreamDelta,
+    ApiKey, AssistantToolCall, ChatMessage, ChatRequest, Completion, FinishReason, Outgoing,
+    Provider, ProviderError, StreamAssembler, StreamDelta,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -401,7 +401,7 @@ impl Provider for OpenAiProvider {
 
     async fn complete(
         &self,
-        request: &ChatRequest,
+        request: &Outgoing,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
         cancel: &CancellationToken,
     ) -> Result<Completion, ProviderError> {

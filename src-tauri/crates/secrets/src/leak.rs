@@ -19,20 +19,55 @@ use std::borrow::Cow;
 /// one by chance.
 pub const PIECE: usize = 10;
 
-/// The pieces of `secret` looked for: every window of [`PIECE`] characters that looks like
-/// key material ([`distinctive`]), and the secret itself when it is no longer than a piece.
-/// A window of ordinary text inside a secret (`/home/ann/`, `localhost:`, `0123456789`, a
-/// `Bearer ` prefix) is left out: looked for on its own it would hide ordinary output.
+/// The pieces of `secret` looked for where they stand (replaced there): every window of
+/// [`PIECE`] characters that looks like key material ([`distinctive`]), and the secret itself
+/// when it is no longer than a piece. A window of ordinary text inside a secret (`/home/ann/`,
+/// `localhost:`, `0123456789`, a `Bearer ` prefix) is left out: looked for on its own it would
+/// hide ordinary output.
+///
+/// A secret with no such window — a passphrase of words (`correct-horse-battery-staple`), all
+/// digits, a repeated word — is looked for by every window of [`LONG_PIECE`] characters (or
+/// whole, when it is no longer) instead: such a stretch of a secret is as unlikely in ordinary
+/// text as a random key's piece, and without it no decoded view would be searched for the
+/// secret at all.
 pub fn pieces(secret: &str) -> Vec<String> {
     let chars: Vec<char> = secret.chars().collect();
     if chars.len() <= PIECE {
         return vec![secret.to_string()];
     }
-    chars
+    let out: Vec<String> = chars
         .windows(PIECE)
         .filter(|w| distinctive(w))
-        .map(|w| w.iter().collect::<String>())
+        .map(|w| w.iter().collect())
+        .collect();
+    if !out.is_empty() {
+        return out;
+    }
+    if chars.len() <= LONG_PIECE {
+        return vec![secret.to_string()];
+    }
+    chars
+        .windows(LONG_PIECE)
+        .map(|w| w.iter().collect())
         .collect()
+}
+
+/// How long a piece of a secret that is not key material throughout is ([`pieces`]).
+pub const LONG_PIECE: usize = 16;
+
+/// The pieces looked for in the decoded views of a text ([`views`]): [`pieces`] of the secret,
+/// and of its letters and digits alone — what is left of it when a command put a character
+/// between every two (`sed 's/./&-/g'`) or dropped its dashes, and a view kept only letters and
+/// digits too.
+pub fn view_pieces(secret: &str) -> Vec<String> {
+    let mut out = pieces(secret);
+    let alnum: String = secret.chars().filter(char::is_ascii_alphanumeric).collect();
+    if alnum != secret && alnum.len() >= crate::MIN_REMEMBERED {
+        out.extend(pieces(&alnum));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Whether a window reads like key material rather than words, paths or counting: letters and
@@ -64,31 +99,169 @@ fn distinctive(window: &[char]) -> bool {
         && !word
 }
 
-/// What is left of `text` to decode a secret from, after what stood in it plainly was cut out.
+/// Every view of `text` a reader could decode a secret from, after what stood in it plainly
+/// was cut out, handed to `visit` one at a time until it returns `true` (found: no need to look
+/// further). Returns whether one did. `visit` searches for the pieces as they are, reversed and
+/// rot13, in either case ([`searched_forms`]), so a view need not be turned around to be seen
+/// through `| rev`, `tr a-zA-Z n-za-mN-ZA-M` or `tr a-zA-Z A-Za-z`.
+///
+/// The views: the text as it stands; without separators (one character a line, spaced out,
+/// `xxd -p -c1`); its letters and digits alone (a character put between every two); every run of
+/// base64 in it decoded at its four alignments, as it stands and reversed, rot13 and with its
+/// case swapped (`base64 | rev`, `base64 | tr …`), and every run of hex at its two, as it stands
+/// and reversed; `%XX` decoded; and each decoded view decoded once more, so a chain of two
+/// encodings (`base64 | base64`, `xxd -p | base64`) is seen through.
+pub fn each_view(text: &str, visit: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+    let bytes = text.as_bytes();
+    if visit(bytes)
+        || visit(&without(bytes, separator))
+        || visit(&without(bytes, |b| !b.is_ascii_alphanumeric()))
+    {
+        return true;
+    }
+    for decoded in decodings(bytes) {
+        if visit(&decoded) {
+            return true;
+        }
+        // Only text decodes again: what a wrong alignment or a blob of data decodes to is not
+        // read a second time.
+        if !printable(&decoded) {
+            continue;
+        }
+        for again in decodings(&decoded) {
+            if visit(&again) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether `bytes` read as text: nearly all printable ASCII or line breaks.
+fn printable(bytes: &[u8]) -> bool {
+    let text = bytes
+        .iter()
+        .filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+        .count();
+    bytes.len() >= PIECE && text * 20 >= bytes.len() * 19
+}
+
+/// What the pieces are searched for as ([`each_view`]): each as it is, reversed and rot13 (the
+/// search itself ignores case).
+pub fn searched_forms(pieces: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = pieces
+        .iter()
+        .flat_map(|p| {
+            [
+                p.clone(),
+                p.chars().rev().collect(),
+                p.chars().map(rot13).collect(),
+            ]
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every view of `text` ([`each_view`]), collected.
 pub fn views(text: &str) -> Vec<Vec<u8>> {
-    let mut views: Vec<Vec<u8>> = vec![
-        text.bytes().filter(|b| !separator(*b)).collect(),
-        text.chars().rev().collect::<String>().into_bytes(),
-        text.chars().map(rot13).collect::<String>().into_bytes(),
-        percent_decoded(text.as_bytes()),
-    ];
-    for run in runs(text.as_bytes(), base64_char) {
-        views.extend(base64_decodings(&run));
+    let mut out = Vec::new();
+    each_view(text, &mut |v| {
+        out.push(v.to_vec());
+        false
+    });
+    out
+}
+
+/// The shortest run of base64 that can carry a piece ([`PIECE`] bytes take 14 characters).
+const BASE64_RUN: usize = PIECE * 4 / 3 + 1;
+
+/// The shortest run of hex that can carry a piece.
+const HEX_RUN: usize = PIECE * 2;
+
+/// What `bytes` decode to: each run of base64 (lines joined; also one character a line or
+/// spaced out) at its four alignments, as it stands, reversed, rot13 and case-swapped; each run
+/// of hex (`0x` and `\x` prefixes dropped, groups and lines joined) at its two, as it stands and
+/// reversed; and the whole with `%XX` decoded when it has any.
+fn decodings(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut base64_runs = runs(bytes, base64_char, |b| b == b'\n' || b == b'\r', BASE64_RUN);
+    base64_runs.extend(spaced_runs(bytes));
+    for run in base64_runs {
+        let turned = [
+            reversed(&run),
+            run.iter().map(|b| rot13(char::from(*b)) as u8).collect(),
+            run.iter()
+                .map(|b| swap_case(char::from(*b)) as u8)
+                .collect(),
+        ];
+        out.extend(base64_decodings(&run));
+        for reading in turned {
+            out.extend(base64_decodings(&reading));
+        }
     }
-    let hex_text = strip_hex_prefixes(text.as_bytes());
-    for run in runs(&hex_text, |b| b.is_ascii_hexdigit()) {
-        views.extend(hex_decodings(&run));
+    let hex_text = strip_hex_prefixes(bytes);
+    for run in runs(&hex_text, |b| b.is_ascii_hexdigit(), separator, HEX_RUN) {
+        out.extend(hex_decodings(&reversed(&run)));
+        out.extend(hex_decodings(&run));
     }
-    views
+    if bytes.contains(&b'%') {
+        out.push(percent_decoded(bytes));
+    }
+    out
+}
+
+/// Runs of single characters set apart by one space or line break each (`fold -w1`, `sed
+/// 's/./& /g'`), joined: what a reader strips before decoding.
+fn spaced_runs(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut run = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let single = !separator(bytes[i])
+            && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace())
+            && (i == 0 || bytes[i - 1].is_ascii_whitespace());
+        if single {
+            run.push(bytes[i]);
+            i += 2;
+            continue;
+        }
+        if run.len() >= BASE64_RUN {
+            out.push(std::mem::take(&mut run));
+        }
+        run.clear();
+        i += 1;
+    }
+    if run.len() >= BASE64_RUN {
+        out.push(run);
+    }
+    out
+}
+
+fn without(bytes: &[u8], drop: impl Fn(u8) -> bool) -> Vec<u8> {
+    bytes.iter().copied().filter(|b| !drop(*b)).collect()
+}
+
+fn reversed(bytes: &[u8]) -> Vec<u8> {
+    bytes.iter().rev().copied().collect()
+}
+
+fn swap_case(c: char) -> char {
+    if c.is_ascii_lowercase() {
+        c.to_ascii_uppercase()
+    } else {
+        c.to_ascii_lowercase()
+    }
 }
 
 /// The withheld text's stand-in: the reader learns why, and nothing of the secret.
 pub const WITHHELD: &str = "[redacted: this output carried a secret Tollgate keeps, in an encoded or split form; it was withheld whole]";
 
-/// Whether any view of `text` ([`views`]) holds one of `pieces`, by `find` (an automaton over
-/// the pieces).
+/// Whether any view of `text` ([`each_view`]) holds a piece of a secret, by `find` (an
+/// automaton over the pieces).
 pub fn carries(text: &str, find: &dyn Fn(&[u8]) -> bool) -> bool {
-    views(text).iter().any(|v| find(v))
+    each_view(text, &mut |v| find(v))
 }
 
 /// `text` itself, or [`WITHHELD`] when a view of it carries a piece of a secret.
@@ -141,22 +314,27 @@ fn base64_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
 }
 
-/// The maximal runs of `kind` bytes in `text`, with separators inside a run skipped (a wrapped
-/// or grouped encoding is one run). Runs shorter than a piece's encoding are left out.
-fn runs(text: &[u8], kind: impl Fn(u8) -> bool) -> Vec<Vec<u8>> {
+/// The maximal runs of `kind` bytes in `text`, with `skip` bytes inside a run passed over (a
+/// wrapped or grouped encoding is one run). Runs shorter than `min` are left out.
+fn runs(
+    text: &[u8],
+    kind: impl Fn(u8) -> bool,
+    skip: impl Fn(u8) -> bool,
+    min: usize,
+) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut run = Vec::new();
     for &b in text {
         if kind(b) {
             run.push(b);
-        } else if !separator(b) {
-            if run.len() >= PIECE {
+        } else if !skip(b) {
+            if run.len() >= min {
                 out.push(std::mem::take(&mut run));
             }
             run.clear();
         }
     }
-    if run.len() >= PIECE {
+    if run.len() >= min {
         out.push(run);
     }
     out
@@ -192,8 +370,16 @@ fn base64_decodings(run: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// `text` without `0x` and `\x` before hex digits (C arrays, `printf` escapes).
-fn strip_hex_prefixes(text: &[u8]) -> Vec<u8> {
+/// `text` without `0x` and `\x` before hex digits (C arrays, `printf` escapes); borrowed when
+/// it has none.
+fn strip_hex_prefixes(text: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memchr2(b'x', b'X', text).is_none() {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(stripped_hex_prefixes(text))
+}
+
+fn stripped_hex_prefixes(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
@@ -234,7 +420,7 @@ mod tests {
         assert_eq!(pieces("short"), ["short"]);
         let p = pieces("k3Y9q0Zt7Wm");
         assert_eq!(p, ["k3Y9q0Zt7W", "3Y9q0Zt7Wm"]);
-        // Words, paths, hosts and counting inside a secret are not looked for on their own.
+        // Words, paths, hosts and counting inside a key are not looked for on their own.
         for ordinary in [
             "0123456789abc",
             "/home/ann/projects",
@@ -242,8 +428,34 @@ mod tests {
             "Bearer aaaaaaaaaa",
             "password-password",
         ] {
-            assert_eq!(pieces(ordinary), Vec::<String>::new(), "{ordinary}");
+            let key = format!("k3Y9q0Zt7Wm{ordinary}");
+            let found = pieces(&key);
+            assert!(!found.is_empty(), "{key}");
+            assert!(
+                found.iter().all(|p| !ordinary.contains(p.as_str())),
+                "{key}: {found:?}"
+            );
         }
+    }
+
+    /// A secret with no window of key material — words, digits, a repeated word — is looked
+    /// for by its longer stretches (or whole), so its encodings are still found.
+    #[test]
+    fn a_low_entropy_secret_is_looked_for_by_its_longer_stretches() {
+        assert_eq!(pieces("0123456789abc"), ["0123456789abc"]);
+        let words = pieces("correct-horse-battery-staple");
+        assert_eq!(
+            words.len(),
+            "correct-horse-battery-staple".len() - LONG_PIECE + 1
+        );
+        assert!(words.iter().all(|w| w.len() == LONG_PIECE));
+        assert!(words.contains(&"horse-battery-st".to_string()));
+        for secret in ["83920174650192837465", "hunterhunterhunterhunter"] {
+            assert!(!pieces(secret).is_empty(), "{secret}");
+        }
+        // The letters and digits alone of a key with dashes are looked for in decoded views.
+        let view = view_pieces("sk-k3Y9q0Zt7Wm-8Hq2Lw0Z");
+        assert!(view.contains(&"skk3Y9q0Zt".to_string()), "{view:?}");
     }
 
     #[test]

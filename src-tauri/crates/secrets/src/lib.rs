@@ -17,6 +17,7 @@ pub use names::{secret_named, SECRET_ENV_PREFIXES, SECRET_NAME_WORDS, SECRET_SUF
 use parking_lot::RwLock;
 use std::borrow::Cow;
 
+pub mod door;
 pub mod leak;
 use thiserror::Error;
 
@@ -184,6 +185,8 @@ struct Known {
     /// there are none (or, never seen, when it could not be built: then [`redact_known`]
     /// replaces the patterns one by one).
     matcher: Option<aho_corasick::AhoCorasick>,
+    /// Counts the secrets remembered ([`generation`]).
+    generation: u64,
 }
 
 static KNOWN: RwLock<Known> = RwLock::new(Known {
@@ -191,7 +194,15 @@ static KNOWN: RwLock<Known> = RwLock::new(Known {
     pieces: None,
     patterns: Vec::new(),
     matcher: None,
+    generation: 0,
 });
+
+/// How many times the set of remembered secrets has grown: a text redacted at one generation
+/// may carry a secret remembered at a later one, so whoever keeps redacted texts
+/// ([`door::SecretDoor`]) redacts them again when this changes.
+pub fn generation() -> u64 {
+    KNOWN.read().generation
+}
 
 /// The shortest form of a secret looked for: shorter ones would hide ordinary text.
 const MIN_FORM: usize = 8;
@@ -230,8 +241,25 @@ pub fn remember(secret: &str) {
             known.patterns.push(form);
         }
     }
-    let pieces: Vec<String> = known.secrets.iter().flat_map(|s| leak::pieces(s)).collect();
-    known.pieces = aho_corasick::AhoCorasick::new(&pieces).ok();
+    let pieces: Vec<String> = known
+        .secrets
+        .iter()
+        .flat_map(|s| leak::view_pieces(s))
+        .collect();
+    // Case does not hide a piece: `tr a-zA-Z A-Za-z` (or a reader's case swap) gives it back.
+    // A full DFA: every text bound for a model is searched in several views, and the pieces of
+    // a few secrets make an automaton small enough to determinise.
+    known.pieces = aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(leak::searched_forms(&pieces))
+        .or_else(|_| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(leak::searched_forms(&pieces))
+        })
+        .ok();
+    known.generation += 1;
     known.matcher = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .build(&known.patterns)
@@ -364,12 +392,20 @@ fn replace_each<'t>(text: &'t str, patterns: &[String]) -> Cow<'t, str> {
     out
 }
 
+/// [`redact_known`] of `text`, or `None` when nothing in it was hidden. What is left unchanged
+/// is told by what is handed back being `text` itself, never by its being borrowed: a text
+/// withheld whole is handed back as a borrowed [`leak::WITHHELD`], and reading "borrowed" as
+/// "unchanged" once let a whole output through because it carried an encoded copy of a key.
+pub fn redacted_known(text: &str) -> Option<String> {
+    match redact_known(text) {
+        Cow::Borrowed(same) if std::ptr::eq(same, text) => None,
+        changed => Some(changed.into_owned()),
+    }
+}
+
 /// [`redact_known`] of an owned text, without a copy when there was nothing to hide.
 pub fn redact_known_owned(text: String) -> String {
-    match redact_known(&text) {
-        Cow::Borrowed(_) => text,
-        Cow::Owned(redacted) => redacted,
-    }
+    redacted_known(&text).unwrap_or(text)
 }
 
 /// A character that can be part of a token.
@@ -416,6 +452,44 @@ fn needs_token_scan(text: &str) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A regression once found in the real window: a key behind other text on its line, printed by one command
+    /// with its `base64`, `xxd -p` and `od` encodings. The text is withheld whole, and the
+    /// owned form every tool result takes ([`redact_known_owned`]) is the withheld text too —
+    /// not the output as it came, which a borrowed stand-in once passed for.
+    #[test]
+    fn an_output_carrying_an_encoded_copy_is_withheld_in_every_form() {
+        let secret = "sk-proj-Tq8vN3pL0wXy7RbT4mKd9sHc2JfGuE6aQe";
+        remember(secret);
+        let dir = std::env::temp_dir().join(format!("tg-redact-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("key.txt"),
+            format!("token={secret} expires=never\n"),
+        )
+        .unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("cat key.txt; base64 key.txt; xxd -p key.txt; od -An -tx1 key.txt")
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = format!(
+            "Exit code 0.\n--- stdout ---\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(text.contains(secret), "the command printed the key");
+        assert_eq!(redact_known(&text), leak::WITHHELD);
+        assert_eq!(redact_known_owned(text.clone()), leak::WITHHELD);
+        assert_eq!(redacted_known(&text).as_deref(), Some(leak::WITHHELD));
+        // The key alone on its line is cut out where it stands.
+        assert_eq!(
+            redact_known_owned(format!("token={secret} expires=never")),
+            "token=[redacted] expires=never"
+        );
+        assert_eq!(redacted_known("nothing here"), None);
+    }
 
     /// A keychain entry that holds a JSON object is not remembered as text (its owner remembers
     /// its secret values): a URL in it would make every page naming the host count as a secret.

@@ -22,7 +22,7 @@ use tollgate_engine::protocol::{EventSink, ToolEvent};
 use tollgate_engine::protocol::{FailureKind, ToolCalling, Usage};
 use tollgate_engine::provenance::{ExposureBuilder, Ledger, Offered, RequestLedger};
 use tollgate_engine::providers::{
-    AssistantToolCall, ChatMessage, ChatRequest, Completion, ProviderError, StreamDelta,
+    AssistantToolCall, ChatMessage, ChatRequest, Completion, Outgoing, ProviderError, StreamDelta,
     ToolResultMessage,
 };
 use tollgate_engine::store::{MessageStatus, Role, Under};
@@ -52,9 +52,11 @@ pub(crate) async fn run(
     let _route = turn
         .router
         .route(turn.exec.chat(), Arc::new(Forward(tx.clone())));
+    // A task's grant lasts for the turn at most (F-98), however the turn ends: the hold is
+    // dropped on every way out of here, a panic and an aborted task included.
+    let grant = turn.exec.grant_lifetime();
     let outcome = run_rounds(&turn, input, &tx, &cancel).await;
-    // A task's grant lasts for the turn at most (F-98): the next turn proposes its own.
-    turn.exec.end_task();
+    drop(grant);
     if let TurnOutcome::Failed { error, .. } = &outcome {
         // For the log a user sends with a bug report (keys are redacted on the way out).
         tracing::warn!("the turn in chat {} failed: {error}", turn.exec.chat());
@@ -121,6 +123,8 @@ async fn drive(
         // What this request carries counts from this round on (F-82): a tool added or changed
         // in the middle of the turn is counted by the round that sent it.
         rounds.exposure.add_request(&ledger);
+        // Every text of it passes the secrets' door (F-46): the one way a request leaves.
+        let request = Outgoing::seal(request, &mut turn.exec.secret_door());
         let message_id = rounds.open_answer(round).await?;
         let mut completion = rounds.stream(&request, message_id).await?;
         let raw_args = take_text_calls(turn, &mut completion, message_id, tools_allowed);
@@ -270,7 +274,7 @@ impl<'a> Rounds<'a> {
     /// arrived, marked as failed (or stopped) with the reason, and ends the turn.
     async fn stream(
         &mut self,
-        request: &ChatRequest,
+        request: &Outgoing,
         message_id: i64,
     ) -> Result<Completion, TurnOutcome> {
         let (error, partial) =
@@ -614,7 +618,7 @@ fn take_text_calls(
 /// completion reaches the scheduler). On failure returns the error and the last attempt's text.
 async fn stream_with_retries(
     turn: &Turn,
-    request: &ChatRequest,
+    request: &Outgoing,
     message_id: i64,
     tx: &UnboundedSender<ChatEvent>,
     cancel: &CancellationToken,

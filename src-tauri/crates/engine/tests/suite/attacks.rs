@@ -518,7 +518,7 @@ async fn api_keys_never_follow_a_redirect_to_another_host() {
         ..Default::default()
     };
     let result = provider
-        .complete(&request, &mut |_| {}, &CancellationToken::new())
+        .complete(&request.into(), &mut |_| {}, &CancellationToken::new())
         .await;
     assert!(result.is_err(), "a redirect away is not an answer");
     assert!(

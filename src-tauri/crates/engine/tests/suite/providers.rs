@@ -62,7 +62,7 @@ async fn keys_live_in_the_keychain_and_nowhere_in_the_database_file() {
         ..Default::default()
     };
     p.complete(
-        &req,
+        &req.into(),
         &mut |_| {},
         &tokio_util::sync::CancellationToken::new(),
     )
@@ -201,7 +201,7 @@ async fn edited_options_are_stored_and_shape_the_next_request() {
         ..Default::default()
     };
     provider
-        .complete(&request, &mut |_| {}, &Default::default())
+        .complete(&request.into(), &mut |_| {}, &Default::default())
         .await
         .unwrap();
     let body = &mock.bodies()[0];

@@ -1010,7 +1010,7 @@ impl Provider for PanickingProvider {
 
     async fn complete(
         &self,
-        _request: &tollgate_engine::providers::ChatRequest,
+        _request: &tollgate_engine::providers::Outgoing,
         on_delta: &mut (dyn FnMut(tollgate_engine::providers::StreamDelta) + Send),
         _cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<tollgate_engine::providers::Completion, tollgate_engine::providers::ProviderError>

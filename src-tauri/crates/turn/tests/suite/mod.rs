@@ -4,3 +4,4 @@ mod chaos;
 mod chat;
 mod plan;
 mod recovery;
+mod secrets;

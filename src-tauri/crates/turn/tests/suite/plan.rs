@@ -145,3 +145,132 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
         "the denied third never ran"
     );
 }
+
+/// A provider that answers its first request through `inner` and panics on the next: a bug in
+/// the loop's own code, in the middle of a turn that holds a grant.
+struct PanicsOnSecondRequest {
+    inner: std::sync::Arc<dyn tollgate_engine::providers::Provider>,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl tollgate_engine::providers::Provider for PanicsOnSecondRequest {
+    fn kind(&self) -> tollgate_engine::protocol::ProviderKind {
+        self.inner.kind()
+    }
+
+    async fn complete(
+        &self,
+        request: &tollgate_engine::providers::Outgoing,
+        on_delta: &mut (dyn FnMut(tollgate_engine::providers::StreamDelta) + Send),
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<tollgate_engine::providers::Completion, tollgate_engine::providers::ProviderError>
+    {
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            panic!("index out of bounds in the round's bookkeeping");
+        }
+        self.inner.complete(request, on_delta, cancel).await
+    }
+
+    async fn models(&self) -> Result<Vec<String>, tollgate_engine::providers::ProviderError> {
+        Ok(Vec::new())
+    }
+}
+
+/// Every way a turn ends ends its grant (F-98): an answer, a provider's failure, Stop, and a
+/// panic that unwinds the turn. After each, the chat holds no grant, and in the next turn the
+/// call the plan named asks and, denied, never runs.
+#[tokio::test]
+async fn every_way_a_turn_ends_ends_its_grant() {
+    use tollgate_engine::protocol::ToolEvent;
+    for ending in ["answer", "failure", "stop", "panic"] {
+        let env = Env::new().await;
+        let plan = json!({"steps": [
+            {"purpose": "write notes", "tool": "note", "maxCalls": 5, "targets": []}
+        ]});
+        env.mock.push(openai::calls(
+            "",
+            &[("p1", "propose_plan", &plan.to_string())],
+        ));
+        match ending {
+            "answer" => env.mock.push(openai::text("Done.")),
+            "failure" => env.mock.push(tollgate_mock_llm::Reply::status(
+                400,
+                "the request is invalid",
+            )),
+            // A long call the turn is stopped in.
+            "stop" => env
+                .mock
+                .push(openai::calls("", &[("s1", "slow", r#"{"text": "wait"}"#)])),
+            _ => {}
+        }
+        let provider: std::sync::Arc<dyn tollgate_engine::providers::Provider> =
+            if ending == "panic" {
+                std::sync::Arc::new(PanicsOnSecondRequest {
+                    inner: env.openai(),
+                    calls: Default::default(),
+                })
+            } else {
+                env.openai()
+            };
+        let mut handle = env.start(provider, "write the notes");
+        let card = approval(
+            &next_event(&mut handle.events, "the plan's card", |e| {
+                approval(e).is_some()
+            })
+            .await,
+        )
+        .unwrap();
+        env.exec
+            .answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
+            .unwrap();
+        next_event(&mut handle.events, "the grant", |e| {
+            matches!(e, tollgate_engine::chat::ChatEvent::Tool { event }
+                if matches!(&**event, ToolEvent::TaskChanged { task: Some(_), .. }))
+        })
+        .await;
+        if ending == "stop" {
+            next_event(&mut handle.events, "the long call", |e| {
+                matches!(e, tollgate_engine::chat::ChatEvent::Tool { event }
+                    if matches!(&**event, ToolEvent::Started { tool, .. } if tool == "slow"))
+            })
+            .await;
+            handle.stop();
+        }
+        let outcome = handle.join().await;
+        assert_eq!(env.exec.task_grant(), None, "{ending}: {outcome:?}");
+
+        // The next turn: the note the plan named asks, and denied it never runs.
+        env.mock
+            .push(openai::calls("", &[("n1", "note", r#"{"text": "after"}"#)]));
+        env.mock.push(openai::text("Not written."));
+        let mut next = env.start(env.openai(), "one more note");
+        let asked = approval(
+            &next_event(&mut next.events, "the note's card", |e| {
+                approval(e).is_some()
+            })
+            .await,
+        )
+        .unwrap();
+        let ApprovalRequest::Execution { reason, .. } = &asked.request else {
+            panic!("{ending}: an execution card: {:?}", asked.request)
+        };
+        assert_eq!(asked.tool, "note", "{ending}");
+        assert!(
+            !matches!(reason, AskReason::OffPlan { .. } | AskReason::Plan { .. }),
+            "{ending}: no plan is in force: {reason:?}"
+        );
+        env.exec
+            .answer_approval(
+                &asked.id,
+                Decision::Execution(ExecutionDecision::Deny { reason: None }),
+            )
+            .unwrap();
+        next.join().await;
+        let ran: Vec<String> = env.log.lock().iter().map(|l| l.0.clone()).collect();
+        assert!(
+            !ran.contains(&"note:after".to_string()),
+            "{ending}: {ran:?}"
+        );
+    }
+}

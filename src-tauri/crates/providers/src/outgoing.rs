@@ -1,0 +1,77 @@
+//! A request as it may leave for a model (F-46; SECURITY.md, "Redaction"). A provider sends only
+//! an [`Outgoing`], and the only way to make one is [`Outgoing::seal`], which passes every text
+//! of the request through the secrets' door ([`SecretDoor`]): the system prompt, every tool's
+//! name, description and schema, the user's messages, the model's own answers and calls, and
+//! every tool result. A route that adds text to a request — today's or the next one — cannot
+//! reach a provider around it.
+
+use crate::{ChatMessage, ChatRequest};
+use tollgate_secrets::door::SecretDoor;
+
+/// A [`ChatRequest`] whose every text has passed the secrets' door. Read it as a request
+/// (it dereferences to one); it cannot be changed or built any other way.
+#[derive(Debug, Clone)]
+pub struct Outgoing(ChatRequest);
+
+impl Outgoing {
+    /// `request` with every secret Tollgate keeps withheld from every text in it. `door`
+    /// remembers what it let through, so the next round of the same conversation redacts only
+    /// what is new.
+    ///
+    /// Extended-thinking blocks are sent back as they came: Anthropic checks their signatures,
+    /// and the model wrote them from requests that had already passed the door.
+    pub fn seal(mut request: ChatRequest, door: &mut SecretDoor) -> Self {
+        door.begin();
+        door.pass(&mut request.system);
+        for tool in &mut request.tools {
+            door.pass(&mut tool.name);
+            door.pass(&mut tool.description);
+            door.pass_json(&mut tool.parameters);
+        }
+        for message in &mut request.messages {
+            match message {
+                ChatMessage::User { content, images: _ } => door.pass(content),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                    thinking: _,
+                } => {
+                    door.pass(content);
+                    for call in tool_calls {
+                        door.pass(&mut call.name);
+                        door.pass(&mut call.arguments);
+                    }
+                }
+                ChatMessage::Tool { results } => {
+                    for result in results {
+                        door.pass(&mut result.name);
+                        door.pass(&mut result.content);
+                    }
+                }
+            }
+        }
+        door.end();
+        Self(request)
+    }
+
+    /// The request as it leaves.
+    pub fn request(&self) -> &ChatRequest {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Outgoing {
+    type Target = ChatRequest;
+
+    fn deref(&self) -> &ChatRequest {
+        &self.0
+    }
+}
+
+/// A request sealed with a door of its own (a single request, as tests and one-off calls send):
+/// it still passes the door.
+impl From<ChatRequest> for Outgoing {
+    fn from(request: ChatRequest) -> Self {
+        Self::seal(request, &mut SecretDoor::new())
+    }
+}
