@@ -7,7 +7,7 @@ use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
 use crate::protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};
 use crate::provenance::distinct;
-use crate::provenance::target_values::{values_in_text, values_of_argument};
+use crate::provenance::target_values::{primary_values, values_in_text};
 use crate::store::now_ms;
 use crate::tools::RegisteredTool;
 use parking_lot::MutexGuard;
@@ -111,7 +111,7 @@ impl ToolExecutor {
     fn taken_from(&self, value: &str, view: GuardView<'_>) -> Vec<Source> {
         // Its first, most specific reading: a page that names only the domain of a mailbox
         // did not give the mailbox.
-        let Some(value) = values_of_argument(value).into_iter().next() else {
+        let Some(value) = primary_values(value).into_iter().next() else {
             return Vec::new();
         };
         let passed = view

@@ -273,6 +273,14 @@ impl McpServerConfig {
                     "the sandbox folder \"{f}\" must be a full path (starting with /)"
                 )));
             }
+            // The one rule for folders something may write (a chat's workspace alike).
+            if let Some(why) = sandbox.folders.iter().find_map(|f| {
+                tollgate_sandbox::fit::unfit_workspace(std::path::Path::new(f.trim()))
+            }) {
+                return Err(invalid(&format!(
+                    "a sandbox folder cannot be written: {why}"
+                )));
+            }
         }
         Ok(())
     }

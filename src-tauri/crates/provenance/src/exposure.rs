@@ -25,6 +25,9 @@ pub struct Exposure {
         HashMap<TargetValue, Vec<u32>, std::hash::BuildHasherDefault<super::target_values::Fnv>>,
     /// The targets the user's own words name (what they typed).
     typed: super::target_values::Targets,
+    /// The user's own words, normalised, each text as its words between single spaces: where a
+    /// name of several words is looked for whole.
+    typed_words: String,
 }
 
 impl Exposure {
@@ -44,19 +47,45 @@ impl Exposure {
     }
 
     /// The sources of every piece of content that names `target`, however it was written
-    /// there (short, spaced, full-width, in pieces).
+    /// there (short, spaced, full-width, in pieces). A name of several words is named by a
+    /// piece that names each of its words.
     pub fn naming(&self, target: &TargetValue) -> Vec<&[Source]> {
-        self.targets
-            .get(target)
+        let entries: Vec<u32> = match target {
+            TargetValue::Name(name) if name.contains(' ') => {
+                let mut words = name
+                    .split(' ')
+                    .filter(|w| w.chars().count() >= super::target_values::MIN_NAME);
+                let Some(first) = words.next() else {
+                    return Vec::new();
+                };
+                let mut common = self.entries(&TargetValue::Name(first.to_string()));
+                for word in words {
+                    let these = self.entries(&TargetValue::Name(word.to_string()));
+                    common.retain(|e| these.contains(e));
+                }
+                common
+            }
+            _ => self.entries(target),
+        };
+        entries
             .into_iter()
-            .flatten()
-            .filter_map(|entry| Some(&**self.labels.get(*entry as usize)?))
+            .filter_map(|entry| Some(&**self.labels.get(entry as usize)?))
             .collect()
     }
 
-    /// Whether the user's own words name `target`.
+    fn entries(&self, target: &TargetValue) -> Vec<u32> {
+        self.targets.get(target).cloned().unwrap_or_default()
+    }
+
+    /// Whether the user's own words name `target`: a name of several words as the user wrote
+    /// it, word after word — not one of its words alone.
     pub fn typed(&self, target: &TargetValue) -> bool {
-        self.typed.contains(target)
+        match target {
+            TargetValue::Name(name) if name.contains(' ') => {
+                self.typed_words.contains(&format!(" {name} "))
+            }
+            _ => self.typed.contains(target),
+        }
     }
 
     /// The stretches of `text` copied from content in the context, with that content's sources.
@@ -122,6 +151,16 @@ impl ExposureBuilder {
     pub fn add_typed(&mut self, text: &str) {
         let exposure = Arc::make_mut(&mut self.current);
         exposure.typed.extend(values_in_text(text));
+        let normal = super::target_values::normalise(text);
+        exposure.typed_words.push(' ');
+        for word in normal
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            exposure.typed_words.push_str(word);
+            exposure.typed_words.push(' ');
+        }
+        exposure.typed_words.push('\n');
     }
 
     /// A request reached the model (F-82): every untrusted piece of its system prompt and tool

@@ -45,10 +45,13 @@ fn segment(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// Calls `f` with every string in `value` and its JSON pointer.
+/// Calls `f` with every string in `value` and its JSON pointer — and every number, as the
+/// digits it is written with: `{"chat_id": 900000000666}` names a chat as surely as the string
+/// does, so the one reading of argument values every judge goes through reads numbers too.
 pub fn each_string(value: &Value, pointer: &mut String, f: &mut dyn FnMut(&str, &str)) {
     match value {
         Value::String(s) => f(pointer, s),
+        Value::Number(n) => f(pointer, &n.to_string()),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = pointer.len();
@@ -67,7 +70,7 @@ pub fn each_string(value: &Value, pointer: &mut String, f: &mut dyn FnMut(&str, 
                 pointer.truncate(len);
             }
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        Value::Null | Value::Bool(_) => {}
     }
 }
 

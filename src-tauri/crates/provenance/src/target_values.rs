@@ -191,7 +191,7 @@ pub fn granted_by(value: &TargetValue, granted: &TargetValue) -> bool {
     match (value, granted) {
         (TargetValue::Url(url), TargetValue::Host(host))
         | (TargetValue::Host(host), TargetValue::Url(url)) => {
-            host_of(url).as_deref() == Some(host.as_str())
+            !ambiguous_url(url) && host_of(url).as_deref() == Some(host.as_str())
         }
         (TargetValue::Host(host), TargetValue::Email(mail)) => mail
             .split_once('@')
@@ -201,52 +201,165 @@ pub fn granted_by(value: &TargetValue, granted: &TargetValue) -> bool {
     }
 }
 
-/// What one argument value names, as a whole: a URL (and its host), an e-mail address (and
-/// its domain), an IBAN, a number, a host, or a name — read without the punctuation around it
-/// (`ab@ev.io).`), and with what its pieces name when it has several (`Mallory <ab@ev.io>`).
+/// What one argument value names: a URL (and its host), an e-mail address (and its domain),
+/// an IBAN, a number, a host, or a name — read without the punctuation around it
+/// (`ab@ev.io).`). A list of addresses in one string (`a@x.org, b@y.org`, the same separated
+/// by spaces or semicolons, each with or without a display name: `Mallory <ab@ev.io>`) names
+/// each address; a display name is decoration, not a target. A name of several words
+/// (`London Luxury`) is one value. Prose that mentions an address names its words and what it
+/// mentions.
 pub fn values_of_argument(value: &str) -> Vec<TargetValue> {
-    let text = normalise(value.trim());
-    let text = text
+    items_of_argument(value)
+        .into_iter()
+        .flat_map(|item| std::iter::once(item.value).chain(item.host))
+        .collect()
+}
+
+/// The values an argument value names first-hand ([`values_of_argument`] without the host
+/// each address also names): what a plan grants when the user keeps a target, and what "you
+/// wrote it" is judged by.
+pub fn primary_values(value: &str) -> Vec<TargetValue> {
+    items_of_argument(value)
+        .into_iter()
+        .map(|item| item.value)
+        .collect()
+}
+
+/// One target an argument names, and the host it names beside itself (an address's domain).
+struct Item {
+    value: TargetValue,
+    host: Option<TargetValue>,
+}
+
+impl Item {
+    fn alone(value: TargetValue) -> Self {
+        Self { value, host: None }
+    }
+}
+
+/// The targets of one argument value ([`values_of_argument`]).
+fn items_of_argument(value: &str) -> Vec<Item> {
+    let normal = normalise(value.trim());
+    let text = normal
         .trim_matches(|c: char| c.is_whitespace() || "\"'<>()[]{}`,;|.:!?".contains(c))
         .to_string();
-    let mut out = value_as_a_whole(&text);
-    // Read as a whole it is only words: what do its pieces name?
-    let only_words = out.iter().all(|v| matches!(v, TargetValue::Name(_)));
-    if only_words && text.contains(|c: char| c.is_whitespace() || "<>()[]\"'".contains(c)) {
-        for found in values_in_text(&text) {
-            if !matches!(found, TargetValue::Name(_)) && !out.contains(&found) {
-                out.push(found);
-            }
-        }
+    if let Some(item) = address_as_a_whole(&text) {
+        return vec![item];
+    }
+    if let Some(list) =
+        address_list(normal.trim_matches(|c: char| c.is_whitespace() || ",;.".contains(c)))
+    {
+        return list;
+    }
+    if let Some(item) = other_as_a_whole(&text) {
+        return vec![item];
+    }
+    // A name (a recipient "Mallory", a channel "#ops-alerts", a shop "London Luxury"): its
+    // words, as one value.
+    let mut out: Vec<Item> = name_of(&text).map(Item::alone).into_iter().collect();
+    // Prose: what its pieces name besides.
+    if text.contains(|c: char| c.is_whitespace() || "<>()[]\"'".contains(c)) {
+        let mut found: Vec<TargetValue> = values_in_text(&text)
+            .into_iter()
+            .filter(|v| !matches!(v, TargetValue::Name(_)))
+            .collect();
+        found.sort();
+        out.extend(found.into_iter().map(Item::alone));
     }
     out
 }
 
-/// [`values_of_argument`] for a value taken as one target.
-fn value_as_a_whole(text: &str) -> Vec<TargetValue> {
-    let text = text.to_string();
+/// `text` as a name: its words of letters and digits, lower case, joined by one space; `None`
+/// when it has no word, or only one shorter than [`MIN_NAME`].
+fn name_of(text: &str) -> Option<TargetValue> {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    match words.as_slice() {
+        [] => None,
+        [one] if one.chars().count() < MIN_NAME => None,
+        _ => Some(TargetValue::Name(words.join(" "))),
+    }
+}
+
+/// `text` as one address: a web address (and its host) or an e-mail address (and its domain).
+/// A web address two common readers read differently — a backslash before its path (WHATWG
+/// parsers read `http://a.test\@b.test/` as host `a.test`, others as user info and host
+/// `b.test`), user info, a control character, an empty label — is kept as the text it is,
+/// naming no host: it is never covered by a granted host, and asks.
+fn address_as_a_whole(text: &str) -> Option<Item> {
+    if text.contains("://") && !text.contains(char::is_whitespace) {
+        if ambiguous_url(text) {
+            return Some(Item::alone(TargetValue::Url(text.to_string())));
+        }
+        if let Some(url) = url_of(text) {
+            return Some(Item {
+                value: TargetValue::Url(url),
+                host: host_of(text).map(TargetValue::Host),
+            });
+        }
+    }
+    let (local, domain) = text.split_once('@')?;
+    if local.is_empty()
+        || !domain.contains('.')
+        || text.contains(char::is_whitespace)
+        || text.contains([',', ';', '<', '>'])
+        || domain.contains('@')
+    {
+        return None;
+    }
+    Some(Item {
+        value: TargetValue::Email(text.to_string()),
+        host: host_of(domain).map(TargetValue::Host),
+    })
+}
+
+/// Whether the web address `text` is read differently by common parsers (see
+/// [`address_as_a_whole`]).
+pub fn ambiguous_url(text: &str) -> bool {
+    let Some((_, rest)) = text.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    text.contains('\\')
+        || authority.contains('@')
+        || text.chars().any(char::is_control)
+        || authority.starts_with('.')
+        || authority.contains("..")
+}
+
+/// `text` as a list of addresses (`a@x.org, b@y.org`, separated by commas, semicolons or
+/// spaces, each optionally `Display Name <address>`): every address, or `None` when any part
+/// is something else.
+fn address_list(text: &str) -> Option<Vec<Item>> {
+    let parts: Vec<&str> = if text.contains([',', ';']) {
+        text.split([',', ';']).collect()
+    } else if text.contains('<') {
+        // `Alice <a@x.org> Bob <b@y.org>`: each address closes its part.
+        text.split_inclusive('>').collect()
+    } else {
+        text.split_whitespace().collect()
+    };
     let mut out = Vec::new();
-    if let Some(url) = url_of(&text) {
-        out.push(TargetValue::Url(url));
-        if let Some(host) = host_of(&text) {
-            out.push(TargetValue::Host(host));
-        }
-        return out;
+    for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        // `Display Name <address>`: the address.
+        let address = match part.strip_suffix('>').and_then(|p| p.rsplit_once('<')) {
+            Some((_, inner)) => inner.trim(),
+            None => part.trim_matches(|c: char| "\"'()".contains(c)),
+        };
+        out.push(address_as_a_whole(address)?);
     }
-    if let Some((local, domain)) = text.split_once('@') {
-        if !local.is_empty() && domain.contains('.') && !text.contains(char::is_whitespace) {
-            out.push(TargetValue::Email(text.clone()));
-            if let Some(host) = host_of(domain) {
-                out.push(TargetValue::Host(host));
-            }
-            return out;
-        }
-    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `text` as one host, IBAN or number (an address `10.0.0.5`, `DE89 3704 …`, `+49 151 …`).
+fn other_as_a_whole(text: &str) -> Option<Item> {
     // An address (`10.0.0.5`, `127.0.0.1:8080`) is a host, not the digits of an account.
     let address =
         text.parse::<std::net::IpAddr>().is_ok() || text.parse::<std::net::SocketAddr>().is_ok();
-    if let Some(host) = host_of(&text).filter(|_| address) {
-        return vec![TargetValue::Host(host)];
+    if let Some(host) = host_of(text).filter(|_| address) {
+        return Some(Item::alone(TargetValue::Host(host)));
     }
     let compact: String = text
         .chars()
@@ -254,28 +367,18 @@ fn value_as_a_whole(text: &str) -> Vec<TargetValue> {
         .flat_map(char::to_uppercase)
         .collect();
     if let Some(iban) = iban_of(&compact) {
-        return vec![TargetValue::Iban(iban)];
+        return Some(Item::alone(TargetValue::Iban(iban)));
     }
     let digits: String = text.chars().filter(char::is_ascii_digit).collect();
     let only_number = text
         .chars()
         .all(|c| c.is_ascii_digit() || " -./()+_".contains(c));
     if only_number && digits.len() >= MIN_DIGITS {
-        return vec![number(&digits)];
+        return Some(Item::alone(number(&digits)));
     }
-    if let Some(host) = host_of(&text).filter(|_| !text.contains(char::is_whitespace)) {
-        return vec![TargetValue::Host(host)];
-    }
-    // A name: each word of it (a recipient "Mallory", a channel "#ops-alerts").
-    words(&text).into_iter().map(TargetValue::Name).collect()
-}
-
-/// The words of `text` long enough to be names.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= MIN_NAME)
-        .map(str::to_string)
-        .collect()
+    host_of(text)
+        .filter(|_| !text.contains(char::is_whitespace))
+        .map(|h| Item::alone(TargetValue::Host(h)))
 }
 
 /// The e-mail address or host `token` is, if any.
@@ -310,7 +413,9 @@ pub fn values_in_text(text: &str) -> Targets {
             continue;
         }
         if token.contains("://") {
-            if let Some(url) = url_of(token) {
+            if ambiguous_url(token) {
+                out.insert(TargetValue::Url(token.to_string()));
+            } else if let Some(url) = url_of(token) {
                 out.insert(TargetValue::Url(url));
             }
         }
@@ -432,19 +537,87 @@ mod tests {
             &v("10.0.0.5")[0]
         ));
         assert_eq!(v("Mallory"), [Name("mallory".into())]);
-        assert_eq!(
-            v("#ops-alerts"),
-            [Name("ops".into()), Name("alerts".into())]
-        );
+        assert_eq!(v("#ops-alerts"), [Name("ops alerts".into())]);
         assert_eq!(v("42"), Vec::<TargetValue>::new(), "an amount names nobody");
         // Punctuation around it, and a display name beside it.
         assert_eq!(
             v("ab@ev.io)."),
             [Email("ab@ev.io".into()), Host("ev.io".into())]
         );
-        let named = v("Mallory <ab@ev.io>");
-        assert!(named.contains(&Email("ab@ev.io".into())), "{named:?}");
-        assert!(named.contains(&Name("mallory".into())), "{named:?}");
+        // A display name is decoration: the address is the target.
+        assert_eq!(
+            v("Mallory <ab@ev.io>"),
+            [Email("ab@ev.io".into()), Host("ev.io".into())]
+        );
+    }
+
+    /// A list of addresses in one string names every address, however it is separated and
+    /// with or without display names; a name of several words is one value; prose names its
+    /// words and what it mentions.
+    #[test]
+    fn a_list_names_each_address_and_a_name_is_one_value() {
+        use TargetValue::*;
+        let both = [
+            Email("alice@example.org".into()),
+            Host("example.org".into()),
+            Email("mallory@evil.example".into()),
+            Host("evil.example".into()),
+        ];
+        for list in [
+            "alice@example.org, mallory@evil.example",
+            "alice@example.org; mallory@evil.example",
+            "alice@example.org mallory@evil.example",
+            "Alice <alice@example.org>, \"Mallory M.\" <mallory@evil.example>",
+            "Alice <alice@example.org> Mallory <mallory@evil.example>",
+        ] {
+            assert_eq!(v(list), both, "{list}");
+        }
+        assert_eq!(
+            primary_values("Alice <alice@example.org>, mallory@evil.example"),
+            [
+                Email("alice@example.org".into()),
+                Email("mallory@evil.example".into())
+            ]
+        );
+        assert_eq!(v("London Luxury"), [Name("london luxury".into())]);
+        assert_eq!(v("The yard"), [Name("the yard".into())]);
+        assert_eq!(v("External_mallory"), [Name("external mallory".into())]);
+        let prose = v("the bill is paid, see bob@example.com");
+        assert!(matches!(prose[0], Name(_)), "{prose:?}");
+        assert!(
+            prose.contains(&Email("bob@example.com".into())),
+            "{prose:?}"
+        );
+    }
+
+    /// A web address two common parsers read differently names no host: it is never covered
+    /// by a granted host.
+    #[test]
+    fn an_address_read_two_ways_names_no_host() {
+        use TargetValue::*;
+        for two_ways in [
+            "http://docs.test\\@evil.test/x",
+            "http://docs.test:8080\\@evil.test/",
+            "http://user@evil.test/",
+            "http://docs.test@evil.test/",
+            "http://.docs.test/",
+            "http://docs..test/",
+        ] {
+            let values = v(two_ways);
+            assert_eq!(values, [Url(two_ways.to_lowercase())], "{two_ways}");
+            assert!(
+                !granted_by(&values[0], &Host("docs.test".into())),
+                "{two_ways}"
+            );
+            assert!(
+                !granted_by(&values[0], &Host("evil.test".into())),
+                "{two_ways}"
+            );
+        }
+        assert_eq!(
+            v("http://docs.test/x"),
+            [Url("http://docs.test/x".into()), Host("docs.test".into())]
+        );
     }
 
     #[test]

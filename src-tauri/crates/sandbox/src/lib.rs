@@ -22,11 +22,13 @@
 pub mod client_hello;
 pub mod environment;
 pub mod explain;
+pub mod fit;
 pub mod git_stage;
 pub mod http_head;
 mod landlock;
 pub mod namespaces;
 pub mod paths;
+pub mod protected;
 /// The sandbox's vocabulary (levels, support, reports) lives on the ground floor, with the other
 /// types that reach the UI.
 pub use tollgate_protocol::sandbox as protocol;

@@ -5,6 +5,7 @@
 //! is taken both as written under the home folder and as where it really is, so a `~/.ssh` that
 //! is a symlink (GNU stow, dotfile managers) or a home reached through a symlink is hidden too.
 
+use crate::protected::{self, Family};
 use std::path::{Path, PathBuf};
 
 /// The secret files and folders of a home directory that no command and no file tool reads:
@@ -77,28 +78,7 @@ pub fn with_real_paths(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf>
     out
 }
 
-/// Whether the folder `workspace` is the home folder `home` or holds it (`/home`, `/`), both
-/// taken where they really are. Such a folder is refused as a chat's workspace: its shell
-/// startup files, `~/.local/bin`, autostart entries, user services, `~/.ssh/authorized_keys`
-/// and `~/.gitconfig` would be the chat's to write, and they run later outside any sandbox
-/// (Tollgate itself runs the login shell at every start).
-pub fn holds_home(workspace: &Path, home: &Path) -> bool {
-    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    real(home).starts_with(real(workspace))
-}
-
-/// Why `workspace` cannot be a chat's workspace, or `None` when it can: it holds the user's
-/// home folder ([`holds_home`]).
-pub fn unfit_workspace(workspace: &Path) -> Option<String> {
-    let home = std::env::home_dir()?;
-    holds_home(workspace, &home).then(|| {
-        format!(
-            "{} holds your home folder ({}): a command could change your shell's startup files, your SSH keys or what starts with your session. Choose a project folder inside it instead",
-            workspace.display(),
-            home.display()
-        )
-    })
-}
+pub use crate::fit::{holds_home, unfit_workspace};
 
 /// The paths no sandboxed command and no file tool may read: the user's secret paths and
 /// Tollgate's own data folder (its database, the keyring's neighbours).
@@ -117,19 +97,7 @@ pub fn hidden_by<'h>(path: &Path, hidden: &'h [PathBuf]) -> Option<&'h Path> {
         .map(PathBuf::as_path)
 }
 
-/// Files in a workspace that other programs run, or take commands from, by themselves when the
-/// folder is opened — outside any sandbox: VS Code's tasks that run on opening and its settings
-/// (interpreter and terminal paths), a dev container's `initializeCommand`, direnv's `.envrc`,
-/// JetBrains' run configurations. Relative to the folder they are in, at any depth.
-pub const OPENED_BY_TOOLS: &[&str] = &[
-    ".vscode/tasks.json",
-    ".vscode/settings.json",
-    ".devcontainer/devcontainer.json",
-    ".envrc",
-    ".idea/workspace.xml",
-];
-
-/// How deep below the workspace the walk for repositories and [`OPENED_BY_TOOLS`] goes.
+/// How deep below the workspace the walk for repositories and protected paths goes.
 const WALK_DEPTH: usize = 12;
 
 /// How many entries the walk visits at most, so that a huge tree (a `node_modules` of a
@@ -145,17 +113,22 @@ pub struct Walked {
     /// data comes back from ([`crate::git_stage`]). Outer folders first; none inside another.
     pub git: Vec<PathBuf>,
     /// Paths kept read-only: `.git` files (rewritten, one would send git to a planted folder),
-    /// a `core.hooksPath` folder in the working tree, and [`OPENED_BY_TOOLS`] where they exist.
+    /// a `core.hooksPath` folder in the working tree, and every protected file or folder
+    /// ([`crate::protected`]) where it exists — for one that is a symlink, the folder inside
+    /// the workspace it leads to.
     pub read_only: Vec<PathBuf>,
-    /// Every `.git` entry and every [`OPENED_BY_TOOLS`] file, whatever it is: one that is new
-    /// after a run was made by the command and is held ([`crate::workspace_guard`]).
+    /// Every `.git` entry, every bare repository and every protected name, whatever it is: one
+    /// that is new after a run was made by the command and is held ([`crate::workspace_guard`]).
     pub markers: Vec<PathBuf>,
+    /// Every protected path found by what it is, with its family: what the file tools refuse
+    /// beside what they refuse by name ([`crate::protected::refuses_write`]).
+    pub protected: Vec<(PathBuf, Family)>,
 }
 
 /// Walks `workspace` for what runs code later, outside any sandbox: git folders at every
 /// depth, the folders `.git` files inside it point to, a `core.hooksPath` folder in the
 /// working tree, and the files editors and tools run when the folder is opened
-/// ([`OPENED_BY_TOOLS`]).
+/// ([`crate::protected`]).
 ///
 /// The walk does not follow symlinks and goes [`WALK_DEPTH`] folders deep; it visits at most
 /// [`WALK_ENTRIES`] entries (about a tenth of a second with a warm cache), two levels deep
@@ -178,6 +151,8 @@ pub fn walk_workspace(workspace: &Path) -> Walked {
         list.sort();
         list.dedup();
     }
+    walked.protected.sort_by(|a, b| a.0.cmp(&b.0));
+    walked.protected.dedup_by(|a, b| a.0 == b.0);
     // A git folder inside another (a `.git` file pointing into `.git/modules`) is part of it.
     let all = walked.git.clone();
     walked
@@ -248,10 +223,69 @@ impl Found<'_> {
             }
             return;
         }
-        if OPENED_BY_TOOLS.iter().any(|rel| path.ends_with(rel)) {
-            self.walked.markers.push(path.to_path_buf());
-            self.walked.read_only.push(path.to_path_buf());
+        // What a package manager unpacks is nobody's editor or shell configuration.
+        if self.walked.git.iter().any(|g| path.starts_with(g))
+            || path.components().any(|c| c.as_os_str() == "node_modules")
+        {
+            return;
         }
+        let parent = path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str());
+        if let Some(family) = name
+            .to_str()
+            .and_then(|n| protected::family_of_entry(parent, n))
+        {
+            self.walked.markers.push(path.to_path_buf());
+            let kept = if kind.is_symlink() {
+                // It counts as what it leads to (`.vscode` -> a folder of tasks).
+                self.inside(path)
+            } else if kind.is_dir() || kind.is_file() {
+                Some(path.to_path_buf())
+            } else {
+                None
+            };
+            if let Some(kept) = kept {
+                self.walked.read_only.push(kept.clone());
+                self.walked.protected.push((kept, family));
+            }
+            return;
+        }
+        if kind.is_symlink() {
+            // A `.config` or `.local` that leads elsewhere in the workspace: what is under it
+            // there is what is under `.config` (`x/autostart` for `.config` -> `x`).
+            let nested = name
+                .to_str()
+                .map(protected::nested_under)
+                .unwrap_or_default();
+            if let (false, Some(target)) = (nested.is_empty(), self.inside(path)) {
+                for (child, family) in nested {
+                    let under = target.join(child);
+                    if std::fs::symlink_metadata(&under).is_ok() {
+                        self.walked.read_only.push(under.clone());
+                        self.walked.protected.push((under, family));
+                    }
+                }
+            }
+            return;
+        }
+        if kind.is_dir() && protected::is_git_folder(path) {
+            // A bare repository (`git init --bare tools`): git's folder by what it holds.
+            self.walked.markers.push(path.to_path_buf());
+            self.walked.git.push(path.to_path_buf());
+            self.walked
+                .protected
+                .push((path.to_path_buf(), Family::Git));
+        }
+    }
+
+    /// Where the symlink `path` leads, when that is inside the workspace (as a path under the
+    /// workspace as given).
+    fn inside(&self, path: &Path) -> Option<PathBuf> {
+        let real = std::fs::canonicalize(path).ok()?;
+        let inside = real.strip_prefix(self.real).ok()?;
+        Some(self.workspace.join(inside))
     }
 
     /// Where a `.git` file (`gitdir: <path>`, relative to its folder) or a `.git` symlink
@@ -277,7 +311,8 @@ impl Found<'_> {
         self.walked.git.push(git.to_path_buf());
         if let Some(hooks) = hooks_path(&git.join("config"), worktree) {
             if hooks.starts_with(self.workspace) && std::fs::symlink_metadata(&hooks).is_ok() {
-                self.walked.read_only.push(hooks);
+                self.walked.read_only.push(hooks.clone());
+                self.walked.protected.push((hooks, Family::Hooks));
             }
         }
     }
@@ -459,32 +494,6 @@ mod tests {
     }
 
     #[test]
-    fn a_home_folder_and_the_folders_above_it_are_no_workspace() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let home = root.join("home/ann");
-        std::fs::create_dir_all(home.join("src/app")).unwrap();
-        std::os::unix::fs::symlink(&home, root.join("ann-link")).unwrap();
-        for holds in [
-            home.clone(),
-            root.join("home"),
-            root.clone(),
-            root.join("ann-link"),
-            PathBuf::from("/"),
-        ] {
-            assert!(holds_home(&holds, &home), "{holds:?}");
-        }
-        assert!(holds_home(&home, &root.join("ann-link")));
-        for fine in [
-            home.join("src"),
-            home.join("src/app"),
-            root.join("home/bob"),
-        ] {
-            assert!(!holds_home(&fine, &home), "{fine:?}");
-        }
-    }
-
-    #[test]
     fn a_secret_folder_behind_a_symlink_is_hidden_where_it_really_is() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -538,7 +547,11 @@ mod tests {
         let walked = walk_workspace(&ws);
         assert_eq!(walked.git, [ws.join(".git"), ws.join("sub/.git")]);
         assert_eq!(walked.read_only, [ws.join(".husky")]);
-        assert_eq!(walked.markers, [ws.join(".git"), ws.join("sub/.git")]);
+        assert_eq!(
+            walked.markers,
+            [ws.join(".git"), ws.join(".husky"), ws.join("sub/.git")]
+        );
+        assert_eq!(walked.protected, [(ws.join(".husky"), Family::Hooks)]);
     }
 
     /// Repositories at every depth, submodules' git folders, linked worktrees, `.git` files and
@@ -630,13 +643,13 @@ mod tests {
             walked.read_only,
             under(&[
                 ".envrc",
-                ".vscode/settings.json",
+                ".vscode",
                 "broken/.git",
-                "deep/er/.vscode/tasks.json",
+                "deep/er/.vscode",
                 "out/.git",
                 "sub/.git",
-                "svc/.devcontainer/devcontainer.json",
-                "svc/.idea/workspace.xml",
+                "svc/.devcontainer",
+                "svc/.idea",
                 "vendor/x/.git",
                 "vendor/x/.hooks",
             ])
@@ -646,16 +659,16 @@ mod tests {
             under(&[
                 ".envrc",
                 ".git",
-                ".vscode/settings.json",
+                ".vscode",
                 "a/b/.git",
                 "broken/.git",
-                "deep/er/.vscode/tasks.json",
+                "deep/er/.vscode",
                 "fifo/.git",
                 "linked/.git",
                 "out/.git",
                 "sub/.git",
-                "svc/.devcontainer/devcontainer.json",
-                "svc/.idea/workspace.xml",
+                "svc/.devcontainer",
+                "svc/.idea",
                 "vendor/x/.git",
             ])
         );

@@ -90,10 +90,12 @@ impl Drop for WorkspaceGuard {
 /// Renames `path` (made by the command) aside, where nothing reads it, and says so.
 fn hold(path: &Path, workspace: &Path) -> String {
     let shown = path.strip_prefix(workspace).unwrap_or(path).display();
-    let what = if path.file_name().is_some_and(|n| n == ".git") {
-        "a git repository (its configuration and hooks run code outside the sandbox)"
-    } else {
-        "a file an editor or a tool runs by itself when the folder is opened"
+    let family = crate::protected::family_of(path.strip_prefix(workspace).unwrap_or(path));
+    let what = match family {
+        Some(crate::protected::Family::Git) | None => {
+            "a git repository (its configuration and hooks run code outside the sandbox)"
+        }
+        Some(family) => family.says(),
     };
     let held = free_name(path);
     match std::fs::rename(path, &held) {
@@ -156,8 +158,9 @@ mod tests {
         assert!(!ws.join("sub/.git").exists() && !ws.join("other/.git").exists());
         assert!(ws.join("sub/.git.tollgate-held/config").exists());
         assert!(ws.join("other/.git.tollgate-held").is_file());
-        assert!(!ws.join("app/.vscode/tasks.json").exists());
-        assert!(ws.join("app/.vscode/tasks.json.tollgate-held-2").exists());
+        // The editor's folder the command made is held whole.
+        assert!(!ws.join("app/.vscode").exists());
+        assert!(ws.join("app/.vscode.tollgate-held/tasks.json").exists());
         assert!(ws.join("notes.md").exists() && ws.join(".envrc").exists());
         assert!(
             lines.iter().any(|l| l.starts_with(

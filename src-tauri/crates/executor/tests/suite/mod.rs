@@ -6,3 +6,4 @@ mod pipeline;
 mod plan;
 mod results;
 mod robustness;
+mod writes;

@@ -50,18 +50,30 @@ pub(super) async fn sandbox_for(
         .path()
         .canonicalize()
         .unwrap_or_else(|_| temp.path().to_path_buf());
+    // A folder stored before the rule existed, or that became unfit since (a new symlink in
+    // the home), is not written: left out, with a warning.
+    let writable: Vec<PathBuf> = wanted
+        .folders
+        .iter()
+        .map(|f| PathBuf::from(f.trim()))
+        .filter(|f| match tollgate_sandbox::fit::unfit_workspace(f) {
+            None => true,
+            Some(why) => {
+                tracing::warn!("MCP server {name} may not write {}: {why}", f.display());
+                false
+            }
+        })
+        .collect();
     let spec = tollgate_sandbox::SandboxSpec {
         level: SandboxLevel::WorkspaceOnly,
         network: wanted.network,
         workspace: private.clone(),
         temp: private.clone(),
         hidden: hidden.to_vec(),
-        writable: wanted
-            .folders
-            .iter()
-            .map(|f| PathBuf::from(f.trim()))
-            .collect(),
-        protected: Vec::new(),
+        // The one write policy (`tollgate_sandbox::protected`): in the folders it may write,
+        // git's folders and whatever runs later outside the sandbox stay read-only.
+        protected: writable.iter().flat_map(|f| protected_in(f)).collect(),
+        writable,
         git: Vec::new(),
         keep_env: keep_env.to_vec(),
         namespaces: support.namespaces,
@@ -92,6 +104,13 @@ pub(super) async fn sandbox_for(
         temp,
         proxy,
     }))
+}
+
+/// What a server may not write in `folder`, one of the folders it may: its git folders and
+/// every protected path ([`tollgate_sandbox::protected`]) as the walk finds them.
+fn protected_in(folder: &std::path::Path) -> Vec<PathBuf> {
+    let walked = tollgate_sandbox::walk_workspace(folder);
+    walked.git.into_iter().chain(walked.read_only).collect()
 }
 
 /// The folders of a server's own files named in its command line (the program, a script): they

@@ -482,7 +482,7 @@ impl Tool for EditFile {
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
         let ws = Workspace::for_call(&ctx)?;
         let rel = str_arg(&args, "path")?;
-        let real = ws.existing(rel)?;
+        let real = ws.existing_to_write(rel)?;
         let shown = ws.relative(&real);
         let content = read_text(&real, &shown).await?;
         let updated = apply_edit(

@@ -162,6 +162,7 @@ impl Workspace {
                 ToolError::new(ToolErrorKind::Io, format!("cannot open \"{rel}\": {e}"))
             })?;
             self.inside(&real, rel)?;
+            self.unprotected(&target, &real)?;
             return Ok(real);
         }
         let mut ancestor = target
@@ -192,7 +193,27 @@ impl Workspace {
         for part in rest.into_iter().rev() {
             out.push(part);
         }
+        self.unprotected(&target, &out)?;
         Ok(out)
+    }
+
+    /// An existing file inside the workspace to change in place ([`Self::existing`]), refused
+    /// when it is protected ([`crate::sandbox::protected`]).
+    pub fn existing_to_write(&self, rel: &str) -> Result<PathBuf, ToolError> {
+        let real = self.existing(rel)?;
+        self.unprotected(&self.root.join(Self::normalize(rel)?), &real)?;
+        Ok(real)
+    }
+
+    /// Refuses a write to `written` (landing at `real`) when it is what something runs later
+    /// outside any sandbox: git's folders, hook managers, what editors run on opening, start-up
+    /// files (the one write policy every writer asks, [`crate::sandbox::protected`]).
+    fn unprotected(&self, written: &Path, real: &Path) -> Result<(), ToolError> {
+        match crate::sandbox::protected::refuses_write(&self.root, written, real) {
+            None => Ok(()),
+            Some(refusal) => Err(ToolError::new(ToolErrorKind::PermissionDenied, refusal.to_string())
+                .with_suggestion("Do not try another way to write it. Tell the user what should change there, so that they can make the change themselves if they agree.")),
+        }
     }
 
     /// Where a normalized relative path really leads, through the symlinks that exist now:
