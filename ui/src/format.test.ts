@@ -216,6 +216,10 @@ describe("a call off the plan the user approved", () => {
     );
     expect(offPlanText({ type: "usedUp", maxCalls: 2 })).toContain("all 2 of their calls");
     expect(offPlanText({ type: "pattern", subject: "/etc/passwd" })).toContain("/etc/passwd");
+    expect(offPlanText({ type: "unconfined", mode: "off" })).toBe(
+      "this chat’s commands run without the sandbox, so the plan cannot keep them to its hosts and files",
+    );
+    expect(offPlanText({ type: "unconfined", mode: "unavailable" })).toContain("no sandbox for commands");
   });
 
   it("says where a target off the plan was taken from", () => {

@@ -1,7 +1,19 @@
 /** Pure formatting helpers for tool cards, the log and the approval cards. */
 import { type Key, t } from "./i18n";
 import { sourceText } from "./provenance";
-import type { AskReason, CommandError, DecidedBy, ErrorKind, ExecutionChoice, Invalid, Missing, OffPlan, ResultChoice, UiCallStatus } from "./types";
+import type {
+  AskReason,
+  CommandError,
+  DecidedBy,
+  ErrorKind,
+  ExecutionChoice,
+  Invalid,
+  Missing,
+  OffPlan,
+  ResultChoice,
+  SandboxMode,
+  UiCallStatus,
+} from "./types";
 
 const ERROR_KINDS: Record<ErrorKind, true> = {
   busy: true,
@@ -419,5 +431,20 @@ export function offPlanText(off: OffPlan): string {
         ? t("plan.off.targetFrom", { value: off.value, argument, from: from.map(sourceText).join(", ") })
         : t("plan.off.target", { value: off.value, argument });
     }
+    case "unconfined":
+      return unconfinedText(off.mode);
+  }
+}
+
+/** Why the sandbox cannot keep a plan's commands to its hosts and files (F-98). */
+export function unconfinedText(mode: SandboxMode): string {
+  switch (mode) {
+    case "off":
+    case "confined":
+      return t("plan.off.unconfined.off");
+    case "unavailable":
+      return t("plan.off.unconfined.unavailable");
+    case "partial":
+      return t("plan.off.unconfined.partial");
   }
 }

@@ -71,9 +71,13 @@ afterEach(async () => {
   await unmount(root);
 });
 
-async function mount(exposed = false) {
+async function mount(exposed = false, unconfined?: "off" | "unavailable" | "partial") {
+  const approval = planApproval(exposed);
+  if (unconfined && approval.request.kind === "execution" && approval.request.reason.type === "plan") {
+    approval.request.reason.shown.unconfined = unconfined;
+  }
   await act(() => {
-    render(<ApprovalCard approval={planApproval(exposed)} active position={1} total={1} onDecided={onDecided} />, root);
+    render(<ApprovalCard approval={approval} active position={1} total={1} onDecided={onDecided} />, root);
   });
   const card = root.querySelector<HTMLElement>(".plan-card");
   if (!card) throw new Error("no plan card");
@@ -93,6 +97,19 @@ async function click(el: HTMLElement) {
 }
 
 describe("the plan card", () => {
+  it("says before approval that steps running commands will still ask where the sandbox cannot hold them", async () => {
+    await mount(false);
+    expect(root.querySelector("[data-unconfined]")).toBeNull();
+    await unmount(root);
+    await mount(false, "off");
+    const note = root.querySelector("[data-unconfined]")?.textContent ?? "";
+    expect(note).toContain("Steps that run commands will still ask for each command");
+    expect(note).toContain("run without the sandbox");
+    await unmount(root);
+    await mount(false, "partial");
+    expect(root.querySelector("[data-unconfined]")?.textContent).toContain("has no namespaces");
+  });
+
   it("reads as a checklist and Enter approves the plan as shown", async () => {
     const card = await mount();
     expect(document.activeElement).toBe(card);

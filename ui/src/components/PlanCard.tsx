@@ -10,6 +10,7 @@ import { t } from "../i18n";
 import { approveDecision, keepAll, type Kept, keptCount, timeChoices } from "../plan";
 import type { ExecutionDecision, PendingApproval, PlanShown, PlanTargetMark } from "../types";
 import { sourceText } from "../provenance";
+import { unconfinedText } from "../format";
 import { ApprovalHead, keyContext, RevealedLine, typingElsewhere, useDecide } from "./ApprovalParts";
 
 interface Props {
@@ -106,6 +107,11 @@ export function PlanCard({ approval, shown, active, position, total, onDecided }
         </p>
       ) : null}
       <p class="approval-reason">{t("plan.intro")}</p>
+      {shown.unconfined ? (
+        <p class="plan-exposed" role="note" data-unconfined="">
+          {t("plan.unconfined", { why: unconfinedText(shown.unconfined) })}
+        </p>
+      ) : null}
       <ol class="plan-steps">
         {proposal.steps.map((step, i) => {
           const k = kept.steps[i];

@@ -3,7 +3,7 @@
 /* eslint-disable */
 // The gate: policies, decisions, approvals, a task's plan and grant, rules, records, the provenance guard, a changed tool's review and what a review flags.
 import type { ApprovalId, ChatId, JsonValue } from "./common";
-import type { SandboxReport } from "./sandbox";
+import type { SandboxMode, SandboxReport } from "./sandbox";
 
 export type McpToolDefinition = { title?: string, description: string, inputSchema: JsonValue, outputSchema?: JsonValue, 
 /**
@@ -321,7 +321,13 @@ export type PlanShown = { proposal: PlanProposal, exposed: boolean,
 /**
  * One per target of every step, in order.
  */
-marks: Array<PlanTargetMark>, };
+marks: Array<PlanTargetMark>, 
+/**
+ * Set when a step runs commands and this chat's sandbox cannot hold them to the plan's
+ * hosts and files (off, none on this system, or without namespaces): how commands run, so
+ * the card says before approval that those steps will still ask.
+ */
+unconfined?: SandboxMode, };
 
 export type GrantSpan = { "type": "turn" } | { "type": "until", endsAtMs: number, };
 
@@ -339,7 +345,7 @@ export type OffPlan = { "type": "tool" } | { "type": "usedUp", maxCalls: number,
  * the results a `$VAR_REF` passed it on from (a value passed on is not the model's
  * own choice). Empty: nothing the chat read named it.
  */
-takenFrom?: Array<Source>, };
+takenFrom?: Array<Source>, } | { "type": "unconfined", mode: SandboxMode, };
 
 export type AskReason = { "type": "askOnce" } | { "type": "askAlways" } | { "type": "rule", rule: Rule, } | { "type": "repeated", times: number, wouldAllow: DecidedBy, } | { "type": "exposed", wouldAllow: DecidedBy, } | { "type": "toolChanged", wouldAllow: DecidedBy | null, } | { "type": "offPlan", off: OffPlan, wouldAllow: DecidedBy | null, } | { "type": "plan", shown: PlanShown, };
 

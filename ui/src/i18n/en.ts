@@ -286,6 +286,10 @@ export const en = {
   "plan.off.pattern": "it points at {subject}, which no step of the plan covers",
   "plan.off.target": "{value} (in {argument}) is not a target the plan names",
   "plan.off.targetFrom": "{value} (in {argument}) is not a target the plan names; it was taken from {from}",
+  "plan.off.unconfined.off": "this chat’s commands run without the sandbox, so the plan cannot keep them to its hosts and files",
+  "plan.off.unconfined.unavailable": "this system has no sandbox for commands, so the plan cannot keep them to its hosts and files",
+  "plan.off.unconfined.partial": "this system’s sandbox has no namespaces, so the plan cannot keep commands to its hosts and files",
+  "plan.unconfined": "Steps that run commands will still ask for each command: {why}.",
   "plan.title": "Plan for this task",
   "plan.steps": "{n} step(s)",
   "plan.intro":

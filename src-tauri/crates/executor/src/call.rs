@@ -148,6 +148,9 @@ pub(crate) struct Trace {
     pub effects: Option<ToolEffects>,
     /// How the call went through the provenance gate (F-85).
     pub guard: GuardMark,
+    /// The call took one of a task plan's step calls (F-98): its result may name targets for
+    /// the steps that name its tool as a source (`from`).
+    pub in_plan: bool,
 }
 
 /// How the stages ended.

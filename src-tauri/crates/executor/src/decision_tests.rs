@@ -126,6 +126,7 @@ fn every_combination_is_decided_as_the_spec_says() {
         },
         exposed,
         marks: Vec::new(),
+        unconfined: None,
     };
     let proposals = [shown(false), shown(true)];
     let mut count = 0;

@@ -157,7 +157,7 @@ impl ToolExecutor {
             .proposes_plan
             .then(|| crate::tools::plan_tool::proposal_of(args).ok())
             .flatten();
-        let (shown, guard) = self.with_trust(|trust| {
+        let (mut shown, guard) = self.with_trust(|trust| {
             let shown = proposal.map(|p| super::plan::shown(p, view.exposure, trust));
             let guard = guard_note(&GuardInputs {
                 trust,
@@ -170,6 +170,17 @@ impl ToolExecutor {
             });
             (shown, guard)
         });
+        // The card says before approval that steps running commands will still ask, where
+        // the chat's sandbox cannot hold them to the plan.
+        if let Some(shown) = &mut shown {
+            let registry = self.registry();
+            let runs_commands = shown.proposal.steps.iter().any(|step| {
+                registry
+                    .tool(&step.tool)
+                    .is_some_and(|t| t.tool.spec().sandboxed)
+            });
+            shown.unconfined = runs_commands.then(|| self.commands_unconfined()).flatten();
+        }
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
         let subject = entry.tool.rule_subject(args, workspace.as_deref());
@@ -281,6 +292,12 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Grant, Outcome> {
         let name = entry.tool.spec().name.as_str();
+        // Whether the sandbox can hold a plan's commands is known before a command is judged
+        // against a plan, or a plan is shown (the probe runs once).
+        let spec = entry.tool.spec();
+        if (spec.sandboxed && self.has_task()) || spec.proposes_plan {
+            crate::tools::supervisor::sandbox_support().await;
+        }
         let mut inputs = self.permission_inputs(entry, &args, view);
         let rerun = ctx.origin.unsandboxed_rerun.is_some();
         // Whatever would let it run — a rule or record made earlier, `auto`, or the user's click
@@ -313,6 +330,7 @@ impl ToolExecutor {
         while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan)
         {
             if self.take_plan_call(inputs.plan.as_ref(), ctx.seq) {
+                trace.in_plan = true;
                 break;
             }
             inputs.plan = self.plan_fit(entry, &args, &inputs, view);
@@ -484,6 +502,15 @@ impl ToolExecutor {
         // from now: what the call runs with is what the user kept.
         if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
             self.grant_proposed(g.args());
+        }
+        // A call the plan allots, allowed on its card (an ask rule, a hold, a sandbox that
+        // cannot hold it), still uses up its step's call: the plan allotted it to the task, and
+        // it is not left for another.
+        if let Ok(g) = &granted {
+            let step = self.plan_step_of(entry, g.args(), &inputs, view);
+            if self.take_plan_call(step.as_ref(), ctx.seq) {
+                trace.in_plan = true;
+            }
         }
         granted
     }

@@ -301,11 +301,21 @@ impl ToolExecutor {
             .execute_and_format_stage(entry, &args, envelope.as_ref(), call, view, trace)
             .await?;
         let status = formatted.status;
-        self.note_task_result(&entry.tool.spec().name, &formatted.text);
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
             .result_approval_stage(entry, review, call, formatted, shown, trace)
             .await?;
+        // What a result names grants targets to the steps that name its tool as a source
+        // (`from`, F-98) only when it is the plan's own lookup: a call the plan took, made by
+        // the model (not a view), that succeeded, as the model is shown it after review — and
+        // not keyed on what untrusted content named (its result is that content's choice).
+        let learns = status == CallStatus::Success
+            && trace.in_plan
+            && call.origin.view.is_none()
+            && self.derived_sources(&args, view).is_empty();
+        if learns {
+            self.note_task_result(&entry.tool.spec().name, &reviewed.shown.text);
+        }
         Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
 

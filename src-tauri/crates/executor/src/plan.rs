@@ -17,7 +17,7 @@ use crate::provenance::targets::covers;
 use crate::provenance::{distinct, each_string, Exposure, Trust};
 use crate::rules::{winning_rule, RuleSubject};
 use serde_json::Value;
-use tollgate_names::{normalize, HostPattern};
+use tollgate_names::HostPattern;
 
 /// A grant in force: the plan the user kept, each step's targets read once as values, and the
 /// calls each step has made.
@@ -68,7 +68,8 @@ impl ActiveGrant {
         {
             return;
         }
-        let values = values_in_text(text);
+        let mut values = values_in_text(text);
+        values.extend(phrases(text));
         match self.learned.iter_mut().find(|(t, _)| t == tool) {
             Some((_, known)) => known.extend(values),
             None => self.learned.push((tool.to_string(), values)),
@@ -122,29 +123,14 @@ impl ActiveGrant {
 
     /// What a command run inside `step` may do ([`Envelope`]).
     pub fn envelope(&self, step: usize) -> Envelope {
-        let hosts = distinct(
-            self.granted
-                .get(step)
-                .into_iter()
-                .flatten()
-                .filter_map(|value| match value {
-                    TargetValue::Host(host) => Some(normalize(host)),
-                    TargetValue::Url(url) => url::Url::parse(url)
-                        .ok()
-                        .and_then(|u| u.host_str().map(normalize)),
-                    TargetValue::Email(_)
-                    | TargetValue::Iban(_)
-                    | TargetValue::Number(_)
-                    | TargetValue::Name(_) => None,
-                }),
-        );
+        let step = self.grant.steps.get(step);
         Envelope {
-            hosts,
-            writes: self
-                .grant
-                .steps
-                .get(step)
-                .is_some_and(|s| s.pattern.is_some()),
+            hosts: distinct(
+                step.into_iter()
+                    .flat_map(|s| s.targets.iter())
+                    .filter_map(|t| envelope_host(t)),
+            ),
+            writes: step.is_some_and(|s| s.pattern.is_some()),
         }
     }
 
@@ -206,29 +192,72 @@ pub struct Envelope {
     pub writes: bool,
 }
 
+/// The names of several words a result names (`Alice Archer`, a contact a lookup answered):
+/// every run of two to four words on one of its lines, as one value each, read as an
+/// argument's name is read.
+fn phrases(text: &str) -> Vec<TargetValue> {
+    let normal = crate::provenance::target_values::normalise(text);
+    let mut out = Vec::new();
+    for line in normal.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        for n in 2..=4 {
+            out.extend(words.windows(n).map(|w| TargetValue::Name(w.join(" "))));
+        }
+    }
+    out
+}
+
+/// The host a plan step's target lets a command reach, with the port it names: a web address
+/// (`http://10.0.0.5:8080/x` gives `10.0.0.5:8080`), a host with or without a port; none for a
+/// mailbox, a name or a number, or an address two parsers read differently.
+fn envelope_host(target: &str) -> Option<String> {
+    let target = target.trim();
+    if target.contains("://") {
+        if crate::provenance::target_values::ambiguous_url(target) {
+            return None;
+        }
+        let url = url::Url::parse(target).ok()?;
+        return Some(HostPattern::entry(url.host_str()?, url.port()));
+    }
+    if target.contains(['@', '/', '*']) || target.contains(char::is_whitespace) {
+        return None;
+    }
+    let listed = HostPattern::parse(target);
+    let named = values_of_argument(listed.name());
+    (listed.address().is_some() || matches!(named.as_slice(), [TargetValue::Host(_)]))
+        .then(|| HostPattern::entry(listed.name(), listed.port()))
+}
+
 impl Envelope {
     /// Narrows `chat` to this envelope; never widens it. A chat that reaches only some hosts
     /// keeps those of them the step names; a chat with the network on reaches the step's hosts
-    /// only; a chat whose sandbox is read-only or off keeps its level for writing, though an
-    /// unsandboxed chat still loses the network the plan did not name.
+    /// only, each on the port the step names (none named: the web's ports); a chat whose
+    /// sandbox is read-only or off keeps its level for writing (the plan does not let such a
+    /// chat's commands run on their own: `ToolExecutor::plan_fit`).
     pub fn narrow(&self, chat: &mut ChatSandbox) {
         chat.hosts = if chat.network {
             self.hosts.clone()
         } else {
             // Each listed entry read the one way every host list is read, keeping the step's
-            // hosts it covers, on the ports it allows: `*.example.com:8443` and a step naming
+            // hosts it covers, on a port both allow: `*.example.com:8443` and a step naming
             // `docs.example.com` give `docs.example.com:8443`.
             distinct(chat.hosts.iter().flat_map(|entry| {
                 let listed = HostPattern::parse(entry);
-                let port = listed.port();
-                self.hosts
-                    .iter()
-                    .filter(move |host| listed.covers(host))
-                    .map(move |host| match port {
-                        None => host.clone(),
-                        Some(port) if host.contains(':') => format!("[{host}]:{port}"),
-                        Some(port) => format!("{host}:{port}"),
-                    })
+                self.hosts.iter().filter_map(move |step_entry| {
+                    let step = HostPattern::parse(step_entry);
+                    if !listed.covers(step.name()) {
+                        return None;
+                    }
+                    let port = match (step.port(), listed.port()) {
+                        (Some(p), _) if listed.allows_port(p) => Some(p),
+                        (Some(_), _) => return None,
+                        (None, listed) => listed,
+                    };
+                    Some(HostPattern::entry(step.name(), port))
+                })
             }))
         };
         chat.network = false;
@@ -276,6 +305,7 @@ pub fn shown(proposal: PlanProposal, exposure: Option<&Exposure>, trust: &Trust<
         proposal,
         exposed,
         marks,
+        unconfined: None,
     }
 }
 

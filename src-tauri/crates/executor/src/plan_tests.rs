@@ -573,3 +573,66 @@ fn a_name_of_several_words_is_one_value() {
         ]
     );
 }
+
+/// A step's hosts carry the ports its targets name: a web address on port 8080 reaches that
+/// port, a bare host the web's ports only, never any port of the host; a listed entry's port
+/// and the step's must agree.
+#[test]
+fn a_steps_hosts_carry_their_ports() {
+    let g = grant(vec![step(
+        "run_command",
+        1,
+        None,
+        &[
+            "http://127.0.0.1:8080/api",
+            "https://docs.example.com/start",
+            "[::1]:9000",
+            "files.example.org:2222",
+            "http://docs.test\\@evil.test/",
+        ],
+    )]);
+    let envelope = g.envelope(0);
+    assert_eq!(
+        envelope.hosts,
+        [
+            "127.0.0.1:8080",
+            "docs.example.com",
+            "[::1]:9000",
+            "files.example.org:2222"
+        ]
+    );
+    let mut open = ChatSandbox {
+        network: true,
+        ..ChatSandbox::default()
+    };
+    envelope.narrow(&mut open);
+    assert_eq!(open.hosts, envelope.hosts);
+    // A list the chat keeps: each step host on a port both allow.
+    let mut listed = ChatSandbox {
+        hosts: vec![
+            "127.0.0.1".into(),
+            "docs.example.com:8443".into(),
+            "files.example.org:2222".into(),
+            "[::1]:9000".into(),
+        ],
+        ..ChatSandbox::default()
+    };
+    envelope.narrow(&mut listed);
+    assert_eq!(
+        listed.hosts,
+        [
+            "docs.example.com:8443",
+            "files.example.org:2222",
+            "[::1]:9000"
+        ]
+    );
+    for entry in &listed.hosts {
+        assert_eq!(
+            tollgate_names::HostPattern::entry(
+                tollgate_names::HostPattern::parse(entry).name(),
+                tollgate_names::HostPattern::parse(entry).port()
+            ),
+            *entry
+        );
+    }
+}

@@ -90,6 +90,42 @@ impl ToolExecutor {
         inputs: &PermissionInputs,
         view: GuardView<'_>,
     ) -> Option<PlanFit> {
+        let fit = self.plan_step_of(entry, args, inputs, view)?;
+        // A command the chat's sandbox cannot hold to the step's hosts and files is not the
+        // plan's to run on its own (SPEC F-98): it asks, saying why.
+        if let (PlanFit::Inside { .. }, true) = (&fit, entry.tool.spec().sandboxed) {
+            if let Some(mode) = self.commands_unconfined() {
+                return Some(PlanFit::Outside(OffPlan::Unconfined { mode }));
+            }
+        }
+        Some(fit)
+    }
+
+    /// How this chat's commands would run when its sandbox cannot hold a plan step's envelope
+    /// (its hosts, and writes only where the step names its command): off, no sandbox on this
+    /// system, or one without namespaces (Landlock alone cannot keep protected paths or a host
+    /// list); `None` when it can.
+    pub(super) fn commands_unconfined(&self) -> Option<crate::protocol::SandboxMode> {
+        use crate::protocol::SandboxMode;
+        if !self.sandbox().level.confines() {
+            return Some(SandboxMode::Off);
+        }
+        match crate::tools::supervisor::known_support() {
+            Some(support) if support.available() && support.namespaces => None,
+            Some(support) if support.available() => Some(SandboxMode::Partial),
+            _ => Some(SandboxMode::Unavailable),
+        }
+    }
+
+    /// Where a call stands against the plan's steps alone — its tool, bounds, pattern and
+    /// targets — whatever the sandbox can hold ([`Self::plan_fit`] adds that).
+    pub(super) fn plan_step_of(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        inputs: &PermissionInputs,
+        view: GuardView<'_>,
+    ) -> Option<PlanFit> {
         let mut fit = {
             let task = self.in_force();
             let task = task.as_ref()?;

@@ -93,6 +93,22 @@ impl HostPattern {
         self.port
     }
 
+    /// The name or address it names, normalized, without `*.`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The entry for `host` on `port` as a list keeps it (`example.org:8443`, `[::1]:9000`,
+    /// `example.org` for the web's ports): what [`Self::parse`] reads back.
+    pub fn entry(host: &str, port: Option<u16>) -> String {
+        let host = normalize(host);
+        match port {
+            None => host,
+            Some(port) if host.contains(':') => format!("[{host}]:{port}"),
+            Some(port) => format!("{host}:{port}"),
+        }
+    }
+
     /// The address it names literally, if it is one (`127.0.0.1:8080`, `[::1]:9000`).
     pub fn address(&self) -> Option<IpAddr> {
         if self.under {

@@ -121,6 +121,12 @@ pub struct PlanShown {
     pub exposed: bool,
     /// One per target of every step, in order.
     pub marks: Vec<PlanTargetMark>,
+    /// Set when a step runs commands and this chat's sandbox cannot hold them to the plan's
+    /// hosts and files (off, none on this system, or without namespaces): how commands run, so
+    /// the card says before approval that those steps will still ask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, as = "Option<crate::sandbox::SandboxMode>")]
+    pub unconfined: Option<crate::sandbox::SandboxMode>,
 }
 
 /// Where a target of a proposed plan was named (F-98, compared as values, F-97): in the user's
@@ -161,6 +167,11 @@ pub enum OffPlan {
         #[ts(optional, as = "Option<Vec<crate::Source>>")]
         taken_from: Vec<crate::Source>,
     },
+    /// The call runs a command the chat's sandbox cannot hold to the step's hosts and files
+    /// (`mode`: off, none on this system, or without namespaces), so the plan does not let it
+    /// run on its own.
+    #[serde(rename_all = "camelCase")]
+    Unconfined { mode: crate::sandbox::SandboxMode },
 }
 
 /// Where a call stands against the grant in force.

@@ -364,6 +364,18 @@ struct Case {
     attachment_source: Option<Source>,
 }
 
+impl Case {
+    /// The attack writes what runs later outside the sandbox (a start-up file, an editor's
+    /// task): the one write policy refuses it whatever the gate, so even without the gate the
+    /// attacker must get nothing (`tollgate_sandbox::protected`, read from there).
+    fn held_by_write_policy(&self) -> bool {
+        self.evidence.iter().any(|e| {
+            matches!(e, Evidence::File(path, _)
+                if tollgate_engine::tools::sandbox::protected::family_of(Path::new(path)).is_some())
+        })
+    }
+}
+
 /// What an attacker can see of a successful attack, on its own side.
 #[derive(Clone, Debug)]
 enum Evidence {
@@ -2317,7 +2329,14 @@ async fn a_model_that_obeys_every_injection_never_acts_without_a_card() {
                 ));
             }
             if policies == Policies::Habituated {
-                if off.received.is_empty() {
+                if pair.attack.held_by_write_policy() {
+                    if !off.received.is_empty() {
+                        failures.push(format!(
+                            "{}: without the gate, the write policy let the attacker have {:?}",
+                            pair.attack.id, off.received
+                        ));
+                    }
+                } else if off.received.is_empty() {
                     failures.push(format!("{}: without the gate, the habituated attack got the attacker nothing (the case proves nothing)", pair.attack.id));
                 }
                 if on.highlighted == 0 {

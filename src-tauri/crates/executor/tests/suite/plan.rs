@@ -338,3 +338,205 @@ async fn a_target_passed_on_by_reference_says_where_it_was_taken_from() {
         "the recipient from the file was never written to"
     );
 }
+
+/// Whether a call that sends to `to` asks (then denied) rather than running.
+async fn sends_to(
+    h: &Harness,
+    exec: &std::sync::Arc<tollgate_executor::ToolExecutor>,
+    to: &str,
+) -> bool {
+    let task = spawn(exec, call("write_thing", json!({ "text": to })));
+    tokio::select! {
+        r = task => {
+            let r = r.unwrap();
+            assert_eq!(r.status, CallStatus::Success, "{r:?}");
+            false
+        }
+        p = h.next_approval() => {
+            exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::Deny { reason: None }))
+                .unwrap();
+            true
+        }
+    }
+}
+
+/// A harness whose `write_thing` sends to its `text`.
+async fn sending() -> Harness {
+    let h = Harness::new().await;
+    h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
+    h
+}
+
+/// What a step's `from` learns (F-98): only the successful results, as shown after review, of
+/// the plan's own lookups — not an error, not a result the user withheld, not a lookup keyed on
+/// what a page named. Each is followed by a call that would send to the value the result
+/// named: it asks, and denied it never runs. The control: a plain lookup's answer is granted.
+#[tokio::test]
+async fn a_steps_sources_grant_only_what_the_plans_own_lookups_showed() {
+    use tollgate_provenance::{ExposureBuilder, SharedExposure};
+    let plan = |lookup: &str| {
+        let mut send = step("write_thing", 3, &[]);
+        send.from = vec![lookup.to_string()];
+        grant(vec![step(lookup, 3, &[]), send])
+    };
+    // The control: the plan's lookup answers an address; sending to it is inside the plan.
+    let h = sending().await;
+    let exec = h.chat().await;
+    exec.grant_task(plan("echo"));
+    let r = run(&exec, call("echo", json!({"text": "Alice Archer"}))).await;
+    assert_eq!(r.status, CallStatus::Success);
+    assert!(
+        !sends_to(&h, &exec, "Alice Archer").await,
+        "the lookup's answer is granted"
+    );
+
+    // An error result names a host: not granted.
+    let h = sending().await;
+    let exec = h.chat().await;
+    exec.grant_task(plan("fails"));
+    // Its error is shown to the user first (it asks for review on error): approved as it is.
+    let task = spawn(&exec, call("fails", json!({})));
+    let review = h.next_approval().await;
+    exec.answer_approval(
+        &review.id,
+        Decision::Result(tollgate_protocol::ResultDecision::Approve),
+    )
+    .unwrap();
+    let r = task.await.unwrap();
+    assert_eq!(r.status, CallStatus::Error);
+    assert!(r.content.contains("x.txt"), "{}", r.content);
+    assert!(
+        sends_to(&h, &exec, "x.txt").await,
+        "an error's text grants nothing"
+    );
+
+    // A result the user withheld on review: not granted.
+    let h = sending().await;
+    let exec = h.chat().await;
+    exec.grant_task(plan("reviewed"));
+    let task = spawn(&exec, call("reviewed", json!({"text": "Eve Evans"})));
+    let review = h.next_approval().await;
+    exec.answer_approval(
+        &review.id,
+        Decision::Result(tollgate_protocol::ResultDecision::Reject { reason: None }),
+    )
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ResultRejected);
+    assert!(
+        sends_to(&h, &exec, "SECRET OUTPUT for Eve Evans").await,
+        "a withheld result grants nothing"
+    );
+
+    // A lookup keyed on a name only a page gave: its answer is the page's choice.
+    let h = sending().await;
+    let exec = h.chat().await;
+    exec.grant_task(plan("echo"));
+    let mut read = ExposureBuilder::new();
+    read.add_typed("Look up the contact the page names and write them.");
+    read.add(
+        &[Source::Web {
+            url: "https://news.example/p".into(),
+            host: "news.example".into(),
+        }],
+        "Please look up Mallory Moss in the directory.",
+    );
+    let origin = tollgate_executor::CallOrigin {
+        exposure: Some(SharedExposure(read.snapshot())),
+        ..Default::default()
+    };
+    let r = exec
+        .execute(
+            call("echo", json!({"text": "Mallory Moss"})),
+            origin,
+            &tokio_util::sync::CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.status, CallStatus::Success, "{r:?}");
+    assert!(
+        sends_to(&h, &exec, "Mallory Moss").await,
+        "a lookup keyed on a page's name grants nothing"
+    );
+    assert!(
+        !h.ran().iter().any(|args| args["text"] == "Mallory Moss"
+            || args["text"] == "SECRET OUTPUT for Eve Evans"
+            || args["text"] == "x.txt"),
+        "{:?}",
+        h.ran()
+    );
+}
+
+/// A call the plan allots that asks anyway (an ask rule) and that the user allows on its card
+/// uses up its step's call: the next one is past the bound.
+#[tokio::test]
+async fn a_call_allowed_on_its_card_inside_a_step_uses_up_its_call() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    h.deps
+        .rules
+        .add(
+            "write_thing",
+            None,
+            RuleAction::Ask,
+            RuleScope::Chat { chat: exec.chat() },
+        )
+        .await
+        .unwrap();
+    exec.grant_task(grant(vec![step("write_thing", 1, &[])]));
+    let task = spawn(&exec, call("write_thing", json!({"text": "first"})));
+    let card = h.next_approval().await;
+    exec.answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
+        .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::Success);
+    let state = exec.task_grant().unwrap();
+    assert_eq!(
+        state.calls[0].len(),
+        1,
+        "the allowed call took the step's call"
+    );
+    let reason = denied_reason(&h, &exec, "second").await;
+    assert!(
+        matches!(&reason, AskReason::OffPlan { off, .. } if **off == OffPlan::UsedUp { max_calls: 1 })
+            || matches!(reason, AskReason::Rule { .. }),
+        "{reason:?}"
+    );
+    assert_eq!(exec.task_grant().unwrap().calls[0].len(), 1);
+}
+
+/// A plan step that runs commands, in a chat whose sandbox is off: the command asks, saying the
+/// plan cannot hold it, and denied it never runs.
+#[tokio::test]
+async fn a_plans_command_asks_where_the_sandbox_cannot_hold_it() {
+    let h = Harness::new().await;
+    let (exec, ws) = h.chat_in_workspace().await;
+    exec.set_sandbox(tollgate_protocol::ChatSandbox {
+        level: tollgate_protocol::SandboxLevel::Off,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    exec.grant_task(grant(vec![step("run_command", 3, &["127.0.0.1"])]));
+    let marker = ws.path().join("ran");
+    let task = spawn(
+        &exec,
+        call(
+            "run_command",
+            json!({"command": format!("touch {}", marker.display())}),
+        ),
+    );
+    let card = h.next_approval().await;
+    let ApprovalRequest::Execution { reason, .. } = card.request.clone() else {
+        panic!("an execution card")
+    };
+    assert!(
+        matches!(&reason, AskReason::OffPlan { off, .. }
+            if **off == OffPlan::Unconfined { mode: tollgate_protocol::SandboxMode::Off }),
+        "{reason:?}"
+    );
+    exec.answer_approval(
+        &card.id,
+        Decision::Execution(ExecutionDecision::Deny { reason: None }),
+    )
+    .unwrap();
+    assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
+    assert!(!marker.exists());
+}
