@@ -13,7 +13,7 @@ import { type Key, t } from "../i18n";
 import { FINDING_KEYS } from "../flagged";
 import { effectsWords } from "../provenance";
 import { reveal } from "../reveal";
-import type { ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
+import type { FindingKind, ReviewedTool, ServerFinding, ServerReview, ToolEffects } from "../types";
 import { ConfirmRow } from "./ConfirmRow";
 import { type Load, useAction, useProgressive } from "./hooks";
 import { RevealedText } from "./Payload";
@@ -169,6 +169,9 @@ function findingsByTool(findings: ServerFinding[]): Map<string | null, Numbered[
  * A server's review as `loaded` holds it (the server's card loads it before it is opened, so it
  * opens at once); `onConfirmed` after the user confirmed it.
  */
+/** The findings whose text stays untrusted after any confirmation (`FindingKind::steers`). */
+const STEERS: readonly FindingKind[] = ["hiddenText", "addressedToModel", "shadowing", "asksForSecrets"];
+
 export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirmed: () => void }) {
   const { loaded } = props;
   const action = useAction();
@@ -243,7 +246,13 @@ export function ServerReviewView(props: { loaded: Load<ServerReview>; onConfirme
         busy={action.busy}
         disabled={unread > 0}
         label={t("review.confirm")}
-        hint={unread > 0 ? t("review.ackFirst", { count: unread }) : t("review.confirmHint")}
+        hint={
+          unread > 0
+            ? t("review.ackFirst", { count: unread })
+            : review.findings.some((f) => STEERS.includes(f.kind))
+              ? t("review.confirmHintSteers")
+              : t("review.confirmHint")
+        }
         role="confirm-review"
         primary
         onConfirm={() => void confirm()}

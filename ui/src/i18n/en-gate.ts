@@ -188,6 +188,8 @@ export const enGate = {
   "review.confirm": "Confirm what I read",
   "review.confirmHint":
     "Its texts stop counting as untrusted. Each tool is judged by the effects you set; one you did not set stays the server's claim. A later change asks again.",
+  "review.confirmHintSteers":
+    "Text flagged as steering the model (addressed to it, hidden, naming another tool, asking for secrets) stays untrusted after you confirm: chats that offer this server hold its consequential calls as after reading a page. Each tool is judged by the effects you set.",
   "review.open": "Review",
   "review.pending": "Not reviewed: what this server says counts as untrusted text in every chat that offers its tools.",
   "review.pendingChanged": "Changed since you reviewed it: what it says counts as untrusted text again.",

@@ -183,6 +183,8 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "review.tools": "工具（{count}）",
   "review.confirm": "确认我已阅读",
   "review.confirmHint": "它的文本不再被视为不可信。每个工具按你设定的效果判断；你未设定的仍只是服务器的声明。之后若有变化会再次询问。",
+  "review.confirmHintSteers":
+    "被标记为引导模型的文本（对模型说话、隐藏字符、点名其他工具、索要机密）在你确认后仍被视为不可信：提供此服务器的对话会像读过外部网页一样拦下其有影响的调用。每个工具按你设定的效果判断。",
   "review.open": "审查",
   "review.pending": "未审查：此服务器的说明在每个提供其工具的对话中都被视为不可信文本。",
   "review.pendingChanged": "自你审查后已变化：其说明再次被视为不可信文本。",

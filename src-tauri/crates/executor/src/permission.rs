@@ -318,10 +318,18 @@ impl ToolExecutor {
                 }
                 Err(e) => {
                     trace.decided_by = Some(DecidedBy::None);
-                    return Err(Outcome::fail(
+                    let mut outcome = Outcome::fail(
                         CallStatus::Error,
                         format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
-                    ));
+                    );
+                    // The error quotes what the server said: it reaches the model as the
+                    // server's text, with its source (F-80), like any result of the server.
+                    if let crate::tools::ContentKind::Mcp { server } = &entry.tool.spec().content {
+                        outcome.sources = Box::new([Source::McpServer {
+                            server: server.clone(),
+                        }]);
+                    }
+                    return Err(outcome);
                 }
             }
         }

@@ -141,6 +141,29 @@ impl Entry {
     }
 
     /// Where the first-sight review of what this server says now stands in `book`.
+    /// Whether the first-sight review flags any of the server's texts as steering the model
+    /// ([`tollgate_protocol::FindingKind::steers`]); `all_tools`: every MCP tool's name, this
+    /// server's among them (the scan leaves its own out).
+    fn texts_steer(&self, all_tools: &[String]) -> bool {
+        let tools: Vec<(&str, &str, serde_json::Value)> = self
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_ref(),
+                    t.description.as_deref().unwrap_or_default(),
+                    serde_json::Value::Object((*t.input_schema).clone()),
+                )
+            })
+            .collect();
+        let scanned: Vec<(&str, &str, &serde_json::Value)> =
+            tools.iter().map(|(n, d, s)| (*n, *d, s)).collect();
+        let others: Vec<&str> = all_tools.iter().map(String::as_str).collect();
+        crate::scan::scan(self.identity.instructions.as_deref(), &scanned, &others)
+            .iter()
+            .any(|f| f.kind.steers())
+    }
+
     fn review_state(&self, book: &ReviewBook) -> ServerReviewState {
         let now =
             super::review::texts_fingerprint(self.identity.instructions.as_deref(), &self.tools);
@@ -609,9 +632,20 @@ impl McpManager {
             .and_then(|c| c.pid())
     }
 
-    /// One tool group per ready server.
+    /// One tool group per ready server. A server's own texts (its instructions, its tools'
+    /// descriptions) are untrusted until the user confirmed them at first sight — and stay so
+    /// when the review flagged any of them as steering the model (SPEC §12): a confirmation
+    /// with every finding ticked says the user saw it, not that it may steer.
     pub fn groups(&self) -> Vec<ToolGroup> {
         let entries = self.entries.lock();
+        let all_tools: Vec<String> = entries
+            .values()
+            .flat_map(|e| {
+                e.tools
+                    .iter()
+                    .map(|t| crate::tool_name(&e.config.name, &t.name))
+            })
+            .collect();
         entries
             .values()
             .filter(|e| e.status == McpStatus::Ready)
@@ -643,7 +677,8 @@ impl McpManager {
                         group.view_tool(tool)
                     };
                 }
-                if e.review_state(&self.book.lock().0) != ServerReviewState::Confirmed {
+                let confirmed = e.review_state(&self.book.lock().0) == ServerReviewState::Confirmed;
+                if !confirmed || e.texts_steer(&all_tools) {
                     group.said_by = Some(Source::McpServer {
                         server: e.config.name.clone(),
                     });

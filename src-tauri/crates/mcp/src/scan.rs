@@ -341,11 +341,15 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
     }
     if let Some((at, name)) = others.iter().find_map(|name| {
         let lower_name = name.to_lowercase();
-        // A name with an underscore or two parts is distinctive enough on its own; a one-word
-        // name (`send`) counts only where the text names it as a tool (`send` in backticks,
-        // "the send tool", "call send").
-        if lower_name.contains('_') || lower_name.contains('-') {
-            return at_in(&lower_name).map(|at| (at, *name));
+        // A name of two words or more is distinctive enough on its own, read as its words in a
+        // row however they are joined (`send_email`, `sendEmail`, `send-email`, "send email");
+        // a one-word name (`send`) counts only where the text names it as a tool (`send` in
+        // backticks, "the send tool", "call send").
+        let words = tollgate_names::words(name);
+        if words.len() >= 2 {
+            return at_in(&lower_name)
+                .or_else(|| words_in_a_row(text.text, &words))
+                .map(|at| (at, *name));
         }
         [
             format!("`{lower_name}`"),
@@ -360,6 +364,37 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
     }) {
         out.push(finding(FindingKind::Shadowing, at, name.len()));
     }
+}
+
+/// Where `words` (lower case) stand in `text` one after another — split as names are split
+/// (separators, `camelCase`), whatever joins them — as a byte offset into `text`.
+fn words_in_a_row(text: &str, words: &[String]) -> Option<usize> {
+    // Each word of the text with where it starts: a run of letters and digits, cut again
+    // before an upper-case letter that follows a lower-case one.
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut current = String::new();
+    let mut start = 0;
+    let mut prev_lower = false;
+    for (i, c) in text.char_indices() {
+        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
+        if boundary && !current.is_empty() {
+            found.push((start, std::mem::take(&mut current)));
+        }
+        if c.is_alphanumeric() {
+            if current.is_empty() {
+                start = i;
+            }
+            current.extend(c.to_lowercase());
+        }
+        prev_lower = c.is_lowercase();
+    }
+    if !current.is_empty() {
+        found.push((start, current));
+    }
+    found
+        .windows(words.len())
+        .find(|w| w.iter().zip(words).all(|((_, a), b)| a == b))
+        .map(|w| w[0].0)
 }
 
 /// The parameters of `schema` (top level and nested, through `items`) whose own name or

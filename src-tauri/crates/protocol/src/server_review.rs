@@ -26,6 +26,20 @@ pub enum FindingKind {
     AsksForContext,
 }
 
+impl FindingKind {
+    /// Whether text with this finding may steer the model (addressed to it, hidden from the
+    /// user, naming another tool to call, asking for secrets): such text stays untrusted after
+    /// any acknowledgement — a tick says "I saw it", not "this text may steer my model".
+    pub fn steers(self) -> bool {
+        match self {
+            Self::HiddenText | Self::AddressedToModel | Self::Shadowing | Self::AsksForSecrets => {
+                true
+            }
+            Self::LongerThanItsSchema | Self::AsksForContext => false,
+        }
+    }
+}
+
 /// One finding, and where.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -60,7 +60,7 @@ fn conversation() -> ChatRequest {
 }
 
 fn result(i: usize) -> ChatMessage {
-    let body = if i % 10 == 0 {
+    let body = if i.is_multiple_of(10) {
         // A blob that looks encoded, decoded every way by the door.
         let bytes: Vec<u8> = (0..700).map(|b| (b * 31 + i) as u8).collect();
         base64_of(&bytes)

@@ -356,6 +356,8 @@ describe("McpTab", () => {
       });
     }
     expect(confirmButton.disabled).toBe(false);
+    // Ticked is seen, not trusted: the confirmation says the flagged text stays untrusted.
+    expect(review.textContent).toContain("stays untrusted after you confirm");
     await act(async () => {
       confirmButton.click();
     });
