@@ -4,7 +4,8 @@
 //! untrusted text in every chat that offers its tools: the write they ask for is held by the
 //! gate, under a policy that would let it run, and never reaches the disk when denied (judged
 //! by the file, not by the app's record). The review flags what it hides; confirmed from the
-//! keyboard, the server stops exposing new chats.
+//! keyboard with every finding ticked, text it flagged as steering the model still exposes new
+//! chats: a tick is "I saw it", not "this text may steer".
 
 use std::time::Duration;
 use tollgate_e2e::seat::Seat;
@@ -23,7 +24,7 @@ fn inject_server_js() -> String {
 }
 
 #[tokio::test]
-async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirmed() {
+async fn a_servers_flagged_texts_hold_calls_even_after_its_first_sight_review_is_confirmed() {
     let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], KEY).await.unwrap();
     let ws = tempfile::tempdir().unwrap();
@@ -109,6 +110,15 @@ async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirme
         s.press(keys::TAB).await.unwrap();
     }
     assert!(s.exists(ready).await.unwrap(), "every finding acknowledged");
+    // A tick says "I saw it", not "this text may steer my model": the confirmation says so.
+    let review = s
+        .wait_text("[data-server=notes] [data-role=server-review]", WAIT)
+        .await
+        .unwrap();
+    assert!(
+        review.contains("stays untrusted after you confirm"),
+        "{review}"
+    );
     s.screenshots("server-review-acknowledged").await.unwrap();
     // Confirm from the keyboard.
     s.tab_to("Confirm what I read").await.unwrap();
@@ -121,7 +131,8 @@ async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirme
     assert!(!line.contains("Not reviewed"), "{line}");
     s.back_to_chat().await.unwrap();
 
-    // A new chat offers the same tool; nothing untrusted read: the user's policy decides.
+    // A new chat offers the same tool: its flagged texts still count as untrusted, so the
+    // write the user's policy would let run is held, and denied it never reaches the disk.
     s.new_chat().await.unwrap();
     s.set_workspace(ws.path()).await.unwrap();
     mock.push(openai::calls(
@@ -132,13 +143,18 @@ async fn a_servers_own_texts_hold_calls_until_its_first_sight_review_is_confirme
             r#"{"path": "notes.md", "content": "Reviewed the notes server."}"#,
         )],
     ));
-    mock.push(openai::text("Saved."));
+    mock.push(openai::text("Not saved."));
     s.send("Save a note.").await.unwrap();
-    s.wait_for_text("Saved.", WAIT).await.unwrap();
-    assert_eq!(
-        std::fs::read_to_string(ws.path().join("notes.md")).unwrap(),
-        "Reviewed the notes server."
+    let card = s.active_approval().await.unwrap();
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains("what the MCP server notes says about itself"),
+        "{text}"
     );
-    assert!(!s.exists(".approval-card").await.unwrap());
+    assert!(text.contains("auto policy would have allowed"), "{text}");
+    s.tab_to("Deny").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("Not saved.", WAIT).await.unwrap();
+    assert!(!ws.path().join("notes.md").exists());
     s.close().await;
 }

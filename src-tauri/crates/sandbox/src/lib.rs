@@ -26,9 +26,11 @@ pub mod fit;
 pub mod git_stage;
 pub mod http_head;
 mod landlock;
+mod mounts;
 pub mod namespaces;
 pub mod paths;
 pub mod protected;
+pub mod writes;
 /// The sandbox's vocabulary (levels, support, reports) lives on the ground floor, with the other
 /// types that reach the UI.
 pub use tollgate_protocol::sandbox as protocol;
@@ -109,6 +111,26 @@ pub struct SandboxSpec {
 }
 
 impl SandboxSpec {
+    /// A path this run would mount onto inside the workspace (or a folder it may write) that is
+    /// a symbolic link now, or passes through one: a read-only path, a git folder or one of its data folders,
+    /// each checked one component at a time from the folder it is in (`mounts`).
+    pub fn replaced_mount(&self) -> Option<PathBuf> {
+        let mut destinations: Vec<PathBuf> = self.protected.clone();
+        for git in &self.git {
+            destinations.push(git.real.clone());
+            let data = match &git.shown {
+                git_stage::GitShown::Copy { stores, .. } => stores.as_slice(),
+                git_stage::GitShown::ReadOnly { data } => data.as_slice(),
+                git_stage::GitShown::Undone => &[],
+            };
+            destinations.extend(data.iter().map(|d| git.real.join(d)));
+        }
+        let destinations: Vec<&Path> = destinations.iter().map(PathBuf::as_path).collect();
+        std::iter::once(&self.workspace)
+            .chain(&self.writable)
+            .find_map(|base| mounts::replaced_by_a_link(base, &destinations))
+    }
+
     /// Whether the run reaches the listed hosts through the proxy: the network is off, hosts
     /// are listed, and the run has a network namespace of its own.
     pub fn proxied(&self) -> bool {
@@ -162,6 +184,14 @@ pub fn command(
         let bwrap = namespaces::bwrap().ok_or_else(|| {
             SandboxError::Unsupported("bubblewrap (bwrap) is not installed".into())
         })?;
+        // Never mount onto a path a command could have replaced since the walk: bubblewrap
+        // before 0.12 follows a link there while it sets up (`mounts`).
+        if let Some(link) = spec.replaced_mount() {
+            return Err(SandboxError::Failed(format!(
+                "{} changed into a link after the sandbox checked the workspace, so nothing was mounted onto it and the command did not run; run it again",
+                link.display()
+            )));
+        }
         let app_dir = std::env::var_os("APPDIR").map(PathBuf::from);
         let mut cmd = std::process::Command::new(bwrap);
         cmd.args(namespaces::bwrap_args(

@@ -873,3 +873,35 @@ fn a_sandbox_that_cannot_be_set_up_runs_nothing() {
         .starts_with("tollgate-sandbox: the sandbox settings could not be read"));
     assert!(!ws.join("ran-anyway").exists());
 }
+
+/// A link planted, after the walk, where the sandbox mounts (a folder on the way to a path it
+/// keeps read-only, swapped for a link out of the workspace): bubblewrap before 0.12 would
+/// follow it while it sets up. The run stops before bubblewrap starts, saying why; the command
+/// never ran and nothing appeared outside.
+#[test]
+fn a_link_planted_where_a_mount_goes_stops_the_run_before_it_starts() {
+    let Home { ws, tmp, root, .. } = &home();
+    std::fs::create_dir_all(ws.join("app/.vscode")).unwrap();
+    std::fs::write(ws.join("app/.vscode/tasks.json"), "{}").unwrap();
+    let spec = spec(ws, tmp, Vec::new(), true);
+    assert!(spec.protected.contains(&ws.join("app/.vscode")), "{spec:?}");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(outside.join(".vscode")).unwrap();
+    std::fs::rename(ws.join("app"), ws.join("app-moved")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("app")).unwrap();
+    let ran = run_in(
+        Some(&spec),
+        ws,
+        "echo ran > ran.txt; echo x > app/.vscode/planted",
+        &[],
+    );
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert!(ran.stderr.contains("changed into a link"), "{ran:?}");
+    assert!(!ws.join("ran.txt").exists());
+    let left: Vec<_> = std::fs::read_dir(outside.join(".vscode"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -209,7 +209,7 @@ impl Workspace {
     /// outside any sandbox: git's folders, hook managers, what editors run on opening, start-up
     /// files (the one write policy every writer asks, [`crate::sandbox::protected`]).
     fn unprotected(&self, written: &Path, real: &Path) -> Result<(), ToolError> {
-        match crate::sandbox::protected::refuses_write(&self.root, written, real) {
+        match crate::sandbox::writes::refuses_write(&self.root, written, real) {
             None => Ok(()),
             Some(refusal) => Err(ToolError::new(ToolErrorKind::PermissionDenied, refusal.to_string())
                 .with_suggestion("Do not try another way to write it. Tell the user what should change there, so that they can make the change themselves if they agree.")),
