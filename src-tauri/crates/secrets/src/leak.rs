@@ -43,6 +43,11 @@ pub fn pieces(secret: &str) -> Vec<String> {
     if !out.is_empty() {
         return out;
     }
+    // A path, an address or a `host:port` remembered as a flag's value is not looked for by its
+    // stretches: they are what ordinary output is made of (`/home/ann/work/…`).
+    if locator(secret) {
+        return out;
+    }
     if chars.len() <= LONG_PIECE {
         return vec![secret.to_string()];
     }
@@ -50,6 +55,12 @@ pub fn pieces(secret: &str) -> Vec<String> {
         .windows(LONG_PIECE)
         .map(|w| w.iter().collect())
         .collect()
+}
+
+/// Whether `secret` reads as where something is rather than a key: a path, a URL, a mailbox,
+/// an address with a port.
+fn locator(secret: &str) -> bool {
+    secret.contains(['/', '\\', ':', '@'])
 }
 
 /// How long a piece of a secret that is not key material throughout is ([`pieces`]).
@@ -62,7 +73,7 @@ pub const LONG_PIECE: usize = 16;
 pub fn view_pieces(secret: &str) -> Vec<String> {
     let mut out = pieces(secret);
     let alnum: String = secret.chars().filter(char::is_ascii_alphanumeric).collect();
-    if alnum != secret && alnum.len() >= crate::MIN_REMEMBERED {
+    if alnum != secret && alnum.len() >= crate::MIN_REMEMBERED && !locator(secret) {
         out.extend(pieces(&alnum));
     }
     out.sort();
@@ -452,6 +463,16 @@ mod tests {
         assert!(words.contains(&"horse-battery-st".to_string()));
         for secret in ["83920174650192837465", "hunterhunterhunterhunter"] {
             assert!(!pieces(secret).is_empty(), "{secret}");
+        }
+        // A path or an address remembered as a flag's value is not looked for by its
+        // stretches, nor by its letters alone: ordinary output is made of them.
+        for locator in [
+            "/work/main/target/tmp",
+            "http://localhost/docs",
+            "127.0.0.1:4567",
+        ] {
+            assert!(pieces(locator).is_empty(), "{locator}");
+            assert!(view_pieces(locator).is_empty(), "{locator}");
         }
         // The letters and digits alone of a key with dashes are looked for in decoded views.
         let view = view_pieces("sk-k3Y9q0Zt7Wm-8Hq2Lw0Z");
