@@ -10,7 +10,7 @@ use crate::protocol::{
 };
 use crate::protocol::{OffPlan, PlanFit, PlanProposal, PlanShown, PlanStep, PlanTargetMark};
 use crate::provenance::target_values::{
-    granted_by, primary_values, values_in_text, values_of_argument,
+    address_line_values, granted_by, primary_values, values_in_text, values_of_argument,
 };
 use crate::provenance::target_values::{TargetValue, Targets};
 use crate::provenance::targets::covers;
@@ -354,36 +354,32 @@ fn named_targets(args: &Value, targets: &[String]) -> Vec<Named> {
     let mut out = Vec::new();
     let mut pointer = String::new();
     each_string(args, &mut pointer, &mut |p, text| {
-        let values = values_of_argument(text);
-        if targets.iter().any(|t| covers(t, p)) || is_address_line(text, &values) {
-            out.push(Named {
-                pointer: p.to_string(),
-                text: text.to_string(),
-                values,
-            });
-        }
+        let values = if targets.iter().any(|t| covers(t, p)) {
+            values_of_argument(text)
+        } else if let Some(values) = address_line_values(text) {
+            values
+        } else if ends_in_a_mailbox(text) {
+            values_of_argument(text)
+        } else {
+            return;
+        };
+        out.push(Named {
+            pointer: p.to_string(),
+            text: text.to_string(),
+            values,
+        });
     });
     out
 }
 
-/// Whether `text` as a whole is an address line: a mailbox, a web address or a bank account
-/// (`bob@example.com`, `DE89 3704 …`), or a mailbox with a display name (`Mallory <ab@ev.io>`,
-/// RFC 5322's name-addr). Prose that mentions one is data; a bare host or number reads as
-/// much as a file name or a date, and is a target only where the tool declares it.
-/// `values`: what `text` names ([`values_of_argument`]), read once by the caller.
-fn is_address_line(text: &str, values: &[TargetValue]) -> bool {
-    let address = |first: Option<&TargetValue>| {
-        matches!(
-            first,
-            Some(TargetValue::Email(_) | TargetValue::Url(_) | TargetValue::Iban(_))
-        )
-    };
-    address(values.first())
-        || text
-            .trim_end()
-            .strip_suffix('>')
-            .and_then(|t| t.rsplit_once('<'))
-            .is_some_and(|(_, inner)| address(values_of_argument(inner).first()))
+/// Whether `text` ends in an address between angle brackets (`Mallory <ab@ev.io>`, RFC 5322's
+/// name-addr, whatever the name before it): an address line, though its first words are a
+/// name ([`address_line_values`] reads the rest).
+fn ends_in_a_mailbox(text: &str) -> bool {
+    text.trim_end()
+        .strip_suffix('>')
+        .and_then(|t| t.rsplit_once('<'))
+        .is_some_and(|(_, inner)| address_line_values(inner).is_some())
 }
 
 /// The first target argument that names a value neither `granted` (what the step names) nor

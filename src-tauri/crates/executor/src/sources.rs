@@ -58,7 +58,9 @@ pub(super) const TAINTED_LINE: usize = 24;
 
 /// The hashes of the lines of `text` that taint follows (F-97): each line's letters and
 /// digits, lower case — so re-indenting, re-wrapping spaces, CRLF or quotes changed by a
-/// formatter keep it — when it has at least [`TAINTED_LINE`] of them.
+/// formatter keep it — when it has at least [`TAINTED_LINE`] of them, or when it names a
+/// target ([`names_a_target`]): `to: ab@ev.io` is short, and it is the line a copy must not
+/// lose.
 pub fn line_hashes(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -67,7 +69,7 @@ pub fn line_hashes(text: &str) -> Vec<String> {
             .filter(|c| c.is_alphanumeric())
             .flat_map(char::to_lowercase)
             .collect();
-        if normal.chars().count() < TAINTED_LINE {
+        if normal.is_empty() || (normal.chars().count() < TAINTED_LINE && !names_a_target(line)) {
             continue;
         }
         let hash = hex::encode(&Sha256::digest(normal.as_bytes())[..16]);
@@ -76,6 +78,25 @@ pub fn line_hashes(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a short line names a target as the gate reads targets: an e-mail or web address,
+/// an account, a number of five digits or more. (A bare host is left out: `self.name` reads
+/// as one, and short lines of code are in every file.) Read only for lines with a character
+/// such a target needs.
+fn names_a_target(line: &str) -> bool {
+    use crate::provenance::target_values::{values_in_text, TargetValue, MIN_DIGITS};
+    let may = line.contains(['@', ':'])
+        || line.chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS;
+    may && values_in_text(line).iter().any(|v| {
+        matches!(
+            v,
+            TargetValue::Email(_)
+                | TargetValue::Url(_)
+                | TargetValue::Iban(_)
+                | TargetValue::Number(_)
+        )
+    })
 }
 
 /// The hash of a file's content, if it is a file small enough to keep provenance for.

@@ -348,18 +348,23 @@ fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> Opti
 }
 
 /// The untrusted sources a call's result is derived from (F-97): a short argument (a
-/// name, an address, an id: at most [`DERIVED_CHARS`] characters and [`DERIVED_WORDS`] words)
-/// naming a value only untrusted content named, and not the user. A lookup of the name a page
+/// name, an address, an id: at most [`DERIVED_CHARS`] characters; past [`DERIVED_WORDS`]
+/// words, the names it holds) naming a value only untrusted content named, and not the user. A lookup of the name a page
 /// gave ("send the report to Mallory") returns what the page chose, even from a trusted
 /// directory: its result carries the page's source, so a target taken from it is the page's.
 pub fn derived_sources(exposure: &Exposure, trust: &Trust<'_>, args: &Value) -> Vec<Source> {
     let mut out: Vec<Source> = Vec::new();
     let mut pointer = String::new();
     each_string(args, &mut pointer, &mut |_, text| {
-        if text.chars().count() > DERIVED_CHARS || text.split_whitespace().count() > DERIVED_WORDS {
+        if text.chars().count() > DERIVED_CHARS {
             return;
         }
-        for value in values_of_argument(text) {
+        let mut keys = values_of_argument(text);
+        // A longer key ("Mallory Evans in billing, Acme"): the names it holds, each alone.
+        if text.split_whitespace().count() > DERIVED_WORDS {
+            keys.extend(proper_names(text));
+        }
+        for value in keys {
             if exposure.typed(&value) {
                 continue;
             }
@@ -375,9 +380,57 @@ pub fn derived_sources(exposure: &Exposure, trust: &Trust<'_>, args: &Value) -> 
     out
 }
 
+/// The names a key of more than [`DERIVED_WORDS`] words holds, as a lookup reads them: each
+/// run of words that begin with a capital or hold a digit ("Mallory Evans", "Acme", "R2D2"),
+/// and each word of such a run, lower case. A capitalised first word that only starts the
+/// sentence ("Find", "Contact") is not a name when a lower-case word follows it.
+fn proper_names(text: &str) -> Vec<TargetValue> {
+    const STARTERS: &[&str] = &[
+        "a", "an", "the", "find", "search", "look", "lookup", "get", "show", "list", "who", "what",
+        "where", "which", "contact", "contacts", "email", "mail", "phone", "send", "please",
+        "person", "people", "user", "account", "details", "info", "address",
+    ];
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .map(|w| w.trim_matches(|c: char| c == '\'' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_name = |i: usize, w: &str| {
+        let capital = w.chars().next().is_some_and(char::is_uppercase);
+        let digit = w.chars().any(|c| c.is_ascii_digit());
+        if !(capital || digit) || w.chars().count() < super::target_values::MIN_NAME {
+            return false;
+        }
+        let lower = w.to_lowercase();
+        let next_lower = words
+            .get(i + 1)
+            .and_then(|n| n.chars().next())
+            .is_none_or(char::is_lowercase);
+        !(i == 0 && next_lower && STARTERS.contains(&lower.as_str()))
+    };
+    let mut out: Vec<TargetValue> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let flush = |run: &mut Vec<String>, out: &mut Vec<TargetValue>| {
+        if run.len() > 1 {
+            out.push(TargetValue::Name(run.join(" ")));
+        }
+        out.extend(run.drain(..).map(TargetValue::Name));
+    };
+    for (i, w) in words.iter().enumerate() {
+        if is_name(i, w) {
+            run.push(w.to_lowercase());
+        } else {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.dedup();
+    out
+}
+
 /// The longest argument read as a lookup's key by [`derived_sources`].
 pub const DERIVED_CHARS: usize = 64;
-/// The most words of such an argument.
+/// The most words of such an argument read whole; a longer one is read by its names.
 pub const DERIVED_WORDS: usize = 3;
 
 /// The stretches of the arguments that came from untrusted content, and — for a call that

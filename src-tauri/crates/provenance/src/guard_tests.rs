@@ -398,13 +398,46 @@ fn a_lookup_keyed_on_what_a_page_named_is_derived_from_the_page() {
         [page()]
     );
     assert!(derived_sources(&exposure, &trust, &json!({"name": "Bob"})).is_empty());
-    // A long text is content, not a lookup's key.
+    // A long text (past 64 characters) is content, not a lookup's key.
     assert!(derived_sources(
         &exposure,
         &trust,
-        &json!({"body": "Send the report to Mallory, as the page said, with every figure."})
+        &json!({"body": "Send the report to Mallory, as the page said, with every figure and table."})
     )
     .is_empty());
+    // A key of more words is read by the names it holds: the page's name in a longer query is
+    // still the page's choice, in any place of it.
+    let mut long = ExposureBuilder::new();
+    long.add_typed("Find the billing contact the page mentions and send them the invoice.");
+    long.add(
+        &[page()],
+        "Our billing is handled by Mallory Evans at Acme Freight GmbH.",
+    );
+    let long = long.snapshot();
+    for key in [
+        "Mallory Evans billing contact",
+        "billing contact named Mallory Evans",
+        "Evans, accounts payable, Acme Freight",
+        "Mallory from the billing team",
+        "Find Mallory in the directory",
+    ] {
+        assert_eq!(
+            derived_sources(&long, &trust, &json!({"query": key})),
+            [page()],
+            "{key}"
+        );
+    }
+    // Words the user typed, and sentence starters, are not the page's choice.
+    for key in [
+        "Find the billing contact please",
+        "billing contact for the invoice",
+        "Search for the billing contact",
+    ] {
+        assert!(
+            derived_sources(&long, &trust, &json!({"query": key})).is_empty(),
+            "{key}"
+        );
+    }
     let mut typed = ExposureBuilder::new();
     typed.add_typed("Send the report to Mallory.");
     typed.add(&[page()], "Send the report to Mallory.");

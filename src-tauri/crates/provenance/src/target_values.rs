@@ -193,10 +193,23 @@ pub fn granted_by(value: &TargetValue, granted: &TargetValue) -> bool {
         | (TargetValue::Host(host), TargetValue::Url(url)) => {
             !ambiguous_url(url) && host_of(url).as_deref() == Some(host.as_str())
         }
-        (TargetValue::Host(host), TargetValue::Email(mail)) => mail
-            .split_once('@')
-            .and_then(|(_, domain)| host_of(domain))
-            .is_some_and(|h| h == *host),
+        (TargetValue::Host(host), TargetValue::Email(mail)) => {
+            mail.split_once('@').is_some_and(|(_, domain)| {
+                // A plain domain (letters, digits, dots and hyphens; no `www.`, no trailing
+                // dot) is already what reading it as a host would give: compared as it is, a
+                // grant of many mailboxes costs no parse per call.
+                let plain = !domain.starts_with("www.")
+                    && !domain.ends_with('.')
+                    && domain.bytes().all(|b| {
+                        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-'
+                    });
+                if plain {
+                    domain == host
+                } else {
+                    host_of(domain).is_some_and(|h| h == *host)
+                }
+            })
+        }
         _ => false,
     }
 }
@@ -237,23 +250,55 @@ impl Item {
     }
 }
 
-/// The targets of one argument value ([`values_of_argument`]).
-fn items_of_argument(value: &str) -> Vec<Item> {
+/// The values of an argument value that is, as a whole, an address line — a mailbox, a web
+/// address or a bank account, or a list of mailboxes or web addresses, each with or without a
+/// display name — as [`values_of_argument`] gives them; `None` for anything else, read without
+/// looking through prose for what it mentions (a long body costs no more than its first
+/// look).
+pub fn address_line_values(value: &str) -> Option<Vec<TargetValue>> {
     let normal = normalise(value.trim());
-    let text = normal
+    let items = whole_items(&normal)?;
+    matches!(
+        items.first().map(|i| &i.value),
+        Some(TargetValue::Email(_) | TargetValue::Url(_) | TargetValue::Iban(_))
+    )
+    .then(|| {
+        items
+            .into_iter()
+            .flat_map(|item| std::iter::once(item.value).chain(item.host))
+            .collect()
+    })
+}
+
+/// `normal` without the punctuation around it, as a value is read.
+fn trimmed(normal: &str) -> String {
+    normal
         .trim_matches(|c: char| c.is_whitespace() || "\"'<>()[]{}`,;|.:!?".contains(c))
-        .to_string();
+        .to_string()
+}
+
+/// The targets of `normal` (a normalised argument value) when it is one address, a list of
+/// addresses, or one host, IBAN or number as a whole.
+fn whole_items(normal: &str) -> Option<Vec<Item>> {
+    let text = trimmed(normal);
     if let Some(item) = address_as_a_whole(&text) {
-        return vec![item];
+        return Some(vec![item]);
     }
     if let Some(list) =
         address_list(normal.trim_matches(|c: char| c.is_whitespace() || ",;.".contains(c)))
     {
-        return list;
+        return Some(list);
     }
-    if let Some(item) = other_as_a_whole(&text) {
-        return vec![item];
+    other_as_a_whole(&text).map(|item| vec![item])
+}
+
+/// The targets of one argument value ([`values_of_argument`]).
+fn items_of_argument(value: &str) -> Vec<Item> {
+    let normal = normalise(value.trim());
+    if let Some(items) = whole_items(&normal) {
+        return items;
     }
+    let text = trimmed(&normal);
     // A name (a recipient "Mallory", a channel "#ops-alerts", a shop "London Luxury"): its
     // words, as one value.
     let mut out: Vec<Item> = name_of(&text).map(Item::alone).into_iter().collect();
@@ -358,12 +403,16 @@ fn other_as_a_whole(text: &str) -> Option<Item> {
     // An address (`10.0.0.5`, `127.0.0.1:8080`) is a host, not the digits of an account.
     let address =
         text.parse::<std::net::IpAddr>().is_ok() || text.parse::<std::net::SocketAddr>().is_ok();
-    if let Some(host) = host_of(text).filter(|_| address) {
-        return Some(Item::alone(TargetValue::Host(host)));
+    if address {
+        if let Some(host) = host_of(text) {
+            return Some(Item::alone(TargetValue::Host(host)));
+        }
     }
+    // An IBAN is at most 34 letters and digits, however spaced: reading stops at the 35th.
     let compact: String = text
         .chars()
         .filter(|c| c.is_alphanumeric())
+        .take(35)
         .flat_map(char::to_uppercase)
         .collect();
     if let Some(iban) = iban_of(&compact) {
@@ -376,9 +425,10 @@ fn other_as_a_whole(text: &str) -> Option<Item> {
     if only_number && digits.len() >= MIN_DIGITS {
         return Some(Item::alone(number(&digits)));
     }
-    host_of(text)
-        .filter(|_| !text.contains(char::is_whitespace))
-        .map(|h| Item::alone(TargetValue::Host(h)))
+    if text.contains(char::is_whitespace) {
+        return None;
+    }
+    host_of(text).map(|h| Item::alone(TargetValue::Host(h)))
 }
 
 /// The e-mail address or host `token` is, if any.

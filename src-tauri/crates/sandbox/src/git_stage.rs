@@ -18,6 +18,7 @@
 //! from a copy taken before ([`GitShown::Undone`]). Between the two, a `git status` run by
 //! someone else would read it (SECURITY.md, known limits).
 
+use crate::git_steering::{Settled, Steering};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -288,6 +289,8 @@ struct Staged {
     real_before: BTreeMap<PathBuf, Stamp>,
     /// [`GitShown::Undone`]: the copy to undo from (none when it could not be made).
     backup: Option<PathBuf>,
+    /// What the folder's data told git to do later when the command started.
+    steering: Steering,
 }
 
 /// The workspace's git folders prepared for one run ([`GitStaging::prepare`]) and settled after
@@ -345,6 +348,7 @@ impl GitStaging {
                             },
                         },
                         skip: stores,
+                        steering: Steering::read(real, &roots),
                         roots,
                         backup: None,
                     },
@@ -354,6 +358,7 @@ impl GitStaging {
                             shown: GitShown::ReadOnly { data: data.clone() },
                         },
                         skip: data,
+                        steering: Steering::read(real, &roots),
                         roots,
                         staged_before: BTreeMap::new(),
                         real_before: BTreeMap::new(),
@@ -370,6 +375,7 @@ impl GitStaging {
                         shown: GitShown::Undone,
                     },
                     skip: data,
+                    steering: Steering::read(real, &roots),
                     roots,
                 }
             };
@@ -403,7 +409,7 @@ impl GitStaging {
 /// How many paths one line names before "… and N more".
 const NAMED: usize = 6;
 
-fn named(paths: &[PathBuf]) -> String {
+pub(crate) fn named(paths: &[PathBuf]) -> String {
     let mut shown: Vec<String> = paths
         .iter()
         .take(NAMED)
@@ -421,6 +427,7 @@ fn settle_copy(staged: &Staged, stage: &Path) -> Vec<String> {
     let mut refused: Vec<PathBuf> = Vec::new();
     let mut clashed: Vec<PathBuf> = Vec::new();
     let mut failed: Vec<String> = Vec::new();
+    let mut held_lines: Vec<String> = Vec::new();
     let lock = |p: &Path| p.extension().is_some_and(|e| e == "lock");
     let real_unchanged =
         |rel: &Path| stamp(&real.join(rel)) == staged.real_before.get(rel).copied();
@@ -432,8 +439,21 @@ fn settle_copy(staged: &Staged, stage: &Path) -> Vec<String> {
             refused.push(rel.clone());
         } else if !real_unchanged(rel) {
             clashed.push(rel.clone());
-        } else if let Err(e) = copy_in(&stage.join(rel), &real.join(rel)) {
-            failed.push(format!("{}: {e}", rel.display()));
+        } else {
+            let result = match steered(staged, &stage.join(rel), rel) {
+                Settled::AsItIs => copy_in(&stage.join(rel), &real.join(rel)),
+                Settled::Rewritten { text, held } => {
+                    held_lines.push(held_line(real, rel, &held));
+                    write_in(&text, &real.join(rel))
+                }
+                Settled::Refused { reason } => {
+                    held_lines.push(refused_line(real, rel, &reason));
+                    Ok(())
+                }
+            };
+            if let Err(e) = result {
+                failed.push(format!("{}: {e}", rel.display()));
+            }
         }
     }
     for rel in staged.staged_before.keys() {
@@ -459,6 +479,7 @@ fn settle_copy(staged: &Staged, stage: &Path) -> Vec<String> {
             named(&refused)
         ));
     }
+    lines.extend(held_lines);
     if !clashed.is_empty() {
         lines.push(format!(
             "git's folder {shown} changed outside the sandbox while the command ran: its own version of {} was kept",
@@ -477,6 +498,13 @@ fn settle_copy(staged: &Staged, stage: &Path) -> Vec<String> {
 /// Undoes what the command changed in the real git folder that is not git's data: a file it
 /// made is removed, one it changed or removed is put back from the copy taken before.
 fn undo(staged: &Staged) -> Vec<String> {
+    let mut lines = undo_settings(staged);
+    lines.extend(undo_steering(staged));
+    lines
+}
+
+/// Undoes what the command changed in the real git folder that is not git's data.
+fn undo_settings(staged: &Staged) -> Vec<String> {
     let real = &staged.folder.real;
     let after = stamps(real, &staged.skip);
     let mut changed: Vec<PathBuf> = after
@@ -526,9 +554,95 @@ fn undo(staged: &Staged) -> Vec<String> {
     lines
 }
 
+/// Settles the data that steers git ([`Steering`]) that the command changed in the real git
+/// folder: a to-do list loses its new instructions, an index that newly hides a file is put
+/// back as it was (or removed, when there was none), a strategy file naming a program likewise.
+fn undo_steering(staged: &Staged) -> Vec<String> {
+    let real = &staged.folder.real;
+    let mut lines = Vec::new();
+    let watched = staged
+        .roots
+        .iter()
+        .flat_map(|root| Steering::WATCHED.iter().map(move |name| root.join(name)));
+    for rel in watched {
+        let path = real.join(&rel);
+        if stamp(&path).is_none() {
+            continue;
+        }
+        let result = match steered(staged, &path, &rel) {
+            Settled::AsItIs => Ok(()),
+            Settled::Rewritten { text, held } => {
+                lines.push(held_line(real, &rel, &held));
+                write_in(&text, &path)
+            }
+            Settled::Refused { reason } => {
+                lines.push(refused_line(real, &rel, &reason));
+                let backup = staged.backup.as_ref().map(|b| b.join(&rel));
+                match (
+                    staged.steering.list_before(&rel),
+                    backup.filter(|b| stamp(b).is_some()),
+                ) {
+                    (Some(bytes), _) => write_in(bytes, &path),
+                    (None, Some(backup)) => copy_in(&backup, &path),
+                    (None, None) => std::fs::remove_file(&path),
+                }
+            }
+        };
+        if let Err(e) = result {
+            lines.push(format!(
+                "undoing {} in git's folder {} failed: {e}",
+                rel.display(),
+                real.display()
+            ));
+        }
+    }
+    lines
+}
+
+/// What [`Steering`] says of the file at `path` (`rel` in its git folder) as the command left
+/// it; a file that cannot be read is refused.
+fn steered(staged: &Staged, path: &Path, rel: &Path) -> Settled {
+    if !Steering::watches(rel, &staged.roots) {
+        return Settled::AsItIs;
+    }
+    match std::fs::read(path) {
+        Ok(now) => staged.steering.settle_file(rel, &now),
+        Err(e) => Settled::Refused {
+            reason: format!("it could not be read ({e})"),
+        },
+    }
+}
+
+fn held_line(real: &Path, rel: &Path, held: &[String]) -> String {
+    format!(
+        "{} in git's folder {}: {} held as a comment (a sandboxed command added it; git would run it at the next `--continue`)",
+        rel.display(),
+        real.display(),
+        held.join("; ")
+    )
+}
+
+fn refused_line(real: &Path, rel: &Path, reason: &str) -> String {
+    format!(
+        "{} in git's folder {} was not kept: {reason}",
+        rel.display(),
+        real.display()
+    )
+}
+
+/// Puts the bytes `text` at `to` in one step, as [`copy_in`] does.
+fn write_in(text: &[u8], to: &Path) -> std::io::Result<()> {
+    put_in(to, |temp| std::fs::write(temp, text))
+}
+
 /// Puts the file `from` at `to` in one step (a temp file beside it, then a rename), making the
 /// folders on the way: a reader of the real folder sees the old file or the new, never half.
 fn copy_in(from: &Path, to: &Path) -> std::io::Result<()> {
+    put_in(to, |temp| std::fs::copy(from, temp).map(|_| ()))
+}
+
+/// Makes the file `to` by `make` writing a temp file beside it, then a rename.
+fn put_in(to: &Path, make: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
     let parent = to
         .parent()
         .ok_or_else(|| std::io::Error::other("no folder"))?;
@@ -539,7 +653,7 @@ fn copy_in(from: &Path, to: &Path) -> std::io::Result<()> {
     let mut temp_name = std::ffi::OsString::from(".tollgate-");
     temp_name.push(name);
     let temp = parent.join(temp_name);
-    std::fs::copy(from, &temp)?;
+    make(&temp)?;
     std::fs::rename(&temp, to).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
     })

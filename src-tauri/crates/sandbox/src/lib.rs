@@ -24,6 +24,7 @@ pub mod environment;
 pub mod explain;
 pub mod fit;
 pub mod git_stage;
+pub mod git_steering;
 pub mod http_head;
 mod landlock;
 mod mounts;

@@ -402,6 +402,8 @@ const GIT_PLANTS: &[(&str, &str)] = &[
     ("a .git file, created", "mkdir -p evil2 && cp -r .git/. evil2/ && git --git-dir=evil2 config core.fsmonitor 'touch {M}; false' && mkdir -p sub2 && echo \"gitdir: $PWD/evil2\" > sub2/.git"),
     ("the git folder swapped", "mv .git .git-moved; mkdir -p .git && cp -r .git-moved/. .git/ ; git config core.fsmonitor 'touch {M}; false'"),
     ("info/attributes with a filter", "printf '* filter=x\\n' > .git/info/attributes && git config filter.x.clean 'touch {M}; cat'"),
+    ("an exec line in a stopped rebase's to-do list", "git -c user.name=T -c user.email=t@example.org commit -q --allow-empty -m two && GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" git rebase -q -i HEAD~1 && sed -i '1i exec touch {M}' .git/rebase-merge/git-rebase-todo"),
+    ("a rebase stopped with its own --exec", "git -c user.name=T -c user.email=t@example.org commit -q --allow-empty -m two && GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" git rebase -q -i --exec 'touch {M}' HEAD~1"),
 ];
 
 /// A repository with a commit and a submodule (`sm`, from a second repository), as a user's
@@ -461,6 +463,89 @@ fn users_next_git(ws: &Path) {
         ])
         .current_dir(ws)
         .output();
+    // A rebase the command left stopped, carried on.
+    let _ = Command::new("git")
+        .args([
+            "-c",
+            "user.name=U",
+            "-c",
+            "user.email=u@example.org",
+            "rebase",
+            "--continue",
+        ])
+        .env("GIT_EDITOR", "true")
+        .current_dir(ws)
+        .output();
+}
+
+/// Runs `line` in `ws` as the shell tool does: sandboxed, with the workspace's guard prepared
+/// before and settled after (its report), or — with the sandbox off — with neither.
+fn guarded_run(
+    ws: &Path,
+    tmp: &Path,
+    line: &str,
+    sandboxed: bool,
+    namespaces: bool,
+) -> (Ran, Option<Vec<String>>) {
+    let guard = sandboxed.then(|| WorkspaceGuard::prepare(ws, namespaces).unwrap());
+    let mut spec = spec(ws, tmp, Vec::new(), namespaces);
+    if let Some(guard) = &guard {
+        guard.apply(&mut spec);
+    }
+    let ran = run_in(sandboxed.then_some(&spec), ws, line, &[]);
+    (ran, guard.map(WorkspaceGuard::settle))
+}
+
+/// The index's ways to hide an edit from the user's `git status`, each a list of commands run
+/// one after the other (a guard each, as the shell tool does): assume-unchanged and
+/// skip-worktree, at once and split over two commands, in index version 4, and by sparse
+/// checkout (which takes the file out of the folder, unseen).
+const INDEX_HIDES: &[(&str, &[&str])] = &[
+    ("assume-unchanged", &["git update-index --assume-unchanged a.txt && echo planted >> a.txt"]),
+    ("skip-worktree", &["git update-index --skip-worktree a.txt && echo planted >> a.txt"]),
+    ("assume-unchanged, then the edit", &["git update-index --assume-unchanged a.txt", "echo planted >> a.txt"]),
+    ("index version 4", &["git update-index --index-version 4 && git update-index --assume-unchanged a.txt && echo planted >> a.txt"]),
+    ("sparse checkout", &["git sparse-checkout set --no-cone /sm/"]),
+];
+
+/// An approved command marks a tracked file so that git stops looking at it, and edits it: the
+/// user's own `git status` afterwards, outside the sandbox, still names the file — with
+/// namespaces and without. Each shape is shown to be real with the sandbox off, where the
+/// user's `git status` says nothing of the file.
+#[test]
+fn an_edit_a_command_hides_from_git_status_is_still_seen_by_the_user() {
+    for namespaces in [true, false] {
+        for (name, commands) in INDEX_HIDES {
+            for sandboxed in [true, false] {
+                let Home { root, ws, tmp, .. } = &home();
+                project(ws, root);
+                let mut reported = Vec::new();
+                for line in *commands {
+                    let (ran, settled) = guarded_run(ws, tmp, line, sandboxed, namespaces);
+                    assert_eq!(ran.code, 0, "{name}: {ran:?}");
+                    reported.extend(settled.unwrap_or_default());
+                }
+                let status = git(ws, &["status", "--porcelain"]);
+                if sandboxed {
+                    assert!(
+                        status.contains("a.txt"),
+                        "{name} (namespaces: {namespaces}): the user's git status does not show the edit: {status:?} {reported:?}"
+                    );
+                    assert!(
+                        reported
+                            .iter()
+                            .any(|l| l.contains("assume-unchanged or skip-worktree")),
+                        "{name} (namespaces: {namespaces}): {reported:?}"
+                    );
+                } else {
+                    assert!(
+                        !status.contains("a.txt"),
+                        "{name}: the shape is not real: {status:?}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Every plant in [`GIT_PLANTS`], made by an approved command in the sandbox — with namespaces
@@ -477,14 +562,7 @@ fn what_a_command_plants_in_git_never_runs_when_the_user_runs_git() {
                 project(ws, root);
                 let marker = root.join("PLANTED-RAN");
                 let line = plant.replace("{M}", &marker.display().to_string());
-                // With the sandbox off there is no guard either (as in the shell tool).
-                let guard = sandboxed.then(|| WorkspaceGuard::prepare(ws, namespaces).unwrap());
-                let mut spec = spec(ws, tmp, Vec::new(), namespaces);
-                if let Some(guard) = &guard {
-                    guard.apply(&mut spec);
-                }
-                let ran = run_in(sandboxed.then_some(&spec), ws, &line, &[]);
-                let reported = guard.map(WorkspaceGuard::settle);
+                let (ran, reported) = guarded_run(ws, tmp, &line, sandboxed, namespaces);
                 users_next_git(ws);
                 if sandboxed {
                     assert!(
