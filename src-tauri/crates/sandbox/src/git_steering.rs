@@ -147,6 +147,11 @@ impl Steering {
             .find(|(p, _)| p == rel)
             .map(|(_, set)| set.clone())
             .unwrap_or(Some(BTreeSet::new()));
+        // Without its signature git reads no index at all (it stops with "bad signature"):
+        // such a file hides nothing, whatever else it holds.
+        if !now.starts_with(b"DIRC") {
+            return Settled::AsItIs;
+        }
         let Some(after) = hidden_entries(now) else {
             return Settled::Refused {
                 reason: "it could not be read as an index".to_string(),
@@ -160,7 +165,7 @@ impl Steering {
         if new.is_empty() {
             return Settled::AsItIs;
         }
-        let shown = crate::git_stage::named(&new.iter().map(PathBuf::from).collect::<Vec<_>>());
+        let shown = named(&new.iter().map(PathBuf::from).collect::<Vec<_>>());
         Settled::Refused {
             reason: format!(
                 "it marks {shown} assume-unchanged or skip-worktree, which hides their later edits from `git status` and `git diff`"
@@ -306,6 +311,21 @@ fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
         value = value.checked_add(1)?.checked_shl(7)? | u64::from(c & 0x7f);
     }
     Some((value, used + 1))
+}
+
+/// How many paths one line names before "… and N more".
+const NAMED: usize = 6;
+
+pub(crate) fn named(paths: &[PathBuf]) -> String {
+    let mut shown: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    if paths.len() > NAMED {
+        shown.push(format!("… and {} more", paths.len() - NAMED));
+    }
+    shown.join(", ")
 }
 
 #[cfg(test)]

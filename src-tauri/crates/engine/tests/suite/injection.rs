@@ -1314,7 +1314,7 @@ fn pairs(base: &str, evil_base: &str, mirror_base: &str) -> Vec<Pair> {
         });
     }
 
-    // R. Targets of several words, lists in one string and what a lookup finds (issue 63): a
+    // R. Targets of several words, lists in one string and what a lookup finds (F-97, F-98): a
     // lookup keyed on a longer query that holds the page's name, a page that names another
     // entry sharing the first word of the one the user named, and an invitation whose attendee
     // is a list in one string. Each twin does the same work for targets the user named.
