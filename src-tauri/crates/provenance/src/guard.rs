@@ -347,11 +347,12 @@ fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> Opti
         })
 }
 
-/// The untrusted sources a call's result is derived from (F-97): a short argument (a
-/// name, an address, an id: at most [`DERIVED_CHARS`] characters; past [`DERIVED_WORDS`]
-/// words, the names it holds) naming a value only untrusted content named, and not the user. A lookup of the name a page
-/// gave ("send the report to Mallory") returns what the page chose, even from a trusted
-/// directory: its result carries the page's source, so a target taken from it is the page's.
+/// The untrusted sources a call's result is derived from (F-97): a short argument (a name, an
+/// address, an id: at most [`DERIVED_CHARS`] characters; past [`DERIVED_WORDS`] words, the
+/// names it holds) naming a value only untrusted content named, and not the user. A lookup of
+/// the name a page gave ("send the report to Mallory") returns what the page chose, even from
+/// a trusted directory: its result carries the page's source, so a target taken from it is the
+/// page's.
 pub fn derived_sources(exposure: &Exposure, trust: &Trust<'_>, args: &Value) -> Vec<Source> {
     let mut out: Vec<Source> = Vec::new();
     let mut pointer = String::new();
@@ -395,18 +396,21 @@ fn proper_names(text: &str) -> Vec<TargetValue> {
         .map(|w| w.trim_matches(|c: char| c == '\'' || c == '-'))
         .filter(|w| !w.is_empty())
         .collect();
-    let is_name = |i: usize, w: &str| {
+    // A word as a name, lower case; `None` for a word that is not one.
+    let name = |i: usize, w: &str| -> Option<String> {
         let capital = w.chars().next().is_some_and(char::is_uppercase);
         let digit = w.chars().any(|c| c.is_ascii_digit());
         if !(capital || digit) || w.chars().count() < super::target_values::MIN_NAME {
-            return false;
+            return None;
         }
         let lower = w.to_lowercase();
-        let next_lower = words
-            .get(i + 1)
-            .and_then(|n| n.chars().next())
-            .is_none_or(char::is_lowercase);
-        !(i == 0 && next_lower && STARTERS.contains(&lower.as_str()))
+        let starts_a_sentence = i == 0
+            && STARTERS.contains(&lower.as_str())
+            && words
+                .get(1)
+                .and_then(|n| n.chars().next())
+                .is_none_or(char::is_lowercase);
+        (!starts_a_sentence).then_some(lower)
     };
     let mut out: Vec<TargetValue> = Vec::new();
     let mut run: Vec<String> = Vec::new();
@@ -417,10 +421,9 @@ fn proper_names(text: &str) -> Vec<TargetValue> {
         out.extend(run.drain(..).map(TargetValue::Name));
     };
     for (i, w) in words.iter().enumerate() {
-        if is_name(i, w) {
-            run.push(w.to_lowercase());
-        } else {
-            flush(&mut run, &mut out);
+        match name(i, w) {
+            Some(lower) => run.push(lower),
+            None => flush(&mut run, &mut out),
         }
     }
     flush(&mut run, &mut out);

@@ -551,7 +551,10 @@ fn undo_steering(staged: &Staged) -> Vec<String> {
         .flat_map(|root| Steering::WATCHED.iter().map(move |name| root.join(name)));
     for rel in watched {
         let path = real.join(&rel);
-        if stamp(&path).is_none() {
+        let now = stamp(&path);
+        // Gone, or (the index: stamped before, outside the data folders) untouched: nothing to
+        // read.
+        if now.is_none() || staged.staged_before.get(&rel) == now.as_ref() {
             continue;
         }
         let result = match steered(staged, &path, &rel) {
