@@ -140,7 +140,6 @@ impl Entry {
         self.prompts.clear();
     }
 
-    /// Where the first-sight review of what this server says now stands in `book`.
     /// Whether the first-sight review flags any of the server's texts as steering the model
     /// ([`tollgate_protocol::FindingKind::steers`]); `all_tools`: every MCP tool's name, this
     /// server's among them (the scan leaves its own out).
@@ -164,6 +163,7 @@ impl Entry {
             .any(|f| f.kind.steers())
     }
 
+    /// Where the first-sight review of what this server says now stands in `book`.
     fn review_state(&self, book: &ReviewBook) -> ServerReviewState {
         let now =
             super::review::texts_fingerprint(self.identity.instructions.as_deref(), &self.tools);

@@ -367,31 +367,10 @@ fn scan_text(text: &Text<'_>, others: &[&str], out: &mut Vec<ServerFinding>) {
 }
 
 /// Where `words` (lower case) stand in `text` one after another — split as names are split
-/// (separators, `camelCase`), whatever joins them — as a byte offset into `text`.
+/// (`tollgate_names::words_at`: separators, `camelCase`), whatever joins them — as a byte
+/// offset into `text`.
 fn words_in_a_row(text: &str, words: &[String]) -> Option<usize> {
-    // Each word of the text with where it starts: a run of letters and digits, cut again
-    // before an upper-case letter that follows a lower-case one.
-    let mut found: Vec<(usize, String)> = Vec::new();
-    let mut current = String::new();
-    let mut start = 0;
-    let mut prev_lower = false;
-    for (i, c) in text.char_indices() {
-        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
-        if boundary && !current.is_empty() {
-            found.push((start, std::mem::take(&mut current)));
-        }
-        if c.is_alphanumeric() {
-            if current.is_empty() {
-                start = i;
-            }
-            current.extend(c.to_lowercase());
-        }
-        prev_lower = c.is_lowercase();
-    }
-    if !current.is_empty() {
-        found.push((start, current));
-    }
-    found
+    tollgate_names::words_at(text)
         .windows(words.len())
         .find(|w| w.iter().zip(words).all(|((_, a), b)| a == b))
         .map(|w| w[0].0)

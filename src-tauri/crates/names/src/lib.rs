@@ -24,4 +24,4 @@ pub use address::{describe, is_public};
 pub use host::{normalize, HostPattern};
 pub use open::{check_open, NotOpenable, Opening, LINK_SCHEMES};
 pub use web::{check_credential, check_web, web_url, NotWebUrl};
-pub use words::words;
+pub use words::{words, words_at};

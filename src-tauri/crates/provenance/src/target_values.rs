@@ -222,10 +222,7 @@ pub fn granted_by(value: &TargetValue, granted: &TargetValue) -> bool {
 /// (`London Luxury`) is one value. Prose that mentions an address names its words and what it
 /// mentions.
 pub fn values_of_argument(value: &str) -> Vec<TargetValue> {
-    items_of_argument(value)
-        .into_iter()
-        .flat_map(|item| std::iter::once(item.value).chain(item.host))
-        .collect()
+    Item::values(items_of_argument(value))
 }
 
 /// The values an argument value names first-hand ([`values_of_argument`] without the host
@@ -248,6 +245,14 @@ impl Item {
     fn alone(value: TargetValue) -> Self {
         Self { value, host: None }
     }
+
+    /// Each item's value, then the host it names beside itself.
+    fn values(items: Vec<Self>) -> Vec<TargetValue> {
+        items
+            .into_iter()
+            .flat_map(|item| std::iter::once(item.value).chain(item.host))
+            .collect()
+    }
 }
 
 /// The values of an argument value that is, as a whole, an address line — a mailbox, a web
@@ -262,12 +267,7 @@ pub fn address_line_values(value: &str) -> Option<Vec<TargetValue>> {
         items.first().map(|i| &i.value),
         Some(TargetValue::Email(_) | TargetValue::Url(_) | TargetValue::Iban(_))
     )
-    .then(|| {
-        items
-            .into_iter()
-            .flat_map(|item| std::iter::once(item.value).chain(item.host))
-            .collect()
-    })
+    .then(|| Item::values(items))
 }
 
 /// `normal` without the punctuation around it, as a value is read.

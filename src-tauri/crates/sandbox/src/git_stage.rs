@@ -548,7 +548,7 @@ fn undo_steering(staged: &Staged) -> Vec<String> {
     let watched = staged
         .roots
         .iter()
-        .flat_map(|root| Steering::WATCHED.iter().map(move |name| root.join(name)));
+        .flat_map(|root| Steering::watched().map(move |name| root.join(name)));
     for rel in watched {
         let path = real.join(&rel);
         let now = stamp(&path);

@@ -25,6 +25,14 @@ const TODO_LISTS: &[&str] = &["rebase-merge/git-rebase-todo", "sequencer/todo"];
 /// The file of a rebase that names its merge strategy.
 const STRATEGY_FILE: &str = "rebase-merge/strategy";
 
+/// A git root's index.
+const INDEX: &str = "index";
+
+/// The to-do lists and the strategy file: the lists whose lines git runs.
+fn lists() -> impl Iterator<Item = &'static str> {
+    TODO_LISTS.iter().copied().chain([STRATEGY_FILE])
+}
+
 /// The merge strategies git has built in; any other name runs a program `git-merge-<name>`.
 const BUILTIN_STRATEGIES: &[&str] = &["ort", "recursive", "resolve", "octopus", "ours", "subtree"];
 
@@ -52,20 +60,17 @@ pub enum Settled {
 }
 
 impl Steering {
-    /// The files in a git root that this reads, relative to the root.
-    pub const WATCHED: &'static [&'static str] = &[
-        "rebase-merge/git-rebase-todo",
-        "sequencer/todo",
-        "rebase-merge/strategy",
-        "index",
-    ];
+    /// The files in a git root that this reads, relative to the root: the lists and the index.
+    pub fn watched() -> impl Iterator<Item = &'static str> {
+        lists().chain([INDEX])
+    }
 
     /// Whether `rel` (relative to a git folder with the roots `roots`) is a file this reads:
-    /// one of [`Self::WATCHED`] in one of the roots (a branch named `index` is not an index).
+    /// one of [`Self::watched`] in one of the roots (a branch named `index` is not an index).
     pub fn watches(rel: &Path, roots: &[PathBuf]) -> bool {
         roots
             .iter()
-            .any(|root| Self::WATCHED.iter().any(|name| root.join(name) == rel))
+            .any(|root| Self::watched().any(|name| root.join(name) == rel))
     }
 
     /// Reads what the git folder `git` (with its roots `roots`, see
@@ -73,13 +78,13 @@ impl Steering {
     pub fn read(git: &Path, roots: &[PathBuf]) -> Self {
         let mut steering = Self::default();
         for root in roots {
-            for name in TODO_LISTS.iter().chain([&STRATEGY_FILE]) {
+            for name in lists() {
                 let rel = root.join(name);
                 if let Ok(bytes) = std::fs::read(git.join(&rel)) {
                     steering.lists.push((rel, bytes));
                 }
             }
-            let rel = root.join("index");
+            let rel = root.join(INDEX);
             if let Ok(bytes) = std::fs::read(git.join(&rel)) {
                 steering.hidden.push((rel, hidden_entries(&bytes)));
             }
@@ -90,7 +95,7 @@ impl Steering {
     /// What to do with the file `rel` (relative to the git folder) that a command left as
     /// `now`: as it is, rewritten, or refused.
     pub fn settle_file(&self, rel: &Path, now: &[u8]) -> Settled {
-        if rel.file_name().is_some_and(|n| n == "index") {
+        if rel.file_name().is_some_and(|n| n == INDEX) {
             return self.settle_index(rel, now);
         }
         if !is_steering_list(rel) {
@@ -176,10 +181,7 @@ impl Steering {
 
 /// Whether `rel` is a to-do list or a strategy file, whose lines git runs.
 fn is_steering_list(rel: &Path) -> bool {
-    TODO_LISTS
-        .iter()
-        .chain([&STRATEGY_FILE])
-        .any(|name| rel.ends_with(name))
+    lists().any(|name| rel.ends_with(name))
 }
 
 /// The instructions in a to-do list or strategy file that run something.
@@ -332,16 +334,7 @@ pub(crate) fn named(paths: &[PathBuf]) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use tollgate_test_support::git;
 
     /// Real indexes of every version git writes, with and without hidden entries, read as git
     /// wrote them: the hidden paths and nothing else.
