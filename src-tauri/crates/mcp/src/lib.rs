@@ -7,6 +7,7 @@
 //! on `tollgate-tools` (an MCP tool is a [`tollgate_tools::Tool`]) and must never depend on the
 //! engine: the executor runs its tools like any other.
 
+mod addressed;
 pub mod apps;
 pub mod catalog;
 pub mod config;
