@@ -216,11 +216,9 @@ fn phrases(text: &str) -> Vec<TargetValue> {
 fn envelope_host(target: &str) -> Option<String> {
     let target = target.trim();
     if target.contains("://") {
-        if crate::provenance::target_values::ambiguous_url(target) {
-            return None;
-        }
-        let url = url::Url::parse(target).ok()?;
-        return Some(HostPattern::entry(url.host_str()?, url.port()));
+        let host = tollgate_names::target_host(target)?;
+        let port = url::Url::parse(target).ok()?.port();
+        return Some(HostPattern::entry(&host, port));
     }
     if target.contains(['@', '/', '*']) || target.contains(char::is_whitespace) {
         return None;

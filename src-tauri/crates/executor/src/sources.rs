@@ -391,10 +391,7 @@ impl ToolExecutor {
             ContentKind::Command => vec![Source::Command { folder: folder() }],
             ContentKind::Web => {
                 let url = text("url").unwrap_or_default();
-                let host = url::Url::parse(&url)
-                    .ok()
-                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
-                    .unwrap_or_default();
+                let host = tollgate_names::url_host(&url).unwrap_or_default();
                 vec![Source::Web { url, host }]
             }
             ContentKind::Mcp { server } => vec![Source::McpTool {

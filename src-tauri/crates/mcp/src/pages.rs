@@ -35,7 +35,7 @@ pub struct RequiredPage {
 /// server aim the user's browser, and its cookies, at a router or a local service (SPEC §12).
 pub fn web_host(url: &str) -> Result<String, String> {
     check_open(url, Opening::ServerPage)
-        .map(|page| page.host_str().unwrap_or_default().to_string())
+        .map(|page| tollgate_names::host_of(&page).unwrap_or_default())
         .map_err(|e| e.to_string())
 }
 

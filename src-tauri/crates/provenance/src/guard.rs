@@ -155,12 +155,6 @@ pub fn guard_note(inputs: &GuardInputs<'_>) -> Option<GuardNote> {
     })
 }
 
-/// The host of a URL-shaped argument, lower-cased.
-fn url_host(text: &str) -> Option<String> {
-    let url = url::Url::parse(text.trim()).ok()?;
-    Some(url.host_str()?.trim_end_matches('.').to_ascii_lowercase())
-}
-
 /// Whether `span` covers every letter and digit of `text`: the whole value was copied.
 fn covers_whole(span: &ArgSpan, text: &str) -> bool {
     text.chars().enumerate().all(|(i, c)| {
@@ -231,7 +225,7 @@ fn chosen_targets(inputs: &GuardInputs<'_>, spans: &[ArgSpan]) -> (Vec<String>, 
         }
         let same_site = |s: &ArgSpan| match &s.source {
             Source::Web { host, .. } => {
-                covers_whole(s, text) && url_host(text).is_some_and(|h| h == *host)
+                covers_whole(s, text) && tollgate_names::url_host(text).is_some_and(|h| h == *host)
             }
             _ => false,
         };
@@ -297,7 +291,7 @@ fn vouched_whole(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> bool {
 fn naming_by_others<'e>(exposure: &'e Exposure, value: &TargetValue) -> Vec<&'e [Source]> {
     let own = |s: &Source| match (s, value) {
         (Source::Web { host, .. }, TargetValue::Host(h)) => {
-            host == h || host.strip_prefix("www.") == Some(h.as_str())
+            tollgate_names::same_site(host, h)
         }
         (Source::Web { url, .. }, TargetValue::Url(u)) => {
             values_of_argument(url).first() == Some(&TargetValue::Url(u.clone()))
@@ -320,14 +314,12 @@ fn chosen_by_content(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> Opti
     let values = values_of_argument(text);
     let same_site_link = values.iter().any(|v| match v {
         TargetValue::Url(url) => {
-            let host = url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string));
+            let host = tollgate_names::url_host(url);
             exposure.naming(v).iter().any(|sources| {
                 sources.iter().any(|s| match s {
                     Source::Web { host: page, .. } => host
                         .as_deref()
-                        .is_some_and(|h| h == page || page.strip_prefix("www.") == Some(h)),
+                        .is_some_and(|h| tollgate_names::same_site(h, page)),
                     _ => false,
                 })
             })

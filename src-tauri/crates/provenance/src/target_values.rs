@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use unicode_normalization::UnicodeNormalization;
+use tollgate_names::ambiguous_url;
 
 /// FNV-1a: the sets here hold short strings of one text, built once per piece of content;
 /// SipHash's resistance to chosen collisions buys nothing there and costs a third of the time.
@@ -101,7 +102,8 @@ fn may_start_iban(word: &str) -> bool {
         && b[2..4].iter().all(u8::is_ascii_digit)
 }
 
-/// The host of a URL-like or bare host `text`, normalised; `None` when it is none.
+/// The host of a URL-like or bare host `text` as a target names it: the one reading
+/// ([`tollgate_names::url_host`]) of its [`tollgate_names::site`]; `None` when it is none.
 fn host_of(text: &str) -> Option<String> {
     // A bare word or number is not a host (`42` would parse as 0.0.0.42).
     if !text.contains("://") && !text.contains('.') {
@@ -112,22 +114,25 @@ fn host_of(text: &str) -> Option<String> {
     } else {
         format!("http://{text}")
     };
-    let url = url::Url::parse(&with_scheme).ok()?;
-    let host = url.host_str()?.trim_end_matches('.').to_string();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    let host = tollgate_names::site(&tollgate_names::url_host(&with_scheme)?).to_string();
     // A bare word is not a host: it needs a dot (or is an address).
     (host.contains('.') || host.contains(':')).then_some(host)
 }
 
-/// A whole web address, normalised (no fragment, default port dropped, percent-decoding
-/// folded by the parser's own normalisation of the path).
+/// A whole web address, normalised (no fragment, default port dropped, its host read as
+/// [`host_of`] reads it, percent-decoding folded by the parser's own normalisation of the path).
 fn url_of(text: &str) -> Option<String> {
     let url = url::Url::parse(text).ok()?;
     if !matches!(url.scheme(), "http" | "https" | "ftp" | "ws" | "wss") {
         return None;
     }
-    let host = url.host_str()?.trim_end_matches('.');
-    let host = host.strip_prefix("www.").unwrap_or(host);
+    let host = tollgate_names::host_of(&url)?;
+    let host = tollgate_names::site(&host);
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
     let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
     let query = url.query().map(|q| format!("?{q}")).unwrap_or_default();
     let whole = format!("{}://{host}{port}{}{query}", url.scheme(), url.path());
@@ -358,20 +363,6 @@ fn address_as_a_whole(text: &str) -> Option<Item> {
         value: TargetValue::Email(text.to_string()),
         host: host_of(domain).map(TargetValue::Host),
     })
-}
-
-/// Whether the web address `text` is read differently by common parsers (see
-/// [`address_as_a_whole`]).
-pub fn ambiguous_url(text: &str) -> bool {
-    let Some((_, rest)) = text.split_once("://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    text.contains('\\')
-        || authority.contains('@')
-        || text.chars().any(char::is_control)
-        || authority.starts_with('.')
-        || authority.contains("..")
 }
 
 /// `text` as a list of addresses (`a@x.org, b@y.org`, separated by commas, semicolons or

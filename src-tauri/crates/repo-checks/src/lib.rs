@@ -8,6 +8,7 @@
 //! - `tests/suite/architecture_doc.rs`: what docs/ARCHITECTURE.md lists is what the code has;
 //! - `tests/suite/security_doc.rs`: every test SECURITY.md names exists where it says;
 //! - `tests/suite/file_sizes.rs`: no production file is over 800 lines;
-//! - `tests/suite/one_decision.rs`: of the executor's files only `decision.rs` weighs a policy.
+//! - `tests/suite/one_decision.rs`: of the executor's files only `decision.rs` weighs a policy;
+//! - `tests/suite/one_host_reader.rs`: only the names crate takes a host out of a web address.
 //!
 //! It depends on no crate of Tollgate's: a check that needed one would be a test of that crate.

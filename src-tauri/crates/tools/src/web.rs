@@ -99,7 +99,7 @@ fn build_client(reach: &Reach) -> Result<reqwest::Client, String> {
             let same_host = attempt
                 .previous()
                 .last()
-                .is_some_and(|from| from.host_str() == attempt.url().host_str());
+                .is_some_and(|from| tollgate_names::host_of(from) == tollgate_names::host_of(attempt.url()));
             if same_host {
                 attempt.follow()
             } else {
