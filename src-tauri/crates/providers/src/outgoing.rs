@@ -28,28 +28,32 @@ impl Outgoing {
             door.pass(&mut tool.description);
             door.pass_json(&mut tool.parameters);
         }
+        // The messages' texts in order, passed together: on a chat's first request after the
+        // app starts they are the whole history, redacted on every core.
+        let mut texts: Vec<&mut String> = Vec::new();
         for message in &mut request.messages {
             match message {
-                ChatMessage::User { content, images: _ } => door.pass(content),
+                ChatMessage::User { content, images: _ } => texts.push(content),
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
                     thinking: _,
                 } => {
-                    door.pass(content);
+                    texts.push(content);
                     for call in tool_calls {
-                        door.pass(&mut call.name);
-                        door.pass(&mut call.arguments);
+                        texts.push(&mut call.name);
+                        texts.push(&mut call.arguments);
                     }
                 }
                 ChatMessage::Tool { results } => {
                     for result in results {
-                        door.pass(&mut result.name);
-                        door.pass(&mut result.content);
+                        texts.push(&mut result.name);
+                        texts.push(&mut result.content);
                     }
                 }
             }
         }
+        door.pass_many(&mut texts);
         door.end();
         Self(request)
     }
