@@ -1525,6 +1525,51 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     app.mcp.shutdown().await;
 }
 
+/// The listing a standing grant waits on fails (SPEC §12, F-80): the call does not run, and the
+/// error, which quotes what the server wrote, reaches the model as the server's text, with the
+/// server as its source, so the chat counts it as read. Before, it came with no source and a
+/// chat whose every server the user had reviewed still said nothing untrusted was read.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_source() {
+    use tollgate_engine::protocol::Source;
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let marker = dir.path().join("m");
+    forecasts_allowed(&app, &marker).await;
+    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first = run_unasked(
+        &app,
+        first_chat,
+        call("probe__forecast", json!({"city": "Oslo"})),
+    )
+    .await;
+    assert_eq!(first.content, "sunny in Oslo");
+    let broken = run_approved(&app, first_chat, call("probe__breaklist", json!({}))).await;
+    assert_eq!(broken.content, "listing broken");
+
+    // The next chat lists the tool again before the rule runs it; the listing fails.
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let failed = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Bergen"}))).await;
+    assert!(failed.is_error, "{failed:?}");
+    assert!(
+        failed.content.contains("mallory@evil.example"),
+        "the server's words are quoted: {}",
+        failed.content
+    );
+    assert!(
+        failed.sources.contains(&Source::McpServer {
+            server: "probe".into()
+        }),
+        "the server is the error's source: {:?}",
+        failed.sources
+    );
+    // Judged by the server's own log: Bergen never reached it.
+    let asked = std::fs::read_to_string(format!("{}.forecasts", marker.display())).unwrap();
+    assert_eq!(asked, "Oslo\n");
+    app.mcp.shutdown().await;
+}
+
 /// The same change, met by a call that asks anyway (F-97): the card the user answers is for
 /// the tool as its server runs it now. Before, only a standing grant listed the tool again, so a
 /// card raised for another reason (the policy, the gate's hold) showed and granted the old one.
