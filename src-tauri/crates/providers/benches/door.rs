@@ -1,7 +1,8 @@
 //! The secrets' door's price (the target: ≤ 2 ms added to a request of 100 tools and
 //! 1,000 messages): sealing such a request the first time (a door that has seen nothing), and
 //! the next round's request — the same conversation with one more result — through the door
-//! that let the first through, as every round after a turn's first is sealed.
+//! that let the first through, as every round after a turn's first is sealed; and the first
+//! request of a chat whose history was made ready when it was opened.
 #![allow(clippy::expect_used)] // benchmark set-up: a failure should stop the run
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -109,6 +110,24 @@ fn bench(c: &mut Criterion) {
             let mut door = SecretDoor::new();
             black_box(Outgoing::seal(request.clone(), &mut door))
         })
+    });
+    let prepared = Outgoing::prepare(request.messages.clone(), &request.tools);
+    group.bench_function(
+        "seal 100 tools + 1,000 messages, first round, the chat made ready when opened",
+        |b| {
+            b.iter_batched(
+                || {
+                    let mut door = SecretDoor::new();
+                    door.take(prepared.clone());
+                    (door, request.clone())
+                },
+                |(mut door, request)| black_box(Outgoing::seal(request, &mut door)),
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
+    group.bench_function("make the chat ready (off the request's path)", |b| {
+        b.iter(|| black_box(Outgoing::prepare(request.messages.clone(), &request.tools)))
     });
     group.bench_function("seal the next round (one new result)", |b| {
         let mut door = SecretDoor::new();

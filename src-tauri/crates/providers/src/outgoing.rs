@@ -6,7 +6,54 @@
 //! reach a provider around it.
 
 use crate::{ChatMessage, ChatRequest};
-use tollgate_secrets::door::SecretDoor;
+use tollgate_protocol::ToolDefinition;
+use tollgate_secrets::door::{Prepared, SecretDoor};
+
+/// Every text of `messages` the door passes, in the order a request carries them: what the
+/// user wrote, the model's answers and calls, every tool result (thinking blocks aside, see
+/// [`Outgoing::seal`]).
+fn message_texts(messages: &mut [ChatMessage]) -> Vec<&mut String> {
+    let mut texts: Vec<&mut String> = Vec::new();
+    for message in messages {
+        match message {
+            ChatMessage::User { content, images: _ } => texts.push(content),
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+                thinking: _,
+            } => {
+                texts.push(content);
+                for call in tool_calls {
+                    texts.push(&mut call.name);
+                    texts.push(&mut call.arguments);
+                }
+            }
+            ChatMessage::Tool { results } => {
+                for result in results {
+                    texts.push(&mut result.name);
+                    texts.push(&mut result.content);
+                }
+            }
+        }
+    }
+    texts
+}
+
+/// Every string of a JSON value, keys included, as [`SecretDoor::pass_json`] passes them.
+fn json_texts(value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| json_texts(v, out)),
+        Value::Object(map) => {
+            for (key, v) in map {
+                out.push(key.clone());
+                json_texts(v, out);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
 
 /// A [`ChatRequest`] whose every text has passed the secrets' door. Read it as a request
 /// (it dereferences to one); it cannot be changed or built any other way.
@@ -30,32 +77,25 @@ impl Outgoing {
         }
         // The messages' texts in order, passed together: on a chat's first request after the
         // app starts they are the whole history, redacted on every core.
-        let mut texts: Vec<&mut String> = Vec::new();
-        for message in &mut request.messages {
-            match message {
-                ChatMessage::User { content, images: _ } => texts.push(content),
-                ChatMessage::Assistant {
-                    content,
-                    tool_calls,
-                    thinking: _,
-                } => {
-                    texts.push(content);
-                    for call in tool_calls {
-                        texts.push(&mut call.name);
-                        texts.push(&mut call.arguments);
-                    }
-                }
-                ChatMessage::Tool { results } => {
-                    for result in results {
-                        texts.push(&mut result.name);
-                        texts.push(&mut result.content);
-                    }
-                }
-            }
-        }
-        door.pass_many(&mut texts);
+        door.pass_many(&mut message_texts(&mut request.messages));
         door.end();
         Self(request)
+    }
+
+    /// Redacts the texts a request of `messages` and `tools` would carry, ahead of it (a chat's
+    /// history when the chat is opened): what [`SecretDoor::take`] makes ready for the chat's
+    /// next [`Self::seal`].
+    pub fn prepare(mut messages: Vec<ChatMessage>, tools: &[ToolDefinition]) -> Prepared {
+        let mut texts: Vec<String> = message_texts(&mut messages)
+            .into_iter()
+            .map(std::mem::take)
+            .collect();
+        for tool in tools {
+            texts.push(tool.name.clone());
+            texts.push(tool.description.clone());
+            json_texts(&tool.parameters, &mut texts);
+        }
+        SecretDoor::prepare(texts)
     }
 
     /// The request as it leaves.

@@ -8,6 +8,13 @@
 //! let through: a text seen before at the same place in the request, unchanged and with no
 //! secret remembered since, is passed as it was redacted then, and a request of a thousand
 //! messages costs the redaction of what is new in it.
+//!
+//! The first request of a chat after the app starts would redact its whole history. The chat's
+//! history is made ready when its chat is opened instead ([`SecretDoor::prepare`], off the
+//! request's path, on every core), and the door takes what is ready by content
+//! ([`SecretDoor::take`]): a text the preparation missed or got wrong is only redacted again.
+
+use std::collections::HashMap;
 
 /// Redacts every text of a request ([`crate::redact_known`]), remembering what it let through
 /// for the next request of the same conversation.
@@ -20,6 +27,17 @@ pub struct SecretDoor {
     seen: Vec<(String, Option<String>)>,
     /// The place of the next text in the request being sealed.
     next: usize,
+    /// Texts redacted ahead of the next request ([`Self::take`]), by content: what each leaves
+    /// as (`None`: as it came). Emptied when that request ends.
+    ready: HashMap<String, Option<String>>,
+}
+
+/// A chat's texts redacted ahead of its first request ([`SecretDoor::prepare`]), at the
+/// secrets' generation they were redacted at.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    generation: u64,
+    texts: Vec<(String, Option<String>)>,
 }
 
 impl SecretDoor {
@@ -32,14 +50,57 @@ impl SecretDoor {
         let generation = crate::generation();
         if generation != self.generation {
             self.seen.clear();
+            self.ready.clear();
             self.generation = generation;
         }
         self.next = 0;
     }
 
-    /// Ends a request: places past its last text are forgotten.
+    /// Ends a request: places past its last text are forgotten, and so is what was made ready
+    /// for it.
     pub fn end(&mut self) {
         self.seen.truncate(self.next);
+        self.ready = HashMap::new();
+    }
+
+    /// Redacts `texts` — a chat's history, its tools — ahead of the chat's next request, on
+    /// every core. Holds no door: the chat's requests go on meanwhile.
+    pub fn prepare(texts: Vec<String>) -> Prepared {
+        let generation = crate::generation();
+        let redacted = redact_all(&texts.iter().map(String::as_str).collect::<Vec<_>>());
+        Prepared {
+            generation,
+            texts: texts.into_iter().zip(redacted).collect(),
+        }
+    }
+
+    /// Takes what [`Self::prepare`] made ready for the next request, unless a secret was
+    /// remembered since it began (then the texts are redacted when they come).
+    pub fn take(&mut self, prepared: Prepared) {
+        if prepared.generation != crate::generation() {
+            return;
+        }
+        if prepared.generation != self.generation {
+            self.seen.clear();
+            self.generation = prepared.generation;
+        }
+        self.ready.extend(prepared.texts);
+    }
+
+    /// Whether `text` was made ready for the next request ([`Self::take`]): how the app's tests
+    /// see that opening a chat prepared it.
+    pub fn is_ready_for(&self, text: &str) -> bool {
+        self.ready.contains_key(text)
+    }
+
+    /// What was made ready for `text`, if anything: the text and what it leaves as.
+    fn ready_for(&self, text: &str) -> Option<(String, Option<String>)> {
+        if self.ready.is_empty() {
+            return None;
+        }
+        self.ready
+            .get(text)
+            .map(|redacted| (text.to_string(), redacted.clone()))
     }
 
     /// Passes one text of the request through the door, in place.
@@ -59,8 +120,11 @@ impl SecretDoor {
                 return redacted.clone();
             }
         }
-        let redacted = crate::redacted_known(text);
-        let entry = (text.to_string(), redacted.clone());
+        let entry = match self.ready_for(text) {
+            Some(ready) => ready,
+            None => (text.to_string(), crate::redacted_known(text)),
+        };
+        let redacted = entry.1.clone();
         match self.seen.get_mut(place) {
             Some(slot) => *slot = entry,
             None => self.seen.push(entry),
@@ -82,15 +146,29 @@ impl SecretDoor {
                     .is_none_or(|(seen, _)| seen != texts[i].as_str())
             })
             .collect();
-        let redacted = redact_all(&fresh.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
-        let mut fresh = fresh.into_iter().zip(redacted).peekable();
+        // Made ready ahead (the chat was opened), else redacted now.
+        let mut found: Vec<Option<(String, Option<String>)>> =
+            fresh.iter().map(|&i| self.ready_for(texts[i])).collect();
+        let missing: Vec<&str> = fresh
+            .iter()
+            .zip(&found)
+            .filter(|(_, ready)| ready.is_none())
+            .map(|(&i, _)| texts[i].as_str())
+            .collect();
+        let mut redacted_now = redact_all(&missing).into_iter();
+        for (slot, &i) in found.iter_mut().zip(&fresh) {
+            if slot.is_none() {
+                *slot = Some((texts[i].clone(), redacted_now.next().flatten()));
+            }
+        }
+        let mut fresh = fresh.into_iter().zip(found.into_iter().flatten()).peekable();
         for (i, text) in texts.iter_mut().enumerate() {
             let place = start + i;
             if fresh.peek().is_some_and(|(f, _)| *f == i) {
-                let Some((_, redacted)) = fresh.next() else {
+                let Some((_, entry)) = fresh.next() else {
                     continue;
                 };
-                let entry = (text.clone(), redacted.clone());
+                let redacted = entry.1.clone();
                 match self.seen.get_mut(place) {
                     Some(slot) => *slot = entry,
                     None => self.seen.push(entry),
@@ -250,5 +328,46 @@ mod tests {
                 assert!(!text.contains(secret) && !text.contains(encoded), "round {round}");
             }
         }
+    }
+
+    /// A chat made ready when it was opened: its first request leaves as it would have without
+    /// the preparation, a text that changed since is redacted when it comes, and a preparation
+    /// made before a secret was remembered is not taken.
+    #[test]
+    fn what_was_made_ready_leaves_as_it_would_have_and_nothing_else_is_trusted() {
+        let secret = "ready-Hx4Jk9Lm2Nb7Vc5Q";
+        crate::remember(secret);
+        let history = vec![
+            format!("cat key.txt\ntoken={secret}"),
+            "ordinary output".to_string(),
+            format!("printed {secret} twice {secret}"),
+        ];
+        let mut door = SecretDoor::new();
+        door.take(SecretDoor::prepare(history.clone()));
+        let mut request = history.clone();
+        request.push(format!("new since: {secret}"));
+        request[1] = format!("changed since: {secret}");
+        door.begin();
+        door.pass_many(&mut request.iter_mut().collect::<Vec<_>>());
+        door.end();
+        for text in &request {
+            assert!(!text.contains(secret), "{text}");
+        }
+        assert_eq!(request[0], "cat key.txt\ntoken=[redacted]");
+        assert_eq!(request[1], "changed since: [redacted]");
+
+        // Prepared, then a new secret: what was prepared is not taken, and the new secret is
+        // hidden in the very texts the preparation saw.
+        let later = "later-Pq3Rs8Tu1Vw6Xy0Z";
+        let texts = vec![format!("the later key is {later}")];
+        let prepared = SecretDoor::prepare(texts.clone());
+        crate::remember(later);
+        let mut fresh = SecretDoor::new();
+        fresh.take(prepared);
+        let mut sent = texts;
+        fresh.begin();
+        fresh.pass_many(&mut sent.iter_mut().collect::<Vec<_>>());
+        fresh.end();
+        assert_eq!(sent[0], "the later key is [redacted]");
     }
 }

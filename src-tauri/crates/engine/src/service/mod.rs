@@ -361,7 +361,35 @@ impl Tollgate {
         };
         let exec = ToolExecutor::open(chat, deps).await?;
         map.insert(chat, Arc::clone(&exec));
+        self.prepare_door(chat, &exec);
         Ok(exec)
+    }
+
+    /// Makes a chat's history and tools ready at the secrets' door in the background when its
+    /// executor is made (the chat was opened): its first request after the app starts then costs
+    /// what a later round costs, not the redaction of the whole conversation. Only speed depends
+    /// on it: a text it did not make ready is redacted when the request is sealed.
+    fn prepare_door(&self, chat: ChatId, exec: &Arc<ToolExecutor>) {
+        let store = self.store.clone();
+        let exec = Arc::clone(exec);
+        tokio::spawn(async move {
+            let Ok(rows) = store.chat_messages(chat).await else {
+                return;
+            };
+            let messages = crate::chat::history::from_rows(&rows);
+            let tools: Vec<_> = exec
+                .offered_tools()
+                .into_iter()
+                .map(|o| o.definition)
+                .collect();
+            let prepared = tokio::task::spawn_blocking(move || {
+                crate::providers::Outgoing::prepare(messages, &tools)
+            })
+            .await;
+            if let Ok(prepared) = prepared {
+                exec.secret_door().take(prepared);
+            }
+        });
     }
 
     /// Starts a turn in `chat`; its events go to `on_event` until `TurnFinished`. Refused while a

@@ -770,3 +770,32 @@ async fn a_purge_left_at_quit_waits_for_start_up_then_finishes() {
     }
     panic!("the rows of the deleted chat were never purged");
 }
+
+/// Opening a chat makes its history ready at the secrets' door in the background, so its first
+/// request after the app starts costs what a later round costs (docs/PERFORMANCE.md): the
+/// executor made for the chat holds its texts and its tools' texts, ready for the next request.
+#[tokio::test]
+async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
+    use tollgate_engine::store::{MessageStatus, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path()).await;
+    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    app.store
+        .insert_message(
+            chat,
+            Role::User,
+            "summarise the quarterly report".into(),
+            MessageStatus::Complete,
+            None,
+        )
+        .await
+        .unwrap();
+    let exec = app.executor(chat).await.unwrap();
+    let tool = exec.offered_tools().into_iter().next().expect("a tool is offered");
+    crate::common::eventually("the chat's history is ready at the door", || {
+        let door = exec.secret_door();
+        door.is_ready_for("summarise the quarterly report")
+            && door.is_ready_for(&tool.definition.description)
+    })
+    .await;
+}
