@@ -23,8 +23,8 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
     tauri::plugin::Builder::new("navigation-guard")
         .on_navigation(|webview, url| {
             let dev = webview.app_handle().config().build.dev_url.clone();
-            // The one other address: an MCP Apps view's document waiting for its frame (issue
-            // 47), by its unguessable one-time token; loaded, it is no longer allowed.
+            // The one other address: an MCP Apps view's document waiting for its frame (F-96),
+            // by its unguessable one-time token; loaded, it is no longer allowed.
             let view = || {
                 webview
                     .app_handle()

@@ -727,8 +727,10 @@ fn the_code_cites_the_spec_not_issue_numbers() {
     let mut cited = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap_or_default();
-        for (n, line) in text.lines().enumerate() {
-            if cites_an_issue(line) {
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let next = lines.get(n + 1).copied().unwrap_or_default();
+            if cites_an_issue(line) || cites_across(line, next) {
                 cited.push(format!(
                     "{}:{}: {}",
                     f.strip_prefix(&root).unwrap_or(f).display(),
@@ -756,6 +758,36 @@ fn the_code_cites_the_spec_not_issue_numbers() {
     for not in ["tissue 45", "an issue with 45 lines", "issues", "F-45"] {
         assert!(!cites_an_issue(not), "{not}");
     }
+    // Wrapped over two lines of a comment, in any comment style.
+    for (line, next) in [
+        (format!("// as {word}"), "// 45 found".to_string()),
+        (format!("/// the {word}s"), "///   36 and 45".to_string()),
+        (format!("# see {word}"), "# 7".to_string()),
+        (format!(" * {word}"), " * 12: x".to_string()),
+    ] {
+        assert!(cites_across(&line, &next), "{line} / {next}");
+    }
+    assert!(!cites_across(&format!("// an {word}"), "// with 45 lines"));
+    assert!(!cites_across(&format!("// t{word}"), "// 45"));
+}
+
+/// A citation wrapped over two lines: `line` ends with "issue" or "issues" as a word and `next`,
+/// once its comment marks are dropped, starts with a number.
+fn cites_across(line: &str, next: &str) -> bool {
+    let lower = line.trim_end().to_ascii_lowercase();
+    let Some(before) = lower
+        .strip_suffix("issues")
+        .or_else(|| lower.strip_suffix("issue"))
+    else {
+        return false;
+    };
+    if before.ends_with(|c: char| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    next.trim_start()
+        .trim_start_matches(|c: char| "/!*#-".contains(c))
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// "issue" or "issues" as a word, followed by a number.
