@@ -22,7 +22,9 @@ use tollgate_tools::{self as tools, names, vars};
 
 mod ask;
 mod call;
+mod card;
 mod decision;
+mod grant;
 #[cfg(test)]
 mod ledger_property;
 mod limits;

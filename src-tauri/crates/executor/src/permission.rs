@@ -12,131 +12,17 @@
 //! revoked meanwhile mean the call does not run on the old grant.
 
 use super::call::{CallCtx, Outcome, Trace};
-use super::decision::{effective_policy, verdict, Inputs, Verdict};
-use super::plan::Envelope;
+use super::decision::{verdict, Verdict};
+use super::grant::{Grant, GuardView, PermissionInputs, Recheck};
 use super::ToolExecutor;
 use crate::canonical::{canonical_json, record_hash};
-use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultPolicy};
-use crate::protocol::RuleAction;
-use crate::protocol::{ApprovalRequest, Decision, ExecutionDecision, RuleGrant};
-use crate::protocol::{AskReason, FlaggedParameter, Rule, SandboxReport};
-use crate::protocol::{GuardMark, GuardNote, PlanFit, PlanShown, Source};
-use crate::provenance::{guard_note, Exposure, GuardInputs};
-use crate::rules::{suggest_pattern, RuleSubject};
+use crate::policy::{CallStatus, DecidedBy, ExecutionChoice};
+use crate::protocol::{Decision, PlanFit, Source, ToolChange};
+use crate::provenance::{guard_note, GuardInputs};
 use crate::store::{now_ms, ApprovalRecordRow};
 use crate::tools::{Granted, RegisteredTool};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Everything the decision order reads, gathered in one place so that the permission stage,
-/// a round's choice of lane and the pre-run re-check read the same things the same way.
-pub(super) struct PermissionInputs {
-    /// The policy the user set, and the tool's own.
-    pub set_policy: Option<ExecutionPolicy>,
-    pub tool_policy: ExecutionPolicy,
-    /// The tool changed since the user allowed it (SPEC §11), or its source listed it changed
-    /// just now without saying so (SPEC §12).
-    pub under_review: bool,
-    /// The ask-once record key: arguments plus workspace.
-    pub record_key: String,
-    pub subject: RuleSubject,
-    pub rule: Option<Rule>,
-    pub record: Option<bool>,
-    pub workspace: Option<PathBuf>,
-    /// The provenance gate's note: present when the gate holds the call (F-83).
-    pub guard: Option<GuardNote>,
-    /// The result policy in force: the user's, else the tool's.
-    pub result_policy: ResultPolicy,
-    /// Where the call stands against the task's grant, when one is in force (F-98).
-    pub plan: Option<PlanFit>,
-    /// The plan the call proposes, if its tool proposes plans (F-98), as its card shows it.
-    pub proposal: Option<PlanShown>,
-}
-
-impl PermissionInputs {
-    /// The policy in force ([`effective_policy`]).
-    pub fn policy(&self) -> ExecutionPolicy {
-        effective_policy(self.set_policy, self.tool_policy, self.under_review)
-    }
-
-    /// The decision's inputs: these, with the call's repeats and the rerun click.
-    pub fn decision(&self, repeats: Option<u32>, rerun: bool) -> Inputs<'_> {
-        Inputs {
-            set_policy: self.set_policy,
-            tool_policy: self.tool_policy,
-            under_review: self.under_review,
-            rule: self.rule.as_ref(),
-            record: self.record,
-            repeats,
-            guard: self.guard.as_ref(),
-            rerun,
-            result_policy: self.result_policy,
-            plan: self.plan.as_ref(),
-            proposal: self.proposal.as_ref(),
-        }
-    }
-}
-
-/// What the gate reads about a call besides its arguments (F-83, F-84): what the model had
-/// read, and the variables a `$VAR_REF` expanded into the arguments.
-#[derive(Clone, Copy, Default)]
-pub(super) struct GuardView<'a> {
-    pub exposure: Option<&'a Exposure>,
-    pub expanded: &'a [(Arc<[Source]>, Arc<str>)],
-}
-
-/// What the permission stage granted, and what the grant rests on. Its arguments are set when
-/// it is made and only read after, so what runs is what was approved by construction.
-pub(super) struct Grant {
-    /// The arguments that will run (the user's edit, if they edited).
-    args: Value,
-    by: DecidedBy,
-    subject: RuleSubject,
-    workspace: Option<PathBuf>,
-    /// Whether the result waits for the user (step 7 of the decision order).
-    review: ResultPolicy,
-    /// A call the task's plan allowed runs within what its step names (F-98).
-    envelope: Option<Envelope>,
-}
-
-impl Grant {
-    /// The arguments that will run.
-    pub fn args(&self) -> &Value {
-        &self.args
-    }
-
-    /// The arguments that will run, whether the result waits for the user, and the plan
-    /// step's envelope when the task's plan allowed the call.
-    pub fn into_run(self) -> (Value, ResultPolicy, Option<Envelope>) {
-        (self.args, self.review, self.envelope)
-    }
-}
-
-/// What the pre-run re-check found.
-pub(super) enum Recheck {
-    /// Nothing the grant rested on changed.
-    Proceed,
-    /// An automatic grant (policy, rule or record) no longer holds: decide again.
-    DecideAgain,
-    /// The call must not run.
-    Refuse(Outcome),
-}
-
-fn denied_message(reason: Option<String>, stop: bool) -> String {
-    let mut msg = if stop {
-        "The user denied this call and stopped the turn.".to_string()
-    } else {
-        "The user denied this call.".to_string()
-    };
-    if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
-        msg.push_str(&format!(" Reason: {}", r.trim()));
-    }
-    if !stop {
-        msg.push_str(" Do not repeat the same call; adapt your approach or ask the user.");
-    }
-    msg
-}
 
 impl ToolExecutor {
     /// Reads the policies, rule, record, workspace and the gate's note that decide a call of
@@ -231,7 +117,7 @@ impl ToolExecutor {
     }
 
     /// Whether `rel` in `workspace` is in one of the hidden paths (F-46).
-    fn is_hidden(&self, workspace: Option<&std::path::Path>, rel: &str) -> bool {
+    pub(super) fn is_hidden(&self, workspace: Option<&std::path::Path>, rel: &str) -> bool {
         let Some(ws) = workspace else {
             return false;
         };
@@ -259,7 +145,7 @@ impl ToolExecutor {
         Ok(edited.clone())
     }
 
-    async fn remember(&self, tool: &str, args: &Value, inputs: &PermissionInputs, allowed: bool) {
+    pub(super) async fn remember(&self, tool: &str, args: &Value, inputs: &PermissionInputs, allowed: bool) {
         let row = ApprovalRecordRow {
             chat: self.chat,
             tool: tool.to_string(),
@@ -282,7 +168,9 @@ impl ToolExecutor {
         }
     }
 
-    /// Decides whether the call may run, asking the user when the order says so.
+    /// Decides whether the call may run, asking the user when the order says so: gather what
+    /// decides it ([`gather`]), the verdict, and on an ask the card ([`super::card::request`])
+    /// and the user's answer ([`super::card::answer`]).
     pub(super) async fn permission(
         &self,
         entry: &RegisteredTool,
@@ -291,59 +179,11 @@ impl ToolExecutor {
         view: GuardView<'_>,
         trace: &mut Trace,
     ) -> Result<Grant, Outcome> {
-        let name = entry.tool.spec().name.as_str();
-        // Whether the sandbox can hold a plan's commands is known before a command is judged
-        // against a plan, or a plan is shown (the probe runs once).
-        let spec = entry.tool.spec();
-        if (spec.sandboxed && self.has_task()) || spec.proposes_plan {
-            crate::tools::supervisor::sandbox_support().await;
-        }
-        let mut inputs = self.permission_inputs(entry, &args, view);
-        let rerun = ctx.origin.unsandboxed_rerun.is_some();
-        // Whatever would let it run — a rule or record made earlier, `auto`, or the user's click
-        // on a card — is for the definition in force now: a tool that can change under a grant
-        // is listed by its source once per chat and connection before it is decided, and one
-        // found changed without notice is decided as the tool under review it now is (SPEC §12,
-        // 55). A call the order denies anyway is not listed.
-        let mut silent_change = None;
-        let mut decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
-        let denied = matches!(decision, Verdict::Deny { .. });
-        if !denied && !rerun && self.needs_listing(entry) {
-            match entry.tool.still_as_granted().await {
-                Ok(Granted::Same) => self.mark_listed(entry),
-                Ok(Granted::Changed(change)) => {
-                    silent_change = Some(change);
-                    inputs.under_review = true;
-                    decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
-                }
-                Err(e) => {
-                    trace.decided_by = Some(DecidedBy::None);
-                    let mut outcome = Outcome::fail(
-                        CallStatus::Error,
-                        format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
-                    );
-                    // The error quotes what the server said: it reaches the model as the
-                    // server's text, with its source (F-80), like any result of the server.
-                    if let crate::tools::ContentKind::Mcp { server } = &entry.tool.spec().content {
-                        outcome.sources = Box::new([Source::McpServer {
-                            server: server.clone(),
-                        }]);
-                    }
-                    return Err(outcome);
-                }
-            }
-        }
-        // A call the plan allows takes one of its step's calls now; if a call of the same
-        // round took the last one meanwhile, it is decided as the plan stands after that.
-        while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan)
-        {
-            if self.take_plan_call(inputs.plan.as_ref(), ctx.seq) {
-                trace.in_plan = true;
-                break;
-            }
-            inputs.plan = self.plan_fit(entry, &args, &inputs, view);
-            decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
-        }
+        let Gathered {
+            mut inputs,
+            decision,
+            silent_change,
+        } = gather(self, entry, &args, ctx, view, trace).await?;
         let (reason, mark, review) = match decision {
             Verdict::Allow { by, review } => {
                 trace.decided_by = Some(by);
@@ -352,14 +192,14 @@ impl ToolExecutor {
                     (DecidedBy::Plan, Some(PlanFit::Inside { step })) => self.plan_envelope(*step),
                     _ => None,
                 };
-                return Ok(Grant {
+                return Ok(Grant::decided(
                     args,
                     by,
-                    subject: inputs.subject,
-                    workspace: inputs.workspace,
+                    inputs.subject,
+                    inputs.workspace,
                     review,
                     envelope,
-                });
+                ));
             }
             Verdict::Deny { by, message } => {
                 trace.decided_by = Some(by);
@@ -377,59 +217,16 @@ impl ToolExecutor {
         };
         let tool_change =
             silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
-
-        let sandbox = if entry.tool.spec().sandboxed {
-            let support = crate::tools::supervisor::sandbox_support().await;
-            Some(Box::new(SandboxReport::planned(&self.sandbox(), &support)))
-        } else {
-            None
-        };
-        // No preview reads a secret path (its content would reach the card).
-        let preview = match &inputs.subject {
-            RuleSubject::Path(rel) if self.is_hidden(inputs.workspace.as_deref(), rel) => None,
-            _ => entry
-                .tool
-                .approval_preview(&args, inputs.workspace.as_deref()),
-        };
-        let guard = inputs.guard.take().map(|mut note| {
-            note.would_allow = match &reason {
-                AskReason::Exposed { would_allow } | AskReason::Repeated { would_allow, .. } => {
-                    Some(*would_allow)
-                }
-                AskReason::OffPlan { would_allow, .. } => *would_allow,
-                AskReason::AskOnce
-                | AskReason::AskAlways
-                | AskReason::Rule { .. }
-                | AskReason::ToolChanged { .. }
-                | AskReason::Plan { .. } => None,
-            };
-            // A repeat and a hold together are both recorded: the reason names the repeat,
-            // the mark counts the hold (SPEC §10).
-            trace.guard = mark;
-            Box::new(note)
-        });
-        let request = ApprovalRequest::Execution {
-            preview,
-            sandbox,
-            arguments: args.clone(),
-            policy: inputs.policy(),
+        let asked = super::card::Asked {
             reason,
-            rule_subject: inputs.subject.kind(),
-            suggested_pattern: suggest_pattern(&inputs.subject),
-            guard,
+            mark,
             tool_change,
-            destructive: self.effects(entry.tool.spec()).irreversible,
-            flagged: flagged_in(&entry.tool.spec().flagged, &args),
         };
+        let request = super::card::request(self, entry, &args, &mut inputs, asked, trace).await;
         let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
-        let Some((decision, _)) = self.wait_for_decision(approval, ctx.cancel).await else {
-            trace.decided_by = Some(DecidedBy::None);
-            return Err(Outcome::fail(
-                CallStatus::Cancelled,
-                "The call was cancelled before the user decided.",
-            ));
-        };
-        let Decision::Execution(decision) = decision else {
+        let Some((Decision::Execution(decision), _)) =
+            self.wait_for_decision(approval, ctx.cancel).await
+        else {
             trace.decided_by = Some(DecidedBy::None);
             return Err(Outcome::fail(
                 CallStatus::Cancelled,
@@ -438,74 +235,7 @@ impl ToolExecutor {
         };
         trace.decided_by = Some(DecidedBy::User);
         trace.decision = Some(decision.choice());
-        // The grant is bound to the arguments on the card the user answered (`args`, put on
-        // the card above), or to the user's own edit of them.
-        let grant = |args: Value| Grant {
-            args,
-            by: DecidedBy::User,
-            subject: inputs.subject.clone(),
-            workspace: inputs.workspace.clone(),
-            review,
-            envelope: None,
-        };
-        let granted = match decision {
-            ExecutionDecision::AllowOnce => Ok(grant(args)),
-            ExecutionDecision::EndorseAndAllow { sources } => {
-                // `decide` accepted only what the card offered.
-                if let Err(e) = self.endorse(&sources).await {
-                    tracing::error!("endorsement in chat {} not saved: {e}", self.chat);
-                }
-                trace.guard = GuardMark::Endorsed;
-                Ok(grant(args))
-            }
-            ExecutionDecision::AllowForChat => {
-                self.remember(name, &args, &inputs, true).await;
-                Ok(grant(args))
-            }
-            ExecutionDecision::AlwaysAllow { scope, grant: rule } => {
-                let pattern = match rule {
-                    RuleGrant::Matching { pattern } => Some(pattern),
-                    RuleGrant::EveryCall => None,
-                };
-                if let Err(e) = self
-                    .deps
-                    .rules
-                    .add(name, pattern, RuleAction::Allow, scope.to_scope(self.chat))
-                    .await
-                {
-                    tracing::error!("rule for {name} not saved: {e}");
-                }
-                Ok(grant(args))
-            }
-            ExecutionDecision::EditAndAllow { arguments } => match self.check_edited_arguments(name, &arguments) {
-                Ok(edited) => {
-                    // What runs is what the user wrote; the subject is re-read for the re-check.
-                    let subject = entry.tool.rule_subject(&edited, inputs.workspace.as_deref());
-                    Ok(Grant {
-                        subject,
-                        ..grant(edited)
-                    })
-                }
-                Err(message) => Err(Outcome::fail(
-                    CallStatus::InvalidArgs,
-                    format!("The arguments edited by the user are invalid, so the call was not run: {message}"),
-                )),
-            },
-            ExecutionDecision::Deny { reason } => {
-                if super::decision::remembers_denial(inputs.policy()) {
-                    self.remember(name, &args, &inputs, false).await;
-                }
-                Err(Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, false)))
-            }
-            ExecutionDecision::DenyAndStop { reason } => {
-                if super::decision::remembers_denial(inputs.policy()) {
-                    self.remember(name, &args, &inputs, false).await;
-                }
-                let mut outcome = Outcome::fail(CallStatus::ExecutionRejected, denied_message(reason, true));
-                outcome.stop_turn = true;
-                Err(outcome)
-            }
-        };
+        let granted = super::card::answer(self, entry, args, &inputs, review, decision, trace).await;
         // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
         // from now: what the call runs with is what the user kept.
         if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
@@ -550,11 +280,11 @@ impl ToolExecutor {
         if revision_now.is_some_and(|r| r != entry.tool.spec().revision) {
             return refuse("The MCP server changed this tool after the call was approved");
         }
-        let now = self.permission_inputs(entry, &grant.args, view);
-        if now.workspace != grant.workspace {
+        let now = self.permission_inputs(entry, grant.args(), view);
+        if now.workspace.as_deref() != grant.workspace() {
             return refuse("The chat's workspace folder changed after the call was approved");
         }
-        if now.subject != grant.subject {
+        if &now.subject != grant.subject() {
             return refuse("What the call points at changed after it was approved (a path now leads somewhere else)");
         }
         match verdict(&now.decision(None, false)) {
@@ -563,7 +293,7 @@ impl ToolExecutor {
                 "Since the call was approved, this changed: {}",
                 message.trim_end_matches('.')
             )),
-            Verdict::Ask { .. } => match grant.by {
+            Verdict::Ask { .. } => match grant.by() {
                 DecidedBy::User => Recheck::Proceed,
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
                 // The plan counted this call when it allowed it (so it may look used up now):
@@ -578,20 +308,80 @@ impl ToolExecutor {
     }
 }
 
-/// The flagged parameters `args` gives a value for (through arrays on the way), to mark on the
-/// card (F-97).
-fn flagged_in(flagged: &[FlaggedParameter], args: &Value) -> Vec<FlaggedParameter> {
-    fn given(value: &Value, path: &[String]) -> bool {
-        match (path.split_first(), value) {
-            (None, _) => true,
-            (Some(_), Value::Array(items)) => items.iter().any(|item| given(item, path)),
-            (Some((key, rest)), Value::Object(map)) => map.get(key).is_some_and(|v| given(v, rest)),
-            (Some(_), _) => false,
+/// What the permission stage gathered for a call before it is shown or run: what decides it,
+/// the verdict on that, and the tool's definition now when listing it found it changed.
+struct Gathered {
+    inputs: PermissionInputs,
+    decision: Verdict,
+    silent_change: Option<Box<ToolChange>>,
+}
+
+/// Reads what decides a call of `entry` with `args` and the verdict on it: the sandbox's support
+/// probed where a plan or its commands need it, the tool listed again when a standing grant
+/// waits for it, and a plan's call taken when the plan allows it.
+async fn gather(
+    exec: &ToolExecutor,
+    entry: &RegisteredTool,
+    args: &Value,
+    ctx: &CallCtx<'_>,
+    view: GuardView<'_>,
+    trace: &mut Trace,
+) -> Result<Gathered, Outcome> {
+    let spec = entry.tool.spec();
+    let name = spec.name.as_str();
+    // Whether the sandbox can hold a plan's commands is known before a command is judged
+    // against a plan, or a plan is shown (the probe runs once).
+    if (spec.sandboxed && exec.has_task()) || spec.proposes_plan {
+        crate::tools::supervisor::sandbox_support().await;
+    }
+    let mut inputs = exec.permission_inputs(entry, args, view);
+    let rerun = ctx.origin.unsandboxed_rerun.is_some();
+    // Whatever would let it run — a rule or record made earlier, `auto`, or the user's click
+    // on a card — is for the definition in force now: a tool that can change under a grant
+    // is listed by its source once per chat and connection before it is decided, and one
+    // found changed without notice is decided as the tool under review it now is (SPEC §12).
+    // A call the order denies anyway is not listed.
+    let mut silent_change = None;
+    let mut decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
+    let denied = matches!(decision, Verdict::Deny { .. });
+    if !denied && !rerun && exec.needs_listing(entry) {
+        match entry.tool.still_as_granted().await {
+            Ok(Granted::Same) => exec.mark_listed(entry),
+            Ok(Granted::Changed(change)) => {
+                silent_change = Some(change);
+                inputs.under_review = true;
+                decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
+            }
+            Err(e) => {
+                trace.decided_by = Some(DecidedBy::None);
+                let mut outcome = Outcome::fail(
+                    CallStatus::Error,
+                    format!("Tollgate could not check that {name} is still the tool the user allowed, so it did not run it: {e}"),
+                );
+                // The error quotes what the server said: it reaches the model as the
+                // server's text, with its source (F-80), like any result of the server.
+                if let crate::tools::ContentKind::Mcp { server } = &spec.content {
+                    outcome.sources = Box::new([Source::McpServer {
+                        server: server.clone(),
+                    }]);
+                }
+                return Err(outcome);
+            }
         }
     }
-    flagged
-        .iter()
-        .filter(|p| given(args, &p.path))
-        .cloned()
-        .collect()
+    // A call the plan allows takes one of its step's calls now; if a call of the same
+    // round took the last one meanwhile, it is decided as the plan stands after that.
+    while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan) {
+        if exec.take_plan_call(inputs.plan.as_ref(), ctx.seq) {
+            trace.in_plan = true;
+            break;
+        }
+        inputs.plan = exec.plan_fit(entry, args, &inputs, view);
+        decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
+    }
+    Ok(Gathered {
+        inputs,
+        decision,
+        silent_change,
+    })
 }

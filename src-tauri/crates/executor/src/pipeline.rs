@@ -18,7 +18,7 @@
 //! empty content), an event for the UI and a row in the database.
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
-use super::permission::{Grant, GuardView, Recheck};
+use super::grant::{Grant, GuardView, Recheck};
 use super::plan::Envelope;
 use super::ToolExecutor;
 use crate::panics::panic_message;

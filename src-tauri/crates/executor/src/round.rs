@@ -6,7 +6,7 @@
 //! never judges a call itself.
 
 use super::call::{CallOrigin, ToolCallRequest, ToolCallResult};
-use super::permission::GuardView;
+use super::grant::GuardView;
 use super::turnstile::Turnstile;
 use super::ToolExecutor;
 use crate::canonical::canonical_json;

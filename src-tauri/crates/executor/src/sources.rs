@@ -1,6 +1,6 @@
 //! Where a call's result came from (F-80, SPEC §12): the labels the provenance gate reads.
 
-use super::permission::GuardView;
+use super::grant::GuardView;
 use super::ToolExecutor;
 use crate::protocol::{GuardNote, SandboxReport, Source};
 use crate::provenance::{distinct, Trust};

@@ -2,7 +2,7 @@
 //! call's decision, counted down by the calls it allows, and ended with the turn, by the user,
 //! or when its time box passes. Nothing else grants by plan.
 
-use super::permission::{GuardView, PermissionInputs};
+use super::grant::{GuardView, PermissionInputs};
 use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
 use crate::protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};

@@ -25,7 +25,6 @@ const MAX_METHODS: usize = 40;
 const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("engine/chat/import.rs::conversation", 103),
     ("engine/service/mcp.rs::save_server", 123),
-    ("executor/permission.rs::permission", 239),
     ("executor/pipeline.rs::run_tool", 111),
     ("mcp/connection/mod.rs::connect", 180),
     ("mcp/manager.rs::run", 137),
