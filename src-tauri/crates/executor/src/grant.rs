@@ -72,6 +72,16 @@ pub(crate) struct GuardView<'a> {
     pub expanded: &'a [(Arc<[Source]>, Arc<str>)],
 }
 
+impl GuardView<'_> {
+    /// Everything the model had read when it made the call, with what its arguments expanded:
+    /// what it writes into a variable came from there (F-80).
+    pub fn read_sources(&self) -> Arc<[Source]> {
+        let read: &[Source] = self.exposure.map(Exposure::sources).unwrap_or_default();
+        let expanded = self.expanded.iter().flat_map(|(s, _)| s.iter());
+        Arc::from(crate::provenance::distinct(read.iter().chain(expanded).cloned()))
+    }
+}
+
 /// What the permission stage granted, and what the grant rests on. Its arguments are set when
 /// it is made and only read after, so what runs is what was approved by construction.
 pub(crate) struct Grant {
@@ -95,17 +105,11 @@ impl Grant {
         workspace: Option<PathBuf>,
         review: ResultPolicy,
     ) -> Self {
-        Self {
-            args,
-            by: DecidedBy::User,
-            subject,
-            workspace,
-            review,
-            envelope: None,
-        }
+        Self::decided(args, DecidedBy::User, subject, workspace, review, None)
     }
 
-    /// A grant the decision made without asking (`by` a policy, rule, record or plan).
+    /// A grant made `by` whoever decided: a policy, rule, record or plan without asking, or the
+    /// user (with no plan step's envelope: [`Self::by_user`]).
     pub(crate) fn decided(
         args: Value,
         by: DecidedBy,

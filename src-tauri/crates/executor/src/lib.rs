@@ -24,6 +24,7 @@ mod ask;
 mod call;
 mod card;
 mod decision;
+mod execute;
 mod grant;
 #[cfg(test)]
 mod ledger_property;

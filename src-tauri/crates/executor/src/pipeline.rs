@@ -20,40 +20,23 @@
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
 use super::grant::{Grant, GuardView, Recheck};
 use super::plan::Envelope;
+use super::execute::ExecFailure;
 use super::ToolExecutor;
-use crate::panics::panic_message;
 use crate::parse::preview;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice};
 use crate::policy::{ResultChoice, ResultPolicy};
 use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
 use crate::protocol::{CallSummary, Source, ToolEvent};
-use crate::provenance::{distinct, Exposure};
+use crate::provenance::distinct;
 use crate::store::{now_ms, CallFinish, CallStart};
-use crate::tools::{default_format, RegisteredTool, ToolContext, LIMIT_ARG};
+use crate::tools::{default_format, RegisteredTool};
 use crate::vars::reference::resolve_value;
 use crate::vars::{NotingLookup, VarKind};
-use futures::FutureExt;
 use serde_json::Value;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-/// Why running the tool produced no data.
-struct ExecFailure {
-    status: CallStatus,
-    message: String,
-}
-
-fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 1.0 && s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s:.1} s")
-    }
-}
 
 /// What the model will be shown of a result, and whether it was shortened.
 struct Shown {
@@ -653,118 +636,6 @@ impl ToolExecutor {
             for_view: super::call::ForView::of(raw, spec.view.clone()),
         }
     }
-
-    async fn run_tool(
-        &self,
-        entry: &RegisteredTool,
-        args: &Value,
-        envelope: Option<&Envelope>,
-        call: &CallCtx<'_>,
-        view: GuardView<'_>,
-    ) -> Result<Value, ExecFailure> {
-        let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
-        let mut sandbox = self.sandbox_plan();
-        if let Some(envelope) = envelope {
-            envelope.narrow(&mut sandbox.chat);
-        }
-        let mut workspace = self.workspace();
-        if let Some(rerun) = &call.origin.unsandboxed_rerun {
-            sandbox.chat.level = crate::protocol::SandboxLevel::Off;
-            // Where the blocked call ran, not where the chat points now (F-46).
-            if let Some(ws) = &rerun.workspace {
-                workspace = Some(ws.clone());
-            }
-        }
-        let spec = entry.tool.spec();
-        let name = &spec.name;
-        let timeout = self
-            .deps
-            .settings
-            .read()
-            .timeout(name)
-            .unwrap_or(spec.timeout);
-        let token = cancel.child_token();
-        let clock = crate::tools::clock::CallClock::new();
-        let mut exec_args = args.clone();
-        if let Value::Object(map) = &mut exec_args {
-            map.remove(LIMIT_ARG);
-        }
-        let ctx = ToolContext {
-            chat: self.chat,
-            seq,
-            call_id: call_id.to_string(),
-            workspace,
-            cancel: token.clone(),
-            clock: Arc::clone(&clock),
-            vars: Arc::clone(&self.vars),
-            sandbox,
-            sink: Arc::clone(&self.deps.sink),
-            read: read_sources(view),
-        };
-        // The gate let the call run: its view (if its server ships one) shows from now, so the
-        // record holds what it needs before the call ends (the arguments as the call's end
-        // records them too: a view shown now and one shown later are told the same).
-        let view = spec.view.as_deref().cloned();
-        if let Some(link) = &view {
-            self.deps.store.record_call_view_start(
-                self.chat,
-                seq,
-                name.clone(),
-                args.to_string(),
-                link.clone(),
-            );
-        }
-        self.deps.sink.emit(ToolEvent::Started {
-            chat: self.chat,
-            seq,
-            tool: name.clone(),
-            args: entry
-                .tool
-                .compress_args(&exec_args)
-                .unwrap_or_else(|| preview(&exec_args.to_string(), 200)),
-            view,
-        });
-        let run = AssertUnwindSafe(entry.tool.execute(exec_args, ctx)).catch_unwind();
-        let result = tokio::select! {
-            biased;
-            () = cancel.cancelled() => {
-                token.cancel();
-                return Err(ExecFailure {
-                    status: CallStatus::Cancelled,
-                    message: format!("The call to \"{name}\" was stopped by the user before it finished."),
-                });
-            }
-            // The time the user takes to answer the tool's questions does not count.
-            r = clock.limit(timeout, run) => r,
-        };
-        match result {
-            Err(_) => {
-                token.cancel();
-                Err(ExecFailure {
-                    status: CallStatus::TimedOut,
-                    message: format!(
-                        "The tool \"{name}\" did not finish within {} and was stopped. Try a smaller request, or ask the user to raise its timeout in settings.",
-                        seconds(timeout)
-                    ),
-                })
-            }
-            Ok(Err(panic)) => Err(ExecFailure {
-                status: CallStatus::Error,
-                message: format!(
-                    "The tool \"{name}\" crashed: {}. This is a bug in the tool, not in your arguments; try another approach.",
-                    panic_message(&*panic)
-                ),
-            }),
-            Ok(Ok(Err(e))) => {
-                let mut message = format!("Error from tool \"{name}\": {}", e.message);
-                if let Some(s) = e.suggestion_text() {
-                    message.push_str(&format!("\nSuggestion: {s}"));
-                }
-                Err(ExecFailure { status: CallStatus::Error, message })
-            }
-            Ok(Ok(Ok(data))) => Ok(data),
-        }
-    }
 }
 
 /// The variables a call's arguments expanded that came from somewhere, with their values.
@@ -775,12 +646,4 @@ fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
     Arc::from(distinct(
         expanded.iter().flat_map(|(s, _)| s.iter()).cloned(),
     ))
-}
-
-/// Everything the model had read when it made the call, with what its arguments expanded: what
-/// it writes into a variable came from there (F-80).
-fn read_sources(view: GuardView<'_>) -> Arc<[Source]> {
-    let read: &[Source] = view.exposure.map(Exposure::sources).unwrap_or_default();
-    let expanded = view.expanded.iter().flat_map(|(s, _)| s.iter());
-    Arc::from(distinct(read.iter().chain(expanded).cloned()))
 }

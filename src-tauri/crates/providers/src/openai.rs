@@ -191,6 +191,61 @@ struct ChunkUsage {
     prompt_cache_hit_tokens: Option<u64>,
 }
 
+/// One piece of a streamed tool call: its id and name the first time they come (announced
+/// once both may be known), then its arguments fragment by fragment.
+fn call_delta(
+    calls: &mut BTreeMap<u32, PartialCall>,
+    tc: ToolCallDelta<'_>,
+    on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+) {
+    let call = calls.entry(tc.index).or_default();
+    let started = !call.id.is_empty() || !call.name.is_empty();
+    if let Some(id) = tc.id.filter(|i| !i.is_empty()) {
+        if call.id.is_empty() {
+            call.id = id.into_owned();
+        }
+    }
+    let mut args_fragment = None;
+    if let Some(f) = tc.function {
+        if let Some(name) = f.name.filter(|n| !n.is_empty()) {
+            if call.name.is_empty() {
+                call.name = name.into_owned();
+            }
+        }
+        args_fragment = f.arguments.filter(|a| !a.is_empty());
+    }
+    if !started && (!call.id.is_empty() || !call.name.is_empty()) {
+        on_delta(StreamDelta::ToolCallStart {
+            index: tc.index,
+            id: call.id.clone(),
+            name: call.name.clone(),
+        });
+    }
+    if let Some(fragment) = args_fragment {
+        call.arguments.push_str(&fragment);
+        on_delta(StreamDelta::ToolCallArgs {
+            index: tc.index,
+            fragment: fragment.into_owned(),
+        });
+    }
+}
+
+impl ChunkUsage {
+    /// The usage the chunk reports, with cache reads as OpenAI or DeepSeek report them.
+    fn into_usage(self) -> Usage {
+        Usage {
+            input_tokens: self.prompt_tokens,
+            output_tokens: self.completion_tokens,
+            cache_read_tokens: self
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .or(self.prompt_cache_hit_tokens)
+                .unwrap_or(0),
+            cache_write_tokens: 0,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct PromptDetails {
     #[serde(default)]
@@ -282,16 +337,7 @@ impl StreamAssembler for OpenAiStream {
             ));
         }
         if let Some(u) = chunk.usage {
-            self.usage = Usage {
-                input_tokens: u.prompt_tokens,
-                output_tokens: u.completion_tokens,
-                cache_read_tokens: u
-                    .prompt_tokens_details
-                    .and_then(|d| d.cached_tokens)
-                    .or(u.prompt_cache_hit_tokens)
-                    .unwrap_or(0),
-                cache_write_tokens: 0,
-            };
+            self.usage = u.into_usage();
         }
         for choice in chunk.choices {
             if let Some(delta) = choice.delta {
@@ -312,36 +358,7 @@ impl StreamAssembler for OpenAiStream {
                     });
                 }
                 for tc in delta.tool_calls.unwrap_or_default() {
-                    let call = self.calls.entry(tc.index).or_default();
-                    let started = !call.id.is_empty() || !call.name.is_empty();
-                    if let Some(id) = tc.id.filter(|i| !i.is_empty()) {
-                        if call.id.is_empty() {
-                            call.id = id.into_owned();
-                        }
-                    }
-                    let mut args_fragment = None;
-                    if let Some(f) = tc.function {
-                        if let Some(name) = f.name.filter(|n| !n.is_empty()) {
-                            if call.name.is_empty() {
-                                call.name = name.into_owned();
-                            }
-                        }
-                        args_fragment = f.arguments.filter(|a| !a.is_empty());
-                    }
-                    if !started && (!call.id.is_empty() || !call.name.is_empty()) {
-                        on_delta(StreamDelta::ToolCallStart {
-                            index: tc.index,
-                            id: call.id.clone(),
-                            name: call.name.clone(),
-                        });
-                    }
-                    if let Some(fragment) = args_fragment {
-                        call.arguments.push_str(&fragment);
-                        on_delta(StreamDelta::ToolCallArgs {
-                            index: tc.index,
-                            fragment: fragment.into_owned(),
-                        });
-                    }
+                    call_delta(&mut self.calls, tc, on_delta);
                 }
             }
             if let Some(reason) = choice.finish_reason {

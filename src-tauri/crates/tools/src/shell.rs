@@ -353,39 +353,7 @@ async fn run(
 ) -> Result<Value, ToolError> {
     let sandbox = RunSandbox::plan(ctx, cwd).await?;
     let started = std::time::SystemTime::now() - super::changed_files::START_MARGIN;
-    let supervisor = super::supervisor::program();
-    let mut cmd = match supervisor {
-        Some(program) => {
-            let mut cmd = Command::new(program);
-            cmd.arg(super::supervisor::SUPERVISOR_ARG).arg(command);
-            // Its stdin is the stop line: closing it makes the supervisor kill everything.
-            cmd.stdin(Stdio::piped());
-            cmd
-        }
-        None => {
-            let mut cmd = shell_command(command);
-            cmd.stdin(Stdio::null()).kill_on_drop(true);
-            cmd
-        }
-    };
-    cmd.current_dir(cwd)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("TERM", "dumb")
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        .env("NO_COLOR", "1");
-    if let Some(path) = super::login_path::for_children_async().await {
-        cmd.env("PATH", path);
-    }
-    if let Some((spec, _)) = &sandbox.confined {
-        let json = serde_json::to_string(spec).map_err(|e| {
-            ToolError::other(format!("the sandbox settings could not be written: {e}"))
-        })?;
-        cmd.env(SANDBOX_ENV, json);
-    }
-    #[cfg(unix)]
-    cmd.process_group(0);
+    let cmd = command_for(command, cwd, &sandbox).await?;
     let mut child = spawn_shell(cmd).map_err(|e| {
         ToolError::new(
             ToolErrorKind::Unavailable,
@@ -447,6 +415,46 @@ async fn run(
         "stderr": stderr,
         "sandbox": report,
     }))
+}
+
+/// The process that runs `command` in `cwd`: through the supervisor where there is one (its
+/// stdin is the stop line), else the shell itself; plain output for a reader that is not a
+/// terminal, the login shell's `PATH`, the sandbox's settings, its own process group.
+async fn command_for(command: &str, cwd: &Path, sandbox: &RunSandbox) -> Result<Command, ToolError> {
+    let supervisor = super::supervisor::program();
+    let mut cmd = match supervisor {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.arg(super::supervisor::SUPERVISOR_ARG).arg(command);
+            // Its stdin is the stop line: closing it makes the supervisor kill everything.
+            cmd.stdin(Stdio::piped());
+            cmd
+        }
+        None => {
+            let mut cmd = shell_command(command);
+            cmd.stdin(Stdio::null()).kill_on_drop(true);
+            cmd
+        }
+    };
+    cmd.current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("TERM", "dumb")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .env("NO_COLOR", "1");
+    if let Some(path) = super::login_path::for_children_async().await {
+        cmd.env("PATH", path);
+    }
+    if let Some((spec, _)) = &sandbox.confined {
+        let json = serde_json::to_string(spec).map_err(|e| {
+            ToolError::other(format!("the sandbox settings could not be written: {e}"))
+        })?;
+        cmd.env(SANDBOX_ENV, json);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    Ok(cmd)
 }
 
 /// Why the sandbox could not be set up, when that is why the command ended: Tollgate's own

@@ -294,12 +294,9 @@ fn visible_text(message: &Value) -> Option<(Role, String)> {
     (!text.trim().is_empty()).then_some((role, text))
 }
 
-fn conversation(c: &Value) -> ImportedChat {
-    let empty = serde_json::Map::new();
-    let mapping = c
-        .get("mapping")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+/// The ids of a ChatGPT export's `mapping`, parents before children: breadth first from the
+/// roots (nodes whose parent is missing), each node once however the children lists repeat it.
+fn parents_first(mapping: &serde_json::Map<String, Value>) -> Vec<&str> {
     let parent_of = |id: &str| {
         mapping
             .get(id)
@@ -307,7 +304,6 @@ fn conversation(c: &Value) -> ImportedChat {
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    // Parents before children: breadth first from the roots (nodes whose parent is missing).
     let mut order: Vec<&str> = Vec::with_capacity(mapping.len());
     let mut queue: VecDeque<&str> = mapping
         .keys()
@@ -327,6 +323,16 @@ fn conversation(c: &Value) -> ImportedChat {
             }
         }
     }
+    order
+}
+
+fn conversation(c: &Value) -> ImportedChat {
+    let empty = serde_json::Map::new();
+    let mapping = c
+        .get("mapping")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let order = parents_first(mapping);
     // Keep what a reader sees; a kept message hangs under its nearest kept ancestor.
     let mut keys: HashMap<&str, i64> = HashMap::new();
     let mut kept_parent: HashMap<&str, Option<i64>> = HashMap::new();

@@ -1298,6 +1298,21 @@ async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
         .unwrap();
 }
 
+/// The probe server added with a rule for its `forecast` ([`forecasts_allowed`]), and a first
+/// chat in which the rule ran a forecast for Oslo without asking.
+async fn oslo_under_a_rule(app: &Tollgate, marker: &std::path::Path) -> tollgate_engine::ChatId {
+    forecasts_allowed(app, marker).await;
+    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first = run_unasked(
+        app,
+        first_chat,
+        call("probe__forecast", json!({"city": "Oslo"})),
+    )
+    .await;
+    assert_eq!(first.content, "sunny in Oslo");
+    first_chat
+}
+
 /// The next approval waiting in `chat`.
 async fn next_pending(
     app: &Tollgate,
@@ -1480,15 +1495,7 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
-    forecasts_allowed(&app, &marker).await;
-    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let first = run_unasked(
-        &app,
-        first_chat,
-        call("probe__forecast", json!({"city": "Oslo"})),
-    )
-    .await;
-    assert_eq!(first.content, "sunny in Oslo");
+    let first_chat = oslo_under_a_rule(&app, &marker).await;
 
     // The server rewrites the tool and says nothing: the registry still holds the old one.
     let shifted = run_approved(&app, first_chat, call("probe__quietshift", json!({}))).await;
@@ -1536,15 +1543,7 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
-    forecasts_allowed(&app, &marker).await;
-    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let first = run_unasked(
-        &app,
-        first_chat,
-        call("probe__forecast", json!({"city": "Oslo"})),
-    )
-    .await;
-    assert_eq!(first.content, "sunny in Oslo");
+    let first_chat = oslo_under_a_rule(&app, &marker).await;
     let broken = run_approved(&app, first_chat, call("probe__breaklist", json!({}))).await;
     assert_eq!(broken.content, "listing broken");
 

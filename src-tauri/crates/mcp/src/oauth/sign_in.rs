@@ -126,6 +126,32 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// What the sign-in asks the server's authorization endpoint for: the scopes (the challenge's
+/// where it named some, else what the server's metadata lists), the client as the user set it
+/// up (a metadata document's address, or a registered id and secret).
+fn authorization_request(req: &SignIn<'_>, redirect_uri: String) -> AuthorizationRequest {
+    let mut request = AuthorizationRequest::new(redirect_uri)
+        .with_client_name(CLIENT_NAME)
+        .with_initial_scope_selection();
+    if let Some(challenge) = req.challenge {
+        request = request.with_challenge(challenge);
+    }
+    if let Some(address) = req
+        .client_metadata_url
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        request = request.with_client_metadata_url(address);
+    }
+    if let Some(id) = req.client_id.map(str::trim).filter(|s| !s.is_empty()) {
+        request = request.with_preregistered_client(id);
+        if let Some(secret) = req.client_secret.filter(|s| !s.is_empty()) {
+            request = request.with_client_secret(secret);
+        }
+    }
+    request
+}
+
 /// Signs in to the server at `req.url`: the user's browser opens at the authorization server,
 /// and when it comes back the tokens are in the keychain. Returns what the settings show.
 pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
@@ -154,26 +180,7 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
             "Tollgate could not listen for the browser's answer: {e}"
         ))
     })?;
-    // The scopes: the challenge's where it named some, else what the server's metadata lists.
-    let mut request = AuthorizationRequest::new(loopback.redirect_uri())
-        .with_client_name(CLIENT_NAME)
-        .with_initial_scope_selection();
-    if let Some(challenge) = req.challenge {
-        request = request.with_challenge(challenge);
-    }
-    if let Some(address) = req
-        .client_metadata_url
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        request = request.with_client_metadata_url(address);
-    }
-    if let Some(id) = req.client_id.map(str::trim).filter(|s| !s.is_empty()) {
-        request = request.with_preregistered_client(id);
-        if let Some(secret) = req.client_secret.filter(|s| !s.is_empty()) {
-            request = request.with_client_secret(secret);
-        }
-    }
+    let request = authorization_request(&req, loopback.redirect_uri());
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| from_auth(e, url))?;

@@ -92,10 +92,19 @@ fn module_path(src: &Path, file: &Path) -> Vec<String> {
 
 /// Source without comments, string and char literals, and `#[cfg(test)]` items.
 fn code_only(text: &str) -> String {
+    strip_test_items(&blanked(text))
+}
+
+/// `text` with comments, strings and character literals blanked, line breaks kept.
+pub(super) fn blanked(text: &str) -> String {
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let blank = |out: &mut Vec<u8>, bytes: &[u8]| {
+        out.extend(bytes.iter().map(|&c| if c == b'\n' { b'\n' } else { b' ' }));
+    };
     let mut i = 0;
     while i < b.len() {
+        let start = i;
         match b[i] {
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
@@ -105,10 +114,10 @@ fn code_only(text: &str) -> String {
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let mut depth = 0;
                 while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    if b[i..].starts_with(b"/*") {
                         depth += 1;
                         i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    } else if b[i..].starts_with(b"*/") {
                         depth -= 1;
                         i += 2;
                         if depth == 0 {
@@ -119,17 +128,17 @@ fn code_only(text: &str) -> String {
                     }
                 }
             }
-            b'r' if (b.get(i + 1) == Some(&b'#') || b.get(i + 1) == Some(&b'"'))
+            b'r' if matches!(b.get(i + 1), Some(b'#') | Some(b'"'))
                 && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
             {
-                let mut hashes = 0;
                 let mut j = i + 1;
+                let mut hashes = 0;
                 while b.get(j) == Some(&b'#') {
                     hashes += 1;
                     j += 1;
                 }
                 if b.get(j) != Some(&b'"') {
-                    out.push('r');
+                    out.push(b'r');
                     i += 1;
                     continue;
                 }
@@ -140,34 +149,31 @@ fn code_only(text: &str) -> String {
                 while j < b.len() && !b[j..].starts_with(&close) {
                     j += 1;
                 }
-                i = j + close.len();
-                out.push_str("\"\"");
+                i = (j + close.len()).min(b.len());
             }
             b'"' => {
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
-                i += 1;
-                out.push_str("\"\"");
+                i = (i + 1).min(b.len());
             }
-            b'\'' if b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')) => {
-                // A char literal ('x' or an escape); lifetimes ('a) have no closing quote.
+            b'\'' if b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\') => {
                 i += 1;
                 while i < b.len() && b[i] != b'\'' {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
-                i += 1;
-                out.push_str("' '");
+                i = (i + 1).min(b.len());
             }
             _ => {
-                let ch = text[i..].chars().next().unwrap();
-                out.push(ch);
-                i += ch.len_utf8();
+                out.push(b[i]);
+                i += 1;
+                continue;
             }
         }
+        blank(&mut out, &b[start..i.min(b.len())]);
     }
-    strip_test_items(&out)
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Removes `#[cfg(test)]` items (test modules and test-only functions) with their braces.
