@@ -174,7 +174,6 @@ pub(super) async fn answer(
     }
 }
 
-
 fn denied_message(reason: Option<String>, stop: bool) -> String {
     let mut msg = if stop {
         "The user denied this call and stopped the turn.".to_string()

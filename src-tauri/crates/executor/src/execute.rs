@@ -134,11 +134,7 @@ type RunEnd = Result<
 
 /// What a tool's run came to, as the call's value or the failure the model is told of: it timed
 /// out, it panicked, or it failed with its own error and suggestion.
-fn ended(
-    name: &str,
-    timeout: Duration,
-    result: RunEnd,
-) -> Result<Value, ExecFailure> {
+fn ended(name: &str, timeout: Duration, result: RunEnd) -> Result<Value, ExecFailure> {
     match result {
         Err(_) => Err(ExecFailure {
             status: CallStatus::TimedOut,
@@ -167,4 +163,3 @@ fn ended(
         Ok(Ok(Ok(data))) => Ok(data),
     }
 }
-

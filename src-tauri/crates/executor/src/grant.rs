@@ -78,7 +78,9 @@ impl GuardView<'_> {
     pub fn read_sources(&self) -> Arc<[Source]> {
         let read: &[Source] = self.exposure.map(Exposure::sources).unwrap_or_default();
         let expanded = self.expanded.iter().flat_map(|(s, _)| s.iter());
-        Arc::from(crate::provenance::distinct(read.iter().chain(expanded).cloned()))
+        Arc::from(crate::provenance::distinct(
+            read.iter().chain(expanded).cloned(),
+        ))
     }
 }
 

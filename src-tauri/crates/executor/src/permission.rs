@@ -145,7 +145,13 @@ impl ToolExecutor {
         Ok(edited.clone())
     }
 
-    pub(super) async fn remember(&self, tool: &str, args: &Value, inputs: &PermissionInputs, allowed: bool) {
+    pub(super) async fn remember(
+        &self,
+        tool: &str,
+        args: &Value,
+        inputs: &PermissionInputs,
+        allowed: bool,
+    ) {
         let row = ApprovalRecordRow {
             chat: self.chat,
             tool: tool.to_string(),
@@ -235,7 +241,8 @@ impl ToolExecutor {
         };
         trace.decided_by = Some(DecidedBy::User);
         trace.decision = Some(decision.choice());
-        let granted = super::card::answer(self, entry, args, &inputs, review, decision, trace).await;
+        let granted =
+            super::card::answer(self, entry, args, &inputs, review, decision, trace).await;
         // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
         // from now: what the call runs with is what the user kept.
         if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {

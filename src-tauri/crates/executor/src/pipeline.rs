@@ -18,9 +18,9 @@
 //! empty content), an event for the UI and a row in the database.
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
+use super::execute::ExecFailure;
 use super::grant::{Grant, GuardView, Recheck};
 use super::plan::Envelope;
-use super::execute::ExecFailure;
 use super::ToolExecutor;
 use crate::parse::preview;
 use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice};

@@ -276,9 +276,10 @@ fn override_order(lower: &str) -> Option<(usize, usize)> {
         if !OVERRIDE_VERBS.contains(&word.as_str()) {
             return None;
         }
-        let object = words[i + 1..].iter().take(OVERRIDE_REACH).find(|(_, w)| {
-            OVERRIDE_OBJECTS.contains(&w.as_str())
-        })?;
+        let object = words[i + 1..]
+            .iter()
+            .take(OVERRIDE_REACH)
+            .find(|(_, w)| OVERRIDE_OBJECTS.contains(&w.as_str()))?;
         Some((*at, object.0 + object.1.len() - at))
     })
 }

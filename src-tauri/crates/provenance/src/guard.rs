@@ -290,9 +290,7 @@ fn vouched_whole(exposure: &Exposure, trust: &Trust<'_>, text: &str) -> bool {
 /// result begins with its address, which the user or the model chose, not the page).
 fn naming_by_others<'e>(exposure: &'e Exposure, value: &TargetValue) -> Vec<&'e [Source]> {
     let own = |s: &Source| match (s, value) {
-        (Source::Web { host, .. }, TargetValue::Host(h)) => {
-            tollgate_names::same_site(host, h)
-        }
+        (Source::Web { host, .. }, TargetValue::Host(h)) => tollgate_names::same_site(host, h),
         (Source::Web { url, .. }, TargetValue::Url(u)) => {
             values_of_argument(url).first() == Some(&TargetValue::Url(u.clone()))
         }

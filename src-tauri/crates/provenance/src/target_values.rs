@@ -12,8 +12,8 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
-use unicode_normalization::UnicodeNormalization;
 use tollgate_names::ambiguous_url;
+use unicode_normalization::UnicodeNormalization;
 
 /// FNV-1a: the sets here hold short strings of one text, built once per piece of content;
 /// SipHash's resistance to chosen collisions buys nothing there and costs a third of the time.

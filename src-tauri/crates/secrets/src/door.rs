@@ -161,7 +161,10 @@ impl SecretDoor {
                 *slot = Some((texts[i].clone(), redacted_now.next().flatten()));
             }
         }
-        let mut fresh = fresh.into_iter().zip(found.into_iter().flatten()).peekable();
+        let mut fresh = fresh
+            .into_iter()
+            .zip(found.into_iter().flatten())
+            .peekable();
         for (i, text) in texts.iter_mut().enumerate() {
             let place = start + i;
             if fresh.peek().is_some_and(|(f, _)| *f == i) {
@@ -325,7 +328,10 @@ mod tests {
             for (text, original) in texts.iter().zip(&originals) {
                 let alone = crate::redacted_known(original).unwrap_or_else(|| original.clone());
                 assert_eq!(text, &alone, "round {round}");
-                assert!(!text.contains(secret) && !text.contains(encoded), "round {round}");
+                assert!(
+                    !text.contains(secret) && !text.contains(encoded),
+                    "round {round}"
+                );
             }
         }
     }

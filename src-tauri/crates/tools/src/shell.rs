@@ -420,7 +420,11 @@ async fn run(
 /// The process that runs `command` in `cwd`: through the supervisor where there is one (its
 /// stdin is the stop line), else the shell itself; plain output for a reader that is not a
 /// terminal, the login shell's `PATH`, the sandbox's settings, its own process group.
-async fn command_for(command: &str, cwd: &Path, sandbox: &RunSandbox) -> Result<Command, ToolError> {
+async fn command_for(
+    command: &str,
+    cwd: &Path,
+    sandbox: &RunSandbox,
+) -> Result<Command, ToolError> {
     let supervisor = super::supervisor::program();
     let mut cmd = match supervisor {
         Some(program) => {

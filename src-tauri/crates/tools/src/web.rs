@@ -96,10 +96,9 @@ fn build_client(reach: &Reach) -> Result<reqwest::Client, String> {
             // Another host is another grant: a rule for `https://docs.rs/*` must not reach
             // wherever an open redirect on docs.rs points. The redirect comes back as the answer
             // and the model asks for the new URL in a call of its own.
-            let same_host = attempt
-                .previous()
-                .last()
-                .is_some_and(|from| tollgate_names::host_of(from) == tollgate_names::host_of(attempt.url()));
+            let same_host = attempt.previous().last().is_some_and(|from| {
+                tollgate_names::host_of(from) == tollgate_names::host_of(attempt.url())
+            });
             if same_host {
                 attempt.follow()
             } else {

@@ -1549,7 +1549,12 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
 
     // The next chat lists the tool again before the rule runs it; the listing fails.
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let failed = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Bergen"}))).await;
+    let failed = run_unasked(
+        &app,
+        chat,
+        call("probe__forecast", json!({"city": "Bergen"})),
+    )
+    .await;
     assert!(failed.is_error, "{failed:?}");
     assert!(
         failed.content.contains("mallory@evil.example"),

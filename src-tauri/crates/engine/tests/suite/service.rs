@@ -791,7 +791,11 @@ async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
         .await
         .unwrap();
     let exec = app.executor(chat).await.unwrap();
-    let tool = exec.offered_tools().into_iter().next().expect("a tool is offered");
+    let tool = exec
+        .offered_tools()
+        .into_iter()
+        .next()
+        .expect("a tool is offered");
     crate::common::eventually("the chat's history is ready at the door", || {
         let door = exec.secret_door();
         door.is_ready_for("summarise the quarterly report")

@@ -250,11 +250,17 @@ fn over_limits() -> (BTreeMap<String, usize>, BTreeMap<String, usize>, usize) {
 
 /// What the list says against what was measured: new ones over, listed ones grown, listed ones
 /// now under (to be taken off).
-fn compare(kind: &str, listed: &[(&str, usize)], measured: &BTreeMap<String, usize>) -> Vec<String> {
+fn compare(
+    kind: &str,
+    listed: &[(&str, usize)],
+    measured: &BTreeMap<String, usize>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (name, now) in measured {
         match listed.iter().find(|(n, _)| n == name) {
-            None => out.push(format!("{kind} {name}: {now}, over the limit and not listed")),
+            None => out.push(format!(
+                "{kind} {name}: {now}, over the limit and not listed"
+            )),
             Some((_, was)) if now > was => {
                 out.push(format!("{kind} {name}: grew from {was} to {now}"))
             }

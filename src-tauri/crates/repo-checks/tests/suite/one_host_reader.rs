@@ -40,7 +40,17 @@ fn only_the_names_crate_reads_a_host() {
     let mut files = Vec::new();
     files_under(
         &root.join("src-tauri/crates"),
-        &["target", "tests", "benches", "fuzz", "names", "test-support", "mock-llm", "repo-checks", "scale"],
+        &[
+            "target",
+            "tests",
+            "benches",
+            "fuzz",
+            "names",
+            "test-support",
+            "mock-llm",
+            "repo-checks",
+            "scale",
+        ],
         &mut files,
     );
     let mut read = 0;
