@@ -163,6 +163,47 @@ fn pins<'p>(workspace: &Path, protected: &'p [PathBuf]) -> (Vec<&'p Path>, Vec<&
     (pins, read_only)
 }
 
+/// The mounts that guard git's folders and the protected files of a writable workspace: git's
+/// folders each shown as its copy with its object stores bound in (only git's data comes back
+/// from the copy, `git_stage`), or read-only but for its data folders; `.git` files, a hooks
+/// folder and the files editors run by themselves read-only. Every folder between the workspace
+/// and each of them is bound onto itself first, so it is a mount point that cannot be renamed
+/// away and replaced by a planted one.
+fn git_and_protected_binds(spec: &SandboxSpec) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut push = |parts: &[&std::ffi::OsStr]| a.extend(parts.iter().map(|p| p.to_os_string()));
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let mut guarded: Vec<PathBuf> = spec.protected.clone();
+    guarded.extend(spec.git.iter().map(|g| g.real.clone()));
+    let (pinned, _) = pins(&spec.workspace, &guarded);
+    for folder in pinned {
+        push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
+    }
+    for git in &spec.git {
+        let real = git.real.as_os_str();
+        let direct = match &git.shown {
+            GitShown::Copy { stage, stores } => {
+                push(&[os("--bind"), stage.as_os_str(), real]);
+                stores.as_slice()
+            }
+            GitShown::ReadOnly { data } => {
+                push(&[os("--ro-bind"), real, real]);
+                data.as_slice()
+            }
+            GitShown::Undone => &[],
+        };
+        for folder in direct {
+            let path = git.real.join(folder);
+            push(&[os("--bind"), path.as_os_str(), path.as_os_str()]);
+        }
+    }
+    let (_, read_only) = pins(&spec.workspace, &spec.protected);
+    for path in read_only {
+        push(&[os("--ro-bind"), path.as_os_str(), path.as_os_str()]);
+    }
+    a
+}
+
 /// bubblewrap's arguments for `spec`, up to and including `--`: what follows is the program to
 /// run inside. `inner` is Tollgate's binary (it applies Landlock inside and then becomes the
 /// command); `app_dir` the folder it came from when it runs from an AppImage's mount (`APPDIR`).
@@ -212,39 +253,8 @@ pub fn bwrap_args(
             push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
             bound.push(folder);
         }
-        // Git's folders: each shown as its copy, with its object stores bound in (only git's
-        // data comes back from the copy, `git_stage`), or read-only but for its data folders.
-        // `.git` files, a hooks folder and the files editors run by themselves: read-only.
-        // Every folder between the workspace and each of them is bound onto itself first, so
-        // it is a mount point that cannot be renamed away and replaced by a planted one.
-        let mut guarded: Vec<PathBuf> = spec.protected.clone();
-        guarded.extend(spec.git.iter().map(|g| g.real.clone()));
-        let (pinned, _) = pins(&spec.workspace, &guarded);
-        for folder in pinned {
-            push(&[os("--bind"), folder.as_os_str(), folder.as_os_str()]);
-        }
-        for git in &spec.git {
-            let real = git.real.as_os_str();
-            let direct = match &git.shown {
-                GitShown::Copy { stage, stores } => {
-                    push(&[os("--bind"), stage.as_os_str(), real]);
-                    stores.as_slice()
-                }
-                GitShown::ReadOnly { data } => {
-                    push(&[os("--ro-bind"), real, real]);
-                    data.as_slice()
-                }
-                GitShown::Undone => &[],
-            };
-            for folder in direct {
-                let path = git.real.join(folder);
-                push(&[os("--bind"), path.as_os_str(), path.as_os_str()]);
-            }
-        }
-        let (_, read_only) = pins(&spec.workspace, &spec.protected);
-        for path in read_only {
-            push(&[os("--ro-bind"), path.as_os_str(), path.as_os_str()]);
-        }
+        let guarded = git_and_protected_binds(spec);
+        push(&guarded.iter().map(OsString::as_os_str).collect::<Vec<_>>());
     }
     // The secret folders: an empty folder (or file) in their place. A hidden folder that holds
     // the workspace itself is the user's own choice and stays (Landlock still guards the rest).

@@ -322,28 +322,7 @@ impl Tollgate {
     ) -> Result<(), ServiceError> {
         config.validate()?;
         let old_name = previous.unwrap_or(&config.name).to_string();
-        let existing = self
-            .mcp_configs
-            .lock()
-            .iter()
-            .find(|c| c.name == old_name)
-            .cloned();
-        if old_name != config.name
-            && self
-                .mcp_configs
-                .lock()
-                .iter()
-                .any(|c| c.name == config.name)
-        {
-            return Err(ServiceError::Invalid(Invalid::McpNameTaken {
-                name: config.name,
-            }));
-        }
-        if previous.is_some() && existing.is_none() {
-            return Err(ServiceError::NotFound(Missing::McpServer {
-                name: old_name,
-            }));
-        }
+        let existing = existing_server(&self.mcp_configs.lock(), &config, previous)?;
         // Secret values left empty (or still hidden) keep the stored ones — but only while the
         // server is reached the same way: a token stored for one host or program is never sent
         // to another because its field was left blank.
@@ -353,24 +332,7 @@ impl Tollgate {
             if same_destination {
                 self.fill_secrets(&mut config, &old_name).await?;
             } else {
-                let mut blank: Vec<String> = config
-                    .transport
-                    .secrets()
-                    .iter()
-                    .filter(|(k, v)| v.is_empty() && old.transport.secrets().contains_key(*k))
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                if config.oauth_client_secret.as_deref() == Some("")
-                    && old.oauth_client_secret.is_some()
-                {
-                    blank.push("OAuth client secret".into());
-                }
-                if !blank.is_empty() || inline_secrets::has_placeholders(&config.transport) {
-                    return Err(ServiceError::Invalid(Invalid::McpSecretsNotReused {
-                        server: config.name,
-                        secrets: blank,
-                    }));
-                }
+                refuse_blank_secrets(old, &config)?;
             }
         }
         // Another program or address under the same name is another server: its tools start
@@ -596,4 +558,52 @@ impl Tollgate {
             crate::chat::attachments::check(filled.attachments).map_err(refused)?;
         Ok(filled)
     }
+}
+
+/// The stored server a save replaces (`previous`, else the one of the new name), checked: a new
+/// name must not be another server's, and a server named to be edited must exist.
+fn existing_server(
+    configs: &[McpServerConfig],
+    config: &McpServerConfig,
+    previous: Option<&str>,
+) -> Result<Option<McpServerConfig>, ServiceError> {
+    let old_name = previous.unwrap_or(&config.name);
+    let existing = configs.iter().find(|c| c.name == old_name).cloned();
+    if old_name != config.name && configs.iter().any(|c| c.name == config.name) {
+        return Err(ServiceError::Invalid(Invalid::McpNameTaken {
+            name: config.name.clone(),
+        }));
+    }
+    if previous.is_some() && existing.is_none() {
+        return Err(ServiceError::NotFound(Missing::McpServer {
+            name: old_name.to_string(),
+        }));
+    }
+    Ok(existing)
+}
+
+/// Refuses a save that points a server elsewhere while leaving a stored secret's field blank
+/// (or a placeholder in its command line): a token stored for one host or program is never sent
+/// to another because its field was left empty.
+fn refuse_blank_secrets(
+    old: &McpServerConfig,
+    config: &McpServerConfig,
+) -> Result<(), ServiceError> {
+    let mut blank: Vec<String> = config
+        .transport
+        .secrets()
+        .iter()
+        .filter(|(k, v)| v.is_empty() && old.transport.secrets().contains_key(*k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if config.oauth_client_secret.as_deref() == Some("") && old.oauth_client_secret.is_some() {
+        blank.push("OAuth client secret".into());
+    }
+    if !blank.is_empty() || inline_secrets::has_placeholders(&config.transport) {
+        return Err(ServiceError::Invalid(Invalid::McpSecretsNotReused {
+            server: config.name.clone(),
+            secrets: blank,
+        }));
+    }
+    Ok(())
 }
