@@ -216,9 +216,11 @@ fn phrases(text: &str) -> Vec<TargetValue> {
 fn envelope_host(target: &str) -> Option<String> {
     let target = target.trim();
     if target.contains("://") {
-        let host = tollgate_names::target_host(target)?;
-        let port = url::Url::parse(target).ok()?.port();
-        return Some(HostPattern::entry(&host, port));
+        let url = tollgate_names::target_url(target)?;
+        return Some(HostPattern::entry(
+            &tollgate_names::host_of(&url)?,
+            url.port(),
+        ));
     }
     if target.contains(['@', '/', '*']) || target.contains(char::is_whitespace) {
         return None;

@@ -9,7 +9,7 @@
 //!   window gets the schemes generated into `ui/src/bindings.ts`), pages a server asks for and
 //!   sign-in;
 //! - [`url_host`]: the host of a web address, for where a page came from, the host a target
-//!   names, a plan step's envelope and a server's page (one reading, [`target_host`] refusing
+//!   names, a plan step's envelope and a server's page (one reading, [`target_url`] refusing
 //!   what two parsers read differently);
 //! - [`web`]: which addresses Tollgate sends requests to (http and https), and where a credential
 //!   may go (https, or plain http to this machine): for providers, MCP servers and `fetch_url`.
@@ -27,6 +27,6 @@ pub mod words;
 pub use address::{describe, is_public};
 pub use host::{normalize, HostPattern};
 pub use open::{check_open, NotOpenable, Opening, LINK_SCHEMES};
-pub use url_host::{ambiguous_url, host_of, same_site, site, target_host, url_host};
+pub use url_host::{ambiguous_url, host_of, same_site, site, target_url, url_host};
 pub use web::{check_credential, check_web, web_url, NotWebUrl};
 pub use words::{words, words_at};

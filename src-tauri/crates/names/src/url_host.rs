@@ -5,7 +5,7 @@
 //!
 //! - [`host_of`] reads a parsed address the way this app's own HTTP client does (the `url`
 //!   crate, WHATWG), for what the app fetched itself.
-//! - [`target_host`] reads an address another program will use: one that two common parsers
+//! - [`target_url`] reads an address another program will use: one that two common parsers
 //!   read differently ([`ambiguous_url`]) names no host, so no host granted or trusted covers it.
 //! - [`site`] is the one loosening: `www.example.org` and `example.org` are one site when the
 //!   question is *who named* a target (a page's link to its own `www.` twin is the page's own
@@ -24,13 +24,13 @@ pub fn url_host(address: &str) -> Option<String> {
     host_of(&url::Url::parse(address.trim()).ok()?)
 }
 
-/// The host of `address` as a target: [`url_host`], unless two common parsers read it
-/// differently ([`ambiguous_url`]), when it names none.
-pub fn target_host(address: &str) -> Option<String> {
+/// `address` parsed as a target: `None` when two common parsers read it differently
+/// ([`ambiguous_url`]), so it names no host a grant or trust could cover.
+pub fn target_url(address: &str) -> Option<url::Url> {
     if ambiguous_url(address) {
         return None;
     }
-    url_host(address)
+    url::Url::parse(address.trim()).ok()
 }
 
 /// Whether two common parsers read `text`'s host differently: a backslash (WHATWG reads it as
@@ -74,7 +74,11 @@ mod tests {
             " https://docs.test/ ",
         ] {
             assert_eq!(url_host(shape).as_deref(), Some("docs.test"), "{shape}");
-            assert_eq!(target_host(shape).as_deref(), Some("docs.test"), "{shape}");
+            assert_eq!(
+                target_url(shape).and_then(|u| host_of(&u)).as_deref(),
+                Some("docs.test"),
+                "{shape}"
+            );
         }
         assert_eq!(url_host("http://[0:0::1]:9/").as_deref(), Some("::1"));
         assert_eq!(url_host("http://127.1/").as_deref(), Some("127.0.0.1"));
@@ -87,7 +91,7 @@ mod tests {
             "http://docs..test/",
             "http://docs.test\t/",
         ] {
-            assert_eq!(target_host(split), None, "{split}");
+            assert!(target_url(split).is_none(), "{split}");
         }
         assert_eq!(url_host("mailto:a@b.test"), None);
         assert_eq!(url_host("docs.test"), None);

@@ -39,22 +39,6 @@ fn message_texts(messages: &mut [ChatMessage]) -> Vec<&mut String> {
     texts
 }
 
-/// Every string of a JSON value, keys included, as [`SecretDoor::pass_json`] passes them.
-fn json_texts(value: &serde_json::Value, out: &mut Vec<String>) {
-    use serde_json::Value;
-    match value {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|v| json_texts(v, out)),
-        Value::Object(map) => {
-            for (key, v) in map {
-                out.push(key.clone());
-                json_texts(v, out);
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
 /// A [`ChatRequest`] whose every text has passed the secrets' door. Read it as a request
 /// (it dereferences to one); it cannot be changed or built any other way.
 #[derive(Debug, Clone)]
@@ -93,7 +77,7 @@ impl Outgoing {
         for tool in tools {
             texts.push(tool.name.clone());
             texts.push(tool.description.clone());
-            json_texts(&tool.parameters, &mut texts);
+            SecretDoor::json_strings(&tool.parameters, &mut texts);
         }
         SecretDoor::prepare(texts)
     }

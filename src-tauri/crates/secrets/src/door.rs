@@ -93,14 +93,21 @@ impl SecretDoor {
         self.ready.contains_key(text)
     }
 
-    /// What was made ready for `text`, if anything: the text and what it leaves as.
-    fn ready_for(&self, text: &str) -> Option<(String, Option<String>)> {
+    /// What was made ready for `text` ([`Self::take`]), if anything: what it leaves as.
+    fn made_ready(&self, text: &str) -> Option<&Option<String>> {
         if self.ready.is_empty() {
             return None;
         }
-        self.ready
-            .get(text)
-            .map(|redacted| (text.to_string(), redacted.clone()))
+        self.ready.get(text)
+    }
+
+    /// Remembers what `text`, at `place` of this request, left as.
+    fn remember_at(&mut self, place: usize, text: &str, left: Option<String>) {
+        let entry = (text.to_string(), left);
+        match self.seen.get_mut(place) {
+            Some(slot) => *slot = entry,
+            None => self.seen.push(entry),
+        }
     }
 
     /// Passes one text of the request through the door, in place.
@@ -115,72 +122,54 @@ impl SecretDoor {
     fn passed(&mut self, text: &str) -> Option<String> {
         let place = self.next;
         self.next += 1;
-        if let Some((seen, redacted)) = self.seen.get(place) {
+        if let Some((seen, left)) = self.seen.get(place) {
             if seen == text {
-                return redacted.clone();
+                return left.clone();
             }
         }
-        let entry = match self.ready_for(text) {
-            Some(ready) => ready,
-            None => (text.to_string(), crate::redacted_known(text)),
+        let left = match self.made_ready(text) {
+            Some(ready) => ready.clone(),
+            None => crate::redacted_known(text),
         };
-        let redacted = entry.1.clone();
-        match self.seen.get_mut(place) {
-            Some(slot) => *slot = entry,
-            None => self.seen.push(entry),
-        }
-        redacted
+        self.remember_at(place, text, left.clone());
+        left
     }
 
     /// Passes texts that stand next to each other in the request through the door, in place:
-    /// what [`Self::pass`] does to each in turn, with the texts not seen before redacted on
-    /// every core at once when there is enough of them to be worth it (a chat's first request
-    /// after the app starts carries its whole history).
+    /// what [`Self::pass`] does to each in turn, with the texts neither seen before nor made
+    /// ready redacted on every core at once when there is enough of them to be worth it (a
+    /// chat's first request after the app starts carries its whole history).
     pub fn pass_many(&mut self, texts: &mut [&mut String]) {
         let start = self.next;
         self.next += texts.len();
-        let fresh: Vec<usize> = (0..texts.len())
-            .filter(|&i| {
+        let new: Vec<bool> = (0..texts.len())
+            .map(|i| {
                 self.seen
                     .get(start + i)
                     .is_none_or(|(seen, _)| seen != texts[i].as_str())
             })
             .collect();
-        // Made ready ahead (the chat was opened), else redacted now.
-        let mut found: Vec<Option<(String, Option<String>)>> =
-            fresh.iter().map(|&i| self.ready_for(texts[i])).collect();
-        let missing: Vec<&str> = fresh
-            .iter()
-            .zip(&found)
-            .filter(|(_, ready)| ready.is_none())
-            .map(|(&i, _)| texts[i].as_str())
+        let missing: Vec<&str> = (0..texts.len())
+            .filter(|&i| new[i] && self.made_ready(texts[i]).is_none())
+            .map(|i| texts[i].as_str())
             .collect();
+        // In the order the loop below meets them.
         let mut redacted_now = redact_all(&missing).into_iter();
-        for (slot, &i) in found.iter_mut().zip(&fresh) {
-            if slot.is_none() {
-                *slot = Some((texts[i].clone(), redacted_now.next().flatten()));
-            }
-        }
-        let mut fresh = fresh
-            .into_iter()
-            .zip(found.into_iter().flatten())
-            .peekable();
         for (i, text) in texts.iter_mut().enumerate() {
             let place = start + i;
-            if fresh.peek().is_some_and(|(f, _)| *f == i) {
-                let Some((_, entry)) = fresh.next() else {
-                    continue;
-                };
-                let redacted = entry.1.clone();
-                match self.seen.get_mut(place) {
-                    Some(slot) => *slot = entry,
-                    None => self.seen.push(entry),
+            if !new[i] {
+                if let Some((_, Some(left))) = self.seen.get(place) {
+                    text.clone_from(left);
                 }
-                if let Some(redacted) = redacted {
-                    **text = redacted;
-                }
-            } else if let Some((_, Some(redacted))) = self.seen.get(place) {
-                text.clone_from(redacted);
+                continue;
+            }
+            let left = match self.made_ready(text) {
+                Some(ready) => ready.clone(),
+                None => redacted_now.next().flatten(),
+            };
+            self.remember_at(place, text, left.clone());
+            if let Some(left) = left {
+                **text = left;
             }
         }
     }
@@ -204,6 +193,23 @@ impl SecretDoor {
                     if let Some(v) = map.remove(&old) {
                         map.insert(new, v);
                     }
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    /// Every string of a JSON value, keys included: what [`Self::pass_json`] passes, for
+    /// [`Self::prepare`].
+    pub fn json_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| Self::json_strings(v, out)),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    out.push(key.clone());
+                    Self::json_strings(v, out);
                 }
             }
             Value::Null | Value::Bool(_) | Value::Number(_) => {}

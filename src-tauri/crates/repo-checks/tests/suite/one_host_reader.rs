@@ -78,7 +78,7 @@ fn only_the_names_crate_reads_a_host() {
     assert!(read > 100, "only {read} files read: is the path right?");
     assert!(
         found.is_empty(),
-        "read a host with tollgate_names (url_host, target_host, host_of, site):\n{}",
+        "read a host with tollgate_names (url_host, target_url, host_of, site):\n{}",
         found.join("\n")
     );
     for (file, _) in OWN_READERS {
