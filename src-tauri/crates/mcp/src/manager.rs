@@ -228,6 +228,14 @@ pub enum McpReviewError {
     TextsChanged(String),
 }
 
+/// A server's session as it started: the connection and its first lists.
+struct Session {
+    conn: Arc<McpConnection>,
+    tools: Vec<McpToolInfo>,
+    resources: Vec<Resource>,
+    prompts: Vec<Prompt>,
+}
+
 impl McpManager {
     /// A manager whose sandboxed servers never read `hidden`, and whose servers' questions go
     /// to `questions`.
@@ -391,12 +399,26 @@ impl McpManager {
     /// Connects, lists the tools, resources and prompts, and then watches the connection until
     /// it ends, listing again whatever the server says has changed.
     async fn run(self: Arc<Self>, launch: Start) {
+        let (name, generation) = (launch.name.clone(), launch.generation);
+        let started = self.start_session(launch).await;
+        let Some(conn) = self.settle_start(&name, generation, started) else {
+            return;
+        };
+        self.notify();
+        match self.watch(&name, generation, &conn).await {
+            Some(challenge) => self.refused_mid_session(&name, generation, challenge).await,
+            None => self.stopped(&name, generation, &conn),
+        }
+    }
+
+    /// The server of `launch` connected, with its tools, resources and prompts.
+    async fn start_session(&self, launch: Start) -> Result<Session, super::McpError> {
         let Start {
             name,
-            generation,
             config,
             oauth,
             slot,
+            ..
         } = launch;
         let session = super::connection::Session {
             oauth,
@@ -405,61 +427,78 @@ impl McpManager {
                 hub: Arc::clone(hub),
             }),
         };
-        let started = async {
-            let conn = McpConnection::connect(&config, &self.hidden, session).await?;
-            let tools = conn.tools().await?;
-            // A server whose resources or prompts cannot be listed still offers its tools.
-            let resources = conn.resources().await.unwrap_or_else(|e| {
-                tracing::warn!("MCP server {name}: {e}");
-                Vec::new()
-            });
-            let prompts = conn.prompts().await.unwrap_or_else(|e| {
-                tracing::warn!("MCP server {name}: {e}");
-                Vec::new()
-            });
-            Ok::<_, super::McpError>((Arc::new(conn), tools, resources, prompts))
-        }
-        .await;
-        let conn = {
-            let mut entries = self.entries.lock();
-            let Some(entry) = current(&mut entries, &name, generation) else {
-                // Superseded while connecting: `started` (and its process) is dropped here.
-                return;
-            };
-            match started {
-                Ok((conn, tools, resources, prompts)) => {
-                    entry.challenge = None;
-                    entry.identity = conn.identity().clone();
-                    entry.tools = tools;
-                    entry.resources = resources;
-                    entry.prompts = prompts;
-                    self.review(entry);
-                    entry.status = McpStatus::Ready;
-                    entry.slot.replace(Some(Arc::clone(&conn)));
-                    conn
-                }
-                // A start that failed has no session: no name, version or protocol to show.
-                Err(super::McpError::AuthRequired { expired, challenge }) => {
-                    entry.identity = ServerIdentity::default();
-                    entry.status = McpStatus::NeedsSignIn { expired };
-                    entry.challenge = challenge;
-                    drop(entries);
-                    self.notify();
-                    return;
-                }
-                Err(e) => {
-                    entry.identity = ServerIdentity::default();
-                    entry.status = McpStatus::Failed {
-                        error: inline_secrets::scrub(&e.to_string(), &entry.config.transport),
-                    };
-                    drop(entries);
-                    self.notify();
-                    return;
-                }
+        let conn = McpConnection::connect(&config, &self.hidden, session).await?;
+        let tools = conn.tools().await?;
+        // A server whose resources or prompts cannot be listed still offers its tools.
+        let resources = conn.resources().await.unwrap_or_else(|e| {
+            tracing::warn!("MCP server {name}: {e}");
+            Vec::new()
+        });
+        let prompts = conn.prompts().await.unwrap_or_else(|e| {
+            tracing::warn!("MCP server {name}: {e}");
+            Vec::new()
+        });
+        Ok(Session {
+            conn: Arc::new(conn),
+            tools,
+            resources,
+            prompts,
+        })
+    }
+
+    /// Puts what a start gave on the server's entry: its lists and Ready, or why it failed.
+    /// The connection to watch, or `None` when it failed or was superseded while connecting
+    /// (then `started`, and its process, are dropped here).
+    fn settle_start(
+        &self,
+        name: &str,
+        generation: u64,
+        started: Result<Session, super::McpError>,
+    ) -> Option<Arc<McpConnection>> {
+        let mut entries = self.entries.lock();
+        let entry = current(&mut entries, name, generation)?;
+        match started {
+            Ok(session) => {
+                entry.challenge = None;
+                entry.identity = session.conn.identity().clone();
+                entry.tools = session.tools;
+                entry.resources = session.resources;
+                entry.prompts = session.prompts;
+                self.review(entry);
+                entry.status = McpStatus::Ready;
+                entry.slot.replace(Some(Arc::clone(&session.conn)));
+                Some(session.conn)
             }
-        };
-        self.notify();
-        // Until the session ends, or the server asks for a (further) sign-in mid-session.
+            // A start that failed has no session: no name, version or protocol to show.
+            Err(super::McpError::AuthRequired { expired, challenge }) => {
+                entry.identity = ServerIdentity::default();
+                entry.status = McpStatus::NeedsSignIn { expired };
+                entry.challenge = challenge;
+                drop(entries);
+                self.notify();
+                None
+            }
+            Err(e) => {
+                entry.identity = ServerIdentity::default();
+                entry.status = McpStatus::Failed {
+                    error: inline_secrets::scrub(&e.to_string(), &entry.config.transport),
+                };
+                drop(entries);
+                self.notify();
+                None
+            }
+        }
+    }
+
+    /// Watches `conn` until its session ends (`None`) or the server asks for a (further)
+    /// sign-in mid-session (`Some` with its challenge, if any), listing again what the server
+    /// says has changed meanwhile.
+    async fn watch(
+        &self,
+        name: &str,
+        generation: u64,
+        conn: &Arc<McpConnection>,
+    ) -> Option<Option<String>> {
         let mut sign_in = conn.sign_in_wanted();
         let wanted = async {
             let found = sign_in
@@ -472,47 +511,53 @@ impl McpManager {
             }
         };
         let watched = async {
-            if let Some(mut changes) = conn.take_changes() {
-                loop {
-                    tokio::select! {
-                        () = conn.closed() => break,
-                        change = changes.recv() => match change {
-                            Some(kind) => self.relist(&name, generation, &conn, kind).await,
-                            None => {
-                                conn.closed().await;
-                                break;
-                            }
-                        },
-                    }
-                }
-            } else {
+            let Some(mut changes) = conn.take_changes() else {
                 conn.closed().await;
+                return;
+            };
+            loop {
+                tokio::select! {
+                    () = conn.closed() => break,
+                    change = changes.recv() => match change {
+                        Some(kind) => self.relist(name, generation, conn, kind).await,
+                        None => {
+                            conn.closed().await;
+                            break;
+                        }
+                    },
+                }
             }
         };
-        let challenge = tokio::select! {
+        tokio::select! {
             challenge = wanted => Some(challenge),
             () = watched => None,
-        };
-        if let Some(challenge) = challenge {
-            // The card shows Sign in; the session that was refused goes.
-            let refused = {
-                let mut entries = self.entries.lock();
-                let Some(entry) = current(&mut entries, &name, generation) else {
-                    return;
-                };
-                entry.status = McpStatus::NeedsSignIn { expired: false };
-                entry.challenge = challenge;
-                entry.clear_lists();
-                entry.slot.replace(None)
-            };
-            self.notify();
-            if let Some(refused) = refused {
-                refused.shutdown().await;
-            }
-            return;
         }
+    }
+
+    /// The server asked for a sign-in mid-session: the card shows Sign in, and the session that
+    /// was refused goes.
+    async fn refused_mid_session(&self, name: &str, generation: u64, challenge: Option<String>) {
+        let refused = {
+            let mut entries = self.entries.lock();
+            let Some(entry) = current(&mut entries, name, generation) else {
+                return;
+            };
+            entry.status = McpStatus::NeedsSignIn { expired: false };
+            entry.challenge = challenge;
+            entry.clear_lists();
+            entry.slot.replace(None)
+        };
+        self.notify();
+        if let Some(refused) = refused {
+            refused.shutdown().await;
+        }
+    }
+
+    /// The session of `conn` ended without being asked to: the server failed, with what it
+    /// last wrote.
+    fn stopped(&self, name: &str, generation: u64, conn: &McpConnection) {
         let mut entries = self.entries.lock();
-        let Some(entry) = current(&mut entries, &name, generation) else {
+        let Some(entry) = current(&mut entries, name, generation) else {
             return;
         };
         let mut error = "the server stopped unexpectedly".to_string();

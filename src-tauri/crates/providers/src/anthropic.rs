@@ -273,6 +273,39 @@ struct ErrorBody {
     message: String,
 }
 
+impl UsageBody {
+    /// The usage a `message_start` reports: cached input (read or written) counts as input.
+    fn into_usage(self) -> Usage {
+        let read = self.cache_read_input_tokens.unwrap_or(0);
+        let written = self.cache_creation_input_tokens.unwrap_or(0);
+        Usage {
+            input_tokens: self.input_tokens.unwrap_or(0) + read + written,
+            output_tokens: self.output_tokens.unwrap_or(0),
+            cache_read_tokens: read,
+            cache_write_tokens: written,
+        }
+    }
+}
+
+impl ErrorBody {
+    /// The stream's `error` event as an error, retryable like the HTTP status Anthropic uses
+    /// for its kind; its message with known secrets redacted.
+    fn into_error(self) -> ProviderError {
+        let message = tollgate_secrets::redact(&self.message).into_owned();
+        let status = match self.kind.as_str() {
+            "overloaded_error" => 529,
+            "rate_limit_error" => 429,
+            "api_error" => 500,
+            _ => return ProviderError::Api(format!("{}: {message}", self.kind)),
+        };
+        ProviderError::Http {
+            status,
+            message,
+            retry_after: None,
+        }
+    }
+}
+
 struct ToolBlock {
     id: String,
     name: String,
@@ -292,6 +325,109 @@ pub struct AnthropicStream {
 }
 
 impl AnthropicStream {
+    /// A content block begins: text and reasoning are shown at once, a tool call is announced.
+    fn block_started(
+        &mut self,
+        index: u32,
+        block: BlockStart<'_>,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) {
+        match block {
+            BlockStart::Text { text } => {
+                if !text.is_empty() {
+                    self.text.push_str(&text);
+                    on_delta(StreamDelta::Text {
+                        text: text.into_owned(),
+                    });
+                }
+            }
+            BlockStart::ToolUse { id, name } => {
+                on_delta(StreamDelta::ToolCallStart {
+                    index,
+                    id: id.to_string(),
+                    name: name.to_string(),
+                });
+                self.tools.insert(
+                    index,
+                    ToolBlock {
+                        id: id.into_owned(),
+                        name: name.into_owned(),
+                        input: String::new(),
+                    },
+                );
+            }
+            BlockStart::Thinking {
+                thinking,
+                signature,
+            } => {
+                self.add_reasoning(&thinking, on_delta);
+                self.thinking.insert(
+                    index,
+                    ThinkingBlock::Thinking {
+                        thinking: thinking.into_owned(),
+                        signature: signature.into_owned(),
+                    },
+                );
+            }
+            BlockStart::RedactedThinking { data } => {
+                self.thinking.insert(
+                    index,
+                    ThinkingBlock::Redacted {
+                        data: data.into_owned(),
+                    },
+                );
+            }
+            BlockStart::Other => {}
+        }
+    }
+
+    /// More of block `index`; an error when the delta does not fit the block it names.
+    fn block_delta(
+        &mut self,
+        index: u32,
+        delta: BlockDelta<'_>,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<(), ProviderError> {
+        match delta {
+            BlockDelta::TextDelta { text } => {
+                self.text.push_str(&text);
+                on_delta(StreamDelta::Text {
+                    text: text.into_owned(),
+                });
+            }
+            BlockDelta::InputJsonDelta { partial_json } => {
+                let block = self.tools.get_mut(&index).ok_or_else(|| {
+                    ProviderError::Malformed(format!(
+                        "input_json_delta for block {index}, which is not a tool_use block"
+                    ))
+                })?;
+                block.input.push_str(&partial_json);
+                on_delta(StreamDelta::ToolCallArgs {
+                    index,
+                    fragment: partial_json.into_owned(),
+                });
+            }
+            BlockDelta::ThinkingDelta { thinking } => {
+                self.add_reasoning(&thinking, on_delta);
+                if let Some(ThinkingBlock::Thinking { thinking: all, .. }) =
+                    self.thinking.get_mut(&index)
+                {
+                    all.push_str(&thinking);
+                }
+            }
+            BlockDelta::SignatureDelta { signature } => match self.thinking.get_mut(&index) {
+                Some(ThinkingBlock::Thinking { signature: all, .. }) => all.push_str(&signature),
+                _ => {
+                    return Err(ProviderError::Malformed(format!(
+                        "signature_delta for block {index}, which is not a thinking block"
+                    )))
+                }
+            },
+            BlockDelta::Other => {}
+        }
+        Ok(())
+    }
+
     fn add_reasoning(&mut self, text: &str, on_delta: &mut (dyn FnMut(StreamDelta) + Send)) {
         if !text.is_empty() {
             self.reasoning.push_str(text);
@@ -326,105 +462,16 @@ impl StreamAssembler for AnthropicStream {
         match event {
             Event::MessageStart { message } => {
                 if let Some(u) = message.usage {
-                    let read = u.cache_read_input_tokens.unwrap_or(0);
-                    let written = u.cache_creation_input_tokens.unwrap_or(0);
-                    self.usage = Usage {
-                        input_tokens: u.input_tokens.unwrap_or(0) + read + written,
-                        output_tokens: u.output_tokens.unwrap_or(0),
-                        cache_read_tokens: read,
-                        cache_write_tokens: written,
-                    };
+                    self.usage = u.into_usage();
                 }
             }
             Event::ContentBlockStart {
                 index,
                 content_block,
-            } => match content_block {
-                BlockStart::Text { text } => {
-                    if !text.is_empty() {
-                        self.text.push_str(&text);
-                        on_delta(StreamDelta::Text {
-                            text: text.into_owned(),
-                        });
-                    }
-                }
-                BlockStart::ToolUse { id, name } => {
-                    on_delta(StreamDelta::ToolCallStart {
-                        index,
-                        id: id.to_string(),
-                        name: name.to_string(),
-                    });
-                    self.tools.insert(
-                        index,
-                        ToolBlock {
-                            id: id.into_owned(),
-                            name: name.into_owned(),
-                            input: String::new(),
-                        },
-                    );
-                }
-                BlockStart::Thinking {
-                    thinking,
-                    signature,
-                } => {
-                    self.add_reasoning(&thinking, on_delta);
-                    self.thinking.insert(
-                        index,
-                        ThinkingBlock::Thinking {
-                            thinking: thinking.into_owned(),
-                            signature: signature.into_owned(),
-                        },
-                    );
-                }
-                BlockStart::RedactedThinking { data } => {
-                    self.thinking.insert(
-                        index,
-                        ThinkingBlock::Redacted {
-                            data: data.into_owned(),
-                        },
-                    );
-                }
-                BlockStart::Other => {}
-            },
-            Event::ContentBlockDelta { index, delta } => match delta {
-                BlockDelta::TextDelta { text } => {
-                    self.text.push_str(&text);
-                    on_delta(StreamDelta::Text {
-                        text: text.into_owned(),
-                    });
-                }
-                BlockDelta::InputJsonDelta { partial_json } => {
-                    let block = self.tools.get_mut(&index).ok_or_else(|| {
-                        ProviderError::Malformed(format!(
-                            "input_json_delta for block {index}, which is not a tool_use block"
-                        ))
-                    })?;
-                    block.input.push_str(&partial_json);
-                    on_delta(StreamDelta::ToolCallArgs {
-                        index,
-                        fragment: partial_json.into_owned(),
-                    });
-                }
-                BlockDelta::ThinkingDelta { thinking } => {
-                    self.add_reasoning(&thinking, on_delta);
-                    if let Some(ThinkingBlock::Thinking { thinking: all, .. }) =
-                        self.thinking.get_mut(&index)
-                    {
-                        all.push_str(&thinking);
-                    }
-                }
-                BlockDelta::SignatureDelta { signature } => match self.thinking.get_mut(&index) {
-                    Some(ThinkingBlock::Thinking { signature: all, .. }) => {
-                        all.push_str(&signature)
-                    }
-                    _ => {
-                        return Err(ProviderError::Malformed(format!(
-                            "signature_delta for block {index}, which is not a thinking block"
-                        )))
-                    }
-                },
-                BlockDelta::Other => {}
-            },
+            } => self.block_started(index, content_block, on_delta),
+            Event::ContentBlockDelta { index, delta } => {
+                self.block_delta(index, delta, on_delta)?
+            }
             Event::ContentBlockStop { .. } | Event::Ping => {}
             Event::MessageDelta { delta, usage } => {
                 if delta.stop_reason.is_some() {
@@ -435,28 +482,7 @@ impl StreamAssembler for AnthropicStream {
                 }
             }
             Event::MessageStop => self.stopped = true,
-            Event::Error { mut error } => {
-                error.message = tollgate_secrets::redact(&error.message).into_owned();
-                return Err(match error.kind.as_str() {
-                    // Retryable like the HTTP status Anthropic uses for it.
-                    "overloaded_error" => ProviderError::Http {
-                        status: 529,
-                        message: error.message,
-                        retry_after: None,
-                    },
-                    "rate_limit_error" => ProviderError::Http {
-                        status: 429,
-                        message: error.message,
-                        retry_after: None,
-                    },
-                    "api_error" => ProviderError::Http {
-                        status: 500,
-                        message: error.message,
-                        retry_after: None,
-                    },
-                    _ => ProviderError::Api(format!("{}: {}", error.kind, error.message)),
-                });
-            }
+            Event::Error { error } => return Err(error.into_error()),
         }
         Ok(())
     }

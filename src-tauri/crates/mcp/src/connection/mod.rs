@@ -5,6 +5,7 @@
 
 mod handler;
 mod launch;
+mod start;
 
 use super::config::{McpServerConfig, McpTransport};
 use handler::Handler;
@@ -205,126 +206,11 @@ impl McpConnection {
             pages: Arc::clone(&pages),
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let mut sandbox_temp = None;
-        let (running, pid) = match &config.transport {
-            McpTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let spawn_error = |e: std::io::Error| McpError::Spawn {
-                    command: command.clone(),
-                    message: if e.kind() == std::io::ErrorKind::NotFound {
-                        "the program was not found; check the command and that it is installed and on PATH".into()
-                    } else {
-                        e.to_string()
-                    },
-                };
-                let sandbox = match &config.sandbox {
-                    // The server's own environment settings pass into its sandbox; nothing
-                    // else of Tollgate's does (F-46).
-                    Some(wanted) => {
-                        let keep: Vec<String> = env.keys().cloned().collect();
-                        let own = own_files(command, args);
-                        sandbox_for(&config.name, wanted, hidden, &keep, own).await?
-                    }
-                    None => None,
-                };
-                let path = tollgate_tools::login_path::for_children_async().await;
-                let launch = stdio_command(
-                    command,
-                    args,
-                    env,
-                    cwd.as_deref(),
-                    sandbox.as_ref(),
-                    path.as_deref(),
-                );
-                sandbox_temp = sandbox.map(|sb| (sb.temp, sb.proxy));
-                let (transport, stderr) = TokioChildProcess::builder(launch)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(spawn_error)?;
-                let pid = transport.id();
-                let mut reader = None;
-                if let Some(stderr) = stderr {
-                    let tail = Arc::clone(&stderr_tail);
-                    reader = Some(tokio::spawn(async move {
-                        let mut lines = BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            let mut tail = tail.lock();
-                            if tail.len() == STDERR_LINES {
-                                tail.pop_front();
-                            }
-                            tail.push_back(line);
-                        }
-                    }));
-                }
-                let running = match handshake(handler.serve_with_ct(transport, shutdown.clone()))
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(e) => {
-                        // A server that failed to start usually said why on stderr.
-                        if let Some(reader) = reader {
-                            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
-                        }
-                        return Err(with_stderr(e, &stderr_tail));
-                    }
-                };
-                (running, pid)
-            }
-            McpTransport::Http { url, headers } => {
-                let mut custom = HashMap::new();
-                for (name, value) in headers {
-                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|e| McpError::Handshake(format!("header {name}: {e}")))?;
-                    let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
-                        McpError::Handshake(format!("the value of header {name} is not valid"))
-                    })?;
-                    custom.insert(name, value);
-                }
-                let transport_config =
-                    StreamableHttpClientTransportConfig::with_uri(url.trim().to_string())
-                        .custom_headers(custom);
-                let running = match oauth {
-                    None => {
-                        let transport =
-                            StreamableHttpClientTransport::from_config(transport_config);
-                        handshake(handler.serve_with_ct(transport, shutdown.clone())).await?
-                    }
-                    Some(access) => {
-                        let client = signed_in_client(url.trim(), access).await?;
-                        let transport =
-                            StreamableHttpClientTransport::with_client(client, transport_config);
-                        match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
-                            Ok(running) => running,
-                            Err(McpError::AuthRequired { challenge, .. }) => {
-                                return Err(McpError::AuthRequired {
-                                    expired: true,
-                                    challenge,
-                                })
-                            }
-                            // Some servers answer a token they no longer know with an error
-                            // rather than a 401: if the server asks a caller without a token to
-                            // sign in, the token is what failed.
-                            Err(e) if asks_anyone_to_sign_in(url.trim()).await => {
-                                tracing::info!(
-                                    "{}: the sign-in is no longer accepted ({e})",
-                                    config.name
-                                );
-                                return Err(McpError::AuthRequired {
-                                    expired: true,
-                                    challenge: None,
-                                });
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                };
-                (running, None)
-            }
-        };
+        let start::Started {
+            running,
+            pid,
+            sandbox_temp,
+        } = start::begin(config, hidden, oauth, handler, &shutdown, &stderr_tail).await?;
         let identity = running
             .peer_info()
             .map(|info| ServerIdentity {
@@ -636,34 +522,6 @@ impl Drop for McpConnection {
     }
 }
 
-async fn handshake<F, S>(serve: F) -> Result<RunningService<RoleClient, S>, McpError>
-where
-    F: std::future::Future<
-        Output = Result<RunningService<RoleClient, S>, rmcp::service::ClientInitializeError>,
-    >,
-    S: rmcp::Service<RoleClient>,
-{
-    match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
-        Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
-        Ok(Err(e)) => {
-            let wanted = match &e {
-                rmcp::service::ClientInitializeError::TransportError { error, .. } => {
-                    sign_in_wanted(error.error.as_ref())
-                }
-                _ => None,
-            };
-            Err(match wanted {
-                Some(challenge) => McpError::AuthRequired {
-                    expired: false,
-                    challenge,
-                },
-                None => McpError::Handshake(tollgate_secrets::redact_known_owned(e.to_string())),
-            })
-        }
-        Ok(Ok(running)) => Ok(running),
-    }
-}
-
 /// Whether `error` says the server wants a signed-in user: a `401` (rmcp's
 /// `AuthRequiredError`), a `403` asking for more scope (`InsufficientScopeError`), or rmcp's own
 /// "authorization required" somewhere in the cause. `Some` holds the answer's
@@ -690,59 +548,6 @@ fn sign_in_wanted(error: &(dyn std::error::Error + 'static)) -> Option<Option<St
     None
 }
 
-/// Whether the server at `url` answers a session start without a token with `401`: then it
-/// wants a signed-in user.
-async fn asks_anyone_to_sign_in(url: &str) -> bool {
-    let hello = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.to_string(),
-            "capabilities": {},
-            "clientInfo": {"name": "tollgate", "version": env!("CARGO_PKG_VERSION")}
-        }
-    });
-    let sent = reqwest::Client::new()
-        .post(url)
-        .header(
-            reqwest::header::ACCEPT,
-            "application/json, text/event-stream",
-        )
-        .json(&hello)
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await;
-    matches!(sent, Ok(r) if r.status() == reqwest::StatusCode::UNAUTHORIZED)
-}
-
-/// An HTTP client that sends the signed-in user's token from the keychain (and refreshes it
-/// once when the server refuses it).
-async fn signed_in_client(
-    url: &str,
-    access: &super::oauth::OAuthAccess,
-) -> Result<rmcp::transport::auth::AuthClient<reqwest::Client>, McpError> {
-    use rmcp::transport::auth::{AuthClient, AuthorizationManager};
-    let failed = |e: rmcp::transport::auth::AuthError| {
-        McpError::Handshake(tollgate_secrets::redact_known_owned(format!(
-            "the sign-in could not be used: {e}"
-        )))
-    };
-    let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
-    manager.set_credential_store(super::oauth::KeychainCredentials::new(
-        access.keychain.clone(),
-        access.account.clone(),
-    ));
-    // `false`: no tokens, or tokens of an authorization server this server no longer names.
-    if !manager.initialize_from_store().await.map_err(failed)? {
-        return Err(McpError::AuthRequired {
-            expired: true,
-            challenge: None,
-        });
-    }
-    Ok(AuthClient::new(reqwest::Client::default(), manager))
-}
-
 /// The last lines a stdio server wrote to stderr, on one line; `None` if it wrote nothing.
 fn joined_tail(tail: &Mutex<VecDeque<String>>) -> Option<String> {
     let tail = tail.lock();
@@ -752,14 +557,6 @@ fn joined_tail(tail: &Mutex<VecDeque<String>>) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" / ")
     })
-}
-
-/// Adds what a stdio server printed before failing, which usually says why.
-fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
-    match joined_tail(tail) {
-        Some(lines) => McpError::Handshake(format!("{e}; the server wrote: {lines}")),
-        None => e,
-    }
 }
 
 #[cfg(test)]

@@ -22,11 +22,7 @@ const MAX_METHODS: usize = 40;
 
 /// Functions over [`MAX_FUNCTION_LINES`] today (`crate-relative path::name`, lines): none may
 /// grow, and each leaves the list when it is split.
-const LONG_FUNCTIONS: &[(&str, usize)] = &[
-    ("mcp/connection/mod.rs::connect", 180),
-    ("mcp/manager.rs::run", 137),
-    ("providers/anthropic.rs::on_data", 151),
-];
+const LONG_FUNCTIONS: &[(&str, usize)] = &[];
 
 /// Types over [`MAX_METHODS`] today (`crate::Type`, methods): none may gain one.
 const BIG_TYPES: &[(&str, usize)] = &[
