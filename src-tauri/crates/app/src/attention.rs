@@ -39,7 +39,7 @@ fn looking<R: Runtime>(window: &tauri::WebviewWindow<R>) -> bool {
 }
 
 async fn attend<R: Runtime>(handle: &AppHandle<R>, engine: &Tollgate, request: AttentionRequest) {
-    let settings = engine.app_settings();
+    let settings = engine.preferences().app_settings();
     // Each decision is logged: a user's log (and the end-to-end test) shows why a notification
     // came or did not.
     let chat = request.chat;

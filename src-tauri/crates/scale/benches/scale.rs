@@ -148,8 +148,11 @@ fn scale(c: &mut Criterion) {
         .map(|_| {
             let t = Instant::now();
             std::hint::black_box(
-                rt.block_on(app.chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)))
-                    .unwrap(),
+                rt.block_on(
+                    app.chats()
+                        .chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)),
+                )
+                .unwrap(),
             );
             t.elapsed()
         })
@@ -163,7 +166,10 @@ fn scale(c: &mut Criterion) {
     let mut whole = (0..10)
         .map(|_| {
             let t = Instant::now();
-            std::hint::black_box(rt.block_on(app.chat_history(five_k, None, None)).unwrap());
+            std::hint::black_box(
+                rt.block_on(app.chats().chat_history(five_k, None, None))
+                    .unwrap(),
+            );
             t.elapsed()
         })
         .collect::<Vec<_>>();
@@ -177,7 +183,7 @@ fn scale(c: &mut Criterion) {
         .map(|_| {
             let t = Instant::now();
             std::hint::black_box(
-                rt.block_on(app.export_chat(five_k, ExportFormat::Markdown))
+                rt.block_on(app.chats().export_chat(five_k, ExportFormat::Markdown))
                     .unwrap(),
             );
             t.elapsed()
@@ -197,7 +203,7 @@ fn scale(c: &mut Criterion) {
             .unwrap()
             .id;
         let t = Instant::now();
-        rt.block_on(app.delete_chat(id)).unwrap();
+        rt.block_on(app.chats().delete_chat(id)).unwrap();
         let deleted = t.elapsed();
         let t = Instant::now();
         rt.block_on(app.store.purge_deleted()).unwrap();
@@ -252,16 +258,22 @@ fn scale(c: &mut Criterion) {
     });
     g.bench_function("open 5,000-message chat (first page)", |b| {
         b.iter(|| {
-            rt.block_on(app.chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)))
-                .unwrap()
+            rt.block_on(
+                app.chats()
+                    .chat_history(five_k, None, Some(HISTORY_FIRST_PAGE)),
+            )
+            .unwrap()
         })
     });
     g.bench_function("read 5,000-message chat whole", |b| {
-        b.iter(|| rt.block_on(app.chat_history(five_k, None, None)).unwrap())
+        b.iter(|| {
+            rt.block_on(app.chats().chat_history(five_k, None, None))
+                .unwrap()
+        })
     });
     g.bench_function("export 5,000-message chat", |b| {
         b.iter(|| {
-            rt.block_on(app.export_chat(five_k, ExportFormat::Markdown))
+            rt.block_on(app.chats().export_chat(five_k, ExportFormat::Markdown))
                 .unwrap()
         })
     });
@@ -272,7 +284,7 @@ fn scale(c: &mut Criterion) {
                     .unwrap()
                     .id
             },
-            |id| rt.block_on(app.delete_chat(id)).unwrap(),
+            |id| rt.block_on(app.chats().delete_chat(id)).unwrap(),
             BatchSize::PerIteration,
         )
     });

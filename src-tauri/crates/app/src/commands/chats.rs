@@ -46,7 +46,7 @@ pub async fn rename_chat(
 
 #[tauri::command]
 pub async fn delete_chat(state: State<'_, AppState>, chat: ChatId) -> Result<(), CommandError> {
-    Ok(state.app.delete_chat(chat).await?)
+    Ok(state.app.chats().delete_chat(chat).await?)
 }
 
 #[tauri::command]
@@ -78,7 +78,7 @@ pub async fn chat_history(
     limit: Option<u32>,
 ) -> Result<ChatHistory, CommandError> {
     let limit = limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
-    Ok(state.app.chat_history(chat, before, limit).await?)
+    Ok(state.app.chats().chat_history(chat, before, limit).await?)
 }
 
 /// The chat's revision and whether a turn runs: whether a window that holds the chat must read it again.
@@ -98,7 +98,11 @@ pub async fn set_chat_model(
     provider_id: Option<i64>,
     model: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.set_chat_model(chat, provider_id, &model).await?)
+    Ok(state
+        .app
+        .chats()
+        .set_chat_model(chat, provider_id, &model)
+        .await?)
 }
 
 /// The chat's system prompt, temperature and longest answer (F-58); the next turn uses them.
@@ -125,11 +129,15 @@ pub async fn save_chat_export<R: tauri::Runtime>(
     chat: ChatId,
     format: ExportFormat,
 ) -> Result<Option<String>, CommandError> {
-    let target = state.app.export_target(chat, format).await?;
+    let target = state.app.chats().export_target(chat, format).await?;
     let Some(path) = crate::dialogs::save_file(&app, &target, format).await? else {
         return Ok(None);
     };
-    state.app.export_chat_to(chat, format, &path).await?;
+    state
+        .app
+        .chats()
+        .export_chat_to(chat, format, &path)
+        .await?;
     Ok(Some(path.display().to_string()))
 }
 
@@ -166,5 +174,5 @@ pub async fn import_chats<R: tauri::Runtime>(
         ));
     }
     let bytes = tokio::fs::read(&path).await.map_err(unreadable)?;
-    Ok(state.app.import_chats(&bytes).await?)
+    Ok(state.app.chats().import_chats(&bytes).await?)
 }

@@ -16,6 +16,7 @@ pub async fn answer_approval(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .asks()
         .answer_approval(chat, &ApprovalId::from_string(id), decision)
         .await?)
 }
@@ -29,6 +30,7 @@ pub fn answer_question(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .asks()
         .answer(chat, &ApprovalId::from_string(id), answer)?)
 }
 
@@ -42,12 +44,13 @@ pub fn answer_elicitation(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .asks()
         .answer_elicitation(chat, &ApprovalId::from_string(id), answer)?)
 }
 
 #[tauri::command]
 pub fn pending_approvals(state: State<'_, AppState>, chat: ChatId) -> Vec<PendingApproval> {
-    state.app.pending(chat)
+    state.app.asks().pending(chat)
 }
 
 /// Approvals and questions waiting per chat, for the sidebar badges (F-07).
@@ -55,6 +58,7 @@ pub fn pending_approvals(state: State<'_, AppState>, chat: ChatId) -> Vec<Pendin
 pub fn waiting_counts(state: State<'_, AppState>) -> HashMap<i64, usize> {
     state
         .app
+        .asks()
         .waiting()
         .into_iter()
         .map(|(chat, n)| (chat.0, n))

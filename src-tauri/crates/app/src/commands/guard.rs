@@ -14,7 +14,7 @@ pub async fn chat_exposure(
     state: State<'_, AppState>,
     chat: ChatId,
 ) -> Result<ExposureView, CommandError> {
-    Ok(state.app.chat_exposure(chat).await?)
+    Ok(state.app.gate().chat_exposure(chat).await?)
 }
 
 #[tauri::command]
@@ -23,7 +23,7 @@ pub async fn set_ways_out_off(
     chat: ChatId,
     off: bool,
 ) -> Result<(), CommandError> {
-    Ok(state.app.set_ways_out_off(chat, off).await?)
+    Ok(state.app.gate().set_ways_out_off(chat, off).await?)
 }
 
 #[tauri::command]
@@ -32,7 +32,7 @@ pub async fn endorse_source(
     chat: ChatId,
     source: TrustKey,
 ) -> Result<(), CommandError> {
-    Ok(state.app.endorse(chat, source).await?)
+    Ok(state.app.gate().endorse(chat, source).await?)
 }
 
 #[tauri::command]
@@ -41,7 +41,7 @@ pub async fn unendorse_source(
     chat: ChatId,
     source: TrustKey,
 ) -> Result<(), CommandError> {
-    Ok(state.app.unendorse(chat, source).await?)
+    Ok(state.app.gate().unendorse(chat, source).await?)
 }
 
 #[tauri::command]
@@ -49,12 +49,12 @@ pub async fn autonomy(
     state: State<'_, AppState>,
     chat: Option<ChatId>,
 ) -> Result<Autonomy, CommandError> {
-    Ok(state.app.autonomy(chat).await?)
+    Ok(state.app.gate().autonomy(chat).await?)
 }
 
 #[tauri::command]
 pub async fn written_files(state: State<'_, AppState>) -> Result<Vec<WrittenFile>, CommandError> {
-    Ok(state.app.written_files().await?)
+    Ok(state.app.gate().written_files().await?)
 }
 
 #[tauri::command]
@@ -63,7 +63,11 @@ pub async fn trust_written_file(
     workspace: String,
     path: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.trust_written_file(&workspace, &path).await?)
+    Ok(state
+        .app
+        .gate()
+        .trust_written_file(&workspace, &path)
+        .await?)
 }
 
 #[tauri::command]
@@ -73,5 +77,9 @@ pub async fn rule_coverage(
     pattern: Option<String>,
     scope: RuleScope,
 ) -> Result<RuleCoverage, CommandError> {
-    Ok(state.app.rule_coverage(&tool, pattern, scope).await?)
+    Ok(state
+        .app
+        .gate()
+        .rule_coverage(&tool, pattern, scope)
+        .await?)
 }

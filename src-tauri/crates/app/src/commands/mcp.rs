@@ -15,7 +15,7 @@ use tollgate_engine::service::McpServerView;
 
 #[tauri::command]
 pub fn list_mcp_servers(state: State<'_, AppState>) -> Vec<McpServerView> {
-    state.app.mcp_servers()
+    state.app.mcp_servers().list()
 }
 
 /// Adds a server, or changes the one called `previous`. Empty secret values keep the stored ones.
@@ -27,6 +27,7 @@ pub async fn save_mcp_server(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .mcp_servers()
         .save_mcp_server(config, previous.as_deref())
         .await?)
 }
@@ -37,7 +38,7 @@ pub async fn import_mcp_servers(
     state: State<'_, AppState>,
     json: String,
 ) -> Result<Vec<String>, CommandError> {
-    Ok(state.app.import_mcp_servers(&json).await?)
+    Ok(state.app.mcp_servers().import_mcp_servers(&json).await?)
 }
 
 #[tauri::command]
@@ -45,7 +46,7 @@ pub async fn remove_mcp_server(
     state: State<'_, AppState>,
     name: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.remove_mcp_server(&name).await?)
+    Ok(state.app.mcp_servers().remove_mcp_server(&name).await?)
 }
 
 /// Async: restarting spawns the server's task, which needs the runtime (a command that is not
@@ -55,7 +56,7 @@ pub async fn restart_mcp_server(
     state: State<'_, AppState>,
     name: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.restart_mcp_server(&name)?)
+    Ok(state.app.mcp_servers().restart_mcp_server(&name)?)
 }
 
 /// Accepts an MCP tool as it is now, after its change was read (SPEC §11). `fingerprint` names
@@ -69,6 +70,7 @@ pub async fn accept_mcp_tool_change(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .mcp_servers()
         .accept_mcp_tool_change(&server, &tool, &fingerprint)
         .await?)
 }
@@ -81,7 +83,7 @@ pub async fn mcp_server_review(
     state: State<'_, AppState>,
     server: String,
 ) -> Result<ServerReview, CommandError> {
-    Ok(state.app.mcp_server_review(&server)?)
+    Ok(state.app.mcp_servers().mcp_server_review(&server)?)
 }
 
 /// Confirms what the user read in a server's review (`fingerprint`) with the effects they
@@ -95,6 +97,7 @@ pub async fn confirm_mcp_server(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .mcp_servers()
         .confirm_mcp_server(&server, &fingerprint, effects)
         .await?)
 }
@@ -114,13 +117,17 @@ pub async fn sign_in_mcp_server<R: tauri::Runtime>(
             .open_url(url, None::<&str>)
             .map_err(|e| e.to_string())
     });
-    Ok(state.app.sign_in_mcp_server(&name, browser).await?)
+    Ok(state
+        .app
+        .mcp_servers()
+        .sign_in_mcp_server(&name, browser)
+        .await?)
 }
 
 /// Stops a sign-in waiting for the browser; whether one was.
 #[tauri::command]
 pub fn cancel_mcp_sign_in(state: State<'_, AppState>, name: String) -> bool {
-    state.app.cancel_mcp_sign_in(&name)
+    state.app.mcp_servers().cancel_mcp_sign_in(&name)
 }
 
 /// Signs out of a remote server: its tokens leave the keychain.
@@ -129,17 +136,17 @@ pub async fn sign_out_mcp_server(
     state: State<'_, AppState>,
     name: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.sign_out_mcp_server(&name).await?)
+    Ok(state.app.mcp_servers().sign_out_mcp_server(&name).await?)
 }
 
 #[tauri::command]
 pub fn list_mcp_resources(state: State<'_, AppState>) -> Vec<McpResourceView> {
-    state.app.mcp_resources()
+    state.app.mcp_servers().mcp_resources()
 }
 
 #[tauri::command]
 pub fn list_mcp_prompts(state: State<'_, AppState>) -> Vec<McpPromptView> {
-    state.app.mcp_prompts()
+    state.app.mcp_servers().mcp_prompts()
 }
 
 /// A server's resource as attachments for the message being written.
@@ -149,7 +156,11 @@ pub async fn read_mcp_resource(
     server: String,
     uri: String,
 ) -> Result<Vec<Attachment>, CommandError> {
-    Ok(state.app.read_mcp_resource(&server, &uri).await?)
+    Ok(state
+        .app
+        .mcp_servers()
+        .read_mcp_resource(&server, &uri)
+        .await?)
 }
 
 /// A server's prompt filled in, for the composer (the user reads it before sending).
@@ -160,5 +171,9 @@ pub async fn get_mcp_prompt(
     name: String,
     arguments: BTreeMap<String, String>,
 ) -> Result<FilledPrompt, CommandError> {
-    Ok(state.app.get_mcp_prompt(&server, &name, arguments).await?)
+    Ok(state
+        .app
+        .mcp_servers()
+        .get_mcp_prompt(&server, &name, arguments)
+        .await?)
 }

@@ -7,7 +7,7 @@ use tollgate_engine::store::{ChatRow, Preset, PresetInput};
 
 #[tauri::command]
 pub async fn list_presets(state: State<'_, AppState>) -> Result<Vec<Preset>, CommandError> {
-    Ok(state.app.list_presets().await?)
+    Ok(state.app.presets().list_presets().await?)
 }
 
 /// Adds a preset (`id` null) or changes one.
@@ -17,12 +17,12 @@ pub async fn save_preset(
     id: Option<i64>,
     preset: PresetInput,
 ) -> Result<Preset, CommandError> {
-    Ok(state.app.save_preset(id, preset).await?)
+    Ok(state.app.presets().save_preset(id, preset).await?)
 }
 
 #[tauri::command]
 pub async fn delete_preset(state: State<'_, AppState>, id: i64) -> Result<bool, CommandError> {
-    Ok(state.app.delete_preset(id).await?)
+    Ok(state.app.presets().delete_preset(id).await?)
 }
 
 /// A new chat with the preset's prompt, model, parameters and tool groups.
@@ -31,5 +31,5 @@ pub async fn create_chat_from_preset(
     state: State<'_, AppState>,
     preset: i64,
 ) -> Result<ChatRow, CommandError> {
-    Ok(state.app.create_chat_from_preset(preset).await?)
+    Ok(state.app.presets().create_chat_from_preset(preset).await?)
 }

@@ -10,7 +10,7 @@ use tollgate_engine::store::{ProviderConfig, ProviderInput};
 pub async fn list_providers(
     state: State<'_, AppState>,
 ) -> Result<Vec<ProviderConfig>, CommandError> {
-    Ok(state.app.list_providers().await?)
+    Ok(state.app.model_providers().list_providers().await?)
 }
 
 #[tauri::command]
@@ -18,7 +18,7 @@ pub async fn add_provider(
     state: State<'_, AppState>,
     provider: ProviderInput,
 ) -> Result<ProviderConfig, CommandError> {
-    Ok(state.app.add_provider(provider).await?)
+    Ok(state.app.model_providers().add_provider(provider).await?)
 }
 
 /// Changes a provider's settings; its key stays in the keychain.
@@ -28,7 +28,11 @@ pub async fn update_provider(
     id: i64,
     provider: ProviderInput,
 ) -> Result<ProviderConfig, CommandError> {
-    Ok(state.app.update_provider(id, provider).await?)
+    Ok(state
+        .app
+        .model_providers()
+        .update_provider(id, provider)
+        .await?)
 }
 
 /// Model servers running on this computer, with their models (F-34).
@@ -36,7 +40,7 @@ pub async fn update_provider(
 pub async fn detect_local_servers(
     state: State<'_, AppState>,
 ) -> Result<Vec<LocalServer>, CommandError> {
-    Ok(state.app.detect_local_servers().await)
+    Ok(state.app.model_providers().detect_local_servers().await)
 }
 
 /// Saves the key to the keychain; the key never comes back to the UI.
@@ -46,16 +50,20 @@ pub async fn save_provider_key(
     id: i64,
     key: String,
 ) -> Result<(), CommandError> {
-    Ok(state.app.save_provider_key(id, &key).await?)
+    Ok(state
+        .app
+        .model_providers()
+        .save_provider_key(id, &key)
+        .await?)
 }
 
 #[tauri::command]
 pub async fn remove_provider(state: State<'_, AppState>, id: i64) -> Result<bool, CommandError> {
-    Ok(state.app.remove_provider(id).await?)
+    Ok(state.app.model_providers().remove_provider(id).await?)
 }
 
 /// The provider's models; also serves as "test connection".
 #[tauri::command]
 pub async fn list_models(state: State<'_, AppState>, id: i64) -> Result<Vec<String>, CommandError> {
-    Ok(state.app.list_models(id).await?)
+    Ok(state.app.model_providers().list_models(id).await?)
 }

@@ -8,12 +8,12 @@ use tollgate_engine::ChatId;
 
 #[tauri::command]
 pub fn list_rules(state: State<'_, AppState>) -> Vec<Rule> {
-    state.app.list_rules()
+    state.app.gate().list_rules()
 }
 
 #[tauri::command]
 pub async fn revoke_rule(state: State<'_, AppState>, id: i64) -> Result<bool, CommandError> {
-    Ok(state.app.revoke_rule(id).await?)
+    Ok(state.app.gate().revoke_rule(id).await?)
 }
 
 #[tauri::command]
@@ -21,7 +21,7 @@ pub async fn list_records(
     state: State<'_, AppState>,
     chat: ChatId,
 ) -> Result<Vec<ApprovalRecordRow>, CommandError> {
-    Ok(state.app.list_records(chat).await?)
+    Ok(state.app.gate().list_records(chat).await?)
 }
 
 #[tauri::command]
@@ -31,5 +31,9 @@ pub async fn revoke_record(
     tool: String,
     args_hash: String,
 ) -> Result<bool, CommandError> {
-    Ok(state.app.revoke_record(chat, &tool, &args_hash).await?)
+    Ok(state
+        .app
+        .gate()
+        .revoke_record(chat, &tool, &args_hash)
+        .await?)
 }

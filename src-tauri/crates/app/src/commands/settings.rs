@@ -7,7 +7,7 @@ use tollgate_engine::service::{AppSettings, SettingsView};
 
 #[tauri::command]
 pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
-    state.app.settings_view()
+    state.app.gate().settings_view()
 }
 
 #[tauri::command]
@@ -15,7 +15,7 @@ pub async fn set_app_settings(
     state: State<'_, AppState>,
     settings: AppSettings,
 ) -> Result<(), CommandError> {
-    Ok(state.app.set_app_settings(settings).await?)
+    Ok(state.app.preferences().set_app_settings(settings).await?)
 }
 
 #[tauri::command]
@@ -23,5 +23,5 @@ pub async fn set_tool_settings(
     state: State<'_, AppState>,
     settings: ToolSettings,
 ) -> Result<ToolSettings, CommandError> {
-    Ok(state.app.set_tool_settings(settings).await?)
+    Ok(state.app.preferences().set_tool_settings(settings).await?)
 }

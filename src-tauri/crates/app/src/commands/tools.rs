@@ -8,7 +8,7 @@ use tollgate_engine::ChatId;
 /// Every tool group with its tools, policies and app-wide toggles.
 #[tauri::command]
 pub fn list_tool_groups(state: State<'_, AppState>) -> Vec<GroupView> {
-    state.app.tool_groups()
+    state.app.gate().tool_groups()
 }
 
 /// The groups as one chat sees them (its own toggles applied).
@@ -17,7 +17,7 @@ pub async fn chat_tool_groups(
     state: State<'_, AppState>,
     chat: ChatId,
 ) -> Result<Vec<GroupView>, CommandError> {
-    Ok(state.app.chat_tool_groups(chat).await?)
+    Ok(state.app.gate().chat_tool_groups(chat).await?)
 }
 
 /// `enabled: null` follows the app-wide setting.
@@ -30,6 +30,7 @@ pub async fn set_chat_group_enabled(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .gate()
         .set_chat_group_enabled(chat, &group, enabled)
         .await?)
 }
@@ -44,6 +45,7 @@ pub async fn set_chat_tool_enabled(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .gate()
         .set_chat_tool_enabled(chat, &tool, enabled)
         .await?)
 }
@@ -59,6 +61,7 @@ pub async fn set_chat_sandbox(
 ) -> Result<(), CommandError> {
     Ok(state
         .app
+        .gate()
         .set_chat_sandbox(chat, sandbox, confirmed_off)
         .await?)
 }
@@ -72,5 +75,5 @@ pub async fn sandbox_support() -> SandboxSupport {
 /// The paths no sandboxed command and no file tool reads (the popover lists them).
 #[tauri::command]
 pub fn sandbox_hidden_paths(state: State<'_, AppState>) -> Vec<String> {
-    state.app.hidden_paths()
+    state.app.gate().hidden_paths()
 }

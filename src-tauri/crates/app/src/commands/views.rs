@@ -16,7 +16,7 @@ pub async fn open_mcp_view(
     chat: ChatId,
     seq: u64,
 ) -> Result<McpViewDocument, CommandError> {
-    Ok(state.app.open_view(chat, seq).await?)
+    Ok(state.app.mcp_views().open_view(chat, seq).await?)
 }
 
 /// How call `seq` ended, for its view shown while it ran; `None` while it still runs.
@@ -26,14 +26,14 @@ pub async fn mcp_view_outcome(
     chat: ChatId,
     seq: u64,
 ) -> Result<Option<McpViewOutcome>, CommandError> {
-    Ok(state.app.view_outcome(chat, seq).await?)
+    Ok(state.app.mcp_views().view_outcome(chat, seq).await?)
 }
 
 /// Shows views again after the window paused them (it stopped responding, or its page ended,
 /// while views were shown): the user read why and asked.
 #[tauri::command]
 pub fn resume_mcp_views(state: State<'_, AppState>) {
-    state.app.resume_views();
+    state.app.mcp_views().resume_views();
 }
 
 /// A `tools/call` from call `seq`'s view, run through the chat's gate; the `CallToolResult`.
@@ -45,7 +45,11 @@ pub async fn mcp_view_call_tool(
     name: String,
     arguments: Value,
 ) -> Result<Value, CommandError> {
-    Ok(state.app.view_call_tool(chat, seq, name, arguments).await?)
+    Ok(state
+        .app
+        .mcp_views()
+        .view_call_tool(chat, seq, name, arguments)
+        .await?)
 }
 
 /// A `resources/read` from call `seq`'s view, from its own server.
@@ -56,5 +60,9 @@ pub async fn mcp_view_read_resource(
     seq: u64,
     uri: String,
 ) -> Result<Value, CommandError> {
-    Ok(state.app.view_read_resource(chat, seq, uri).await?)
+    Ok(state
+        .app
+        .mcp_views()
+        .view_read_resource(chat, seq, uri)
+        .await?)
 }

@@ -1,6 +1,7 @@
 //! Chats as the window uses them: list, create, rename, search, workspace, history and export
 //! (F-50, F-55). Every command of the app reaches the engine through these methods.
 
+use super::services::Chats;
 use super::{ServiceError, Tollgate};
 use crate::ids::ChatId;
 use crate::protocol::{Invalid, Missing, TaskState};
@@ -167,55 +168,6 @@ impl Tollgate {
         Ok(self.executor(chat).await?.set_workspace(workspace).await?)
     }
 
-    /// The branch on screen (`before: None`) or the ancestors of message `before`: the last
-    /// `limit` messages (all when `None`) back to the start of their turn, and the calls recorded
-    /// for them. A window reads a long chat's last page first and the pages before it after its
-    /// first screen is painted (F-71).
-    pub async fn chat_history(
-        &self,
-        chat: ChatId,
-        before: Option<i64>,
-        limit: Option<usize>,
-    ) -> Result<ChatHistory, ServiceError> {
-        // Read before the rows: a write between the two makes the rows newer than the revision
-        // (the next check reads them again), never older.
-        let revision = self
-            .store
-            .chat_revision(chat)
-            .await?
-            .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
-        let end = before.map_or(BranchEnd::Leaf, BranchEnd::Before);
-        let page = self.store.branch_page(chat, end, limit).await?;
-        let calls = match (page.messages.first(), page.messages.last()) {
-            (Some(first), Some(last)) => {
-                let on_branch: std::collections::HashSet<i64> =
-                    page.messages.iter().map(|m| m.id).collect();
-                let mut calls = self
-                    .store
-                    .chat_calls_between(chat, first.id, last.id, before.is_none())
-                    .await?;
-                // Other branches' calls stay with their branch (F-56).
-                calls.retain(|c| c.message_id.is_none_or(|id| on_branch.contains(&id)));
-                calls
-            }
-            // A chat without messages may still hold calls recorded under none.
-            _ if before.is_none() => {
-                let mut calls = self.store.chat_calls(chat).await?;
-                calls.retain(|c| c.message_id.is_none());
-                calls
-            }
-            _ => Vec::new(),
-        };
-        Ok(ChatHistory {
-            messages: page.messages,
-            calls,
-            running: self.is_running(chat),
-            revision,
-            earlier: page.earlier,
-            task: self.task(chat).await,
-        })
-    }
-
     /// The chat's revision and whether a turn runs in it: what a window holding the chat checks
     /// on opening it again, instead of reading its history (a 5,000-message chat is megabytes).
     pub async fn chat_revision(&self, chat: ChatId) -> Result<ChatRevision, ServiceError> {
@@ -227,24 +179,8 @@ impl Tollgate {
         Ok(ChatRevision {
             revision,
             running: self.is_running(chat),
-            waiting: u32::try_from(self.pending(chat).len()).unwrap_or(u32::MAX),
+            waiting: u32::try_from(self.asks().pending(chat).len()).unwrap_or(u32::MAX),
         })
-    }
-
-    /// Imports the chats in an export file (F-62): Tollgate's own JSON or ChatGPT's
-    /// `conversations.json`. Each becomes a new chat; they are returned newest first.
-    pub async fn import_chats(&self, bytes: &[u8]) -> Result<Vec<ChatRow>, ServiceError> {
-        let chats = crate::chat::import::parse(bytes).map_err(|e| {
-            ServiceError::Invalid(Invalid::Import {
-                reason: e.to_string(),
-            })
-        })?;
-        let mut rows = Vec::with_capacity(chats.len());
-        for chat in chats {
-            rows.push(self.store.import_chat(chat).await?);
-        }
-        rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
-        Ok(rows)
     }
 
     /// The chat as text in `format`.
@@ -265,6 +201,75 @@ impl Tollgate {
             .set_chat_prompt(chat, system_prompt.trim().to_string(), params)
             .await?)
     }
+}
+
+impl Chats<'_> {
+    /// The branch on screen (`before: None`) or the ancestors of message `before`: the last
+    /// `limit` messages (all when `None`) back to the start of their turn, and the calls recorded
+    /// for them. A window reads a long chat's last page first and the pages before it after its
+    /// first screen is painted (F-71).
+    pub async fn chat_history(
+        &self,
+        chat: ChatId,
+        before: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<ChatHistory, ServiceError> {
+        // Read before the rows: a write between the two makes the rows newer than the revision
+        // (the next check reads them again), never older.
+        let revision = self
+            .app
+            .store
+            .chat_revision(chat)
+            .await?
+            .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
+        let end = before.map_or(BranchEnd::Leaf, BranchEnd::Before);
+        let page = self.app.store.branch_page(chat, end, limit).await?;
+        let calls = match (page.messages.first(), page.messages.last()) {
+            (Some(first), Some(last)) => {
+                let on_branch: std::collections::HashSet<i64> =
+                    page.messages.iter().map(|m| m.id).collect();
+                let mut calls = self
+                    .app
+                    .store
+                    .chat_calls_between(chat, first.id, last.id, before.is_none())
+                    .await?;
+                // Other branches' calls stay with their branch (F-56).
+                calls.retain(|c| c.message_id.is_none_or(|id| on_branch.contains(&id)));
+                calls
+            }
+            // A chat without messages may still hold calls recorded under none.
+            _ if before.is_none() => {
+                let mut calls = self.app.store.chat_calls(chat).await?;
+                calls.retain(|c| c.message_id.is_none());
+                calls
+            }
+            _ => Vec::new(),
+        };
+        Ok(ChatHistory {
+            messages: page.messages,
+            calls,
+            running: self.app.is_running(chat),
+            revision,
+            earlier: page.earlier,
+            task: self.app.task(chat).await,
+        })
+    }
+
+    /// Imports the chats in an export file (F-62): Tollgate's own JSON or ChatGPT's
+    /// `conversations.json`. Each becomes a new chat; they are returned newest first.
+    pub async fn import_chats(&self, bytes: &[u8]) -> Result<Vec<ChatRow>, ServiceError> {
+        let chats = crate::chat::import::parse(bytes).map_err(|e| {
+            ServiceError::Invalid(Invalid::Import {
+                reason: e.to_string(),
+            })
+        })?;
+        let mut rows = Vec::with_capacity(chats.len());
+        for chat in chats {
+            rows.push(self.app.store.import_chat(chat).await?);
+        }
+        rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+        Ok(rows)
+    }
 
     /// Where the save dialog starts for an export of `chat`: its title as the file name, in its
     /// workspace folder if it has one.
@@ -274,6 +279,7 @@ impl Tollgate {
         format: ExportFormat,
     ) -> Result<ExportTarget, ServiceError> {
         let row = self
+            .app
             .store
             .chat(chat)
             .await?
@@ -324,11 +330,44 @@ impl Tollgate {
         format: ExportFormat,
     ) -> Result<String, ServiceError> {
         match format {
-            ExportFormat::Markdown => Ok(crate::chat::export::markdown(&self.store, chat).await?),
+            ExportFormat::Markdown => {
+                Ok(crate::chat::export::markdown(&self.app.store, chat).await?)
+            }
             ExportFormat::Json => {
-                let v = crate::chat::export::json(&self.store, chat).await?;
+                let v = crate::chat::export::json(&self.app.store, chat).await?;
                 serde_json::to_string_pretty(&v).map_err(|e| ServiceError::Store(e.into()))
             }
         }
+    }
+
+    /// Deletes a chat: stops its turn and closes its executor first.
+    pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
+        self.app.stop(chat);
+        self.app.executors.lock().await.remove(&chat);
+        self.app.store.delete_chat(chat).await?;
+        self.app.rules.forget_chat(chat);
+        self.app.purger.notify_one();
+        Ok(())
+    }
+
+    /// Switches the chat to another provider and/or model; the next turn uses them.
+    pub async fn set_chat_model(
+        &self,
+        chat: ChatId,
+        provider_id: Option<i64>,
+        model: &str,
+    ) -> Result<(), ServiceError> {
+        if let Some(id) = provider_id {
+            if !self.app.store.providers().await?.iter().any(|p| p.id == id) {
+                return Err(ServiceError::Invalid(Invalid::NoSuchProvider {
+                    provider: id,
+                }));
+            }
+        }
+        Ok(self
+            .app
+            .store
+            .set_chat_model(chat, provider_id, model.trim().to_string())
+            .await?)
     }
 }

@@ -2,7 +2,8 @@
 //! turning the ways out off, endorsing a source for a chat, the autonomy figures, and which
 //! past calls an "always allow" rule would have covered.
 
-use super::{ServiceError, Tollgate};
+use super::services::Gate;
+use super::ServiceError;
 use crate::ids::ChatId;
 use crate::policy::DecidedBy;
 use crate::protocol::{
@@ -42,34 +43,34 @@ pub struct RuleCoverage {
     pub covered: Vec<CoveredCall>,
 }
 
-impl Tollgate {
+impl Gate<'_> {
     /// The chat's exposure as its header shows it (F-82): the untrusted and private content in
     /// the branch on screen, and the ways out.
     pub async fn chat_exposure(&self, chat: ChatId) -> Result<ExposureView, ServiceError> {
-        let exec = self.executor(chat).await?;
-        let rows = self.store.chat_messages(chat).await?;
+        let exec = self.app.executor(chat).await?;
+        let rows = self.app.store.chat_messages(chat).await?;
         let exposure = crate::chat::exposure::from_rows(&rows, &exec.offer()).snapshot();
         Ok(exec.exposure_view(&exposure))
     }
 
     /// Turns the chat's ways out off (or on again, F-82).
     pub async fn set_ways_out_off(&self, chat: ChatId, off: bool) -> Result<(), ServiceError> {
-        Ok(self.executor(chat).await?.set_ways_out_off(off).await?)
+        Ok(self.app.executor(chat).await?.set_ways_out_off(off).await?)
     }
 
     /// Trusts a source for the rest of a chat (F-83), from the chat header.
     pub async fn endorse(&self, chat: ChatId, source: TrustKey) -> Result<(), ServiceError> {
-        Ok(self.executor(chat).await?.endorse(&[source]).await?)
+        Ok(self.app.executor(chat).await?.endorse(&[source]).await?)
     }
 
     /// Takes back an endorsement (F-83).
     pub async fn unendorse(&self, chat: ChatId, source: TrustKey) -> Result<(), ServiceError> {
-        Ok(self.executor(chat).await?.unendorse(&source).await?)
+        Ok(self.app.executor(chat).await?.unendorse(&source).await?)
     }
 
     /// The files tools wrote from untrusted content (SPEC §12), newest first.
     pub async fn written_files(&self) -> Result<Vec<WrittenFile>, ServiceError> {
-        Ok(self.store.written_files().await?)
+        Ok(self.app.store.written_files().await?)
     }
 
     /// Trusts a file written from untrusted content: reading it — or its lines, wherever they
@@ -83,16 +84,17 @@ impl Tollgate {
         let file = std::path::Path::new(workspace).join(path);
         if let Ok(bytes) = tokio::fs::read(&file).await {
             let text = String::from_utf8_lossy(&bytes);
-            self.store
+            self.app
+                .store
                 .forget_lines(crate::executor::line_hashes(&text))
                 .await?;
         }
-        Ok(self.store.forget_file_taint(workspace, path).await?)
+        Ok(self.app.store.forget_file_taint(workspace, path).await?)
     }
 
     /// The autonomy figures of one chat, or of every chat (F-85).
     pub async fn autonomy(&self, chat: Option<ChatId>) -> Result<Autonomy, ServiceError> {
-        Ok(self.store.autonomy(chat).await?)
+        Ok(self.app.store.autonomy(chat).await?)
     }
 
     /// Which past calls of `tool` an "always allow" rule with `pattern` (none: every call) in
@@ -104,7 +106,7 @@ impl Tollgate {
         pattern: Option<String>,
         scope: RuleScope,
     ) -> Result<RuleCoverage, ServiceError> {
-        let registry = self.registry();
+        let registry = self.app.registry();
         let entry = registry.tool(tool).ok_or_else(|| {
             ServiceError::NotFound(Missing::Tool {
                 tool: tool.to_string(),
@@ -124,6 +126,7 @@ impl Tollgate {
             RuleScope::Global => None,
         };
         let calls = self
+            .app
             .store
             .past_calls(tool.to_string(), chat, COVERAGE_EXAMINED)
             .await?;

@@ -3,6 +3,7 @@
 //! open, and the registry of every chat swapped whenever a server's tools change.
 
 use super::refused;
+use super::services::McpServers;
 use super::{ServiceError, Tollgate};
 use crate::mcp::review::AcceptError;
 use crate::mcp::{
@@ -96,6 +97,7 @@ fn blanked(config: &McpServerConfig) -> McpServerConfig {
 }
 
 impl Tollgate {
+    // On the app itself: the registry the MCP servers' tools join.
     /// The built-in groups plus one group per ready MCP server.
     pub(super) fn build_registry(
         questions: &Arc<questions::QuestionHub>,
@@ -125,16 +127,6 @@ impl Tollgate {
         }
     }
 
-    /// Saves the book of accepted MCP tool definitions (SPEC §11) if it changed. Saves are
-    /// serialised, so an older book never lands after a newer one.
-    pub(super) async fn save_review_book(&self) -> Result<(), ServiceError> {
-        let _turn = self.review_saves.lock().await;
-        if let Some(book) = self.mcp.take_changed_book() {
-            self.store.set_setting(REVIEW_SETTINGS_KEY, &book).await?;
-        }
-        Ok(())
-    }
-
     /// Loads the saved servers and their secrets, starts the enabled ones, and keeps the
     /// registry in step with them from now on.
     pub(super) async fn start_mcp(self: &Arc<Self>) -> Result<(), ServiceError> {
@@ -143,10 +135,10 @@ impl Tollgate {
             .setting(MCP_SETTINGS_KEY)
             .await?
             .unwrap_or_default();
-        self.load_sign_ins().await?;
+        self.mcp_servers().load_sign_ins().await?;
         let mut launches = Vec::with_capacity(configs.len());
         for config in &configs {
-            launches.push(self.launch_of(config).await);
+            launches.push(self.mcp_servers().launch_of(config).await);
         }
         *self.mcp_configs.lock() = configs;
         let book: ReviewBook = self
@@ -161,12 +153,27 @@ impl Tollgate {
             while changes.changed().await.is_ok() {
                 let Some(this) = weak.upgrade() else { break };
                 this.sync_registry().await;
-                if let Err(e) = this.save_review_book().await {
+                if let Err(e) = this.mcp_servers().save_review_book().await {
                     tracing::error!("the accepted MCP tool definitions were not saved: {e}");
                 }
             }
         });
         self.mcp.configure(launches);
+        Ok(())
+    }
+}
+
+impl McpServers<'_> {
+    /// Saves the book of accepted MCP tool definitions (SPEC §11) if it changed. Saves are
+    /// serialised, so an older book never lands after a newer one.
+    pub(super) async fn save_review_book(&self) -> Result<(), ServiceError> {
+        let _turn = self.app.review_saves.lock().await;
+        if let Some(book) = self.app.mcp.take_changed_book() {
+            self.app
+                .store
+                .set_setting(REVIEW_SETTINGS_KEY, &book)
+                .await?;
+        }
         Ok(())
     }
 
@@ -223,7 +230,7 @@ impl Tollgate {
     /// a keychain, so a failure here is logged, not returned: a leftover entry is never used,
     /// since secrets are only read where a placeholder or a named value asks for them.
     async fn forget_secrets(&self, account: &str) {
-        if let Err(e) = self.keychain.delete(account).await {
+        if let Err(e) = self.app.keychain.delete(account).await {
             tracing::warn!("keychain entry {account} not removed: {e}");
         }
     }
@@ -241,6 +248,7 @@ impl Tollgate {
         kind: Remembered,
     ) -> Result<BTreeMap<String, String>, ServiceError> {
         let secrets: BTreeMap<String, String> = self
+            .app
             .keychain
             .get(account)
             .await?
@@ -264,14 +272,15 @@ impl Tollgate {
         let json = serde_json::to_string(secrets)
             .map_err(|e| refused(format!("the secrets could not be saved: {e}")))?;
         kind.remember(secrets);
-        self.keychain.set(account, &json).await?;
+        self.app.keychain.set(account, &json).await?;
         Ok(())
     }
 
     /// Every configured server with its state, by name.
-    pub fn mcp_servers(&self) -> Vec<McpServerView> {
-        let configs = self.mcp_configs.lock().clone();
+    pub fn list(&self) -> Vec<McpServerView> {
+        let configs = self.app.mcp_configs.lock().clone();
         let mut states: std::collections::HashMap<String, McpServerState> = self
+            .app
             .mcp
             .states()
             .into_iter()
@@ -322,7 +331,7 @@ impl Tollgate {
     ) -> Result<(), ServiceError> {
         config.validate()?;
         let old_name = previous.unwrap_or(&config.name).to_string();
-        let existing = existing_server(&self.mcp_configs.lock(), &config, previous)?;
+        let existing = existing_server(&self.app.mcp_configs.lock(), &config, previous)?;
         // Secret values left empty (or still hidden) keep the stored ones — but only while the
         // server is reached the same way: a token stored for one host or program is never sent
         // to another because its field was left blank.
@@ -342,11 +351,11 @@ impl Tollgate {
                 != inline_secrets::destination(&config.transport)
         });
         if old_name != config.name {
-            self.mcp.rename_server(&old_name, &config.name);
+            self.app.mcp.rename_server(&old_name, &config.name);
             self.rename_sign_in(&old_name, &config.name).await?;
         }
         if (replacing && existing.is_some()) || moved {
-            self.mcp.replace_server(&config.name);
+            self.app.mcp.replace_server(&config.name);
         }
         // A token is for the server it was given for: a server pointed elsewhere signs in anew.
         if moved {
@@ -383,16 +392,19 @@ impl Tollgate {
             self.forget_secrets(&client_secret_account(&old_name)).await;
         }
         let oauth = self.sign_in_of(&stored);
-        let mut configs = self.mcp_configs.lock().clone();
+        let mut configs = self.app.mcp_configs.lock().clone();
         configs.retain(|c| c.name != old_name);
         configs.push(stored);
         configs.sort_by(|a, b| a.name.cmp(&b.name));
-        self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
-        *self.mcp_configs.lock() = configs;
+        self.app
+            .store
+            .set_setting(MCP_SETTINGS_KEY, &configs)
+            .await?;
+        *self.app.mcp_configs.lock() = configs;
         if old_name != config.name {
-            self.mcp.remove(&old_name);
+            self.app.mcp.remove(&old_name);
         }
-        self.mcp.upsert(McpLaunch {
+        self.app.mcp.upsert(McpLaunch {
             config,
             blocked: None,
             oauth,
@@ -407,6 +419,7 @@ impl Tollgate {
         let mut names = Vec::with_capacity(servers.len());
         for server in servers {
             let exists = self
+                .app
                 .mcp_configs
                 .lock()
                 .iter()
@@ -420,7 +433,7 @@ impl Tollgate {
 
     /// Stops a server and forgets it and its secrets.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
-        if !self.mcp_configs.lock().iter().any(|c| c.name == name) {
+        if !self.app.mcp_configs.lock().iter().any(|c| c.name == name) {
             return Err(ServiceError::NotFound(Missing::McpServer {
                 name: name.to_string(),
             }));
@@ -429,12 +442,18 @@ impl Tollgate {
         self.forget_secrets(&inline_account(name)).await;
         self.forget_secrets(&client_secret_account(name)).await;
         self.forget_sign_in(name).await?;
-        self.store.forget_view_resources(name.to_string()).await?;
-        let mut configs = self.mcp_configs.lock().clone();
+        self.app
+            .store
+            .forget_view_resources(name.to_string())
+            .await?;
+        let mut configs = self.app.mcp_configs.lock().clone();
         configs.retain(|c| c.name != name);
-        self.store.set_setting(MCP_SETTINGS_KEY, &configs).await?;
-        *self.mcp_configs.lock() = configs;
-        self.mcp.remove(name);
+        self.app
+            .store
+            .set_setting(MCP_SETTINGS_KEY, &configs)
+            .await?;
+        *self.app.mcp_configs.lock() = configs;
+        self.app.mcp.remove(name);
         self.save_review_book().await
     }
 
@@ -447,7 +466,8 @@ impl Tollgate {
         tool: &str,
         fingerprint: &str,
     ) -> Result<(), ServiceError> {
-        self.mcp
+        self.app
+            .mcp
             .accept_change(server, tool, fingerprint)
             .map_err(|e| match e {
                 McpReviewError::NotRunning(server) => {
@@ -463,13 +483,13 @@ impl Tollgate {
                     ServiceError::Invalid(Invalid::McpTextsChanged { server })
                 }
             })?;
-        self.sync_registry().await;
+        self.app.sync_registry().await;
         self.save_review_book().await
     }
 
     /// Starts a server again (after it failed, or to pick up new tools).
     pub fn restart_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
-        if self.mcp.restart(name) {
+        if self.app.mcp.restart(name) {
             Ok(())
         } else {
             Err(ServiceError::NotFound(Missing::McpServer {
@@ -479,15 +499,15 @@ impl Tollgate {
     }
 }
 
-impl Tollgate {
+impl McpServers<'_> {
     /// Every resource the ready servers offer (F-45), to attach to a message.
     pub fn mcp_resources(&self) -> Vec<McpResourceView> {
-        self.mcp.resources()
+        self.app.mcp.resources()
     }
 
     /// Every prompt the ready servers offer (F-45), for the composer's `/`.
     pub fn mcp_prompts(&self) -> Vec<McpPromptView> {
-        self.mcp.prompts()
+        self.app.mcp.prompts()
     }
 
     /// A ready server's connection, or why there is none.
@@ -495,7 +515,7 @@ impl Tollgate {
         &self,
         server: &str,
     ) -> Result<(Arc<crate::mcp::McpConnection>, McpServerConfig), ServiceError> {
-        self.mcp.connection(server).ok_or_else(|| {
+        self.app.mcp.connection(server).ok_or_else(|| {
             ServiceError::Invalid(Invalid::McpNotRunning {
                 server: server.to_string(),
             })
@@ -510,7 +530,7 @@ impl Tollgate {
         uri: &str,
     ) -> Result<Vec<Attachment>, ServiceError> {
         let (conn, config) = self.ready_server(server)?;
-        let name = self.mcp.resource_title(server, uri);
+        let name = self.app.mcp.resource_title(server, uri);
         let contents = conn.read_resource(uri).await.map_err(|e| {
             refused(inline_secrets::scrub(
                 &format!("Reading {uri} from \"{server}\" failed: {e}"),

@@ -4,7 +4,8 @@
 //! A record stays bound to the URL it was made for: a server edited to point elsewhere loses
 //! it, so a token is never sent to another host.
 
-use super::{ServiceError, Tollgate};
+use super::services::McpServers;
+use super::ServiceError;
 use crate::mcp::oauth::{self, Browser, OAuthAccess, OAuthRecord, SignIn};
 use crate::mcp::{McpServerConfig, McpTransport};
 use crate::protocol::{Invalid, Missing};
@@ -22,28 +23,32 @@ fn remote_url(config: &McpServerConfig) -> Option<&str> {
     }
 }
 
-impl Tollgate {
+impl McpServers<'_> {
     /// Reads the saved sign-ins (at start).
     pub(super) async fn load_sign_ins(&self) -> Result<(), ServiceError> {
-        let records: BTreeMap<String, OAuthRecord> =
-            self.store.setting(SIGN_INS_KEY).await?.unwrap_or_default();
-        *self.mcp_sign_ins.lock() = records;
+        let records: BTreeMap<String, OAuthRecord> = self
+            .app
+            .store
+            .setting(SIGN_INS_KEY)
+            .await?
+            .unwrap_or_default();
+        *self.app.mcp_sign_ins.lock() = records;
         Ok(())
     }
 
     async fn save_sign_ins(&self) -> Result<(), ServiceError> {
-        let records = self.mcp_sign_ins.lock().clone();
-        self.store.set_setting(SIGN_INS_KEY, &records).await?;
+        let records = self.app.mcp_sign_ins.lock().clone();
+        self.app.store.set_setting(SIGN_INS_KEY, &records).await?;
         Ok(())
     }
 
     /// The sign-in a server's connection uses: only for the URL it was made for.
     pub(super) fn sign_in_of(&self, stored: &McpServerConfig) -> Option<OAuthAccess> {
         let url = remote_url(stored)?;
-        let records = self.mcp_sign_ins.lock();
+        let records = self.app.mcp_sign_ins.lock();
         let record = records.get(&stored.name).filter(|r| r.resource == url)?;
         Some(OAuthAccess {
-            keychain: self.keychain.clone(),
+            keychain: self.app.keychain.clone(),
             account: record.account(),
         })
     }
@@ -51,7 +56,8 @@ impl Tollgate {
     /// The record shown in a server's settings.
     /// The settings of server `name`, as stored (secrets as placeholders).
     fn stored_mcp_server(&self, name: &str) -> Result<McpServerConfig, ServiceError> {
-        self.mcp_configs
+        self.app
+            .mcp_configs
             .lock()
             .iter()
             .find(|c| c.name == name)
@@ -64,20 +70,20 @@ impl Tollgate {
     }
 
     pub(super) fn sign_in_record(&self, name: &str) -> Option<OAuthRecord> {
-        self.mcp_sign_ins.lock().get(name).cloned()
+        self.app.mcp_sign_ins.lock().get(name).cloned()
     }
 
     /// Whether a sign-in to `name` is waiting for the browser.
     pub(super) fn signing_in(&self, name: &str) -> bool {
-        self.mcp_signing_in.lock().contains_key(name)
+        self.app.mcp_signing_in.lock().contains_key(name)
     }
 
     /// Forgets a server's sign-in: its tokens leave the keychain, its record the settings.
     pub(super) async fn forget_sign_in(&self, name: &str) -> Result<(), ServiceError> {
-        let Some(record) = self.mcp_sign_ins.lock().remove(name) else {
+        let Some(record) = self.app.mcp_sign_ins.lock().remove(name) else {
             return Ok(());
         };
-        if let Err(e) = self.keychain.delete(&record.account()).await {
+        if let Err(e) = self.app.keychain.delete(&record.account()).await {
             tracing::warn!("the sign-in tokens of {name} were not removed: {e}");
         }
         self.save_sign_ins().await
@@ -86,7 +92,7 @@ impl Tollgate {
     /// A server renamed keeps its sign-in.
     pub(super) async fn rename_sign_in(&self, from: &str, to: &str) -> Result<(), ServiceError> {
         let moved = {
-            let mut records = self.mcp_sign_ins.lock();
+            let mut records = self.app.mcp_sign_ins.lock();
             match records.remove(from) {
                 Some(r) => {
                     records.insert(to.to_string(), r);
@@ -118,7 +124,7 @@ impl Tollgate {
         };
         let cancel = CancellationToken::new();
         {
-            let mut waiting = self.mcp_signing_in.lock();
+            let mut waiting = self.app.mcp_signing_in.lock();
             if waiting.contains_key(name) {
                 return Err(ServiceError::Invalid(Invalid::McpSignInUnderWay {
                     server: name.to_string(),
@@ -126,12 +132,12 @@ impl Tollgate {
             }
             waiting.insert(name.to_string(), cancel.clone());
         }
-        self.mcp.touch();
+        self.app.mcp.touch();
         let launch = self.launch_of(&stored).await;
         let url = remote_url(&launch.config)
             .unwrap_or(&stored_url)
             .to_string();
-        let challenge = self.mcp.sign_in_challenge(name);
+        let challenge = self.app.mcp.sign_in_challenge(name);
         let result = oauth::sign_in(SignIn {
             url: &url,
             stored_url: &stored_url,
@@ -139,13 +145,13 @@ impl Tollgate {
             client_secret: launch.config.oauth_client_secret.as_deref(),
             client_metadata_url: launch.config.oauth_client_metadata_url.as_deref(),
             challenge: challenge.as_deref(),
-            keychain: &self.keychain,
+            keychain: &self.app.keychain,
             browser: &browser,
             cancel: &cancel,
         })
         .await;
-        self.mcp_signing_in.lock().remove(name);
-        self.mcp.touch();
+        self.app.mcp_signing_in.lock().remove(name);
+        self.app.mcp.touch();
         let record = result.map_err(|e| {
             ServiceError::Invalid(Invalid::McpSignIn {
                 server: name.to_string(),
@@ -153,24 +159,25 @@ impl Tollgate {
             })
         })?;
         let replaced = self
+            .app
             .mcp_sign_ins
             .lock()
             .insert(name.to_string(), record.clone());
         // Signed in again with another authorization server: the old tokens go.
         if let Some(old) = replaced.filter(|old| old.account() != record.account()) {
-            if let Err(e) = self.keychain.delete(&old.account()).await {
+            if let Err(e) = self.app.keychain.delete(&old.account()).await {
                 tracing::warn!("the earlier sign-in tokens of {name} were not removed: {e}");
             }
         }
         self.save_sign_ins().await?;
         let launch = self.launch_of(&stored).await;
-        self.mcp.upsert(launch);
+        self.app.mcp.upsert(launch);
         Ok(record)
     }
 
     /// Stops a sign-in waiting for the browser; whether one was.
     pub fn cancel_mcp_sign_in(&self, name: &str) -> bool {
-        match self.mcp_signing_in.lock().get(name) {
+        match self.app.mcp_signing_in.lock().get(name) {
             Some(cancel) => {
                 cancel.cancel();
                 true
@@ -185,7 +192,7 @@ impl Tollgate {
         let stored = self.stored_mcp_server(name)?;
         self.forget_sign_in(name).await?;
         let launch = self.launch_of(&stored).await;
-        self.mcp.upsert(launch);
+        self.app.mcp.upsert(launch);
         Ok(())
     }
 }

@@ -6,9 +6,8 @@ use crate::approvals::ApprovalError;
 use crate::approvals::ApprovalHub;
 use crate::chat::{ChatEvent, StartTurn, Turn, TurnInput, TurnSettings, UserInput};
 use crate::executor::{ExecutorDeps, ExecutorError, ToolExecutor};
-use crate::ids::{ApprovalId, ChatId};
+use crate::ids::ChatId;
 use crate::protocol::Invalid;
-use crate::protocol::{Decision, PendingApproval};
 use crate::protocol::{EventSink, Router};
 use crate::protocol::{SharedSettings, ToolSettings, TOOL_SETTINGS_KEY};
 use crate::providers::config::{ConfigError, Providers};
@@ -25,6 +24,7 @@ use std::sync::Arc;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+mod asks;
 mod branches;
 mod chats;
 mod errors;
@@ -32,9 +32,12 @@ mod gate;
 mod guard;
 mod mcp;
 mod mcp_oauth;
+mod preferences;
 mod presets;
+mod providers;
 mod sandbox;
 mod server_review;
+mod services;
 mod views;
 pub use branches::ModelChoice;
 pub use chats::{
@@ -44,6 +47,9 @@ pub use chats::{
 pub use gate::SettingsView;
 pub use guard::{CoveredCall, RuleCoverage, COVERAGE_EXAMINED, COVERAGE_LISTED};
 pub use mcp::{McpServerView, MCP_SETTINGS_KEY};
+pub use services::{
+    Chats, Gate, McpServers, McpViews, ModelProviders, Preferences, Presets, UserAsks,
+};
 pub use views::{ServedView, ViewDocuments, VIEW_SCHEME};
 
 /// The settings key of [`AppSettings`].
@@ -514,141 +520,12 @@ impl Tollgate {
         Ok(())
     }
 
-    /// Delivers a decision for one of `chat`'s approvals.
-    pub async fn answer_approval(
-        &self,
-        chat: ChatId,
-        id: &ApprovalId,
-        decision: Decision,
-    ) -> Result<(), ServiceError> {
-        Ok(self.executor(chat).await?.answer_approval(id, decision)?)
-    }
-
-    /// Answers an `ask_user` question of `chat`.
-    pub fn answer(
-        &self,
-        chat: ChatId,
-        id: &ApprovalId,
-        answer: String,
-    ) -> Result<(), ServiceError> {
-        Ok(self.questions.answer(chat, id, answer)?)
-    }
-
-    /// The user's answer to an MCP server's question (SPEC §11). A form that does not fit the
-    /// server's schema is refused and the question keeps waiting.
-    pub fn answer_elicitation(
-        &self,
-        chat: ChatId,
-        id: &ApprovalId,
-        answer: crate::protocol::ElicitationAnswer,
-    ) -> Result<(), ServiceError> {
-        use crate::mcp::elicitation::AnswerRefused;
-        self.elicitations
-            .answer(chat, id, answer)
-            .map_err(|e| match e {
-                AnswerRefused::Unknown(id) => ServiceError::Answer(AnswerError::Unknown(id)),
-                AnswerRefused::Foreign(id) => ServiceError::Answer(AnswerError::Foreign(id)),
-                AnswerRefused::Invalid(reason) => {
-                    ServiceError::Invalid(crate::protocol::Invalid::ElicitationAnswer { reason })
-                }
-            })
-    }
-
-    /// The MCP servers' questions waiting in `chat`.
-    pub fn pending_elicitations(&self, chat: ChatId) -> Vec<crate::protocol::PendingElicitation> {
-        self.elicitations.pending_in(chat)
-    }
-
-    /// The approvals waiting in `chat`.
-    pub fn pending(&self, chat: ChatId) -> Vec<PendingApproval> {
-        self.hub.pending_in(chat)
-    }
-
-    /// How many approvals and questions wait in each chat (sidebar badges, F-07).
-    pub fn waiting(&self) -> HashMap<ChatId, usize> {
-        let mut counts = self.hub.waiting_counts();
-        for chat in self.turns.lock().keys() {
-            let q = self.questions.waiting_in(*chat) + self.elicitations.pending_in(*chat).len();
-            if q > 0 {
-                *counts.entry(*chat).or_insert(0) += q;
-            }
-        }
-        counts
-    }
-
     /// Begins the database's upkeep, which start-up leaves for later: purging what a purge cut
     /// short by a crash or a quit left behind, merging the search index. Each step holds the
     /// database for a moment, so the app calls this once its window has painted and the first
     /// screens' reads never wait behind it.
     pub fn start_background_work(&self) {
         self.purger.notify_one();
-    }
-
-    /// Deletes a chat: stops its turn and closes its executor first.
-    pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
-        self.stop(chat);
-        self.executors.lock().await.remove(&chat);
-        self.store.delete_chat(chat).await?;
-        self.rules.forget_chat(chat);
-        self.purger.notify_one();
-        Ok(())
-    }
-
-    /// Switches the chat to another provider and/or model; the next turn uses them.
-    pub async fn set_chat_model(
-        &self,
-        chat: ChatId,
-        provider_id: Option<i64>,
-        model: &str,
-    ) -> Result<(), ServiceError> {
-        if let Some(id) = provider_id {
-            if !self.store.providers().await?.iter().any(|p| p.id == id) {
-                return Err(ServiceError::Invalid(Invalid::NoSuchProvider {
-                    provider: id,
-                }));
-            }
-        }
-        Ok(self
-            .store
-            .set_chat_model(chat, provider_id, model.trim().to_string())
-            .await?)
-    }
-
-    /// The general settings.
-    pub fn app_settings(&self) -> AppSettings {
-        self.app_settings.read().clone()
-    }
-
-    /// Saves the general settings.
-    pub async fn set_app_settings(&self, settings: AppSettings) -> Result<(), ServiceError> {
-        self.store.set_setting(APP_SETTINGS_KEY, &settings).await?;
-        *self.app_settings.write() = settings;
-        Ok(())
-    }
-
-    /// The tool settings.
-    pub fn tool_settings(&self) -> ToolSettings {
-        self.settings.read().clone()
-    }
-
-    /// Saves the tool settings; every open chat sees them at its next call.
-    /// Saves the tool settings the caller read (at their `revision`) and changed; answers them
-    /// as saved, at the next revision. Refused when they were saved meanwhile from another
-    /// copy (`Invalid::SettingsChanged`): a stale copy never overwrites a newer confirmation.
-    pub async fn set_tool_settings(
-        &self,
-        mut settings: ToolSettings,
-    ) -> Result<ToolSettings, ServiceError> {
-        {
-            let mut current = self.settings.write();
-            if settings.revision != current.revision {
-                return Err(ServiceError::Invalid(Invalid::SettingsChanged));
-            }
-            settings.revision = current.revision.wrapping_add(1);
-            *current = settings.clone();
-        }
-        self.store.set_setting(TOOL_SETTINGS_KEY, &settings).await?;
-        Ok(settings)
     }
 }
 

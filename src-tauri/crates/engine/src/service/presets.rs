@@ -1,13 +1,14 @@
 //! Presets ("assistants", F-58): listed and edited in Settings, chosen when a chat starts.
 
 use super::chats::check_params;
-use super::{ServiceError, Tollgate};
+use super::services::Presets;
+use super::ServiceError;
 use crate::protocol::{Invalid, Missing};
 use crate::store::{ChatRow, NewChat, Preset, PresetInput};
 
-impl Tollgate {
+impl Presets<'_> {
     pub async fn list_presets(&self) -> Result<Vec<Preset>, ServiceError> {
-        Ok(self.store.presets().await?)
+        Ok(self.app.store.presets().await?)
     }
 
     /// Adds (`id: None`) or changes a preset. It needs a name; its parameters are checked as a
@@ -25,32 +26,34 @@ impl Tollgate {
         input.model = input.model.trim().to_string();
         check_params(input.params)?;
         if let Some(provider) = input.provider_id {
-            if self.store.provider(provider).await?.is_none() {
+            if self.app.store.provider(provider).await?.is_none() {
                 return Err(ServiceError::Invalid(Invalid::NoSuchProvider { provider }));
             }
         }
-        Ok(self.store.save_preset(id, input).await?)
+        Ok(self.app.store.save_preset(id, input).await?)
     }
 
     /// Removes a preset; `false` if there was none. Chats started from it keep their settings.
     pub async fn delete_preset(&self, id: i64) -> Result<bool, ServiceError> {
-        Ok(self.store.delete_preset(id).await?)
+        Ok(self.app.store.delete_preset(id).await?)
     }
 
     /// Starts a chat from a preset: its prompt, provider, model and parameters, and its tool
     /// groups turned on or off for the chat. Groups that no longer exist are skipped.
     pub async fn create_chat_from_preset(&self, preset: i64) -> Result<ChatRow, ServiceError> {
         let p = self
+            .app
             .store
             .preset(preset)
             .await?
             .ok_or(ServiceError::NotFound(Missing::Preset { preset }))?
             .input;
         let provider_id = match p.provider_id {
-            Some(id) if self.store.provider(id).await?.is_some() => Some(id),
+            Some(id) if self.app.store.provider(id).await?.is_some() => Some(id),
             _ => None,
         };
         let row = self
+            .app
             .store
             .create_chat(NewChat {
                 title: String::new(),
@@ -63,6 +66,8 @@ impl Tollgate {
             .await?;
         for (group, enabled) in p.groups {
             match self
+                .app
+                .gate()
                 .set_chat_group_enabled(row.id, &group, Some(enabled))
                 .await
             {
@@ -70,7 +75,8 @@ impl Tollgate {
                 Err(e) => tracing::info!("preset {preset}: group {group} skipped: {e}"),
             }
         }
-        self.store
+        self.app
+            .store
             .chat(row.id)
             .await?
             .ok_or(ServiceError::NotFound(Missing::Chat { chat: row.id }))

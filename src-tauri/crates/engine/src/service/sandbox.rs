@@ -1,6 +1,7 @@
 //! The sandbox of a chat's commands as the window uses it (F-46): its level and network switch,
 //! and the user's "run again without the sandbox" on a blocked call.
 
+use super::services::Gate;
 use super::{ServiceError, Tollgate};
 use crate::chat::{ChatEvent, TurnInput, UserInput};
 use crate::ids::ChatId;
@@ -9,13 +10,14 @@ use crate::protocol::{Invalid, Missing};
 use crate::providers::AssistantToolCall;
 use std::sync::Arc;
 
-impl Tollgate {
+impl Gate<'_> {
     /// The paths no sandboxed command and no file tool reads (F-46), as the Tools popover
     /// lists them: the user's secret paths (each also where a symlink really leads) and
     /// Tollgate's data folder; `~` for the home folder.
     pub fn hidden_paths(&self) -> Vec<String> {
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        self.hidden
+        self.app
+            .hidden
             .iter()
             .map(
                 |p| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
@@ -28,7 +30,7 @@ impl Tollgate {
 
     /// The chat's sandbox level and network switch (F-46).
     pub async fn chat_sandbox(&self, chat: ChatId) -> Result<ChatSandbox, ServiceError> {
-        Ok(self.executor(chat).await?.sandbox())
+        Ok(self.app.executor(chat).await?.sandbox())
     }
 
     /// Sets the chat's sandbox. Turning it off is a decision the user confirms: without
@@ -46,7 +48,7 @@ impl Tollgate {
         {
             return Err(super::refused(why));
         }
-        let exec = self.executor(chat).await?;
+        let exec = self.app.executor(chat).await?;
         let was = exec.sandbox();
         if sandbox.level == SandboxLevel::Off && was.level != SandboxLevel::Off && !confirmed_off {
             return Err(ServiceError::Invalid(Invalid::SandboxOffUnconfirmed));
@@ -62,7 +64,10 @@ impl Tollgate {
         }
         Ok(exec.set_sandbox(sandbox).await?)
     }
+}
 
+impl Tollgate {
+    // On the app itself: a rerun is a turn.
     /// Runs call `c<seq>` again with the sandbox off, because the user asked (`text` is their
     /// message saying so): only a call this machine recorded as blocked by the sandbox, with
     /// exactly the arguments that ran — never expanded again — in the workspace it ran in, and

@@ -2,16 +2,17 @@
 //! it: what the server says and what its tools claim to do, on one screen; confirming makes the
 //! server's texts trusted as read and each tool's effects the user's own word.
 
-use super::{ServiceError, Tollgate};
+use super::services::McpServers;
+use super::ServiceError;
 use crate::mcp::McpReviewError;
 use crate::protocol::{Invalid, Missing, ServerReview, ToolEffects};
 use std::collections::BTreeMap;
 
-impl Tollgate {
+impl McpServers<'_> {
     /// The first-sight review of a running server: its instructions, its tools with what they
     /// claim and what the user confirmed, and what the scan flags.
     pub fn mcp_server_review(&self, server: &str) -> Result<ServerReview, ServiceError> {
-        let registry = self.registry.read().clone();
+        let registry = self.app.registry.read().clone();
         let others: Vec<String> = registry
             .groups()
             .iter()
@@ -19,12 +20,13 @@ impl Tollgate {
             .flat_map(|g| g.tools.iter().map(|t| t.spec().name.clone()))
             .collect();
         let others: Vec<&str> = others.iter().map(String::as_str).collect();
-        let settings = self.settings.read().clone();
+        let settings = self.app.settings.read().clone();
         let confirmed = |tool: &str| settings.effects(tool);
-        self.mcp
+        self.app
+            .mcp
             .server_review(server, &others, &confirmed)
             .ok_or_else(|| {
-                if self.mcp_configs.lock().iter().any(|c| c.name == server) {
+                if self.app.mcp_configs.lock().iter().any(|c| c.name == server) {
                     ServiceError::Invalid(Invalid::McpNotRunning {
                         server: server.to_string(),
                     })
@@ -51,7 +53,8 @@ impl Tollgate {
                 server: format!("{server} (the tool {tool} is not one of its tools)"),
             }));
         }
-        self.mcp
+        self.app
+            .mcp
             .confirm_server(server, fingerprint)
             .map_err(|e| match e {
                 McpReviewError::NotRunning(server) => {
@@ -65,13 +68,13 @@ impl Tollgate {
                 }),
             })?;
         if !effects.is_empty() {
-            let mut settings = self.settings.read().clone();
+            let mut settings = self.app.settings.read().clone();
             for (tool, set) in effects {
                 settings.tool_mut(&tool).effects = Some(set);
             }
-            self.set_tool_settings(settings).await?;
+            self.app.preferences().set_tool_settings(settings).await?;
         }
-        self.sync_registry().await;
+        self.app.sync_registry().await;
         self.save_review_book().await
     }
 }

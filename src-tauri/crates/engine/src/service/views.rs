@@ -4,6 +4,7 @@
 //! back here — a call to its own server's tools through the chat's gate, a read of its server's
 //! resources — never anywhere else.
 
+use super::services::McpViews;
 use super::{refused, ServiceError, Tollgate};
 use crate::executor::{CallOrigin, ToolCallRequest, ViewOrigin};
 use crate::mcp::apps::{content_security_policy, ViewResource};
@@ -127,11 +128,12 @@ struct CheckedView {
     outcome: Option<McpViewOutcome>,
 }
 
-impl Tollgate {
+impl McpViews<'_> {
     /// Whether views are on for `server`: the app's setting and the server's own.
     fn views_on(&self, server: &str) -> bool {
-        self.app_settings.read().mcp_views
+        self.app.app_settings.read().mcp_views
             && self
+                .app
                 .mcp
                 .connection(server)
                 .map_or_else(|| self.configured_views(server), |(_, c)| c.views)
@@ -139,7 +141,8 @@ impl Tollgate {
 
     /// The server's own setting when it is not running (a stored view shown after a restart).
     fn configured_views(&self, server: &str) -> bool {
-        self.mcp_configs
+        self.app
+            .mcp_configs
             .lock()
             .iter()
             .find(|c| c.name == server)
@@ -149,6 +152,7 @@ impl Tollgate {
     /// Call `seq`'s view, if it has one that may show.
     async fn checked_view(&self, chat: ChatId, seq: u64) -> Result<CheckedView, ServiceError> {
         let view = self
+            .app
             .store
             .call_view(chat, seq)
             .await?
@@ -183,7 +187,7 @@ impl Tollgate {
     /// The view's document: read from its server when it runs (and kept), else as kept from
     /// the last read — a stored call's view shows again after a restart without its server.
     async fn view_resource(&self, link: &McpViewLink) -> Result<ViewResource, ServiceError> {
-        let read = match self.ready_server(&link.server) {
+        let read = match self.app.mcp_servers().ready_server(&link.server) {
             Ok((conn, _)) => Some(conn.read_resource(&link.uri).await),
             Err(_) => None,
         };
@@ -196,14 +200,17 @@ impl Tollgate {
                     ))
                 })?;
                 if let Ok(text) = serde_json::to_string(&resource) {
-                    self.store.save_view_resource(link.clone(), text).await?;
+                    self.app
+                        .store
+                        .save_view_resource(link.clone(), text)
+                        .await?;
                 }
                 return Ok(resource);
             }
             Some(Err(e)) => format!("could not be read: {e}"),
             None => "cannot be read: the server is not running".to_string(),
         };
-        let kept = self.store.view_resource(link.clone()).await?;
+        let kept = self.app.store.view_resource(link.clone()).await?;
         kept.and_then(|k| serde_json::from_str::<ViewResource>(&k).ok())
             .ok_or_else(|| {
                 refused(format!(
@@ -216,13 +223,13 @@ impl Tollgate {
     /// Prepares call `seq`'s view for a frame: its document served once at the returned
     /// address, under the policy its declared domains allow, with what the host tells it.
     pub async fn open_view(&self, chat: ChatId, seq: u64) -> Result<McpViewDocument, ServiceError> {
-        if let Some(servers) = self.views.paused() {
+        if let Some(servers) = self.app.views.paused() {
             return Err(ServiceError::Invalid(Invalid::McpViewsPaused { servers }));
         }
         let view = self.checked_view(chat, seq).await?;
         let resource = self.view_resource(&view.link).await?;
         let csp = content_security_policy(&resource.domains);
-        let url = self.views.prepare(ServedView {
+        let url = self.app.views.prepare(ServedView {
             html: resource.html,
             csp: csp.clone(),
             server: view.link.server.clone(),
@@ -255,16 +262,9 @@ impl Tollgate {
         Ok(self.checked_view(chat, seq).await?.outcome)
     }
 
-    /// The views' documents waiting for their frames (the app's scheme handler and navigation
-    /// guard read them), and whether views are paused (the app's watch on its web process
-    /// pauses them).
-    pub fn view_documents(&self) -> &ViewDocuments {
-        &self.views
-    }
-
     /// Shows views again after a pause: the user read why they were paused and asked.
     pub fn resume_views(&self) {
-        self.views.resume();
+        self.app.views.resume();
     }
 
     /// A `tools/call` from call `seq`'s view: the chat's executor runs it like any call — policy,
@@ -281,8 +281,8 @@ impl Tollgate {
     ) -> Result<Value, ServiceError> {
         let view = self.checked_view(chat, seq).await?;
         let server = view.link.server;
-        let exec = self.executor(chat).await?;
-        let rows = self.store.chat_messages(chat).await?;
+        let exec = self.app.executor(chat).await?;
+        let rows = self.app.store.chat_messages(chat).await?;
         let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.offer());
         let args_text = arguments.to_string();
         exposure.add(
@@ -324,7 +324,7 @@ impl Tollgate {
         uri: String,
     ) -> Result<Value, ServiceError> {
         let view = self.checked_view(chat, seq).await?;
-        let (conn, _) = self.ready_server(&view.link.server)?;
+        let (conn, _) = self.app.mcp_servers().ready_server(&view.link.server)?;
         let contents = conn.read_resource(&uri).await.map_err(|e| {
             refused(format!(
                 "Reading {uri} from \"{}\" failed: {e}",
@@ -332,6 +332,16 @@ impl Tollgate {
             ))
         })?;
         Ok(json!({ "contents": contents }))
+    }
+}
+
+impl Tollgate {
+    // On the app itself: the documents outlive any borrow of a service.
+    /// The views' documents waiting for their frames (the app's scheme handler and navigation
+    /// guard read them), and whether views are paused (the app's watch on its web process
+    /// pauses them).
+    pub fn view_documents(&self) -> &ViewDocuments {
+        &self.views
     }
 }
 

@@ -77,7 +77,13 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
         ])
     );
     // Stored with the message (the image's type as its bytes say).
-    let stored = app.chat_history(chat, None, None).await.unwrap().messages[0].clone();
+    let stored = app
+        .chats()
+        .chat_history(chat, None, None)
+        .await
+        .unwrap()
+        .messages[0]
+        .clone();
     assert_eq!(stored.content, "What is this?");
     let kept = &stored.payload.unwrap()["attachments"];
     assert_eq!(kept[0]["mediaType"], "image/png");
@@ -91,12 +97,24 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     let js = tollgate_engine::chat::export::json(&app.store, chat)
         .await
         .unwrap();
-    let copy = app.import_chats(js.to_string().as_bytes()).await.unwrap()[0].id;
-    let imported = app.chat_history(copy, None, None).await.unwrap().messages[0].clone();
+    let copy = app
+        .chats()
+        .import_chats(js.to_string().as_bytes())
+        .await
+        .unwrap()[0]
+        .id;
+    let imported = app
+        .chats()
+        .chat_history(copy, None, None)
+        .await
+        .unwrap()
+        .messages[0]
+        .clone();
     assert_eq!(imported.payload.unwrap()["attachments"], *kept);
 
     // The same chat on an Anthropic provider: the history's image goes as an image block.
     let claude = app
+        .model_providers()
         .add_provider(ProviderInput {
             kind: ProviderKind::Anthropic,
             name: "Claude".into(),
@@ -107,10 +125,14 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
         })
         .await
         .unwrap();
-    app.save_provider_key(claude.id, "sk-ant-attachments")
+    app.model_providers()
+        .save_provider_key(claude.id, "sk-ant-attachments")
         .await
         .unwrap();
-    app.set_chat_model(chat, Some(claude.id), "").await.unwrap();
+    app.chats()
+        .set_chat_model(chat, Some(claude.id), "")
+        .await
+        .unwrap();
     mock.push(anthropic::text("Still a dot."));
     turn(&app, chat, TurnInput::Message("And now?".into())).await;
     let body = &mock.bodies()[1];
@@ -125,7 +147,13 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     // An edit keeps the files of the message it replaces.
     mock.push(anthropic::text("A red dot."));
     let (on_event, mut rx) = collector();
-    let question = app.chat_history(chat, None, None).await.unwrap().messages[0].id;
+    let question = app
+        .chats()
+        .chat_history(chat, None, None)
+        .await
+        .unwrap()
+        .messages[0]
+        .id;
     app.edit_message(chat, question, "Which colour?".into(), on_event)
         .await
         .unwrap();
@@ -195,6 +223,7 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
         .expect_err("refused");
     assert_eq!(CommandError::from(empty).kind, ErrorKind::Invalid);
     assert!(app
+        .chats()
         .chat_history(chat, None, None)
         .await
         .unwrap()

@@ -95,7 +95,7 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
         )
         .await
         .unwrap();
-    app.delete_chat(old).await.unwrap();
+    app.chats().delete_chat(old).await.unwrap();
     assert!(
         app.rules.list().is_empty(),
         "the chat's rule is gone from memory"

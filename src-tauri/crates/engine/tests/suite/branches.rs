@@ -41,7 +41,11 @@ fn kind<T: std::fmt::Debug>(r: Result<T, ServiceError>) -> ErrorKind {
 }
 
 async fn history(app: &Tollgate, chat: ChatId) -> Vec<MessageRow> {
-    app.chat_history(chat, None, None).await.unwrap().messages
+    app.chats()
+        .chat_history(chat, None, None)
+        .await
+        .unwrap()
+        .messages
 }
 
 #[tokio::test]
@@ -49,7 +53,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let provider = app.list_providers().await.unwrap()[0].id;
+    let provider = app.model_providers().list_providers().await.unwrap()[0].id;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
 
     // Turn 1 calls a tool, turn 2 is plain.
@@ -129,6 +133,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     );
     // The first branch's tool call stays with it.
     assert!(app
+        .chats()
         .chat_history(chat, None, None)
         .await
         .unwrap()
@@ -145,7 +150,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
 
     // Back to the first answer: its newest continuation (the edit) and its tool call return.
     app.show_branch(chat, first_answer).await.unwrap();
-    let back = app.chat_history(chat, None, None).await.unwrap();
+    let back = app.chats().chat_history(chat, None, None).await.unwrap();
     assert_eq!(texts(&back.messages), texts(&edited));
     assert_eq!(back.calls.len(), 1);
     assert_eq!(back.calls[0].result_text.as_deref(), Some("42"));
@@ -302,7 +307,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         .unwrap();
 
     let exported = export::json(&app.store, chat).await.unwrap().to_string();
-    let imported = app.import_chats(exported.as_bytes()).await.unwrap();
+    let imported = app.chats().import_chats(exported.as_bytes()).await.unwrap();
     assert_eq!(imported.len(), 1);
     let copy = imported[0].id;
     assert_ne!(copy, chat);
@@ -331,8 +336,16 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         texts(&history(&app, chat).await)
     );
     let (a, b) = (
-        app.chat_history(chat, None, None).await.unwrap().calls,
-        app.chat_history(copy, None, None).await.unwrap().calls,
+        app.chats()
+            .chat_history(chat, None, None)
+            .await
+            .unwrap()
+            .calls,
+        app.chats()
+            .chat_history(copy, None, None)
+            .await
+            .unwrap()
+            .calls,
     );
     assert_eq!(b.len(), 1);
     assert_eq!(
@@ -372,7 +385,12 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         until_finished(&mut rx).await.1,
         TurnOutcome::Completed { .. }
     ));
-    let calls = app.chat_history(copy, None, None).await.unwrap().calls;
+    let calls = app
+        .chats()
+        .chat_history(copy, None, None)
+        .await
+        .unwrap()
+        .calls;
     assert_eq!(calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 2]);
     // What would reach outside the conversation is not imported.
     let row = app.store.chat(copy).await.unwrap().unwrap();
@@ -388,7 +406,10 @@ async fn an_import_that_cannot_be_read_says_why_and_writes_nothing() {
         b"<html>",
         b"{}",
     ] {
-        assert_eq!(kind(app.import_chats(bad).await), ErrorKind::Invalid);
+        assert_eq!(
+            kind(app.chats().import_chats(bad).await),
+            ErrorKind::Invalid
+        );
     }
     assert!(app.list_chats().await.unwrap().is_empty());
 }
@@ -430,6 +451,6 @@ async fn an_edited_message_keeps_the_sources_it_was_made_from() {
     assert_ne!(edited[0].id, question);
     let payload = edited[0].payload.clone().unwrap();
     assert_eq!(payload["sources"], json!([prompt]), "{payload}");
-    let exposure = app.chat_exposure(chat).await.unwrap();
+    let exposure = app.gate().chat_exposure(chat).await.unwrap();
     assert!(exposure.untrusted.contains(&prompt), "{exposure:?}");
 }

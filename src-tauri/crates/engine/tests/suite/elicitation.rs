@@ -32,24 +32,25 @@ async fn register(
         )
         .await
     });
-    crate::common::eventually("the call asks", || !app.pending(chat).is_empty()).await;
-    let approval = app.pending(chat).pop().unwrap();
-    app.answer_approval(
-        chat,
-        &approval.id,
-        Decision::Execution(ExecutionDecision::AllowOnce),
-    )
-    .await
-    .unwrap();
+    crate::common::eventually("the call asks", || !app.asks().pending(chat).is_empty()).await;
+    let approval = app.asks().pending(chat).pop().unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &approval.id,
+            Decision::Execution(ExecutionDecision::AllowOnce),
+        )
+        .await
+        .unwrap();
     task
 }
 
 async fn question(app: &Tollgate, chat: ChatId) -> PendingElicitation {
     crate::common::eventually("the server asks", || {
-        !app.pending_elicitations(chat).is_empty()
+        !app.asks().pending_elicitations(chat).is_empty()
     })
     .await;
-    app.pending_elicitations(chat).pop().unwrap()
+    app.asks().pending_elicitations(chat).pop().unwrap()
 }
 
 #[tokio::test]
@@ -68,12 +69,13 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
     .await;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(
-        McpServerConfig::http("forms", format!("http://localhost:{port}/mcp")),
-        None,
-    )
-    .await
-    .unwrap();
+    app.mcp_servers()
+        .save_mcp_server(
+            McpServerConfig::http("forms", format!("http://localhost:{port}/mcp")),
+            None,
+        )
+        .await
+        .unwrap();
     assert_eq!(settled(&app, "forms").await, McpStatus::Ready);
     crate::common::eventually("the tool reaches the registry", || {
         app.registry().tool("forms__register_user").is_some()
@@ -99,6 +101,7 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
 
     // An answer without the email does not fit: refused, and the question still waits.
     let refused = app
+        .asks()
         .answer_elicitation(
             chat,
             &asked.id,
@@ -111,20 +114,21 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
         matches!(&refused, ServiceError::Invalid(Invalid::ElicitationAnswer { reason }) if reason.contains("email")),
         "{refused:?}"
     );
-    assert_eq!(app.pending_elicitations(chat).len(), 1);
-    app.answer_elicitation(
-        chat,
-        &asked.id,
-        ElicitationAnswer::Accept {
-            content: Some(json!({
-                "username": "ada",
-                "email": "ada@example.org",
-                "password": "analytical",
-                "newsletter": true
-            })),
-        },
-    )
-    .unwrap();
+    assert_eq!(app.asks().pending_elicitations(chat).len(), 1);
+    app.asks()
+        .answer_elicitation(
+            chat,
+            &asked.id,
+            ElicitationAnswer::Accept {
+                content: Some(json!({
+                    "username": "ada",
+                    "email": "ada@example.org",
+                    "password": "analytical",
+                    "newsletter": true
+                })),
+            },
+        )
+        .unwrap();
     let registered = task.await.unwrap();
     assert_eq!(
         registered.content,
@@ -134,13 +138,14 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
     // The next one is declined.
     let task = register(&app, chat).await;
     let asked = question(&app, chat).await;
-    app.answer_elicitation(chat, &asked.id, ElicitationAnswer::Decline)
+    app.asks()
+        .answer_elicitation(chat, &asked.id, ElicitationAnswer::Decline)
         .unwrap();
     assert_eq!(
         task.await.unwrap().content,
         "Registration cancelled by user."
     );
-    assert!(app.pending_elicitations(chat).is_empty());
+    assert!(app.asks().pending_elicitations(chat).is_empty());
     app.mcp.shutdown().await;
     server.stop().await;
 }

@@ -371,6 +371,7 @@ async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
     app.store.flush().await.unwrap();
     let this_chat = RuleScope::Chat { chat };
     let some = app
+        .gate()
         .rule_coverage("calculate", Some("*1+1*".into()), this_chat)
         .await
         .unwrap();
@@ -380,17 +381,20 @@ async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
         "{some:?}"
     );
     let every = app
+        .gate()
         .rule_coverage("calculate", None, RuleScope::Global)
         .await
         .unwrap();
     assert_eq!(every.covered_count, 3);
     let other = app.create_chat(Default::default()).await.unwrap().id;
     let none = app
+        .gate()
         .rule_coverage("calculate", None, RuleScope::Chat { chat: other })
         .await
         .unwrap();
     assert_eq!((none.examined, none.covered_count), (0, 0));
     assert!(app
+        .gate()
         .rule_coverage("no_such_tool", None, RuleScope::Global)
         .await
         .is_err());
@@ -642,11 +646,11 @@ async fn a_file_the_user_trusts_no_longer_brings_what_it_was_written_from() {
     use tollgate_engine::policy::ExecutionPolicy;
     let dir = tempfile::tempdir().unwrap();
     let app = super::service::open(dir.path()).await;
-    let mut settings = app.tool_settings();
+    let mut settings = app.preferences().tool_settings();
     settings.guard.enabled = false;
     settings.tool_mut("write_file").execution_policy = Some(ExecutionPolicy::Auto);
     settings.tool_mut("read_file").execution_policy = Some(ExecutionPolicy::Auto);
-    app.set_tool_settings(settings).await.unwrap();
+    app.preferences().set_tool_settings(settings).await.unwrap();
     let ws = tempfile::tempdir().unwrap();
     let open_chat = || async {
         let chat = app.create_chat(Default::default()).await.unwrap().id;
@@ -668,7 +672,7 @@ async fn a_file_the_user_trusts_no_longer_brings_what_it_was_written_from() {
         )
         .await;
     assert!(!written.is_error, "{}", written.content);
-    let listed = app.written_files().await.unwrap();
+    let listed = app.gate().written_files().await.unwrap();
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].path, "plan.md");
     assert!(listed[0].sources.contains(&page("evil.example")));
@@ -677,8 +681,11 @@ async fn a_file_the_user_trusts_no_longer_brings_what_it_was_written_from() {
     let reader = open_chat().await;
     let before = run(&reader, call("read_file", json!({"path": "plan.md"}))).await;
     assert!(before.sources.contains(&page("evil.example")));
-    app.trust_written_file(&workspace, "plan.md").await.unwrap();
-    assert!(app.written_files().await.unwrap().is_empty());
+    app.gate()
+        .trust_written_file(&workspace, "plan.md")
+        .await
+        .unwrap();
+    assert!(app.gate().written_files().await.unwrap().is_empty());
     let after = run(&reader, call("read_file", json!({"path": "plan.md"}))).await;
     assert!(
         !after.sources.contains(&page("evil.example")),

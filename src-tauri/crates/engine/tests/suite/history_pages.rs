@@ -35,10 +35,15 @@ async fn calculating_turns(
 
 /// Every page of the branch ending at `before` (none: the chat's leaf), last page first.
 async fn pages(app: &Tollgate, chat: ChatId, limit: usize) -> Vec<ChatHistory> {
-    let mut out = vec![app.chat_history(chat, None, Some(limit)).await.unwrap()];
+    let mut out = vec![app
+        .chats()
+        .chat_history(chat, None, Some(limit))
+        .await
+        .unwrap()];
     while let Some(before) = out.last().and_then(|p| p.earlier) {
         out.push(
-            app.chat_history(chat, Some(before), Some(limit))
+            app.chats()
+                .chat_history(chat, Some(before), Some(limit))
                 .await
                 .unwrap(),
         );
@@ -58,7 +63,7 @@ async fn pages_add_up_to_the_branch_in_whole_turns_with_their_calls() {
     let mock = with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     calculating_turns(&app, &mock, chat, 0..7).await;
-    let whole = app.chat_history(chat, None, None).await.unwrap();
+    let whole = app.chats().chat_history(chat, None, None).await.unwrap();
     assert_eq!(whole.messages.len(), 28);
     assert_eq!(whole.calls.len(), 7);
     assert_eq!(
@@ -67,7 +72,7 @@ async fn pages_add_up_to_the_branch_in_whole_turns_with_their_calls() {
     );
 
     // 5 messages reach back into the second-last turn: both last turns come, 8 messages.
-    let last = app.chat_history(chat, None, Some(5)).await.unwrap();
+    let last = app.chats().chat_history(chat, None, Some(5)).await.unwrap();
     assert_eq!(last.messages.len(), 8);
     assert_eq!(last.messages[0].role, Role::User);
     assert_eq!(last.messages[0].content, "question 5");
@@ -118,7 +123,7 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
     let mock = with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     calculating_turns(&app, &mock, chat, 0..4).await;
-    let old = app.chat_history(chat, None, None).await.unwrap();
+    let old = app.chats().chat_history(chat, None, None).await.unwrap();
 
     // Edit the second question: the branch on screen now forks after the first turn.
     let question1 = old.messages[4].id;
@@ -128,13 +133,14 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
         .await
         .unwrap();
     until_finished(&mut rx).await;
-    let new = app.chat_history(chat, None, None).await.unwrap();
+    let new = app.chats().chat_history(chat, None, None).await.unwrap();
     assert_eq!(new.messages.len(), 6);
 
     // Before the old branch's last question: the old branch's messages, with its calls, none
     // of the edited branch.
     let old_last_question = old.messages[12].id;
     let before = app
+        .chats()
         .chat_history(chat, Some(old_last_question), Some(1000))
         .await
         .unwrap();
@@ -147,7 +153,7 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
     let edited: HashSet<i64> = ids(&new)[4..].iter().copied().collect();
     assert!(before.messages.iter().all(|m| !edited.contains(&m.id)));
     // The edited question's versions come with it on the page that holds it.
-    let tail = app.chat_history(chat, None, Some(2)).await.unwrap();
+    let tail = app.chats().chat_history(chat, None, Some(2)).await.unwrap();
     assert_eq!(tail.messages[0].content, "question 1, edited");
     assert_eq!(
         tail.messages[0].siblings,
@@ -156,26 +162,40 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
 
     // A message of another chat, or none at all, is refused: never another chat's text.
     let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let refused = app.chat_history(other, Some(question1), Some(10)).await;
+    let refused = app
+        .chats()
+        .chat_history(other, Some(question1), Some(10))
+        .await;
     assert_eq!(
         CommandError::from(refused.unwrap_err()).kind,
         ErrorKind::NotFound
     );
-    let refused = app.chat_history(chat, Some(i64::MAX), Some(10)).await;
+    let refused = app
+        .chats()
+        .chat_history(chat, Some(i64::MAX), Some(10))
+        .await;
     assert_eq!(
         CommandError::from(refused.unwrap_err()).kind,
         ErrorKind::NotFound
     );
     // The first message has nothing before it.
     let first = app
+        .chats()
         .chat_history(chat, Some(old.messages[0].id), None)
         .await
         .unwrap();
     assert!(first.messages.is_empty() && first.calls.is_empty() && first.earlier.is_none());
     // An empty chat reads as empty; a chat that does not exist is named.
-    let empty = app.chat_history(other, None, Some(10)).await.unwrap();
+    let empty = app
+        .chats()
+        .chat_history(other, None, Some(10))
+        .await
+        .unwrap();
     assert!(empty.messages.is_empty() && empty.earlier.is_none());
-    let missing = app.chat_history(ChatId(i64::MAX), None, Some(10)).await;
+    let missing = app
+        .chats()
+        .chat_history(ChatId(i64::MAX), None, Some(10))
+        .await;
     assert_eq!(
         CommandError::from(missing.unwrap_err()).kind,
         ErrorKind::NotFound

@@ -87,7 +87,8 @@ async fn probe_ready(
     marker: &std::path::Path,
     tool: &str,
 ) -> tollgate_engine::ChatId {
-    app.save_mcp_server(probe("probe", marker), None)
+    app.mcp_servers()
+        .save_mcp_server(probe("probe", marker), None)
         .await
         .unwrap();
     assert_eq!(settled(app, "probe").await, McpStatus::Ready);
@@ -141,14 +142,15 @@ async fn start_approved(
 pub(crate) async fn approve_next(app: &Tollgate, chat: tollgate_engine::ChatId) -> String {
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
-        if let Some(p) = app.pending(chat).pop() {
-            app.answer_approval(
-                chat,
-                &p.id,
-                Decision::Execution(ExecutionDecision::AllowOnce),
-            )
-            .await
-            .unwrap();
+        if let Some(p) = app.asks().pending(chat).pop() {
+            app.asks()
+                .answer_approval(
+                    chat,
+                    &p.id,
+                    Decision::Execution(ExecutionDecision::AllowOnce),
+                )
+                .await
+                .unwrap();
             return p.group;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -184,7 +186,8 @@ pub(crate) fn call(name: &str, args: serde_json::Value) -> ToolCallRequest {
 async fn everything_over_stdio_goes_through_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(everything("everything"), None)
+    app.mcp_servers()
+        .save_mcp_server(everything("everything"), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
@@ -253,7 +256,10 @@ async fn everything_over_stdio_goes_through_the_gate() {
     // Disabling the server removes its tools from every chat.
     let mut off = everything("everything");
     off.enabled = false;
-    app.save_mcp_server(off, Some("everything")).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(off, Some("everything"))
+        .await
+        .unwrap();
     registry_has(&app, "everything__echo", false).await;
     assert_eq!(
         app.mcp.state("everything").unwrap().status,
@@ -285,7 +291,8 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     )
     .await
     .unwrap();
-    app.save_mcp_server(everything("everything"), None)
+    app.mcp_servers()
+        .save_mcp_server(everything("everything"), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
@@ -351,7 +358,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
             ..Default::default()
         },
     );
-    app.set_tool_settings(settings).await.unwrap();
+    app.preferences().set_tool_settings(settings).await.unwrap();
     let exec = app.executor(chat).await.unwrap();
     let task = tokio::spawn(async move {
         exec.execute(
@@ -363,7 +370,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     });
     approve_next(&app, chat).await;
     let review = loop {
-        if let Some(p) = app.pending(chat).into_iter().find(|p| {
+        if let Some(p) = app.asks().pending(chat).into_iter().find(|p| {
             matches!(
                 p.request,
                 tollgate_engine::protocol::ApprovalRequest::Result { .. }
@@ -378,13 +385,14 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         panic!("{review:?}")
     };
     assert_eq!(images, &summary.images);
-    app.answer_approval(
-        chat,
-        &review.id,
-        Decision::Result(ResultDecision::Reject { reason: None }),
-    )
-    .await
-    .unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &review.id,
+            Decision::Result(ResultDecision::Reject { reason: None }),
+        )
+        .await
+        .unwrap();
     let withheld = task.await.unwrap();
     assert_eq!(withheld.status, CallStatus::ResultRejected);
     let calls = app.store.chat_calls(chat).await.unwrap();
@@ -400,6 +408,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     {
         let app = open(dir.path()).await;
         let imported = app
+            .mcp_servers()
             .import_mcp_servers(
                 &json!({"mcpServers": {
                     "probe": {"command": "node", "args": [servers_dir().join("probe-server.mjs")],
@@ -413,7 +422,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
         assert_eq!(imported, ["later", "probe"]);
         assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
         // The view never shows a secret value, only its name.
-        let views = app.mcp_servers();
+        let views = app.mcp_servers().list();
         let probe_view = views.iter().find(|v| v.config.name == "probe").unwrap();
         assert_eq!(probe_view.config.transport.secrets()["PROBE_MARKER"], "");
         assert_eq!(
@@ -469,10 +478,10 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
         wait_for(&marker).await,
         "the stopped call never reached the server"
     );
-    app.remove_mcp_server("probe").await.unwrap();
-    app.remove_mcp_server("later").await.unwrap();
+    app.mcp_servers().remove_mcp_server("probe").await.unwrap();
+    app.mcp_servers().remove_mcp_server("later").await.unwrap();
     registry_has(&app, "probe__wait", false).await;
-    assert!(app.mcp_servers().is_empty());
+    assert!(app.mcp_servers().list().is_empty());
     assert_eq!(
         keychain(dir.path()).get("mcp-server-probe").await.unwrap(),
         None,
@@ -508,12 +517,13 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
         .join("node_modules/@modelcontextprotocol/server-pdf/dist/index.js")
         .display()
         .to_string();
-    app.save_mcp_server(
-        McpServerConfig::stdio("pdf", "node", &[&pdf, "--stdio"]),
-        None,
-    )
-    .await
-    .unwrap();
+    app.mcp_servers()
+        .save_mcp_server(
+            McpServerConfig::stdio("pdf", "node", &[&pdf, "--stdio"]),
+            None,
+        )
+        .await
+        .unwrap();
     assert_eq!(settled(&app, "pdf").await, McpStatus::Ready);
     let state = app.mcp.state("pdf").unwrap();
     let listed: Vec<&str> = state.tools.iter().map(|t| t.remote_name.as_str()).collect();
@@ -704,7 +714,11 @@ async fn a_resource_a_result_links_to_can_be_attached() {
         })
     );
     // Attaching reads it from its server.
-    let files = app.read_mcp_resource("probe", &link.data).await.unwrap();
+    let files = app
+        .mcp_servers()
+        .read_mcp_resource("probe", &link.data)
+        .await
+        .unwrap();
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].kind, AttachmentKind::Text);
     assert_eq!(files[0].data, "# Notes\nShip on Friday.");
@@ -729,10 +743,10 @@ async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
         let app = Arc::clone(app);
         async move {
             crate::common::eventually("the page is put to the user", || {
-                !app.pending_elicitations(chat).is_empty()
+                !app.asks().pending_elicitations(chat).is_empty()
             })
             .await;
-            app.pending_elicitations(chat).pop().unwrap()
+            app.asks().pending_elicitations(chat).pop().unwrap()
         }
     };
 
@@ -747,7 +761,8 @@ async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
             host: "pay.example.com".into()
         }
     );
-    app.answer_elicitation(chat, &asked.id, ElicitationAnswer::Decline)
+    app.asks()
+        .answer_elicitation(chat, &asked.id, ElicitationAnswer::Decline)
         .unwrap();
     let result = declined.await.unwrap();
     assert_eq!(result.status, CallStatus::Error);
@@ -761,7 +776,8 @@ async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
 
     let opened = start_approved(&app, chat, call("probe__paywall", json!({}))).await;
     let asked = page(&app).await;
-    app.answer_elicitation(chat, &asked.id, ElicitationAnswer::Accept { content: None })
+    app.asks()
+        .answer_elicitation(chat, &asked.id, ElicitationAnswer::Accept { content: None })
         .unwrap();
     // The call waits for the server's word that the user finished on the page.
     std::fs::write(paid_file(&marker), "paid").unwrap();
@@ -790,7 +806,8 @@ fn go_file(marker: &std::path::Path) -> std::path::PathBuf {
 async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
+    app.mcp_servers()
+        .save_mcp_server(probe("probe", &dir.path().join("m")), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
@@ -815,19 +832,20 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     assert!(error.contains("crashing on purpose"), "{error}");
     registry_has(&app, "probe__crash", false).await;
 
-    app.restart_mcp_server("probe").unwrap();
+    app.mcp_servers().restart_mcp_server("probe").unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     registry_has(&app, "probe__crash", true).await;
     assert_ne!(app.mcp.pid("probe").unwrap(), first_pid);
-    assert!(app.restart_mcp_server("nope").is_err());
+    assert!(app.mcp_servers().restart_mcp_server("nope").is_err());
 
     // A server that cannot start says why.
-    app.save_mcp_server(
-        McpServerConfig::stdio("broken", "no-such-program-tollgate", &[]),
-        None,
-    )
-    .await
-    .unwrap();
+    app.mcp_servers()
+        .save_mcp_server(
+            McpServerConfig::stdio("broken", "no-such-program-tollgate", &[]),
+            None,
+        )
+        .await
+        .unwrap();
     let McpStatus::Failed { error } = settled(&app, "broken").await else {
         panic!()
     };
@@ -904,7 +922,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     };
     {
         let app = open(dir.path()).await;
-        app.import_mcp_servers(
+        app.mcp_servers().import_mcp_servers(
             &json!({"mcpServers": {
                 "keyed": {"command": "node", "args": [script, "--api-key", secret]},
                 "remote": {"url": "http://127.0.0.1:9/mcp?token=tok-INLINE-42", "headers": {"Authorization": "Bearer hdr-INLINE-7"}}
@@ -915,7 +933,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         .unwrap();
         assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
         check_running_server_has_it(&app);
-        let views = serde_json::to_string(&app.mcp_servers()).unwrap();
+        let views = serde_json::to_string(&app.mcp_servers().list()).unwrap();
         for leaked in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
             assert!(!views.contains(leaked), "the settings view shows {leaked}");
         }
@@ -944,6 +962,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         // the stored token would go to the new host.
         let mut moved = app
             .mcp_servers()
+            .list()
             .into_iter()
             .find(|v| v.config.name == "remote")
             .unwrap()
@@ -953,6 +972,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         };
         *url = "http://127.0.0.2:9/mcp".into();
         let err = app
+            .mcp_servers()
             .save_mcp_server(moved.clone(), Some("remote"))
             .await
             .unwrap_err()
@@ -962,6 +982,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         // command, `node`, is the same): its hidden key is not handed to the new program.
         let mut other_program = app
             .mcp_servers()
+            .list()
             .into_iter()
             .find(|v| v.config.name == "keyed")
             .unwrap()
@@ -971,6 +992,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         };
         args[0] = "/tmp/someone-elses-server.mjs".into();
         let err = app
+            .mcp_servers()
             .save_mcp_server(other_program, Some("keyed"))
             .await
             .unwrap_err()
@@ -979,11 +1001,15 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         // The same host keeps its stored values.
         let same = app
             .mcp_servers()
+            .list()
             .into_iter()
             .find(|v| v.config.name == "remote")
             .unwrap()
             .config;
-        app.save_mcp_server(same, Some("remote")).await.unwrap();
+        app.mcp_servers()
+            .save_mcp_server(same, Some("remote"))
+            .await
+            .unwrap();
         let kept = keychain(dir.path())
             .get("mcp-server-remote")
             .await
@@ -1005,8 +1031,8 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     let app = open(dir.path()).await;
     assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
     check_running_server_has_it(&app);
-    app.remove_mcp_server("keyed").await.unwrap();
-    app.remove_mcp_server("remote").await.unwrap();
+    app.mcp_servers().remove_mcp_server("keyed").await.unwrap();
+    app.mcp_servers().remove_mcp_server("remote").await.unwrap();
     app.mcp.shutdown().await;
 }
 
@@ -1022,7 +1048,8 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     use tollgate_engine::protocol::AttachmentKind;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(probe("probe", &dir.path().join("m")), None)
+    app.mcp_servers()
+        .save_mcp_server(probe("probe", &dir.path().join("m")), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
@@ -1030,13 +1057,14 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     assert_eq!((state.resources, state.prompts), (2, 1));
 
     // Resources: listed with their titles; a text one becomes a text file, an image an image.
-    let resources = app.mcp_resources();
+    let resources = app.mcp_servers().mcp_resources();
     let notes = resources
         .iter()
         .find(|r| r.uri == "probe://notes.md")
         .unwrap();
     assert_eq!(notes.title.as_deref(), Some("Project notes"));
     let files = app
+        .mcp_servers()
         .read_mcp_resource("probe", "probe://notes.md")
         .await
         .unwrap();
@@ -1054,6 +1082,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
         )
     );
     let dot = app
+        .mcp_servers()
         .read_mcp_resource("probe", "probe://dot.png")
         .await
         .unwrap();
@@ -1062,6 +1091,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
         (AttachmentKind::Image, "image/png")
     );
     let missing = app
+        .mcp_servers()
         .read_mcp_resource("probe", "probe://nope")
         .await
         .unwrap_err();
@@ -1072,13 +1102,14 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
         "{missing}"
     );
     let stopped = app
+        .mcp_servers()
         .read_mcp_resource("nobody", "probe://notes.md")
         .await
         .unwrap_err();
     assert!(stopped.to_string().contains("is not running"), "{stopped}");
 
     // Prompts: listed with their arguments; filled in, the text and the embedded resource.
-    let prompts = app.mcp_prompts();
+    let prompts = app.mcp_servers().mcp_prompts();
     let review = prompts.iter().find(|p| p.name == "review").unwrap();
     let args: Vec<(&str, bool)> = review
         .arguments
@@ -1087,6 +1118,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
         .collect();
     assert_eq!(args, [("file", true), ("focus", false)]);
     let filled = app
+        .mcp_servers()
         .get_mcp_prompt(
             "probe",
             "review",
@@ -1108,13 +1140,17 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     let later = run_approved(&app, chat, call("probe__later", json!({}))).await;
     assert_eq!(later.content, "later");
     eventually(&app, "the new resource is listed", |a| {
-        a.mcp_resources()
+        a.mcp_servers()
+            .mcp_resources()
             .iter()
             .any(|r| r.uri == "probe://later.txt")
     })
     .await;
     eventually(&app, "the new prompt is listed", |a| {
-        a.mcp_prompts().iter().any(|p| p.name == "later-prompt")
+        a.mcp_servers()
+            .mcp_prompts()
+            .iter()
+            .any(|p| p.name == "later-prompt")
     })
     .await;
     app.mcp.shutdown().await;
@@ -1212,7 +1248,10 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
     if let tollgate_engine::mcp::McpTransport::Stdio { args, .. } = &mut config.transport {
         args.extend(["--api-key".to_string(), SECRET.to_string()]);
     }
-    app.save_mcp_server(config, None).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(config, None)
+        .await
+        .unwrap();
     assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
     let mock = super::service::with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
@@ -1224,7 +1263,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         level: tollgate_engine::protocol::SandboxLevel::Off,
         ..Default::default()
     };
-    app.set_chat_sandbox(chat, off, true).await.unwrap();
+    app.gate().set_chat_sandbox(chat, off, true).await.unwrap();
     let ps = json!({"command": "ps axww -o args"}).to_string();
     mock.push(tollgate_mock_llm::openai::calls(
         "",
@@ -1268,13 +1307,13 @@ async fn run_unasked(
 ) -> tollgate_engine::ToolCallResult {
     let task = spawn_call(app, chat, request).await;
     crate::common::eventually("the call ends or asks", || {
-        task.is_finished() || !app.pending(chat).is_empty()
+        task.is_finished() || !app.asks().pending(chat).is_empty()
     })
     .await;
     assert!(
-        app.pending(chat).is_empty(),
+        app.asks().pending(chat).is_empty(),
         "the call asked: {:?}",
-        app.pending(chat)
+        app.asks().pending(chat)
     );
     task.await.unwrap()
 }
@@ -1283,7 +1322,8 @@ async fn run_unasked(
 /// call of its `forecast` in every chat (a global rule).
 async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
     use tollgate_engine::protocol::{RuleAction, RuleScope};
-    app.save_mcp_server(probe("probe", marker), None)
+    app.mcp_servers()
+        .save_mcp_server(probe("probe", marker), None)
         .await
         .unwrap();
     assert_eq!(settled(app, "probe").await, McpStatus::Ready);
@@ -1318,8 +1358,11 @@ async fn next_pending(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
 ) -> tollgate_engine::protocol::PendingApproval {
-    crate::common::eventually("an approval is requested", || !app.pending(chat).is_empty()).await;
-    app.pending(chat).pop().unwrap()
+    crate::common::eventually("an approval is requested", || {
+        !app.asks().pending(chat).is_empty()
+    })
+    .await;
+    app.asks().pending(chat).pop().unwrap()
 }
 
 /// SPEC §11: a server that rewrites a tool after the user allowed it — a new sentence in its
@@ -1410,22 +1453,25 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         .find(|t| t.remote_name == "forecast")
         .unwrap();
     assert_eq!(listed.change.as_ref(), Some(&change));
-    app.answer_approval(
-        chat,
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .await
-    .unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .await
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
 
     // Accepting takes the version read: a click on another accepts nothing.
     let stale = app
+        .mcp_servers()
         .accept_mcp_tool_change("probe", "forecast", "0123")
         .await
         .unwrap_err();
     assert!(stale.to_string().contains("changed again"), "{stale}");
-    app.accept_mcp_tool_change("probe", "forecast", &change.fingerprint)
+    app.mcp_servers()
+        .accept_mcp_tool_change("probe", "forecast", &change.fingerprint)
         .await
         .unwrap();
     crate::common::eventually("the accepted tool leaves review", || {
@@ -1468,7 +1514,10 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         "args": [script],
         "env": {"PROBE_MARKER": marker.display().to_string()}
     }}});
-    app.import_mcp_servers(&imported.to_string()).await.unwrap();
+    app.mcp_servers()
+        .import_mcp_servers(&imported.to_string())
+        .await
+        .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     crate::common::eventually("every tool of the replaced server is under review", || {
         app.mcp.state("probe").is_some_and(|s| {
@@ -1584,7 +1633,8 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
-    app.save_mcp_server(probe("probe", &marker), None)
+    app.mcp_servers()
+        .save_mcp_server(probe("probe", &marker), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
@@ -1655,13 +1705,14 @@ impl BergenCard {
     /// Denies the card; judged by the server's own log in `dir`: the forecast before the change
     /// arrived, the one after it did not.
     async fn deny_and_see_only_oslo_arrived(self, app: &Tollgate, dir: &std::path::Path) {
-        app.answer_approval(
-            self.chat,
-            &self.pending.id,
-            Decision::Execution(ExecutionDecision::Deny { reason: None }),
-        )
-        .await
-        .unwrap();
+        app.asks()
+            .answer_approval(
+                self.chat,
+                &self.pending.id,
+                Decision::Execution(ExecutionDecision::Deny { reason: None }),
+            )
+            .await
+            .unwrap();
         assert_eq!(
             self.task.await.unwrap().status,
             CallStatus::ExecutionRejected
@@ -1690,7 +1741,10 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         env.insert("INJECT_KIND".into(), "curious".into());
         env.insert("INJECT_DIR".into(), dir.path().display().to_string());
     }
-    app.save_mcp_server(config, None).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(config, None)
+        .await
+        .unwrap();
     assert_eq!(settled(&app, "curious").await, McpStatus::Ready);
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
 
@@ -1711,13 +1765,14 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
     assert_eq!(flagged[0].path, vec!["sidenote".to_string()]);
     assert_eq!(flagged[0].kind, FindingKind::AsksForContext);
     assert_eq!(flagged[0].excerpt, "conversation");
-    app.answer_approval(
-        chat,
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .await
-    .unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .await
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(!dir.path().join("curious.jsonl").exists());
 
@@ -1733,13 +1788,14 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         panic!("an execution card: {pending:?}")
     };
     assert!(flagged.is_empty(), "{flagged:?}");
-    app.answer_approval(
-        chat,
-        &pending.id,
-        Decision::Execution(ExecutionDecision::AllowOnce),
-    )
-    .await
-    .unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &pending.id,
+            Decision::Execution(ExecutionDecision::AllowOnce),
+        )
+        .await
+        .unwrap();
     assert_eq!(task.await.unwrap().content, "Sunny in Bergen.");
     app.mcp.shutdown().await;
 }

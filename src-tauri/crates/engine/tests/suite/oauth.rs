@@ -144,7 +144,8 @@ pub(super) async fn open(dir: &Path) -> Arc<Tollgate> {
 /// The app in `dir` with the remote server `name` at `url` added.
 async fn with_server(dir: &Path, name: &str, url: &str) -> Arc<Tollgate> {
     let app = open(dir).await;
-    app.save_mcp_server(McpServerConfig::http(name, url), None)
+    app.mcp_servers()
+        .save_mcp_server(McpServerConfig::http(name, url), None)
         .await
         .unwrap();
     app
@@ -197,6 +198,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 async fn token_of(app: &Tollgate, name: &str) -> String {
     let view = app
         .mcp_servers()
+        .list()
         .into_iter()
         .find(|s| s.config.name == name)
         .unwrap();
@@ -226,6 +228,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
 
     let opened = Arc::new(parking_lot::Mutex::new(Vec::new()));
     let record = app
+        .mcp_servers()
         .sign_in_mcp_server("demo", browser(Arc::clone(&opened)))
         .await
         .unwrap();
@@ -272,7 +275,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
     let token = token_of(&app, "demo").await;
     assert!(token.len() >= 16);
     assert!(!contains(&data_bytes(dir.path()), &token));
-    let view = serde_json::to_string(&app.mcp_servers()).unwrap();
+    let view = serde_json::to_string(&app.mcp_servers().list()).unwrap();
     assert!(!view.contains(&token));
     assert!(view.contains("\"signIn\""));
 
@@ -280,7 +283,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
     // server asks to sign in again, saying the sign-in ran out.
     server.stop().await;
     let server = example_server(mcp, auth, strict).await;
-    app.restart_mcp_server("demo").unwrap();
+    app.mcp_servers().restart_mcp_server("demo").unwrap();
     assert_eq!(
         settled(&app, "demo").await,
         McpStatus::NeedsSignIn { expired: true }
@@ -290,8 +293,12 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
     assert_eq!((state.server_name, state.protocol_version), (None, None));
 
     // Signing out removes the tokens from the keychain.
-    let account = app.mcp_servers()[0].sign_in.clone().unwrap().account();
-    app.sign_out_mcp_server("demo").await.unwrap();
+    let account = app.mcp_servers().list()[0]
+        .sign_in
+        .clone()
+        .unwrap()
+        .account();
+    app.mcp_servers().sign_out_mcp_server("demo").await.unwrap();
     assert_eq!(
         Keychain::new("app.tollgate.test.oauth")
             .get(&account)
@@ -330,14 +337,16 @@ async fn a_token_never_reaches_another_server() {
     let record = dir.path().join("headers.txt");
     let (recorder, port) = fake("recorder", &[("RECORD", record.display().to_string())]).await;
     let app = open(&dir.path().join("data")).await;
-    app.save_mcp_server(
-        McpServerConfig::http("demo", format!("http://localhost:{mcp}/mcp")),
-        None,
-    )
-    .await
-    .unwrap();
+    app.mcp_servers()
+        .save_mcp_server(
+            McpServerConfig::http("demo", format!("http://localhost:{mcp}/mcp")),
+            None,
+        )
+        .await
+        .unwrap();
     settled(&app, "demo").await;
-    app.sign_in_mcp_server("demo", browser(Arc::default()))
+    app.mcp_servers()
+        .sign_in_mcp_server("demo", browser(Arc::default()))
         .await
         .unwrap();
     assert_eq!(settled(&app, "demo").await, McpStatus::Ready);
@@ -345,14 +354,16 @@ async fn a_token_never_reaches_another_server() {
 
     // The other server, and the first one edited to point at it.
     let other_url = format!("http://127.0.0.1:{port}/mcp");
-    app.save_mcp_server(McpServerConfig::http("other", &other_url), None)
+    app.mcp_servers()
+        .save_mcp_server(McpServerConfig::http("other", &other_url), None)
         .await
         .unwrap();
     assert_eq!(
         settled(&app, "other").await,
         McpStatus::NeedsSignIn { expired: false }
     );
-    app.save_mcp_server(McpServerConfig::http("demo", &other_url), Some("demo"))
+    app.mcp_servers()
+        .save_mcp_server(McpServerConfig::http("demo", &other_url), Some("demo"))
         .await
         .unwrap();
     assert_eq!(
@@ -360,7 +371,7 @@ async fn a_token_never_reaches_another_server() {
         McpStatus::NeedsSignIn { expired: false }
     );
     assert!(
-        app.mcp_servers().iter().all(|s| s.sign_in.is_none()),
+        app.mcp_servers().list().iter().all(|s| s.sign_in.is_none()),
         "a sign-in is for the address it was made for"
     );
     let headers = std::fs::read_to_string(&record).unwrap_or_default();
@@ -435,9 +446,13 @@ async fn a_client_secret_lives_in_the_keychain_only() {
     let mut config = McpServerConfig::http("partner", "http://127.0.0.1:9/mcp");
     config.oauth_client_id = Some("partner-client".into());
     config.oauth_client_secret = Some(secret.into());
-    app.save_mcp_server(config.clone(), None).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(config.clone(), None)
+        .await
+        .unwrap();
     let view = app
         .mcp_servers()
+        .list()
         .into_iter()
         .find(|s| s.config.name == "partner")
         .unwrap();
@@ -450,7 +465,8 @@ async fn a_client_secret_lives_in_the_keychain_only() {
 
     // Saved again with the field left blank: kept.
     config.oauth_client_secret = Some(String::new());
-    app.save_mcp_server(config.clone(), Some("partner"))
+    app.mcp_servers()
+        .save_mcp_server(config.clone(), Some("partner"))
         .await
         .unwrap();
     assert!(stored().await.contains(secret));
@@ -459,6 +475,7 @@ async fn a_client_secret_lives_in_the_keychain_only() {
     let mut moved = config.clone();
     moved.transport = McpServerConfig::http("partner", "http://127.0.0.1:10/mcp").transport;
     let refused = app
+        .mcp_servers()
         .save_mcp_server(moved, Some("partner"))
         .await
         .unwrap_err();
@@ -467,7 +484,10 @@ async fn a_client_secret_lives_in_the_keychain_only() {
         "{refused}"
     );
 
-    app.remove_mcp_server("partner").await.unwrap();
+    app.mcp_servers()
+        .remove_mcp_server("partner")
+        .await
+        .unwrap();
     assert_eq!(keychain.get(account).await.unwrap(), None);
     app.mcp.shutdown().await;
 }
@@ -477,14 +497,16 @@ async fn sign_in_failure(mode: &str, extra: &[(&str, String)]) -> String {
     let (node, port) = fake(mode, extra).await;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    app.save_mcp_server(
-        McpServerConfig::http("faulty", format!("http://127.0.0.1:{port}/mcp")),
-        None,
-    )
-    .await
-    .unwrap();
+    app.mcp_servers()
+        .save_mcp_server(
+            McpServerConfig::http("faulty", format!("http://127.0.0.1:{port}/mcp")),
+            None,
+        )
+        .await
+        .unwrap();
     settled(&app, "faulty").await;
     let err = app
+        .mcp_servers()
         .sign_in_mcp_server("faulty", browser(Arc::default()))
         .await
         .unwrap_err();

@@ -136,9 +136,9 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let mut s = app.tool_settings();
+    let mut s = app.preferences().tool_settings();
     s.tool_mut("calculate").execution_policy = Some(ExecutionPolicy::AskAlways);
-    app.set_tool_settings(s).await.unwrap();
+    app.preferences().set_tool_settings(s).await.unwrap();
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
 
@@ -162,7 +162,7 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
             }
         }
     };
-    assert_eq!(app.waiting().get(&chat), Some(&1));
+    assert_eq!(app.asks().waiting().get(&chat), Some(&1));
     let (again, _rx2) = collector();
     assert!(matches!(
         app.send(chat, TurnInput::Message("x".into()), again).await,
@@ -170,6 +170,7 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     ));
     // A decision sent to the wrong chat is refused; the right one goes through.
     assert!(app
+        .asks()
         .answer_approval(
             other,
             &approval.id,
@@ -177,16 +178,17 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
         )
         .await
         .is_err());
-    app.answer_approval(
-        chat,
-        &approval.id,
-        Decision::Execution(ExecutionDecision::AllowOnce),
-    )
-    .await
-    .unwrap();
+    app.asks()
+        .answer_approval(
+            chat,
+            &approval.id,
+            Decision::Execution(ExecutionDecision::AllowOnce),
+        )
+        .await
+        .unwrap();
     let (_e, outcome) = until_finished(&mut rx).await;
     assert!(matches!(outcome, TurnOutcome::Completed { .. }));
-    assert!(app.waiting().is_empty());
+    assert!(app.asks().waiting().is_empty());
 
     // Stop a slow answer once it has begun, then the chat takes a new message.
     until_idle(&app, chat).await;
@@ -217,19 +219,19 @@ async fn settings_persist_across_a_restart() {
             ..Default::default()
         };
         general.turn.max_rounds = 7;
-        app.set_app_settings(general).await.unwrap();
-        let mut tools = app.tool_settings();
+        app.preferences().set_app_settings(general).await.unwrap();
+        let mut tools = app.preferences().tool_settings();
         tools.default_output_limit = 1234;
         tools.groups.insert("basic".into(), false);
-        app.set_tool_settings(tools).await.unwrap();
+        app.preferences().set_tool_settings(tools).await.unwrap();
     }
     let app = open(dir.path()).await;
-    let general = app.app_settings();
+    let general = app.preferences().app_settings();
     assert_eq!(
         (general.theme, general.language, general.turn.max_rounds),
         (Theme::Dark, Language::SimplifiedChinese, 7)
     );
-    assert_eq!(app.tool_settings().default_output_limit, 1234);
+    assert_eq!(app.preferences().tool_settings().default_output_limit, 1234);
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let names: Vec<String> = app
         .executor(chat)
@@ -518,7 +520,7 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
         .unwrap();
     // Deleted while the answer streams.
     until_text(&mut rx).await;
-    app.delete_chat(chat).await.unwrap();
+    app.chats().delete_chat(chat).await.unwrap();
     let (_e, outcome) = until_finished(&mut rx).await;
     assert!(
         matches!(
@@ -639,20 +641,28 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
     ] {
         assert!(
             matches!(
-                app.save_preset(None, bad).await,
+                app.presets().save_preset(None, bad).await,
                 Err(ServiceError::Invalid(_))
             ),
             "refused"
         );
     }
-    let preset = app.save_preset(None, input.clone()).await.unwrap();
+    let preset = app
+        .presets()
+        .save_preset(None, input.clone())
+        .await
+        .unwrap();
     assert_eq!(preset.input.name, "Reviewer");
     assert!(matches!(
-        app.save_preset(Some(4242), input.clone()).await,
+        app.presets().save_preset(Some(4242), input.clone()).await,
         Err(ServiceError::Store(_))
     ));
 
-    let chat = app.create_chat_from_preset(preset.id).await.unwrap();
+    let chat = app
+        .presets()
+        .create_chat_from_preset(preset.id)
+        .await
+        .unwrap();
     assert_eq!(chat.system_prompt, "Review the code you are shown.");
     assert_eq!(chat.model, "mock-small");
     assert_eq!(chat.provider_id, Some(provider));
@@ -684,24 +694,26 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
         .starts_with("Review the code you are shown."));
 
     // Editing the preset changes later chats, not this one; removing it leaves the chat as is.
-    app.save_preset(
-        Some(preset.id),
-        PresetInput {
-            system_prompt: "Be terse.".into(),
-            ..input
-        },
-    )
-    .await
-    .unwrap();
+    app.presets()
+        .save_preset(
+            Some(preset.id),
+            PresetInput {
+                system_prompt: "Be terse.".into(),
+                ..input
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(
-        app.create_chat_from_preset(preset.id)
+        app.presets()
+            .create_chat_from_preset(preset.id)
             .await
             .unwrap()
             .system_prompt,
         "Be terse."
     );
-    assert!(app.delete_preset(preset.id).await.unwrap());
-    assert!(!app.delete_preset(preset.id).await.unwrap());
+    assert!(app.presets().delete_preset(preset.id).await.unwrap());
+    assert!(!app.presets().delete_preset(preset.id).await.unwrap());
     assert_eq!(
         app.store
             .chat(chat.id)
@@ -712,10 +724,10 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
         "Review the code you are shown."
     );
     assert!(matches!(
-        app.create_chat_from_preset(preset.id).await,
+        app.presets().create_chat_from_preset(preset.id).await,
         Err(ServiceError::NotFound(_))
     ));
-    assert!(app.list_presets().await.unwrap().is_empty());
+    assert!(app.presets().list_presets().await.unwrap().is_empty());
 }
 
 /// The rows a deleted chat has left to purge: its messages and its place in the purge list.

@@ -27,7 +27,10 @@ fn views_server(dir: &Path) -> McpServerConfig {
 /// The view server ready, a chat, and `show_view` called in it (allowed by the user): the
 /// call's number.
 async fn shown(app: &Arc<Tollgate>, dir: &Path) -> (ChatId, u64) {
-    app.save_mcp_server(views_server(dir), None).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(views_server(dir), None)
+        .await
+        .unwrap();
     assert_eq!(settled(app, "views").await, McpStatus::Ready);
     registry_has(app, "views__show_view", true).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
@@ -64,7 +67,7 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
     let data = dir.path().join("data");
     let app = open(&data).await;
     let (chat, seq) = shown(&app, dir.path()).await;
-    let doc = app.open_view(chat, seq).await.unwrap();
+    let doc = app.mcp_views().open_view(chat, seq).await.unwrap();
     assert_eq!(doc.server, "views");
     assert_eq!(doc.tool, "show_view");
     assert_eq!(doc.tool_input, json!({"label": "first"}));
@@ -93,7 +96,10 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
     // The server off, the app restarted: the view shows from the record and the kept document.
     let mut off = views_server(dir.path());
     off.enabled = false;
-    app.save_mcp_server(off, Some("views")).await.unwrap();
+    app.mcp_servers()
+        .save_mcp_server(off, Some("views"))
+        .await
+        .unwrap();
     app.mcp.shutdown().await;
     drop(app);
     let app = open(&data).await;
@@ -101,14 +107,14 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
         app.mcp.connection("views").is_none(),
         "the server stays off"
     );
-    let again = app.open_view(chat, seq).await.unwrap();
+    let again = app.mcp_views().open_view(chat, seq).await.unwrap();
     assert_eq!(again.outcome, Some(McpViewOutcome::Result { result }));
     assert!(app
         .view_documents()
         .take(&again.url)
         .is_some_and(|v| v.html.contains("Attack view")));
     // A call with no view, and a call that is not there, have none.
-    assert!(app.open_view(chat, seq + 1).await.is_err());
+    assert!(app.mcp_views().open_view(chat, seq + 1).await.is_err());
     app.mcp.shutdown().await;
 }
 
@@ -128,12 +134,14 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     let asking = {
         let app = Arc::clone(&app);
         tokio::spawn(async move {
-            app.view_call_tool(chat, seq, "nudge".into(), json!({"note": "one"}))
+            app.mcp_views()
+                .view_call_tool(chat, seq, "nudge".into(), json!({"note": "one"}))
                 .await
         })
     };
     let card =
-        crate::common::eventually_some("the view's call asks", || app.pending(chat).pop()).await;
+        crate::common::eventually_some("the view's call asks", || app.asks().pending(chat).pop())
+            .await;
     assert_eq!(card.tool, "views__nudge");
     assert!(lines(&nudges).is_empty(), "nothing ran before the answer");
     approve_next(&app, chat).await;
@@ -154,6 +162,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     // Refused without running: the model's own tool, a built-in tool, another server's.
     for name in ["wipe", "read_file", "everything__echo", "../wipe"] {
         let refused = app
+            .mcp_views()
             .view_call_tool(chat, seq, name.into(), json!({}))
             .await
             .unwrap();
@@ -167,7 +176,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
         );
     }
     assert!(!dir.path().join("wipes.jsonl").exists(), "wipe never ran");
-    assert!(app.pending(chat).is_empty());
+    assert!(app.asks().pending(chat).is_empty());
 
     // An "always allow" rule: the page chose the arguments, so the gate holds the call.
     app.rules
@@ -182,12 +191,14 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     let held = {
         let app = Arc::clone(&app);
         tokio::spawn(async move {
-            app.view_call_tool(chat, seq, "nudge".into(), json!({"note": "two"}))
+            app.mcp_views()
+                .view_call_tool(chat, seq, "nudge".into(), json!({"note": "two"}))
                 .await
         })
     };
     let card =
-        crate::common::eventually_some("the gate holds it", || app.pending(chat).pop()).await;
+        crate::common::eventually_some("the gate holds it", || app.asks().pending(chat).pop())
+            .await;
     let ApprovalRequest::Execution { reason, .. } = &card.request else {
         panic!("{card:?}")
     };
@@ -202,9 +213,13 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     // Views off for the server: nothing shows and nothing is called.
     let mut off = views_server(dir.path());
     off.views = false;
-    app.save_mcp_server(off, Some("views")).await.unwrap();
-    assert!(app.open_view(chat, seq).await.is_err());
+    app.mcp_servers()
+        .save_mcp_server(off, Some("views"))
+        .await
+        .unwrap();
+    assert!(app.mcp_views().open_view(chat, seq).await.is_err());
     assert!(app
+        .mcp_views()
         .view_call_tool(chat, seq, "nudge".into(), json!({"note": "three"}))
         .await
         .is_err());
@@ -214,16 +229,17 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
 
 /// Allows the next call that asks in `chat` once, if one asks now; its number.
 async fn allow_next(app: &Tollgate, chat: ChatId) -> Option<u64> {
-    let p = app.pending(chat).pop()?;
-    app.answer_approval(
-        chat,
-        &p.id,
-        tollgate_engine::protocol::Decision::Execution(
-            tollgate_engine::protocol::ExecutionDecision::AllowOnce,
-        ),
-    )
-    .await
-    .unwrap();
+    let p = app.asks().pending(chat).pop()?;
+    app.asks()
+        .answer_approval(
+            chat,
+            &p.id,
+            tollgate_engine::protocol::Decision::Execution(
+                tollgate_engine::protocol::ExecutionDecision::AllowOnce,
+            ),
+        )
+        .await
+        .unwrap();
     Some(p.seq)
 }
 
@@ -243,7 +259,7 @@ async fn approve_seq(app: &Tollgate, chat: ChatId) -> u64 {
 async fn view_once_started(app: &Tollgate, chat: ChatId, seq: u64) -> McpViewDocument {
     let deadline = crate::common::deadline();
     loop {
-        match app.open_view(chat, seq).await {
+        match app.mcp_views().open_view(chat, seq).await {
             Ok(doc) => return doc,
             Err(e) => assert!(
                 std::time::Instant::now() < deadline,
@@ -262,7 +278,8 @@ async fn view_once_started(app: &Tollgate, chat: ChatId, seq: u64) -> McpViewDoc
 async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(&dir.path().join("data")).await;
-    app.save_mcp_server(views_server(dir.path()), None)
+    app.mcp_servers()
+        .save_mcp_server(views_server(dir.path()), None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "views").await, McpStatus::Ready);
@@ -290,10 +307,10 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
     let doc = view_once_started(&app, chat, seq).await;
     assert_eq!(doc.tool_input, json!({"label": "stopped"}));
     assert_eq!(doc.outcome, None, "it still runs");
-    assert_eq!(app.view_outcome(chat, seq).await.unwrap(), None);
+    assert_eq!(app.mcp_views().view_outcome(chat, seq).await.unwrap(), None);
     stop.cancel();
     assert!(stopped.await.unwrap().is_error);
-    match app.view_outcome(chat, seq).await.unwrap() {
+    match app.mcp_views().view_outcome(chat, seq).await.unwrap() {
         Some(McpViewOutcome::Cancelled { reason }) => {
             assert!(reason.contains("stopped by the user"), "{reason}");
         }
@@ -308,7 +325,8 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
     let releasing = {
         let app = Arc::clone(&app);
         tokio::spawn(async move {
-            app.view_call_tool(chat, seq, "release".into(), json!({}))
+            app.mcp_views()
+                .view_call_tool(chat, seq, "release".into(), json!({}))
                 .await
         })
     };
@@ -329,7 +347,7 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
     );
     let result = held.await.unwrap();
     assert!(!result.is_error, "{}", result.content);
-    match app.view_outcome(chat, seq).await.unwrap() {
+    match app.mcp_views().view_outcome(chat, seq).await.unwrap() {
         Some(McpViewOutcome::Result { result }) => assert_eq!(
             result["structuredContent"],
             json!({"label": "held", "released": true})

@@ -107,7 +107,8 @@ async fn turn_deciding(
                     if let ApprovalRequest::Execution { sandbox, .. } = &approval.request {
                         cards.push(sandbox.as_deref().cloned());
                     }
-                    app.answer_approval(chat, &approval.id, decide(&approval.request))
+                    app.asks()
+                        .answer_approval(chat, &approval.id, decide(&approval.request))
                         .await
                         .unwrap();
                 }
@@ -201,7 +202,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let exec = app.executor(chat).await.unwrap();
     exec.set_workspace(Some(ws.clone())).await.unwrap();
     assert_eq!(
-        app.chat_sandbox(chat).await.unwrap(),
+        app.gate().chat_sandbox(chat).await.unwrap(),
         ChatSandbox::default()
     );
 
@@ -319,7 +320,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     );
     // A rerun is the user's only: the chat's own sandbox is unchanged.
     assert_eq!(
-        app.chat_sandbox(chat).await.unwrap(),
+        app.gate().chat_sandbox(chat).await.unwrap(),
         ChatSandbox::default()
     );
 
@@ -328,7 +329,8 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         network: true,
         ..ChatSandbox::default()
     };
-    app.set_chat_sandbox(chat, online.clone(), false)
+    app.gate()
+        .set_chat_sandbox(chat, online.clone(), false)
         .await
         .unwrap();
     script(&mock, std::slice::from_ref(&connect));
@@ -346,12 +348,13 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         ..ChatSandbox::default()
     };
     let refused = app
+        .gate()
         .set_chat_sandbox(chat, off.clone(), false)
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("confirmation"), "{refused}");
-    assert_eq!(app.chat_sandbox(chat).await.unwrap(), online);
-    app.set_chat_sandbox(chat, off, true).await.unwrap();
+    assert_eq!(app.gate().chat_sandbox(chat).await.unwrap(), online);
+    app.gate().set_chat_sandbox(chat, off, true).await.unwrap();
     script(&mock, &[format!("touch {}", p(&root.join("outside")))]);
     let (cards, _) = turn_allowing_all(&app, chat, "now outside").await;
     assert_eq!(cards[0].as_ref().unwrap().mode, SandboxMode::Off);
@@ -567,7 +570,10 @@ async fn npm_install_works_with_only_the_registry_listed() {
         hosts: hosts.clone(),
         ..ChatSandbox::default()
     };
-    app.set_chat_sandbox(chat, registry, false).await.unwrap();
+    app.gate()
+        .set_chat_sandbox(chat, registry, false)
+        .await
+        .unwrap();
     script(
         mock,
         &[
@@ -617,16 +623,18 @@ async fn a_chat_adds_variables_to_its_commands_but_never_a_secret_or_an_address(
         ("NOT-A-NAME", "not a variable name"),
     ] {
         let refused = app
+            .gate()
             .set_chat_sandbox(chat, with(&[(name, "x")]), false)
             .await
             .unwrap_err();
         assert!(refused.to_string().contains(why), "{name}: {refused}");
         assert_eq!(
-            app.chat_sandbox(chat).await.unwrap(),
+            app.gate().chat_sandbox(chat).await.unwrap(),
             ChatSandbox::default()
         );
     }
-    app.set_chat_sandbox(chat, with(&[("RUST_LOG", "debug"), ("CI", "1")]), false)
+    app.gate()
+        .set_chat_sandbox(chat, with(&[("RUST_LOG", "debug"), ("CI", "1")]), false)
         .await
         .unwrap();
     script(mock, &["echo \"$RUST_LOG/$CI\"".to_string()]);
