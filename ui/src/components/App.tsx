@@ -7,12 +7,15 @@ import { chatStore } from "../store";
 import type { ChatId, ChatRow, SettingsView, Theme } from "../types";
 import { ChatView } from "./ChatView";
 import { useChatPages } from "./chatPages";
-import { useAction, useLoad, usePaintedSince } from "./hooks";
+import { useAction, usePaintedSince } from "./hooks";
 import { Icon } from "./icons";
 import { type SettingsTab, SettingsScreen } from "./settings/Settings";
 import { Sidebar } from "./Sidebar";
 import { ToolLog } from "./ToolLog";
 import { leaveDraft } from "../drafts";
+import { presetsQuery, providersQuery, WAITING, waitingQuery } from "../queries";
+import { invalidate, type Query } from "../serverState";
+import { useServerState } from "./useServerState";
 
 const darkQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
 let followSystem: (() => void) | null = null;
@@ -88,6 +91,21 @@ function applyLook(s: SettingsView): void {
   setLanguage(s.app.language);
 }
 
+/** Reads the sidebar's badges again: after anything that may have changed what waits. */
+function reloadWaiting(): Promise<void> {
+  return invalidate(WAITING);
+}
+
+/** The app's settings, put into effect as they arrive, before the render that shows them. */
+const settingsQuery: Query<SettingsView> = {
+  key: ["settings"],
+  load: async () => {
+    const s = await api.getSettings();
+    applyLook(s);
+    return s;
+  },
+};
+
 /**
  * The chat to show: the one picked, from the pages read or read on its own (an older chat opened
  * from a search or a notification); the newest when none was picked or the picked one went away.
@@ -119,15 +137,10 @@ export function App() {
   const [view, setView] = useState<"chat" | "settings">("chat");
   const [tab, setTab] = useState<SettingsTab>("providers");
   // The look and language are applied as the settings arrive, before the render that shows them.
-  const settings = useLoad(async () => {
-    const s = await api.getSettings();
-    applyLook(s);
-    return s;
-  }, []);
-  const providers = useLoad(() => api.listProviders(), []);
-  const waiting = useLoad(() => api.waitingCounts(), []);
-  const presets = useLoad(() => api.listPresets(), []);
-  const reloadWaiting = waiting.reload;
+  const settings = useServerState(settingsQuery);
+  const providers = useServerState(providersQuery);
+  const waiting = useServerState(waitingQuery);
+  const presets = useServerState(presetsQuery);
   const creating = useAction();
   const importing = useAction();
   const [imported, setImported] = useState<number | null>(null);
@@ -350,8 +363,6 @@ export function App() {
             onSettings={applySettings}
             chats={chats}
             currentChat={currentId}
-            onProvidersChanged={() => void providers.reload()}
-            onPresetsChanged={() => void presets.reload()}
             onConfirm={askConfirm}
             onBack={() => setView("chat")}
           />

@@ -1,6 +1,6 @@
 /**
- * What every approval card shares: where a key was pressed, sending the decision, the card's
- * head, and a short line of model-written text revealed.
+ * What every approval card shares: its props, where a key was pressed, sending the decision,
+ * the card's head, and a short line of model-written text revealed.
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
@@ -11,7 +11,17 @@ import { t } from "../i18n";
 import { reveal } from "../reveal";
 import { Icon } from "./icons";
 import { RevealedText } from "./Payload";
-import type { ChatId, Decision } from "../types";
+import type { ChatId, Decision, PendingApproval } from "../types";
+
+/** What each approval card is given: the approval, its place in the queue, and who to tell once it is decided. */
+export interface ApprovalCardProps {
+  approval: PendingApproval;
+  /** First in the queue: takes keyboard focus. */
+  active: boolean;
+  position: number;
+  total: number;
+  onDecided: (id: string) => void;
+}
 
 function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== "radio");

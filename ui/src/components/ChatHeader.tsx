@@ -5,7 +5,10 @@ import * as api from "../api";
 import { chatTitle } from "../format";
 import { t } from "../i18n";
 import type { ChatRow, ExportFormat, ProviderConfig } from "../types";
-import { useAction, useDismiss, useLoad } from "./hooks";
+import { chatToolGroupsQuery } from "../queries";
+import { invalidate } from "../serverState";
+import { useAction, useDismiss } from "./hooks";
+import { useServerState } from "./useServerState";
 import { Icon } from "./icons";
 import { ParamsFields, type ParamsText, paramsText, readParams } from "./params";
 import { SandboxSettings } from "./Sandbox";
@@ -282,7 +285,7 @@ function ToolsPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => voi
   useDismiss(open, () => setOpen(false), ref);
   const overrides = useRef<Record<string, boolean>>({});
   // Read each time the popover opens: the tools change with settings and MCP servers.
-  const loaded = useLoad(open ? () => api.chatToolGroups(chat.id) : null, [open, chat.id]);
+  const loaded = useServerState(open ? chatToolGroupsQuery(chat.id) : null);
   const groups = loaded.data;
   const saving = useAction();
   const error = loaded.error ?? saving.error;
@@ -296,7 +299,7 @@ function ToolsPopover({ chat, onChanged }: { chat: ChatRow; onChanged: () => voi
       if (enabled === null) delete overrides.current[name];
       else overrides.current[name] = enabled;
       await api.setChatGroupEnabled(chat.id, name, enabled);
-      await loaded.reload();
+      await invalidate(chatToolGroupsQuery(chat.id).key);
     });
 
   return (

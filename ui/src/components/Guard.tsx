@@ -10,7 +10,10 @@ import { t } from "../i18n";
 import { effectsWords, guardWhy, keyOf, markedArguments, sourceText, trifecta, trustKeyText, wayOutText } from "../provenance";
 import { reveal } from "../reveal";
 import type { Autonomy, ChatId, ExposureView, GuardNote, JsonValue, Source, TrustKey } from "../types";
+import { exposureKey, exposureQuery } from "../queries";
+import { invalidate } from "../serverState";
 import { useAction, useLoad } from "./hooks";
+import { useServerState } from "./useServerState";
 import { RevealedText } from "./Payload";
 
 /** The gate's note on an execution card: why it asks, what the call may do, where its
@@ -118,7 +121,7 @@ export function AutonomyLine({ figures }: { figures: Autonomy }) {
  * branch shown), and the strip reads the chat's exposure again.
  */
 export function ExposureStrip({ chat, version }: { chat: ChatId; version: string }) {
-  const exposure = useLoad((_signal) => api.chatExposure(chat), [chat, version], { keepOnChange: true });
+  const exposure = useServerState(exposureQuery(chat, version), { keepOnChange: true });
   const [open, setOpen] = useState(false);
   const action = useAction();
   const view = exposure.data;
@@ -128,7 +131,7 @@ export function ExposureStrip({ chat, version }: { chat: ChatId; version: string
   const change = (work: () => Promise<unknown>) =>
     void action.run(async () => {
       await work();
-      await exposure.reload();
+      await invalidate(exposureKey(chat));
     });
   const untrusted = firstAndMore(view.untrusted, view.untrustedCount);
   const secret = firstAndMore(view.private, view.privateCount);

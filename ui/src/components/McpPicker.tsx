@@ -3,26 +3,19 @@
  * under `/`. A resource becomes an attachment and a prompt fills the composer: the user sees and
  * can change all of it before anything is sent.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import * as api from "../api";
+import { useRef, useState } from "preact/hooks";
 import { t } from "../i18n";
 import type { McpPromptView, McpResourceView } from "../types";
-import { useDismiss, useLoad } from "./hooks";
+import { MCP, mcpPromptsQuery, mcpResourcesQuery, onMcpChanged } from "../queries";
+import { useDismiss } from "./hooks";
+import { useRefreshOn, useServerState } from "./useServerState";
 import { Icon } from "./icons";
 
 /** The resources and prompts of the running servers, read again whenever a server changes. */
 export function useMcpCatalog(): { resources: McpResourceView[]; prompts: McpPromptView[] } {
-  const resources = useLoad(() => api.listMcpResources(), [], { keepOnChange: true });
-  const prompts = useLoad(() => api.listMcpPrompts(), [], { keepOnChange: true });
-  const reload = useRef(() => {});
-  reload.current = () => {
-    void resources.reload();
-    void prompts.reload();
-  };
-  useEffect(() => {
-    const off = api.onMcpChanged(() => reload.current());
-    return () => void off.then((f) => f());
-  }, []);
+  const resources = useServerState(mcpResourcesQuery, { keepOnChange: true });
+  const prompts = useServerState(mcpPromptsQuery, { keepOnChange: true });
+  useRefreshOn(onMcpChanged, [MCP]);
   return { resources: resources.data ?? [], prompts: prompts.data ?? [] };
 }
 

@@ -1,8 +1,8 @@
 /** The provider and model fields, with the models the provider lists (the chat header's model picker and Regenerate with another model). */
-import * as api from "../api";
 import { t } from "../i18n";
+import { modelsQuery } from "../queries";
 import type { ProviderConfig } from "../types";
-import { useLoad } from "./hooks";
+import { useServerState } from "./useServerState";
 import { ProviderOptions } from "./params";
 
 export function ModelFields(props: {
@@ -17,7 +17,7 @@ export function ModelFields(props: {
   const { providers, providerId } = props;
   const chosen = providers.find((p) => p.id === providerId) ?? providers[0] ?? null;
   const listed = chosen && chosen.kind !== "demo" ? chosen.id : null;
-  const models = useLoad(listed === null ? null : () => api.listModels(listed), [listed]);
+  const models = useServerState(listed === null ? null : modelsQuery(listed));
   return (
     <>
       <label class="field">

@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import type { ChatRow, ChatSandbox, SandboxGap, SandboxLevel, SandboxReport } from "../types";
 import { type Key, t } from "../i18n";
-import { useAction, useLoad } from "./hooks";
+import { sandboxHiddenQuery, sandboxSupportQuery } from "../queries";
+import { useAction } from "./hooks";
+import { useServerState } from "./useServerState";
 import { Icon } from "./icons";
 
 const LEVELS: { level: SandboxLevel; label: Key; hint: Key }[] = [
@@ -245,8 +247,8 @@ export function SandboxLine({
 export function SandboxSettings({ chat, onChanged }: { chat: ChatRow; onChanged: () => void }) {
   // Controls are never disabled while saving: that would take the keyboard focus away.
   const current = chat.toolOverrides.sandbox;
-  const support = useLoad(() => api.sandboxSupport(), []);
-  const hidden = useLoad(() => api.sandboxHiddenPaths(), []);
+  const support = useServerState(sandboxSupportQuery);
+  const hidden = useServerState(sandboxHiddenQuery);
   const saving = useAction();
   const [confirmOff, setConfirmOff] = useState(false);
   const [hostsChosen, setHostsChosen] = useState(false);

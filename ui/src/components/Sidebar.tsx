@@ -4,7 +4,8 @@ import * as api from "../api";
 import * as session from "../session";
 import { chatTitle, relativeTime, snippetParts } from "../format";
 import { t } from "../i18n";
-import { pause, useAction, useDismiss, useLoad } from "./hooks";
+import { pause, useAction, useDismiss } from "./hooks";
+import { useServerState } from "./useServerState";
 import { useChatWindow } from "./chatPages";
 import { Icon } from "./icons";
 import type { ChatId, ChatRow, Preset, SearchHit } from "../types";
@@ -123,17 +124,19 @@ export function Sidebar(props: Props) {
   const typedAt = useRef(0);
   const q = query.trim();
   // The last results stay while the next keystroke's search runs, so the list does not blink.
-  const search = useLoad(
+  const search = useServerState<SearchHit[]>(
     q
-      ? async (signal) => {
-          await pause(pauseLeft(typedAt.current, performance.now()), signal);
-          performance.mark(SEARCH_ASKED);
-          const hits = await api.searchChats(q);
-          performance.mark(SEARCH_ANSWERED);
-          return hits;
+      ? {
+          key: ["searchChats", q],
+          load: async (signal) => {
+            await pause(pauseLeft(typedAt.current, performance.now()), signal);
+            performance.mark(SEARCH_ASKED);
+            const hits = await api.searchChats(q);
+            performance.mark(SEARCH_ANSWERED);
+            return hits;
+          },
         }
       : null,
-    [q],
     { keepOnChange: true },
   );
   const searching = q !== "" && (search.data !== undefined || search.error !== null);

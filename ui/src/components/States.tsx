@@ -29,7 +29,7 @@ export function ErrorState({ message, onRetry }: { message: string; onRetry?: ()
 }
 
 /**
- * The head of a section fed by `useLoad`: why the load failed (with Retry), or a spinner until
+ * The head of a section fed by `useServerState` (or `useLoad`): why the load failed (with Retry), or a spinner until
  * the first data arrives; nothing once there is data or nothing to load.
  */
 export function LoadStatus({ load }: { load: Pick<Load<unknown>, "data" | "error" | "loading" | "reload"> }) {

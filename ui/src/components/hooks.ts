@@ -1,10 +1,12 @@
 import type { RefObject } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../format";
+import type { Loader } from "../serverState";
 import { afterNextPaint } from "../frames";
 import { chatStore } from "../store";
 import type { ChatState } from "../timeline";
 import type { ChatId } from "../types";
+import { type Load, type LoadOptions, useServerState } from "./useServerState";
 
 /** The store's state for one chat, re-rendering when it changes. */
 export function useChatState(chat: ChatId): ChatState {
@@ -114,123 +116,27 @@ export function useDismiss(open: boolean, close: () => void, ref: { current: HTM
 
 // ---------------------------------------------------------------- loading
 
-/**
- * Fetches something for a view. The signal is aborted once the result can no longer be shown
- * (the inputs changed, a newer result arrived, the view went away), so a loader can skip work
- * such as a debounced request.
- */
-export type Loader<T> = (signal: AbortSignal) => Promise<T>;
+export type { Loader } from "../serverState";
+export type { Load, LoadOptions } from "./useServerState";
 
-/** What `useLoad` gives a view: the data, why it could not be read, and whether a load runs. */
-export interface Load<T> {
-  /** The last value loaded; undefined before one arrives (and, unless kept, after the inputs change). */
-  data: T | undefined;
-  /** Why the last load failed, as the user reads it; null once a load works. */
-  error: string | null;
-  /** Whether a load is under way. */
-  loading: boolean;
-  /** Loads again with the same inputs. Resolves once the result is shown or dropped; never rejects. */
-  reload: () => Promise<void>;
-  /** Replaces the data without a load: an optimistic update, or what a save returned. */
-  setData: (data: T) => void;
-}
-
-export interface LoadOptions {
-  /**
-   * Keep showing the last data while a load for new inputs runs (a search that should not blink
-   * back to the list on every keystroke). Off by default, so data never belongs to other inputs.
-   */
-  keepOnChange?: boolean;
-}
-
-interface LoadState<T> {
-  data: T | undefined;
-  error: string | null;
-  loading: boolean;
-}
-
-/** The loads of one `useLoad`, numbered in the order they started. */
-interface Loads {
-  /** The number of the last load started. */
-  started: number;
-  /** Loads up to this number may no longer change the state: a later one answered, or the inputs changed. */
-  settled: number;
-  running: Map<number, AbortController>;
-}
-
-function dropAll(loads: Loads): void {
-  for (const controller of loads.running.values()) controller.abort();
-  loads.running.clear();
-  loads.settled = loads.started;
-}
+/** Numbers that make each `useLoad` view's keys its own (see `useLoad`). */
+let loadViews = 0;
+let loadInputs = 0;
 
 /**
- * The one load/error/loading pattern: runs `load` on mount, whenever `deps` change, and on
- * `reload()`. A result never replaces a newer one: a load that answers after a later load did,
- * after the inputs changed or after the view went away is dropped, so a slow answer never
- * overwrites a fresh one. An earlier reload that answers first is shown while the later one
- * runs, so reloads in quick succession (a badge refreshed on every event) never starve the view.
+ * Loads something only this view shows, with no key of its own to share: runs `load` on mount,
+ * whenever `deps` change, and on `reload()`, with the cache's rules (a result never replaces a
+ * newer one; a slow answer after the inputs changed or the view went away is dropped; quick
+ * reloads never starve the view). A thin wrapper over `useServerState`, so there is one
+ * mechanism: the view gets a key nobody else uses, with a new last part whenever `deps` change.
  * A `null` loader means there is nothing to load (no chat chosen, an empty search): no data, no
- * error, not loading.
+ * error, not loading. What several views show, or what a change elsewhere must refresh, belongs
+ * under a shared key instead (queries.ts).
  */
 export function useLoad<T>(load: Loader<T> | null, deps: readonly unknown[], options: LoadOptions = {}): Load<T> {
-  const [state, setState] = useState<LoadState<T>>(() => ({ data: undefined, error: null, loading: load !== null }));
-  const loadRef = useRef(load);
-  loadRef.current = load;
-  const keepRef = useRef(options.keepOnChange === true);
-  keepRef.current = options.keepOnChange === true;
-  const loads = useRef<Loads>({ started: 0, settled: 0, running: new Map() });
-
-  const start = useCallback((inputsChanged: boolean): Promise<void> => {
-    const all = loads.current;
-    const loader = loadRef.current;
-    if (inputsChanged || loader === null) dropAll(all);
-    if (loader === null) {
-      setState({ data: undefined, error: null, loading: false });
-      return Promise.resolve();
-    }
-    const id = ++all.started;
-    const controller = new AbortController();
-    all.running.set(id, controller);
-    const clear = inputsChanged && !keepRef.current;
-    setState((s) => ({ data: clear ? undefined : s.data, error: clear ? null : s.error, loading: true }));
-    let pending: Promise<T>;
-    try {
-      pending = loader(controller.signal);
-    } catch (e) {
-      pending = Promise.reject(e);
-    }
-    /** Whether this load may still be shown; if so, the loads started before it are dropped. */
-    const fresh = (): boolean => {
-      all.running.delete(id);
-      if (id <= all.settled) return false;
-      all.settled = id;
-      for (const [other, c] of all.running) {
-        if (other < id) {
-          c.abort();
-          all.running.delete(other);
-        }
-      }
-      return true;
-    };
-    return pending.then(
-      (data) => {
-        if (fresh()) setState({ data, error: null, loading: all.started > id });
-      },
-      (e: unknown) => {
-        if (fresh()) setState((s) => ({ data: s.data, error: errorMessage(e), loading: all.started > id }));
-      },
-    );
-  }, []);
-
-  useEffect(() => {
-    void start(true);
-    return () => dropAll(loads.current);
-  }, deps);
-
-  const reload = useCallback(() => start(false), [start]);
-  const setData = useCallback((data: T) => setState((s) => ({ ...s, data })), []);
-  return { ...state, reload, setData };
+  const [view] = useState(() => ++loadViews);
+  const inputs = useMemo(() => ++loadInputs, deps);
+  return useServerState(load === null ? null : { key: ["useLoad", view, inputs], load }, options);
 }
 
 /** Waits `ms`; rejects at once when `signal` is aborted (a debounce that a newer input cancels). */

@@ -13,7 +13,10 @@ import { sourceText, trustKeyText } from "../../provenance";
 import { saveToolSettings } from "../../toolSettingsSave";
 import type { GuardSettings, SettingsView, TrustKey, WrittenFile } from "../../types";
 import { AutonomyLine } from "../Guard";
-import { useAction, useLoad } from "../hooks";
+import { AUTONOMY, autonomyQuery, WRITTEN_FILES, writtenFilesQuery } from "../../queries";
+import { invalidate } from "../../serverState";
+import { useAction } from "../hooks";
+import { useServerState } from "../useServerState";
 import { ErrorState, Loading } from "../States";
 import type { Confirm, SharedSettings } from "./shared";
 
@@ -73,14 +76,13 @@ function kindOf(k: TrustKey): Key {
  * the button that trusts it (its record goes; reading it no longer counts as untrusted).
  */
 function WrittenFiles() {
-  const [trusted, setTrusted] = useState(0);
-  const files = useLoad(() => api.writtenFiles(), [trusted], { keepOnChange: true });
+  const files = useServerState(writtenFilesQuery);
   const trusting = useAction();
   const trust = (f: WrittenFile) =>
     void trusting
       .run(() => api.trustWrittenFile(f.workspace, f.path))
       .then((ok) => {
-        if (ok) setTrusted((n) => n + 1);
+        if (ok) void invalidate(WRITTEN_FILES);
       });
   return (
     <section class="card" data-role="written-files">
@@ -121,7 +123,7 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
   const [kind, setKind] = useState<TrustKind>("host");
   const [value, setValue] = useState("");
   const [folder, setFolder] = useState("");
-  const figures = useLoad(() => api.autonomy(null), [saves]);
+  const figures = useServerState(autonomyQuery);
 
   if (settingsError !== null) return <ErrorState message={settingsError} onRetry={onReloadSettings} />;
   if (!settings) return <Loading />;
@@ -138,8 +140,13 @@ export function GateTab(props: SharedSettings & { onConfirm: Confirm }) {
         onSettings({ ...previous, tools });
       })
       .then((saved) => {
-        if (saved) setSaves((n) => n + 1);
-        else onSettings(previous);
+        if (!saved) {
+          onSettings(previous);
+          return;
+        }
+        setSaves((n) => n + 1);
+        // What the gate lets through changed: so do the figures of how much ran unasked.
+        void invalidate(AUTONOMY);
       });
   };
 

@@ -5,7 +5,9 @@ import { errorMessage } from "../../format";
 import { t } from "../../i18n";
 import { saveToolSettings } from "../../toolSettingsSave";
 import type { Language, SettingsView, Theme } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import { logFolderQuery } from "../../queries";
+import { useAction } from "../hooks";
+import { useServerState } from "../useServerState";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./shared";
 
@@ -201,7 +203,7 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
 
 /** Where the log file is, and a button that opens its folder. */
 function LogsCard() {
-  const { data: folder, error: loadError } = useLoad(() => api.logFolder(), []);
+  const { data: folder, error: loadError } = useServerState(logFolderQuery);
   const { error, run } = useAction();
   return (
     <section class="card" aria-labelledby="logs-title">

@@ -1,45 +1,23 @@
 /** Settings → MCP servers: each server's state and tools, a form to add or edit one, and JSON import. */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { t } from "../../i18n";
-import { EXECUTION_POLICIES, executionPolicyKey } from "../../policies";
-import type { ExecutionPolicy, McpServerConfig, McpServerView, McpStatus } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import type { McpServerConfig, McpServerView, McpStatus } from "../../types";
+import { MCP, mcpReviewQuery, mcpServersQuery, onMcpChanged, sandboxSupportQuery } from "../../queries";
+import { invalidate } from "../../serverState";
+import { useAction } from "../hooks";
+import { useRefreshOn, useServerState } from "../useServerState";
 import { Icon } from "../icons";
-import { parseHosts } from "../Sandbox";
 import { LoadStatus } from "../States";
 import { ServerReviewView } from "../ServerReview";
 import { ToolChangeView } from "../ToolChange";
+import { ServerForm } from "./McpServerForm";
 import { SignInLine } from "./McpSignIn";
 import type { Confirm } from "./shared";
 
-/** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
-export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (!line) continue;
-    const at = line.indexOf(separator);
-    const key = (at < 0 ? line : line.slice(0, at)).trim();
-    if (key) out[key] = at < 0 ? "" : line.slice(at + 1).trim();
-  }
-  return out;
-}
-
-function pairsText(map: Record<string, string>, separator: "=" | ":"): string {
-  return Object.keys(map)
-    .map((k) => `${k}${separator}${separator === ":" ? " " : ""}${map[k] ?? ""}`)
-    .join("\n");
-}
-
-/** Arguments one per line, so paths with spaces need no quoting. */
-export function parseArgs(text: string): string[] {
-  return text
-    .split("\n")
-    .map((a) => a.trim())
-    .filter((a) => a.length > 0);
-}
+/** The form's parsers, where the tests (and anything else) found them before the form had a module of its own. */
+export { parseArgs, parsePairs } from "./McpServerForm";
 
 function StatusPill({ status }: { status: McpStatus }) {
   const label = {
@@ -57,28 +35,19 @@ function StatusPill({ status }: { status: McpStatus }) {
   );
 }
 
+/** Reads the servers (and what they offer) again after a change made here. */
+function load(): Promise<void> {
+  return invalidate(MCP);
+}
+
 export function McpTab({ onConfirm }: { onConfirm: Confirm }) {
-  const loaded = useLoad(() => api.listMcpServers(), []);
-  const support = useLoad(() => api.sandboxSupport(), []);
+  const loaded = useServerState(mcpServersQuery);
+  const support = useServerState(sandboxSupportQuery);
   const noSandbox = Boolean(support.data?.unavailable);
   const servers = loaded.data;
-  const load = loaded.reload;
   const [editing, setEditing] = useState<McpServerConfig | "new" | null>(null);
   // Servers connect, fail and restart on their own: read them again whenever one changes.
-  useEffect(() => {
-    let unlisten: (() => void) | null = null;
-    let gone = false;
-    void api
-      .onMcpChanged(() => void load())
-      .then((u) => {
-        if (gone) u();
-        else unlisten = u;
-      });
-    return () => {
-      gone = true;
-      unlisten?.();
-    };
-  }, [load]);
+  useRefreshOn(onMcpChanged, [MCP]);
 
   return (
     <div class="settings-section">
@@ -235,7 +204,7 @@ function ReviewLine(props: { server: McpServerView; onChanged: () => void }) {
   const pending = state.review !== "confirmed";
   // A review still to be read is loaded with the card, so Review opens it at once.
   const wanted = ready && (pending || open);
-  const loaded = useLoad(wanted ? () => api.mcpServerReview(state.name) : null, [state.name, state.review, wanted]);
+  const loaded = useServerState(wanted ? mcpReviewQuery(state.name, state.review) : null);
   if (!ready) return null;
   return (
     <div class={pending ? "review-line review-line--pending" : "review-line"} data-role="review-line" data-review={state.review}>
@@ -300,222 +269,6 @@ function ServerSandboxLine({ config, noSandbox }: { config: McpServerConfig; noS
             : t("sandbox.networkOff"),
       })}
     </div>
-  );
-}
-
-function ServerForm({ initial, onDone }: { initial: McpServerConfig | null; onDone: () => void }) {
-  const tr = initial?.transport;
-  const [name, setName] = useState(initial?.name ?? "");
-  const [kind, setKind] = useState<"stdio" | "http">(tr?.type ?? "stdio");
-  const [command, setCommand] = useState(tr?.type === "stdio" ? tr.command : "");
-  const [args, setArgs] = useState(tr?.type === "stdio" ? tr.args.join("\n") : "");
-  const [env, setEnv] = useState(tr?.type === "stdio" ? pairsText(tr.env, "=") : "");
-  const [url, setUrl] = useState(tr?.type === "http" ? tr.url : "");
-  const [headers, setHeaders] = useState(tr?.type === "http" ? pairsText(tr.headers, ":") : "");
-  const [clientId, setClientId] = useState(initial?.oauthClientId ?? "");
-  // The secret itself never comes back from the engine: "" says one is stored.
-  const [clientSecret, setClientSecret] = useState("");
-  const secretStored = initial?.oauthClientSecret !== undefined && initial.oauthClientSecret !== null;
-  const [metadataUrl, setMetadataUrl] = useState(initial?.oauthClientMetadataUrl ?? "");
-  const [timeout, setTimeoutSecs] = useState(String(initial?.timeoutSecs ?? 60));
-  const [policy, setPolicy] = useState<ExecutionPolicy | "">(initial?.executionPolicy ?? "");
-  // A server added here starts in the sandbox; an imported or earlier one keeps its setting.
-  const [sandboxed, setSandboxed] = useState(initial ? !!initial.sandbox : true);
-  const [network, setNetwork] = useState(initial?.sandbox?.network ?? true);
-  const [folders, setFolders] = useState((initial?.sandbox?.folders ?? []).join("\n"));
-  const [hosts, setHosts] = useState((initial?.sandbox?.hosts ?? []).join(" "));
-  const [views, setViews] = useState(initial?.views ?? true);
-  const { error, busy, run, setError } = useAction();
-
-  const submit = async () => {
-    const secs = Number(timeout);
-    if (!name.trim() || (kind === "stdio" ? !command.trim() : !url.trim())) {
-      setError(t("mcp.required"));
-      return;
-    }
-    if (!Number.isInteger(secs) || secs < 1 || secs > 3600) {
-      setError(t("mcp.badTimeout"));
-      return;
-    }
-    const config: McpServerConfig = {
-      name: name.trim(),
-      enabled: initial?.enabled ?? true,
-      transport:
-        kind === "stdio"
-          ? { type: "stdio", command: command.trim(), args: parseArgs(args), env: parsePairs(env, "="), cwd: tr?.type === "stdio" ? tr.cwd : null }
-          : { type: "http", url: url.trim(), headers: parsePairs(headers, ":") },
-      timeoutSecs: secs,
-      executionPolicy: policy === "" ? null : policy,
-      resultPolicy: initial?.resultPolicy ?? null,
-      views,
-      ...(kind === "stdio" && sandboxed ? { sandbox: { network, folders: parseArgs(folders), hosts: network ? [] : parseHosts(hosts) } } : {}),
-      ...(kind === "http" && clientId.trim() ? { oauthClientId: clientId.trim() } : {}),
-      // Left blank, a stored secret is kept ("" asks the engine to keep it).
-      ...(kind === "http" && clientId.trim() && (clientSecret || secretStored) ? { oauthClientSecret: clientSecret } : {}),
-      ...(kind === "http" && metadataUrl.trim() ? { oauthClientMetadataUrl: metadataUrl.trim() } : {}),
-    };
-    if (await run(() => api.saveMcpServer(config, initial?.name ?? null))) onDone();
-  };
-
-  return (
-    <form
-      class="card mcp-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void submit();
-      }}
-    >
-      <h3 class="card-title">{initial ? t("mcp.editTitle", { name: initial.name }) : t("mcp.add")}</h3>
-      <div class="form-grid">
-        <label class="field">
-          <span>{t("mcp.name")}</span>
-          <input class="mono" value={name} placeholder="github" onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label class="field">
-          <span>{t("mcp.transport")}</span>
-          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as "stdio" | "http")}>
-            <option value="stdio">{t("mcp.stdio")}</option>
-            <option value="http">{t("mcp.http")}</option>
-          </select>
-        </label>
-        {kind === "stdio" ? (
-          <>
-            <label class="field field--wide">
-              <span>{t("mcp.command")}</span>
-              <input class="mono" value={command} placeholder="npx" onInput={(e) => setCommand(e.currentTarget.value)} />
-            </label>
-            <label class="field">
-              <span>{t("mcp.args")}</span>
-              <textarea
-                class="mono"
-                rows={3}
-                value={args}
-                placeholder={"-y\n@modelcontextprotocol/server-everything"}
-                onInput={(e) => setArgs(e.currentTarget.value)}
-              />
-            </label>
-            <label class="field">
-              <span>{t("mcp.env")}</span>
-              <textarea class="mono" rows={3} value={env} placeholder="API_TOKEN=…" onInput={(e) => setEnv(e.currentTarget.value)} />
-            </label>
-            <div class="field field--wide mcp-sandbox" data-role="mcp-sandbox">
-              <label class="switch-row">
-                <input type="checkbox" class="switch" checked={sandboxed} onChange={(e) => setSandboxed(e.currentTarget.checked)} />
-                <span>
-                  <strong>{t("mcp.sandbox")}</strong>
-                  <small class="muted block">{t("mcp.sandboxHint")}</small>
-                </span>
-              </label>
-              {sandboxed ? (
-                <>
-                  <label class="switch-row">
-                    <input type="checkbox" class="switch" checked={network} onChange={(e) => setNetwork(e.currentTarget.checked)} />
-                    <span>{t("mcp.sandboxNetwork")}</span>
-                  </label>
-                  {network ? null : (
-                    <label class="field">
-                      <span>{t("mcp.sandboxHosts")}</span>
-                      <input
-                        type="text"
-                        class="mono"
-                        data-role="mcp-sandbox-hosts"
-                        value={hosts}
-                        placeholder="api.example.com"
-                        onInput={(e) => setHosts(e.currentTarget.value)}
-                      />
-                    </label>
-                  )}
-                  <label class="field">
-                    <span>{t("mcp.sandboxFolders")}</span>
-                    <textarea class="mono" rows={2} value={folders} placeholder="/home/me/notes" onInput={(e) => setFolders(e.currentTarget.value)} />
-                  </label>
-                </>
-              ) : null}
-            </div>
-          </>
-        ) : (
-          <>
-            <label class="field field--wide">
-              <span>{t("mcp.url")}</span>
-              <input class="mono" value={url} placeholder="https://example.org/mcp" onInput={(e) => setUrl(e.currentTarget.value)} />
-            </label>
-            <label class="field field--wide">
-              <span>{t("mcp.headers")}</span>
-              <textarea
-                class="mono"
-                rows={2}
-                value={headers}
-                placeholder="Authorization: Bearer …"
-                onInput={(e) => setHeaders(e.currentTarget.value)}
-              />
-            </label>
-            <label class="field field--wide">
-              <span>{t("mcp.clientId")}</span>
-              <input class="mono" value={clientId} data-role="mcp-client-id" onInput={(e) => setClientId(e.currentTarget.value)} />
-              <small class="muted">{t("mcp.clientIdHint")}</small>
-            </label>
-            <label class="field field--wide">
-              <span>{t("mcp.clientSecret")}</span>
-              <input
-                class="mono"
-                type="password"
-                autocomplete="off"
-                value={clientSecret}
-                disabled={!clientId.trim()}
-                placeholder={secretStored ? t("mcp.clientSecretStored") : ""}
-                data-role="mcp-client-secret"
-                onInput={(e) => setClientSecret(e.currentTarget.value)}
-              />
-              <small class="muted">{t("mcp.clientSecretHint")}</small>
-            </label>
-            <label class="field field--wide">
-              <span>{t("mcp.clientMetadataUrl")}</span>
-              <input
-                class="mono"
-                type="url"
-                value={metadataUrl}
-                placeholder="https://…/client-metadata.json"
-                data-role="mcp-client-metadata-url"
-                onInput={(e) => setMetadataUrl(e.currentTarget.value)}
-              />
-              <small class="muted">{t("mcp.clientMetadataUrlHint")}</small>
-            </label>
-          </>
-        )}
-        <label class="field">
-          <span>{t("mcp.timeout")}</span>
-          <input type="number" min={1} max={3600} value={timeout} onInput={(e) => setTimeoutSecs(e.currentTarget.value)} />
-        </label>
-        <label class="field">
-          <span>{t("mcp.policy")}</span>
-          <select value={policy} onChange={(e) => setPolicy(e.currentTarget.value as ExecutionPolicy | "")}>
-            <option value="">{t("mcp.policyFromHints")}</option>
-            {EXECUTION_POLICIES.map((p) => (
-              <option key={p} value={p}>
-                {t(executionPolicyKey(p))}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="switch-row field--wide">
-          <input type="checkbox" class="switch" data-role="mcp-views" checked={views} onChange={(e) => setViews(e.currentTarget.checked)} />
-          <span>
-            <strong>{t("mcp.views")}</strong>
-            <small class="muted block">{t("settings.mcpViewsHint")}</small>
-          </span>
-        </label>
-      </div>
-      <p class="muted small">{initial ? t("mcp.secretsHintEdit") : t("mcp.secretsHint")}</p>
-      {error ? <p class="inline-error">{error}</p> : null}
-      <div class="row">
-        <button type="submit" class="btn btn--primary" disabled={busy}>
-          {initial ? t("common.save") : t("mcp.add")}
-        </button>
-        <button type="button" class="btn btn--ghost" onClick={onDone}>
-          {t("common.cancel")}
-        </button>
-      </div>
-    </form>
   );
 }
 

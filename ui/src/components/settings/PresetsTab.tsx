@@ -3,22 +3,27 @@ import { useState } from "preact/hooks";
 import * as api from "../../api";
 import { t } from "../../i18n";
 import type { GroupView, Preset, PresetInput, ProviderConfig } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import { PRESETS, presetsQuery, providersQuery, toolGroupsQuery } from "../../queries";
+import { invalidate } from "../../serverState";
+import { useAction } from "../hooks";
+import { useForm } from "../useForm";
+import { useServerState } from "../useServerState";
 import { ParamsFields, type ParamsText, ProviderOptions, paramsText, readParams } from "../params";
 import { LoadStatus } from "../States";
 import type { Confirm } from "./shared";
 
 const EMPTY: PresetInput = { name: "", systemPrompt: "", model: "", params: {}, groups: {} };
 
-export function PresetsTab({ onConfirm, onChanged }: { onConfirm: Confirm; onChanged: () => void }) {
-  const presets = useLoad(() => api.listPresets(), []);
-  const providers = useLoad(() => api.listProviders(), []);
-  const groups = useLoad(() => api.listToolGroups(), []);
+/** Reads the presets again wherever they are shown (the New chat menu lists them too). */
+function changed(): void {
+  void invalidate(PRESETS);
+}
+
+export function PresetsTab({ onConfirm }: { onConfirm: Confirm }) {
+  const presets = useServerState(presetsQuery);
+  const providers = useServerState(providersQuery);
+  const groups = useServerState(toolGroupsQuery);
   const [editing, setEditing] = useState<Preset | "new" | null>(null);
-  const changed = () => {
-    void presets.reload();
-    onChanged();
-  };
   const form = (id: number | null, initial: PresetInput) => (
     <PresetForm
       key={id ?? "new"}
@@ -100,6 +105,30 @@ function presetSummary(p: PresetInput, providers: ProviderConfig[], groups: Grou
   return parts.join(" · ");
 }
 
+/** The preset form's fields, as typed. */
+interface PresetFields {
+  name: string;
+  prompt: string;
+  /** The provider's id, or "" for the first provider. */
+  provider: string;
+  model: string;
+  params: ParamsText;
+  /** The tool groups the preset turns on or off; a group not named follows the app. */
+  groups: Record<string, boolean>;
+}
+
+function presetFields(initial: PresetInput): PresetFields {
+  return {
+    name: initial.name,
+    prompt: initial.systemPrompt,
+    provider: initial.providerId == null ? "" : String(initial.providerId),
+    model: initial.model,
+    params: paramsText(initial.params),
+    groups: { ...initial.groups },
+  };
+}
+
+/** The form that adds a preset or edits one. */
 function PresetForm(props: {
   id: number | null;
   initial: PresetInput;
@@ -108,31 +137,27 @@ function PresetForm(props: {
   onDone: () => void;
   onCancel: () => void;
 }) {
-  const [name, setName] = useState(props.initial.name);
-  const [prompt, setPrompt] = useState(props.initial.systemPrompt);
-  const [provider, setProvider] = useState(props.initial.providerId == null ? "" : String(props.initial.providerId));
-  const [model, setModel] = useState(props.initial.model);
-  const [fields, setFields] = useState<ParamsText>(paramsText(props.initial.params));
-  const [groups, setGroups] = useState<Record<string, boolean>>({ ...props.initial.groups });
+  const { values: f, set } = useForm(() => presetFields(props.initial));
+  const { groups } = f;
   const { error, busy, run, setError } = useAction();
 
   const submit = async () => {
-    if (!name.trim()) {
+    if (!f.name.trim()) {
       setError(t("presets.nameRequired"));
       return;
     }
-    const read = readParams(fields);
+    const read = readParams(f.params);
     if ("error" in read) {
       setError(t(read.error));
       return;
     }
     const input: PresetInput = {
-      name: name.trim(),
-      systemPrompt: prompt,
-      model: model.trim(),
+      name: f.name.trim(),
+      systemPrompt: f.prompt,
+      model: f.model.trim(),
       params: read.params,
       groups,
-      ...(provider ? { providerId: Number(provider) } : {}),
+      ...(f.provider ? { providerId: Number(f.provider) } : {}),
     };
     if (await run(() => api.savePreset(props.id, input).then(() => undefined))) props.onDone();
   };
@@ -140,7 +165,7 @@ function PresetForm(props: {
   /** A group's three states: follow the app (absent), on, off. */
   const groupState = (g: string): string => (g in groups ? (groups[g] ? "on" : "off") : "default");
   const setGroup = (g: string, v: string) =>
-    setGroups((old) => {
+    set("groups", (old) => {
       const next = { ...old };
       if (v === "default") delete next[g];
       else next[g] = v === "on";
@@ -160,24 +185,29 @@ function PresetForm(props: {
       <div class="form-grid">
         <label class="field">
           <span>{t("presets.name")}</span>
-          <input value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder={t("presets.namePlaceholder")} data-role="preset-name" />
+          <input
+            value={f.name}
+            onInput={(e) => set("name", e.currentTarget.value)}
+            placeholder={t("presets.namePlaceholder")}
+            data-role="preset-name"
+          />
         </label>
         <label class="field">
           <span>{t("presets.provider")}</span>
-          <select value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+          <select value={f.provider} onChange={(e) => set("provider", e.currentTarget.value)}>
             <option value="">{t("presets.firstProvider")}</option>
             <ProviderOptions providers={props.providers} />
           </select>
         </label>
         <label class="field">
           <span>{t("providers.model")}</span>
-          <input class="mono" value={model} placeholder={t("presets.defaultModel")} onInput={(e) => setModel(e.currentTarget.value)} />
+          <input class="mono" value={f.model} placeholder={t("presets.defaultModel")} onInput={(e) => set("model", e.currentTarget.value)} />
         </label>
         <label class="field field--wide">
           <span>{t("chat.systemPrompt")}</span>
-          <textarea rows={4} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} data-role="preset-prompt" />
+          <textarea rows={4} value={f.prompt} onInput={(e) => set("prompt", e.currentTarget.value)} data-role="preset-prompt" />
         </label>
-        <ParamsFields value={fields} onChange={setFields} />
+        <ParamsFields value={f.params} onChange={(params) => set("params", params)} />
       </div>
       <div class="preset-groups">
         <span class="field-label">{t("presets.groups")}</span>

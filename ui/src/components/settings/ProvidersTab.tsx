@@ -4,7 +4,11 @@ import * as api from "../../api";
 import { errorMessage } from "../../format";
 import { type Key, t } from "../../i18n";
 import type { LocalServer, ProviderConfig, ProviderInput, ProviderKind, ProviderOptions, RequestStyle, ToolCalling } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import { localServersQuery, PROVIDERS, providersQuery } from "../../queries";
+import { invalidate } from "../../serverState";
+import { useAction } from "../hooks";
+import { useForm } from "../useForm";
+import { useServerState } from "../useServerState";
 import { Icon } from "../icons";
 import { LoadStatus } from "../States";
 import type { Confirm } from "./shared";
@@ -33,12 +37,13 @@ function parseToolCalling(value: string): ToolCalling {
   return value === "text" ? "text" : "native";
 }
 
-export function ProvidersTab({ onChanged, onConfirm }: { onChanged: () => void; onConfirm: Confirm }) {
-  const providers = useLoad(() => api.listProviders(), []);
-  const changed = () => {
-    void providers.reload();
-    onChanged();
-  };
+/** Reads the providers again wherever they are shown (the chat header's model picker, the presets). */
+function changed(): void {
+  void invalidate(PROVIDERS);
+}
+
+export function ProvidersTab({ onConfirm }: { onConfirm: Confirm }) {
+  const providers = useServerState(providersQuery);
 
   return (
     <div class="settings-section">
@@ -203,6 +208,37 @@ const MIN_THINKING_BUDGET = 1024;
 
 type EditableKind = "openai" | "anthropic";
 
+/** The provider form's fields, as typed. */
+interface ProviderFields {
+  kind: EditableKind;
+  name: string;
+  baseUrl: string;
+  model: string;
+  toolCalling: ToolCalling;
+  requestStyle: RequestStyle;
+  thinking: boolean;
+  /** The thinking budget in tokens, as typed. */
+  budget: string;
+  /** A new provider's API key (an existing one's is changed on its card). */
+  key: string;
+}
+
+/** The fields for a provider being edited, or for a new one (OpenAI-compatible, with that kind's defaults). */
+function providerFields(initial: ProviderConfig | null): ProviderFields {
+  const kind: EditableKind = initial?.kind === "anthropic" ? "anthropic" : "openai";
+  return {
+    kind,
+    name: initial?.name ?? "",
+    baseUrl: initial?.baseUrl ?? KIND_DEFAULTS[kind].baseUrl,
+    model: initial?.defaultModel ?? KIND_DEFAULTS[kind].model,
+    toolCalling: initial?.toolCalling ?? "native",
+    requestStyle: initial?.options.requestStyle ?? "auto",
+    thinking: initial?.options.thinkingBudget != null,
+    budget: String(initial?.options.thinkingBudget ?? 4096),
+    key: "",
+  };
+}
+
 /**
  * The provider form: adding one (with its key) or editing one (the key is changed on the card).
  * Options appear for the kind they apply to: request parameters for OpenAI-compatible servers,
@@ -221,46 +257,39 @@ function ProviderForm({
   onSubmit: (input: ProviderInput, key: string) => Promise<void>;
   onCancel?: () => void;
 }) {
-  const startKind: EditableKind = initial?.kind === "anthropic" ? "anthropic" : "openai";
-  const [kind, setKind] = useState<EditableKind>(startKind);
-  const [name, setName] = useState(initial?.name ?? "");
-  const [baseUrl, setBaseUrl] = useState(initial?.baseUrl ?? KIND_DEFAULTS[startKind].baseUrl);
-  const [model, setModel] = useState(initial?.defaultModel ?? KIND_DEFAULTS[startKind].model);
-  const [toolCalling, setToolCalling] = useState<ToolCalling>(initial?.toolCalling ?? "native");
-  const [requestStyle, setRequestStyle] = useState<RequestStyle>(initial?.options.requestStyle ?? "auto");
-  const [thinking, setThinking] = useState(initial?.options.thinkingBudget != null);
-  const [budget, setBudget] = useState(String(initial?.options.thinkingBudget ?? 4096));
-  const [key, setKey] = useState("");
+  const { values: f, set } = useForm(() => providerFields(initial));
+  const { kind } = f;
   const { error, busy, run, setError } = useAction();
 
   const pickKind = (k: EditableKind) => {
     const old = KIND_DEFAULTS[kind];
-    if (baseUrl === old.baseUrl || !baseUrl) setBaseUrl(KIND_DEFAULTS[k].baseUrl);
-    if (model === old.model || !model) setModel(KIND_DEFAULTS[k].model);
-    setKind(k);
+    if (f.baseUrl === old.baseUrl || !f.baseUrl) set("baseUrl", KIND_DEFAULTS[k].baseUrl);
+    if (f.model === old.model || !f.model) set("model", KIND_DEFAULTS[k].model);
+    set("kind", k);
   };
 
   const submit = async () => {
-    if (!name.trim() || !baseUrl.trim() || !model.trim()) {
+    if (!f.name.trim() || !f.baseUrl.trim() || !f.model.trim()) {
       setError(t("providers.required"));
       return;
     }
-    const thinkingBudget = Math.round(Number(budget));
-    if (kind === "anthropic" && thinking && !(thinkingBudget >= MIN_THINKING_BUDGET)) {
+    const thinkingBudget = Math.round(Number(f.budget));
+    if (kind === "anthropic" && f.thinking && !(thinkingBudget >= MIN_THINKING_BUDGET)) {
       setError(t("providers.thinkingHint"));
       return;
     }
-    const options: ProviderOptions = kind === "anthropic" ? { requestStyle: "auto", ...(thinking ? { thinkingBudget } : {}) } : { requestStyle };
+    const options: ProviderOptions =
+      kind === "anthropic" ? { requestStyle: "auto", ...(f.thinking ? { thinkingBudget } : {}) } : { requestStyle: f.requestStyle };
     const input: ProviderInput = {
       kind,
-      name: name.trim(),
-      baseUrl: baseUrl.trim(),
-      defaultModel: model.trim(),
-      toolCalling: kind === "anthropic" ? "native" : toolCalling,
+      name: f.name.trim(),
+      baseUrl: f.baseUrl.trim(),
+      defaultModel: f.model.trim(),
+      toolCalling: kind === "anthropic" ? "native" : f.toolCalling,
       options,
     };
-    if (await run(() => onSubmit(input, key.trim()))) {
-      setKey("");
+    if (await run(() => onSubmit(input, f.key.trim()))) {
+      set("key", "");
     }
   };
 
@@ -284,28 +313,32 @@ function ProviderForm({
         </label>
         <label class="field">
           <span>{t("providers.name")}</span>
-          <input value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder={kind === "openai" ? "OpenAI" : "Anthropic"} />
+          <input value={f.name} onInput={(e) => set("name", e.currentTarget.value)} placeholder={kind === "openai" ? "OpenAI" : "Anthropic"} />
         </label>
         <label class="field">
           <span>{t("providers.baseUrl")}</span>
-          <input class="mono" value={baseUrl} onInput={(e) => setBaseUrl(e.currentTarget.value)} />
+          <input class="mono" value={f.baseUrl} onInput={(e) => set("baseUrl", e.currentTarget.value)} />
         </label>
         <label class="field">
           <span>{t("providers.model")}</span>
-          <input class="mono" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
+          <input class="mono" value={f.model} onInput={(e) => set("model", e.currentTarget.value)} />
         </label>
         {kind === "openai" ? (
           <>
             <label class="field field--wide">
               <span>{t("providers.toolCalling")}</span>
-              <select value={toolCalling} onChange={(e) => setToolCalling(parseToolCalling(e.currentTarget.value))} data-role="tool-calling">
+              <select value={f.toolCalling} onChange={(e) => set("toolCalling", parseToolCalling(e.currentTarget.value))} data-role="tool-calling">
                 <option value="native">{t(toolCallingKey("native"))}</option>
                 <option value="text">{t(toolCallingKey("text"))}</option>
               </select>
             </label>
             <label class="field field--wide">
               <span>{t("providers.requestStyle")}</span>
-              <select value={requestStyle} onChange={(e) => setRequestStyle(parseRequestStyle(e.currentTarget.value))} data-role="request-style">
+              <select
+                value={f.requestStyle}
+                onChange={(e) => set("requestStyle", parseRequestStyle(e.currentTarget.value))}
+                data-role="request-style"
+              >
                 {(["auto", "classic", "reasoning"] as const).map((style) => (
                   <option key={style} value={style}>
                     {t(requestStyleKey(style))}
@@ -317,18 +350,18 @@ function ProviderForm({
         ) : (
           <div class="field field--wide">
             <label class="check">
-              <input type="checkbox" checked={thinking} onChange={(e) => setThinking(e.currentTarget.checked)} data-role="thinking" />
+              <input type="checkbox" checked={f.thinking} onChange={(e) => set("thinking", e.currentTarget.checked)} data-role="thinking" />
               <span>{t("providers.thinking")}</span>
             </label>
-            {thinking ? (
+            {f.thinking ? (
               <label class="field">
                 <span>{t("providers.thinkingBudget")}</span>
                 <input
                   type="number"
                   min={MIN_THINKING_BUDGET}
                   step="1024"
-                  value={budget}
-                  onInput={(e) => setBudget(e.currentTarget.value)}
+                  value={f.budget}
+                  onInput={(e) => set("budget", e.currentTarget.value)}
                   data-role="thinking-budget"
                 />
               </label>
@@ -342,9 +375,9 @@ function ProviderForm({
             <input
               type="password"
               autocomplete="off"
-              value={key}
+              value={f.key}
               placeholder={t("providers.keyPlaceholder")}
-              onInput={(e) => setKey(e.currentTarget.value)}
+              onInput={(e) => set("key", e.currentTarget.value)}
             />
           </label>
         )}
@@ -385,7 +418,7 @@ function AddProvider({ onAdded }: { onAdded: () => void }) {
 
 /** Ollama, LM Studio and llama.cpp servers running here, each added with one click. */
 function LocalServers({ configured, onAdded }: { configured: ProviderConfig[]; onAdded: () => void }) {
-  const found = useLoad(() => api.detectLocalServers(), []);
+  const found = useServerState(localServersQuery);
   const { error, run } = useAction();
   const [picked, setPicked] = useState<Record<string, string>>({});
   const known = new Set(configured.map((p) => p.baseUrl.replace(/\/+$/, "")));

@@ -4,12 +4,15 @@ import { chatTitle } from "../../format";
 import { t } from "../../i18n";
 import { ruleActionKey, ruleActionTone } from "../../policies";
 import type { ChatId, ChatRow } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import { RECORDS, recordsQuery, RULES, rulesQuery } from "../../queries";
+import { invalidate } from "../../serverState";
+import { useAction } from "../hooks";
+import { useServerState } from "../useServerState";
 import { ErrorState, LoadStatus } from "../States";
 
 export function RulesTab({ chats, currentChat }: { chats: ChatRow[]; currentChat: ChatId | null }) {
-  const rulesLoad = useLoad(() => api.listRules(), []);
-  const recordsLoad = useLoad(currentChat === null ? null : () => api.listRecords(currentChat), [currentChat]);
+  const rulesLoad = useServerState(rulesQuery);
+  const recordsLoad = useServerState(currentChat === null ? null : recordsQuery(currentChat));
   const rules = rulesLoad.data;
   const records = recordsLoad.data;
   const revoking = useAction();
@@ -17,7 +20,7 @@ export function RulesTab({ chats, currentChat }: { chats: ChatRow[]; currentChat
   const revoke = (action: () => Promise<unknown>) =>
     void revoking.run(async () => {
       await action();
-      await Promise.all([rulesLoad.reload(), recordsLoad.reload()]);
+      await Promise.all([invalidate(RULES), invalidate(RECORDS)]);
     });
   const titleOf = (id: ChatId) => {
     const chat = chats.find((c) => c.id === id);

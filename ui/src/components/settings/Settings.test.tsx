@@ -85,8 +85,6 @@ async function show(
         onSettings={() => {}}
         chats={[]}
         currentChat={3}
-        onProvidersChanged={() => {}}
-        onPresetsChanged={() => {}}
         onConfirm={() => {}}
         onBack={() => {}}
       />,

@@ -20,9 +20,6 @@ interface Props extends SharedSettings {
   onTab: (tab: SettingsTab) => void;
   chats: ChatRow[];
   currentChat: ChatId | null;
-  onProvidersChanged: () => void;
-  /** Presets were added, changed or removed (the New chat menu lists them). */
-  onPresetsChanged: () => void;
   onConfirm: Confirm;
   onBack: () => void;
 }
@@ -74,9 +71,9 @@ export function SettingsScreen(props: Props) {
 function body(props: Props, shared: SharedSettings) {
   switch (props.tab) {
     case "providers":
-      return <ProvidersTab onChanged={props.onProvidersChanged} onConfirm={props.onConfirm} />;
+      return <ProvidersTab onConfirm={props.onConfirm} />;
     case "presets":
-      return <PresetsTab onConfirm={props.onConfirm} onChanged={props.onPresetsChanged} />;
+      return <PresetsTab onConfirm={props.onConfirm} />;
     case "tools":
       return <ToolsTab {...shared} />;
     case "mcp":

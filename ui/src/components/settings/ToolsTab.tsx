@@ -1,12 +1,13 @@
 /** Settings → Tools: every tool group and tool, with its switch, policies, timeout and output limit. */
 import { useRef, useState } from "preact/hooks";
-import * as api from "../../api";
 import { type Key, t } from "../../i18n";
 import { EXECUTION_POLICIES, executionPolicyKey, RESULT_POLICIES, resultPolicyKey } from "../../policies";
 import { effectsWords } from "../../provenance";
 import { saveToolSettings } from "../../toolSettingsSave";
 import type { ExecutionPolicy, ResultPolicy, ToolEffects, ToolOverride, ToolSettings } from "../../types";
-import { useAction, useLoad } from "../hooks";
+import { toolGroupsQuery } from "../../queries";
+import { useAction } from "../hooks";
+import { useServerState } from "../useServerState";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./shared";
 
@@ -127,7 +128,7 @@ function EffectsEditor(props: {
 }
 
 export function ToolsTab({ settings, settingsError, onReloadSettings, onSettings }: SharedSettings) {
-  const loaded = useLoad(() => api.listToolGroups(), []);
+  const loaded = useServerState(toolGroupsQuery);
   const saving = useAction();
   const [flash, setFlash] = useState<string | null>(null);
   // How many changes have been saved: a test (or anything else) waits for the count to move
