@@ -297,11 +297,12 @@ fn plan_card(c: &mut Criterion) {
                     let card = rx.lock().await.recv().await.expect("the plan's card");
                     waited += start.elapsed();
                     assert_eq!(card.tool, "propose_plan", "the plan's card: {card:?}");
-                    exec.answer_approval(
-                        &card.id,
-                        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-                    )
-                    .expect("declined");
+                    exec.asks()
+                        .answer_approval(
+                            &card.id,
+                            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+                        )
+                        .expect("declined");
                     assert!(call.await.expect("the call ends"), "declined");
                 }
                 waited

@@ -78,7 +78,7 @@ pub(super) async fn request(
         suggested_pattern: suggest_pattern(&inputs.subject),
         guard,
         tool_change,
-        destructive: exec.effects(spec).irreversible,
+        destructive: exec.policies().effects(spec).irreversible,
         flagged: flagged_in(&spec.flagged, args),
     }
 }
@@ -110,7 +110,7 @@ pub(super) async fn answer(
         ExecutionDecision::AllowOnce => Ok(grant(args)),
         ExecutionDecision::EndorseAndAllow { sources } => {
             // `decide` accepted only what the card offered.
-            if let Err(e) = exec.endorse(&sources).await {
+            if let Err(e) = exec.guard().endorse(&sources).await {
                 tracing::error!("endorsement in chat {} not saved: {e}", exec.chat);
             }
             trace.guard = GuardMark::Endorsed;

@@ -87,7 +87,7 @@ impl ToolExecutor {
         // records them too: a view shown now and one shown later are told the same).
         let view = spec.view.as_deref().cloned();
         if let Some(link) = &view {
-            self.deps.store.record_call_view_start(
+            self.deps.store.views().record_call_view_start(
                 self.chat,
                 seq,
                 name.clone(),

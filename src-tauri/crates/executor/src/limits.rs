@@ -8,7 +8,7 @@
 //! [`MAX_EXPANDED_BYTES`](crate::vars::reference::MAX_EXPANDED_BYTES); this checks the final
 //! arguments (also the ones a user edits) against the same bound.
 
-use super::ToolExecutor;
+use super::facets::Stages;
 use crate::tools::{RegisteredTool, LIMIT_ARG};
 use crate::vars::reference::MAX_EXPANDED_BYTES;
 use crate::vars::truncate::truncate_head_tail;
@@ -47,14 +47,14 @@ fn serialized_len(value: &Value) -> usize {
     }
 }
 
-impl ToolExecutor {
+impl Stages<'_> {
     /// F-16: the call's own `limit` > the user's setting > the tool's default > the global
     /// default. `0` or a negative value means no truncation.
     pub(super) fn output_limit(&self, entry: &RegisteredTool, args: &Value) -> usize {
         if let Some(n) = args.get(LIMIT_ARG).and_then(Value::as_i64) {
             return usize::try_from(n).unwrap_or(0);
         }
-        let settings = self.deps.settings.read();
+        let settings = self.exec.deps.settings.read();
         settings
             .output_limit(&entry.tool.spec().name)
             .or(entry.tool.spec().output_limit)

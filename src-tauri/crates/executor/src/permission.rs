@@ -36,14 +36,14 @@ impl ToolExecutor {
         let spec = entry.tool.spec();
         let set_policy = self.deps.settings.read().execution_policy(&spec.name);
         let under_review = spec.review.is_some();
-        let targets = self.targets(spec);
-        let unconfirmed = self.effects_unconfirmed(spec);
-        let effects = self.effects(spec);
+        let targets = self.policies().targets(spec);
+        let unconfirmed = self.policies().effects_unconfirmed(spec);
+        let effects = self.policies().effects(spec);
         let proposal = spec
             .proposes_plan
             .then(|| crate::tools::plan_tool::proposal_of(args).ok())
             .flatten();
-        let (mut shown, guard) = self.with_trust(|trust| {
+        let (mut shown, guard) = self.sources().with_trust(|trust| {
             let shown = proposal.map(|p| super::plan::shown(p, view.exposure, trust));
             let guard = guard_note(&GuardInputs {
                 trust,
@@ -65,7 +65,9 @@ impl ToolExecutor {
                     .tool(&step.tool)
                     .is_some_and(|t| t.tool.spec().sandboxed)
             });
-            shown.unconfined = runs_commands.then(|| self.commands_unconfined()).flatten();
+            shown.unconfined = runs_commands
+                .then(|| self.task().commands_unconfined())
+                .flatten();
         }
         let workspace = self.workspace();
         let record_key = record_hash(args, workspace.as_deref());
@@ -86,11 +88,11 @@ impl ToolExecutor {
             record,
             workspace,
             guard,
-            result_policy: self.result_policy(spec),
+            result_policy: self.policies().result_policy(spec),
             plan: None,
             proposal: shown,
         };
-        inputs.plan = self.plan_fit(entry, args, &inputs, view);
+        inputs.plan = self.task().plan_fit(entry, args, &inputs, view);
         inputs
     }
 
@@ -164,7 +166,13 @@ impl ToolExecutor {
             allowed,
             created_at: now_ms(),
         };
-        match self.deps.store.put_approval_record(row).await {
+        match self
+            .deps
+            .store
+            .gate_records()
+            .put_approval_record(row)
+            .await
+        {
             Ok(()) => {
                 self.records
                     .lock()
@@ -195,7 +203,9 @@ impl ToolExecutor {
                 trace.decided_by = Some(by);
                 trace.decision = Some(ExecutionChoice::Allow);
                 let envelope = match (by, &inputs.plan) {
-                    (DecidedBy::Plan, Some(PlanFit::Inside { step })) => self.plan_envelope(*step),
+                    (DecidedBy::Plan, Some(PlanFit::Inside { step })) => {
+                        self.task().plan_envelope(*step)
+                    }
                     _ => None,
                 };
                 return Ok(Grant::decided(
@@ -229,9 +239,11 @@ impl ToolExecutor {
             tool_change,
         };
         let request = super::card::request(self, entry, &args, &mut inputs, asked, trace).await;
-        let approval = self.pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
+        let approval = self
+            .asks()
+            .pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
         let Some((Decision::Execution(decision), _)) =
-            self.wait_for_decision(approval, ctx.cancel).await
+            self.asks().wait_for_decision(approval, ctx.cancel).await
         else {
             trace.decided_by = Some(DecidedBy::None);
             return Err(Outcome::fail(
@@ -246,14 +258,14 @@ impl ToolExecutor {
         // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
         // from now: what the call runs with is what the user kept.
         if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
-            self.grant_proposed(g.args());
+            self.task().grant_proposed(g.args());
         }
         // A call the plan allots, allowed on its card (an ask rule, a hold, a sandbox that
         // cannot hold it), still uses up its step's call: the plan allotted it to the task, and
         // it is not left for another.
         if let Ok(g) = &granted {
-            let step = self.plan_step_of(entry, g.args(), &inputs, view);
-            if self.take_plan_call(step.as_ref(), ctx.seq) {
+            let step = self.task().plan_step_of(entry, g.args(), &inputs, view);
+            if self.task().take_plan_call(step.as_ref(), ctx.seq) {
                 trace.in_plan = true;
             }
         }
@@ -305,7 +317,7 @@ impl ToolExecutor {
                 DecidedBy::Auto | DecidedBy::Rule | DecidedBy::Record => Recheck::DecideAgain,
                 // The plan counted this call when it allowed it (so it may look used up now):
                 // it stands while the grant is in force.
-                DecidedBy::Plan if self.has_task() => Recheck::Proceed,
+                DecidedBy::Plan if self.task().has_task() => Recheck::Proceed,
                 DecidedBy::Plan => Recheck::DecideAgain,
                 DecidedBy::Policy | DecidedBy::None => {
                     refuse("The call has no decision that allows it")
@@ -338,7 +350,7 @@ async fn gather(
     let name = spec.name.as_str();
     // Whether the sandbox can hold a plan's commands is known before a command is judged
     // against a plan, or a plan is shown (the probe runs once).
-    if (spec.sandboxed && exec.has_task()) || spec.proposes_plan {
+    if (spec.sandboxed && exec.task().has_task()) || spec.proposes_plan {
         crate::tools::supervisor::sandbox_support().await;
     }
     let mut inputs = exec.permission_inputs(entry, args, view);
@@ -379,11 +391,11 @@ async fn gather(
     // A call the plan allows takes one of its step's calls now; if a call of the same
     // round took the last one meanwhile, it is decided as the plan stands after that.
     while let (Verdict::Allow { .. }, Some(PlanFit::Inside { .. })) = (&decision, &inputs.plan) {
-        if exec.take_plan_call(inputs.plan.as_ref(), ctx.seq) {
+        if exec.task().take_plan_call(inputs.plan.as_ref(), ctx.seq) {
             trace.in_plan = true;
             break;
         }
-        inputs.plan = exec.plan_fit(entry, args, &inputs, view);
+        inputs.plan = exec.task().plan_fit(entry, args, &inputs, view);
         decision = verdict(&inputs.decision(ctx.origin.repeats, rerun));
     }
     Ok(Gathered {

@@ -19,6 +19,7 @@
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
 use super::execute::ExecFailure;
+use super::facets::Stages;
 use super::grant::{Grant, GuardView, Recheck};
 use super::plan::Envelope;
 use super::ToolExecutor;
@@ -108,7 +109,7 @@ impl ToolExecutor {
         origin: CallOrigin,
         cancel: &CancellationToken,
     ) -> ToolCallResult {
-        let (seq, started) = self.begin_call(&req, &origin);
+        let (seq, started) = self.stages().begin_call(&req, &origin);
         let mut trace = Trace::default();
         let call = CallCtx {
             req: &req,
@@ -116,19 +117,19 @@ impl ToolExecutor {
             origin: &origin,
             cancel,
         };
-        let outcome = match self.run_stages(&call, &mut trace).await {
+        let outcome = match self.stages().run_stages(&call, &mut trace).await {
             Ok(outcome) | Err(outcome) => outcome,
         };
         if let Some(turnstile) = &origin.turnstile {
             turnstile.done();
         }
-        self.finish_call(req, seq, started, trace, outcome)
+        self.stages().finish_call(req, seq, started, trace, outcome)
     }
 
     /// Records a call that will not run (e.g. past the round limit, F-22) and returns its result.
     pub fn skip(&self, req: ToolCallRequest, origin: &CallOrigin, message: &str) -> ToolCallResult {
-        let (seq, started) = self.begin_call(&req, origin);
-        self.finish_call(
+        let (seq, started) = self.stages().begin_call(&req, origin);
+        self.stages().finish_call(
             req,
             seq,
             started,
@@ -136,13 +137,25 @@ impl ToolExecutor {
             Outcome::fail(CallStatus::Cancelled, message),
         )
     }
+}
 
+/// The variables a call's arguments expanded that came from somewhere, with their values.
+type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
+
+/// Every source the expansions brought in.
+fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
+    Arc::from(distinct(
+        expanded.iter().flat_map(|(s, _)| s.iter()).cloned(),
+    ))
+}
+
+impl Stages<'_> {
     /// Numbers the call, writes its starting row and announces it.
     fn begin_call(&self, req: &ToolCallRequest, origin: &CallOrigin) -> (u64, Instant) {
-        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
+        let seq = self.exec.seq.fetch_add(1, Ordering::SeqCst) + 1;
         let raw_args = req.arguments().raw_text();
-        self.deps.store.record_call_start(CallStart {
-            chat: self.chat,
+        self.exec.deps.store.calls().record_call_start(CallStart {
+            chat: self.exec.chat,
             message_id: origin.message_id,
             round: origin.round,
             seq,
@@ -152,8 +165,8 @@ impl ToolExecutor {
             started_at: now_ms(),
             view_of: origin.view.as_ref().map(|v| v.of_seq),
         });
-        self.deps.sink.emit(ToolEvent::BeforeCall {
-            chat: self.chat,
+        self.exec.deps.sink.emit(ToolEvent::BeforeCall {
+            chat: self.exec.chat,
             seq,
             call_id: req.call_id.clone(),
             requested_name: req.name.clone(),
@@ -184,8 +197,8 @@ impl ToolExecutor {
             execution: trace.decision,
             result: trace.result_decision,
         };
-        self.deps.store.record_call_finish(CallFinish {
-            chat: self.chat,
+        self.exec.deps.store.calls().record_call_finish(CallFinish {
+            chat: self.exec.chat,
             seq,
             tool: trace.tool.clone(),
             group: trace.group.clone(),
@@ -210,8 +223,8 @@ impl ToolExecutor {
                 .as_deref()
                 .and_then(super::call::ForView::record),
         });
-        self.deps.sink.emit(ToolEvent::Finished {
-            chat: self.chat,
+        self.exec.deps.sink.emit(ToolEvent::Finished {
+            chat: self.exec.chat,
             seq,
             summary: CallSummary {
                 tool: trace.tool.clone(),
@@ -256,10 +269,12 @@ impl ToolExecutor {
     /// [`Outcome`] when the call ends there.
     async fn run_stages(&self, call: &CallCtx<'_>, trace: &mut Trace) -> Result<Outcome, Outcome> {
         let args = parse_stage(call.req)?;
-        let registry = self.registry();
+        let registry = self.exec.registry();
         let entry = match &call.origin.view {
-            None => self.resolve_tool(&registry, &call.req.name)?,
-            Some(v) => self.resolve_view_tool(&registry, &v.server, &call.req.name)?,
+            None => self.exec.resolve_tool(&registry, &call.req.name)?,
+            Some(v) => self
+                .exec
+                .resolve_view_tool(&registry, &v.server, &call.req.name)?,
         };
         let entry = self.admit_stage(entry, trace)?;
         // A rerun repeats arguments that were expanded once already: expanding them again
@@ -274,7 +289,7 @@ impl ToolExecutor {
             exposure: call.origin.exposure.as_ref().map(|e| &*e.0),
             expanded: &expanded,
         };
-        let grant = self.permission(entry, args, call, view, trace).await?;
+        let grant = self.exec.permission(entry, args, call, view, trace).await?;
         trace.resolved_args = Some(grant.args().clone());
         let grant = self
             .wait_and_recheck_stage(entry, grant, call, view, trace)
@@ -295,9 +310,11 @@ impl ToolExecutor {
         let learns = status == CallStatus::Success
             && trace.in_plan
             && call.origin.view.is_none()
-            && self.derived_sources(&args, view).is_empty();
+            && self.exec.sources().derived_sources(&args, view).is_empty();
         if learns {
-            self.note_task_result(&entry.tool.spec().name, &reviewed.shown.text);
+            self.exec
+                .task()
+                .note_task_result(&entry.tool.spec().name, &reviewed.shown.text);
         }
         Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
@@ -313,8 +330,8 @@ impl ToolExecutor {
         let name = spec.name.clone();
         trace.tool = Some(name.clone());
         trace.group = Some(entry.group.clone());
-        trace.effects = Some(self.effects(spec));
-        let policy = self.execution_policy(spec);
+        trace.effects = Some(self.exec.policies().effects(spec));
+        let policy = self.exec.policies().execution_policy(spec);
         trace.policy = Some(policy);
         if super::decision::denies(policy) {
             trace.decided_by = Some(DecidedBy::Policy);
@@ -336,7 +353,7 @@ impl ToolExecutor {
         args: Value,
     ) -> Result<(Value, Expanded), Outcome> {
         let name = &entry.tool.spec().name;
-        let lookup = NotingLookup::new(&self.vars);
+        let lookup = NotingLookup::new(&self.exec.vars);
         let resolved = resolve_value(&args, &lookup);
         let expanded = lookup.expanded();
         let args = match resolved {
@@ -388,13 +405,13 @@ impl ToolExecutor {
         }
         let mut decided_again = false;
         loop {
-            match self.recheck(entry, &grant, view) {
+            match self.exec.recheck(entry, &grant, view) {
                 Recheck::Proceed => return Ok(grant),
                 Recheck::Refuse(outcome) => return Err(outcome),
                 Recheck::DecideAgain if !decided_again => {
                     decided_again = true;
                     let (args, _, _) = grant.into_run();
-                    grant = self.permission(entry, args, call, view, trace).await?;
+                    grant = self.exec.permission(entry, args, call, view, trace).await?;
                     trace.resolved_args = Some(grant.args().clone());
                 }
                 Recheck::DecideAgain => {
@@ -419,12 +436,12 @@ impl ToolExecutor {
         trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
-        let sources = self.result_sources(entry, args);
-        let before = self.files_before_command(entry, view).await;
+        let sources = self.exec.sources().result_sources(entry, args);
+        let before = self.exec.sources().files_before_command(entry, view).await;
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (F-46).
         let known = crate::secrets::redact_known_owned;
-        match self.run_tool(entry, args, envelope, call, view).await {
+        match self.exec.run_tool(entry, args, envelope, call, view).await {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {
                     report.blocked = report.blocked.into_iter().map(known).collect();
@@ -447,7 +464,11 @@ impl ToolExecutor {
                     report: trace.sandbox.as_ref(),
                     before,
                 };
-                let sources = self.result_provenance(entry, args, ran, view).await;
+                let sources = self
+                    .exec
+                    .sources()
+                    .result_provenance(entry, args, ran, view)
+                    .await;
                 Ok(Formatted {
                     status: CallStatus::Success,
                     text,
@@ -525,8 +546,13 @@ impl ToolExecutor {
             status,
             images: reviewed.images.clone(),
         };
-        let approval = self.pending_approval(entry, call.seq, &call.req.call_id, request);
+        let approval =
+            self.exec
+                .asks()
+                .pending_approval(entry, call.seq, &call.req.call_id, request);
         match self
+            .exec
+            .asks()
             .wait_for_decision(approval, call.cancel)
             .await
             .map(|(d, _)| d)
@@ -597,6 +623,7 @@ impl ToolExecutor {
             let full: Arc<str> = Arc::from(stored);
             let labelled: Arc<[Source]> = Arc::from(sources.as_slice());
             match self
+                .exec
                 .vars
                 .set_from(&rv, Arc::clone(&full), VarKind::ToolResult, labelled)
             {
@@ -606,6 +633,7 @@ impl ToolExecutor {
                     // The arguments hold what their expansions brought in.
                     let from = expanded_sources(expanded);
                     let args_ok = self
+                        .exec
                         .vars
                         .set_from(&av, Arc::from(pretty), VarKind::ToolArgs, from)
                         .is_ok();
@@ -636,14 +664,4 @@ impl ToolExecutor {
             for_view: super::call::ForView::of(raw, spec.view.clone()),
         }
     }
-}
-
-/// The variables a call's arguments expanded that came from somewhere, with their values.
-type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
-
-/// Every source the expansions brought in.
-fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
-    Arc::from(distinct(
-        expanded.iter().flat_map(|(s, _)| s.iter()).cloned(),
-    ))
 }

@@ -22,11 +22,11 @@ impl ToolExecutor {
     /// [`ToolGroup::said_by`]: crate::tools::ToolGroup
     pub fn system_prompt_ledger(&self) -> Ledger {
         let registry = self.registry();
-        let enabled = self.enabled_tool_names();
+        let enabled = self.toolbox().enabled_tool_names();
         let groups: Vec<_> = registry
             .groups()
             .iter()
-            .filter(|g| g.name != VARS_GROUP && self.group_enabled_in(&registry, &g.name))
+            .filter(|g| g.name != VARS_GROUP && self.toolbox().group_enabled_in(&registry, &g.name))
             .collect();
         prompt_ledger(&groups, &enabled)
     }

@@ -13,7 +13,7 @@ impl ToolExecutor {
         registry: &'r crate::tools::Registry,
         requested: &str,
     ) -> Result<&'r RegisteredTool, Outcome> {
-        let enabled = self.enabled_tool_names();
+        let enabled = self.toolbox().enabled_tool_names();
         let found = match repair_name(requested, enabled.iter().map(String::as_str)) {
             NameMatch::Exact(n) | NameMatch::Repaired(n) => registry.tool(&n),
             NameMatch::Unknown => None,
@@ -26,7 +26,7 @@ impl ToolExecutor {
             repair_name(requested, registry.tool_names())
         {
             if let Some(entry) = registry.tool(&n) {
-                if super::decision::denies(self.execution_policy(entry.tool.spec())) {
+                if super::decision::denies(self.policies().execution_policy(entry.tool.spec())) {
                     return Ok(entry);
                 }
                 return Err(Outcome::fail(
@@ -80,8 +80,8 @@ impl ToolExecutor {
                 ),
             ));
         };
-        let denied = super::decision::denies(self.execution_policy(entry.tool.spec()));
-        if denied || self.visible(registry, entry) {
+        let denied = super::decision::denies(self.policies().execution_policy(entry.tool.spec()));
+        if denied || self.toolbox().visible(registry, entry) {
             Ok(entry)
         } else {
             Err(Outcome::fail(

@@ -38,7 +38,7 @@ pub struct RuleBook {
 impl RuleBook {
     /// Loads every rule from the store.
     pub async fn load(store: Store) -> StoreResult<Self> {
-        let rows = store.rules().await?;
+        let rows = store.gate_records().rules().await?;
         let rules = rows
             .into_iter()
             .map(rule_from_row)
@@ -70,6 +70,7 @@ impl RuleBook {
         let pattern = pattern.map(|p| p.trim().to_string());
         let row = self
             .store
+            .gate_records()
             .insert_rule(tool.to_string(), pattern, action.as_str().to_string(), chat)
             .await?;
         let rule = rule_from_row(row)?;
@@ -79,7 +80,7 @@ impl RuleBook {
 
     /// Revokes a rule; returns whether it existed.
     pub async fn remove(&self, id: i64) -> StoreResult<bool> {
-        let existed = self.store.delete_rule(id).await?;
+        let existed = self.store.gate_records().delete_rule(id).await?;
         self.rules.write().retain(|r| r.id != id);
         Ok(existed)
     }

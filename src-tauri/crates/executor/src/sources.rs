@@ -1,7 +1,7 @@
 //! Where a call's result came from (F-80, SPEC §12): the labels the provenance gate reads.
 
+use super::facets::Sources;
 use super::grant::GuardView;
-use super::ToolExecutor;
 use crate::protocol::{GuardNote, SandboxReport, Source};
 use crate::provenance::{distinct, Trust};
 use crate::tools::files::workspace::Workspace;
@@ -121,7 +121,33 @@ pub(super) struct Ran<'a> {
     pub before: Option<crate::tools::changed_files::Files>,
 }
 
-impl ToolExecutor {
+/// The network a command's output may carry (SPEC §12): when the run could reach the network
+/// — its sandbox let it, or there was no sandbox to stop it — whatever it fetched is in what
+/// it printed, and that text has no author the user knows. `command`: the run's own source.
+fn network_source(report: Option<&SandboxReport>, command: Option<&Source>) -> Option<Source> {
+    let folder = match command {
+        Some(Source::Command { folder }) => folder.clone(),
+        _ => String::new(),
+    };
+    let any = || Source::Network {
+        folder: folder.clone(),
+        hosts: Vec::new(),
+    };
+    let Some(report) = report else {
+        return Some(any());
+    };
+    let cut = report.confined() && !report.gaps.iter().any(|g| g.leaves_network());
+    match (report.network, cut, report.hosts.is_empty()) {
+        (true, _, _) | (false, false, _) => Some(any()),
+        (false, true, false) => Some(Source::Network {
+            folder,
+            hosts: report.hosts.clone(),
+        }),
+        (false, true, true) => None,
+    }
+}
+
+impl Sources<'_> {
     /// Everything a successful call's result carries (F-80, SPEC §12, F-97), and what the
     /// call leaves behind for later reads: the result's own sources; a command's network; a
     /// file's record; a lookup keyed on what untrusted content named; the lines of it written
@@ -187,15 +213,15 @@ impl ToolExecutor {
     /// path). The file is read (and hashed) only when it has a record: reading a file with none
     /// costs one lookup. (Its lines carry their sources on their own: [`Self::lines_taint`].)
     pub(super) async fn file_taint(&self, rel: &str) -> Vec<Source> {
-        let Some(workspace) = self.workspace() else {
+        let Some(workspace) = self.exec.workspace() else {
             return Vec::new();
         };
         let Some((real, _, _)) = file_name(&workspace, rel) else {
             return Vec::new();
         };
-        let store = &self.deps.store;
+        let store = &self.exec.deps.store;
         let (folder, path, written, sources) =
-            match store.file_taint_at(&real.to_string_lossy()).await {
+            match store.taint().file_taint_at(&real.to_string_lossy()).await {
                 Ok(Some(record)) => record,
                 Ok(None) => return Vec::new(),
                 Err(e) => {
@@ -207,7 +233,7 @@ impl ToolExecutor {
             return sources;
         }
         // Changed by other means (or gone): it no longer carries what was written into it.
-        if let Err(e) = store.forget_file_taint(&folder, &path).await {
+        if let Err(e) = store.taint().forget_file_taint(&folder, &path).await {
             tracing::warn!("the provenance of {path} could not be cleared: {e}");
         }
         Vec::new()
@@ -235,7 +261,7 @@ impl ToolExecutor {
         if sources.is_empty() {
             return;
         }
-        let Some(workspace) = self.workspace() else {
+        let Some(workspace) = self.exec.workspace() else {
             return;
         };
         self.taint_file(&workspace, rel, &sources).await;
@@ -244,8 +270,8 @@ impl ToolExecutor {
     /// Runs `f` with what this chat trusts: the settings' trusted sources and what the user
     /// endorsed for this chat (F-82). The one place a [`Trust`] is made from the two.
     pub(super) fn with_trust<R>(&self, f: impl FnOnce(&Trust<'_>) -> R) -> R {
-        let settings = self.deps.settings.read();
-        let overrides = self.overrides.read();
+        let settings = self.exec.deps.settings.read();
+        let overrides = self.exec.overrides.read();
         f(&Trust {
             settings: &settings,
             endorsed: &overrides.endorsed,
@@ -285,15 +311,19 @@ impl ToolExecutor {
         let Some(hash) = content_hash(&real).await else {
             return;
         };
-        let store = &self.deps.store;
-        if let Err(e) = store.set_file_taint(&folder, &path, &hash, sources).await {
+        let store = &self.exec.deps.store;
+        if let Err(e) = store
+            .taint()
+            .set_file_taint(&folder, &path, &hash, sources)
+            .await
+        {
             tracing::warn!("the provenance of {path} could not be kept: {e}");
         }
         let text = tokio::fs::read(&real)
             .await
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
-        if let Err(e) = store.taint_lines(line_hashes(&text), sources).await {
+        if let Err(e) = store.taint().taint_lines(line_hashes(&text), sources).await {
             tracing::warn!("the provenance of {path}'s lines could not be kept: {e}");
         }
     }
@@ -301,7 +331,14 @@ impl ToolExecutor {
     /// The sources of the lines of `text` (a result that shows file content) written from
     /// untrusted content before, whatever file, path or tool they come through now.
     pub(super) async fn lines_taint(&self, text: &str) -> Vec<Source> {
-        match self.deps.store.lines_taint(shown_line_hashes(text)).await {
+        match self
+            .exec
+            .deps
+            .store
+            .taint()
+            .lines_taint(shown_line_hashes(text))
+            .await
+        {
             Ok(sources) => sources,
             Err(e) => {
                 tracing::warn!("the provenance of a result's lines could not be read: {e}");
@@ -320,12 +357,12 @@ impl ToolExecutor {
         if !matches!(entry.tool.spec().content, ContentKind::Command) {
             return None;
         }
-        let chat = self.sandbox_plan().chat;
+        let chat = self.exec.sandbox_plan().chat;
         let network = chat.network || !chat.hosts.is_empty() || !chat.level.confines();
         if !network && self.untrusted_in_view(view).is_empty() {
             return None;
         }
-        let root = self.workspace()?;
+        let root = self.exec.workspace()?;
         tokio::task::spawn_blocking(move || crate::tools::changed_files::Files::of(&root))
             .await
             .ok()
@@ -343,7 +380,7 @@ impl ToolExecutor {
         if sources.is_empty() {
             return;
         }
-        let Some(workspace) = self.workspace() else {
+        let Some(workspace) = self.exec.workspace() else {
             return;
         };
         let root = workspace.clone();
@@ -376,7 +413,8 @@ impl ToolExecutor {
         let spec = entry.tool.spec();
         let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
         let folder = || {
-            self.workspace()
+            self.exec
+                .workspace()
                 .map(|w| w.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
@@ -399,36 +437,10 @@ impl ToolExecutor {
                 tool: spec.name.clone(),
             }],
             ContentKind::Variables => text("name")
-                .and_then(|name| self.vars.sources(&name))
+                .and_then(|name| self.exec.vars.sources(&name))
                 .map(|s| s.to_vec())
                 .unwrap_or_default(),
         }
-    }
-}
-
-/// The network a command's output may carry (SPEC §12): when the run could reach the network
-/// — its sandbox let it, or there was no sandbox to stop it — whatever it fetched is in what
-/// it printed, and that text has no author the user knows. `command`: the run's own source.
-fn network_source(report: Option<&SandboxReport>, command: Option<&Source>) -> Option<Source> {
-    let folder = match command {
-        Some(Source::Command { folder }) => folder.clone(),
-        _ => String::new(),
-    };
-    let any = || Source::Network {
-        folder: folder.clone(),
-        hosts: Vec::new(),
-    };
-    let Some(report) = report else {
-        return Some(any());
-    };
-    let cut = report.confined() && !report.gaps.iter().any(|g| g.leaves_network());
-    match (report.network, cut, report.hosts.is_empty()) {
-        (true, _, _) | (false, false, _) => Some(any()),
-        (false, true, false) => Some(Source::Network {
-            folder,
-            hosts: report.hosts.clone(),
-        }),
-        (false, true, true) => None,
     }
 }
 

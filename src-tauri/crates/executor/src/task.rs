@@ -2,6 +2,7 @@
 //! call's decision, counted down by the calls it allows, and ended with the turn, by the user,
 //! or when its time box passes. Nothing else grants by plan.
 
+use super::facets::TaskGrants;
 use super::grant::{GuardView, PermissionInputs};
 use super::plan::{ActiveGrant, Envelope};
 use super::ToolExecutor;
@@ -23,7 +24,7 @@ pub struct GrantLifetime(Arc<ToolExecutor>);
 
 impl Drop for GrantLifetime {
     fn drop(&mut self) {
-        self.0.end_task();
+        self.0.task().end_task();
     }
 }
 
@@ -32,12 +33,14 @@ impl ToolExecutor {
     pub fn grant_lifetime(self: &Arc<Self>) -> GrantLifetime {
         GrantLifetime(Arc::clone(self))
     }
+}
 
+impl TaskGrants<'_> {
     /// Holds `grant` for this chat's calls from now: the plan the user approved.
     pub fn grant_task(&self, grant: TaskGrant) {
         let active = ActiveGrant::new(grant);
         let state = active.state();
-        *self.task.lock() = Some(active);
+        *self.exec.task.lock() = Some(active);
         self.task_changed(Some(state));
     }
 
@@ -62,7 +65,7 @@ impl ToolExecutor {
     /// Ends the grant in force, if any (the turn ended, or the user stopped it); returns
     /// whether there was one.
     pub fn end_task(&self) -> bool {
-        let ended = self.task.lock().take().is_some();
+        let ended = self.exec.task.lock().take().is_some();
         if ended {
             self.task_changed(None);
         }
@@ -107,7 +110,7 @@ impl ToolExecutor {
     /// list); `None` when it can.
     pub(super) fn commands_unconfined(&self) -> Option<crate::protocol::SandboxMode> {
         use crate::protocol::SandboxMode;
-        if !self.sandbox().level.confines() {
+        if !self.exec.sandbox().level.confines() {
             return Some(SandboxMode::Off);
         }
         match crate::tools::supervisor::known_support() {
@@ -130,8 +133,8 @@ impl ToolExecutor {
             let task = self.in_force();
             let task = task.as_ref()?;
             let spec = entry.tool.spec();
-            let targets = self.targets(spec);
-            task.fit(self.chat, &spec.name, args, &targets, &inputs.subject)
+            let targets = self.exec.policies().targets(spec);
+            task.fit(self.exec.chat, &spec.name, args, &targets, &inputs.subject)
         };
         if let PlanFit::Outside(OffPlan::Target {
             value, taken_from, ..
@@ -144,7 +147,7 @@ impl ToolExecutor {
 
     /// Where `value` came from: the results a `$VAR_REF` passed it on from, then the untrusted
     /// content the chat read that named it.
-    fn taken_from(&self, value: &str, view: GuardView<'_>) -> Vec<Source> {
+    pub(crate) fn taken_from(&self, value: &str, view: GuardView<'_>) -> Vec<Source> {
         // Its first, most specific reading: a page that names only the domain of a mailbox
         // did not give the mailbox.
         let Some(value) = primary_values(value).into_iter().next() else {
@@ -156,7 +159,7 @@ impl ToolExecutor {
             .filter(|(_, text)| values_in_text(text).contains(&value))
             .flat_map(|(sources, _)| sources.iter());
         let read = view.exposure.map(|e| e.naming(&value)).unwrap_or_default();
-        self.with_trust(|trust| {
+        self.exec.sources().with_trust(|trust| {
             let read = read.into_iter().flatten().filter(|s| trust.untrusted(s));
             distinct(passed.chain(read).cloned())
         })
@@ -195,8 +198,8 @@ impl ToolExecutor {
 
     /// The grant in force: a grant whose time box has passed is ended here, the one place every
     /// reader of the grant goes through.
-    fn in_force(&self) -> MutexGuard<'_, Option<ActiveGrant>> {
-        let mut task = self.task.lock();
+    pub(crate) fn in_force(&self) -> MutexGuard<'_, Option<ActiveGrant>> {
+        let mut task = self.exec.task.lock();
         let expired = task.as_ref().is_some_and(|t| match t.grant().span {
             GrantSpan::Turn => false,
             GrantSpan::Until { ends_at_ms } => now_ms() >= ends_at_ms,
@@ -211,9 +214,9 @@ impl ToolExecutor {
     }
 
     /// Tells the window the grant changed (F-98): the header's plan strip follows it.
-    fn task_changed(&self, task: Option<TaskState>) {
-        self.deps.sink.emit(ToolEvent::TaskChanged {
-            chat: self.chat,
+    pub(crate) fn task_changed(&self, task: Option<TaskState>) {
+        self.exec.deps.sink.emit(ToolEvent::TaskChanged {
+            chat: self.exec.chat,
             task,
         });
     }

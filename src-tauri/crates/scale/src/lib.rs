@@ -93,6 +93,7 @@ pub async fn generate(
         if i % 5 == 0 {
             if let Some((Some(tool), Some(args))) = last_call {
                 store
+                    .gate_records()
                     .put_approval_record(ApprovalRecordRow {
                         chat: row.id,
                         tool,
@@ -109,6 +110,7 @@ pub async fn generate(
         if i % 20 == 0 {
             let pattern = format!("cargo test -p {} *", word(&mut rng));
             store
+                .gate_records()
                 .insert_rule(
                     "run_command".into(),
                     Some(pattern),
@@ -120,7 +122,7 @@ pub async fn generate(
         }
         for v in 0..(i % 4) {
             let value: Arc<str> = Arc::from(paragraph(&mut rng, 200, 1_500));
-            store.put_variable(
+            store.variables().put_variable(
                 row.id,
                 format!("c{}_result", v + 1),
                 "tool_result",
@@ -143,6 +145,7 @@ pub async fn generate(
                 _ => format!("src/{}/*", word(&mut rng)),
             };
             store
+                .gate_records()
                 .insert_rule(tool.into(), Some(pattern), "allow".into(), None)
                 .await?;
             stats.rules += 1;
@@ -206,7 +209,7 @@ pub async fn ensure(
 async fn settle(dir: &Path) -> StoreResult<()> {
     let store = Store::open_in(dir)?;
     store.purge_deleted().await?;
-    store.tend_search_index().await?;
+    store.search_index().tend_search_index().await?;
     // Everything into the database file itself: users of the year copy that file alone.
     store
         .call(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?))
@@ -746,11 +749,19 @@ mod tests {
             assert_eq!(stats.messages, 1_200);
             // About the share asked for: every call is a round of four messages.
             assert!((150..=330).contains(&stats.calls), "{stats:?}");
-            let long = store.chat_messages(stats.long_chats[0]).await.unwrap();
+            let long = store
+                .branches()
+                .chat_messages(stats.long_chats[0])
+                .await
+                .unwrap();
             assert_eq!(long.len(), 200, "the long chat is one branch of 200");
-            let calls = store.chat_calls(stats.long_chats[0]).await.unwrap();
+            let calls = store.calls().chat_calls(stats.long_chats[0]).await.unwrap();
             assert!(calls.iter().all(|c| c.message_id.is_some()));
-            let hits = store.search_chats("zebracorn").await.unwrap();
+            let hits = store
+                .search_index()
+                .search_chats("zebracorn")
+                .await
+                .unwrap();
             dumps.push((
                 stats,
                 long.iter().map(|m| m.content.clone()).collect::<Vec<_>>(),

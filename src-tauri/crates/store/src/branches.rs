@@ -6,7 +6,8 @@
 //! id order is read first to last.
 
 use super::messages::{finish_row, from_row, MessageRow, Role, MESSAGE_COLUMNS};
-use super::{Store, StoreError, StoreResult};
+use super::{StoreError, StoreResult};
+use crate::facets::Branches;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 use tollgate_protocol::ids::ChatId;
@@ -174,10 +175,11 @@ fn on_current_branch(c: &Connection, chat: ChatId, id: i64) -> StoreResult<bool>
     Ok(false)
 }
 
-impl Store {
+impl Branches<'_> {
     /// The messages of the branch on screen, first to last, each with its versions.
     pub async fn chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
-        self.call(move |c| Ok(branch_page(c, chat, BranchEnd::Leaf, None)?.messages))
+        self.store
+            .call(move |c| Ok(branch_page(c, chat, BranchEnd::Leaf, None)?.messages))
             .await
     }
 
@@ -189,25 +191,28 @@ impl Store {
         end: BranchEnd,
         limit: Option<usize>,
     ) -> StoreResult<BranchPage> {
-        self.call(move |c| branch_page(c, chat, end, limit)).await
+        self.store
+            .call(move |c| branch_page(c, chat, end, limit))
+            .await
     }
 
     /// Shows the branch through `message`: unchanged when it is already on screen, otherwise
     /// the branch continues from `message` along its newest replies (F-56).
     pub async fn show_branch(&self, chat: ChatId, message: i64) -> StoreResult<()> {
-        self.call(move |c| {
-            message_of(c, chat, message)?;
-            if on_current_branch(c, chat, message)? {
-                return Ok(());
-            }
-            let end = newest_leaf_below(c, chat, message)?;
-            c.execute(
-                "UPDATE chats SET leaf_id = ?2 WHERE id = ?1",
-                params![chat.0, end],
-            )?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                message_of(c, chat, message)?;
+                if on_current_branch(c, chat, message)? {
+                    return Ok(());
+                }
+                let end = newest_leaf_below(c, chat, message)?;
+                c.execute(
+                    "UPDATE chats SET leaf_id = ?2 WHERE id = ?1",
+                    params![chat.0, end],
+                )?;
+                Ok(())
+            })
+            .await
     }
 
     /// Where a new version of user message `message` goes (under the same parent), and the
@@ -217,64 +222,69 @@ impl Store {
         chat: ChatId,
         message: i64,
     ) -> StoreResult<(Option<i64>, tollgate_protocol::UserPayload)> {
-        self.call(move |c| match message_of(c, chat, message)? {
-            (Role::User, parent) => {
-                let payload: Option<String> = c
-                    .prepare_cached("SELECT payload FROM messages WHERE id = ?1")?
-                    .query_row([message], |r| r.get(0))?;
-                let made_of: tollgate_protocol::UserPayload = payload
-                    .and_then(|p| serde_json::from_str(&p).ok())
-                    .unwrap_or_default();
-                Ok((parent, made_of))
-            }
-            (role, _) => Err(StoreError::Invalid(format!(
-                "message {message} is an {} message; only your own messages can be edited",
-                role.as_str()
-            ))),
-        })
-        .await
+        self.store
+            .call(move |c| match message_of(c, chat, message)? {
+                (Role::User, parent) => {
+                    let payload: Option<String> = c
+                        .prepare_cached("SELECT payload FROM messages WHERE id = ?1")?
+                        .query_row([message], |r| r.get(0))?;
+                    let made_of: tollgate_protocol::UserPayload = payload
+                        .and_then(|p| serde_json::from_str(&p).ok())
+                        .unwrap_or_default();
+                    Ok((parent, made_of))
+                }
+                (role, _) => Err(StoreError::Invalid(format!(
+                    "message {message} is an {} message; only your own messages can be edited",
+                    role.as_str()
+                ))),
+            })
+            .await
     }
 
     /// The user message whose turn produced `message` (an answer, a tool result, or the user
     /// message itself): a regenerated answer becomes its new reply.
     pub async fn turn_start(&self, chat: ChatId, message: i64) -> StoreResult<i64> {
-        self.call(move |c| {
-            let mut at = Some(message);
-            while let Some(id) = at {
-                let (role, parent) = message_of(c, chat, id)?;
-                if role == Role::User {
-                    return Ok(id);
+        self.store
+            .call(move |c| {
+                let mut at = Some(message);
+                while let Some(id) = at {
+                    let (role, parent) = message_of(c, chat, id)?;
+                    if role == Role::User {
+                        return Ok(id);
+                    }
+                    at = parent;
                 }
-                at = parent;
-            }
-            Err(StoreError::Invalid(format!(
+                Err(StoreError::Invalid(format!(
                 "message {message} answers no message of yours, so there is nothing to regenerate"
             )))
-        })
-        .await
+            })
+            .await
     }
 
     /// Makes `message` the end of the branch on screen (the next message goes under it).
     pub async fn set_leaf(&self, chat: ChatId, message: i64) -> StoreResult<()> {
-        self.call(move |c| {
-            message_of(c, chat, message)?;
-            c.execute(
-                "UPDATE chats SET leaf_id = ?2 WHERE id = ?1",
-                params![chat.0, message],
-            )?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                message_of(c, chat, message)?;
+                c.execute(
+                    "UPDATE chats SET leaf_id = ?2 WHERE id = ?1",
+                    params![chat.0, message],
+                )?;
+                Ok(())
+            })
+            .await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Store;
     use crate::{MessageStatus, Under};
 
     async fn say(store: &Store, chat: ChatId, under: Under, role: Role, text: &str) -> i64 {
         store
+            .messages()
             .insert_message_under(
                 chat,
                 under,
@@ -302,41 +312,52 @@ mod tests {
         say(&store, chat, Under::Leaf, Role::Assistant, "a2").await;
 
         // Edit q2: a sibling under a1.
-        assert_eq!(store.edit_point(chat, q2).await.unwrap().0, Some(a1));
+        assert_eq!(
+            store.branches().edit_point(chat, q2).await.unwrap().0,
+            Some(a1)
+        );
         let q2b = say(&store, chat, Under::Parent(Some(a1)), Role::User, "q2b").await;
         say(&store, chat, Under::Leaf, Role::Assistant, "a2b").await;
-        let rows = store.chat_messages(chat).await.unwrap();
+        let rows = store.branches().chat_messages(chat).await.unwrap();
         assert_eq!(texts(&rows), ["q1", "a1", "q2b", "a2b"]);
         assert_eq!(rows[2].siblings, vec![q2, q2b]);
         assert!(rows[0].siblings.is_empty());
 
         // Regenerate a1: the turn starts at q1, the new answer is a1's sibling.
-        assert_eq!(store.turn_start(chat, a1).await.unwrap(), q1);
-        store.set_leaf(chat, q1).await.unwrap();
+        assert_eq!(store.branches().turn_start(chat, a1).await.unwrap(), q1);
+        store.branches().set_leaf(chat, q1).await.unwrap();
         let a1b = say(&store, chat, Under::Leaf, Role::Assistant, "a1b").await;
-        let rows = store.chat_messages(chat).await.unwrap();
+        let rows = store.branches().chat_messages(chat).await.unwrap();
         assert_eq!(texts(&rows), ["q1", "a1b"]);
         assert_eq!(rows[1].siblings, vec![a1, a1b]);
 
         // Back to the first answer: its newest continuation (the edited question) returns.
-        store.show_branch(chat, a1).await.unwrap();
+        store.branches().show_branch(chat, a1).await.unwrap();
         assert_eq!(
-            texts(&store.chat_messages(chat).await.unwrap()),
+            texts(&store.branches().chat_messages(chat).await.unwrap()),
             ["q1", "a1", "q2b", "a2b"]
         );
         // The original question, then; and showing a message already on screen changes nothing.
-        store.show_branch(chat, q2).await.unwrap();
+        store.branches().show_branch(chat, q2).await.unwrap();
         assert_eq!(
-            texts(&store.chat_messages(chat).await.unwrap()),
+            texts(&store.branches().chat_messages(chat).await.unwrap()),
             ["q1", "a1", "q2", "a2"]
         );
-        store.show_branch(chat, a1).await.unwrap();
+        store.branches().show_branch(chat, a1).await.unwrap();
         assert_eq!(
-            texts(&store.chat_messages(chat).await.unwrap()),
+            texts(&store.branches().chat_messages(chat).await.unwrap()),
             ["q1", "a1", "q2", "a2"]
         );
         // Every version is kept.
-        assert_eq!(store.all_chat_messages(chat).await.unwrap().len(), 7);
+        assert_eq!(
+            store
+                .messages()
+                .all_chat_messages(chat)
+                .await
+                .unwrap()
+                .len(),
+            7
+        );
     }
 
     #[tokio::test]
@@ -348,24 +369,24 @@ mod tests {
         let q = say(&store, chat, Under::Leaf, Role::User, "q").await;
         let a = say(&store, chat, Under::Leaf, Role::Assistant, "a").await;
         assert!(matches!(
-            store.edit_point(chat, a).await,
+            store.branches().edit_point(chat, a).await,
             Err(StoreError::Invalid(_))
         ));
         assert!(matches!(
-            store.edit_point(other, q).await,
+            store.branches().edit_point(other, q).await,
             Err(StoreError::NotFound(_))
         ));
         assert!(matches!(
-            store.show_branch(other, a).await,
+            store.branches().show_branch(other, a).await,
             Err(StoreError::NotFound(_))
         ));
         assert!(matches!(
-            store.set_leaf(other, q).await,
+            store.branches().set_leaf(other, q).await,
             Err(StoreError::NotFound(_))
         ));
-        assert_eq!(store.edit_point(chat, q).await.unwrap().0, None);
+        assert_eq!(store.branches().edit_point(chat, q).await.unwrap().0, None);
         assert_eq!(
-            texts(&store.chat_messages(other).await.unwrap()),
+            texts(&store.branches().chat_messages(other).await.unwrap()),
             Vec::<&str>::new()
         );
     }

@@ -2,7 +2,8 @@
 //! it ends, so a crash mid-call leaves a row that the next start marks as interrupted.
 
 use super::variables::{sources_from_db, sources_to_db};
-use super::{now_ms, Store, StoreResult};
+use super::{now_ms, StoreResult};
+use crate::facets::Calls;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
@@ -315,10 +316,41 @@ pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
-impl Store {
+/// A past call as a rule preview reads it (F-85).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastCall {
+    pub chat: ChatId,
+    pub seq: u64,
+    pub resolved_args: String,
+    /// The workspace of the call's chat (as it is now).
+    pub workspace: Option<String>,
+    pub started_at: i64,
+    pub decided_by: DecidedBy,
+}
+
+/// Whether a row's `effects` may change or send something (F-81).
+const CONSEQUENTIAL: &str = "(effects IS NOT NULL AND (json_extract(effects, '$.writes') OR json_extract(effects, '$.executes') OR json_extract(effects, '$.sendsOut') OR json_extract(effects, '$.irreversible')))";
+
+/// The autonomy figures' query: `?1` a chat, or NULL for every chat.
+static AUTONOMY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*),
+            SUM(decided_by = 'auto'),
+            SUM(decided_by = 'rule' AND decision LIKE 'allow%'),
+            SUM(decided_by = 'record' AND decision LIKE 'allow%'),
+            SUM(guard = 'escalated'),
+            SUM(guard = 'endorsed'),
+            SUM(decided_by = 'user'),
+            SUM(decided_by = 'plan')
+         FROM tool_calls
+         WHERE (?1 IS NULL OR chat_id = ?1) AND decided_by <> 'none' AND {CONSEQUENTIAL}"
+    )
+});
+
+impl Calls<'_> {
     /// Queues the row for a call that is starting.
     pub fn record_call_start(&self, s: CallStart) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached(
                 "INSERT INTO tool_calls(chat_id, message_id, round, seq, call_id, requested_name, raw_args, status, started_at, view_of)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -332,7 +364,7 @@ impl Store {
 
     /// Queues the completion of a call's row.
     pub fn record_call_finish(&self, f: CallFinish) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached(
                 "UPDATE tool_calls SET tool = ?3, group_name = ?4, resolved_args = ?5, policy = ?6, decision = ?7,
                     decided_by = ?8, status = ?9, result_text = ?10, is_error = ?11, truncated = ?12,
@@ -374,16 +406,17 @@ impl Store {
 
     /// Every recorded call of a chat, in order.
     pub async fn chat_calls(&self, chat: ChatId) -> StoreResult<Vec<RecordedCall>> {
-        self.call(move |c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 ORDER BY seq"
-            ))?;
-            let rows = stmt
-                .query_map([chat.0], from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
-        })
-        .await
+        self.store
+            .call(move |c| {
+                let mut stmt = c.prepare_cached(&format!(
+                    "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 ORDER BY seq"
+                ))?;
+                let rows = stmt
+                    .query_map([chat.0], from_row)?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .await
     }
 
     /// The recorded calls of a chat's messages `first..=last`, in order, and with `unattached`
@@ -395,7 +428,7 @@ impl Store {
         last: i64,
         unattached: bool,
     ) -> StoreResult<Vec<RecordedCall>> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 AND (message_id BETWEEN ?2 AND ?3 OR (?4 AND message_id IS NULL)) ORDER BY seq"
             ))?;
@@ -409,40 +442,43 @@ impl Store {
 
     /// The highest call number used in a chat (0 if none).
     pub async fn last_call_seq(&self, chat: ChatId) -> StoreResult<u64> {
-        self.call(move |c| {
-            Ok(c.query_row(
-                "SELECT COALESCE(MAX(seq), 0) FROM tool_calls WHERE chat_id = ?1",
-                [chat.0],
-                |r| r.get(0),
-            )?)
-        })
-        .await
+        self.store
+            .call(move |c| {
+                Ok(c.query_row(
+                    "SELECT COALESCE(MAX(seq), 0) FROM tool_calls WHERE chat_id = ?1",
+                    [chat.0],
+                    |r| r.get(0),
+                )?)
+            })
+            .await
     }
 
     /// The autonomy figures (F-85) of one chat, or of every chat: how the consequential calls
     /// that reached a decision were decided.
     pub async fn autonomy(&self, chat: Option<ChatId>) -> StoreResult<Autonomy> {
-        self.call(move |c| {
-            let row = c
-                .prepare_cached(AUTONOMY.as_str())?
-                .query_row([chat.map(|c| c.0)], |r| {
-                    let n = |i: usize| -> rusqlite::Result<u64> {
-                        Ok(u64::try_from(r.get::<_, Option<i64>>(i)?.unwrap_or(0)).unwrap_or(0))
-                    };
-                    Ok(Autonomy {
-                        consequential: n(0)?,
-                        by_policy: n(1)?,
-                        by_rule: n(2)?,
-                        by_record: n(3)?,
-                        escalated: n(4)?,
-                        endorsed: n(5)?,
-                        asked: n(6)?,
-                        by_plan: n(7)?,
-                    })
-                })?;
-            Ok(row)
-        })
-        .await
+        self.store
+            .call(move |c| {
+                let row =
+                    c.prepare_cached(AUTONOMY.as_str())?
+                        .query_row([chat.map(|c| c.0)], |r| {
+                            let n = |i: usize| -> rusqlite::Result<u64> {
+                                Ok(u64::try_from(r.get::<_, Option<i64>>(i)?.unwrap_or(0))
+                                    .unwrap_or(0))
+                            };
+                            Ok(Autonomy {
+                                consequential: n(0)?,
+                                by_policy: n(1)?,
+                                by_rule: n(2)?,
+                                by_record: n(3)?,
+                                escalated: n(4)?,
+                                endorsed: n(5)?,
+                                asked: n(6)?,
+                                by_plan: n(7)?,
+                            })
+                        })?;
+                Ok(row)
+            })
+            .await
     }
 
     /// The latest calls of `tool` (in `chat`, or in every chat) with the arguments they ran
@@ -454,7 +490,7 @@ impl Store {
         limit: usize,
     ) -> StoreResult<Vec<PastCall>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.call(move |c| {
+        self.store.call(move |c| {
             let mut stmt = c.prepare_cached(
                 "SELECT t.chat_id, t.seq, t.resolved_args, c.workspace, t.started_at, t.decided_by
                  FROM tool_calls t JOIN chats c ON c.id = t.chat_id
@@ -479,34 +515,3 @@ impl Store {
         .await
     }
 }
-
-/// A past call as a rule preview reads it (F-85).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PastCall {
-    pub chat: ChatId,
-    pub seq: u64,
-    pub resolved_args: String,
-    /// The workspace of the call's chat (as it is now).
-    pub workspace: Option<String>,
-    pub started_at: i64,
-    pub decided_by: DecidedBy,
-}
-
-/// Whether a row's `effects` may change or send something (F-81).
-const CONSEQUENTIAL: &str = "(effects IS NOT NULL AND (json_extract(effects, '$.writes') OR json_extract(effects, '$.executes') OR json_extract(effects, '$.sendsOut') OR json_extract(effects, '$.irreversible')))";
-
-/// The autonomy figures' query: `?1` a chat, or NULL for every chat.
-static AUTONOMY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "SELECT COUNT(*),
-            SUM(decided_by = 'auto'),
-            SUM(decided_by = 'rule' AND decision LIKE 'allow%'),
-            SUM(decided_by = 'record' AND decision LIKE 'allow%'),
-            SUM(guard = 'escalated'),
-            SUM(guard = 'endorsed'),
-            SUM(decided_by = 'user'),
-            SUM(decided_by = 'plan')
-         FROM tool_calls
-         WHERE (?1 IS NULL OR chat_id = ?1) AND decided_by <> 'none' AND {CONSEQUENTIAL}"
-    )
-});

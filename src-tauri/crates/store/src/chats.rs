@@ -417,11 +417,13 @@ mod tests {
         };
 
         let question = store
+            .messages()
             .insert_message(chat, Role::User, "q".into(), MessageStatus::Complete, None)
             .await
             .unwrap();
         raised(store.chat_revision(chat).await.unwrap(), "a new message");
         let answer = store
+            .messages()
             .insert_message(
                 chat,
                 Role::Assistant,
@@ -435,13 +437,16 @@ mod tests {
             store.chat_revision(chat).await.unwrap(),
             "an answer starting",
         );
-        store.save_streamed_text(answer, "partial".into());
+        store
+            .messages()
+            .save_streamed_text(answer, "partial".into());
         store.flush().await.unwrap();
         raised(
             store.chat_revision(chat).await.unwrap(),
             "streamed text saved",
         );
         store
+            .messages()
             .finish_message(answer, "done".into(), MessageStatus::Complete, None, None)
             .await
             .unwrap();
@@ -449,7 +454,7 @@ mod tests {
             store.chat_revision(chat).await.unwrap(),
             "an answer finished",
         );
-        store.record_call_start(CallStart {
+        store.calls().record_call_start(CallStart {
             chat,
             message_id: Some(answer),
             round: 0,
@@ -474,6 +479,7 @@ mod tests {
         raised(store.chat_revision(chat).await.unwrap(), "a call ending");
         // A second version of the question: its own branch, then the first shown again.
         store
+            .messages()
             .insert_message_under(
                 chat,
                 Under::Parent(None),
@@ -485,7 +491,7 @@ mod tests {
             .await
             .unwrap();
         raised(store.chat_revision(chat).await.unwrap(), "a new version");
-        store.show_branch(chat, question).await.unwrap();
+        store.branches().show_branch(chat, question).await.unwrap();
         raised(
             store.chat_revision(chat).await.unwrap(),
             "another branch shown",

@@ -16,6 +16,7 @@
 mod branches;
 mod calls;
 mod chats;
+mod facets;
 mod import;
 mod messages;
 mod migrations;
@@ -32,6 +33,9 @@ mod views;
 pub use branches::{BranchEnd, BranchPage};
 pub use calls::{CallFinish, CallStart, PastCall, RecordStatus, RecordedCall};
 pub use chats::{ChatCursor, ChatParams, ChatRow, NewChat};
+pub use facets::{
+    Branches, Calls, GateRecords, Messages, PresetRows, SearchIndex, Taints, Variables, ViewRows,
+};
 pub use import::{ImportedChat, ImportedMessage};
 pub use messages::{MessageRow, MessageStatus, Role, Under};
 pub use presets::{Preset, PresetInput};

@@ -7,7 +7,8 @@
 //! it, so a turn appends to whichever branch is shown; editing or regenerating forks instead
 //! (`branches`).
 
-use super::{now_ms, Store, StoreError, StoreResult};
+use super::{now_ms, StoreError, StoreResult};
+use crate::facets::Messages;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -159,7 +160,7 @@ pub(super) fn recover_interrupted(conn: &Connection) -> StoreResult<()> {
     Ok(())
 }
 
-impl Store {
+impl Messages<'_> {
     /// Writes a message now at the end of the branch on screen (awaited: the caller needs its
     /// id, and a user message must be on disk before the request is sent). It becomes the
     /// chat's leaf; touches the chat's `updated_at`.
@@ -187,7 +188,7 @@ impl Store {
         payload: Option<Value>,
     ) -> StoreResult<i64> {
         let payload = payload.map(|p| p.to_string());
-        self.call(move |c| {
+        self.store.call(move |c| {
             let now = now_ms();
             let tx = c.transaction()?;
             let parent: Option<i64> = match under {
@@ -215,23 +216,24 @@ impl Store {
     /// Marks the chat's messages still streaming as interrupted (their turn's task died); the
     /// text saved so far stays.
     pub async fn interrupt_streaming(&self, chat: ChatId) -> StoreResult<()> {
-        self.call(move |c| {
-            c.execute(
-                "UPDATE messages SET status = ?1 WHERE chat_id = ?2 AND status = ?3",
-                params![
-                    MessageStatus::Interrupted.as_str(),
-                    chat.0,
-                    MessageStatus::Streaming.as_str()
-                ],
-            )?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                c.execute(
+                    "UPDATE messages SET status = ?1 WHERE chat_id = ?2 AND status = ?3",
+                    params![
+                        MessageStatus::Interrupted.as_str(),
+                        chat.0,
+                        MessageStatus::Streaming.as_str()
+                    ],
+                )?;
+                Ok(())
+            })
+            .await
     }
 
     /// Queues an update of a streaming message's text (bounded batching is the caller's).
     pub fn save_streamed_text(&self, id: i64, content: String) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached("UPDATE messages SET content = ?2 WHERE id = ?1")?
                 .execute(params![id, content])
                 .map(|_| ())
@@ -242,14 +244,15 @@ impl Store {
     /// shows in its place, e.g. a retry notice) stored. Ordered after every queued text save.
     pub async fn restart_streaming(&self, id: i64, payload: Option<Value>) -> StoreResult<()> {
         let payload = payload.map(|p| p.to_string());
-        self.call(move |c| {
-            c.execute(
-                "UPDATE messages SET content = '', payload = ?2 WHERE id = ?1",
-                params![id, payload],
-            )?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                c.execute(
+                    "UPDATE messages SET content = '', payload = ?2 WHERE id = ?1",
+                    params![id, payload],
+                )?;
+                Ok(())
+            })
+            .await
     }
 
     /// Completes a message: final text, status, payload and usage. Awaited.
@@ -263,7 +266,7 @@ impl Store {
     ) -> StoreResult<()> {
         let payload = payload.map(|p| p.to_string());
         let usage = usage.map(|u| u.to_string());
-        self.call(move |c| {
+        self.store.call(move |c| {
             c.execute(
                 "UPDATE messages SET content = ?2, status = ?3, payload = ?4, usage = ?5 WHERE id = ?1",
                 params![id, content, status.as_str(), payload, usage],
@@ -275,22 +278,24 @@ impl Store {
 
     /// Every message of a chat on every branch, in the order they were written.
     pub async fn all_chat_messages(&self, chat: ChatId) -> StoreResult<Vec<MessageRow>> {
-        self.call(move |c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE chat_id = ?1 ORDER BY id"
-            ))?;
-            let rows = stmt
-                .query_map([chat.0], from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            rows.into_iter().map(finish_row).collect()
-        })
-        .await
+        self.store
+            .call(move |c| {
+                let mut stmt = c.prepare_cached(&format!(
+                    "SELECT {MESSAGE_COLUMNS} FROM messages WHERE chat_id = ?1 ORDER BY id"
+                ))?;
+                let rows = stmt
+                    .query_map([chat.0], from_row)?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.into_iter().map(finish_row).collect()
+            })
+            .await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Store;
     use serde_json::json;
 
     #[tokio::test]
@@ -301,10 +306,12 @@ mod tests {
             let store = Store::open_in(dir.path()).unwrap();
             chat = store.create_chat(Default::default()).await.unwrap().id;
             store
+                .messages()
                 .insert_message(chat, Role::User, "hi".into(), MessageStatus::Complete, None)
                 .await
                 .unwrap();
             let a = store
+                .messages()
                 .insert_message(
                     chat,
                     Role::Assistant,
@@ -314,8 +321,9 @@ mod tests {
                 )
                 .await
                 .unwrap();
-            store.save_streamed_text(a, "partial ans".into());
+            store.messages().save_streamed_text(a, "partial ans".into());
             let done = store
+                .messages()
                 .insert_message(
                     chat,
                     Role::Assistant,
@@ -326,6 +334,7 @@ mod tests {
                 .await
                 .unwrap();
             store
+                .messages()
                 .finish_message(
                     done,
                     "full".into(),
@@ -338,7 +347,7 @@ mod tests {
             store.flush().await.unwrap();
         }
         let store = Store::open_in(dir.path()).unwrap();
-        let msgs = store.chat_messages(chat).await.unwrap();
+        let msgs = store.branches().chat_messages(chat).await.unwrap();
         assert_eq!(msgs.len(), 3);
         assert_eq!(msgs[0].role, Role::User);
         assert_eq!(msgs[1].content, "partial ans");

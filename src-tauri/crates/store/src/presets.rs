@@ -1,7 +1,8 @@
 //! Presets ("assistants", F-58): a name, a system prompt, a provider and model, request
 //! parameters and which tool groups are on — chosen when a chat starts, edited in Settings.
 
-use super::{now_ms, ChatParams, Store, StoreError, StoreResult};
+use super::{now_ms, ChatParams, StoreError, StoreResult};
+use crate::facets::PresetRows;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -61,34 +62,36 @@ fn with_json((mut p, params, groups): (Preset, String, String)) -> StoreResult<P
     Ok(p)
 }
 
-impl Store {
+impl PresetRows<'_> {
     /// Every preset, by name.
     pub async fn presets(&self) -> StoreResult<Vec<Preset>> {
-        self.call(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM presets ORDER BY name COLLATE NOCASE, id"
-            ))?;
-            let rows = stmt
-                .query_map([], from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            rows.into_iter().map(with_json).collect()
-        })
-        .await
+        self.store
+            .call(|c| {
+                let mut stmt = c.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM presets ORDER BY name COLLATE NOCASE, id"
+                ))?;
+                let rows = stmt
+                    .query_map([], from_row)?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.into_iter().map(with_json).collect()
+            })
+            .await
     }
 
     /// One preset.
     pub async fn preset(&self, id: i64) -> StoreResult<Option<Preset>> {
-        self.call(move |c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM presets WHERE id = ?1"),
-                [id],
-                from_row,
-            )
-            .optional()?
-            .map(with_json)
-            .transpose()
-        })
-        .await
+        self.store
+            .call(move |c| {
+                c.query_row(
+                    &format!("SELECT {COLUMNS} FROM presets WHERE id = ?1"),
+                    [id],
+                    from_row,
+                )
+                .optional()?
+                .map(with_json)
+                .transpose()
+            })
+            .await
     }
 
     /// Adds a preset (`id: None`) or replaces one; returns it as stored.
@@ -96,7 +99,7 @@ impl Store {
         let params = serde_json::to_string(&input.params)?;
         let groups = serde_json::to_string(&input.groups)?;
         let id = self
-            .call(move |c| match id {
+            .store.call(move |c| match id {
                 None => {
                     c.execute(
                         "INSERT INTO presets(name, system_prompt, provider_id, model, params, groups, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -124,7 +127,8 @@ impl Store {
     /// Removes a preset; `false` if there was none with this id. Chats started from it keep
     /// what they were given.
     pub async fn delete_preset(&self, id: i64) -> StoreResult<bool> {
-        self.call(move |c| Ok(c.execute("DELETE FROM presets WHERE id = ?1", [id])? > 0))
+        self.store
+            .call(move |c| Ok(c.execute("DELETE FROM presets WHERE id = ?1", [id])? > 0))
             .await
     }
 }

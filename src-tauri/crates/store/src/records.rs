@@ -1,6 +1,7 @@
 //! Ask-once records (F-03) and rules (F-04) as stored.
 
-use super::{now_ms, Store, StoreResult};
+use super::{now_ms, StoreResult};
+use crate::facets::GateRecords;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
@@ -33,10 +34,10 @@ pub struct RuleRow {
     pub created_at: i64,
 }
 
-impl Store {
+impl GateRecords<'_> {
     /// Every ask-once record of a chat.
     pub async fn approval_records(&self, chat: ChatId) -> StoreResult<Vec<ApprovalRecordRow>> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             let mut stmt = c.prepare_cached(
                 "SELECT tool, args_hash, args, workspace, allowed, created_at FROM approval_records WHERE chat_id = ?1 ORDER BY created_at",
             )?;
@@ -60,7 +61,7 @@ impl Store {
 
     /// Stores (or replaces) a record. Awaited: the decision must be durable before it is used.
     pub async fn put_approval_record(&self, rec: ApprovalRecordRow) -> StoreResult<()> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             c.execute(
                 "INSERT INTO approval_records(chat_id, tool, args_hash, args, workspace, allowed, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -79,36 +80,38 @@ impl Store {
         tool: String,
         args_hash: String,
     ) -> StoreResult<bool> {
-        self.call(move |c| {
-            Ok(c.execute(
+        self.store
+            .call(move |c| {
+                Ok(c.execute(
                 "DELETE FROM approval_records WHERE chat_id = ?1 AND tool = ?2 AND args_hash = ?3",
                 params![chat.0, tool, args_hash],
             )? > 0)
-        })
-        .await
+            })
+            .await
     }
 
     /// Every rule: global ones and those of every chat.
     pub async fn rules(&self) -> StoreResult<Vec<RuleRow>> {
-        self.call(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT id, tool, pattern, action, chat_id, created_at FROM rules ORDER BY id",
-            )?;
-            let rows = stmt
-                .query_map([], |r| {
-                    Ok(RuleRow {
-                        id: r.get(0)?,
-                        tool: r.get(1)?,
-                        pattern: r.get(2)?,
-                        action: r.get(3)?,
-                        chat: r.get::<_, Option<i64>>(4)?.map(ChatId),
-                        created_at: r.get(5)?,
-                    })
-                })?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
-        })
-        .await
+        self.store
+            .call(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT id, tool, pattern, action, chat_id, created_at FROM rules ORDER BY id",
+                )?;
+                let rows = stmt
+                    .query_map([], |r| {
+                        Ok(RuleRow {
+                            id: r.get(0)?,
+                            tool: r.get(1)?,
+                            pattern: r.get(2)?,
+                            action: r.get(3)?,
+                            chat: r.get::<_, Option<i64>>(4)?.map(ChatId),
+                            created_at: r.get(5)?,
+                        })
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .await
     }
 
     /// Adds a rule and returns its id.
@@ -119,7 +122,7 @@ impl Store {
         action: String,
         chat: Option<ChatId>,
     ) -> StoreResult<RuleRow> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             let created_at = now_ms();
             c.execute(
                 "INSERT INTO rules(tool, pattern, action, chat_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -132,7 +135,8 @@ impl Store {
 
     /// Deletes a rule; returns whether it existed.
     pub async fn delete_rule(&self, id: i64) -> StoreResult<bool> {
-        self.call(move |c| Ok(c.execute("DELETE FROM rules WHERE id = ?1", [id])? > 0))
+        self.store
+            .call(move |c| Ok(c.execute("DELETE FROM rules WHERE id = ?1", [id])? > 0))
             .await
     }
 }

@@ -1,6 +1,7 @@
 //! Full-text search over chats (F-50): message text through FTS5, titles by substring.
 
-use super::{rank, Store, StoreResult};
+use super::{rank, StoreResult};
+use crate::facets::SearchIndex;
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
 
@@ -51,113 +52,6 @@ const RANKED_MATCHES: usize = 2_000;
 /// Pages of the search index one tending step merges at most: 15–80 ms of work on a year's
 /// index on the 2-core test machine, so a read arriving meanwhile waits no longer than that.
 pub const TEND_PAGES: i64 = 100;
-
-impl Store {
-    /// Merges a piece (up to `pages` pages) of the search index's segments, which writes leave
-    /// unmerged (migration V10), and returns whether there was any to merge. Searching reads
-    /// every segment, so the segments are merged while the app is idle.
-    pub async fn tend_search_index_step(&self, pages: i64) -> StoreResult<bool> {
-        self.call(move |c| {
-            let before = c.total_changes();
-            c.execute(
-                "INSERT INTO messages_fts(messages_fts, rank) VALUES('merge', ?1)",
-                [pages],
-            )?;
-            // SQLite's documented sign of work done: two or more rows changed.
-            Ok(c.total_changes() - before >= 2)
-        })
-        .await
-    }
-
-    /// Merges the search index's segments until none is left to merge, a step at a time with a
-    /// short pause between steps, so other reads and the window get their turn.
-    pub async fn tend_search_index(&self) -> StoreResult<()> {
-        while self.tend_search_index_step(TEND_PAGES).await? {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        Ok(())
-    }
-
-    /// Chats whose title or messages match `query` (at most 50): titles first, newest first; then
-    /// the best-ranked message of each other chat, among the newest matching messages.
-    pub async fn search_chats(&self, query: &str) -> StoreResult<Vec<SearchHit>> {
-        let Some(fts) = fts_query(query) else {
-            return Ok(Vec::new());
-        };
-        let query = query.to_string();
-        let like = format!(
-            "%{}%",
-            query
-                .trim()
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_")
-        );
-        self.call(move |c| {
-            let mut hits: Vec<SearchHit> = Vec::new();
-            let mut titles = c.prepare_cached(
-                "SELECT id, title FROM chats WHERE title LIKE ?1 ESCAPE '\\' ORDER BY updated_at DESC LIMIT 50",
-            )?;
-            for row in titles.query_map([&like], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?)))? {
-                let (chat, title) = row?;
-                hits.push(SearchHit { chat, title, snippet: String::new(), message: None });
-            }
-            // Ranked among the newest matches only (FTS5 walks its index newest first and stops);
-            // messages of deleted chats waiting to be purged have no chat row and drop out.
-            let words = query_words(&query);
-            let mut newest = c.prepare_cached(
-                "SELECT m.chat_id, c.title, m.id, substr(m.content, 1, ?3)
-                 FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
-                       ORDER BY rowid DESC LIMIT ?2) f
-                 JOIN messages m ON m.id = f.rowid JOIN chats c ON c.id = m.chat_id",
-            )?;
-            let mut matched: Vec<Matched> = Vec::new();
-            for row in newest.query_map(
-                rusqlite::params![&fts, RANKED_MATCHES as i64, rank::SCORED_CHARS],
-                |r| {
-                    let text: String = r.get(3)?;
-                    let (counts, len) =
-                        rank::word_counts(tokens(&text).map(|(a, b)| &text[a..b]), &words);
-                    Ok(Matched {
-                        chat: ChatId(r.get(0)?),
-                        title: r.get(1)?,
-                        message: r.get(2)?,
-                        counts,
-                        len,
-                        score: 0.0,
-                    })
-                },
-            )? {
-                matched.push(row?);
-            }
-            rank_matches(c, &mut matched, &words)?;
-            let mut found: Vec<(usize, i64)> = Vec::new();
-            for Matched { chat, title, message, .. } in matched {
-                match hits.iter().position(|h| h.chat == chat) {
-                    Some(i) if hits[i].message.is_none() => {
-                        hits[i].message = Some(message);
-                        found.push((i, message));
-                    }
-                    Some(_) => {}
-                    None if hits.len() < MAX_HITS => {
-                        hits.push(SearchHit { chat, title, snippet: String::new(), message: Some(message) });
-                        found.push((hits.len() - 1, message));
-                    }
-                    None => {}
-                }
-            }
-            // Excerpts only for the hits shown, made here: FTS5's snippet() expands the prefix
-            // word again for every message, some 15 ms each on a year of messages.
-            let mut content = c.prepare_cached("SELECT content FROM messages WHERE id = ?1")?;
-            for (i, message) in found {
-                let text: String = content.query_row([message], |r| r.get(0))?;
-                hits[i].snippet = excerpt(&text, &words);
-            }
-            Ok(hits)
-        })
-        .await
-    }
-}
 
 /// A message among the newest that match, with what ranking it needs.
 struct Matched {
@@ -298,9 +192,118 @@ fn excerpt(text: &str, words: &[String]) -> String {
     out
 }
 
+impl SearchIndex<'_> {
+    /// Merges a piece (up to `pages` pages) of the search index's segments, which writes leave
+    /// unmerged (migration V10), and returns whether there was any to merge. Searching reads
+    /// every segment, so the segments are merged while the app is idle.
+    pub async fn tend_search_index_step(&self, pages: i64) -> StoreResult<bool> {
+        self.store
+            .call(move |c| {
+                let before = c.total_changes();
+                c.execute(
+                    "INSERT INTO messages_fts(messages_fts, rank) VALUES('merge', ?1)",
+                    [pages],
+                )?;
+                // SQLite's documented sign of work done: two or more rows changed.
+                Ok(c.total_changes() - before >= 2)
+            })
+            .await
+    }
+
+    /// Merges the search index's segments until none is left to merge, a step at a time with a
+    /// short pause between steps, so other reads and the window get their turn.
+    pub async fn tend_search_index(&self) -> StoreResult<()> {
+        while self.tend_search_index_step(TEND_PAGES).await? {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Ok(())
+    }
+
+    /// Chats whose title or messages match `query` (at most 50): titles first, newest first; then
+    /// the best-ranked message of each other chat, among the newest matching messages.
+    pub async fn search_chats(&self, query: &str) -> StoreResult<Vec<SearchHit>> {
+        let Some(fts) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let query = query.to_string();
+        let like = format!(
+            "%{}%",
+            query
+                .trim()
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        self.store.call(move |c| {
+            let mut hits: Vec<SearchHit> = Vec::new();
+            let mut titles = c.prepare_cached(
+                "SELECT id, title FROM chats WHERE title LIKE ?1 ESCAPE '\\' ORDER BY updated_at DESC LIMIT 50",
+            )?;
+            for row in titles.query_map([&like], |r| Ok((ChatId(r.get(0)?), r.get::<_, String>(1)?)))? {
+                let (chat, title) = row?;
+                hits.push(SearchHit { chat, title, snippet: String::new(), message: None });
+            }
+            // Ranked among the newest matches only (FTS5 walks its index newest first and stops);
+            // messages of deleted chats waiting to be purged have no chat row and drop out.
+            let words = query_words(&query);
+            let mut newest = c.prepare_cached(
+                "SELECT m.chat_id, c.title, m.id, substr(m.content, 1, ?3)
+                 FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1
+                       ORDER BY rowid DESC LIMIT ?2) f
+                 JOIN messages m ON m.id = f.rowid JOIN chats c ON c.id = m.chat_id",
+            )?;
+            let mut matched: Vec<Matched> = Vec::new();
+            for row in newest.query_map(
+                rusqlite::params![&fts, RANKED_MATCHES as i64, rank::SCORED_CHARS],
+                |r| {
+                    let text: String = r.get(3)?;
+                    let (counts, len) =
+                        rank::word_counts(tokens(&text).map(|(a, b)| &text[a..b]), &words);
+                    Ok(Matched {
+                        chat: ChatId(r.get(0)?),
+                        title: r.get(1)?,
+                        message: r.get(2)?,
+                        counts,
+                        len,
+                        score: 0.0,
+                    })
+                },
+            )? {
+                matched.push(row?);
+            }
+            rank_matches(c, &mut matched, &words)?;
+            let mut found: Vec<(usize, i64)> = Vec::new();
+            for Matched { chat, title, message, .. } in matched {
+                match hits.iter().position(|h| h.chat == chat) {
+                    Some(i) if hits[i].message.is_none() => {
+                        hits[i].message = Some(message);
+                        found.push((i, message));
+                    }
+                    Some(_) => {}
+                    None if hits.len() < MAX_HITS => {
+                        hits.push(SearchHit { chat, title, snippet: String::new(), message: Some(message) });
+                        found.push((hits.len() - 1, message));
+                    }
+                    None => {}
+                }
+            }
+            // Excerpts only for the hits shown, made here: FTS5's snippet() expands the prefix
+            // word again for every message, some 15 ms each on a year of messages.
+            let mut content = c.prepare_cached("SELECT content FROM messages WHERE id = ?1")?;
+            for (i, message) in found {
+                let text: String = content.query_row([message], |r| r.get(0))?;
+                hits[i].snippet = excerpt(&text, &words);
+            }
+            Ok(hits)
+        })
+        .await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Store;
 
     fn marked(s: &str) -> String {
         s.replace(MATCH_START, "<").replace(MATCH_END, ">")
@@ -348,6 +351,7 @@ mod tests {
             let store = store.clone();
             async move {
                 store
+                    .messages()
                     .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
                     .await
                     .unwrap();
@@ -375,15 +379,27 @@ mod tests {
         say(common, "harbour harbour harbour lighthouse".into()).await;
         store.flush().await.unwrap();
         let order = |hits: Vec<SearchHit>| hits.into_iter().map(|h| h.chat).collect::<Vec<_>>();
-        let hits = order(store.search_chats("harbour lighthouse").await.unwrap());
+        let hits = order(
+            store
+                .search_index()
+                .search_chats("harbour lighthouse")
+                .await
+                .unwrap(),
+        );
         assert_eq!(
             hits,
             vec![rare, common],
             "the newer message is the common one"
         );
-        let hits = order(store.search_chats("harbour lightho").await.unwrap());
+        let hits = order(
+            store
+                .search_index()
+                .search_chats("harbour lightho")
+                .await
+                .unwrap(),
+        );
         assert_eq!(hits, vec![rare, common], "the last word as a prefix");
-        let hits = order(store.search_chats("harbour").await.unwrap());
+        let hits = order(store.search_index().search_chats("harbour").await.unwrap());
         assert_eq!(hits.len(), 3);
         assert_eq!(hits[0], common, "three times in a short message: {hits:?}");
     }
@@ -411,6 +427,7 @@ mod tests {
         // Each message is its own transaction, so its own segment of the index.
         for i in 0..24 {
             store
+                .messages()
                 .insert_message(
                     chat,
                     Role::User,
@@ -421,14 +438,29 @@ mod tests {
                 .await
                 .unwrap();
         }
-        assert!(store.tend_search_index_step(TEND_PAGES).await.unwrap());
-        store.tend_search_index().await.unwrap();
-        assert!(!store.tend_search_index_step(TEND_PAGES).await.unwrap());
+        assert!(store
+            .search_index()
+            .tend_search_index_step(TEND_PAGES)
+            .await
+            .unwrap());
+        store.search_index().tend_search_index().await.unwrap();
+        assert!(!store
+            .search_index()
+            .tend_search_index_step(TEND_PAGES)
+            .await
+            .unwrap());
         for i in [0, 11, 23] {
-            let hits = store.search_chats(&format!("number{i}")).await.unwrap();
+            let hits = store
+                .search_index()
+                .search_chats(&format!("number{i}"))
+                .await
+                .unwrap();
             assert_eq!(hits.len(), 1, "number{i}");
             assert!(hits[0].snippet.contains(&format!("number{i}")));
         }
-        assert_eq!(store.chat_messages(chat).await.unwrap().len(), 24);
+        assert_eq!(
+            store.branches().chat_messages(chat).await.unwrap().len(),
+            24
+        );
     }
 }

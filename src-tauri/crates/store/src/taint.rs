@@ -3,11 +3,12 @@
 //! on another branch, after a restart — carries those sources; a file whose content changed by
 //! other means (the user edited it) no longer does, and its record goes.
 
-use super::{now_ms, Store, StoreResult};
+use super::{now_ms, StoreResult};
+use crate::facets::Taints;
 use rusqlite::{params, OptionalExtension};
 use tollgate_protocol::{Source, WrittenFile};
 
-impl Store {
+impl Taints<'_> {
     /// Records that `path` in `workspace`, now holding content with `hash`, was written from
     /// content of `sources` (replacing an earlier record of the same file).
     pub async fn set_file_taint(
@@ -19,7 +20,7 @@ impl Store {
     ) -> StoreResult<()> {
         let (workspace, path, hash) = (workspace.to_string(), path.to_string(), hash.to_string());
         let sources = serde_json::to_string(sources)?;
-        self.call(move |c| {
+        self.store.call(move |c| {
             c.execute(
                 "INSERT INTO file_taint(workspace, path, content_hash, sources, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT(workspace, path) DO UPDATE SET content_hash = excluded.content_hash, sources = excluded.sources, created_at = excluded.created_at",
@@ -39,7 +40,7 @@ impl Store {
     ) -> StoreResult<Option<(String, Vec<Source>)>> {
         let (workspace, path) = (workspace.to_string(), path.to_string());
         let row: Option<(String, String)> = self
-            .call(move |c| {
+            .store.call(move |c| {
                 Ok(c.query_row(
                     "SELECT content_hash, sources FROM file_taint WHERE workspace = ?1 AND path = ?2",
                     params![workspace, path],
@@ -55,7 +56,7 @@ impl Store {
     /// Every file written from untrusted content, newest first, for the user to see and trust.
     pub async fn written_files(&self) -> StoreResult<Vec<WrittenFile>> {
         let rows: Vec<(String, String, String, i64)> = self
-            .call(|c| {
+            .store.call(|c| {
                 let mut q = c.prepare(
                     "SELECT workspace, path, sources, created_at FROM file_taint ORDER BY created_at DESC, workspace, path",
                 )?;
@@ -86,6 +87,7 @@ impl Store {
     ) -> StoreResult<Option<(String, String, String, Vec<Source>)>> {
         let real = real.to_string();
         let row: Option<(String, String, String, String)> = self
+            .store
             .call(move |c| {
                 Ok(c.query_row(
                     "SELECT workspace, path, content_hash, sources FROM file_taint
@@ -110,33 +112,34 @@ impl Store {
             return Ok(());
         }
         let sources = sources.to_vec();
-        self.call(move |c| {
-            let tx = c.transaction()?;
-            {
-                let mut get =
-                    tx.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
-                let mut put = tx.prepare_cached(
-                    "INSERT INTO tainted_lines(hash, sources, created_at) VALUES (?1, ?2, ?3)
+        self.store
+            .call(move |c| {
+                let tx = c.transaction()?;
+                {
+                    let mut get =
+                        tx.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
+                    let mut put = tx.prepare_cached(
+                        "INSERT INTO tainted_lines(hash, sources, created_at) VALUES (?1, ?2, ?3)
                      ON CONFLICT(hash) DO UPDATE SET sources = excluded.sources",
-                )?;
-                for hash in hashes {
-                    let mut all: Vec<Source> = get
-                        .query_row(params![hash], |r| r.get::<_, String>(0))
-                        .optional()?
-                        .and_then(|s| serde_json::from_str(&s).ok())
-                        .unwrap_or_default();
-                    for s in &sources {
-                        if !all.contains(s) {
-                            all.push(s.clone());
+                    )?;
+                    for hash in hashes {
+                        let mut all: Vec<Source> = get
+                            .query_row(params![hash], |r| r.get::<_, String>(0))
+                            .optional()?
+                            .and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_default();
+                        for s in &sources {
+                            if !all.contains(s) {
+                                all.push(s.clone());
+                            }
                         }
+                        put.execute(params![hash, serde_json::to_string(&all)?, now_ms()])?;
                     }
-                    put.execute(params![hash, serde_json::to_string(&all)?, now_ms()])?;
                 }
-            }
-            tx.commit()?;
-            Ok(())
-        })
-        .await
+                tx.commit()?;
+                Ok(())
+            })
+            .await
     }
 
     /// The sources of the lines among `hashes` that were written from untrusted content.
@@ -144,56 +147,61 @@ impl Store {
         if hashes.is_empty() {
             return Ok(Vec::new());
         }
-        self.call(move |c| {
-            let mut out: Vec<Source> = Vec::new();
-            let mut get = c.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
-            for hash in hashes {
-                let found: Option<String> =
-                    get.query_row(params![hash], |r| r.get(0)).optional()?;
-                for s in found
-                    .and_then(|s| serde_json::from_str::<Vec<Source>>(&s).ok())
-                    .unwrap_or_default()
-                {
-                    if !out.contains(&s) {
-                        out.push(s);
+        self.store
+            .call(move |c| {
+                let mut out: Vec<Source> = Vec::new();
+                let mut get =
+                    c.prepare_cached("SELECT sources FROM tainted_lines WHERE hash = ?1")?;
+                for hash in hashes {
+                    let found: Option<String> =
+                        get.query_row(params![hash], |r| r.get(0)).optional()?;
+                    for s in found
+                        .and_then(|s| serde_json::from_str::<Vec<Source>>(&s).ok())
+                        .unwrap_or_default()
+                    {
+                        if !out.contains(&s) {
+                            out.push(s);
+                        }
                     }
                 }
-            }
-            Ok(out)
-        })
-        .await
+                Ok(out)
+            })
+            .await
     }
 
     /// Forgets the lines with these `hashes`: the user trusts the file that holds them.
     pub async fn forget_lines(&self, hashes: Vec<String>) -> StoreResult<()> {
-        self.call(move |c| {
-            let mut del = c.prepare_cached("DELETE FROM tainted_lines WHERE hash = ?1")?;
-            for hash in hashes {
-                del.execute(params![hash])?;
-            }
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                let mut del = c.prepare_cached("DELETE FROM tainted_lines WHERE hash = ?1")?;
+                for hash in hashes {
+                    del.execute(params![hash])?;
+                }
+                Ok(())
+            })
+            .await
     }
 
     /// Forgets the record of `path` in `workspace`: its content changed by other means, or the
     /// user trusts the file.
     pub async fn forget_file_taint(&self, workspace: &str, path: &str) -> StoreResult<()> {
         let (workspace, path) = (workspace.to_string(), path.to_string());
-        self.call(move |c| {
-            c.execute(
-                "DELETE FROM file_taint WHERE workspace = ?1 AND path = ?2",
-                params![workspace, path],
-            )?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                c.execute(
+                    "DELETE FROM file_taint WHERE workspace = ?1 AND path = ?2",
+                    params![workspace, path],
+                )?;
+                Ok(())
+            })
+            .await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Store;
 
     #[tokio::test]
     async fn a_taint_is_kept_per_file_and_forgotten_on_request() {
@@ -203,25 +211,31 @@ mod tests {
             url: "https://evil.example/p".into(),
             host: "evil.example".into(),
         };
-        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), None);
+        assert_eq!(store.taint().file_taint("/w", "a.md").await.unwrap(), None);
         store
+            .taint()
             .set_file_taint("/w", "a.md", "h1", std::slice::from_ref(&page))
             .await
             .unwrap();
         let kept = Some(("h1".to_string(), vec![page.clone()]));
-        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), kept);
-        assert_eq!(store.file_taint("/other", "a.md").await.unwrap(), None);
+        assert_eq!(store.taint().file_taint("/w", "a.md").await.unwrap(), kept);
+        assert_eq!(
+            store.taint().file_taint("/other", "a.md").await.unwrap(),
+            None
+        );
         // Reopened: it survives a restart.
         drop(store);
         let store = Store::open_in(dir.path()).unwrap();
-        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), kept);
+        assert_eq!(store.taint().file_taint("/w", "a.md").await.unwrap(), kept);
         // Written again: the record follows the new content.
         store
+            .taint()
             .set_file_taint("/w", "a.md", "h2", std::slice::from_ref(&page))
             .await
             .unwrap();
         assert_eq!(
             store
+                .taint()
                 .file_taint("/w", "a.md")
                 .await
                 .unwrap()
@@ -229,10 +243,11 @@ mod tests {
             Some("h2".to_string())
         );
         store
+            .taint()
             .set_file_taint("/other", "b.md", "h3", std::slice::from_ref(&page))
             .await
             .unwrap();
-        let listed = store.written_files().await.unwrap();
+        let listed = store.taint().written_files().await.unwrap();
         let mut files: Vec<_> = listed
             .iter()
             .map(|f| (f.workspace.as_str(), f.path.as_str()))
@@ -240,9 +255,13 @@ mod tests {
         files.sort();
         assert_eq!(files, vec![("/other", "b.md"), ("/w", "a.md")]);
         assert!(listed.iter().all(|f| f.sources == vec![page.clone()]));
-        store.forget_file_taint("/other", "b.md").await.unwrap();
-        store.forget_file_taint("/w", "a.md").await.unwrap();
-        assert!(store.written_files().await.unwrap().is_empty());
-        assert_eq!(store.file_taint("/w", "a.md").await.unwrap(), None);
+        store
+            .taint()
+            .forget_file_taint("/other", "b.md")
+            .await
+            .unwrap();
+        store.taint().forget_file_taint("/w", "a.md").await.unwrap();
+        assert!(store.taint().written_files().await.unwrap().is_empty());
+        assert_eq!(store.taint().file_taint("/w", "a.md").await.unwrap(), None);
     }
 }

@@ -1,7 +1,8 @@
 //! Variables as stored (F-16, F-40). The engine's in-memory `VarStore` is authoritative
 //! while a chat is open; these writes keep the database in step behind it.
 
-use super::{now_ms, Store, StoreResult};
+use super::{now_ms, StoreResult};
+use crate::facets::Variables;
 use rusqlite::params;
 use std::sync::Arc;
 use tollgate_protocol::ids::ChatId;
@@ -33,10 +34,10 @@ pub(crate) fn sources_from_db(text: Option<String>) -> Vec<Source> {
         .unwrap_or_default()
 }
 
-impl Store {
+impl Variables<'_> {
     /// Every stored variable of a chat, least recently used first.
     pub async fn chat_variables(&self, chat: ChatId) -> StoreResult<Vec<VariableRow>> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             let mut stmt = c.prepare_cached(
                 "SELECT name, kind, value, last_used, sources FROM variables WHERE chat_id = ?1 ORDER BY last_used, rowid",
             )?;
@@ -67,7 +68,7 @@ impl Store {
         sources: &[Source],
     ) {
         let sources = sources_to_db(sources);
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached(
                 "INSERT INTO variables(chat_id, name, kind, value, last_used, created_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT(chat_id, name) DO UPDATE SET kind = excluded.kind, value = excluded.value, last_used = excluded.last_used, sources = excluded.sources",
@@ -79,7 +80,7 @@ impl Store {
 
     /// Queues an update of a variable's last use (its LRU position).
     pub fn touch_variable(&self, chat: ChatId, name: String, last_used: i64) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached(
                 "UPDATE variables SET last_used = ?3 WHERE chat_id = ?1 AND name = ?2",
             )?
@@ -90,7 +91,7 @@ impl Store {
 
     /// Queues the deletion of variables.
     pub fn delete_variables(&self, chat: ChatId, names: Vec<String>) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             let mut stmt =
                 c.prepare_cached("DELETE FROM variables WHERE chat_id = ?1 AND name = ?2")?;
             for name in names {

@@ -2,7 +2,8 @@
 //! restart from the stored result and the document last read, without calling the tool or
 //! asking the server.
 
-use super::{now_ms, Store, StoreResult};
+use super::{now_ms, StoreResult};
+use crate::facets::ViewRows;
 use rusqlite::{params, OptionalExtension};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::McpViewLink;
@@ -25,10 +26,10 @@ pub struct CallView {
     pub running: bool,
 }
 
-impl Store {
+impl ViewRows<'_> {
     /// The view of call `seq` of `chat`, if its server shipped one.
     pub async fn call_view(&self, chat: ChatId, seq: u64) -> StoreResult<Option<CallView>> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             Ok(c.query_row(
                 "SELECT view_server, view_uri, tool, resolved_args, view_result, result_text, is_error, status
                  FROM tool_calls WHERE chat_id = ?1 AND seq = ?2 AND view_server IS NOT NULL AND view_uri IS NOT NULL",
@@ -63,7 +64,7 @@ impl Store {
         resolved_args: String,
         link: McpViewLink,
     ) {
-        self.write(move |c| {
+        self.store.write(move |c| {
             c.prepare_cached(
                 "UPDATE tool_calls SET tool = ?3, resolved_args = ?4, view_server = ?5, view_uri = ?6
                  WHERE chat_id = ?1 AND seq = ?2",
@@ -75,20 +76,21 @@ impl Store {
 
     /// The document of a view as last read from its server (JSON of the parsed resource).
     pub async fn view_resource(&self, link: McpViewLink) -> StoreResult<Option<String>> {
-        self.call(move |c| {
-            Ok(c.query_row(
-                "SELECT resource FROM mcp_views WHERE server = ?1 AND uri = ?2",
-                params![link.server, link.uri],
-                |r| r.get(0),
-            )
-            .optional()?)
-        })
-        .await
+        self.store
+            .call(move |c| {
+                Ok(c.query_row(
+                    "SELECT resource FROM mcp_views WHERE server = ?1 AND uri = ?2",
+                    params![link.server, link.uri],
+                    |r| r.get(0),
+                )
+                .optional()?)
+            })
+            .await
     }
 
     /// Keeps the document of a view as just read from its server.
     pub async fn save_view_resource(&self, link: McpViewLink, resource: String) -> StoreResult<()> {
-        self.call(move |c| {
+        self.store.call(move |c| {
             c.execute(
                 "INSERT INTO mcp_views(server, uri, resource, fetched_at) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(server, uri) DO UPDATE SET resource = excluded.resource, fetched_at = excluded.fetched_at",
@@ -101,11 +103,12 @@ impl Store {
 
     /// Forgets the documents of a server's views (the server was removed).
     pub async fn forget_view_resources(&self, server: String) -> StoreResult<()> {
-        self.call(move |c| {
-            c.execute("DELETE FROM mcp_views WHERE server = ?1", params![server])?;
-            Ok(())
-        })
-        .await
+        self.store
+            .call(move |c| {
+                c.execute("DELETE FROM mcp_views WHERE server = ?1", params![server])?;
+                Ok(())
+            })
+            .await
     }
 }
 
@@ -113,6 +116,7 @@ impl Store {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::Store;
     use crate::{CallFinish, CallStart, NewChat};
     use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy};
     use tollgate_protocol::GuardMark;
@@ -128,7 +132,7 @@ mod tests {
             let store = Store::open_in(dir.path()).unwrap();
             let chat = store.create_chat(NewChat::default()).await.unwrap().id;
             start(&store, chat, 1);
-            store.record_call_finish(CallFinish {
+            store.calls().record_call_finish(CallFinish {
                 tool: Some("clock__now".into()),
                 resolved_args: Some("{\"zone\":\"UTC\"}".into()),
                 ..finish(
@@ -140,6 +144,7 @@ mod tests {
                 )
             });
             store
+                .views()
                 .save_view_resource(link.clone(), "{\"html\":\"<p>\"}".into())
                 .await
                 .unwrap();
@@ -147,24 +152,33 @@ mod tests {
             chat
         };
         let store = Store::open_in(dir.path()).unwrap();
-        let view = store.call_view(chat, 1).await.unwrap().unwrap();
+        let view = store.views().call_view(chat, 1).await.unwrap().unwrap();
         assert!(!view.running);
         assert_eq!(view.link, link);
         assert_eq!(view.result.as_deref(), Some("{\"content\":[]}"));
         assert_eq!(view.arguments.as_deref(), Some("{\"zone\":\"UTC\"}"));
         assert_eq!(
-            store.view_resource(link.clone()).await.unwrap().as_deref(),
+            store
+                .views()
+                .view_resource(link.clone())
+                .await
+                .unwrap()
+                .as_deref(),
             Some("{\"html\":\"<p>\"}")
         );
-        let calls = store.chat_calls(chat).await.unwrap();
+        let calls = store.calls().chat_calls(chat).await.unwrap();
         assert_eq!(calls[0].view.as_ref(), Some(&link));
-        assert!(store.call_view(chat, 2).await.unwrap().is_none());
-        store.forget_view_resources("clock".into()).await.unwrap();
-        assert!(store.view_resource(link).await.unwrap().is_none());
+        assert!(store.views().call_view(chat, 2).await.unwrap().is_none());
+        store
+            .views()
+            .forget_view_resources("clock".into())
+            .await
+            .unwrap();
+        assert!(store.views().view_resource(link).await.unwrap().is_none());
     }
 
     fn start(store: &Store, chat: ChatId, seq: u64) {
-        store.record_call_start(CallStart {
+        store.calls().record_call_start(CallStart {
             chat,
             message_id: None,
             round: 1,
@@ -232,22 +246,22 @@ mod tests {
         };
         start(&store, chat, 1);
         // Asked, not started: no view yet.
-        assert!(store.call_view(chat, 1).await.unwrap().is_none());
-        store.record_call_view_start(
+        assert!(store.views().call_view(chat, 1).await.unwrap().is_none());
+        store.views().record_call_view_start(
             chat,
             1,
             "clock__wait".into(),
             "{\"s\":5}".into(),
             link.clone(),
         );
-        let running = store.call_view(chat, 1).await.unwrap().unwrap();
+        let running = store.views().call_view(chat, 1).await.unwrap().unwrap();
         assert!(running.running);
         assert_eq!(running.link, link);
         assert_eq!(running.arguments.as_deref(), Some("{\"s\":5}"));
         assert_eq!(running.result, None);
 
-        store.record_call_finish(failed(chat, 1));
-        let ended = store.call_view(chat, 1).await.unwrap().unwrap();
+        store.calls().record_call_finish(failed(chat, 1));
+        let ended = store.views().call_view(chat, 1).await.unwrap().unwrap();
         assert!(!ended.running);
         assert_eq!(ended.link, link, "the view outlives its call's failure");
         assert!(ended.is_error);
@@ -255,7 +269,7 @@ mod tests {
 
         // A call that never started has no view, failed or not.
         start(&store, chat, 2);
-        store.record_call_finish(failed(chat, 2));
-        assert!(store.call_view(chat, 2).await.unwrap().is_none());
+        store.calls().record_call_finish(failed(chat, 2));
+        assert!(store.views().call_view(chat, 2).await.unwrap().is_none());
     }
 }

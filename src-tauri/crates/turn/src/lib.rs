@@ -51,7 +51,7 @@ async fn supervised(
         Err(panic) => {
             let reason = tollgate_engine::panics::panic_message(&*panic);
             tracing::error!("the turn in chat {chat} panicked: {reason}");
-            if let Err(e) = store.interrupt_streaming(chat).await {
+            if let Err(e) = store.messages().interrupt_streaming(chat).await {
                 tracing::error!("the interrupted answer in chat {chat} was not marked: {e}");
             }
             let outcome = TurnOutcome::Failed {

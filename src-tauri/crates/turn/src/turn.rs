@@ -193,14 +193,18 @@ impl<'a> Rounds<'a> {
             }
             TurnInput::Edit { parent, message } => Some((Under::Parent(parent), message)),
             TurnInput::Regenerate { question } => {
-                turn.store.set_leaf(chat, question).await.map_err(|e| {
-                    failed(
-                        format!("the answer could not be started again: {e}"),
-                        FailureKind::Storage,
-                        false,
-                        usage,
-                    )
-                })?;
+                turn.store
+                    .branches()
+                    .set_leaf(chat, question)
+                    .await
+                    .map_err(|e| {
+                        failed(
+                            format!("the answer could not be started again: {e}"),
+                            FailureKind::Storage,
+                            false,
+                            usage,
+                        )
+                    })?;
                 None
             }
             TurnInput::Retry => None,
@@ -210,6 +214,7 @@ impl<'a> Rounds<'a> {
                 let payload = message.payload();
                 let id = turn
                     .store
+                    .messages()
                     .insert_message_under(
                         chat,
                         under,
@@ -228,14 +233,19 @@ impl<'a> Rounds<'a> {
             chat,
             user_message_id,
         });
-        let rows = turn.store.chat_messages(chat).await.map_err(|e| {
-            failed(
-                format!("the conversation could not be read: {e}"),
-                FailureKind::Storage,
-                true,
-                usage,
-            )
-        })?;
+        let rows = turn
+            .store
+            .branches()
+            .chat_messages(chat)
+            .await
+            .map_err(|e| {
+                failed(
+                    format!("the conversation could not be read: {e}"),
+                    FailureKind::Storage,
+                    true,
+                    usage,
+                )
+            })?;
         Ok(Rounds {
             turn,
             tx,
@@ -243,7 +253,10 @@ impl<'a> Rounds<'a> {
             messages: history::from_rows(&rows),
             usage,
             repeats: RepeatTracker::default(),
-            exposure: tollgate_engine::chat::exposure::from_rows(&rows, &turn.exec.offer()),
+            exposure: tollgate_engine::chat::exposure::from_rows(
+                &rows,
+                &turn.exec.toolbox().offer(),
+            ),
         })
     }
 
@@ -257,6 +270,7 @@ impl<'a> Rounds<'a> {
         let message_id = self
             .turn
             .store
+            .messages()
             .insert_message(
                 self.turn.exec.chat(),
                 Role::Assistant,
@@ -304,6 +318,7 @@ impl<'a> Rounds<'a> {
         if let Err(e) = self
             .turn
             .store
+            .messages()
             .finish_message(message_id, partial, status, payload, None)
             .await
         {
@@ -348,6 +363,7 @@ impl<'a> Rounds<'a> {
             .flatten();
         self.turn
             .store
+            .messages()
             .finish_message(
                 message_id,
                 completion.text.clone(),
@@ -478,6 +494,7 @@ impl<'a> Rounds<'a> {
         .ok();
         self.turn
             .store
+            .messages()
             .insert_message(
                 self.turn.exec.chat(),
                 Role::Tool,
@@ -502,7 +519,7 @@ fn build_request(
     messages: &[ChatMessage],
     tools_allowed: bool,
 ) -> (ChatRequest, RequestLedger) {
-    let offer = turn.exec.offer();
+    let offer = turn.exec.toolbox().offer();
     let text_calls = tools_allowed && turn.provider.tool_calling() == ToolCalling::Text;
     let mut parts: Vec<Ledger> = Vec::new();
     let own = |text: &str| {
@@ -589,7 +606,7 @@ fn take_text_calls(
     {
         return raw;
     }
-    let known = turn.exec.enabled_tool_names();
+    let known = turn.exec.toolbox().enabled_tool_names();
     let is_known = |name: &str| {
         !matches!(
             repair_name(name, known.iter().map(String::as_str)),
@@ -642,7 +659,9 @@ async fn stream_with_retries(
                             text: piece,
                         });
                         if last_save.elapsed() >= interval {
-                            store.save_streamed_text(message_id, text.clone());
+                            store
+                                .messages()
+                                .save_streamed_text(message_id, text.clone());
                             last_save = Instant::now();
                         }
                     }
@@ -692,6 +711,7 @@ async fn stream_with_retries(
             };
             if let Err(e) = turn
                 .store
+                .messages()
                 .restart_streaming(message_id, serde_json::to_value(notice).ok())
                 .await
             {

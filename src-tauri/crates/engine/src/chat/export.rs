@@ -102,7 +102,7 @@ pub async fn json(store: &Store, chat: ChatId) -> Result<Value, StoreError> {
     let (row, branch, calls) = load(store, chat).await?;
     let leaf = branch.last().map(|m| m.id);
     let messages: Vec<Value> = store
-        .all_chat_messages(chat)
+        .messages().all_chat_messages(chat)
         .await?
         .iter()
         .map(|m| {
@@ -148,8 +148,8 @@ async fn load(
         .ok_or_else(|| StoreError::NotFound(Missing::Chat { chat }))?;
     Ok((
         row,
-        store.chat_messages(chat).await?,
-        store.chat_calls(chat).await?,
+        store.branches().chat_messages(chat).await?,
+        store.calls().chat_calls(chat).await?,
     ))
 }
 

@@ -20,6 +20,7 @@ impl UserAsks<'_> {
             .app
             .executor(chat)
             .await?
+            .asks()
             .answer_approval(id, decision)?)
     }
 

@@ -30,7 +30,7 @@ impl Tollgate {
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
-        let (parent, made_of) = self.store.edit_point(chat, message).await?;
+        let (parent, made_of) = self.store.branches().edit_point(chat, message).await?;
         let message = UserInput {
             text,
             attachments: made_of.attachments,
@@ -50,7 +50,7 @@ impl Tollgate {
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
-        let question = self.store.turn_start(chat, message).await?;
+        let question = self.store.branches().turn_start(chat, message).await?;
         self.start(chat, TurnInput::Regenerate { question }, model, on_event)
             .await
     }
@@ -59,6 +59,6 @@ impl Tollgate {
     /// continues along that version's newest replies. Refused while a turn runs in the chat.
     pub async fn show_branch(&self, chat: ChatId, message: i64) -> Result<(), ServiceError> {
         self.not_running(chat)?;
-        Ok(self.store.show_branch(chat, message).await?)
+        Ok(self.store.branches().show_branch(chat, message).await?)
     }
 }

@@ -154,7 +154,7 @@ impl Tollgate {
     }
 
     pub async fn search_chats(&self, query: &str) -> Result<Vec<SearchHit>, ServiceError> {
-        Ok(self.store.search_chats(query).await?)
+        Ok(self.store.search_index().search_chats(query).await?)
     }
 
     /// Sets (or with `None` or a blank path, clears) the folder the chat's file and shell tools
@@ -223,7 +223,12 @@ impl Chats<'_> {
             .await?
             .ok_or(ServiceError::NotFound(Missing::Chat { chat }))?;
         let end = before.map_or(BranchEnd::Leaf, BranchEnd::Before);
-        let page = self.app.store.branch_page(chat, end, limit).await?;
+        let page = self
+            .app
+            .store
+            .branches()
+            .branch_page(chat, end, limit)
+            .await?;
         let calls = match (page.messages.first(), page.messages.last()) {
             (Some(first), Some(last)) => {
                 let on_branch: std::collections::HashSet<i64> =
@@ -231,6 +236,7 @@ impl Chats<'_> {
                 let mut calls = self
                     .app
                     .store
+                    .calls()
                     .chat_calls_between(chat, first.id, last.id, before.is_none())
                     .await?;
                 // Other branches' calls stay with their branch (F-56).
@@ -239,7 +245,7 @@ impl Chats<'_> {
             }
             // A chat without messages may still hold calls recorded under none.
             _ if before.is_none() => {
-                let mut calls = self.app.store.chat_calls(chat).await?;
+                let mut calls = self.app.store.calls().chat_calls(chat).await?;
                 calls.retain(|c| c.message_id.is_none());
                 calls
             }

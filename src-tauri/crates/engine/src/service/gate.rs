@@ -41,7 +41,7 @@ impl Gate<'_> {
 
     /// The groups as one chat sees them (its own toggles applied).
     pub async fn chat_tool_groups(&self, chat: ChatId) -> Result<Vec<GroupView>, ServiceError> {
-        Ok(self.app.executor(chat).await?.group_views())
+        Ok(self.app.executor(chat).await?.toolbox().group_views())
     }
 
     /// Turns a group on or off in one chat (`None`: follow the app-wide setting).
@@ -55,6 +55,7 @@ impl Gate<'_> {
             .app
             .executor(chat)
             .await?
+            .toolbox()
             .set_group_enabled(group, enabled)
             .await?)
     }
@@ -70,6 +71,7 @@ impl Gate<'_> {
             .app
             .executor(chat)
             .await?
+            .toolbox()
             .set_tool_enabled(tool, enabled)
             .await?)
     }
@@ -84,7 +86,7 @@ impl Gate<'_> {
     }
 
     pub async fn list_records(&self, chat: ChatId) -> Result<Vec<ApprovalRecordRow>, ServiceError> {
-        Ok(self.app.store.approval_records(chat).await?)
+        Ok(self.app.store.gate_records().approval_records(chat).await?)
     }
 
     /// Forgets an ask-once answer, so the identical call asks again.
@@ -98,6 +100,7 @@ impl Gate<'_> {
             .app
             .executor(chat)
             .await?
+            .asks()
             .revoke_record(tool, args_hash)
             .await?)
     }

@@ -48,29 +48,47 @@ impl Gate<'_> {
     /// the branch on screen, and the ways out.
     pub async fn chat_exposure(&self, chat: ChatId) -> Result<ExposureView, ServiceError> {
         let exec = self.app.executor(chat).await?;
-        let rows = self.app.store.chat_messages(chat).await?;
-        let exposure = crate::chat::exposure::from_rows(&rows, &exec.offer()).snapshot();
-        Ok(exec.exposure_view(&exposure))
+        let rows = self.app.store.branches().chat_messages(chat).await?;
+        let exposure = crate::chat::exposure::from_rows(&rows, &exec.toolbox().offer()).snapshot();
+        Ok(exec.guard().exposure_view(&exposure))
     }
 
     /// Turns the chat's ways out off (or on again, F-82).
     pub async fn set_ways_out_off(&self, chat: ChatId, off: bool) -> Result<(), ServiceError> {
-        Ok(self.app.executor(chat).await?.set_ways_out_off(off).await?)
+        Ok(self
+            .app
+            .executor(chat)
+            .await?
+            .guard()
+            .set_ways_out_off(off)
+            .await?)
     }
 
     /// Trusts a source for the rest of a chat (F-83), from the chat header.
     pub async fn endorse(&self, chat: ChatId, source: TrustKey) -> Result<(), ServiceError> {
-        Ok(self.app.executor(chat).await?.endorse(&[source]).await?)
+        Ok(self
+            .app
+            .executor(chat)
+            .await?
+            .guard()
+            .endorse(&[source])
+            .await?)
     }
 
     /// Takes back an endorsement (F-83).
     pub async fn unendorse(&self, chat: ChatId, source: TrustKey) -> Result<(), ServiceError> {
-        Ok(self.app.executor(chat).await?.unendorse(&source).await?)
+        Ok(self
+            .app
+            .executor(chat)
+            .await?
+            .guard()
+            .unendorse(&source)
+            .await?)
     }
 
     /// The files tools wrote from untrusted content (SPEC §12), newest first.
     pub async fn written_files(&self) -> Result<Vec<WrittenFile>, ServiceError> {
-        Ok(self.app.store.written_files().await?)
+        Ok(self.app.store.taint().written_files().await?)
     }
 
     /// Trusts a file written from untrusted content: reading it — or its lines, wherever they
@@ -86,15 +104,21 @@ impl Gate<'_> {
             let text = String::from_utf8_lossy(&bytes);
             self.app
                 .store
+                .taint()
                 .forget_lines(crate::executor::line_hashes(&text))
                 .await?;
         }
-        Ok(self.app.store.forget_file_taint(workspace, path).await?)
+        Ok(self
+            .app
+            .store
+            .taint()
+            .forget_file_taint(workspace, path)
+            .await?)
     }
 
     /// The autonomy figures of one chat, or of every chat (F-85).
     pub async fn autonomy(&self, chat: Option<ChatId>) -> Result<Autonomy, ServiceError> {
-        Ok(self.app.store.autonomy(chat).await?)
+        Ok(self.app.store.calls().autonomy(chat).await?)
     }
 
     /// Which past calls of `tool` an "always allow" rule with `pattern` (none: every call) in
@@ -128,6 +152,7 @@ impl Gate<'_> {
         let calls = self
             .app
             .store
+            .calls()
             .past_calls(tool.to_string(), chat, COVERAGE_EXAMINED)
             .await?;
         let mut coverage = RuleCoverage {

@@ -444,6 +444,7 @@ impl McpServers<'_> {
         self.forget_sign_in(name).await?;
         self.app
             .store
+            .views()
             .forget_view_resources(name.to_string())
             .await?;
         let mut configs = self.app.mcp_configs.lock().clone();

@@ -267,7 +267,7 @@ async fn upkeep(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) 
                 "purging deleted chats stopped: {e}; it is tried again on the next delete"
             );
         }
-        if let Err(e) = store.tend_search_index().await {
+        if let Err(e) = store.search_index().tend_search_index().await {
             tracing::warn!("merging the search index stopped: {e}; tried again later");
         }
         drop(store);
@@ -379,11 +379,12 @@ impl Tollgate {
         let store = self.store.clone();
         let exec = Arc::clone(exec);
         tokio::spawn(async move {
-            let Ok(rows) = store.chat_messages(chat).await else {
+            let Ok(rows) = store.branches().chat_messages(chat).await else {
                 return;
             };
             let messages = crate::chat::history::from_rows(&rows);
             let tools: Vec<_> = exec
+                .toolbox()
                 .offered_tools()
                 .into_iter()
                 .map(|o| o.definition)
@@ -497,14 +498,18 @@ impl Tollgate {
 
     /// The task grant in force in `chat` (F-98), if its executor holds one.
     pub async fn task(&self, chat: ChatId) -> Option<crate::protocol::TaskState> {
-        self.open_executor(chat).await.and_then(|e| e.task_grant())
+        self.open_executor(chat)
+            .await
+            .and_then(|e| e.task().task_grant())
     }
 
     /// Ends the task grant in force in `chat` (F-98: the Stop on the plan in the chat's
     /// header): its next calls are decided one by one, as without a plan. Returns whether a
     /// grant was in force.
     pub async fn stop_task(&self, chat: ChatId) -> bool {
-        self.open_executor(chat).await.is_some_and(|e| e.end_task())
+        self.open_executor(chat)
+            .await
+            .is_some_and(|e| e.task().end_task())
     }
 
     /// Whether a turn runs in `chat`.

@@ -8,7 +8,7 @@ use crate::store::{ChatRow, NewChat, Preset, PresetInput};
 
 impl Presets<'_> {
     pub async fn list_presets(&self) -> Result<Vec<Preset>, ServiceError> {
-        Ok(self.app.store.presets().await?)
+        Ok(self.app.store.preset_rows().presets().await?)
     }
 
     /// Adds (`id: None`) or changes a preset. It needs a name; its parameters are checked as a
@@ -30,12 +30,12 @@ impl Presets<'_> {
                 return Err(ServiceError::Invalid(Invalid::NoSuchProvider { provider }));
             }
         }
-        Ok(self.app.store.save_preset(id, input).await?)
+        Ok(self.app.store.preset_rows().save_preset(id, input).await?)
     }
 
     /// Removes a preset; `false` if there was none. Chats started from it keep their settings.
     pub async fn delete_preset(&self, id: i64) -> Result<bool, ServiceError> {
-        Ok(self.app.store.delete_preset(id).await?)
+        Ok(self.app.store.preset_rows().delete_preset(id).await?)
     }
 
     /// Starts a chat from a preset: its prompt, provider, model and parameters, and its tool
@@ -44,6 +44,7 @@ impl Presets<'_> {
         let p = self
             .app
             .store
+            .preset_rows()
             .preset(preset)
             .await?
             .ok_or(ServiceError::NotFound(Missing::Preset { preset }))?

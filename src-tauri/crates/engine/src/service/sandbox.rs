@@ -80,7 +80,7 @@ impl Tollgate {
         on_event: Box<dyn Fn(ChatEvent) + Send + Sync>,
     ) -> Result<(), ServiceError> {
         self.not_running(chat)?;
-        let calls = self.store.chat_calls(chat).await?;
+        let calls = self.store.calls().chat_calls(chat).await?;
         let call = calls
             .iter()
             .find(|c| c.seq == seq)

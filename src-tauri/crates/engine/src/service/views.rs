@@ -154,6 +154,7 @@ impl McpViews<'_> {
         let view = self
             .app
             .store
+            .views()
             .call_view(chat, seq)
             .await?
             .ok_or(ServiceError::NotFound(Missing::Call { chat, seq }))?;
@@ -202,6 +203,7 @@ impl McpViews<'_> {
                 if let Ok(text) = serde_json::to_string(&resource) {
                     self.app
                         .store
+                        .views()
                         .save_view_resource(link.clone(), text)
                         .await?;
                 }
@@ -210,7 +212,7 @@ impl McpViews<'_> {
             Some(Err(e)) => format!("could not be read: {e}"),
             None => "cannot be read: the server is not running".to_string(),
         };
-        let kept = self.app.store.view_resource(link.clone()).await?;
+        let kept = self.app.store.views().view_resource(link.clone()).await?;
         kept.and_then(|k| serde_json::from_str::<ViewResource>(&k).ok())
             .ok_or_else(|| {
                 refused(format!(
@@ -282,8 +284,8 @@ impl McpViews<'_> {
         let view = self.checked_view(chat, seq).await?;
         let server = view.link.server;
         let exec = self.app.executor(chat).await?;
-        let rows = self.app.store.chat_messages(chat).await?;
-        let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.offer());
+        let rows = self.app.store.branches().chat_messages(chat).await?;
+        let mut exposure = crate::chat::exposure::from_rows(&rows, &exec.toolbox().offer());
         let args_text = arguments.to_string();
         exposure.add(
             &[Source::McpView {

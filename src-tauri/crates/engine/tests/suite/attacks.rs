@@ -116,6 +116,7 @@ async fn an_empty_pattern_never_means_every_call() {
     let p = h.next_approval().await;
     for pattern in ["", "   ", "\t\n"] {
         let err = exec
+            .asks()
             .answer_approval(
                 &p.id,
                 Decision::Execution(ExecutionDecision::AlwaysAllow {
@@ -129,7 +130,7 @@ async fn an_empty_pattern_never_means_every_call() {
         assert!(matches!(err, ApprovalError::InvalidPattern(_)), "{err}");
     }
     assert!(h.deps.rules.list().is_empty());
-    assert_eq!(exec.pending().len(), 1, "the approval still waits");
+    assert_eq!(exec.asks().pending().len(), 1, "the approval still waits");
     // A rule book asked directly refuses it too.
     assert!(h
         .deps
@@ -142,14 +143,15 @@ async fn an_empty_pattern_never_means_every_call() {
         )
         .await
         .is_err());
-    exec.answer_approval(
-        &p.id,
-        Decision::Execution(ExecutionDecision::AlwaysAllow {
-            scope: RuleScopeChoice::ThisChat,
-            grant: RuleGrant::EveryCall,
-        }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            Decision::Execution(ExecutionDecision::AlwaysAllow {
+                scope: RuleScopeChoice::ThisChat,
+                grant: RuleGrant::EveryCall,
+            }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
     let rules = h.deps.rules.list();
     assert_eq!(rules.len(), 1);
@@ -180,7 +182,7 @@ async fn path_rules_match_the_resolved_path_not_the_typed_one() {
         ),
     );
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, deny()).unwrap();
+    exec.asks().answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(!ws.path().join(".git/config").exists());
 }
@@ -216,7 +218,7 @@ async fn nested_references_cannot_build_huge_arguments() {
                 r.content
             );
             h.store.flush().await.unwrap();
-            let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+            let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
             let stored: usize = rows
                 .iter()
                 .map(|c| c.resolved_args.as_deref().map_or(0, str::len))
@@ -242,7 +244,8 @@ async fn ask_once_records_are_bound_to_the_workspace() {
         .unwrap();
     let task = spawn(&exec, call("read_thing", json!({"text": "./build.sh"})));
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowForChat))
+    exec.asks()
+        .answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowForChat))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
     let again = run(&exec, call("read_thing", json!({"text": "./build.sh"}))).await;
@@ -251,7 +254,7 @@ async fn ask_once_records_are_bound_to_the_workspace() {
         CallStatus::Success,
         "the record covers folder A"
     );
-    let records = exec.records().await.unwrap();
+    let records = exec.asks().records().await.unwrap();
     assert_eq!(records[0].workspace.as_deref(), a.path().to_str());
 
     exec.set_workspace(Some(b.path().to_path_buf()))
@@ -259,7 +262,7 @@ async fn ask_once_records_are_bound_to_the_workspace() {
         .unwrap();
     let task = spawn(&exec, call("read_thing", json!({"text": "./build.sh"})));
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, deny()).unwrap();
+    exec.asks().answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert_eq!(h.ran().len(), 2, "folder B asked, and the denial held");
 }
@@ -286,7 +289,7 @@ async fn detached_processes_die_with_their_command() {
         ),
     );
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, allow_once()).unwrap();
+    exec.asks().answer_approval(&p.id, allow_once()).unwrap();
     // The call ends with the shell (a held pipe would keep it waiting for 600 s; the test would
     // time out instead).
     let r = tokio::time::timeout(Duration::from_secs(60), task)
@@ -338,7 +341,7 @@ async fn a_rule_revoked_while_the_call_waits_its_turn_asks_again() {
     places[0].done();
     let p = h.next_approval().await;
     assert!(matches!(p.request, ApprovalRequest::Execution { .. }));
-    exec.answer_approval(&p.id, deny()).unwrap();
+    exec.asks().answer_approval(&p.id, deny()).unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(h.ran().is_empty());
 }
@@ -404,7 +407,7 @@ async fn a_workspace_switched_after_approval_refuses_the_call() {
         places[1].clone(),
     );
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, allow_once()).unwrap();
+    exec.asks().answer_approval(&p.id, allow_once()).unwrap();
     exec.set_workspace(Some(b.path().to_path_buf()))
         .await
         .unwrap();

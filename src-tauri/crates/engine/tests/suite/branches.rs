@@ -204,7 +204,15 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         .await;
     assert_eq!(kind(blank), ErrorKind::Invalid);
     assert_eq!(texts(&history(&app, chat).await), texts(&before));
-    assert_eq!(app.store.all_chat_messages(chat).await.unwrap().len(), 11);
+    assert_eq!(
+        app.store
+            .messages()
+            .all_chat_messages(chat)
+            .await
+            .unwrap()
+            .len(),
+        11
+    );
 }
 
 #[tokio::test]
@@ -249,7 +257,7 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
 /// and model. Where content came from is left out: an imported copy's messages all come from the
 /// import (F-80), which `sources_of` reads.
 async fn tree(app: &Tollgate, chat: ChatId) -> Vec<String> {
-    let all = app.store.all_chat_messages(chat).await.unwrap();
+    let all = app.store.messages().all_chat_messages(chat).await.unwrap();
     let position = |id: Option<i64>| id.and_then(|id| all.iter().position(|m| m.id == id));
     all.iter()
         .map(|m| {
@@ -315,7 +323,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
     assert_eq!(tree(&app, copy).await, tree(&app, chat).await);
     // Every message of the copy says it came from the import; the original's do not.
     let import = json!([{"type": "import", "title": "Sums"}]);
-    for m in app.store.all_chat_messages(copy).await.unwrap() {
+    for m in app.store.messages().all_chat_messages(copy).await.unwrap() {
         let p = m.payload.unwrap_or(Value::Null);
         match m.role {
             Role::Tool => {
@@ -326,7 +334,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
             Role::User | Role::Assistant => assert_eq!(p["sources"], import, "{p}"),
         }
     }
-    for m in app.store.all_chat_messages(chat).await.unwrap() {
+    for m in app.store.messages().all_chat_messages(chat).await.unwrap() {
         let p = m.payload.unwrap_or(Value::Null);
         assert!(p.get("sources").is_none(), "{p}");
     }

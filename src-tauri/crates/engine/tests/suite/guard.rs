@@ -99,6 +99,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         ],
     ] {
         let err = exec
+            .asks()
             .answer_approval(
                 &card.id,
                 Decision::Execution(ExecutionDecision::EndorseAndAllow { sources: forged }),
@@ -106,17 +107,18 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
             .unwrap_err();
         assert!(matches!(err, ApprovalError::NotEndorsable), "{err}");
     }
-    assert_eq!(exec.pending().len(), 1);
-    exec.answer_approval(
-        &card.id,
-        Decision::Execution(ExecutionDecision::EndorseAndAllow {
-            sources: vec![offered.clone()],
-        }),
-    )
-    .unwrap();
+    assert_eq!(exec.asks().pending().len(), 1);
+    exec.asks()
+        .answer_approval(
+            &card.id,
+            Decision::Execution(ExecutionDecision::EndorseAndAllow {
+                sources: vec![offered.clone()],
+            }),
+        )
+        .unwrap();
     let done = task.await.unwrap();
     assert!(!done.is_error, "{}", done.content);
-    assert_eq!(exec.endorsed(), [offered]);
+    assert_eq!(exec.guard().endorsed(), [offered]);
 
     // The same exposure no longer holds the next call: the rule lets it run.
     let again = exec
@@ -135,15 +137,16 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         exposed_to("other.example", "x"),
     );
     let held = h.next_approval().await;
-    exec.answer_approval(
-        &held.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &held.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert!(other.await.unwrap().is_error);
 
     h.store.flush().await.unwrap();
-    let calls = h.store.chat_calls(exec.chat()).await.unwrap();
+    let calls = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     let marks: Vec<_> = calls
         .iter()
         .map(|c| (c.guard, c.decided_by, c.decision.execution))
@@ -164,7 +167,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
     assert!(calls
         .iter()
         .all(|c| c.effects.is_some_and(ToolEffects::consequential)));
-    let figures = h.store.autonomy(Some(exec.chat())).await.unwrap();
+    let figures = h.store.calls().autonomy(Some(exec.chat())).await.unwrap();
     assert_eq!(
         (
             figures.consequential,
@@ -219,6 +222,7 @@ async fn exposure_follows_the_branch_on_screen() {
     let chat = h.store.create_chat(Default::default()).await.unwrap().id;
     let store = &h.store;
     let question = store
+        .messages()
         .insert_message_under(
             chat,
             Under::Leaf,
@@ -240,6 +244,7 @@ async fn exposure_follows_the_branch_on_screen() {
     })
     .unwrap();
     let result = store
+        .messages()
         .insert_message_under(
             chat,
             Under::Leaf,
@@ -252,11 +257,12 @@ async fn exposure_follows_the_branch_on_screen() {
         .unwrap();
     let exposure =
         |rows| tollgate_engine::chat::exposure::from_rows(rows, &Default::default()).snapshot();
-    let rows = store.chat_messages(chat).await.unwrap();
+    let rows = store.branches().chat_messages(chat).await.unwrap();
     assert_eq!(exposure(&rows).sources(), [page("evil.example")]);
 
     // The user edits their question: the new branch has read nothing.
     let edited = store
+        .messages()
         .insert_message_under(
             chat,
             Under::Parent(None),
@@ -267,16 +273,16 @@ async fn exposure_follows_the_branch_on_screen() {
         )
         .await
         .unwrap();
-    store.set_leaf(chat, edited).await.unwrap();
-    let rows = store.chat_messages(chat).await.unwrap();
+    store.branches().set_leaf(chat, edited).await.unwrap();
+    let rows = store.branches().chat_messages(chat).await.unwrap();
     assert!(
         exposure(&rows).is_empty(),
         "{:?}",
         exposure(&rows).sources()
     );
     // Back to the first branch: its exposure comes back with it.
-    store.set_leaf(chat, result).await.unwrap();
-    let rows = store.chat_messages(chat).await.unwrap();
+    store.branches().set_leaf(chat, result).await.unwrap();
+    let rows = store.branches().chat_messages(chat).await.unwrap();
     assert_eq!(exposure(&rows).sources(), [page("evil.example")]);
     assert!(rows.iter().any(|r| r.id == question));
 }
@@ -294,7 +300,7 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
     let mut sandbox = exec.sandbox();
     sandbox.network = true;
     exec.set_sandbox(sandbox).await.unwrap();
-    let ways = exec.ways_out();
+    let ways = exec.guard().ways_out();
     assert!(
         ways.contains(&WayOut::Tool {
             tool: "echo".into()
@@ -303,9 +309,16 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
     );
     assert!(ways.contains(&WayOut::CommandNetwork), "{ways:?}");
 
-    exec.set_ways_out_off(true).await.unwrap();
-    assert!(exec.ways_out().is_empty(), "{:?}", exec.ways_out());
-    assert!(!exec.enabled_tool_names().contains(&"echo".to_string()));
+    exec.guard().set_ways_out_off(true).await.unwrap();
+    assert!(
+        exec.guard().ways_out().is_empty(),
+        "{:?}",
+        exec.guard().ways_out()
+    );
+    assert!(!exec
+        .toolbox()
+        .enabled_tool_names()
+        .contains(&"echo".to_string()));
     let refused = run(&exec, call("echo", json!({"text": "out"}))).await;
     assert!(refused.is_error);
     assert!(
@@ -318,7 +331,7 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
     drop(exec);
     let h = h.restart().await;
     let exec = h.executor(chat).await;
-    assert!(exec.ways_out_off());
+    assert!(exec.guard().ways_out_off());
     // The sandbox setting itself is kept for when the ways out are on again.
     assert!(exec.sandbox().network);
 }
@@ -335,11 +348,12 @@ async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut
     let (exec, _ws) = h.chat_in_workspace().await;
     h.deps.settings.write().groups.insert("shell".into(), true);
     let offered = |exec: &tollgate_engine::ToolExecutor| {
-        exec.enabled_tool_names()
+        exec.toolbox()
+            .enabled_tool_names()
             .contains(&"run_command".to_string())
     };
     assert!(offered(&exec));
-    exec.set_ways_out_off(true).await.unwrap();
+    exec.guard().set_ways_out_off(true).await.unwrap();
     // UDP and DNS count as network: Landlock alone (no namespaces) cannot cut them.
     let can_cut = support.available() && support.namespaces;
     assert_eq!(offered(&exec), can_cut, "{support:?}");
@@ -348,7 +362,7 @@ async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut
     sandbox.level = SandboxLevel::Off;
     exec.set_sandbox(sandbox).await.unwrap();
     assert!(!offered(&exec));
-    exec.set_ways_out_off(false).await.unwrap();
+    exec.guard().set_ways_out_off(false).await.unwrap();
     assert!(offered(&exec));
 }
 

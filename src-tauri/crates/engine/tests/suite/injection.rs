@@ -2145,6 +2145,7 @@ impl Lab {
         let chat = self.store.create_chat(Default::default()).await.unwrap().id;
         for (tool, args) in &case.records {
             self.store
+                .gate_records()
                 .put_approval_record(ApprovalRecordRow {
                     chat,
                     tool: tool.clone(),
@@ -2171,7 +2172,10 @@ impl Lab {
         .await
         .unwrap();
         for server in &case.servers {
-            exec.set_group_enabled(server, Some(true)).await.unwrap();
+            exec.toolbox()
+                .set_group_enabled(server, Some(true))
+                .await
+                .unwrap();
         }
         for tool in rules {
             self.deps
@@ -2243,7 +2247,7 @@ impl Lab {
                                 Decision::Result(ResultDecision::Approve)
                             }
                         };
-                        exec.answer_approval(&approval.id, decision).unwrap();
+                        exec.asks().answer_approval(&approval.id, decision).unwrap();
                         cards.push(approval);
                     }
                 }
@@ -2253,7 +2257,7 @@ impl Lab {
         }
         handle.join().await;
         self.store.flush().await.unwrap();
-        let calls = self.store.chat_calls(chat).await.unwrap();
+        let calls = self.store.calls().chat_calls(chat).await.unwrap();
         let harmful_ids = mind.lock().harmful_ids.clone();
         (calls, cards, harmful_ids)
     }

@@ -373,8 +373,11 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 model.workspace = None;
             }
             Op::RevokeRecords => {
-                for r in exec.records().await.unwrap() {
-                    exec.revoke_record(&r.tool, &r.args_hash).await.unwrap();
+                for r in exec.asks().records().await.unwrap() {
+                    exec.asks()
+                        .revoke_record(&r.tool, &r.args_hash)
+                        .await
+                        .unwrap();
                 }
                 model.records.clear();
             }
@@ -478,7 +481,8 @@ async fn run_case(ops: Vec<Op>) -> Result<(), TestCaseError> {
                             prop_assert!(w.ran.lock().is_empty(), "a stopped call ran");
                             continue;
                         };
-                        exec.answer_approval(&a.id, Decision::Execution(decision.clone()))
+                        exec.asks()
+                            .answer_approval(&a.id, Decision::Execution(decision.clone()))
                             .unwrap();
                         match decision {
                             ExecutionDecision::AllowOnce => runs = Some(args.clone()),
@@ -643,7 +647,10 @@ async fn return_review(
         ResultAnswer::Stop => None,
     };
     match decision {
-        Some(d) => exec.answer_approval(&a.id, Decision::Result(d)).unwrap(),
+        Some(d) => exec
+            .asks()
+            .answer_approval(&a.id, Decision::Result(d))
+            .unwrap(),
         None => stop.cancel(),
     }
     let r = task.await.unwrap();

@@ -225,6 +225,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let exec = app.executor(chat).await.unwrap();
     assert!(exec
+        .toolbox()
         .enabled_tool_names()
         .contains(&"everything__get-sum".to_string()));
     let task = {
@@ -266,6 +267,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
         McpStatus::Disabled
     );
     assert!(!exec
+        .toolbox()
         .enabled_tool_names()
         .iter()
         .any(|t| t.starts_with("everything__")));
@@ -333,7 +335,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     assert_eq!(summary.images[0].media_type, "image/png");
     assert!(summary.images[0].data.starts_with("iVBORw0KGgo"));
 
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(
         calls[0].result_images, summary.images,
         "the record keeps them"
@@ -345,7 +347,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     // After a restart the record still has the image; a withheld result keeps none.
     let app = open(dir.path()).await;
     assert_eq!(
-        app.store.chat_calls(chat).await.unwrap()[0].result_images,
+        app.store.calls().chat_calls(chat).await.unwrap()[0].result_images,
         summary.images
     );
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
@@ -395,7 +397,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         .unwrap();
     let withheld = task.await.unwrap();
     assert_eq!(withheld.status, CallStatus::ResultRejected);
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert!(calls[1].result_images.is_empty(), "{:?}", calls[1]);
     app.mcp.shutdown().await;
 }
@@ -699,7 +701,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
         result.content
     );
     // The card (and the stored call, for the card after a restart) offers the link.
-    let stored = app.store.chat_calls(chat).await.unwrap();
+    let stored = app.store.calls().chat_calls(chat).await.unwrap();
     let images = &stored.last().unwrap().result_images;
     let [link] = &images[..] else {
         panic!("one link offered: {images:?}")
@@ -1277,7 +1279,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         "{body}"
     );
     assert!(!body.contains(SECRET));
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     let result = calls
         .last()
         .unwrap()
@@ -1487,7 +1489,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     )
     .await;
     assert_eq!(after.content, "sunny in Bergen");
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls.last().unwrap().decided_by, DecidedBy::Rule);
 
     // The acceptance is saved: after a restart the probe offers its original tool again, which

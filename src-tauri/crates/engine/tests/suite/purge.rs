@@ -36,8 +36,11 @@ async fn full_chat(store: &Store, size: usize, seed: u64) -> ChatId {
         .await
         .unwrap()
         .id;
-    store.put_variable(chat, "c1_result".into(), "tool_result", "42".into(), 0, &[]);
     store
+        .variables()
+        .put_variable(chat, "c1_result".into(), "tool_result", "42".into(), 0, &[]);
+    store
+        .gate_records()
         .put_approval_record(ApprovalRecordRow {
             chat,
             tool: "run_command".into(),
@@ -50,6 +53,7 @@ async fn full_chat(store: &Store, size: usize, seed: u64) -> ChatId {
         .await
         .unwrap();
     store
+        .gate_records()
         .insert_rule(
             "run_command".into(),
             Some("ls *".into()),
@@ -70,7 +74,7 @@ async fn a_deleted_chat_is_gone_at_once_and_its_rows_are_purged_even_after_a_res
     let gone = full_chat(&store, 3_000, 2).await;
     let before = rows_of(&store, kept).await;
     assert!(before.iter().all(|(_, n)| *n > 0), "{before:?}");
-    let word = store.chat_messages(gone).await.unwrap()[0]
+    let word = store.branches().chat_messages(gone).await.unwrap()[0]
         .content
         .split_whitespace()
         .last()
@@ -87,12 +91,14 @@ async fn a_deleted_chat_is_gone_at_once_and_its_rows_are_purged_even_after_a_res
         .iter()
         .all(|c| c.id != gone));
     assert!(store
+        .gate_records()
         .rules()
         .await
         .unwrap()
         .iter()
         .all(|r| r.chat != Some(gone)));
     assert!(store
+        .search_index()
         .search_chats(&word)
         .await
         .unwrap()

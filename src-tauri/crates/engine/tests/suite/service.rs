@@ -127,7 +127,7 @@ async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
         |e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::Finished { .. }))
     ));
     until_idle(&app, chat).await;
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls[0].result_text.as_deref(), Some("5"));
 }
 
@@ -237,6 +237,7 @@ async fn settings_persist_across_a_restart() {
         .executor(chat)
         .await
         .unwrap()
+        .toolbox()
         .definitions()
         .into_iter()
         .map(|d| d.name)
@@ -269,6 +270,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .id;
     use tollgate_engine::store::{MessageStatus, Role, MATCH_END, MATCH_START};
     app.store
+        .messages()
         .insert_message(
             b,
             Role::User,
@@ -278,7 +280,12 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         )
         .await
         .unwrap();
-    let hits = app.store.search_chats("helsin").await.unwrap();
+    let hits = app
+        .store
+        .search_index()
+        .search_chats("helsin")
+        .await
+        .unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].chat, b);
     // The match is marked with characters no text contains: the literal brackets stay text.
@@ -291,9 +298,15 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
     );
     assert!(hits[0].snippet.contains("pier [3]"), "{}", hits[0].snippet);
     assert_eq!(hits[0].snippet.matches(MATCH_START).count(), 1);
-    let hits = app.store.search_chats("trip").await.unwrap();
+    let hits = app.store.search_index().search_chats("trip").await.unwrap();
     assert_eq!(hits[0].chat, a);
-    assert!(app.store.search_chats("   ").await.unwrap().is_empty());
+    assert!(app
+        .store
+        .search_index()
+        .search_chats("   ")
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 /// What the user types is words, never FTS5 syntax: a column filter, `NEAR`, `AND`/`OR`, a
@@ -321,6 +334,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
             .unwrap()
             .id;
         app.store
+            .messages()
             .insert_message(chat, Role::User, text.into(), MessageStatus::Complete, None)
             .await
             .unwrap();
@@ -333,6 +347,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
         let store = app.store.clone();
         async move {
             let mut hits: Vec<_> = store
+                .search_index()
                 .search_chats(query)
                 .await
                 .unwrap_or_else(|e| panic!("{query:?} failed: {e}"))
@@ -401,6 +416,7 @@ async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches
         let store = app.store.clone();
         async move {
             store
+                .messages()
                 .insert_message(chat, Role::User, text, MessageStatus::Complete, None)
                 .await
                 .unwrap();
@@ -420,7 +436,12 @@ async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches
     let focused = chat("Crossing").await;
     say(focused, "ferry ferry ferry".into()).await;
     app.store.flush().await.unwrap();
-    let hits = app.store.search_chats("ferry").await.unwrap();
+    let hits = app
+        .store
+        .search_index()
+        .search_chats("ferry")
+        .await
+        .unwrap();
     let order: Vec<_> = hits.iter().map(|h| h.chat).collect();
     assert_eq!(order.len(), 3, "{hits:?}");
     assert_eq!(
@@ -476,6 +497,7 @@ async fn export_has_messages_and_every_tool_call() {
 
     // A reasoning model's thinking is exported apart from its answer.
     app.store
+        .messages()
         .insert_message(
             chat,
             tollgate_engine::store::Role::Assistant,
@@ -530,7 +552,13 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
         "{outcome:?}"
     );
     assert!(app.store.chat(chat).await.unwrap().is_none());
-    assert!(app.store.chat_messages(chat).await.unwrap().is_empty());
+    assert!(app
+        .store
+        .branches()
+        .chat_messages(chat)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test]
@@ -793,6 +821,7 @@ async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
     let app = open(dir.path()).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     app.store
+        .messages()
         .insert_message(
             chat,
             Role::User,
@@ -804,6 +833,7 @@ async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
         .unwrap();
     let exec = app.executor(chat).await.unwrap();
     let tool = exec
+        .toolbox()
         .offered_tools()
         .into_iter()
         .next()

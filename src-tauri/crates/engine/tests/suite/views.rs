@@ -152,7 +152,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
         "{answer}"
     );
     assert_eq!(lines(&nudges), [json!({"note": "one"})]);
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     let made = calls
         .iter()
         .find(|c| c.tool.as_deref() == Some("views__nudge"))
@@ -207,7 +207,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     approve_next(&app, chat).await;
     held.await.unwrap().unwrap();
     assert_eq!(lines(&nudges).len(), 2);
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls.last().unwrap().guard, GuardMark::Escalated);
 
     // Views off for the server: nothing shows and nothing is called.

@@ -24,7 +24,9 @@ async fn ask_and_decide(
 ) -> tollgate_executor::ToolCallResult {
     let task = spawn(exec, req);
     let pending = h.next_approval().await;
-    exec.answer_approval(&pending.id, exec_decision(d)).unwrap();
+    exec.asks()
+        .answer_approval(&pending.id, exec_decision(d))
+        .unwrap();
     task.await.unwrap()
 }
 
@@ -51,8 +53,9 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     assert_eq!(*policy, ExecutionPolicy::AskAlways);
     assert_eq!(*reason, AskReason::AskAlways);
     assert!(h.ran().is_empty(), "nothing runs before the decision");
-    assert_eq!(exec.pending().len(), 1);
-    exec.answer_approval(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
+    assert_eq!(exec.asks().pending().len(), 1);
+    exec.asks()
+        .answer_approval(&pending.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
@@ -68,7 +71,7 @@ async fn ask_always_shows_the_full_request_and_allow_once_runs_once() {
     .await;
     assert_eq!(r.status, CallStatus::Success);
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows[0].decided_by, DecidedBy::User);
     assert_eq!(rows[0].decision.execution, Some(ExecutionChoice::AllowOnce));
 }
@@ -110,6 +113,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     let p = h.next_approval().await;
     assert_eq!(p.chat, other.chat());
     other
+        .asks()
         .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::Deny { reason: None }),
@@ -117,7 +121,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
         .unwrap();
     task.await.unwrap();
 
-    let records = exec.records().await.unwrap();
+    let records = exec.asks().records().await.unwrap();
     assert_eq!(records.len(), 1);
     assert!(records[0].allowed);
     assert_eq!(records[0].args, r#"{"text":"same"}"#);
@@ -127,7 +131,7 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     let r = run(&exec, call("write_thing", json!({"text": "same"}))).await;
     assert_eq!(r.status, CallStatus::Success, "records persist");
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(chat).await.unwrap();
+    let rows = h.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(rows.last().unwrap().decided_by, DecidedBy::Record);
     assert_eq!(
         r.seq as usize,
@@ -136,11 +140,16 @@ async fn allow_for_this_chat_covers_identical_calls_only_and_survives_a_restart(
     );
 
     // Revoking the record makes the call ask again.
-    let hash = exec.records().await.unwrap()[0].args_hash.clone();
-    assert!(exec.revoke_record("write_thing", &hash).await.unwrap());
+    let hash = exec.asks().records().await.unwrap()[0].args_hash.clone();
+    assert!(exec
+        .asks()
+        .revoke_record("write_thing", &hash)
+        .await
+        .unwrap());
     let task = spawn(&exec, call("write_thing", json!({"text": "same"})));
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.asks()
+        .answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     task.await.unwrap();
 }
@@ -174,7 +183,7 @@ async fn ask_once_remembers_a_denial() {
     );
     assert!(h.ran().is_empty());
     // Key order does not matter: same canonical arguments.
-    let records = exec.records().await.unwrap();
+    let records = exec.asks().records().await.unwrap();
     assert_eq!(records.len(), 1);
     assert!(!records[0].allowed);
 }
@@ -192,16 +201,17 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
         panic!()
     };
     assert_eq!(suggested_pattern.as_deref(), Some("git status *"));
-    exec.answer_approval(
-        &p.id,
-        exec_decision(ExecutionDecision::AlwaysAllow {
-            scope: RuleScopeChoice::ThisChat,
-            grant: RuleGrant::Matching {
-                pattern: suggested_pattern.clone().unwrap(),
-            },
-        }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            exec_decision(ExecutionDecision::AlwaysAllow {
+                scope: RuleScopeChoice::ThisChat,
+                grant: RuleGrant::Matching {
+                    pattern: suggested_pattern.clone().unwrap(),
+                },
+            }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 
     let r = run(&exec, call("run", json!({"command": "git status"}))).await;
@@ -212,11 +222,12 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
         call("run", json!({"command": "git status && rm -rf ~"})),
     );
     let p = h.next_approval().await;
-    exec.answer_approval(
-        &p.id,
-        exec_decision(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            exec_decision(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
 
     // Scope: this chat only.
@@ -224,6 +235,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     let task = spawn(&other, call("run", json!({"command": "git status"})));
     let p = h.next_approval().await;
     other
+        .asks()
         .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::AlwaysAllow {
@@ -248,7 +260,7 @@ async fn always_allow_creates_a_rule_with_the_chosen_scope() {
     assert_eq!(rules[1].scope, RuleScope::Global);
     h.store.flush().await.unwrap();
     assert_eq!(
-        h.store.chat_calls(third.chat()).await.unwrap()[0].decided_by,
+        h.store.calls().chat_calls(third.chat()).await.unwrap()[0].decided_by,
         DecidedBy::Rule
     );
 }
@@ -300,7 +312,8 @@ async fn deny_rules_beat_auto_and_ask_rules_make_auto_tools_ask() {
         matches!(reason, AskReason::Rule { rule } if rule.action == RuleAction::Ask && rule.tool == "lines"),
         "{reason:?}"
     );
-    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.asks()
+        .answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }
@@ -313,6 +326,7 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
     let p = h.next_approval().await;
     // An invalid edit is refused and the approval keeps waiting.
     let err = exec
+        .asks()
         .answer_approval(
             &p.id,
             exec_decision(ExecutionDecision::EditAndAllow {
@@ -324,20 +338,21 @@ async fn edited_arguments_are_validated_and_are_what_runs_and_is_recorded() {
         matches!(&err, ApprovalError::InvalidEdit(m) if m.contains("/text: 1 is not of type \"string\"")),
         "{err}"
     );
-    assert_eq!(exec.pending().len(), 1);
-    exec.answer_approval(
-        &p.id,
-        exec_decision(ExecutionDecision::EditAndAllow {
-            arguments: json!({"text": "edited"}),
-        }),
-    )
-    .unwrap();
+    assert_eq!(exec.asks().pending().len(), 1);
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            exec_decision(ExecutionDecision::EditAndAllow {
+                arguments: json!({"text": "edited"}),
+            }),
+        )
+        .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
     assert_eq!(r.content, "did edited");
     assert_eq!(h.ran(), vec![json!({"text": "edited"})]);
     h.store.flush().await.unwrap();
-    let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
+    let row = &h.store.calls().chat_calls(exec.chat()).await.unwrap()[0];
     assert_eq!(row.resolved_args.as_deref(), Some(r#"{"text":"edited"}"#));
     assert_eq!(row.decision.execution, Some(ExecutionChoice::EditAndAllow));
     assert_eq!(
@@ -390,11 +405,11 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
     let p = h.next_approval().await;
     let allow = exec_decision(ExecutionDecision::AllowOnce);
     assert_eq!(
-        b.answer_approval(&p.id, allow.clone()),
+        b.asks().answer_approval(&p.id, allow.clone()),
         Err(ApprovalError::Foreign(p.id.clone()))
     );
     assert!(matches!(
-        a.answer_approval(
+        a.asks().answer_approval(
             &p.id,
             Decision::Result(tollgate_protocol::ResultDecision::Approve)
         ),
@@ -403,7 +418,7 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
     let unknown =
         tollgate_protocol::ids::ApprovalId::from_string("00000000000000000000000000000000");
     assert_eq!(
-        a.answer_approval(&unknown, allow.clone()),
+        a.asks().answer_approval(&unknown, allow.clone()),
         Err(ApprovalError::Unknown(unknown.clone()))
     );
 
@@ -416,14 +431,14 @@ async fn foreign_unknown_cancelled_and_wrong_kind_decisions_are_refused() {
         r.content
     );
     assert_eq!(
-        a.answer_approval(&p.id, allow),
+        a.asks().answer_approval(&p.id, allow),
         Err(ApprovalError::Cancelled(p.id.clone()))
     );
     assert!(
         h.ran().is_empty(),
         "no ask-policy tool runs without a decision"
     );
-    assert!(a.pending().is_empty());
+    assert!(a.asks().pending().is_empty());
 }
 
 #[tokio::test]
@@ -456,7 +471,8 @@ async fn the_doom_loop_check_makes_even_auto_tools_ask() {
             would_allow: DecidedBy::Auto
         }
     );
-    exec.answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
+    exec.asks()
+        .answer_approval(&p.id, exec_decision(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
 }

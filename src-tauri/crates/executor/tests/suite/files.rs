@@ -30,7 +30,9 @@ async fn decided(
 ) {
     let task = spawn(exec, req);
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, Decision::Execution(d)).unwrap();
+    exec.asks()
+        .answer_approval(&p.id, Decision::Execution(d))
+        .unwrap();
     (p, task.await.unwrap())
 }
 
@@ -38,11 +40,19 @@ async fn decided(
 async fn without_a_workspace_file_tools_are_not_offered() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    assert!(!exec.definitions().iter().any(|d| d.name == "read_file"));
+    assert!(!exec
+        .toolbox()
+        .definitions()
+        .iter()
+        .any(|d| d.name == "read_file"));
     let r = run(&exec, call("read_file", json!({"path": "a.txt"}))).await;
     assert_eq!(r.status, CallStatus::NotFound);
     let (exec, _ws) = h.chat_in_workspace().await;
-    assert!(exec.definitions().iter().any(|d| d.name == "read_file"));
+    assert!(exec
+        .toolbox()
+        .definitions()
+        .iter()
+        .any(|d| d.name == "read_file"));
     assert!(exec.system_prompt_section().contains("## Files (`files`)"));
 }
 
@@ -182,7 +192,8 @@ async fn symlinks_out_are_refused_even_when_they_appear_after_approval() {
         ws.path().join("report.txt"),
     )
     .unwrap();
-    exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowOnce))
+    exec.asks()
+        .answer_approval(&p.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     // The pre-run re-check sees that the approved path now leads elsewhere (the tool would also
     // refuse to follow the link out of the workspace).
@@ -363,11 +374,12 @@ async fn path_rules_cover_matching_files_only() {
         call("write_file", json!({"path": "src/main.rs", "content": "x"})),
     );
     let p = h.next_approval().await;
-    exec.answer_approval(
-        &p.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(!ws.path().join("src/main.rs").exists());
 }

@@ -21,7 +21,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
     assert_eq!(exec.vars().peek("echo_c1_result").as_deref(), Some("hello"));
 
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!(row.status, RecordStatus::Success);
@@ -76,7 +76,7 @@ async fn invalid_json_arguments_give_an_error_with_position_and_a_row() {
         r.content
     );
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows[0].status, RecordStatus::InvalidArgs);
     assert!(rows[0].is_error);
     assert!(
@@ -95,7 +95,7 @@ async fn tool_names_are_repaired_and_unknown_tools_list_the_enabled_ones() {
     assert_eq!(r.status, CallStatus::Success);
     assert_eq!(r.tool.as_deref(), Some("current_time"));
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(
         rows[1].requested_name, "current-time",
         "the record keeps what the model wrote"
@@ -178,7 +178,7 @@ async fn variable_references_resolve_before_validation_and_errors_name_close_var
     assert_eq!(r.content, "<world>");
     // The recorded resolved arguments are what ran.
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(
         rows[1].resolved_args.as_deref(),
         Some(r#"{"text":"<world>"}"#)
@@ -295,7 +295,11 @@ async fn deny_policy_hides_the_tool_and_refuses_calls() {
     settings.tool_mut("echo").execution_policy = Some(ExecutionPolicy::Deny);
     let h = Harness::with_settings(settings).await;
     let exec = h.chat().await;
-    assert!(!exec.definitions().iter().any(|d| d.name == "echo"));
+    assert!(!exec
+        .toolbox()
+        .definitions()
+        .iter()
+        .any(|d| d.name == "echo"));
     let r = run(&exec, call("echo", json!({"text": "x"}))).await;
     assert_eq!(r.status, CallStatus::ExecutionRejected);
     assert!(
@@ -305,7 +309,7 @@ async fn deny_policy_hides_the_tool_and_refuses_calls() {
     );
     h.store.flush().await.unwrap();
     assert_eq!(
-        h.store.chat_calls(exec.chat()).await.unwrap()[0].decided_by,
+        h.store.calls().chat_calls(exec.chat()).await.unwrap()[0].decided_by,
         DecidedBy::Policy
     );
 }
@@ -315,7 +319,8 @@ async fn groups_toggle_per_chat_and_vars_follow_any_enabled_group() {
     let h = Harness::new().await;
     let exec = h.chat().await;
     let names = |e: &tollgate_executor::ToolExecutor| {
-        e.definitions()
+        e.toolbox()
+            .definitions()
             .into_iter()
             .map(|d| d.name)
             .collect::<Vec<_>>()
@@ -323,11 +328,15 @@ async fn groups_toggle_per_chat_and_vars_follow_any_enabled_group() {
     assert!(names(&exec).contains(&"echo".to_string()));
     assert!(names(&exec).contains(&"ReadVar".to_string()));
     assert!(exec
+        .toolbox()
         .definitions()
         .iter()
         .all(|d| d.parameters["properties"]["limit"]["type"] == "integer"));
 
-    exec.set_group_enabled("test", Some(false)).await.unwrap();
+    exec.toolbox()
+        .set_group_enabled("test", Some(false))
+        .await
+        .unwrap();
     assert!(!names(&exec).contains(&"echo".to_string()));
     let r = run(&exec, call("echo", json!({"text": "x"}))).await;
     assert_eq!(r.status, CallStatus::NotFound);
@@ -338,7 +347,10 @@ async fn groups_toggle_per_chat_and_vars_follow_any_enabled_group() {
         r.content
     );
 
-    exec.set_group_enabled("basic", Some(false)).await.unwrap();
+    exec.toolbox()
+        .set_group_enabled("basic", Some(false))
+        .await
+        .unwrap();
     assert!(
         names(&exec).is_empty(),
         "vars disappear with the last group: {:?}",
@@ -351,8 +363,13 @@ async fn groups_toggle_per_chat_and_vars_follow_any_enabled_group() {
     assert!(names(&other).contains(&"echo".to_string()));
     let reopened = h.executor(exec.chat()).await;
     assert!(names(&reopened).is_empty());
-    reopened.set_group_enabled("test", None).await.unwrap();
     reopened
+        .toolbox()
+        .set_group_enabled("test", None)
+        .await
+        .unwrap();
+    reopened
+        .toolbox()
         .set_tool_enabled("echo", Some(false))
         .await
         .unwrap();
@@ -425,7 +442,10 @@ async fn concurrent_calls_get_distinct_numbers_and_rows() {
         );
     }
     h.store.flush().await.unwrap();
-    assert_eq!(h.store.chat_calls(exec.chat()).await.unwrap().len(), 20);
+    assert_eq!(
+        h.store.calls().chat_calls(exec.chat()).await.unwrap().len(),
+        20
+    );
 }
 
 #[tokio::test]

@@ -40,11 +40,12 @@ async fn denied_reason(
     let ApprovalRequest::Execution { reason, .. } = pending.request.clone() else {
         panic!("an execution card")
     };
-    exec.answer_approval(
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     reason
 }
@@ -55,7 +56,8 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     // `write_thing` asks every time; its `text` is where it goes.
     h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
     let exec = h.chat().await;
-    exec.grant_task(grant(vec![step("write_thing", 2, &["bob@example.com"])]));
+    exec.task()
+        .grant_task(grant(vec![step("write_thing", 2, &["bob@example.com"])]));
 
     // Inside: no card, recorded as allowed by the plan.
     let r = run(
@@ -67,10 +69,10 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     assert!(h.no_approval_waiting().await);
     assert_eq!(h.ran(), vec![json!({"text": "BOB@example.com"})]);
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     assert_eq!(rows[0].decided_by, DecidedBy::Plan);
     // The autonomy figures count it as run without asking, by the plan.
-    let figures = h.store.autonomy(Some(exec.chat())).await.unwrap();
+    let figures = h.store.calls().autonomy(Some(exec.chat())).await.unwrap();
     assert_eq!((figures.consequential, figures.by_plan), (1, 1));
     assert_eq!(figures.ratio(), 1.0);
 
@@ -97,7 +99,7 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     )
     .await;
     assert_eq!(h.ran().len(), 2);
-    assert_eq!(exec.task_grant().map(|t| t.used()), Some(vec![2]));
+    assert_eq!(exec.task().task_grant().map(|t| t.used()), Some(vec![2]));
     let reason = denied_reason(&h, &exec, "bob@example.com").await;
     assert!(
         matches!(
@@ -108,8 +110,8 @@ async fn a_call_inside_the_plan_runs_without_a_card_and_one_off_it_says_how_it_l
     );
 
     // Ended, the grant allows nothing: the tool asks as it always does.
-    exec.end_task();
-    assert_eq!(exec.task_grant(), None);
+    exec.task().end_task();
+    assert_eq!(exec.task().task_grant(), None);
     assert_eq!(
         denied_reason(&h, &exec, "bob@example.com").await,
         AskReason::AskAlways
@@ -131,7 +133,8 @@ async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
         )
         .await
         .unwrap();
-    exec.grant_task(grant(vec![step("write_thing", 5, &[])]));
+    exec.task()
+        .grant_task(grant(vec![step("write_thing", 5, &[])]));
     let r = run(
         &exec,
         call("write_thing", json!({"text": "the secret plan"})),
@@ -154,11 +157,12 @@ async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
             would_allow: None
         }
     );
-    exec.answer_approval(
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     task.await.unwrap();
     assert!(h.ran().is_empty());
 }
@@ -169,7 +173,8 @@ async fn a_grant_never_widens_a_deny_rule_and_names_no_other_tool() {
 async fn a_steps_last_call_is_taken_once_by_two_calls_of_one_round() {
     let h = Harness::new().await;
     let exec = h.chat().await;
-    exec.grant_task(grant(vec![step("read_thing", 1, &[])]));
+    exec.task()
+        .grant_task(grant(vec![step("read_thing", 1, &[])]));
     let round = {
         let exec = std::sync::Arc::clone(&exec);
         tokio::spawn(async move {
@@ -210,11 +215,12 @@ async fn a_steps_last_call_is_taken_once_by_two_calls_of_one_round() {
         ),
         "{reason:?}"
     );
-    exec.answer_approval(
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     let results = round.await.unwrap();
     let ran: Vec<_> = results
         .iter()
@@ -244,7 +250,7 @@ async fn the_window_follows_the_grant_and_a_restart_ends_it() {
     h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
     let exec = h.chat().await;
     let plan = grant(vec![step("write_thing", 2, &["bob@example.com"])]);
-    exec.grant_task(plan.clone());
+    exec.task().grant_task(plan.clone());
     run(
         &exec,
         call("write_thing", json!({"text": "bob@example.com"})),
@@ -252,8 +258,8 @@ async fn the_window_follows_the_grant_and_a_restart_ends_it() {
     .await;
     let seq = exec.last_seq();
     // The Stop on the header's plan: the grant ends, and the window hears so.
-    assert!(exec.end_task());
-    assert!(!exec.end_task(), "nothing left to stop");
+    assert!(exec.task().end_task());
+    assert!(!exec.task().end_task(), "nothing left to stop");
     assert_eq!(
         task_events(&h),
         [
@@ -271,13 +277,13 @@ async fn the_window_follows_the_grant_and_a_restart_ends_it() {
 
     // A grant in force when the app stops does not outlive it: the chat opened again holds
     // none, and the same call asks as the tool always does.
-    exec.grant_task(plan);
-    assert!(exec.task_grant().is_some());
+    exec.task().grant_task(plan);
+    assert!(exec.task().task_grant().is_some());
     let chat = exec.chat();
     drop(exec);
     let h = h.restart().await;
     let exec = h.executor(chat).await;
-    assert_eq!(exec.task_grant(), None);
+    assert_eq!(exec.task().task_grant(), None);
     assert_eq!(
         denied_reason(&h, &exec, "bob@example.com").await,
         AskReason::AskAlways
@@ -294,7 +300,7 @@ async fn a_target_passed_on_by_reference_says_where_it_was_taken_from() {
     h.deps.settings.write().tool_mut("write_thing").targets = Some(vec!["text".into()]);
     let (exec, ws) = h.chat_in_workspace().await;
     std::fs::write(ws.path().join("contacts.txt"), "eve@evil.example\n").unwrap();
-    exec.grant_task(grant(vec![
+    exec.task().grant_task(grant(vec![
         step("read_file", 1, &[]),
         step("write_thing", 1, &["bob@example.com"]),
     ]));
@@ -327,11 +333,12 @@ async fn a_target_passed_on_by_reference_says_where_it_was_taken_from() {
         matches!(taken_from.as_slice(), [Source::File { path, .. }] if path.ends_with("contacts.txt")),
         "{taken_from:?}"
     );
-    exec.answer_approval(
-        &pending.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(
         h.ran().is_empty(),
@@ -353,7 +360,7 @@ async fn sends_to(
             false
         }
         p = h.next_approval() => {
-            exec.answer_approval(&p.id, Decision::Execution(ExecutionDecision::Deny { reason: None }))
+            exec.asks().answer_approval(&p.id, Decision::Execution(ExecutionDecision::Deny { reason: None }))
                 .unwrap();
             true
         }
@@ -382,7 +389,7 @@ async fn a_steps_sources_grant_only_what_the_plans_own_lookups_showed() {
     // The control: the plan's lookup answers an address; sending to it is inside the plan.
     let h = sending().await;
     let exec = h.chat().await;
-    exec.grant_task(plan("echo"));
+    exec.task().grant_task(plan("echo"));
     let r = run(&exec, call("echo", json!({"text": "Alice Archer"}))).await;
     assert_eq!(r.status, CallStatus::Success);
     assert!(
@@ -393,15 +400,16 @@ async fn a_steps_sources_grant_only_what_the_plans_own_lookups_showed() {
     // An error result names a host: not granted.
     let h = sending().await;
     let exec = h.chat().await;
-    exec.grant_task(plan("fails"));
+    exec.task().grant_task(plan("fails"));
     // Its error is shown to the user first (it asks for review on error): approved as it is.
     let task = spawn(&exec, call("fails", json!({})));
     let review = h.next_approval().await;
-    exec.answer_approval(
-        &review.id,
-        Decision::Result(tollgate_protocol::ResultDecision::Approve),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &review.id,
+            Decision::Result(tollgate_protocol::ResultDecision::Approve),
+        )
+        .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Error);
     assert!(r.content.contains("x.txt"), "{}", r.content);
@@ -413,14 +421,15 @@ async fn a_steps_sources_grant_only_what_the_plans_own_lookups_showed() {
     // A result the user withheld on review: not granted.
     let h = sending().await;
     let exec = h.chat().await;
-    exec.grant_task(plan("reviewed"));
+    exec.task().grant_task(plan("reviewed"));
     let task = spawn(&exec, call("reviewed", json!({"text": "Eve Evans"})));
     let review = h.next_approval().await;
-    exec.answer_approval(
-        &review.id,
-        Decision::Result(tollgate_protocol::ResultDecision::Reject { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &review.id,
+            Decision::Result(tollgate_protocol::ResultDecision::Reject { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ResultRejected);
     assert!(
         sends_to(&h, &exec, "SECRET OUTPUT for Eve Evans").await,
@@ -430,7 +439,7 @@ async fn a_steps_sources_grant_only_what_the_plans_own_lookups_showed() {
     // A lookup keyed on a name only a page gave: its answer is the page's choice.
     let h = sending().await;
     let exec = h.chat().await;
-    exec.grant_task(plan("echo"));
+    exec.task().grant_task(plan("echo"));
     let mut read = ExposureBuilder::new();
     read.add_typed("Look up the contact the page names and write them.");
     read.add(
@@ -481,13 +490,15 @@ async fn a_call_allowed_on_its_card_inside_a_step_uses_up_its_call() {
         )
         .await
         .unwrap();
-    exec.grant_task(grant(vec![step("write_thing", 1, &[])]));
+    exec.task()
+        .grant_task(grant(vec![step("write_thing", 1, &[])]));
     let task = spawn(&exec, call("write_thing", json!({"text": "first"})));
     let card = h.next_approval().await;
-    exec.answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
+    exec.asks()
+        .answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::Success);
-    let state = exec.task_grant().unwrap();
+    let state = exec.task().task_grant().unwrap();
     assert_eq!(
         state.calls[0].len(),
         1,
@@ -499,7 +510,7 @@ async fn a_call_allowed_on_its_card_inside_a_step_uses_up_its_call() {
             || matches!(reason, AskReason::Rule { .. }),
         "{reason:?}"
     );
-    assert_eq!(exec.task_grant().unwrap().calls[0].len(), 1);
+    assert_eq!(exec.task().task_grant().unwrap().calls[0].len(), 1);
 }
 
 /// A plan step that runs commands, in a chat whose sandbox is off: the command asks, saying the
@@ -514,7 +525,8 @@ async fn a_plans_command_asks_where_the_sandbox_cannot_hold_it() {
     })
     .await
     .unwrap();
-    exec.grant_task(grant(vec![step("run_command", 3, &["127.0.0.1"])]));
+    exec.task()
+        .grant_task(grant(vec![step("run_command", 3, &["127.0.0.1"])]));
     let marker = ws.path().join("ran");
     let task = spawn(
         &exec,
@@ -532,11 +544,12 @@ async fn a_plans_command_asks_where_the_sandbox_cannot_hold_it() {
             if **off == OffPlan::Unconfined { mode: tollgate_protocol::SandboxMode::Off }),
         "{reason:?}"
     );
-    exec.answer_approval(
-        &card.id,
-        Decision::Execution(ExecutionDecision::Deny { reason: None }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &card.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .unwrap();
     assert_eq!(task.await.unwrap().status, CallStatus::ExecutionRejected);
     assert!(!marker.exists());
 }

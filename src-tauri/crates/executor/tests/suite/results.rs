@@ -25,13 +25,14 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
     assert_eq!(text_for_model, "SECRET OUTPUT for db");
     assert_eq!(full_output, "SECRET OUTPUT for db");
     assert_eq!(*status, CallStatus::Success);
-    exec.answer_approval(
-        &p.id,
-        Decision::Result(ResultDecision::Reject {
-            reason: Some("private".into()),
-        }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            Decision::Result(ResultDecision::Reject {
+                reason: Some("private".into()),
+            }),
+        )
+        .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::ResultRejected);
     assert!(!r.content.contains("SECRET"), "{}", r.content);
@@ -50,7 +51,7 @@ async fn a_rejected_result_never_reaches_the_model_or_a_variable() {
         exec.vars().list()
     );
     h.store.flush().await.unwrap();
-    let row = &h.store.chat_calls(exec.chat()).await.unwrap()[0];
+    let row = &h.store.calls().chat_calls(exec.chat()).await.unwrap()[0];
     assert_eq!(row.status, tollgate_store::RecordStatus::ResultRejected);
     assert!(!row
         .result_text
@@ -79,13 +80,14 @@ async fn an_edited_result_is_what_the_model_gets_and_what_is_stored() {
     let exec = h.chat().await;
     let task = spawn(&exec, call("reviewed", json!({"text": "x"})));
     let p = h.next_approval().await;
-    exec.answer_approval(
-        &p.id,
-        Decision::Result(ResultDecision::EditAndApprove {
-            text: "redacted".into(),
-        }),
-    )
-    .unwrap();
+    exec.asks()
+        .answer_approval(
+            &p.id,
+            Decision::Result(ResultDecision::EditAndApprove {
+                text: "redacted".into(),
+            }),
+        )
+        .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Success);
     assert_eq!(r.content, "redacted");
@@ -96,7 +98,8 @@ async fn an_edited_result_is_what_the_model_gets_and_what_is_stored() {
 
     let task = spawn(&exec, call("reviewed", json!({"text": "y"})));
     let p = h.next_approval().await;
-    exec.answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
+    exec.asks()
+        .answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
         .unwrap();
     assert_eq!(task.await.unwrap().content, "SECRET OUTPUT for y");
 }
@@ -117,7 +120,8 @@ async fn on_error_review_asks_only_for_errors() {
     };
     assert_eq!(*status, CallStatus::Error);
     assert!(text_for_model.contains("no such thing"));
-    exec.answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
+    exec.asks()
+        .answer_approval(&p.id, Decision::Result(ResultDecision::Approve))
         .unwrap();
     let r = task.await.unwrap();
     assert_eq!(r.status, CallStatus::Error);

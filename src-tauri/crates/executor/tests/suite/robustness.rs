@@ -26,7 +26,7 @@ async fn a_hanging_tool_times_out_and_its_token_is_cancelled() {
         .await;
     h.store.flush().await.unwrap();
     assert_eq!(
-        h.store.chat_calls(exec.chat()).await.unwrap()[0].status,
+        h.store.calls().chat_calls(exec.chat()).await.unwrap()[0].status,
         RecordStatus::TimedOut
     );
 }
@@ -99,7 +99,7 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
     {
         let store = Store::open_in(dir.path()).unwrap();
         chat = store.create_chat(Default::default()).await.unwrap().id;
-        store.record_call_start(CallStart {
+        store.calls().record_call_start(CallStart {
             chat,
             message_id: None,
             round: 0,
@@ -114,7 +114,7 @@ async fn calls_left_running_by_a_crash_are_marked_on_the_next_start() {
         // The process "dies" here: no finish is ever recorded.
     }
     let store = Store::open_in(dir.path()).unwrap();
-    let rows = store.chat_calls(chat).await.unwrap();
+    let rows = store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(rows[0].status, RecordStatus::Cancelled);
     assert!(rows[0].is_error);
     assert!(rows[0]
@@ -151,7 +151,7 @@ async fn every_failure_has_content_a_row_and_an_event() {
         assert!(!r.content.trim().is_empty());
     }
     h.store.flush().await.unwrap();
-    let rows = h.store.chat_calls(exec.chat()).await.unwrap();
+    let rows = h.store.calls().chat_calls(exec.chat()).await.unwrap();
     let statuses: Vec<String> = rows.iter().map(|r| r.status.to_string()).collect();
     assert_eq!(
         statuses,

@@ -112,7 +112,7 @@ async fn by(
         // The widest step: every path for a file tool; any command for the shell (a step
         // without a pattern).
         let widest = (tool != "run_command").then(|| "**".to_string());
-        exec.grant_task(tollgate_protocol::TaskGrant {
+        exec.task().grant_task(tollgate_protocol::TaskGrant {
             steps: vec![tollgate_protocol::PlanStep {
                 purpose: "set up the project".into(),
                 tool: tool.into(),

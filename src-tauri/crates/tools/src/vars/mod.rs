@@ -138,7 +138,7 @@ impl VarStore {
 
     /// Loads a chat's variables from the database.
     pub async fn load(chat: ChatId, store: Store, limits: VarLimits) -> StoreResult<Self> {
-        let rows = store.chat_variables(chat).await?;
+        let rows = store.variables().chat_variables(chat).await?;
         let vars = Self {
             chat,
             store: Some(store),
@@ -204,7 +204,7 @@ impl VarStore {
         drop(inner);
         if let Some(store) = &self.store {
             if kind != VarKind::Guide {
-                store.put_variable(
+                store.variables().put_variable(
                     self.chat,
                     name.to_string(),
                     kind.as_str(),
@@ -214,7 +214,7 @@ impl VarStore {
                 );
             }
             if !evicted.is_empty() {
-                store.delete_variables(self.chat, evicted);
+                store.variables().delete_variables(self.chat, evicted);
             }
         }
         Ok(())
@@ -299,7 +299,9 @@ impl VarStore {
             entry.tick = now;
             inner.order.insert(now, name.to_string());
             if let Some(store) = &self.store {
-                store.touch_variable(self.chat, name.to_string(), tick_ms(now));
+                store
+                    .variables()
+                    .touch_variable(self.chat, name.to_string(), tick_ms(now));
             }
         }
         Some(value)
@@ -342,7 +344,7 @@ impl VarStore {
         }
         drop(inner);
         if let (Some(store), false) = (&self.store, removed.is_empty()) {
-            store.delete_variables(self.chat, removed);
+            store.variables().delete_variables(self.chat, removed);
         }
         outcomes
     }

@@ -121,7 +121,13 @@ async fn soak(anthropic_format: bool, seed: u64) -> (Figures, Vec<String>, Durat
         }
     }
     f.echo_runs = env.log.lock().len();
-    f.rounds_with_call = env.store.chat_calls(env.exec.chat()).await.unwrap().len();
+    f.rounds_with_call = env
+        .store
+        .calls()
+        .chat_calls(env.exec.chat())
+        .await
+        .unwrap()
+        .len();
     let faults = env
         .mock
         .chaos_counts()

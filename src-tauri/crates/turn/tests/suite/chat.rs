@@ -194,7 +194,11 @@ impl Env {
     }
 
     pub(super) async fn messages(&self) -> Vec<tollgate_engine::store::MessageRow> {
-        self.store.chat_messages(self.exec.chat()).await.unwrap()
+        self.store
+            .branches()
+            .chat_messages(self.exec.chat())
+            .await
+            .unwrap()
     }
 }
 
@@ -349,7 +353,7 @@ async fn openai_tool_round_trip_sends_results_back_natively() {
         roles,
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
     );
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].message_id, Some(stored[1].id));
     assert_eq!(calls[0].round, 1);
 }
@@ -472,14 +476,16 @@ async fn calls_that_need_approval_are_asked_together_and_run_in_order() {
         env.log.lock().is_empty(),
         "both cards are up before anything runs"
     );
-    assert_eq!(env.exec.pending().len(), 2);
+    assert_eq!(env.exec.asks().pending().len(), 2);
     // Approve the second first: it still runs after the first.
     env.exec
+        .asks()
         .answer_approval(&a2.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     // (Had the second run at once, it would stand first in the order checked below.)
     assert!(env.log.lock().is_empty(), "the second waits for the first");
     env.exec
+        .asks()
         .answer_approval(&a1.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .unwrap();
     let outcome = handle.join().await;
@@ -514,7 +520,7 @@ async fn the_round_limit_ends_with_a_final_answer_without_tools() {
         .as_str()
         .unwrap()
         .contains("Answer the user now"));
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls.len(), 3);
     assert_eq!(calls[2].status, RecordStatus::Cancelled);
     assert!(calls[2]
@@ -555,6 +561,7 @@ async fn the_same_call_three_times_in_a_row_asks_even_for_an_auto_tool() {
     );
     assert_eq!(env.log.lock().len(), 2, "the first two ran without asking");
     env.exec
+        .asks()
         .answer_approval(
             &a.id,
             Decision::Execution(ExecutionDecision::Deny {
@@ -681,10 +688,11 @@ async fn stop_while_waiting_for_approval_cancels_it() {
     )));
     assert!(env
         .exec
+        .asks()
         .answer_approval(&a.id, Decision::Execution(ExecutionDecision::AllowOnce))
         .is_err());
     assert!(env.log.lock().is_empty());
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].status, RecordStatus::Cancelled);
 }
 
@@ -703,7 +711,7 @@ async fn stop_cancels_a_running_tool() {
         .await
         .unwrap();
     assert!(matches!(outcome, TurnOutcome::Stopped { .. }));
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].status, RecordStatus::Cancelled);
 }
 
@@ -915,7 +923,7 @@ async fn a_native_models_text_is_never_run_and_examples_stay_visible() {
         assert_eq!(env.mock.bodies().len(), 1, "no tool ran for {calling:?}: {answer}");
         assert_eq!(env.messages().await[1].content, answer, "the text stays as written");
         env.store.flush().await.unwrap();
-        assert!(env.store.chat_calls(env.exec.chat()).await.unwrap().is_empty());
+        assert!(env.store.calls().chat_calls(env.exec.chat()).await.unwrap().is_empty());
     }
 }
 
@@ -928,6 +936,7 @@ async fn deny_and_stop_ends_the_turn() {
     let a = approval(&next_event(&mut handle.events, "approval", |e| approval(e).is_some()).await)
         .unwrap();
     env.exec
+        .asks()
         .answer_approval(
             &a.id,
             Decision::Execution(ExecutionDecision::DenyAndStop { reason: None }),
@@ -994,7 +1003,7 @@ async fn the_demo_provider_runs_a_whole_turn_through_the_gate() {
     let text = text_of(&events);
     assert!(text.contains("demo model"), "{text}");
     assert!(text.contains("`calculate` → 144"), "{text}");
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].tool.as_deref(), Some("calculate"));
     assert_eq!(calls[0].status, RecordStatus::Success);
 }
@@ -1091,7 +1100,7 @@ async fn a_tool_that_panics_mid_turn_fails_visibly_and_the_turn_goes_on() {
         "{}",
         finished.content
     );
-    let calls = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let calls = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     assert_eq!(calls[0].status, RecordStatus::Error);
     let results = &env.mock.bodies()[1]["messages"];
     let tool_msg = results.as_array().unwrap().last().unwrap();

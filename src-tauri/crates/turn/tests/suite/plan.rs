@@ -58,6 +58,7 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     ]});
     let err = env
         .exec
+        .asks()
         .answer_approval(
             &card.id,
             Decision::Execution(ExecutionDecision::EditAndAllow { arguments: widened }),
@@ -66,6 +67,7 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     assert!(matches!(err, ApprovalError::NotThePlanShown), "{err}");
     let err = env
         .exec
+        .asks()
         .answer_approval(
             &card.id,
             Decision::Execution(ExecutionDecision::AllowForChat),
@@ -77,6 +79,7 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
         {"purpose": "write the two notes", "tool": "note", "maxCalls": 2, "targets": []}
     ]});
     env.exec
+        .asks()
         .answer_approval(
             &card.id,
             Decision::Execution(ExecutionDecision::EditAndAllow {
@@ -106,6 +109,7 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     let ran: Vec<String> = env.log.lock().iter().map(|l| l.0.clone()).collect();
     assert_eq!(ran, ["note:first", "note:second"]);
     env.exec
+        .asks()
         .answer_approval(
             &past.id,
             Decision::Execution(ExecutionDecision::Deny { reason: None }),
@@ -118,9 +122,9 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
     );
 
     // The grant ended with the turn; the rows say who allowed what.
-    assert_eq!(env.exec.task_grant(), None);
+    assert_eq!(env.exec.task().task_grant(), None);
     env.store.flush().await.unwrap();
-    let rows = env.store.chat_calls(env.exec.chat()).await.unwrap();
+    let rows = env.store.calls().chat_calls(env.exec.chat()).await.unwrap();
     let by: Vec<(Option<String>, DecidedBy)> = rows
         .iter()
         .map(|r| (r.tool.clone(), r.decided_by))
@@ -222,6 +226,7 @@ async fn every_way_a_turn_ends_ends_its_grant() {
         )
         .unwrap();
         env.exec
+            .asks()
             .answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
             .unwrap();
         next_event(&mut handle.events, "the grant", |e| {
@@ -238,7 +243,7 @@ async fn every_way_a_turn_ends_ends_its_grant() {
             handle.stop();
         }
         let outcome = handle.join().await;
-        assert_eq!(env.exec.task_grant(), None, "{ending}: {outcome:?}");
+        assert_eq!(env.exec.task().task_grant(), None, "{ending}: {outcome:?}");
 
         // The next turn: the note the plan named asks, and denied it never runs.
         env.mock
@@ -261,6 +266,7 @@ async fn every_way_a_turn_ends_ends_its_grant() {
             "{ending}: no plan is in force: {reason:?}"
         );
         env.exec
+            .asks()
             .answer_approval(
                 &asked.id,
                 Decision::Execution(ExecutionDecision::Deny { reason: None }),

@@ -197,6 +197,7 @@ async fn a_tool_call_from_a_broken_stream_never_runs() {
         assert!(env.log.lock().is_empty(), "{format:?}: the tool never ran");
         assert!(
             env.store
+                .calls()
                 .chat_calls(env.exec.chat())
                 .await
                 .unwrap()

@@ -100,6 +100,7 @@ impl Workspace {
         while let Some(event) = handle.events.recv().await {
             if let Some(card) = super::chat::approval(&event) {
                 self.exec
+                    .asks()
                     .answer_approval(&card.id, Decision::Execution(ExecutionDecision::AllowOnce))
                     .unwrap();
             }

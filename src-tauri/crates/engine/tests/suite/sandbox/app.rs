@@ -276,7 +276,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     );
 
     // The record keeps what the tool card shows, also after the chat is read back.
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     let reports: Vec<_> = calls.iter().map(|c| c.sandbox.clone().unwrap()).collect();
     assert_eq!(
         reports[0].blocked,
@@ -296,7 +296,14 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let events = rerun_to_the_end(&app, chat, calls[3].seq).await;
     assert!(!events.iter().any(|e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::ApprovalRequested { .. }))));
     assert!(root.join("child").exists());
-    let rerun = app.store.chat_calls(chat).await.unwrap().pop().unwrap();
+    let rerun = app
+        .store
+        .calls()
+        .chat_calls(chat)
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
     assert_eq!(rerun.resolved_args, calls[3].resolved_args);
     assert_eq!(rerun.decided_by, tollgate_engine::policy::DecidedBy::User);
     assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
@@ -359,7 +366,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let (cards, _) = turn_allowing_all(&app, chat, "now outside").await;
     assert_eq!(cards[0].as_ref().unwrap().mode, SandboxMode::Off);
     assert!(root.join("outside").exists());
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     assert_eq!(
         calls.last().unwrap().sandbox.as_ref().unwrap().mode,
         SandboxMode::Off
@@ -430,7 +437,7 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     );
     assert!(!first.join("PWNED").exists());
     assert!(!outside.exists());
-    let calls = app.store.chat_calls(chat).await.unwrap();
+    let calls = app.store.calls().chat_calls(chat).await.unwrap();
     let blocked = calls.last().unwrap();
     let report = blocked.sandbox.as_ref().unwrap();
     assert!(!report.blocked.is_empty(), "{report:?}");
@@ -457,7 +464,14 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
         "ran where the chat points now"
     );
     assert!(!first.join("PWNED").exists() && !second.join("PWNED").exists());
-    let rerun = app.store.chat_calls(chat).await.unwrap().pop().unwrap();
+    let rerun = app
+        .store
+        .calls()
+        .chat_calls(chat)
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
     assert_eq!(rerun.resolved_args, blocked.resolved_args);
     assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
 }
