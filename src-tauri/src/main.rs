@@ -7,9 +7,9 @@
 
 fn main() {
     // Tollgate's own binary is also the supervisor its shell commands run under: in that role it
-    // starts no window, it runs one command and exits (tollgate_engine::tools::supervisor).
+    // starts no window, it runs one command and exits (tollgate_tools::supervisor).
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(code) = tollgate_engine::tools::supervisor::run_if_requested(&args) {
+    if let Some(code) = tollgate_tools::supervisor::run_if_requested(&args) {
         std::process::exit(code);
     }
     if let Err(e) = tollgate_app::run(tauri::generate_context!(), tollgate_turn::start_turn) {

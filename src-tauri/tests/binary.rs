@@ -3,7 +3,7 @@
 //! process, with no display: a binary that went on to start the window would never answer.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-use tollgate_engine::tools::supervisor;
+use tollgate_tools::supervisor;
 
 #[tokio::test]
 async fn the_apps_binary_answers_the_sandbox_probe_without_opening_a_window() {

@@ -1,7 +1,7 @@
 //! Steps the end-to-end tests share, written the way a user works the window: open settings, add
 //! a provider, change a tool's policy, start a chat, type, press keys, wait for text.
 
-use crate::webdriver::Session;
+use crate::webdriver::{Session, ELEMENT_POLL};
 use crate::E2eError;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::elements::Element;
@@ -39,6 +39,7 @@ impl Session {
         self.client
             .wait()
             .at_most(STEP)
+            .every(ELEMENT_POLL)
             .for_element(Locator::Css(css))
             .await
             .map_err(|e| fail(format!("no \"{css}\" within {STEP:?}: {e}")))
@@ -430,9 +431,38 @@ impl Session {
         self.back_to_chat().await
     }
 
-    /// Starts the app (with `env`) and the mock LLM server, and adds the server as an
-    /// OpenAI-compatible provider through Settings, key and all.
+    /// Starts the mock LLM server and the app (with `env`) on a data folder that already holds
+    /// the server as an OpenAI-compatible provider, its key in the keychain: set up as the
+    /// app's own Settings would save it (`Providers::add`, `Providers::save_key`), so the tests
+    /// whose subject is not the Settings page start in the chat. Adding a provider through the
+    /// window is `add_openai_provider`, and the tests of that form use it.
     pub async fn with_mock_provider(
+        env: &[(&str, &str)],
+        key: &str,
+    ) -> Result<(Session, MockLlm), E2eError> {
+        let mock = MockLlm::start()
+            .await
+            .map_err(|e| fail(format!("starting the mock LLM server: {e}")))?;
+        let data_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
+            what: "creating the data folder".into(),
+            source,
+        })?;
+        seed_openai_provider(
+            data_dir.path(),
+            "Mock",
+            &format!("{}/v1", mock.url()),
+            "mock-large",
+            key,
+        )
+        .await?;
+        let s = Session::start_in(data_dir, env).await?;
+        Ok((s, mock))
+    }
+
+    /// Starts the mock LLM server and the app (with `env`), and adds the server as an
+    /// OpenAI-compatible provider through Settings → Providers, key and all, as a user does:
+    /// for the tests whose subject is that form or where the key goes from it.
+    pub async fn with_mock_provider_from_settings(
         env: &[(&str, &str)],
         key: &str,
     ) -> Result<(Session, MockLlm), E2eError> {
@@ -731,4 +761,43 @@ pub fn completions(mock: &MockLlm) -> Vec<serde_json::Value> {
         .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
         .map(|r| r.body)
         .collect()
+}
+
+/// Saves an OpenAI-compatible provider with its key in the data folder `dir`, before the app
+/// starts on it, through the engine's own provider settings (the key in the keychain of that
+/// folder, never in the database).
+pub async fn seed_openai_provider(
+    dir: &std::path::Path,
+    name: &str,
+    base_url: &str,
+    model: &str,
+    key: &str,
+) -> Result<(), E2eError> {
+    use tollgate_protocol::ProviderKind;
+    use tollgate_store::ProviderInput;
+    let store = tollgate_store::Store::open_in(dir)
+        .map_err(|e| fail(format!("opening the data folder's database: {e}")))?;
+    let providers = tollgate_providers::config::Providers::new(
+        store.clone(),
+        tollgate_secrets::Keychain::for_data_dir(dir),
+    );
+    let added = providers
+        .add(ProviderInput {
+            kind: ProviderKind::OpenAi,
+            name: name.into(),
+            base_url: base_url.into(),
+            default_model: model.into(),
+            tool_calling: Default::default(),
+            options: Default::default(),
+        })
+        .await
+        .map_err(|e| fail(format!("adding the provider {name}: {e}")))?;
+    providers
+        .save_key(added.id, key)
+        .await
+        .map_err(|e| fail(format!("saving the key of {name}: {e}")))?;
+    store
+        .flush()
+        .await
+        .map_err(|e| fail(format!("writing the data folder's database: {e}")))
 }

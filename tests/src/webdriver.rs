@@ -8,6 +8,11 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How often a wait for an element asks the window again: WebDriver's usual 250 ms added an
+/// eighth of a second on average to each of the hundreds of waits a run makes; a lookup costs
+/// the window a few milliseconds.
+pub const ELEMENT_POLL: Duration = Duration::from_millis(50);
+
 /// WebKitWebDriver from Debian's webkit2gtk-driver package.
 pub const NATIVE_DRIVER: &str = "/usr/bin/WebKitWebDriver";
 
@@ -186,6 +191,7 @@ impl Session {
             .client
             .wait()
             .at_most(timeout)
+            .every(ELEMENT_POLL)
             .for_element(Locator::Css(css))
             .await
             .map_err(|e| {

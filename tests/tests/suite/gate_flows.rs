@@ -37,7 +37,10 @@ fn calc(id: &str, expression: &str) -> tollgate_mock_llm::Reply {
 #[tokio::test]
 async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
     let _seat = Seat::take().await.unwrap();
-    let (s, mock) = app_with_mock().await;
+    // The key typed into Settings → Providers, as a user does.
+    let (s, mock) = Session::with_mock_provider_from_settings(&[], KEY)
+        .await
+        .unwrap();
     mock.push(
         openai::text("Hello from the **mock** model, streamed in small pieces.")
             .slow(Duration::from_millis(20)),
@@ -64,7 +67,7 @@ async fn a_streamed_answer_and_a_key_kept_only_in_the_keychain() {
         !db.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
         "the API key reached the database file"
     );
-    let stored = tollgate_engine::secrets::Keychain::for_data_dir(s.data_path())
+    let stored = tollgate_secrets::Keychain::for_data_dir(s.data_path())
         .get("provider-1")
         .await
         .unwrap();

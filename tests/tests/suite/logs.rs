@@ -13,7 +13,7 @@ const KEY: &str = "sk-e2e-planted-LOGKEY-0123456789abcdef";
 #[tokio::test]
 async fn the_log_file_is_written_named_in_settings_and_holds_no_key() {
     let _seat = Seat::take().await.unwrap();
-    let (s, mock) = Session::with_mock_provider(&[("TOLLGATE_LOG", "trace")], KEY)
+    let (s, mock) = Session::with_mock_provider_from_settings(&[("TOLLGATE_LOG", "trace")], KEY)
         .await
         .unwrap();
     // The provider refuses the key and quotes it, as some do.

@@ -7,8 +7,8 @@ use serde_json::json;
 use std::time::Duration;
 use tollgate_e2e::seat::Seat;
 use tollgate_e2e::webdriver::Session;
-use tollgate_engine::store::{Role, Store};
 use tollgate_scale::one_chat;
+use tollgate_store::{Role, Store};
 
 #[tokio::test]
 async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_view() {
@@ -17,6 +17,7 @@ async fn a_long_chat_opens_at_its_end_and_the_rest_comes_in_without_moving_the_v
     let store = Store::open_in(dir.path()).unwrap();
     let chat = store.import_chat(one_chat(400, 16)).await.unwrap().id;
     let shown: Vec<i64> = store
+        .branches()
         .chat_messages(chat)
         .await
         .unwrap()

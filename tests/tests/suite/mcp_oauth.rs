@@ -31,9 +31,9 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
 /// The access token the keychain of the app on `data` holds for the server at `url`, signed in
 /// with `issuer`.
 async fn keychain_token(data: &std::path::Path, issuer: &str, url: &str) -> String {
-    let keychain = tollgate_engine::secrets::Keychain::for_data_dir(data);
+    let keychain = tollgate_secrets::Keychain::for_data_dir(data);
     for issuer in [issuer.to_string(), format!("{issuer}/")] {
-        let account = tollgate_engine::mcp::oauth::account(&issuer, url);
+        let account = tollgate_mcp::oauth::account(&issuer, url);
         if let Some(json) = keychain.get(&account).await.unwrap() {
             let stored: serde_json::Value = serde_json::from_str(&json).unwrap();
             return stored["token_response"]["access_token"]

@@ -225,7 +225,7 @@ async fn a_client_secret_typed_in_the_form_is_kept_in_the_keychain_only() {
         .await
         .unwrap();
 
-    let keychain = tollgate_engine::secrets::Keychain::for_data_dir(s.data_path());
+    let keychain = tollgate_secrets::Keychain::for_data_dir(s.data_path());
     let stored = keychain
         .get("mcp-server-partner-client-secret")
         .await

@@ -13,10 +13,10 @@ use tollgate_e2e::seat::Seat;
 use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_e2e::App;
-use tollgate_engine::store::{MessageStatus, NewChat, Role, Store, DB_FILE};
 use tollgate_engine::ChatId;
 use tollgate_mock_llm::openai;
 use tollgate_scale::{ensure, one_chat, ScaleSpec};
+use tollgate_store::{MessageStatus, NewChat, Role, Store, DB_FILE};
 
 /// The first-paint time the app logged, in ms.
 fn first_paint(app: &mut App) -> u64 {
@@ -309,6 +309,7 @@ async fn measure_start_memory_and_long_chat() {
                 )
             };
             last = store
+                .messages()
                 .insert_message(big.id, role, content, MessageStatus::Complete, None)
                 .await
                 .unwrap();
@@ -1055,6 +1056,7 @@ async fn measure_big_shell_output() {
     let chat: i64 = s.open_chat().await.unwrap().parse().unwrap();
     let store = Store::open_in(s.data_path()).unwrap();
     let kept = store
+        .variables()
         .chat_variables(ChatId(chat))
         .await
         .unwrap()

@@ -4,9 +4,9 @@
 
 use std::sync::{Arc, Weak};
 use tauri::{AppHandle, Emitter, Manager, Runtime, UserAttentionType};
-use tollgate_engine::protocol::{AttentionReason, AttentionRequest};
 use tollgate_engine::service::{Language, Tollgate};
 use tollgate_engine::ChatId;
+use tollgate_protocol::{AttentionReason, AttentionRequest};
 
 /// The event that asks the window to open a chat (a clicked notification).
 pub const OPEN_CHAT_EVENT: &str = "open-chat";

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 use tauri::{AppHandle, Manager, Runtime};
-use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ExportFormat, ExportTarget};
+use tollgate_protocol::{CommandError, ErrorKind};
 
 /// Asks where to save an export; `None` if the user cancelled. Starts in the chat's workspace,
 /// else the Downloads folder, with the chat's title as the file name.

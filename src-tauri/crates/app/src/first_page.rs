@@ -5,7 +5,7 @@
 //! first paint and the other start-up calls on the main thread.
 
 use tauri::{Manager, Runtime, WebviewWindowBuilder};
-use tollgate_engine::store::ChatRow;
+use tollgate_store::ChatRow;
 
 /// The label of the app's one window (`tauri.conf.json`).
 pub const MAIN_WINDOW: &str = "main";
@@ -60,7 +60,7 @@ pub fn open_main_window<R: Runtime>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use tollgate_engine::store::Store;
+    use tollgate_store::Store;
 
     #[tokio::test]
     async fn the_script_holds_the_rows_as_the_command_answers_them() {
@@ -69,7 +69,7 @@ mod tests {
         let hostile = "a \"quote\" </script><script>alert(1)</script> \u{2028} ${x} `tick` \\";
         for title in ["first", hostile] {
             store
-                .create_chat(tollgate_engine::store::NewChat {
+                .create_chat(tollgate_store::NewChat {
                     title: title.to_string(),
                     ..Default::default()
                 })

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime, Window, WindowEvent};
 use tauri_plugin_window_state::{AppHandleExt, StateFlags};
-use tollgate_engine::store::chosen_data_dir;
+use tollgate_store::chosen_data_dir;
 
 /// What is remembered of the window: not whether it is visible or decorated.
 fn remembered() -> StateFlags {

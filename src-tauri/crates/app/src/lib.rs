@@ -28,9 +28,9 @@ use state::AppState;
 use std::sync::Arc;
 use tauri::{Emitter, Manager, Runtime};
 use tollgate_engine::chat::StartTurn;
-use tollgate_engine::protocol::{EventSink, ToolEvent};
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
+use tollgate_protocol::{EventSink, ToolEvent};
+use tollgate_secrets::Keychain;
 
 /// The event name of gate events from chats without a running turn in this window.
 pub const BACKGROUND_EVENT: &str = "gate-event";
@@ -70,7 +70,7 @@ pub fn manage_state<R: Runtime>(
     start_turn: StartTurn,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let sink = Arc::new(EmitSink(handle.clone()));
-    let keychain = match tollgate_engine::store::chosen_data_dir() {
+    let keychain = match tollgate_store::chosen_data_dir() {
         Some(dir) => Keychain::for_data_dir(&dir),
         None => Keychain::default(),
     };
@@ -96,7 +96,7 @@ pub const APP_ID: &str = "app.tollgate.desktop";
 pub fn run(context: tauri::Context<tauri::Wry>, start_turn: StartTurn) -> Result<(), StartError> {
     started();
     match std::env::current_exe() {
-        Ok(exe) => tollgate_engine::tools::supervisor::configure(exe),
+        Ok(exe) => tollgate_tools::supervisor::configure(exe),
         Err(e) => eprintln!("shell commands will run without a supervisor: {e}"),
     }
     // Before GTK, WebKit or any other thread starts: both may set environment variables.
@@ -128,7 +128,7 @@ pub fn run(context: tauri::Context<tauri::Wry>, start_turn: StartTurn) -> Result
         .register_uri_scheme_protocol(view_scheme::SCHEME, view_scheme::serve)
         .setup(move |app| {
             let default_dir = app.path().app_data_dir()?;
-            let data_dir = tollgate_engine::store::data_dir(default_dir);
+            let data_dir = tollgate_store::data_dir(default_dir);
             let opening = started().elapsed().as_millis();
             manage_state(app.handle(), &data_dir, start_turn)?;
             tracing::info!(
@@ -172,7 +172,7 @@ pub fn after_first_paint(app: &tollgate_engine::service::Tollgate) {
             background_priority();
             ask_login_path();
             // Find out now, not on the first command, what this system's sandbox can do (F-46).
-            tauri::async_runtime::block_on(tollgate_engine::tools::supervisor::sandbox_support());
+            tauri::async_runtime::block_on(tollgate_tools::supervisor::sandbox_support());
         });
     if let Err(e) = started {
         tracing::warn!(
@@ -200,7 +200,7 @@ fn background_priority() {
 /// Asks the login shell for its `PATH` and logs what it found. A program started before the
 /// answer asks itself and waits.
 fn ask_login_path() {
-    use tollgate_engine::tools::login_path::{self, LoginPath};
+    use tollgate_tools::login_path::{self, LoginPath};
     match login_path::ask() {
         LoginPath::Added(folders) => {
             tracing::info!("PATH: added from the login shell: {}", folders.join(", "))

@@ -1,12 +1,12 @@
 //! The log a user can send: everything the app logs goes to stderr and to a file in the OS log
 //! folder that rotates at 10 MB and keeps three files (`tollgate.log`, `.1`, `.2`). Every line is
-//! scrubbed of API keys and MCP secrets on the way out (`tollgate_engine::secrets::redact`), and a
+//! scrubbed of API keys and MCP secrets on the way out (`tollgate_secrets::redact`), and a
 //! panic in any thread is written there with its backtrace.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use tollgate_engine::secrets::redact;
+use tollgate_secrets::redact;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// The current file's name; older ones get `.1`, `.2`, … after it.
@@ -20,7 +20,7 @@ pub const KEEP: usize = 3;
 /// use), otherwise the OS log folder Tauri names for the app (`~/.local/share/<id>/logs` on
 /// Linux, `~/Library/Logs/<id>` on macOS, `%LOCALAPPDATA%\<id>\logs` on Windows).
 pub fn folder(identifier: &str) -> Option<PathBuf> {
-    if let Some(dir) = tollgate_engine::store::chosen_data_dir() {
+    if let Some(dir) = tollgate_store::chosen_data_dir() {
         return Some(dir.join("logs"));
     }
     if cfg!(target_os = "macos") {
@@ -238,7 +238,7 @@ fn log_panics() {
     std::panic::set_hook(Box::new(move |info| {
         let thread = std::thread::current();
         let name = thread.name().unwrap_or("unnamed");
-        let message = tollgate_engine::panics::panic_message(info.payload());
+        let message = tollgate_executor::panics::panic_message(info.payload());
         let place = info
             .location()
             .map(|l| format!("{}:{}", l.file(), l.line()))
@@ -295,7 +295,7 @@ mod tests {
     fn keys_never_reach_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let log = LogFile::open(dir.path(), MAX_BYTES, KEEP).unwrap();
-        tollgate_engine::secrets::remember("my-provider-key-0123456789");
+        tollgate_secrets::remember("my-provider-key-0123456789");
         (&log)
             .write_all(b"request failed: invalid key my-provider-key-0123456789 (Authorization: Bearer abcdefghijkl)\n")
             .unwrap();

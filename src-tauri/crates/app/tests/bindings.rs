@@ -9,61 +9,61 @@ use tollgate_engine::chat::attachments::{Attachment, AttachmentKind, UserPayload
 use tollgate_engine::chat::history::{AssistantPayload, RetryNotice, ToolPayload, TurnFailure};
 use tollgate_engine::chat::retry::RetryPolicy;
 use tollgate_engine::chat::{ChatEvent, TurnOutcome, TurnSettings};
-use tollgate_engine::ids::{ApprovalId, ChatId};
-use tollgate_engine::mcp::oauth::OAuthRecord;
-use tollgate_engine::mcp::{
-    FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpSandbox, McpServerConfig,
-    McpServerState, McpStatus, McpToolSummary, McpTransport,
-};
-use tollgate_engine::policy::{
-    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
-    ResultPolicy,
-};
-use tollgate_engine::protocol::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
-use tollgate_engine::protocol::{ApprovalPreview, AskReason, FailureKind};
-use tollgate_engine::protocol::{
-    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
-    RuleScopeChoice,
-};
-use tollgate_engine::protocol::{
-    ArgSpan, Autonomy, ExposureView, GuardMark, GuardNote, GuardSettings, Source, SpanKind,
-    ToolEffects, TrustKey, WayOut, WrittenFile,
-};
-use tollgate_engine::protocol::{
-    ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
-};
-use tollgate_engine::protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
-use tollgate_engine::protocol::{
-    CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, McpViewOutcome, Missing, Rule,
-    RuleAction, RuleScope, RuleSubjectKind,
-};
-use tollgate_engine::protocol::{
-    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
-    PendingElicitation, ReviewReason, ToolChange,
-};
-use tollgate_engine::protocol::{
-    FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
-};
-use tollgate_engine::protocol::{GrantSpan, OffPlan, PlanProposal, PlanShown, PlanStep};
-use tollgate_engine::protocol::{GroupView, ToolView};
-use tollgate_engine::protocol::{PlanTargetMark, TaskGrant, TaskState};
-use tollgate_engine::protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
-use tollgate_engine::providers::local::LocalServer;
-use tollgate_engine::providers::{
-    AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
-};
-use tollgate_engine::secrets::{SECRET_NAME_WORDS, SECRET_SUFFIX_MIN};
 use tollgate_engine::service::{
     AppSettings, ChatHistory, ChatRevision, CoveredCall, ExportFormat, Language, McpServerView,
     ModelChoice, RuleCoverage, SettingsView, Theme, HISTORY_FIRST_PAGE, HISTORY_PAGE,
 };
-use tollgate_engine::store::{
+use tollgate_mcp::oauth::OAuthRecord;
+use tollgate_mcp::{
+    FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView, McpSandbox, McpServerConfig,
+    McpServerState, McpStatus, McpToolSummary, McpTransport,
+};
+use tollgate_names::LINK_SCHEMES;
+use tollgate_protocol::ids::{ApprovalId, ChatId};
+use tollgate_protocol::policy::{
+    CallDecision, CallStatus, DecidedBy, ExecutionChoice, ExecutionPolicy, ResultChoice,
+    ResultPolicy,
+};
+use tollgate_protocol::{ApprovalOutcome, CallSummary, OutputStream, ToolEvent};
+use tollgate_protocol::{ApprovalPreview, AskReason, FailureKind};
+use tollgate_protocol::{
+    ApprovalRequest, Decision, ExecutionDecision, PendingApproval, ResultDecision, RuleGrant,
+    RuleScopeChoice,
+};
+use tollgate_protocol::{
+    ArgSpan, Autonomy, ExposureView, GuardMark, GuardNote, GuardSettings, Source, SpanKind,
+    ToolEffects, TrustKey, WayOut, WrittenFile,
+};
+use tollgate_protocol::{
+    ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
+};
+use tollgate_protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
+use tollgate_protocol::{
+    CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, McpViewOutcome, Missing, Rule,
+    RuleAction, RuleScope, RuleSubjectKind,
+};
+use tollgate_protocol::{
+    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
+    PendingElicitation, ReviewReason, ToolChange,
+};
+use tollgate_protocol::{
+    FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
+};
+use tollgate_protocol::{GrantSpan, OffPlan, PlanProposal, PlanShown, PlanStep};
+use tollgate_protocol::{GroupView, ToolView};
+use tollgate_protocol::{PlanTargetMark, TaskGrant, TaskState};
+use tollgate_protocol::{ProviderKind, ProviderOptions, RequestStyle, ToolCalling, Usage};
+use tollgate_providers::local::LocalServer;
+use tollgate_providers::{
+    AssistantToolCall, FinishReason, ImagePart, ThinkingBlock, ToolResultMessage,
+};
+use tollgate_secrets::{SECRET_NAME_WORDS, SECRET_SUFFIX_MIN};
+use tollgate_store::{
     ApprovalRecordRow, ChatCursor, ChatParams, ChatRow, MessageRow, MessageStatus, NewChat, Preset,
     PresetInput, ProviderConfig, ProviderInput, RecordStatus, RecordedCall, Role, RuleRow,
     SearchHit,
 };
-use tollgate_engine::tools::live_output::LIVE_TAIL_BYTES;
-use tollgate_names::LINK_SCHEMES;
+use tollgate_tools::live_output::LIVE_TAIL_BYTES;
 use ts_rs::{Config, TS};
 
 const HEADER: &str = "// Generated from Tollgate's Rust types by src-tauri/crates/app/tests/bindings.rs (ts-rs). Do not edit:\n// change the Rust type, then run `TOLLGATE_WRITE_BINDINGS=1 cargo test --workspace --test bindings`.\n/* eslint-disable */\n";

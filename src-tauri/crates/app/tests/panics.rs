@@ -7,7 +7,7 @@ fn a_panic_in_any_thread_is_logged_with_its_backtrace() {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs");
     assert_eq!(tollgate_app::logs::init(Some(&logs)), Some(logs.clone()));
-    tollgate_engine::secrets::remember("sk-test-panic-key-0123456789");
+    tollgate_secrets::remember("sk-test-panic-key-0123456789");
     let joined = std::thread::Builder::new()
         .name("turn-worker".into())
         .spawn(|| panic!("a tool broke while holding sk-test-panic-key-0123456789"))

@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tollgate_engine::tools::files::workspace::Workspace;
-use tollgate_engine::tools::files::{grep_files, list_folder, GrepOptions};
+use tollgate_tools::files::workspace::Workspace;
+use tollgate_tools::files::{grep_files, list_folder, GrepOptions};
 
 const FILES: usize = 20_000;
 const FILE_BYTES: usize = 10 * 1024;

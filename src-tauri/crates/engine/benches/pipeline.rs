@@ -15,20 +15,20 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::parse::RawArguments;
-use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::protocol::{
+use tollgate_engine::{ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolExecutor};
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
+use tollgate_protocol::parse::RawArguments;
+use tollgate_protocol::policy::ExecutionPolicy;
+use tollgate_protocol::ToolSettings;
+use tollgate_protocol::{
     Decision, EventSink, ExecutionDecision, NullSink, PendingApproval, Source, ToolEvent,
 };
-use tollgate_engine::provenance::ExposureBuilder;
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
-use tollgate_engine::vars::reference::resolve_value;
-use tollgate_engine::vars::truncate::truncate_head_tail;
-use tollgate_engine::vars::{VarKind, VarLimits, VarStore};
-use tollgate_engine::{ApprovalHub, CallOrigin, ChatId, Store, ToolCallRequest, ToolExecutor};
+use tollgate_provenance::ExposureBuilder;
+use tollgate_tools::vars::reference::resolve_value;
+use tollgate_tools::vars::truncate::truncate_head_tail;
+use tollgate_tools::vars::{VarKind, VarLimits, VarStore};
+use tollgate_tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 
 struct Noop(ToolSpec);
 
@@ -93,8 +93,8 @@ async fn setup() -> Setup {
     let store = Store::open_in(dir.path()).expect("store");
     let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
     let mut registry = Registry::with_groups([
-        tollgate_engine::tools::vars_tools::group(),
-        tollgate_engine::tools::basic::group(),
+        tollgate_tools::vars_tools::group(),
+        tollgate_tools::basic::group(),
     ])
     .expect("builtins");
     registry
@@ -238,8 +238,8 @@ fn plan_card(c: &mut Criterion) {
     let rx = tokio::sync::Mutex::new(rx);
     let exec = rt.block_on(async {
         let store = Store::open_in(dir.path()).expect("store");
-        let registry = Registry::with_groups([tollgate_engine::tools::questions::group(Arc::new(
-            tollgate_engine::tools::questions::QuestionHub::new(),
+        let registry = Registry::with_groups([tollgate_tools::questions::group(Arc::new(
+            tollgate_tools::questions::QuestionHub::new(),
         ))])
         .expect("chat tools");
         executor_over(&store, registry, Arc::new(Cards(tx))).await

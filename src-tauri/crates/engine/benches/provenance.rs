@@ -22,8 +22,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use std::hint::black_box;
-use tollgate_engine::protocol::{Source, ToolEffects, ToolSettings};
-use tollgate_engine::provenance::{guard_note, ExposureBuilder, GuardInputs, Trust};
+use tollgate_protocol::{Source, ToolEffects, ToolSettings};
+use tollgate_provenance::{guard_note, ExposureBuilder, GuardInputs, Trust};
 
 /// Deterministic text that reads like prose: words from a small vocabulary in a fixed
 /// pseudo-random order, so k-grams repeat as they do in real pages.
@@ -177,12 +177,12 @@ fn bench(c: &mut Criterion) {
         .collect();
     c.bench_function("first-sight review of a 100-tool server", |b| {
         b.iter(|| {
-            let findings = tollgate_engine::mcp::scan::scan(
+            let findings = tollgate_mcp::scan::scan(
                 Some("Search tools for the team's documents."),
                 black_box(&tools),
                 &others,
             );
-            let fingerprint = tollgate_engine::mcp::review::texts_fingerprint(None, &infos);
+            let fingerprint = tollgate_mcp::review::texts_fingerprint(None, &infos);
             black_box((findings, fingerprint))
         })
     });
@@ -190,7 +190,7 @@ fn bench(c: &mut Criterion) {
     // A round's request: a system prompt with 10 servers' instructions and 100 tools' definitions
     // (a 30-word description and a four-property schema each), all written by servers nobody
     // reviewed.
-    let mut request = tollgate_engine::provenance::RequestLedger::default();
+    let mut request = tollgate_provenance::RequestLedger::default();
     for s in 0..10 {
         let server = Source::McpServer {
             server: format!("server{s}"),
@@ -200,9 +200,9 @@ fn bench(c: &mut Criterion) {
             .system
             .push(Some(&server), prose(600, 900 + s as u64));
         for t in 0..10 {
-            request.tools.push(tollgate_engine::provenance::Offered {
+            request.tools.push(tollgate_provenance::Offered {
                 by: Some(server.clone()),
-                definition: tollgate_engine::protocol::ToolDefinition {
+                definition: tollgate_protocol::ToolDefinition {
                     name: format!("server{s}__tool_{t}"),
                     description: prose(200, (s * 10 + t) as u64 + 1),
                     parameters: json!({"type": "object", "properties": {
@@ -257,9 +257,9 @@ fn bench(c: &mut Criterion) {
 /// A grant of 50 steps, each sending mail to its own two recipients; the call's recipient is
 /// the last step's, so every step is read.
 fn bench_grant(c: &mut Criterion) {
-    use tollgate_engine::executor::plan::ActiveGrant;
-    use tollgate_engine::protocol::{GrantSpan, PlanStep, TaskGrant};
-    use tollgate_engine::rules::RuleSubject;
+    use tollgate_executor::plan::ActiveGrant;
+    use tollgate_executor::rules::RuleSubject;
+    use tollgate_protocol::{GrantSpan, PlanStep, TaskGrant};
     let steps = (0..50)
         .map(|i| PlanStep {
             purpose: format!("step {i}"),
@@ -289,7 +289,7 @@ fn bench_grant(c: &mut Criterion) {
     );
     assert_eq!(
         fit,
-        tollgate_engine::protocol::PlanFit::Inside { step: 49 },
+        tollgate_protocol::PlanFit::Inside { step: 49 },
         "the last step grants the call"
     );
     c.bench_function("judge a call against a grant of 50 steps", |b| {

@@ -8,10 +8,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tollgate_engine::tools::sandbox::{
+use tollgate_tools::sandbox::{
     hidden_folders, walk_workspace, SandboxLevel, SandboxSpec, SANDBOX_ENV,
 };
-use tollgate_engine::tools::supervisor::SUPERVISOR_ARG;
+use tollgate_tools::supervisor::SUPERVISOR_ARG;
 
 /// Runs `true` once: directly with `sh`, or under the supervisor (with `spec`, sandboxed).
 fn run(supervised: bool, spec: Option<&str>) {
@@ -80,7 +80,7 @@ fn sandbox_overhead(c: &mut Criterion) {
 /// latency per connection.
 fn proxy_latency(c: &mut Criterion) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tollgate_engine::tools::sandbox::proxy::{HostProxy, SOCKET_NAME};
+    use tollgate_tools::sandbox::proxy::{HostProxy, SOCKET_NAME};
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let (port, proxy, root) = runtime.block_on(async {
         let server = tokio::net::TcpListener::bind("127.0.0.1:0")

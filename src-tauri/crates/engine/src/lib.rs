@@ -23,31 +23,26 @@ pub mod heap;
 pub mod router;
 pub mod service;
 
-// The crates below, under the module names the app and the tests know them by.
-/// The gate: the executor, the approval hub, the rule book (`tollgate-executor`).
-pub use tollgate_executor::{self as executor, approvals, panics, rules};
-/// The MCP client (`tollgate-mcp`).
-pub use tollgate_mcp as mcp;
+// The crates below, under the module names the engine's code uses for them. They are not
+// re-exported: the app and the tests name the crate they use (`tollgate_store::Store`), so the
+// engine's public face is its own service and chat loop, and what each consumer reaches is in
+// its manifest.
+use tollgate_executor::{self as executor, approvals, rules};
+use tollgate_mcp as mcp;
 /// The types that cross layers and reach the UI (`tollgate-protocol`), with the runtime pieces
-/// that carry them — the event router, the channel sink, the shared tool settings — under the
-/// module name the app and the tests know them by.
-pub mod protocol {
-    pub use crate::router::{AttentionWatcher, RouteGuard, Router};
+/// that carry them — the event router, the channel sink, the shared tool settings — as the
+/// engine's code names them.
+mod protocol {
+    pub use crate::router::Router;
     pub use tollgate_executor::SharedSettings;
     pub use tollgate_protocol::*;
-    pub use tollgate_tools::ChannelSink;
 }
-pub use tollgate_protocol::{canonical, ids, parse, policy};
-/// The provenance gate: pure, no I/O (`tollgate-provenance`).
-pub use tollgate_provenance as provenance;
-/// The model providers (`tollgate-providers`).
-pub use tollgate_providers as providers;
-/// Keys and redaction (`tollgate-secrets`).
-pub use tollgate_secrets as secrets;
-/// SQLite (`tollgate-store`).
-pub use tollgate_store as store;
-/// The tools, the variable store, names and image checks (`tollgate-tools`).
-pub use tollgate_tools::{self as tools, images, names, vars};
+use tollgate_protocol::{ids, parse, policy};
+use tollgate_provenance as provenance;
+use tollgate_providers as providers;
+use tollgate_secrets as secrets;
+use tollgate_store as store;
+use tollgate_tools::{self as tools, images};
 
 pub use approvals::{ApprovalError, ApprovalHub};
 pub use executor::{CallOrigin, ToolCallRequest, ToolCallResult, ToolExecutor};

@@ -2,7 +2,7 @@
 //! (A process of its own: the keychain backend is chosen once per process.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure should stop the test
 
-use tollgate_engine::secrets::{Keychain, SecretError};
+use tollgate_secrets::{Keychain, SecretError};
 
 #[tokio::test]
 async fn a_missing_keychain_names_the_fix() {

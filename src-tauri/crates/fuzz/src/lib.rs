@@ -5,16 +5,16 @@
 #![allow(clippy::expect_used, clippy::panic)] // a fuzz target reports a broken property by panicking
 
 use std::sync::Arc;
-use tollgate_engine::parse::{parse_arguments, RawArguments};
-use tollgate_engine::providers::anthropic::AnthropicStream;
-use tollgate_engine::providers::openai::OpenAiStream;
-use tollgate_engine::providers::sse::SseParser;
-use tollgate_engine::providers::StreamAssembler;
-use tollgate_engine::rules::command::{parse, suggest_pattern, CommandPattern};
-use tollgate_engine::vars::reference::resolve_str;
-use tollgate_engine::vars::truncate::truncate_head_tail;
-use tollgate_engine::vars::{VarKind, VarLimits, VarStore};
 use tollgate_engine::ChatId;
+use tollgate_executor::rules::command::{parse, suggest_pattern, CommandPattern};
+use tollgate_protocol::parse::{parse_arguments, RawArguments};
+use tollgate_providers::anthropic::AnthropicStream;
+use tollgate_providers::openai::OpenAiStream;
+use tollgate_providers::sse::SseParser;
+use tollgate_providers::StreamAssembler;
+use tollgate_tools::vars::reference::resolve_str;
+use tollgate_tools::vars::truncate::truncate_head_tail;
+use tollgate_tools::vars::{VarKind, VarLimits, VarStore};
 use tollgate_turn::text_calls::parse_text_calls;
 
 /// Streamed argument text from providers: arbitrary bytes give an object or a clear error.

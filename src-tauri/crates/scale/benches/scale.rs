@@ -17,12 +17,12 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tollgate_engine::protocol::NullSink;
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{ExportFormat, Tollgate, HISTORY_FIRST_PAGE};
-use tollgate_engine::store::DB_FILE;
 use tollgate_engine::ChatId;
+use tollgate_protocol::NullSink;
 use tollgate_scale::{ensure, one_chat, ScaleSpec};
+use tollgate_secrets::Keychain;
+use tollgate_store::DB_FILE;
 
 /// Chats the sidebar reads at a time (the UI's `CHAT_PAGE`).
 const SIDEBAR_PAGE: u32 = 100;

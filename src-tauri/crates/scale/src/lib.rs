@@ -12,10 +12,10 @@ use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tollgate_engine::chat::history::{AssistantPayload, ToolPayload};
-use tollgate_engine::ids::ChatId;
-use tollgate_engine::policy::{CallDecision, DecidedBy, ExecutionChoice, ExecutionPolicy};
-use tollgate_engine::providers::{AssistantToolCall, ToolResultMessage};
-use tollgate_engine::store::{
+use tollgate_protocol::ids::ChatId;
+use tollgate_protocol::policy::{CallDecision, DecidedBy, ExecutionChoice, ExecutionPolicy};
+use tollgate_providers::{AssistantToolCall, ToolResultMessage};
+use tollgate_store::{
     ApprovalRecordRow, ImportedChat, ImportedMessage, MessageStatus, RecordStatus, RecordedCall,
     Role, Store, StoreError, StoreResult,
 };

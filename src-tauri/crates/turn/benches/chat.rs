@@ -11,19 +11,20 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tollgate_engine::chat::{Turn, TurnInput, TurnOutcome, TurnSettings};
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::protocol::{NullSink, Router};
-use tollgate_engine::providers::anthropic::AnthropicStream;
-use tollgate_engine::providers::openai::{OpenAiProvider, OpenAiStream};
-use tollgate_engine::providers::sse::SseParser;
-use tollgate_engine::providers::Provider;
-use tollgate_engine::providers::StreamAssembler;
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
+use tollgate_engine::router::Router;
 use tollgate_engine::{ApprovalHub, Store, ToolExecutor};
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
 use tollgate_mock_llm::{anthropic, openai, MockLlm};
+use tollgate_protocol::policy::ExecutionPolicy;
+use tollgate_protocol::NullSink;
+use tollgate_protocol::ToolSettings;
+use tollgate_providers::anthropic::AnthropicStream;
+use tollgate_providers::openai::{OpenAiProvider, OpenAiStream};
+use tollgate_providers::sse::SseParser;
+use tollgate_providers::Provider;
+use tollgate_providers::StreamAssembler;
+use tollgate_tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 
 /// A recorded stream of about 5 MB: many rounds of text and fragmented tool calls, concatenated.
 fn recorded(frames: impl Fn(usize) -> Vec<String>) -> Vec<u8> {
@@ -132,8 +133,8 @@ async fn bench_env() -> Bench {
     let store = Store::open_in(dir.path()).expect("store");
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false});
     let mut registry = Registry::with_groups([
-        tollgate_engine::tools::vars_tools::group(),
-        tollgate_engine::tools::basic::group(),
+        tollgate_tools::vars_tools::group(),
+        tollgate_tools::basic::group(),
     ])
     .expect("builtins");
     registry

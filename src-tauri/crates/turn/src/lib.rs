@@ -19,7 +19,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::chat::{ChatEvent, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings};
-use tollgate_engine::protocol::Usage;
+use tollgate_protocol::Usage;
 
 /// Starts a turn on the Tokio runtime (a [`tollgate_engine::chat::StartTurn`]: what the service is
 /// opened with).
@@ -49,7 +49,7 @@ async fn supervised(
     {
         Ok(outcome) => outcome,
         Err(panic) => {
-            let reason = tollgate_engine::panics::panic_message(&*panic);
+            let reason = tollgate_executor::panics::panic_message(&*panic);
             tracing::error!("the turn in chat {chat} panicked: {reason}");
             if let Err(e) = store.messages().interrupt_streaming(chat).await {
                 tracing::error!("the interrupted answer in chat {chat} was not marked: {e}");
@@ -58,7 +58,7 @@ async fn supervised(
                 error: format!(
                     "The turn stopped because of an internal error ({reason}). What was written so far is kept; press Retry to try again."
                 ),
-                kind: tollgate_engine::protocol::FailureKind::Internal,
+                kind: tollgate_protocol::FailureKind::Internal,
                 retryable: true,
                 usage: Usage::default(),
             };

@@ -13,7 +13,7 @@
 //! here, where calls are read, not with the protocol's types.
 
 use serde_json::{Map, Number, Value};
-use tollgate_engine::parse::RawArguments;
+use tollgate_protocol::parse::RawArguments;
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";

@@ -14,18 +14,18 @@ use tollgate_engine::chat::history::{
 };
 use tollgate_engine::chat::retry::NextStep;
 use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnOutcome};
-use tollgate_engine::executor::{CallOrigin, RepeatTracker, RoundLimits};
-use tollgate_engine::executor::{ToolCallRequest, ToolCallResult};
-use tollgate_engine::names::{repair_name, NameMatch};
-use tollgate_engine::parse::RawArguments;
-use tollgate_engine::protocol::{EventSink, ToolEvent};
-use tollgate_engine::protocol::{FailureKind, ToolCalling, Usage};
-use tollgate_engine::provenance::{ExposureBuilder, Ledger, Offered, RequestLedger};
-use tollgate_engine::providers::{
+use tollgate_executor::{CallOrigin, RepeatTracker, RoundLimits};
+use tollgate_executor::{ToolCallRequest, ToolCallResult};
+use tollgate_protocol::parse::RawArguments;
+use tollgate_protocol::{EventSink, ToolEvent};
+use tollgate_protocol::{FailureKind, ToolCalling, Usage};
+use tollgate_provenance::{ExposureBuilder, Ledger, Offered, RequestLedger};
+use tollgate_providers::{
     AssistantToolCall, ChatMessage, ChatRequest, Completion, Outgoing, ProviderError, StreamDelta,
     ToolResultMessage,
 };
-use tollgate_engine::store::{MessageStatus, Role, Under};
+use tollgate_store::{MessageStatus, Role, Under};
+use tollgate_tools::names::{repair_name, NameMatch};
 
 /// What the model is told about calls past the round limit (F-22).
 const ROUND_LIMIT_REACHED: &str = "Not executed: round limit reached. Answer with what you have.";
@@ -176,7 +176,7 @@ impl<'a> Rounds<'a> {
     ) -> Result<Rounds<'a>, TurnOutcome> {
         let chat = turn.exec.chat();
         let usage = Usage::default();
-        let saved = |e: tollgate_engine::store::StoreError| {
+        let saved = |e: tollgate_store::StoreError| {
             failed(
                 format!("your message could not be saved: {e}"),
                 FailureKind::Storage,
@@ -434,7 +434,7 @@ impl<'a> Rounds<'a> {
         &mut self,
         round: u32,
         call: AssistantToolCall,
-        of: tollgate_engine::executor::Rerun,
+        of: tollgate_executor::Rerun,
     ) -> Result<bool, TurnOutcome> {
         let message_id = self.open_answer(round).await?;
         let completion = Completion {
@@ -442,7 +442,7 @@ impl<'a> Rounds<'a> {
             reasoning: String::new(),
             thinking: Vec::new(),
             tool_calls: vec![call],
-            finish: tollgate_engine::providers::FinishReason::ToolCalls,
+            finish: tollgate_providers::FinishReason::ToolCalls,
             usage: Usage::default(),
         };
         self.record_answer_by(round, message_id, &completion, false)

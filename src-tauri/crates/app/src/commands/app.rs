@@ -3,7 +3,7 @@
 
 use tauri::Runtime;
 use tauri_plugin_opener::OpenerExt;
-use tollgate_engine::protocol::{CommandError, ErrorKind};
+use tollgate_protocol::{CommandError, ErrorKind};
 
 /// Called once by the UI after its first frame is on screen; then the work the first paint
 /// need not wait for begins ([`crate::after_first_paint`]).

@@ -3,10 +3,10 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ChatHistory, ChatRevision, ExportFormat};
-use tollgate_engine::store::{ChatCursor, ChatParams, ChatRow, NewChat, SearchHit};
 use tollgate_engine::ChatId;
+use tollgate_protocol::{CommandError, ErrorKind};
+use tollgate_store::{ChatCursor, ChatParams, ChatRow, NewChat, SearchHit};
 
 /// A page of the sidebar's chats, newest first: `limit` after `after` (the top when absent).
 #[tauri::command]

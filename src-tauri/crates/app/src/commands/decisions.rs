@@ -4,8 +4,8 @@
 use crate::state::AppState;
 use std::collections::HashMap;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, ElicitationAnswer};
 use tollgate_engine::{ApprovalId, ChatId, Decision, PendingApproval};
+use tollgate_protocol::{CommandError, ElicitationAnswer};
 
 #[tauri::command]
 pub async fn answer_approval(

@@ -3,11 +3,9 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{
-    Autonomy, CommandError, ExposureView, RuleScope, TrustKey, WrittenFile,
-};
 use tollgate_engine::service::RuleCoverage;
 use tollgate_engine::ChatId;
+use tollgate_protocol::{Autonomy, CommandError, ExposureView, RuleScope, TrustKey, WrittenFile};
 
 #[tauri::command]
 pub async fn chat_exposure(

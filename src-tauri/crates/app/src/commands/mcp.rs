@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauri::State;
 use tauri_plugin_opener::OpenerExt;
-use tollgate_engine::mcp::oauth::{Browser, OAuthRecord};
-use tollgate_engine::mcp::{FilledPrompt, McpPromptView, McpResourceView, McpServerConfig};
-use tollgate_engine::protocol::CommandError;
-use tollgate_engine::protocol::{Attachment, ServerReview, ToolEffects};
 use tollgate_engine::service::McpServerView;
+use tollgate_mcp::oauth::{Browser, OAuthRecord};
+use tollgate_mcp::{FilledPrompt, McpPromptView, McpResourceView, McpServerConfig};
+use tollgate_protocol::CommandError;
+use tollgate_protocol::{Attachment, ServerReview, ToolEffects};
 
 #[tauri::command]
 pub fn list_mcp_servers(state: State<'_, AppState>) -> Vec<McpServerView> {

@@ -2,8 +2,8 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::CommandError;
-use tollgate_engine::store::{ChatRow, Preset, PresetInput};
+use tollgate_protocol::CommandError;
+use tollgate_store::{ChatRow, Preset, PresetInput};
 
 #[tauri::command]
 pub async fn list_presets(state: State<'_, AppState>) -> Result<Vec<Preset>, CommandError> {

@@ -2,9 +2,9 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::CommandError;
-use tollgate_engine::providers::local::LocalServer;
-use tollgate_engine::store::{ProviderConfig, ProviderInput};
+use tollgate_protocol::CommandError;
+use tollgate_providers::local::LocalServer;
+use tollgate_store::{ProviderConfig, ProviderInput};
 
 #[tauri::command]
 pub async fn list_providers(

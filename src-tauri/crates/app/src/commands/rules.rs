@@ -2,9 +2,9 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, Rule};
-use tollgate_engine::store::ApprovalRecordRow;
 use tollgate_engine::ChatId;
+use tollgate_protocol::{CommandError, Rule};
+use tollgate_store::ApprovalRecordRow;
 
 #[tauri::command]
 pub fn list_rules(state: State<'_, AppState>) -> Vec<Rule> {

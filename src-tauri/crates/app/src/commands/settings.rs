@@ -2,8 +2,8 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, ToolSettings};
 use tollgate_engine::service::{AppSettings, SettingsView};
+use tollgate_protocol::{CommandError, ToolSettings};
 
 #[tauri::command]
 pub fn get_settings(state: State<'_, AppState>) -> SettingsView {

@@ -2,8 +2,8 @@
 
 use crate::state::AppState;
 use tauri::State;
-use tollgate_engine::protocol::{ChatSandbox, CommandError, GroupView, SandboxSupport};
 use tollgate_engine::ChatId;
+use tollgate_protocol::{ChatSandbox, CommandError, GroupView, SandboxSupport};
 
 /// Every tool group with its tools, policies and app-wide toggles.
 #[tauri::command]
@@ -69,7 +69,7 @@ pub async fn set_chat_sandbox(
 /// What this system's sandbox can enforce.
 #[tauri::command]
 pub async fn sandbox_support() -> SandboxSupport {
-    tollgate_engine::tools::supervisor::sandbox_support().await
+    tollgate_tools::supervisor::sandbox_support().await
 }
 
 /// The paths no sandboxed command and no file tool reads (the popover lists them).

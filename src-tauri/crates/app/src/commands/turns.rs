@@ -5,9 +5,9 @@ use tauri::ipc::Channel;
 use tauri::State;
 use tollgate_engine::chat::attachments::Attachment;
 use tollgate_engine::chat::{coalesce, ChatEvent, TurnInput, UserInput};
-use tollgate_engine::protocol::{CommandError, Source};
 use tollgate_engine::service::ModelChoice;
 use tollgate_engine::ChatId;
+use tollgate_protocol::{CommandError, Source};
 
 /// The turn's events to the window, streamed text gathered a frame at a time
 /// (`chat::coalesce`): one message to the webview per frame, not per token.

@@ -6,8 +6,8 @@
 use crate::state::AppState;
 use serde_json::Value;
 use tauri::State;
-use tollgate_engine::protocol::{CommandError, McpViewDocument, McpViewOutcome};
 use tollgate_engine::ChatId;
+use tollgate_protocol::{CommandError, McpViewDocument, McpViewOutcome};
 
 /// Prepares call `seq`'s view: the address its frame loads once, and what the host tells it.
 #[tauri::command]

@@ -1,6 +1,6 @@
 //! The shell-command supervisor as a binary of its own, for the engine's integration tests (the
-//! app runs its own executable in this role). See `tollgate_engine::tools::supervisor`.
+//! app runs its own executable in this role). See `tollgate_tools::supervisor`.
 
 fn main() {
-    tollgate_engine::tools::supervisor::main_for_tests()
+    tollgate_tools::supervisor::main_for_tests()
 }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::ops::{Deref, DerefMut};
-use tollgate_engine::protocol::ToolSettings;
+use tollgate_protocol::ToolSettings;
 pub use tollgate_test_support::executor::*;
 
 /// The executor's harness, its shell commands under the real supervisor.
@@ -41,5 +41,5 @@ impl DerefMut for Harness {
 
 /// Shell commands in this test binary run under the real supervisor, as in the app.
 pub fn supervised() {
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
 }

@@ -8,9 +8,9 @@ use base64::Engine;
 use serde_json::{json, Value};
 use tollgate_engine::chat::attachments::{Attachment, AttachmentKind};
 use tollgate_engine::chat::{TurnInput, UserInput};
-use tollgate_engine::protocol::{CommandError, ErrorKind, ProviderKind};
-use tollgate_engine::store::{NewChat, ProviderInput};
 use tollgate_mock_llm::{anthropic, openai};
+use tollgate_protocol::{CommandError, ErrorKind, ProviderKind};
+use tollgate_store::{NewChat, ProviderInput};
 
 use tollgate_mock_llm::fixtures::TINY_PNG as PNG;
 

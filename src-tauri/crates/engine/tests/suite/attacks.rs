@@ -8,12 +8,12 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::approvals::ApprovalError;
-use tollgate_engine::executor::Turnstile;
-use tollgate_engine::policy::CallStatus;
-use tollgate_engine::protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
-use tollgate_engine::protocol::{RuleAction, RuleScope};
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolExecutor};
+use tollgate_executor::approvals::ApprovalError;
+use tollgate_executor::Turnstile;
+use tollgate_protocol::policy::CallStatus;
+use tollgate_protocol::{ApprovalRequest, RuleGrant, RuleScopeChoice};
+use tollgate_protocol::{RuleAction, RuleScope};
 
 fn allow_once() -> Decision {
     Decision::Execution(ExecutionDecision::AllowOnce)
@@ -76,11 +76,11 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
     let dir = tempfile::tempdir().unwrap();
     let app = Tollgate::open(
         dir.path(),
-        tollgate_engine::secrets::Keychain::new(format!(
+        tollgate_secrets::Keychain::new(format!(
             "app.tollgate.test.attacks {}",
             dir.path().display()
         )),
-        Arc::new(tollgate_engine::protocol::NullSink),
+        Arc::new(tollgate_protocol::NullSink),
         tollgate_turn::start_turn,
     )
     .await
@@ -102,7 +102,7 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
     );
     let new = app.store.create_chat(Default::default()).await.unwrap().id;
     assert_ne!(new, old, "the deleted chat's id is not reused");
-    let subject = tollgate_engine::rules::RuleSubject::Command("rm -rf ~".into());
+    let subject = tollgate_executor::rules::RuleSubject::Command("rm -rf ~".into());
     assert_eq!(app.rules.evaluate(new, "run_command", &subject), None);
     assert_eq!(app.rules.evaluate(old, "run_command", &subject), None);
 }
@@ -350,7 +350,7 @@ async fn a_rule_revoked_while_the_call_waits_its_turn_asks_again() {
 /// redefines the tool (another revision under the same name), does not run on the new one.
 #[tokio::test]
 async fn a_tool_redefined_while_the_call_waits_its_turn_is_refused() {
-    use tollgate_engine::tools::{Registry, ToolGroup, ToolSpec};
+    use tollgate_tools::{Registry, ToolGroup, ToolSpec};
     let h = Harness::new().await;
     let exec = h.chat().await;
     // The tool as granted: revision "a".
@@ -359,7 +359,7 @@ async fn a_tool_redefined_while_the_call_waits_its_turn_is_refused() {
         let ran = Arc::clone(&ran);
         FnTool::new(
             ToolSpec::new("mcp_thing", "Does a thing.", json!({"type": "object"}))
-                .policy(tollgate_engine::policy::ExecutionPolicy::Auto)
+                .policy(tollgate_protocol::policy::ExecutionPolicy::Auto)
                 .revision(revision.to_string()),
             move |args, _| {
                 let ran = Arc::clone(&ran);
@@ -449,7 +449,7 @@ async fn a_symlink_swapped_in_after_approval_refuses_the_call() {
 /// Item 14: a provider printed for a log or a panic never shows its key.
 #[test]
 fn providers_never_print_their_key() {
-    use tollgate_engine::providers::{anthropic::AnthropicProvider, openai::OpenAiProvider};
+    use tollgate_providers::{anthropic::AnthropicProvider, openai::OpenAiProvider};
     let key = "sk-live-SHOULD-NOT-PRINT-123";
     let a = format!(
         "{:?}",
@@ -476,9 +476,7 @@ fn providers_never_print_their_key() {
 #[tokio::test]
 async fn api_keys_never_follow_a_redirect_to_another_host() {
     use axum::response::Redirect;
-    use tollgate_engine::providers::{
-        anthropic::AnthropicProvider, ChatMessage, ChatRequest, Provider,
-    };
+    use tollgate_providers::{anthropic::AnthropicProvider, ChatMessage, ChatRequest, Provider};
     let seen = Arc::new(parking_lot::Mutex::new(Vec::<String>::new()));
     let thief = {
         let seen = Arc::clone(&seen);

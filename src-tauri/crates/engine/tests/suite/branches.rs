@@ -5,11 +5,11 @@
 use super::service::{collector, open, turn, until_finished, with_mock};
 use serde_json::{json, Value};
 use tollgate_engine::chat::{export, TurnInput, TurnOutcome};
-use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ModelChoice, ServiceError, Tollgate};
-use tollgate_engine::store::{MessageRow, NewChat, Role};
 use tollgate_engine::ChatId;
 use tollgate_mock_llm::openai;
+use tollgate_protocol::{CommandError, ErrorKind};
+use tollgate_store::{MessageRow, NewChat, Role};
 
 fn texts(rows: &[MessageRow]) -> Vec<&str> {
     rows.iter()
@@ -428,7 +428,7 @@ async fn an_import_that_cannot_be_read_says_why_and_writes_nothing() {
 #[tokio::test]
 async fn an_edited_message_keeps_the_sources_it_was_made_from() {
     use tollgate_engine::chat::UserInput;
-    use tollgate_engine::protocol::Source;
+    use tollgate_protocol::Source;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;

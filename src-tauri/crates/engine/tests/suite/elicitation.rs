@@ -7,12 +7,12 @@
 use super::oauth::{free_port, open, servers_dir, settled, Node};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::mcp::{McpServerConfig, McpStatus};
-use tollgate_engine::parse::RawArguments;
-use tollgate_engine::protocol::{ElicitationAnswer, ElicitationKind, Invalid, PendingElicitation};
 use tollgate_engine::service::{ServiceError, Tollgate};
-use tollgate_engine::store::NewChat;
 use tollgate_engine::{CallOrigin, ChatId, Decision, ExecutionDecision, ToolCallRequest};
+use tollgate_mcp::{McpServerConfig, McpStatus};
+use tollgate_protocol::parse::RawArguments;
+use tollgate_protocol::{ElicitationAnswer, ElicitationKind, Invalid, PendingElicitation};
+use tollgate_store::NewChat;
 
 /// Runs `register_user` in `chat`, allowing the call when it asks; returns the task.
 async fn register(

@@ -7,14 +7,14 @@ use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::chat::history::ToolPayload;
-use tollgate_engine::policy::{DecidedBy, ExecutionChoice};
-use tollgate_engine::protocol::{
+use tollgate_engine::{ApprovalError, CallOrigin, Decision, ExecutionDecision, ToolExecutor};
+use tollgate_protocol::policy::{DecidedBy, ExecutionChoice};
+use tollgate_protocol::{
     ApprovalRequest, AskReason, RuleAction, RuleScope, Source, ToolEffects, TrustKey, WayOut,
 };
-use tollgate_engine::provenance::ExposureBuilder;
-use tollgate_engine::providers::ToolResultMessage;
-use tollgate_engine::store::{MessageStatus, Role, Under};
-use tollgate_engine::{ApprovalError, CallOrigin, Decision, ExecutionDecision, ToolExecutor};
+use tollgate_provenance::ExposureBuilder;
+use tollgate_providers::ToolResultMessage;
+use tollgate_store::{MessageStatus, Role, Under};
 
 fn page(host: &str) -> Source {
     Source::Web {
@@ -151,7 +151,7 @@ async fn an_endorsement_is_only_what_the_card_offered_and_it_lifts_the_next_call
         .iter()
         .map(|c| (c.guard, c.decided_by, c.decision.execution))
         .collect();
-    use tollgate_engine::protocol::GuardMark::*;
+    use tollgate_protocol::GuardMark::*;
     assert_eq!(
         marks,
         [
@@ -341,9 +341,9 @@ async fn turning_the_ways_out_off_hides_what_sends_out_and_cuts_the_commands_net
 /// switch would be a promise nothing keeps, so `run_command` goes with the other ways out.
 #[tokio::test]
 async fn with_the_ways_out_off_commands_stay_only_where_their_network_can_be_cut() {
-    use tollgate_engine::protocol::SandboxLevel;
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
-    let support = tollgate_engine::tools::supervisor::sandbox_support().await;
+    use tollgate_protocol::SandboxLevel;
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    let support = tollgate_tools::supervisor::sandbox_support().await;
     let h = Harness::new().await;
     let (exec, _ws) = h.chat_in_workspace().await;
     h.deps.settings.write().groups.insert("shell".into(), true);
@@ -418,7 +418,7 @@ async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
 /// with it; changed by other means, it no longer does, and its record goes.
 #[tokio::test]
 async fn a_file_keeps_what_it_was_written_from_until_it_changes_by_other_means() {
-    use tollgate_engine::policy::ExecutionPolicy;
+    use tollgate_protocol::policy::ExecutionPolicy;
     let h = Harness::new().await;
     {
         let mut settings = h.deps.settings.write();
@@ -469,7 +469,7 @@ async fn a_file_keeps_what_it_was_written_from_until_it_changes_by_other_means()
 /// A harness whose file tools and shell run without asking and whose gate is off: what a
 /// result carries is read from the result, not from a card.
 async fn readers_on_auto() -> Harness {
-    use tollgate_engine::policy::ExecutionPolicy;
+    use tollgate_protocol::policy::ExecutionPolicy;
     let h = Harness::new().await;
     {
         let mut settings = h.deps.settings.write();
@@ -657,7 +657,7 @@ async fn the_short_lines_that_name_a_target_keep_their_taint_through_a_copy() {
 /// (SPEC §12) makes reading it, in any chat, no longer bring the page it was written from.
 #[tokio::test]
 async fn a_file_the_user_trusts_no_longer_brings_what_it_was_written_from() {
-    use tollgate_engine::policy::ExecutionPolicy;
+    use tollgate_protocol::policy::ExecutionPolicy;
     let dir = tempfile::tempdir().unwrap();
     let app = super::service::open(dir.path()).await;
     let mut settings = app.preferences().tool_settings();

@@ -6,11 +6,11 @@
 use super::service::{collector, open, turn, until_finished, with_mock};
 use std::collections::HashSet;
 use tollgate_engine::chat::TurnInput;
-use tollgate_engine::protocol::{CommandError, ErrorKind};
 use tollgate_engine::service::{ChatHistory, Tollgate};
-use tollgate_engine::store::{NewChat, Role};
 use tollgate_engine::ChatId;
 use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_protocol::{CommandError, ErrorKind};
+use tollgate_store::{NewChat, Role};
 
 /// Turns `from..to`, each a question, an answer that calls the calculator, its result and a
 /// last answer: four messages and one call a turn.

@@ -35,24 +35,25 @@ use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tollgate_engine::canonical::{canonical_json, record_hash};
 use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnSettings, UserInput};
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::mcp::{McpLaunch, McpManager, McpServerConfig, McpStatus, McpTransport};
-use tollgate_engine::policy::DecidedBy;
-use tollgate_engine::protocol::{
-    ApprovalRequest, Attachment, AttachmentKind, ChatSandbox, NullSink, ResultDecision, Router,
-    RuleAction, RuleScope, Source, SpanKind, ToolEffects, ToolEvent, ToolSettings,
-};
-use tollgate_engine::providers::openai::OpenAiProvider;
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::store::{now_ms, ApprovalRecordRow, RecordStatus, RecordedCall};
-use tollgate_engine::tools::reach::Reach;
-use tollgate_engine::tools::{basic, files, questions, shell, vars_tools, web, Registry};
+use tollgate_engine::router::Router;
 use tollgate_engine::{
     ApprovalHub, Decision, ExecutionDecision, PendingApproval, Store, ToolExecutor,
 };
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
+use tollgate_mcp::{McpLaunch, McpManager, McpServerConfig, McpStatus, McpTransport};
 use tollgate_mock_llm::{openai, MockLlm, Reply};
+use tollgate_protocol::canonical::{canonical_json, record_hash};
+use tollgate_protocol::policy::DecidedBy;
+use tollgate_protocol::{
+    ApprovalRequest, Attachment, AttachmentKind, ChatSandbox, NullSink, ResultDecision, RuleAction,
+    RuleScope, Source, SpanKind, ToolEffects, ToolEvent, ToolSettings,
+};
+use tollgate_providers::openai::OpenAiProvider;
+use tollgate_store::{now_ms, ApprovalRecordRow, RecordStatus, RecordedCall};
+use tollgate_tools::reach::Reach;
+use tollgate_tools::{basic, files, questions, shell, vars_tools, web, Registry};
 
 /// The secret in the workspace's `.env`.
 const TOKEN: &str = "tg_live_7Hq2xVb9Lm4Rk8Zp";
@@ -371,7 +372,7 @@ impl Case {
     fn held_by_write_policy(&self) -> bool {
         self.evidence.iter().any(|e| {
             matches!(e, Evidence::File(path, _)
-                if tollgate_engine::tools::sandbox::protected::family_of(Path::new(path)).is_some())
+                if tollgate_tools::sandbox::protected::family_of(Path::new(path)).is_some())
         })
     }
 }
@@ -1878,9 +1879,7 @@ fn host_port(base: &str) -> String {
 
 impl Lab {
     async fn new() -> Self {
-        tollgate_engine::tools::supervisor::configure(
-            env!("CARGO_BIN_EXE_tollgate-supervise").into(),
-        );
+        tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
         let dir = tempfile::tempdir().unwrap();
         let mail_dir = dir.path().join("mail");
         std::fs::create_dir_all(&mail_dir).unwrap();
@@ -1994,7 +1993,7 @@ impl Lab {
         settings
             .guard
             .trusted
-            .push(tollgate_engine::protocol::TrustKey::Tool {
+            .push(tollgate_protocol::TrustKey::Tool {
                 tool: "mail__lookup_contact".into(),
             });
         for tool in [

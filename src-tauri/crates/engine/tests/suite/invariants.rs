@@ -16,20 +16,20 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::canonical::canonical_json;
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::parse::RawArguments;
-use tollgate_engine::policy::{CallStatus, ExecutionPolicy, ResultPolicy};
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::protocol::{ApprovalRequest, PendingApproval, RuleGrant, RuleScopeChoice};
-use tollgate_engine::protocol::{EventSink, ToolEvent};
-use tollgate_engine::protocol::{RuleAction, RuleScope};
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use tollgate_engine::{
     ApprovalHub, CallOrigin, Decision, ExecutionDecision, ResultDecision, Store, ToolCallRequest,
     ToolExecutor,
 };
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
+use tollgate_protocol::canonical::canonical_json;
+use tollgate_protocol::parse::RawArguments;
+use tollgate_protocol::policy::{CallStatus, ExecutionPolicy, ResultPolicy};
+use tollgate_protocol::ToolSettings;
+use tollgate_protocol::{ApprovalRequest, PendingApproval, RuleGrant, RuleScopeChoice};
+use tollgate_protocol::{EventSink, ToolEvent};
+use tollgate_protocol::{RuleAction, RuleScope};
+use tollgate_tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 
 /// The tools of the model: one per policy pair. Each records the arguments it ran with.
 const TOOLS: [(&str, ExecutionPolicy, ResultPolicy); 6] = [
@@ -117,7 +117,7 @@ fn world() -> &'static World {
                     ran: Arc::clone(&ran),
                 });
             }
-            let mut registry = Registry::with_groups([tollgate_engine::tools::vars_tools::group(), tollgate_engine::tools::basic::group()]).unwrap();
+            let mut registry = Registry::with_groups([tollgate_tools::vars_tools::group(), tollgate_tools::basic::group()]).unwrap();
             registry.register_group(group).unwrap();
             let deps = ExecutorDeps {
                 registry: Arc::new(registry),

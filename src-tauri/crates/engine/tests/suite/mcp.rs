@@ -9,14 +9,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tollgate_engine::mcp::{McpConnection, McpError, McpServerConfig, McpStatus};
-use tollgate_engine::parse::RawArguments;
-use tollgate_engine::policy::{CallStatus, ExecutionPolicy};
-use tollgate_engine::protocol::NullSink;
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
-use tollgate_engine::store::NewChat;
 use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolCallRequest};
+use tollgate_mcp::{McpConnection, McpError, McpServerConfig, McpStatus};
+use tollgate_protocol::parse::RawArguments;
+use tollgate_protocol::policy::{CallStatus, ExecutionPolicy};
+use tollgate_protocol::NullSink;
+use tollgate_secrets::Keychain;
+use tollgate_store::NewChat;
 
 pub(crate) fn servers_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
@@ -42,7 +42,7 @@ fn everything(name: &str) -> McpServerConfig {
 fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
     let script = servers_dir().join("probe-server.mjs").display().to_string();
     let mut c = McpServerConfig::stdio(name, "node", &[&script]);
-    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
+    if let tollgate_mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
         env.insert("PROBE_MARKER".into(), marker.display().to_string());
     }
     c
@@ -280,9 +280,10 @@ async fn everything_over_stdio_goes_through_the_gate() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() {
-    use tollgate_engine::policy::ResultPolicy;
-    use tollgate_engine::protocol::{ChannelSink, ToolOverride, ToolSettings};
     use tollgate_engine::{ResultDecision, ToolEvent};
+    use tollgate_protocol::policy::ResultPolicy;
+    use tollgate_protocol::{ToolOverride, ToolSettings};
+    use tollgate_tools::ChannelSink;
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let app = Tollgate::open(
@@ -372,18 +373,18 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     });
     approve_next(&app, chat).await;
     let review = loop {
-        if let Some(p) = app.asks().pending(chat).into_iter().find(|p| {
-            matches!(
-                p.request,
-                tollgate_engine::protocol::ApprovalRequest::Result { .. }
-            )
-        }) {
+        if let Some(p) = app
+            .asks()
+            .pending(chat)
+            .into_iter()
+            .find(|p| matches!(p.request, tollgate_protocol::ApprovalRequest::Result { .. }))
+        {
             break p;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     // The reviewer sees the image the model will not.
-    let tollgate_engine::protocol::ApprovalRequest::Result { images, .. } = &review.request else {
+    let tollgate_protocol::ApprovalRequest::Result { images, .. } = &review.request else {
         panic!("{review:?}")
     };
     assert_eq!(images, &summary.images);
@@ -438,7 +439,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
         );
         app.mcp.shutdown().await;
     }
-    let db_file = dir.path().join(tollgate_engine::store::DB_FILE);
+    let db_file = dir.path().join(tollgate_store::DB_FILE);
     let mut db = std::fs::read(&db_file).unwrap();
     db.extend(std::fs::read(db_file.with_extension("sqlite3-wal")).unwrap_or_default());
     assert!(
@@ -493,15 +494,12 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 }
 
 /// How a test calls a tool directly: no progress shown, no call to ask under.
-pub(crate) fn options(
-    timeout: Duration,
-    cancel: &CancellationToken,
-) -> tollgate_engine::mcp::CallOptions {
-    tollgate_engine::mcp::CallOptions {
+pub(crate) fn options(timeout: Duration, cancel: &CancellationToken) -> tollgate_mcp::CallOptions {
+    tollgate_mcp::CallOptions {
         timeout,
-        clock: tollgate_engine::tools::clock::CallClock::new(),
+        clock: tollgate_tools::clock::CallClock::new(),
         cancel: cancel.clone(),
-        on_progress: Arc::new(|_: tollgate_engine::mcp::progress::CallProgress| {}),
+        on_progress: Arc::new(|_: tollgate_mcp::progress::CallProgress| {}),
         asked_in: None,
     }
 }
@@ -634,7 +632,8 @@ async fn cancelling_a_call_tells_the_server() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_server_s_progress_reaches_the_card_of_its_call() {
-    use tollgate_engine::protocol::{ChannelSink, ToolEvent};
+    use tollgate_protocol::ToolEvent;
+    use tollgate_tools::ChannelSink;
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("steps");
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
@@ -687,7 +686,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_resource_a_result_links_to_can_be_attached() {
-    use tollgate_engine::protocol::{AttachmentKind, Source};
+    use tollgate_protocol::{AttachmentKind, Source};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let chat = probe_ready(&app, &dir.path().join("m"), "probe__report").await;
@@ -736,7 +735,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
-    use tollgate_engine::protocol::{ElicitationAnswer, ElicitationKind};
+    use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("pay");
     let app = open(dir.path()).await;
@@ -896,7 +895,7 @@ async fn everything_over_streamable_http() {
         )
         .await
         .unwrap();
-    assert!(tollgate_engine::mcp::render_result(&out)
+    assert!(tollgate_mcp::render_result(&out)
         .text
         .contains("through http"));
     conn.shutdown().await;
@@ -909,8 +908,8 @@ async fn everything_over_streamable_http() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
-    use tollgate_engine::mcp::inline_secrets::HIDDEN;
-    use tollgate_engine::mcp::McpTransport;
+    use tollgate_mcp::inline_secrets::HIDDEN;
+    use tollgate_mcp::McpTransport;
     let dir = tempfile::tempdir().unwrap();
     let secret = "sk-live-INLINE-0123456789abcdef";
     let script = servers_dir().join("probe-server.mjs").display().to_string();
@@ -943,10 +942,10 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         // The secrets are remembered, not the URL around them: a page that mentions the same
         // host is read as it is (a whole URL remembered cut `http://127` out of every page).
         let page = "Docs at http://127.0.0.1:4567/docs/a1 and http://127.0.0.1:9/mcp";
-        assert_eq!(tollgate_engine::secrets::redact_known(page), page);
+        assert_eq!(tollgate_secrets::redact_known(page), page);
         for kept in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
             assert!(
-                !tollgate_engine::secrets::redact_known(&format!("x {kept} y")).contains(kept),
+                !tollgate_secrets::redact_known(&format!("x {kept} y")).contains(kept),
                 "{kept} is a known secret"
             );
         }
@@ -1020,7 +1019,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
         assert!(kept.contains("hdr-INLINE-7"));
         app.mcp.shutdown().await;
     }
-    let db_file = dir.path().join(tollgate_engine::store::DB_FILE);
+    let db_file = dir.path().join(tollgate_store::DB_FILE);
     let mut db = std::fs::read(&db_file).unwrap();
     db.extend(std::fs::read(db_file.with_extension("sqlite3-wal")).unwrap_or_default());
     for leaked in [secret, "tok-INLINE-42", "hdr-INLINE-7"] {
@@ -1047,7 +1046,7 @@ async fn eventually(app: &Tollgate, what: &str, check: impl Fn(&Tollgate) -> boo
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     use std::collections::BTreeMap;
-    use tollgate_engine::protocol::AttachmentKind;
+    use tollgate_protocol::AttachmentKind;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     app.mcp_servers()
@@ -1172,7 +1171,7 @@ async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> St
         )
         .await
         .unwrap();
-    tollgate_engine::mcp::render_result(&out).text
+    tollgate_mcp::render_result(&out).text
 }
 
 /// A local server in the sandbox (F-46): it writes only in the folders of its settings, never
@@ -1181,7 +1180,7 @@ async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> St
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_sandboxed_server_writes_only_in_its_folders() {
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     // Not under /tmp: the sandbox has a private one, where a write is harmless.
     let dir = super::sandbox::test_root();
     let root = dir.path().canonicalize().unwrap();
@@ -1190,7 +1189,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
     std::fs::create_dir_all(&secrets).unwrap();
     std::fs::write(secrets.join("id_rsa"), "KEY").unwrap();
     let mut config = probe("boxed", &root.join("marker"));
-    config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
+    config.sandbox = Some(tollgate_mcp::McpSandbox {
         network: false,
         folders: vec![allowed.display().to_string()],
         hosts: Vec::new(),
@@ -1223,7 +1222,7 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
     conn.shutdown().await;
 
     // A folder that is not a full path is refused before anything starts.
-    config.sandbox = Some(tollgate_engine::mcp::McpSandbox {
+    config.sandbox = Some(tollgate_mcp::McpSandbox {
         network: true,
         folders: vec!["relative/dir".into()],
         hosts: Vec::new(),
@@ -1242,12 +1241,12 @@ async fn a_sandboxed_server_writes_only_in_its_folders() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_server_s_inline_secret_never_leaves_in_a_result() {
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     const SECRET: &str = "tg-inline-secret-7Hq2x9Lw";
     let dir = super::sandbox::test_root();
     let app = open(dir.path()).await;
     let mut config = probe("keyed", &dir.path().join("marker"));
-    if let tollgate_engine::mcp::McpTransport::Stdio { args, .. } = &mut config.transport {
+    if let tollgate_mcp::McpTransport::Stdio { args, .. } = &mut config.transport {
         args.extend(["--api-key".to_string(), SECRET.to_string()]);
     }
     app.mcp_servers()
@@ -1261,8 +1260,8 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
     exec.set_workspace(Some(dir.path().to_path_buf()))
         .await
         .unwrap();
-    let off = tollgate_engine::protocol::ChatSandbox {
-        level: tollgate_engine::protocol::SandboxLevel::Off,
+    let off = tollgate_protocol::ChatSandbox {
+        level: tollgate_protocol::SandboxLevel::Off,
         ..Default::default()
     };
     app.gate().set_chat_sandbox(chat, off, true).await.unwrap();
@@ -1323,7 +1322,7 @@ async fn run_unasked(
 /// Adds the probe server (writing to `marker`), waits until it is ready, and allows every
 /// call of its `forecast` in every chat (a global rule).
 async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
-    use tollgate_engine::protocol::{RuleAction, RuleScope};
+    use tollgate_protocol::{RuleAction, RuleScope};
     app.mcp_servers()
         .save_mcp_server(probe("probe", marker), None)
         .await
@@ -1359,7 +1358,7 @@ async fn oslo_under_a_rule(app: &Tollgate, marker: &std::path::Path) -> tollgate
 async fn next_pending(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
-) -> tollgate_engine::protocol::PendingApproval {
+) -> tollgate_protocol::PendingApproval {
     crate::common::eventually("an approval is requested", || {
         !app.asks().pending(chat).is_empty()
     })
@@ -1375,8 +1374,8 @@ async fn next_pending(
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
-    use tollgate_engine::policy::DecidedBy;
-    use tollgate_engine::protocol::{ApprovalRequest, AskReason, DefinitionPart, ReviewReason};
+    use tollgate_protocol::policy::DecidedBy;
+    use tollgate_protocol::{ApprovalRequest, AskReason, DefinitionPart, ReviewReason};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1541,8 +1540,8 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
-    use tollgate_engine::policy::DecidedBy;
-    use tollgate_engine::protocol::{AskReason, DefinitionPart};
+    use tollgate_protocol::policy::DecidedBy;
+    use tollgate_protocol::{AskReason, DefinitionPart};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1590,7 +1589,7 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_source() {
-    use tollgate_engine::protocol::Source;
+    use tollgate_protocol::Source;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1631,7 +1630,7 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() {
-    use tollgate_engine::protocol::AskReason;
+    use tollgate_protocol::AskReason;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let marker = dir.path().join("m");
@@ -1670,15 +1669,15 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
 /// without a word, and the call waiting on it.
 struct BergenCard {
     chat: tollgate_engine::ChatId,
-    pending: tollgate_engine::protocol::PendingApproval,
-    reason: tollgate_engine::protocol::AskReason,
-    change: Option<tollgate_engine::protocol::ToolChange>,
+    pending: tollgate_protocol::PendingApproval,
+    reason: tollgate_protocol::AskReason,
+    change: Option<tollgate_protocol::ToolChange>,
     task: tokio::task::JoinHandle<tollgate_engine::ToolCallResult>,
 }
 
 impl BergenCard {
     async fn ask(app: &Tollgate) -> Self {
-        use tollgate_engine::protocol::ApprovalRequest;
+        use tollgate_protocol::ApprovalRequest;
         let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
         let task = spawn_call(
             app,
@@ -1731,7 +1730,7 @@ impl BergenCard {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
-    use tollgate_engine::protocol::{ApprovalRequest, FindingKind};
+    use tollgate_protocol::{ApprovalRequest, FindingKind};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let script = servers_dir()
@@ -1739,7 +1738,7 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         .display()
         .to_string();
     let mut config = McpServerConfig::stdio("curious", "node", &[&script]);
-    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut config.transport {
+    if let tollgate_mcp::McpTransport::Stdio { env, .. } = &mut config.transport {
         env.insert("INJECT_KIND".into(), "curious".into());
         env.insert("INJECT_DIR".into(), dir.path().display().to_string());
     }

@@ -8,11 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tollgate_engine::mcp::oauth::Browser;
-use tollgate_engine::mcp::{McpServerConfig, McpStatus};
-use tollgate_engine::protocol::{Invalid, NullSink};
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{ServiceError, Tollgate};
+use tollgate_mcp::oauth::Browser;
+use tollgate_mcp::{McpServerConfig, McpStatus};
+use tollgate_protocol::{Invalid, NullSink};
+use tollgate_secrets::Keychain;
 
 pub(super) fn servers_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
@@ -265,10 +265,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         )
         .await
         .unwrap();
-    assert_eq!(
-        tollgate_engine::mcp::render_result(&greeted).text,
-        "Hello, Ada!"
-    );
+    assert_eq!(tollgate_mcp::render_result(&greeted).text, "Hello, Ada!");
 
     // The token is in the keychain and nowhere else: not in the database, not in the settings
     // view the window gets.

@@ -1,12 +1,12 @@
 //! Provider configuration: keys go to the real keychain and never into the database file; with no
 //! provider configured the Demo answers; a configured provider is used with its key.
 
-use tollgate_engine::protocol::ProviderKind;
-use tollgate_engine::providers::config::Providers;
-use tollgate_engine::secrets::Keychain;
-use tollgate_engine::store::ProviderInput;
 use tollgate_engine::Store;
 use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_protocol::ProviderKind;
+use tollgate_providers::config::Providers;
+use tollgate_secrets::Keychain;
+use tollgate_store::ProviderInput;
 
 #[tokio::test]
 #[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]
@@ -49,10 +49,10 @@ async fn keys_live_in_the_keychain_and_nowhere_in_the_database_file() {
         (p.kind(), model.as_str()),
         (ProviderKind::OpenAi, "mock-large")
     );
-    let req = tollgate_engine::providers::ChatRequest {
+    let req = tollgate_providers::ChatRequest {
         model,
         system: String::new(),
-        messages: vec![tollgate_engine::providers::ChatMessage::User {
+        messages: vec![tollgate_providers::ChatMessage::User {
             content: "x".into(),
             images: Vec::new(),
         }],
@@ -129,7 +129,7 @@ async fn an_anthropic_provider_without_a_key_says_where_to_add_it() {
 
 #[tokio::test]
 async fn a_running_local_server_is_found_with_its_models() {
-    use tollgate_engine::providers::local::{detect, Candidate};
+    use tollgate_providers::local::{detect, Candidate};
     let mock = MockLlm::start().await.unwrap();
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let nowhere = format!("http://{}/v1", closed.local_addr().unwrap());
@@ -147,7 +147,7 @@ async fn a_running_local_server_is_found_with_its_models() {
 
 #[tokio::test]
 async fn edited_options_are_stored_and_shape_the_next_request() {
-    use tollgate_engine::protocol::{ProviderOptions, RequestStyle};
+    use tollgate_protocol::{ProviderOptions, RequestStyle};
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in(dir.path()).unwrap();
     let providers = Providers::new(
@@ -194,7 +194,7 @@ async fn edited_options_are_stored_and_shape_the_next_request() {
     );
     let provider = providers.build(&cfg).await.unwrap();
     mock.push(openai::text("ok"));
-    let request = tollgate_engine::providers::ChatRequest {
+    let request = tollgate_providers::ChatRequest {
         model: cfg.default_model.clone(),
         max_tokens: 300,
         temperature: Some(0.5),

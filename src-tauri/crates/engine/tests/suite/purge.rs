@@ -1,8 +1,8 @@
 //! Deleting a chat of a heavy user's shape (calls, records, rules, variables): gone from every
 //! list at once, its rows purged in the background, across a restart, and its pages given back.
 
-use tollgate_engine::store::{ApprovalRecordRow, Store};
 use tollgate_engine::ChatId;
+use tollgate_store::{ApprovalRecordRow, Store};
 
 /// Rows of `chat` in each table a chat owns.
 async fn rows_of(store: &Store, chat: ChatId) -> Vec<(&'static str, i64)> {

@@ -1,7 +1,7 @@
 //! API keys in a real Secret Service (gnome-keyring under its own D-Bus session: the README's
 //! test command starts one). The key must come back from the keychain and appear nowhere else.
 
-use tollgate_engine::secrets::{provider_account, Keychain};
+use tollgate_secrets::{provider_account, Keychain};
 
 #[tokio::test]
 #[ignore = "needs a Secret Service (the OS keychain): run .ci/test.sh (--include-ignored)"]

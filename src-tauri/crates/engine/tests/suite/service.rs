@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
-use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::protocol::ProviderKind;
-use tollgate_engine::protocol::{NullSink, ToolEvent};
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::{AppSettings, Language, ServiceError, Theme, Tollgate};
-use tollgate_engine::store::{NewChat, ProviderInput};
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_protocol::policy::ExecutionPolicy;
+use tollgate_protocol::ProviderKind;
+use tollgate_protocol::{NullSink, ToolEvent};
+use tollgate_secrets::Keychain;
+use tollgate_store::{NewChat, ProviderInput};
 
 pub(super) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
     Tollgate::open(
@@ -268,7 +268,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .await
         .unwrap()
         .id;
-    use tollgate_engine::store::{MessageStatus, Role, MATCH_END, MATCH_START};
+    use tollgate_store::{MessageStatus, Role, MATCH_END, MATCH_START};
     app.store
         .messages()
         .insert_message(
@@ -313,7 +313,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
 /// star and quotes are searched for as text, and what each finds says so.
 #[tokio::test]
 async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
-    use tollgate_engine::store::{MessageStatus, Role};
+    use tollgate_store::{MessageStatus, Role};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mut chats = Vec::new();
@@ -396,7 +396,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
 
 #[tokio::test]
 async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches() {
-    use tollgate_engine::store::{MessageStatus, Role};
+    use tollgate_store::{MessageStatus, Role};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let chat = |title: &'static str| {
@@ -500,9 +500,9 @@ async fn export_has_messages_and_every_tool_call() {
         .messages()
         .insert_message(
             chat,
-            tollgate_engine::store::Role::Assistant,
+            tollgate_store::Role::Assistant,
             "Forty-two.".into(),
-            tollgate_engine::store::MessageStatus::Complete,
+            tollgate_store::MessageStatus::Complete,
             Some(json!({"toolCalls": [], "reasoning": "Six sevens.\nThat is 42."})),
         )
         .await
@@ -563,7 +563,7 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
 
 #[tokio::test]
 async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_restart() {
-    use tollgate_engine::store::ChatParams;
+    use tollgate_store::ChatParams;
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
@@ -634,7 +634,7 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
 #[tokio::test]
 async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
     use std::collections::BTreeMap;
-    use tollgate_engine::store::{ChatParams, PresetInput};
+    use tollgate_store::{ChatParams, PresetInput};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
@@ -816,7 +816,7 @@ async fn a_purge_left_at_quit_waits_for_start_up_then_finishes() {
 /// executor made for the chat holds its texts and its tools' texts, ready for the next request.
 #[tokio::test]
 async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
-    use tollgate_engine::store::{MessageStatus, Role};
+    use tollgate_store::{MessageStatus, Role};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;

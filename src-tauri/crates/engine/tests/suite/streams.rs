@@ -2,11 +2,11 @@
 //! tool arguments), in both wire formats.
 
 use proptest::prelude::*;
-use tollgate_engine::providers::anthropic::AnthropicStream;
-use tollgate_engine::providers::openai::OpenAiStream;
-use tollgate_engine::providers::sse::SseParser;
-use tollgate_engine::providers::{Completion, ProviderError, StreamAssembler};
 use tollgate_mock_llm::{anthropic, openai};
+use tollgate_providers::anthropic::AnthropicStream;
+use tollgate_providers::openai::OpenAiStream;
+use tollgate_providers::sse::SseParser;
+use tollgate_providers::{Completion, ProviderError, StreamAssembler};
 
 fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();

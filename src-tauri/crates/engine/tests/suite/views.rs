@@ -6,18 +6,18 @@ use super::mcp::{approve_next, call, open, registry_has, servers_dir, settled};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
-use tollgate_engine::mcp::{McpServerConfig, McpStatus};
-use tollgate_engine::protocol::{
+use tollgate_engine::service::Tollgate;
+use tollgate_engine::ChatId;
+use tollgate_mcp::{McpServerConfig, McpStatus};
+use tollgate_protocol::{
     ApprovalRequest, AskReason, GuardMark, McpViewDocument, McpViewOutcome, RuleAction, RuleScope,
 };
-use tollgate_engine::service::Tollgate;
-use tollgate_engine::store::NewChat;
-use tollgate_engine::ChatId;
+use tollgate_store::NewChat;
 
 fn views_server(dir: &Path) -> McpServerConfig {
     let script = servers_dir().join("view-server.mjs").display().to_string();
     let mut c = McpServerConfig::stdio("views", "node", &[&script]);
-    if let tollgate_engine::mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
+    if let tollgate_mcp::McpTransport::Stdio { env, .. } = &mut c.transport {
         env.insert("VIEW_DIR".into(), dir.display().to_string());
         env.insert("VIEW_REPORT".into(), "http://127.0.0.1:47001".into());
     }
@@ -234,9 +234,7 @@ async fn allow_next(app: &Tollgate, chat: ChatId) -> Option<u64> {
         .answer_approval(
             chat,
             &p.id,
-            tollgate_engine::protocol::Decision::Execution(
-                tollgate_engine::protocol::ExecutionDecision::AllowOnce,
-            ),
+            tollgate_protocol::Decision::Execution(tollgate_protocol::ExecutionDecision::AllowOnce),
         )
         .await
         .unwrap();

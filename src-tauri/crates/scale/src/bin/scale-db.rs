@@ -4,8 +4,8 @@
 //! `TOLLGATE_DATA_DIR=<data-folder> tollgate`.
 
 use std::time::Instant;
-use tollgate_engine::store::Store;
 use tollgate_scale::{generate, ScaleSpec};
+use tollgate_store::Store;
 
 fn main() {
     if let Err(e) = run() {

@@ -105,7 +105,7 @@ async fn soak(anthropic_format: bool, seed: u64) -> (Figures, Vec<String>, Durat
             .await
             .into_iter()
             .rev()
-            .find(|m| m.role == tollgate_engine::store::Role::Assistant)
+            .find(|m| m.role == tollgate_store::Role::Assistant)
             .unwrap();
         match outcome {
             TurnOutcome::Completed { .. } if last.content == answer(n) => {

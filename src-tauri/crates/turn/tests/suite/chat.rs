@@ -10,21 +10,22 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tollgate_engine::chat::{
     ChatEvent, RetryPolicy, Turn, TurnHandle, TurnInput, TurnOutcome, TurnSettings,
 };
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::policy::ExecutionPolicy;
-use tollgate_engine::protocol::ToolCalling;
-use tollgate_engine::protocol::ToolSettings;
-use tollgate_engine::protocol::{NullSink, Router, ToolEvent};
-use tollgate_engine::providers::anthropic::AnthropicProvider;
-use tollgate_engine::providers::demo::DemoProvider;
-use tollgate_engine::providers::openai::OpenAiProvider;
-use tollgate_engine::providers::Provider;
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::store::{MessageStatus, RecordStatus, Role};
-use tollgate_engine::tools::questions::{self, QuestionHub};
-use tollgate_engine::tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
+use tollgate_engine::router::Router;
 use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
 use tollgate_mock_llm::{anthropic, openai, MockLlm, Reply};
+use tollgate_protocol::policy::ExecutionPolicy;
+use tollgate_protocol::ToolCalling;
+use tollgate_protocol::ToolSettings;
+use tollgate_protocol::{NullSink, ToolEvent};
+use tollgate_providers::anthropic::AnthropicProvider;
+use tollgate_providers::demo::DemoProvider;
+use tollgate_providers::openai::OpenAiProvider;
+use tollgate_providers::Provider;
+use tollgate_store::{MessageStatus, RecordStatus, Role};
+use tollgate_tools::questions::{self, QuestionHub};
+use tollgate_tools::{Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 
 /// A test tool: records when it ran; optionally sleeps, or waits until as many calls of it as
 /// its barrier counts run at the same time.
@@ -100,8 +101,8 @@ impl Env {
             }
         };
         let mut registry = Registry::with_groups([
-            tollgate_engine::tools::vars_tools::group(),
-            tollgate_engine::tools::basic::group(),
+            tollgate_tools::vars_tools::group(),
+            tollgate_tools::basic::group(),
         ])
         .unwrap();
         registry
@@ -193,7 +194,7 @@ impl Env {
         }
     }
 
-    pub(super) async fn messages(&self) -> Vec<tollgate_engine::store::MessageRow> {
+    pub(super) async fn messages(&self) -> Vec<tollgate_store::MessageRow> {
         self.store
             .branches()
             .chat_messages(self.exec.chat())
@@ -273,7 +274,7 @@ async fn openai_streams_an_answer_with_system_prompt_tools_key_and_usage() {
     assert_eq!(
         outcome,
         TurnOutcome::Completed {
-            usage: tollgate_engine::protocol::Usage {
+            usage: tollgate_protocol::Usage {
                 input_tokens: 11,
                 output_tokens: 7,
                 ..Default::default()
@@ -371,7 +372,7 @@ async fn anthropic_tool_round_trip_with_tool_result_and_is_error() {
     env.mock
         .push(anthropic::text("Four, and the other failed."));
     let (events, outcome) = env.start(env.anthropic(), "sums").collect().await;
-    let usage = tollgate_engine::protocol::Usage {
+    let usage = tollgate_protocol::Usage {
         input_tokens: 42,
         output_tokens: 18,
         ..Default::default()
@@ -549,13 +550,13 @@ async fn the_same_call_three_times_in_a_row_asks_even_for_an_auto_tool() {
         .await,
     )
     .unwrap();
-    let tollgate_engine::protocol::ApprovalRequest::Execution { reason, .. } = &a.request else {
+    let tollgate_protocol::ApprovalRequest::Execution { reason, .. } = &a.request else {
         panic!()
     };
     assert!(
         matches!(
             reason,
-            tollgate_engine::protocol::AskReason::Repeated { times: 3, .. }
+            tollgate_protocol::AskReason::Repeated { times: 3, .. }
         ),
         "{reason:?}"
     );
@@ -682,7 +683,7 @@ async fn stop_while_waiting_for_approval_cancels_it() {
     assert!(events.iter().any(|e| matches!(
         tool_event(e),
         Some(ToolEvent::ApprovalResolved {
-            outcome: tollgate_engine::protocol::ApprovalOutcome::Cancelled,
+            outcome: tollgate_protocol::ApprovalOutcome::Cancelled,
             ..
         })
     )));
@@ -785,7 +786,7 @@ async fn client_errors_are_not_retried_and_say_what_the_server_said() {
 /// failure keeps the kind for when the chat is opened again.
 #[tokio::test]
 async fn a_failed_turn_says_what_kind_of_failure_it_was_and_keeps_it() {
-    use tollgate_engine::protocol::FailureKind;
+    use tollgate_protocol::FailureKind;
     let cases = [
         (Reply::status(401, "invalid api key"), FailureKind::Auth),
         (Reply::status(403, "this key may not use the model"), FailureKind::Auth),
@@ -1013,25 +1014,24 @@ struct PanickingProvider;
 
 #[async_trait]
 impl Provider for PanickingProvider {
-    fn kind(&self) -> tollgate_engine::protocol::ProviderKind {
-        tollgate_engine::protocol::ProviderKind::OpenAi
+    fn kind(&self) -> tollgate_protocol::ProviderKind {
+        tollgate_protocol::ProviderKind::OpenAi
     }
 
     async fn complete(
         &self,
-        _request: &tollgate_engine::providers::Outgoing,
-        on_delta: &mut (dyn FnMut(tollgate_engine::providers::StreamDelta) + Send),
+        _request: &tollgate_providers::Outgoing,
+        on_delta: &mut (dyn FnMut(tollgate_providers::StreamDelta) + Send),
         _cancel: &tokio_util::sync::CancellationToken,
-    ) -> Result<tollgate_engine::providers::Completion, tollgate_engine::providers::ProviderError>
-    {
-        on_delta(tollgate_engine::providers::StreamDelta::Text {
+    ) -> Result<tollgate_providers::Completion, tollgate_providers::ProviderError> {
+        on_delta(tollgate_providers::StreamDelta::Text {
             text: "half an ans".into(),
         });
         tokio::time::sleep(Duration::from_millis(30)).await;
         panic!("index out of bounds in the stream decoder");
     }
 
-    async fn models(&self) -> Result<Vec<String>, tollgate_engine::providers::ProviderError> {
+    async fn models(&self) -> Result<Vec<String>, tollgate_providers::ProviderError> {
         Ok(Vec::new())
     }
 }
@@ -1092,7 +1092,7 @@ async fn a_tool_that_panics_mid_turn_fails_visibly_and_the_turn_goes_on() {
         .unwrap();
     assert_eq!(
         finished.status,
-        tollgate_engine::policy::CallStatus::Error,
+        tollgate_protocol::policy::CallStatus::Error,
         "the window's tool card shows the failure"
     );
     assert!(

@@ -5,12 +5,12 @@
 
 use super::chat::{approval, next_event, Env};
 use serde_json::json;
-use tollgate_engine::approvals::ApprovalError;
 use tollgate_engine::chat::TurnOutcome;
-use tollgate_engine::policy::DecidedBy;
-use tollgate_engine::protocol::{ApprovalRequest, AskReason, OffPlan};
 use tollgate_engine::{Decision, ExecutionDecision};
+use tollgate_executor::approvals::ApprovalError;
 use tollgate_mock_llm::openai;
+use tollgate_protocol::policy::DecidedBy;
+use tollgate_protocol::{ApprovalRequest, AskReason, OffPlan};
 
 #[tokio::test]
 async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_turn() {
@@ -153,30 +153,29 @@ async fn a_plan_approved_once_runs_its_calls_without_cards_and_ends_with_the_tur
 /// A provider that answers its first request through `inner` and panics on the next: a bug in
 /// the loop's own code, in the middle of a turn that holds a grant.
 struct PanicsOnSecondRequest {
-    inner: std::sync::Arc<dyn tollgate_engine::providers::Provider>,
+    inner: std::sync::Arc<dyn tollgate_providers::Provider>,
     calls: std::sync::atomic::AtomicUsize,
 }
 
 #[async_trait::async_trait]
-impl tollgate_engine::providers::Provider for PanicsOnSecondRequest {
-    fn kind(&self) -> tollgate_engine::protocol::ProviderKind {
+impl tollgate_providers::Provider for PanicsOnSecondRequest {
+    fn kind(&self) -> tollgate_protocol::ProviderKind {
         self.inner.kind()
     }
 
     async fn complete(
         &self,
-        request: &tollgate_engine::providers::Outgoing,
-        on_delta: &mut (dyn FnMut(tollgate_engine::providers::StreamDelta) + Send),
+        request: &tollgate_providers::Outgoing,
+        on_delta: &mut (dyn FnMut(tollgate_providers::StreamDelta) + Send),
         cancel: &tokio_util::sync::CancellationToken,
-    ) -> Result<tollgate_engine::providers::Completion, tollgate_engine::providers::ProviderError>
-    {
+    ) -> Result<tollgate_providers::Completion, tollgate_providers::ProviderError> {
         if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
             panic!("index out of bounds in the round's bookkeeping");
         }
         self.inner.complete(request, on_delta, cancel).await
     }
 
-    async fn models(&self) -> Result<Vec<String>, tollgate_engine::providers::ProviderError> {
+    async fn models(&self) -> Result<Vec<String>, tollgate_providers::ProviderError> {
         Ok(Vec::new())
     }
 }
@@ -186,7 +185,7 @@ impl tollgate_engine::providers::Provider for PanicsOnSecondRequest {
 /// call the plan named asks and, denied, never runs.
 #[tokio::test]
 async fn every_way_a_turn_ends_ends_its_grant() {
-    use tollgate_engine::protocol::ToolEvent;
+    use tollgate_protocol::ToolEvent;
     for ending in ["answer", "failure", "stop", "panic"] {
         let env = Env::new().await;
         let plan = json!({"steps": [
@@ -208,15 +207,14 @@ async fn every_way_a_turn_ends_ends_its_grant() {
                 .push(openai::calls("", &[("s1", "slow", r#"{"text": "wait"}"#)])),
             _ => {}
         }
-        let provider: std::sync::Arc<dyn tollgate_engine::providers::Provider> =
-            if ending == "panic" {
-                std::sync::Arc::new(PanicsOnSecondRequest {
-                    inner: env.openai(),
-                    calls: Default::default(),
-                })
-            } else {
-                env.openai()
-            };
+        let provider: std::sync::Arc<dyn tollgate_providers::Provider> = if ending == "panic" {
+            std::sync::Arc::new(PanicsOnSecondRequest {
+                inner: env.openai(),
+                calls: Default::default(),
+            })
+        } else {
+            env.openai()
+        };
         let mut handle = env.start(provider, "write the notes");
         let card = approval(
             &next_event(&mut handle.events, "the plan's card", |e| {

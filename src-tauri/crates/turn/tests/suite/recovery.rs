@@ -9,9 +9,9 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
-use tollgate_engine::providers::Provider;
-use tollgate_engine::store::MessageStatus;
 use tollgate_mock_llm::{anthropic, openai, Reply};
+use tollgate_providers::Provider;
+use tollgate_store::MessageStatus;
 
 const ANSWER: &str = "The whole answer, which arrives in many small pieces, ends here.";
 
@@ -396,7 +396,7 @@ async fn reasoning_streams_apart_from_the_answer_and_is_stored_with_it() {
 
 #[tokio::test]
 async fn anthropic_thinking_blocks_go_back_signed_in_the_next_round_and_the_prefix_is_cached() {
-    use tollgate_engine::providers::anthropic::AnthropicProvider;
+    use tollgate_providers::anthropic::AnthropicProvider;
     let env = Env::new().await;
     let thinking = Arc::new(AnthropicProvider {
         base_url: env.mock.url(),

@@ -6,13 +6,14 @@
 use serde_json::json;
 use std::sync::Arc;
 use tollgate_engine::chat::{ChatEvent, Turn, TurnInput, TurnOutcome, TurnSettings};
-use tollgate_engine::executor::ExecutorDeps;
-use tollgate_engine::protocol::{NullSink, Router, ToolSettings};
-use tollgate_engine::providers::openai::OpenAiProvider;
-use tollgate_engine::rules::RuleBook;
-use tollgate_engine::tools::Registry;
+use tollgate_engine::router::Router;
 use tollgate_engine::{ApprovalHub, Decision, ExecutionDecision, Store, ToolExecutor};
+use tollgate_executor::rules::RuleBook;
+use tollgate_executor::ExecutorDeps;
 use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_protocol::{NullSink, ToolSettings};
+use tollgate_providers::openai::OpenAiProvider;
+use tollgate_tools::Registry;
 
 /// The key: random, as a provider's key is.
 const KEY: &str = "sk-proj-Tq8vN3pL0wXy7RbT4mKd9sHc2JfGuE6aQe";
@@ -33,8 +34,8 @@ impl Workspace {
         let store = Store::open_in(dir.path()).unwrap();
         let chat = store.create_chat(Default::default()).await.unwrap().id;
         let registry = Registry::with_groups([
-            tollgate_engine::tools::vars_tools::group(),
-            tollgate_engine::tools::shell::group(),
+            tollgate_tools::vars_tools::group(),
+            tollgate_tools::shell::group(),
         ])
         .unwrap();
         let mut settings = ToolSettings::default();
@@ -60,7 +61,7 @@ impl Workspace {
             .await
             .unwrap();
         // The key as the user typed it in Settings: kept in the keychain, so remembered.
-        tollgate_engine::secrets::remember(KEY);
+        tollgate_secrets::remember(KEY);
         Self {
             _dir: dir,
             ws,

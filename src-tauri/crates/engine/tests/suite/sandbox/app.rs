@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
-use tollgate_engine::protocol::{
-    ApprovalRequest, ChatSandbox, NullSink, SandboxMode, SandboxReport, ToolEvent,
-};
-use tollgate_engine::secrets::Keychain;
 use tollgate_engine::service::Tollgate;
-use tollgate_engine::store::NewChat;
-use tollgate_engine::tools::sandbox::SandboxLevel;
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
+use tollgate_protocol::{
+    ApprovalRequest, ChatSandbox, NullSink, SandboxMode, SandboxReport, ToolEvent,
+};
+use tollgate_secrets::Keychain;
+use tollgate_store::NewChat;
+use tollgate_tools::sandbox::SandboxLevel;
 
 /// An app whose data folder, home and workspace are under one root, with the mock model and a
 /// chat working in the workspace.
@@ -34,7 +34,7 @@ struct Opened {
 /// Opens an app for a test (`keychain`: its own keychain service) with `home` as the user's
 /// home and `workspace` (relative to the root) as the chat's workspace.
 async fn open_app(keychain: &str, workspace: &str) -> Opened {
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     let dir = test_root();
     let root = dir.path().canonicalize().unwrap();
     let (data, home, ws) = (root.join("data"), root.join("home"), root.join(workspace));
@@ -177,7 +177,7 @@ fn script(mock: &tollgate_mock_llm::MockLlm, lines: &[String]) {
 /// needs their confirmation).
 #[tokio::test]
 async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
-    tollgate_engine::tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
+    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
     let dir = test_root();
     let root = dir.path().canonicalize().unwrap();
     let (data, home, ws) = (root.join("data"), root.join("home"), root.join("ws"));
@@ -305,7 +305,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         .pop()
         .unwrap();
     assert_eq!(rerun.resolved_args, calls[3].resolved_args);
-    assert_eq!(rerun.decided_by, tollgate_engine::policy::DecidedBy::User);
+    assert_eq!(rerun.decided_by, tollgate_protocol::policy::DecidedBy::User);
     assert_eq!(rerun.sandbox.as_ref().unwrap().mode, SandboxMode::Off);
     let body = mock.bodies().pop().unwrap();
     let messages = body["messages"].as_array().unwrap();
@@ -573,7 +573,7 @@ async fn npm_install_works_with_only_the_registry_listed() {
         .await
         .unwrap()
     {
-        if !tollgate_engine::tools::reach::is_public(addr.ip()) {
+        if !tollgate_tools::reach::is_public(addr.ip()) {
             hosts.push(match addr {
                 std::net::SocketAddr::V4(a) => format!("{}:443", a.ip()),
                 std::net::SocketAddr::V6(a) => format!("[{}]:443", a.ip()),
