@@ -43,3 +43,68 @@ impl DerefMut for Harness {
 pub fn supervised() {
     tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
 }
+
+/// How every engine test opens the app: on its data folder `dir`, with a keychain of that
+/// folder's own (tests side by side never share an entry such as `provider-1`), events of chats
+/// with no running turn dropped, the chat loop of `tollgate-turn`, and the real home folder's
+/// secret folders hidden from sandboxed commands. Change what a test needs, then [`Self::open`].
+pub struct OpenApp<'a> {
+    dir: &'a std::path::Path,
+    keychain: Option<tollgate_secrets::Keychain>,
+    sink: std::sync::Arc<dyn tollgate_protocol::EventSink>,
+    home: Option<&'a std::path::Path>,
+}
+
+/// [`OpenApp`] on `dir`.
+pub fn app_in(dir: &std::path::Path) -> OpenApp<'_> {
+    OpenApp {
+        dir,
+        keychain: None,
+        sink: std::sync::Arc::new(tollgate_protocol::NullSink),
+        home: None,
+    }
+}
+
+/// The keychain the app opened by [`app_in`] on `dir` keeps its secrets in, for a test to read.
+pub fn keychain_of(dir: &std::path::Path) -> tollgate_secrets::Keychain {
+    tollgate_secrets::Keychain::new(format!("app.tollgate.test {}", dir.display()))
+}
+
+impl<'a> OpenApp<'a> {
+    /// Keeps the app's secrets in `keychain` rather than the folder's own.
+    pub fn keychain(mut self, keychain: tollgate_secrets::Keychain) -> Self {
+        self.keychain = Some(keychain);
+        self
+    }
+
+    /// Sends the events of chats with no running turn to `sink`.
+    pub fn sink(mut self, sink: std::sync::Arc<dyn tollgate_protocol::EventSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// Takes `home` as the user's home folder (its secret folders are hidden from sandboxed
+    /// commands).
+    pub fn home(mut self, home: &'a std::path::Path) -> Self {
+        self.home = Some(home);
+        self
+    }
+
+    /// Opens the app.
+    pub async fn open(self) -> std::sync::Arc<tollgate_engine::service::Tollgate> {
+        let keychain = self.keychain.unwrap_or_else(|| keychain_of(self.dir));
+        let home = match self.home {
+            Some(home) => Some(home.to_path_buf()),
+            None => std::env::home_dir(),
+        };
+        tollgate_engine::service::Tollgate::open_for_home(
+            self.dir,
+            keychain,
+            self.sink,
+            tollgate_turn::start_turn,
+            home.as_deref(),
+        )
+        .await
+        .unwrap()
+    }
+}

@@ -72,19 +72,8 @@ async fn docs_workspace(linked: bool) -> (Harness, Arc<ToolExecutor>, tempfile::
 /// Item 1: a chat's rules die with it, and its id is never handed to the next chat.
 #[tokio::test]
 async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
-    use tollgate_engine::service::Tollgate;
     let dir = tempfile::tempdir().unwrap();
-    let app = Tollgate::open(
-        dir.path(),
-        tollgate_secrets::Keychain::new(format!(
-            "app.tollgate.test.attacks {}",
-            dir.path().display()
-        )),
-        Arc::new(tollgate_protocol::NullSink),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap();
+    let app = crate::common::app_in(dir.path()).open().await;
     let old = app.store.create_chat(Default::default()).await.unwrap().id;
     app.rules
         .add(

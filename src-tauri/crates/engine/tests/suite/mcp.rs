@@ -14,7 +14,6 @@ use tollgate_engine::{CallOrigin, Decision, ExecutionDecision, ToolCallRequest};
 use tollgate_mcp::{McpConnection, McpError, McpServerConfig, McpStatus};
 use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::policy::{CallStatus, ExecutionPolicy};
-use tollgate_protocol::NullSink;
 use tollgate_secrets::Keychain;
 use tollgate_store::NewChat;
 
@@ -52,18 +51,11 @@ fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
 /// `Keychain::for_data_dir` gives each profile, so tests running side by side never read or
 /// delete each other's entries (two tests' servers named "probe" share an account name).
 pub(crate) fn keychain(dir: &std::path::Path) -> Keychain {
-    Keychain::new(format!("app.tollgate.test.mcp {}", dir.display()))
+    crate::common::keychain_of(dir)
 }
 
 pub(crate) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
-    Tollgate::open(
-        dir,
-        keychain(dir),
-        Arc::new(NullSink),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap()
+    crate::common::app_in(dir).open().await
 }
 
 /// Waits until the server leaves `Connecting`.
@@ -286,14 +278,10 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     use tollgate_tools::ChannelSink;
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let app = Tollgate::open(
-        dir.path(),
-        keychain(dir.path()),
-        Arc::new(ChannelSink(tx)),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap();
+    let app = crate::common::app_in(dir.path())
+        .sink(Arc::new(ChannelSink(tx)))
+        .open()
+        .await;
     app.mcp_servers()
         .save_mcp_server(everything("everything"), None)
         .await
@@ -637,14 +625,10 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("steps");
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let app = Tollgate::open(
-        dir.path(),
-        keychain(dir.path()),
-        Arc::new(ChannelSink(tx)),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap();
+    let app = crate::common::app_in(dir.path())
+        .sink(Arc::new(ChannelSink(tx)))
+        .open()
+        .await;
     let chat = probe_ready(&app, &marker, "probe__steps").await;
     let task = start_approved(&app, chat, call("probe__steps", json!({"count": 4}))).await;
 

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tollgate_engine::service::{ServiceError, Tollgate};
 use tollgate_mcp::oauth::Browser;
 use tollgate_mcp::{McpServerConfig, McpStatus};
-use tollgate_protocol::{Invalid, NullSink};
+use tollgate_protocol::Invalid;
 use tollgate_secrets::Keychain;
 
 pub(super) fn servers_dir() -> PathBuf {
@@ -131,14 +131,10 @@ fn browser(opened: Arc<parking_lot::Mutex<Vec<String>>>) -> Browser {
 }
 
 pub(super) async fn open(dir: &Path) -> Arc<Tollgate> {
-    Tollgate::open(
-        dir,
-        Keychain::new("app.tollgate.test.oauth"),
-        Arc::new(NullSink),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap()
+    crate::common::app_in(dir)
+        .keychain(Keychain::new("app.tollgate.test.oauth"))
+        .open()
+        .await
 }
 
 /// The app in `dir` with the remote server `name` at `url` added.

@@ -11,19 +11,11 @@ use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
 use tollgate_protocol::policy::ExecutionPolicy;
 use tollgate_protocol::ProviderKind;
-use tollgate_protocol::{NullSink, ToolEvent};
-use tollgate_secrets::Keychain;
+use tollgate_protocol::ToolEvent;
 use tollgate_store::{NewChat, ProviderInput};
 
 pub(super) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
-    Tollgate::open(
-        dir,
-        Keychain::new(format!("app.tollgate.test.service {}", dir.display())),
-        Arc::new(NullSink),
-        tollgate_turn::start_turn,
-    )
-    .await
-    .unwrap()
+    crate::common::app_in(dir).open().await
 }
 
 pub(super) fn collector() -> (

@@ -12,9 +12,7 @@ use tollgate_engine::chat::{ChatEvent, TurnInput, TurnOutcome};
 use tollgate_engine::service::Tollgate;
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
-use tollgate_protocol::{
-    ApprovalRequest, ChatSandbox, NullSink, SandboxMode, SandboxReport, ToolEvent,
-};
+use tollgate_protocol::{ApprovalRequest, ChatSandbox, SandboxMode, SandboxReport, ToolEvent};
 use tollgate_secrets::Keychain;
 use tollgate_store::NewChat;
 use tollgate_tools::sandbox::SandboxLevel;
@@ -41,15 +39,11 @@ async fn open_app(keychain: &str, workspace: &str) -> Opened {
     for d in [&data, &home, &ws] {
         std::fs::create_dir_all(d).unwrap();
     }
-    let app = Tollgate::open_for_home(
-        &data,
-        Keychain::new(keychain),
-        Arc::new(NullSink),
-        tollgate_turn::start_turn,
-        Some(&home),
-    )
-    .await
-    .unwrap();
+    let app = crate::common::app_in(&data)
+        .keychain(Keychain::new(keychain))
+        .home(&home)
+        .open()
+        .await;
     let mock = with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     app.executor(chat)
@@ -188,15 +182,14 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     std::os::unix::fs::symlink(&home, ws.join("out")).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let app = Tollgate::open_for_home(
-        &data,
-        Keychain::new(format!("app.tollgate.test.sandbox {}", data.display())),
-        Arc::new(NullSink),
-        tollgate_turn::start_turn,
-        Some(&home),
-    )
-    .await
-    .unwrap();
+    let app = crate::common::app_in(&data)
+        .keychain(Keychain::new(format!(
+            "app.tollgate.test.sandbox {}",
+            data.display()
+        )))
+        .home(&home)
+        .open()
+        .await;
     let mock = with_mock(&app).await;
     let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
     let exec = app.executor(chat).await.unwrap();
