@@ -9,6 +9,7 @@ use std::path::Path;
 
 #[cfg(feature = "executor")]
 pub mod executor;
+pub mod mcp_servers;
 pub mod wait;
 
 /// Runs `git args` in `dir` as the user would, outside any sandbox, and answers what it

@@ -66,3 +66,23 @@ pub async fn eventually_some<T>(what: &str, mut found: impl FnMut() -> Option<T>
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Waits until `found` gives a value, asking again every 10 ms (a minute at most, then the test
+/// fails): for a state only a try can tell, such as a server that has begun to listen.
+pub async fn eventually_some_async<T, F, Fut>(what: &str, mut found: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        if let Some(v) = found().await {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

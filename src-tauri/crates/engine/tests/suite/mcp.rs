@@ -5,7 +5,6 @@
 //! crashes. The test command installs them with `npm ci` in tests/mcp.
 
 use serde_json::json;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -17,22 +16,7 @@ use tollgate_protocol::policy::{CallStatus, ExecutionPolicy};
 use tollgate_secrets::Keychain;
 use tollgate_store::NewChat;
 
-pub(crate) fn servers_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/server-everything")
-            .is_dir(),
-        "the test MCP servers are not installed: run `npm ci` in tests/mcp (the test command does)"
-    );
-    dir.canonicalize().unwrap()
-}
-
-fn everything_js() -> String {
-    servers_dir()
-        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-        .display()
-        .to_string()
-}
+pub(crate) use tollgate_test_support::mcp_servers::{everything_js, servers_dir};
 
 fn everything(name: &str) -> McpServerConfig {
     McpServerConfig::stdio(name, "node", &[&everything_js(), "stdio"])
@@ -838,54 +822,6 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     app.mcp.shutdown().await;
 }
 
-#[tokio::test]
-#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
-async fn everything_over_streamable_http() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let mut server = tokio::process::Command::new("node")
-        .args([&everything_js(), "streamableHttp"])
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let config = McpServerConfig::http("remote", format!("http://127.0.0.1:{port}/mcp"));
-    let mut conn = None;
-    let deadline = crate::common::deadline();
-    while std::time::Instant::now() < deadline {
-        match McpConnection::connect(&config, &[], Default::default()).await {
-            Ok(c) => {
-                conn = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-    let conn = conn.expect("the HTTP server never accepted a session");
-    let tools = conn.tools().await.unwrap();
-    assert!(tools.iter().any(|t| t.name == "echo"));
-    let out = conn
-        .call(
-            "echo",
-            json!({"message": "through http"})
-                .as_object()
-                .unwrap()
-                .clone(),
-            &options(Duration::from_secs(30), &CancellationToken::new()),
-        )
-        .await
-        .unwrap();
-    assert!(tollgate_mcp::render_result(&out)
-        .text
-        .contains("through http"));
-    conn.shutdown().await;
-    server.kill().await.unwrap();
-}
-
 /// Item 6 of the gate issue: keys written into a server's command line or URL never reach the
 /// database, the settings view or the system prompt (which goes to the provider every request),
 /// yet the server still gets them; and a stored header is never sent to a new host.
@@ -1139,83 +1075,6 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
     })
     .await;
     app.mcp.shutdown().await;
-}
-
-/// Calls the probe's `touch`: writes (or reads) `path`; "ok" or "failed: <code>".
-async fn touch(conn: &McpConnection, path: std::path::PathBuf, read: bool) -> String {
-    let args = json!({"path": path.display().to_string(), "read": read})
-        .as_object()
-        .unwrap()
-        .clone();
-    let out = conn
-        .call(
-            "touch",
-            args,
-            &options(Duration::from_secs(30), &CancellationToken::new()),
-        )
-        .await
-        .unwrap();
-    tollgate_mcp::render_result(&out).text
-}
-
-/// A local server in the sandbox (F-46): it writes only in the folders of its settings, never
-/// reads the hidden ones, and is held there however it is asked; without the sandbox the same
-/// call reaches out.
-#[tokio::test]
-#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
-async fn a_sandboxed_server_writes_only_in_its_folders() {
-    tollgate_tools::supervisor::configure(env!("CARGO_BIN_EXE_tollgate-supervise").into());
-    // Not under /tmp: the sandbox has a private one, where a write is harmless.
-    let dir = super::sandbox::test_root();
-    let root = dir.path().canonicalize().unwrap();
-    let (allowed, secrets) = (root.join("allowed"), root.join("home/.ssh"));
-    std::fs::create_dir_all(&allowed).unwrap();
-    std::fs::create_dir_all(&secrets).unwrap();
-    std::fs::write(secrets.join("id_rsa"), "KEY").unwrap();
-    let mut config = probe("boxed", &root.join("marker"));
-    config.sandbox = Some(tollgate_mcp::McpSandbox {
-        network: false,
-        folders: vec![allowed.display().to_string()],
-        hosts: Vec::new(),
-    });
-    config.validate().unwrap();
-    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets), Default::default())
-        .await
-        .unwrap();
-    assert_eq!(touch(&conn, allowed.join("x"), false).await, "ok");
-    // Outside: the system is read-only there; the secret folder is empty.
-    assert_eq!(
-        touch(&conn, root.join("outside"), false).await,
-        "failed: EROFS"
-    );
-    assert_eq!(
-        touch(&conn, secrets.join("id_rsa"), true).await,
-        "failed: ENOENT"
-    );
-    assert!(allowed.join("x").exists());
-    assert!(!root.join("outside").exists());
-    conn.shutdown().await;
-
-    // The same server without the sandbox reaches out.
-    config.sandbox = None;
-    let conn = McpConnection::connect(&config, std::slice::from_ref(&secrets), Default::default())
-        .await
-        .unwrap();
-    assert_eq!(touch(&conn, root.join("outside"), false).await, "ok");
-    assert_eq!(touch(&conn, secrets.join("id_rsa"), true).await, "ok");
-    conn.shutdown().await;
-
-    // A folder that is not a full path is refused before anything starts.
-    config.sandbox = Some(tollgate_mcp::McpSandbox {
-        network: true,
-        folders: vec!["relative/dir".into()],
-        hosts: Vec::new(),
-    });
-    assert!(config
-        .validate()
-        .unwrap_err()
-        .to_string()
-        .contains("full path"));
 }
 
 /// Known secrets never leave in results (F-46): a server's key written into its command line

@@ -14,23 +14,7 @@ use tollgate_mcp::{McpServerConfig, McpStatus};
 use tollgate_protocol::Invalid;
 use tollgate_secrets::Keychain;
 
-pub(super) fn servers_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
-    assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
-        "the test MCP servers are not installed: run `npm ci` in tests/mcp (the test command does)"
-    );
-    dir.canonicalize().unwrap()
-}
-
-/// A port nothing listens on now.
-pub(super) fn free_port() -> u16 {
-    std::net::TcpListener::bind(("127.0.0.1", 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub(super) use tollgate_test_support::mcp_servers::{free_port, servers_dir};
 
 /// A node server of the tests, killed when dropped.
 pub(super) struct Node {

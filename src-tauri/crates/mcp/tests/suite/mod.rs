@@ -1,0 +1,39 @@
+mod connection;
+mod manager;
+
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tollgate_mcp::{McpServerConfig, McpTransport};
+use tollgate_test_support::mcp_servers::{everything_js, probe_script};
+
+/// The everything server over stdio, as `name`.
+pub(crate) fn everything(name: &str) -> McpServerConfig {
+    McpServerConfig::stdio(name, "node", &[&everything_js(), "stdio"])
+}
+
+/// The probe server as `name`, writing what it notices to `marker`.
+pub(crate) fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
+    let mut c = McpServerConfig::stdio(name, "node", &[&probe_script()]);
+    if let McpTransport::Stdio { env, .. } = &mut c.transport {
+        env.insert("PROBE_MARKER".into(), marker.display().to_string());
+    }
+    c
+}
+
+/// How a test calls a tool: within `timeout`, stopped by `cancel`, with no one to show its
+/// progress to.
+pub(crate) fn options(timeout: Duration, cancel: &CancellationToken) -> tollgate_mcp::CallOptions {
+    tollgate_mcp::CallOptions {
+        timeout,
+        clock: tollgate_tools::clock::CallClock::new(),
+        cancel: cancel.clone(),
+        on_progress: Arc::new(|_: tollgate_mcp::progress::CallProgress| {}),
+        asked_in: None,
+    }
+}
+
+/// `value` as a tool call's arguments.
+pub(crate) fn args(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    value.as_object().cloned().unwrap_or_default()
+}

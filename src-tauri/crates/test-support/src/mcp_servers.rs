@@ -1,0 +1,43 @@
+//! The real MCP servers the tests run as child processes, installed by the test command with
+//! `npm ci` in `tests/mcp`: the npm registry's `@modelcontextprotocol/server-everything` and
+//! the probe server (`tests/mcp/probe-server.mjs`, on the official TypeScript SDK) for
+//! cancellation, crashes, sandboxed writes and changing tools. The MCP crate's own suite and the
+//! engine's suites both start them from here.
+
+use std::path::PathBuf;
+
+/// The folder of the test servers (`tests/mcp`), failing the test with what to run when they
+/// are not installed.
+pub fn servers_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/mcp");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything")
+            .is_dir(),
+        "the test MCP servers are not installed: run `npm ci` in tests/mcp (the test command does)"
+    );
+    match dir.canonicalize() {
+        Ok(dir) => dir,
+        Err(e) => panic!("{}: {e}", dir.display()),
+    }
+}
+
+/// The everything server's script, run as `node <script> stdio` or `streamableHttp`.
+pub fn everything_js() -> String {
+    servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string()
+}
+
+/// The probe server's script (`node <script>`, `PROBE_MARKER` naming the file it writes to).
+pub fn probe_script() -> String {
+    servers_dir().join("probe-server.mjs").display().to_string()
+}
+
+/// A free port on the loopback interface, for a server to listen on.
+pub fn free_port() -> u16 {
+    match std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {
+        Ok(addr) => addr.port(),
+        Err(e) => panic!("no free port: {e}"),
+    }
+}
