@@ -54,6 +54,26 @@ export function keyContext(e: KeyboardEvent, reason: string): KeyContext {
   };
 }
 
+/**
+ * A card's keyboard handler: the key `decide` reads (with the reason field's state) as a decision
+ * is applied, and nothing else happens to the key; an IME composing (Chinese input in the reason
+ * field) keeps its Enter and Esc.
+ */
+export function decisionKeys<D>(
+  decide: (key: string, ctx: KeyContext) => D | null,
+  reason: string,
+  apply: (decision: D) => void,
+): (e: KeyboardEvent) => void {
+  return (e) => {
+    if (e.isComposing) return;
+    const decision = decide(e.key, keyContext(e, reason));
+    if (!decision) return;
+    e.preventDefault();
+    e.stopPropagation();
+    apply(decision);
+  };
+}
+
 export function useDecide(chat: ChatId, id: string, onDecided: (id: string) => void) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);

@@ -8,7 +8,7 @@ import type { ExecutionDecision, ExecutionRequest } from "../types";
 import { AlwaysAllowPanel } from "./AlwaysAllow";
 import { DenyRow } from "./ApprovalDeny";
 import { EditPanel } from "./ApprovalEditor";
-import { ApprovalHead, type ApprovalCardProps, keyContext, typingElsewhere, useDecide } from "./ApprovalParts";
+import { ApprovalHead, type ApprovalCardProps, decisionKeys, typingElsewhere, useDecide } from "./ApprovalParts";
 import { Preview, revealPreview } from "./ApprovalPreview";
 import { FlaggedArgumentsView } from "./FlaggedArguments";
 import { EndorseButtons, GuardNoteView } from "./Guard";
@@ -40,15 +40,7 @@ export function ExecutionCard({ approval, request, active, position, total, onDe
   const preview = useMemo(() => (request.preview ? revealPreview(request.preview) : null), [request.preview]);
   const hidden = args.hidden + (preview?.hidden ?? 0) + reveal(approval.tool).hidden;
 
-  const onKeyDown = (e: KeyboardEvent) => {
-    // An IME is composing (Chinese input in the reason field): Enter and Esc are the IME's.
-    if (e.isComposing) return;
-    const decision = executionKeyDecision(e.key, keyContext(e, reason));
-    if (!decision) return;
-    e.preventDefault();
-    e.stopPropagation();
-    execution(decision);
-  };
+  const onKeyDown = decisionKeys(executionKeyDecision, reason, execution);
 
   const applyEdit = () => {
     const parsed = parseEditedArguments(argsText);

@@ -6,7 +6,7 @@ import { OUTPUT_LIMITS, reveal } from "../reveal";
 import type { ResultDecision, ResultRequest } from "../types";
 import { DenyRow } from "./ApprovalDeny";
 import { EditPanel } from "./ApprovalEditor";
-import { ApprovalHead, type ApprovalCardProps, keyContext, typingElsewhere, useDecide } from "./ApprovalParts";
+import { ApprovalHead, type ApprovalCardProps, decisionKeys, typingElsewhere, useDecide } from "./ApprovalParts";
 import { Attachments } from "./Attachments";
 import { HiddenCharsWarning, PayloadPane, RevealedText } from "./Payload";
 
@@ -31,15 +31,7 @@ export function ResultCard({ approval, request, active, position, total, onDecid
   );
   const hidden = shownText.hidden + (fullOutput?.hidden ?? 0) + reveal(approval.tool).hidden;
 
-  const onKeyDown = (e: KeyboardEvent) => {
-    // An IME is composing (Chinese input in the reason field): Enter and Esc are the IME's.
-    if (e.isComposing) return;
-    const decision = resultKeyDecision(e.key, keyContext(e, reason));
-    if (!decision) return;
-    e.preventDefault();
-    e.stopPropagation();
-    result(decision);
-  };
+  const onKeyDown = decisionKeys(resultKeyDecision, reason, result);
 
   return (
     <div
