@@ -53,12 +53,14 @@ with_keyring() {
 # Clippy lints in the same build: clippy-driver compiles the workspace's own crates as rustc
 # would, with clippy's lints (`-D warnings`: a warning fails the build), exactly as `cargo clippy
 # --all-targets -- -D warnings` checks them. A separate `cargo clippy` would check every one of
-# the ~700 dependencies a second time, which took 250–310 s of a cold run.
+# the ~700 dependencies a second time, which took 250–310 s of a cold run. `--timings` writes the
+# build's schedule (target/cargo-timings/cargo-timing.html): what each crate waited for, and the
+# critical path of a cold build (docs/PERFORMANCE.md).
 say "Building every test and the app (one debug build, linted by clippy -D warnings)"
 mkdir -p target
 ARTIFACTS=target/test-artifacts.json
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-  cargo test --workspace --all-targets --locked --no-run --message-format=json-render-diagnostics >"$ARTIFACTS"
+  cargo test --workspace --all-targets --locked --no-run --timings --message-format=json-render-diagnostics >"$ARTIFACTS"
 
 # Every test binary of that build, in two lanes side by side: the end-to-end binary in one, the
 # others one after another in the other (test-lanes.mjs; cargo would run them one at a time).
