@@ -5,12 +5,12 @@
 //! chat: a decision sent for another chat's approval, an unknown id, or an approval that was
 //! cancelled is refused with an error and changes nothing.
 
-use crate::ids::{ApprovalId, ChatId};
-use crate::protocol::{ApprovalKind, Decision, PendingApproval};
-use crate::tools::waiting::{NotWaiting, Refused, Waiting};
 use std::collections::HashMap;
 use thiserror::Error;
 use tokio::sync::oneshot;
+use tollgate_protocol::ids::{ApprovalId, ChatId};
+use tollgate_protocol::{ApprovalKind, Decision, PendingApproval};
+use tollgate_tools::waiting::{NotWaiting, Refused, Waiting};
 
 /// Why a decision was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -128,12 +128,12 @@ impl ApprovalHub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{CallStatus, ExecutionPolicy};
-    use crate::protocol::{
+    use serde_json::json;
+    use tollgate_protocol::policy::{CallStatus, ExecutionPolicy};
+    use tollgate_protocol::{
         ApprovalRequest, AskReason, ExecutionDecision, ResultDecision, RuleGrant, RuleScopeChoice,
         RuleSubjectKind,
     };
-    use serde_json::json;
 
     fn approval(chat: i64, kind: ApprovalKind) -> PendingApproval {
         let request = match kind {
@@ -158,7 +158,7 @@ mod tests {
             },
         };
         PendingApproval {
-            id: crate::tools::new_approval_id(),
+            id: tollgate_tools::new_approval_id(),
             chat: ChatId(chat),
             seq: 1,
             call_id: "c".into(),
@@ -209,7 +209,7 @@ mod tests {
             hub.resolve(ChatId(1), &a.id, Decision::Result(ResultDecision::Approve)),
             Err(ApprovalError::WrongKind { .. })
         ));
-        let unknown = crate::tools::new_approval_id();
+        let unknown = tollgate_tools::new_approval_id();
         assert_eq!(
             hub.resolve(ChatId(1), &unknown, allow.clone()),
             Err(ApprovalError::Unknown(unknown))

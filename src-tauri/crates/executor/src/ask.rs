@@ -4,15 +4,15 @@
 
 use super::facets::Asks;
 use crate::approvals::ApprovalError;
-use crate::ids::ApprovalId;
-use crate::protocol::{ApprovalOutcome, ApprovalRequest, Decision, PendingApproval, ToolEvent};
-use crate::protocol::{AskReason, ExecutionDecision, RuleGrant};
 use crate::rules::check_pattern;
-use crate::store::now_ms;
-use crate::store::ApprovalRecordRow;
-use crate::tools::RegisteredTool;
-use crate::ExecutorError;
+use crate::tool_executor::ExecutorError;
 use tokio_util::sync::CancellationToken;
+use tollgate_protocol::ids::ApprovalId;
+use tollgate_protocol::{ApprovalOutcome, ApprovalRequest, Decision, PendingApproval, ToolEvent};
+use tollgate_protocol::{AskReason, ExecutionDecision, RuleGrant};
+use tollgate_store::now_ms;
+use tollgate_store::ApprovalRecordRow;
+use tollgate_tools::RegisteredTool;
 
 impl Asks<'_> {
     /// Delivers the user's decision for one of this chat's approvals. Edited arguments are
@@ -35,7 +35,7 @@ impl Asks<'_> {
                     | ExecutionDecision::DenyAndStop { .. },
                 ) => self.exec.deps.hub.resolve(self.exec.chat, id, decision),
                 Decision::Execution(ExecutionDecision::EditAndAllow { arguments }) => {
-                    let kept = crate::tools::plan_tool::proposal_of(arguments)
+                    let kept = tollgate_tools::plan_tool::proposal_of(arguments)
                         .map_err(ApprovalError::InvalidEdit)?;
                     if !kept.narrows(&shown.proposal) {
                         return Err(ApprovalError::NotThePlanShown);
@@ -117,7 +117,7 @@ impl Asks<'_> {
         request: ApprovalRequest,
     ) -> PendingApproval {
         PendingApproval {
-            id: crate::tools::new_approval_id(),
+            id: tollgate_tools::new_approval_id(),
             chat: self.exec.chat,
             seq,
             call_id: call_id.to_string(),

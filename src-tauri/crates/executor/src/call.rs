@@ -3,13 +3,13 @@
 //! the record, and how they ended. Both the permission stage and the pipeline use these; neither
 //! owns them.
 
-use crate::parse::{parse_arguments, ArgumentsError, RawArguments};
-use crate::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
-use crate::protocol::{GuardMark, Source, ToolEffects};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
+use tollgate_protocol::parse::{parse_arguments, ArgumentsError, RawArguments};
+use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultChoice};
+use tollgate_protocol::{GuardMark, Source, ToolEffects};
 
 /// A call as the provider delivered it, its arguments read once: the round's repeat count and
 /// lane and the pipeline's parse stage all read [`Self::args`], which parses the raw
@@ -74,7 +74,7 @@ pub struct CallOrigin {
     pub repeats: Option<u32>,
     /// Run only after the calls before this one in its group are done (F-21).
     #[serde(skip)]
-    pub turnstile: Option<super::Turnstile>,
+    pub turnstile: Option<crate::turnstile::Turnstile>,
     /// The user clicked "run again without the sandbox" on a call (F-46): this call repeats it
     /// with the sandbox off, and that click is its decision (a rule or the settings that deny
     /// the tool still deny it).
@@ -82,7 +82,7 @@ pub struct CallOrigin {
     /// What the model had read when it made the call (F-82): every call of a round shares the
     /// round's snapshot. `None` outside a turn (nothing read).
     #[serde(skip)]
-    pub exposure: Option<crate::provenance::SharedExposure>,
+    pub exposure: Option<tollgate_provenance::SharedExposure>,
     /// Made by a server's view (F-96), not by the model: it may call only that server's
     /// tools that its views may call.
     pub view: Option<ViewOrigin>,
@@ -138,12 +138,12 @@ pub(crate) struct Trace {
     pub tool: Option<String>,
     pub group: Option<String>,
     pub resolved_args: Option<Value>,
-    pub policy: Option<crate::policy::ExecutionPolicy>,
+    pub policy: Option<tollgate_protocol::policy::ExecutionPolicy>,
     pub decision: Option<ExecutionChoice>,
     pub decided_by: Option<DecidedBy>,
     pub result_decision: Option<ResultChoice>,
     /// How the tool ran under the sandbox and what it blocked (F-46).
-    pub sandbox: Option<crate::protocol::SandboxReport>,
+    pub sandbox: Option<tollgate_protocol::SandboxReport>,
     /// What the call could do (F-81), once its tool was known.
     pub effects: Option<ToolEffects>,
     /// How the call went through the provenance gate (F-85).
@@ -165,7 +165,7 @@ pub(crate) struct Outcome {
     pub preview: Option<Box<str>>,
     /// Images shown to the user with the result (never sent to the model); boxed to keep
     /// every stage's `Err(Outcome)` small.
-    pub images: Box<[crate::protocol::Attachment]>,
+    pub images: Box<[tollgate_protocol::Attachment]>,
     /// Where the content came from (F-80); empty for Tollgate's own messages. Boxed, as
     /// `images` is.
     pub sources: Box<[Source]>,
@@ -178,20 +178,20 @@ pub(crate) struct ForView {
     /// The result as its source returned it.
     pub raw: Option<Value>,
     /// The view the tool's server ships with the result.
-    pub link: Option<std::sync::Arc<crate::protocol::McpViewLink>>,
+    pub link: Option<std::sync::Arc<tollgate_protocol::McpViewLink>>,
 }
 
 impl ForView {
     /// What a view reads of a call with this result and this view, if anything.
     pub(crate) fn of(
         raw: Option<Value>,
-        link: Option<std::sync::Arc<crate::protocol::McpViewLink>>,
+        link: Option<std::sync::Arc<tollgate_protocol::McpViewLink>>,
     ) -> Option<Box<Self>> {
         (raw.is_some() || link.is_some()).then(|| Box::new(Self { raw, link }))
     }
 
     /// The call's view and its result as the record keeps them (`None` without a view).
-    pub(crate) fn record(&self) -> Option<(crate::protocol::McpViewLink, Option<String>)> {
+    pub(crate) fn record(&self) -> Option<(tollgate_protocol::McpViewLink, Option<String>)> {
         let link = self.link.as_deref()?;
         Some((link.clone(), self.raw.as_ref().map(Value::to_string)))
     }

@@ -5,13 +5,13 @@
 
 use super::call::{Outcome, Trace};
 use super::grant::{Grant, PermissionInputs};
-use super::ToolExecutor;
-use crate::policy::{CallStatus, ResultPolicy};
-use crate::protocol::{ApprovalRequest, AskReason, ExecutionDecision, FlaggedParameter};
-use crate::protocol::{GuardMark, RuleAction, RuleGrant, SandboxReport, ToolChange};
 use crate::rules::{suggest_pattern, RuleSubject};
-use crate::tools::RegisteredTool;
+use crate::tool_executor::ToolExecutor;
 use serde_json::Value;
+use tollgate_protocol::policy::{CallStatus, ResultPolicy};
+use tollgate_protocol::{ApprovalRequest, AskReason, ExecutionDecision, FlaggedParameter};
+use tollgate_protocol::{GuardMark, RuleAction, RuleGrant, SandboxReport, ToolChange};
+use tollgate_tools::RegisteredTool;
 
 /// Why the card asks: the verdict's reason and the gate's mark, and the tool's change when it
 /// changed since the user allowed it.
@@ -39,7 +39,7 @@ pub(super) async fn request(
     } = asked;
     let spec = entry.tool.spec();
     let sandbox = if spec.sandboxed {
-        let support = crate::tools::supervisor::sandbox_support().await;
+        let support = tollgate_tools::supervisor::sandbox_support().await;
         Some(Box::new(SandboxReport::planned(&exec.sandbox(), &support)))
     } else {
         None

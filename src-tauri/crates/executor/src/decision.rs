@@ -32,9 +32,9 @@
 //! decided (once per chat and connection), so every grant — standing or a click — is for the
 //! definition in force; nothing here waits for a listing.
 
-use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
-use crate::protocol::{AskReason, GuardMark, GuardNote, PlanFit, PlanShown, Rule, RuleAction};
 use crate::rules::RuleMatch;
+use tollgate_protocol::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
+use tollgate_protocol::{AskReason, GuardMark, GuardNote, PlanFit, PlanShown, Rule, RuleAction};
 
 /// Everything that decides a call, read once by the executor (`permission_inputs`).
 #[derive(Debug, Clone, Copy)]

@@ -2,7 +2,7 @@
 //! the rows a reader checks by eye.
 
 use super::*;
-use crate::protocol::{OffPlan, PlanProposal, RuleScope};
+use tollgate_protocol::{OffPlan, PlanProposal, RuleScope};
 
 /// A gate's note: what it says does not change the decision, only that there is one.
 fn held() -> GuardNote {

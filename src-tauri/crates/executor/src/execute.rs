@@ -6,17 +6,17 @@
 use super::call::CallCtx;
 use super::grant::GuardView;
 use super::plan::Envelope;
-use super::ToolExecutor;
 use crate::panics::panic_message;
-use crate::parse::preview;
-use crate::policy::CallStatus;
-use crate::protocol::ToolEvent;
-use crate::tools::{RegisteredTool, ToolContext, LIMIT_ARG};
+use crate::tool_executor::ToolExecutor;
 use futures::FutureExt;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+use tollgate_protocol::parse::preview;
+use tollgate_protocol::policy::CallStatus;
+use tollgate_protocol::ToolEvent;
+use tollgate_tools::{RegisteredTool, ToolContext, LIMIT_ARG};
 
 /// Why running the tool produced no data.
 pub(super) struct ExecFailure {
@@ -50,7 +50,7 @@ impl ToolExecutor {
         }
         let mut workspace = self.workspace();
         if let Some(rerun) = &call.origin.unsandboxed_rerun {
-            sandbox.chat.level = crate::protocol::SandboxLevel::Off;
+            sandbox.chat.level = tollgate_protocol::SandboxLevel::Off;
             // Where the blocked call ran, not where the chat points now (F-46).
             if let Some(ws) = &rerun.workspace {
                 workspace = Some(ws.clone());
@@ -65,7 +65,7 @@ impl ToolExecutor {
             .timeout(name)
             .unwrap_or(spec.timeout);
         let token = cancel.child_token();
-        let clock = crate::tools::clock::CallClock::new();
+        let clock = tollgate_tools::clock::CallClock::new();
         let mut exec_args = args.clone();
         if let Value::Object(map) = &mut exec_args {
             map.remove(LIMIT_ARG);
@@ -128,8 +128,8 @@ impl ToolExecutor {
 /// How a tool's run ended: within its time or not, then without a panic or with one, then with
 /// the tool's value or its error.
 type RunEnd = Result<
-    Result<Result<Value, crate::tools::ToolError>, Box<dyn std::any::Any + Send>>,
-    crate::tools::clock::TimedOut,
+    Result<Result<Value, tollgate_tools::ToolError>, Box<dyn std::any::Any + Send>>,
+    tollgate_tools::clock::TimedOut,
 >;
 
 /// What a tool's run came to, as the call's value or the failure the model is told of: it timed

@@ -3,7 +3,7 @@
 //! `exec.task().end_task()`) and the executor itself keeps the chat's state and its entry points
 //! (docs/ARCHITECTURE.md, "Rooms and their doors").
 
-use super::ToolExecutor;
+use crate::tool_executor::ToolExecutor;
 
 /// What the user set for each tool: policies, effects, targets (F-01, F-02, F-81).
 pub struct Policies<'a> {

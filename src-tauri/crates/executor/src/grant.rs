@@ -7,13 +7,13 @@
 use super::call::Outcome;
 use super::decision::{effective_policy, Inputs};
 use super::plan::Envelope;
-use crate::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
-use crate::protocol::{GuardNote, PlanFit, PlanShown, Rule, Source};
-use crate::provenance::Exposure;
 use crate::rules::RuleSubject;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tollgate_protocol::policy::{DecidedBy, ExecutionPolicy, ResultPolicy};
+use tollgate_protocol::{GuardNote, PlanFit, PlanShown, Rule, Source};
+use tollgate_provenance::Exposure;
 
 /// Everything the decision order reads, gathered in one place so that the permission stage,
 /// a round's choice of lane and the pre-run re-check read the same things the same way.
@@ -78,7 +78,7 @@ impl GuardView<'_> {
     pub fn read_sources(&self) -> Arc<[Source]> {
         let read: &[Source] = self.exposure.map(Exposure::sources).unwrap_or_default();
         let expanded = self.expanded.iter().flat_map(|(s, _)| s.iter());
-        Arc::from(crate::provenance::distinct(
+        Arc::from(tollgate_provenance::distinct(
             read.iter().chain(expanded).cloned(),
         ))
     }

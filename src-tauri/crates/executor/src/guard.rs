@@ -2,9 +2,9 @@
 //! exposure its header shows (F-82, F-83).
 
 use super::facets::Guard;
-use crate::protocol::{ExposureView, GuardNote, Source, TrustKey, WayOut};
-use crate::provenance::{Exposure, Trust};
-use crate::ExecutorError;
+use crate::tool_executor::ExecutorError;
+use tollgate_protocol::{ExposureView, GuardNote, Source, TrustKey, WayOut};
+use tollgate_provenance::{Exposure, Trust};
 
 impl Guard<'_> {
     /// The sources the user endorsed for this chat (F-83).

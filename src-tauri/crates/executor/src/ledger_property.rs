@@ -8,11 +8,13 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::prompt::prompt_ledger;
-use crate::protocol::Source;
-use crate::provenance::{ExposureBuilder, RequestLedger};
-use crate::tools::{Guidance, Guide, Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec};
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use tollgate_protocol::Source;
+use tollgate_provenance::{ExposureBuilder, RequestLedger};
+use tollgate_tools::{
+    Guidance, Guide, Registry, Tool, ToolContext, ToolError, ToolGroup, ToolSpec,
+};
 
 struct Fixed(ToolSpec);
 
@@ -151,7 +153,7 @@ proptest! {
             .collect();
         let request = RequestLedger {
             system: prompt_ledger(&groups, &enabled),
-            tools: crate::offered_tools(&registry, &enabled),
+            tools: crate::tool_executor::offered_tools(&registry, &enabled),
         };
         // What the model is sent: the system prompt and each definition.
         let system = request.system.text();

@@ -5,14 +5,14 @@
 //! window. Without a bound, `WriteVar` plus nested `$VAR_REF`s builds tens of megabytes of
 //! arguments from a few bytes of model output, which would be written to the database and
 //! pushed into the webview with no approval at all. Expansion itself stops at
-//! [`MAX_EXPANDED_BYTES`](crate::vars::reference::MAX_EXPANDED_BYTES); this checks the final
+//! [`MAX_EXPANDED_BYTES`](tollgate_tools::vars::reference::MAX_EXPANDED_BYTES); this checks the final
 //! arguments (also the ones a user edits) against the same bound.
 
 use super::facets::Stages;
-use crate::tools::{RegisteredTool, LIMIT_ARG};
-use crate::vars::reference::MAX_EXPANDED_BYTES;
-use crate::vars::truncate::truncate_head_tail;
 use serde_json::Value;
+use tollgate_tools::vars::reference::MAX_EXPANDED_BYTES;
+use tollgate_tools::vars::truncate::truncate_head_tail;
+use tollgate_tools::{RegisteredTool, LIMIT_ARG};
 
 /// Checks the size of arguments about to be checked, shown and run.
 pub(super) fn check_argument_size(args: &Value) -> Result<(), String> {

@@ -14,15 +14,15 @@
 use super::call::{CallCtx, Outcome, Trace};
 use super::decision::{verdict, Verdict};
 use super::grant::{Grant, GuardView, PermissionInputs, Recheck};
-use super::ToolExecutor;
-use crate::canonical::{canonical_json, record_hash};
-use crate::policy::{CallStatus, DecidedBy, ExecutionChoice};
-use crate::protocol::{Decision, PlanFit, Source, ToolChange};
-use crate::provenance::{guard_note, GuardInputs};
-use crate::store::{now_ms, ApprovalRecordRow};
-use crate::tools::{Granted, RegisteredTool};
+use crate::tool_executor::ToolExecutor;
 use serde_json::Value;
 use std::sync::Arc;
+use tollgate_protocol::canonical::{canonical_json, record_hash};
+use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionChoice};
+use tollgate_protocol::{Decision, PlanFit, Source, ToolChange};
+use tollgate_provenance::{guard_note, GuardInputs};
+use tollgate_store::{now_ms, ApprovalRecordRow};
+use tollgate_tools::{Granted, RegisteredTool};
 
 impl ToolExecutor {
     /// Reads the policies, rule, record, workspace and the gate's note that decide a call of
@@ -41,7 +41,7 @@ impl ToolExecutor {
         let effects = self.policies().effects(spec);
         let proposal = spec
             .proposes_plan
-            .then(|| crate::tools::plan_tool::proposal_of(args).ok())
+            .then(|| tollgate_tools::plan_tool::proposal_of(args).ok())
             .flatten();
         let (mut shown, guard) = self.sources().with_trust(|trust| {
             let shown = proposal.map(|p| super::plan::shown(p, view.exposure, trust));
@@ -123,8 +123,8 @@ impl ToolExecutor {
         let Some(ws) = workspace else {
             return false;
         };
-        let real = crate::tools::sandbox::paths::resolve(&ws.join(rel));
-        crate::tools::sandbox::paths::hidden_by(&real, &self.deps.hidden).is_some()
+        let real = tollgate_tools::sandbox::paths::resolve(&ws.join(rel));
+        tollgate_tools::sandbox::paths::hidden_by(&real, &self.deps.hidden).is_some()
     }
 
     /// Re-validates arguments edited by the user. They run as the user wrote them: never
@@ -351,7 +351,7 @@ async fn gather(
     // Whether the sandbox can hold a plan's commands is known before a command is judged
     // against a plan, or a plan is shown (the probe runs once).
     if (spec.sandboxed && exec.task().has_task()) || spec.proposes_plan {
-        crate::tools::supervisor::sandbox_support().await;
+        tollgate_tools::supervisor::sandbox_support().await;
     }
     let mut inputs = exec.permission_inputs(entry, args, view);
     let rerun = ctx.origin.unsandboxed_rerun.is_some();
@@ -379,7 +379,7 @@ async fn gather(
                 );
                 // The error quotes what the server said: it reaches the model as the
                 // server's text, with its source (F-80), like any result of the server.
-                if let crate::tools::ContentKind::Mcp { server } = &spec.content {
+                if let tollgate_tools::ContentKind::Mcp { server } = &spec.content {
                     outcome.sources = Box::new([Source::McpServer {
                         server: server.clone(),
                     }]);

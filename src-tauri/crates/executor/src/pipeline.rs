@@ -22,22 +22,22 @@ use super::execute::ExecFailure;
 use super::facets::Stages;
 use super::grant::{Grant, GuardView, Recheck};
 use super::plan::Envelope;
-use super::ToolExecutor;
-use crate::parse::preview;
-use crate::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice};
-use crate::policy::{ResultChoice, ResultPolicy};
-use crate::protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
-use crate::protocol::{CallSummary, Source, ToolEvent};
-use crate::provenance::distinct;
-use crate::store::{now_ms, CallFinish, CallStart};
-use crate::tools::{default_format, RegisteredTool};
-use crate::vars::reference::resolve_value;
-use crate::vars::{NotingLookup, VarKind};
+use crate::tool_executor::ToolExecutor;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
+use tollgate_protocol::parse::preview;
+use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy, ExecutionChoice};
+use tollgate_protocol::policy::{ResultChoice, ResultPolicy};
+use tollgate_protocol::{ApprovalRequest, Attachment, Decision, ResultDecision};
+use tollgate_protocol::{CallSummary, Source, ToolEvent};
+use tollgate_provenance::distinct;
+use tollgate_store::{now_ms, CallFinish, CallStart};
+use tollgate_tools::vars::reference::resolve_value;
+use tollgate_tools::vars::{NotingLookup, VarKind};
+use tollgate_tools::{default_format, RegisteredTool};
 
 /// What the model will be shown of a result, and whether it was shortened.
 struct Shown {
@@ -440,7 +440,7 @@ impl Stages<'_> {
         let before = self.exec.sources().files_before_command(entry, view).await;
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (F-46).
-        let known = crate::secrets::redact_known_owned;
+        let known = tollgate_secrets::redact_known_owned;
         match self.exec.run_tool(entry, args, envelope, call, view).await {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {

@@ -4,20 +4,20 @@
 //! call stands — inside a step and its bounds, or off the plan and how — and the one decision
 //! function weighs that beside everything else (`decision::verdict`). Pure: no I/O, no clock.
 
-use crate::ids::ChatId;
-use crate::protocol::{
-    ChatSandbox, Rule, RuleAction, RuleScope, SandboxLevel, TaskGrant, TaskState,
-};
-use crate::protocol::{OffPlan, PlanFit, PlanProposal, PlanShown, PlanStep, PlanTargetMark};
-use crate::provenance::target_values::{
-    address_line_values, granted_by, primary_values, values_in_text, values_of_argument,
-};
-use crate::provenance::target_values::{TargetValue, Targets};
-use crate::provenance::targets::covers;
-use crate::provenance::{distinct, each_string, Exposure, Trust};
 use crate::rules::{winning_rule, RuleSubject};
 use serde_json::Value;
 use tollgate_names::HostPattern;
+use tollgate_protocol::ids::ChatId;
+use tollgate_protocol::{
+    ChatSandbox, Rule, RuleAction, RuleScope, SandboxLevel, TaskGrant, TaskState,
+};
+use tollgate_protocol::{OffPlan, PlanFit, PlanProposal, PlanShown, PlanStep, PlanTargetMark};
+use tollgate_provenance::target_values::{
+    address_line_values, granted_by, primary_values, values_in_text, values_of_argument,
+};
+use tollgate_provenance::target_values::{TargetValue, Targets};
+use tollgate_provenance::targets::covers;
+use tollgate_provenance::{distinct, each_string, Exposure, Trust};
 
 /// A grant in force: the plan the user kept, each step's targets read once as values, and the
 /// calls each step has made.
@@ -196,7 +196,7 @@ pub struct Envelope {
 /// every run of two to four words on one of its lines, as one value each, read as an
 /// argument's name is read.
 fn phrases(text: &str) -> Vec<TargetValue> {
-    let normal = crate::provenance::target_values::normalise(text);
+    let normal = tollgate_provenance::target_values::normalise(text);
     let mut out = Vec::new();
     for line in normal.lines() {
         let words: Vec<&str> = line

@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 use super::*;
-use crate::protocol::GrantSpan;
 use serde_json::json;
+use tollgate_protocol::GrantSpan;
 
 fn step(tool: &str, max_calls: u32, pattern: Option<&str>, targets: &[&str]) -> PlanStep {
     PlanStep {
@@ -27,7 +27,7 @@ fn grant(steps: Vec<PlanStep>) -> ActiveGrant {
 const CHAT: ChatId = ChatId(1);
 
 fn args_subject(args: &Value) -> RuleSubject {
-    RuleSubject::Args(crate::canonical::canonical_json(args))
+    RuleSubject::Args(tollgate_protocol::canonical::canonical_json(args))
 }
 
 /// A recipient is granted as a value, however it is written; another at the same domain,
@@ -204,8 +204,8 @@ fn tools_and_bounds() {
 /// The card marks each target: named in the user's own words, or by a page the chat read.
 #[test]
 fn the_card_marks_where_each_target_was_named() {
-    use crate::protocol::{Source, ToolSettings};
-    use crate::provenance::ExposureBuilder;
+    use tollgate_protocol::{Source, ToolSettings};
+    use tollgate_provenance::ExposureBuilder;
     let mut seen = ExposureBuilder::new();
     seen.add_typed("pay the bill and send the receipt to bob@example.com");
     let page = Source::Web {
@@ -498,8 +498,8 @@ fn an_address_read_two_ways_is_off_the_plan() {
 /// the card says "you wrote it" only when the user wrote the whole of it.
 #[test]
 fn a_name_of_several_words_is_one_value() {
-    use crate::protocol::ToolSettings;
-    use crate::provenance::ExposureBuilder;
+    use tollgate_protocol::ToolSettings;
+    use tollgate_provenance::ExposureBuilder;
     let g = grant(vec![step(
         "book",
         2,
@@ -534,7 +534,7 @@ fn a_name_of_several_words_is_one_value() {
     let issues = grant(vec![step("create_issue", 1, None, &["myrepo"])]);
     let args = json!({ "owner": "attacker", "repo": "myrepo", "title": "x" });
     let declared =
-        crate::provenance::targets::from_schema(&json!({"type": "object", "properties": {
+        tollgate_provenance::targets::from_schema(&json!({"type": "object", "properties": {
             "owner": {"type": "string"}, "repo": {"type": "string"}, "title": {"type": "string"}
         }}));
     assert!(matches!(

@@ -3,9 +3,9 @@
 
 use super::facets::Policies;
 use crate::decision;
-use crate::policy::{ExecutionPolicy, ResultPolicy};
-use crate::protocol::ToolEffects;
-use crate::tools::ToolSpec;
+use tollgate_protocol::policy::{ExecutionPolicy, ResultPolicy};
+use tollgate_protocol::ToolEffects;
+use tollgate_tools::ToolSpec;
 
 impl Policies<'_> {
     /// The effective execution policy of a tool (F-01): the user's override, else the default.
@@ -30,7 +30,7 @@ impl Policies<'_> {
     /// tool whose effects the user has not confirmed (set in Settings → Tools, or in the
     /// server's first-sight review).
     pub fn effects_unconfirmed(&self, spec: &ToolSpec) -> bool {
-        matches!(spec.content, crate::tools::ContentKind::Mcp { .. })
+        matches!(spec.content, tollgate_tools::ContentKind::Mcp { .. })
             && self.exec.deps.settings.read().effects(&spec.name).is_none()
     }
 
@@ -38,7 +38,7 @@ impl Policies<'_> {
     /// tool's own.
     pub fn targets(&self, spec: &ToolSpec) -> Vec<String> {
         match self.exec.deps.settings.read().targets(&spec.name) {
-            Some(set) => crate::provenance::targets::declared(set),
+            Some(set) => tollgate_provenance::targets::declared(set),
             None => spec.targets.to_vec(),
         }
     }

@@ -1,10 +1,10 @@
 //! The tool section of the system prompt (F-20): general rules, then each enabled group's
 //! guidance and guides (always-load guides inline, the others in a table to read on demand).
 
-use super::ToolExecutor;
-use crate::tools::vars_tools::VARS_GROUP;
-use crate::tools::ToolGroup;
+use crate::tool_executor::ToolExecutor;
 use tollgate_provenance::Ledger;
+use tollgate_tools::vars_tools::VARS_GROUP;
+use tollgate_tools::ToolGroup;
 
 const GENERAL_RULES: &str = "# Tools
 
@@ -19,7 +19,7 @@ impl ToolExecutor {
     /// and guides, written by the group's [`ToolGroup::said_by`] when the user has not confirmed
     /// them. Empty when no group is enabled.
     ///
-    /// [`ToolGroup::said_by`]: crate::tools::ToolGroup
+    /// [`ToolGroup::said_by`]: tollgate_tools::ToolGroup
     pub fn system_prompt_ledger(&self) -> Ledger {
         let registry = self.registry();
         let enabled = self.toolbox().enabled_tool_names();

@@ -2,15 +2,15 @@
 //! policy denies, said as such.
 
 use super::call::Outcome;
-use super::ToolExecutor;
-use crate::names::{closest_names, repair_name, NameMatch};
-use crate::policy::CallStatus;
-use crate::tools::RegisteredTool;
+use crate::tool_executor::ToolExecutor;
+use tollgate_protocol::policy::CallStatus;
+use tollgate_tools::names::{closest_names, repair_name, NameMatch};
+use tollgate_tools::RegisteredTool;
 
 impl ToolExecutor {
     pub(super) fn resolve_tool<'r>(
         &self,
-        registry: &'r crate::tools::Registry,
+        registry: &'r tollgate_tools::Registry,
         requested: &str,
     ) -> Result<&'r RegisteredTool, Outcome> {
         let enabled = self.toolbox().enabled_tool_names();
@@ -68,7 +68,7 @@ impl ToolExecutor {
     /// deny is returned, for the Resolve stage to deny as such.
     pub(super) fn resolve_view_tool<'r>(
         &self,
-        registry: &'r crate::tools::Registry,
+        registry: &'r tollgate_tools::Registry,
         server: &str,
         requested: &str,
     ) -> Result<&'r RegisteredTool, Outcome> {

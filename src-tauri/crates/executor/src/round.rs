@@ -8,12 +8,12 @@
 use super::call::{CallOrigin, ToolCallRequest, ToolCallResult};
 use super::grant::GuardView;
 use super::turnstile::Turnstile;
-use super::ToolExecutor;
-use crate::canonical::canonical_json;
-use crate::provenance::Exposure;
+use crate::tool_executor::ToolExecutor;
 use futures::stream::{self, StreamExt};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+use tollgate_protocol::canonical::canonical_json;
+use tollgate_provenance::Exposure;
 
 /// Counts identical consecutive calls across a turn (the doom-loop check, F-23): the turn keeps
 /// one and hands it to every round.
@@ -173,13 +173,13 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::approvals::ApprovalHub;
-    use crate::parse::RawArguments;
-    use crate::policy::CallStatus;
-    use crate::protocol::{NullSink, ToolSettings};
     use crate::rules::RuleBook;
-    use crate::store::Store;
-    use crate::tools::{basic, Registry};
-    use crate::{ExecutorDeps, SharedSettings};
+    use crate::tool_executor::{ExecutorDeps, SharedSettings};
+    use tollgate_protocol::parse::RawArguments;
+    use tollgate_protocol::policy::CallStatus;
+    use tollgate_protocol::{NullSink, ToolSettings};
+    use tollgate_store::Store;
+    use tollgate_tools::{basic, Registry};
 
     /// A call's arguments are read once on their way through: the repeat count, the round's
     /// lane and the pipeline's parse stage all read the one parse the request keeps. (A
@@ -200,7 +200,7 @@ mod tests {
         };
         let chat = store.create_chat(Default::default()).await.unwrap().id;
         let exec = ToolExecutor::open(chat, deps).await.unwrap();
-        let before = crate::parse::parses_on_this_thread();
+        let before = tollgate_protocol::parse::parses_on_this_thread();
         let call = ToolCallRequest::new(
             "c1",
             "calculate",
@@ -222,7 +222,7 @@ mod tests {
         assert_eq!(results[0].status, CallStatus::Success, "{results:?}");
         assert!(results[0].content.contains("11"), "{results:?}");
         assert_eq!(
-            crate::parse::parses_on_this_thread() - before,
+            tollgate_protocol::parse::parses_on_this_thread() - before,
             1,
             "the arguments were parsed more than once"
         );

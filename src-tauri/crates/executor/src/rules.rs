@@ -4,10 +4,10 @@
 
 pub use tollgate_rules::*;
 
-use crate::ids::ChatId;
-use crate::protocol::{Rule, RuleAction, RuleScope};
-use crate::store::{RuleRow, Store, StoreError, StoreResult};
 use parking_lot::RwLock;
+use tollgate_protocol::ids::ChatId;
+use tollgate_protocol::{Rule, RuleAction, RuleScope};
+use tollgate_store::{RuleRow, Store, StoreError, StoreResult};
 
 /// A stored rule row as a [`Rule`] (an unknown action is an error, never a guess).
 fn rule_from_row(row: RuleRow) -> StoreResult<Rule> {

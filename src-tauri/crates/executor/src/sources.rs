@@ -2,12 +2,12 @@
 
 use super::facets::Sources;
 use super::grant::GuardView;
-use crate::protocol::{GuardNote, SandboxReport, Source};
-use crate::provenance::{distinct, Trust};
-use crate::tools::files::workspace::Workspace;
-use crate::tools::{ContentKind, RegisteredTool};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use tollgate_protocol::{GuardNote, SandboxReport, Source};
+use tollgate_provenance::{distinct, Trust};
+use tollgate_tools::files::workspace::Workspace;
+use tollgate_tools::{ContentKind, RegisteredTool};
 
 /// The largest file whose taint is kept and read (SPEC §12): hashing a larger one on every
 /// read costs more than its provenance is worth; such a file is judged by its folder alone.
@@ -85,7 +85,7 @@ pub fn line_hashes(text: &str) -> Vec<String> {
 /// as one, and short lines of code are in every file.) Read only for lines with a character
 /// such a target needs.
 fn names_a_target(line: &str) -> bool {
-    use crate::provenance::target_values::{values_in_text, TargetValue, MIN_DIGITS};
+    use tollgate_provenance::target_values::{values_in_text, TargetValue, MIN_DIGITS};
     let may = line.contains(['@', ':'])
         || line.chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS;
     may && values_in_text(line).iter().any(|v| {
@@ -118,7 +118,7 @@ pub(super) struct Ran<'a> {
     /// The sandbox's report of a command's run.
     pub report: Option<&'a SandboxReport>,
     /// The workspace's files before a command ran ([`ToolExecutor::files_before_command`]).
-    pub before: Option<crate::tools::changed_files::Files>,
+    pub before: Option<tollgate_tools::changed_files::Files>,
 }
 
 /// The network a command's output may carry (SPEC §12): when the run could reach the network
@@ -353,7 +353,7 @@ impl Sources<'_> {
         &self,
         entry: &RegisteredTool,
         view: GuardView<'_>,
-    ) -> Option<crate::tools::changed_files::Files> {
+    ) -> Option<tollgate_tools::changed_files::Files> {
         if !matches!(entry.tool.spec().content, ContentKind::Command) {
             return None;
         }
@@ -363,7 +363,7 @@ impl Sources<'_> {
             return None;
         }
         let root = self.exec.workspace()?;
-        tokio::task::spawn_blocking(move || crate::tools::changed_files::Files::of(&root))
+        tokio::task::spawn_blocking(move || tollgate_tools::changed_files::Files::of(&root))
             .await
             .ok()
     }
@@ -374,7 +374,7 @@ impl Sources<'_> {
     /// `curl -o` is the page's.
     pub(super) async fn taint_command_writes(
         &self,
-        before: crate::tools::changed_files::Files,
+        before: tollgate_tools::changed_files::Files,
         sources: &[Source],
     ) {
         if sources.is_empty() {
@@ -399,7 +399,7 @@ impl Sources<'_> {
             return Vec::new();
         };
         self.with_trust(|trust| {
-            crate::provenance::derived_sources(exposure, trust, args)
+            tollgate_provenance::derived_sources(exposure, trust, args)
                 .into_iter()
                 .take(GuardNote::MAX_SOURCES)
                 .collect()
@@ -447,7 +447,7 @@ impl Sources<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ChatSandbox, SandboxGap, SandboxLevel, SandboxSupport};
+    use tollgate_protocol::{ChatSandbox, SandboxGap, SandboxLevel, SandboxSupport};
 
     fn report(network: bool, hosts: &[&str], level: SandboxLevel, ns: bool) -> SandboxReport {
         let chat = ChatSandbox {

@@ -5,15 +5,15 @@
 use super::facets::TaskGrants;
 use super::grant::{GuardView, PermissionInputs};
 use super::plan::{ActiveGrant, Envelope};
-use super::ToolExecutor;
-use crate::protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};
-use crate::provenance::distinct;
-use crate::provenance::target_values::{primary_values, values_in_text};
-use crate::store::now_ms;
-use crate::tools::RegisteredTool;
+use crate::tool_executor::ToolExecutor;
 use parking_lot::MutexGuard;
 use serde_json::Value;
 use std::sync::Arc;
+use tollgate_protocol::{GrantSpan, OffPlan, PlanFit, Source, TaskGrant, TaskState, ToolEvent};
+use tollgate_provenance::distinct;
+use tollgate_provenance::target_values::{primary_values, values_in_text};
+use tollgate_store::now_ms;
+use tollgate_tools::RegisteredTool;
 
 /// A turn's hold on its chat's grant (F-98): taken when the turn starts, it ends whatever grant
 /// the chat holds when it is dropped. A grant so lasts for the turn at most however the turn
@@ -47,7 +47,7 @@ impl TaskGrants<'_> {
     /// Holds the plan a `propose_plan` call runs with (what the user kept on its card): its
     /// steps, for the turn or its time box from now.
     pub(super) fn grant_proposed(&self, args: &Value) {
-        let Ok(kept) = crate::tools::plan_tool::proposal_of(args) else {
+        let Ok(kept) = tollgate_tools::plan_tool::proposal_of(args) else {
             return;
         };
         let span = match kept.minutes {
@@ -108,12 +108,12 @@ impl TaskGrants<'_> {
     /// (its hosts, and writes only where the step names its command): off, no sandbox on this
     /// system, or one without namespaces (Landlock alone cannot keep protected paths or a host
     /// list); `None` when it can.
-    pub(super) fn commands_unconfined(&self) -> Option<crate::protocol::SandboxMode> {
-        use crate::protocol::SandboxMode;
+    pub(super) fn commands_unconfined(&self) -> Option<tollgate_protocol::SandboxMode> {
+        use tollgate_protocol::SandboxMode;
         if !self.exec.sandbox().level.confines() {
             return Some(SandboxMode::Off);
         }
-        match crate::tools::supervisor::known_support() {
+        match tollgate_tools::supervisor::known_support() {
             Some(support) if support.available() && support.namespaces => None,
             Some(support) if support.available() => Some(SandboxMode::Partial),
             _ => Some(SandboxMode::Unavailable),

@@ -3,15 +3,15 @@
 
 use super::facets::Toolbox;
 use crate::decision;
-use crate::group_enabled;
-use crate::group_views;
-use crate::offered_tools;
-use crate::protocol::{GroupView, ToolDefinition};
-use crate::provenance::{Offered, RequestLedger};
-use crate::set_toggle;
-use crate::tool_toggled_on;
-use crate::tools::{RegisteredTool, Registry};
-use crate::ExecutorError;
+use crate::tool_executor::group_enabled;
+use crate::tool_executor::group_views;
+use crate::tool_executor::offered_tools;
+use crate::tool_executor::set_toggle;
+use crate::tool_executor::tool_toggled_on;
+use crate::tool_executor::ExecutorError;
+use tollgate_protocol::{GroupView, ToolDefinition};
+use tollgate_provenance::{Offered, RequestLedger};
+use tollgate_tools::{RegisteredTool, Registry};
 
 impl Toolbox<'_> {
     pub(crate) fn group_enabled_in(&self, registry: &Registry, name: &str) -> bool {
@@ -56,7 +56,7 @@ impl Toolbox<'_> {
     pub(crate) fn network_can_be_cut(&self) -> bool {
         let chat = self.exec.sandbox();
         chat.level.confines()
-            && crate::tools::supervisor::known_support().is_some_and(|support| {
+            && tollgate_tools::supervisor::known_support().is_some_and(|support| {
                 support.available() && !support.gaps(false).iter().any(|g| g.leaves_network())
             })
     }
