@@ -173,6 +173,22 @@ describe("the server-state cache", () => {
     cache.set(["settings"], "edited");
     expect(cache.peek(["settings"])?.data).toBe("edited");
   });
+
+  it("keeps what a save returned over a read that started before the save", async () => {
+    const cache = new ServerState();
+    const { query, reads, signals } = manual<string>(["settings"]);
+    cache.subscribe(query, () => {});
+    // A refresh is under way (say, an event) when the save answers.
+    reads[0]!.resolve("first");
+    await answered(reads[0]!.promise);
+    void cache.refresh(["settings"]);
+    cache.set(["settings"], "saved");
+    expect(signals[1]!.aborted).toBe(true);
+    // The old read answers late, with what the save replaced: it changes nothing.
+    reads[1]!.resolve("before the save");
+    await answered(reads[1]!.promise);
+    expect(cache.peek(["settings"])).toEqual({ data: "saved", error: null, loading: false });
+  });
 });
 
 /** A backend event the test fires by hand, with the state of its subscription. */

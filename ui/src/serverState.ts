@@ -137,10 +137,18 @@ export class ServerState {
     return Promise.all(stale.map((e) => this.start(e))).then(() => undefined);
   }
 
-  /** Replaces the key's data without a read: an optimistic update, or what a save returned. */
+  /**
+   * Replaces the key's data without a read: what a save returned. It is newer than any read
+   * already under way, which may have started before the save: those are dropped, so an older
+   * answer never puts back what the save replaced.
+   */
   set<T>(key: QueryKey, data: T): void {
     const entry = this.entries.get(keyText(key));
-    if (entry) this.update(entry, { ...entry.snapshot, data });
+    if (!entry) return;
+    entry.settled = entry.started;
+    for (const controller of entry.running.values()) controller.abort();
+    entry.running.clear();
+    this.update(entry, { data, error: null, loading: false });
   }
 
   /** How many keys views subscribe to now (for tests and diagnostics). */

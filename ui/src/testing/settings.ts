@@ -21,7 +21,7 @@ export function toolSettings(): ToolSettings {
 /**
  * The tool settings as the backend keeps them: each save answers the settings at the next
  * revision, and a save made from an older copy is refused with `settingsChanged`, as
- * `Tollgate::set_tool_settings` refuses it.
+ * `Preferences::set_tool_settings` refuses it.
  */
 export class ToolSettingsBackend {
   stored: ToolSettings;

@@ -20,7 +20,7 @@ pub fn watch<R: Runtime>(handle: &AppHandle<R>, engine: &Arc<Tollgate>) {
     let handle = handle.clone();
     // Weak: the engine owns the router that owns this watcher.
     let weak: Weak<Tollgate> = Arc::downgrade(engine);
-    engine.router.watch_attention(Arc::new(move |request| {
+    engine.asks().watch_attention(Arc::new(move |request| {
         let handle = handle.clone();
         let weak = weak.clone();
         tauri::async_runtime::spawn(async move {
@@ -63,7 +63,7 @@ async fn attend<R: Runtime>(handle: &AppHandle<R>, engine: &Tollgate, request: A
         tracing::info!("chat {chat} waits for the user: no notification (turned off)");
     } else {
         tracing::info!("chat {chat} waits for the user: notifying");
-        let title = match engine.store.chat(request.chat).await {
+        let title = match engine.store().chat(request.chat).await {
             Ok(Some(chat)) if !chat.title.trim().is_empty() => chat.title,
             _ => String::new(),
         };

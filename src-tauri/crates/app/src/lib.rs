@@ -75,7 +75,7 @@ pub fn manage_state<R: Runtime>(
         None => Keychain::default(),
     };
     let app = tauri::async_runtime::block_on(Tollgate::open(data_dir, keychain, sink, start_turn))?;
-    let mut changes = app.mcp.subscribe();
+    let mut changes = app.mcp_servers().manager().subscribe();
     let emitter = handle.clone();
     tauri::async_runtime::spawn(async move {
         while changes.changed().await.is_ok() {
@@ -152,7 +152,7 @@ pub fn run(context: tauri::Context<tauri::Wry>, start_turn: StartTurn) -> Result
             if let tauri::RunEvent::Exit = event {
                 // Stop MCP servers (and their process groups) before the app goes.
                 if let Some(state) = handle.try_state::<AppState>() {
-                    tauri::async_runtime::block_on(state.app.mcp.shutdown());
+                    tauri::async_runtime::block_on(state.app.mcp_servers().manager().shutdown());
                 }
             }
         });

@@ -236,7 +236,7 @@ impl Envelope {
     /// keeps those of them the step names; a chat with the network on reaches the step's hosts
     /// only, each on the port the step names (none named: the web's ports); a chat whose
     /// sandbox is read-only or off keeps its level for writing (the plan does not let such a
-    /// chat's commands run on their own: `ToolExecutor::plan_fit`).
+    /// chat's commands run on their own: `TaskGrants::plan_fit`).
     pub fn narrow(&self, chat: &mut ChatSandbox) {
         chat.hosts = if chat.network {
             self.hosts.clone()

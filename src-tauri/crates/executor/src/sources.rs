@@ -109,15 +109,15 @@ async fn content_hash(real: &std::path::Path) -> Option<String> {
     Some(hex::encode(Sha256::digest(&bytes)))
 }
 
-/// What a successful run left for [`ToolExecutor::result_provenance`] to read.
+/// What a successful run left for [`Sources::result_provenance`] to read.
 pub(super) struct Ran<'a> {
-    /// The result's own sources ([`ToolExecutor::result_sources`]).
+    /// The result's own sources ([`Sources::result_sources`]).
     pub sources: Vec<Source>,
     /// The result as the model will read it.
     pub text: &'a str,
     /// The sandbox's report of a command's run.
     pub report: Option<&'a SandboxReport>,
-    /// The workspace's files before a command ran ([`ToolExecutor::files_before_command`]).
+    /// The workspace's files before a command ran ([`Sources::files_before_command`]).
     pub before: Option<tollgate_tools::changed_files::Files>,
 }
 

@@ -199,19 +199,19 @@ fn scale(c: &mut Criterion) {
     // cycle settles the file (pages the purge frees are used again by the next copy).
     let cycle = |round: u64| {
         let id = rt
-            .block_on(app.store.import_chat(one_chat(10_000, 100 + round)))
+            .block_on(app.store().import_chat(one_chat(10_000, 100 + round)))
             .unwrap()
             .id;
         let t = Instant::now();
         rt.block_on(app.chats().delete_chat(id)).unwrap();
         let deleted = t.elapsed();
         let t = Instant::now();
-        rt.block_on(app.store.purge_deleted()).unwrap();
+        rt.block_on(app.store().purge_deleted()).unwrap();
         (deleted, t.elapsed())
     };
     let checkpoint = || {
         rt.block_on(
-            app.store
+            app.store()
                 .call(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?)),
         )
         .unwrap()
@@ -280,7 +280,7 @@ fn scale(c: &mut Criterion) {
     g.bench_function("delete 10,000-message chat", |b| {
         b.iter_batched(
             || {
-                rt.block_on(app.store.import_chat(one_chat(10_000, 7)))
+                rt.block_on(app.store().import_chat(one_chat(10_000, 7)))
                     .unwrap()
                     .id
             },

@@ -217,7 +217,7 @@ CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
 
 /// The search index is merged in the background, never inside a write (F-71): FTS5 merges its
 /// segments as part of the transaction that adds one, and on a year's index one such merge held
-/// a small delete for 2.4 s. Automatic merging is off; `Store::tend_search_index_step` merges a
+/// a small delete for 2.4 s. Automatic merging is off; `SearchIndex::tend_search_index_step` merges a
 /// bounded piece at a time while the app is idle, and a level merges at once only when 64
 /// segments pile up (the default is 16).
 const V10: &str = r#"

@@ -214,12 +214,12 @@ fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
 
 /// Everything the app runs on.
 pub struct Tollgate {
-    pub store: Store,
+    store: Store,
     registry: RwLock<Arc<Registry>>,
     /// The MCP servers (F-45).
-    pub mcp: Arc<crate::mcp::McpManager>,
+    mcp: Arc<crate::mcp::McpManager>,
     /// The questions MCP servers ask the user (SPEC §11).
-    pub elicitations: Arc<crate::mcp::elicitation::ElicitationHub>,
+    elicitations: Arc<crate::mcp::elicitation::ElicitationHub>,
     mcp_configs: Mutex<Vec<crate::mcp::McpServerConfig>>,
     /// Taken while the MCP review book is taken and saved, so saves land in the order taken.
     review_saves: tokio::sync::Mutex<()>,
@@ -228,12 +228,12 @@ pub struct Tollgate {
     /// The sign-ins waiting for the browser, to cancel.
     mcp_signing_in: Mutex<HashMap<String, CancellationToken>>,
     keychain: Keychain,
-    pub hub: Arc<ApprovalHub>,
-    pub questions: Arc<QuestionHub>,
-    pub rules: Arc<RuleBook>,
-    pub settings: SharedSettings,
-    pub router: Arc<Router>,
-    pub providers: Providers,
+    hub: Arc<ApprovalHub>,
+    questions: Arc<QuestionHub>,
+    rules: Arc<RuleBook>,
+    settings: SharedSettings,
+    router: Arc<Router>,
+    providers: Providers,
     app_settings: RwLock<AppSettings>,
     executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
@@ -253,7 +253,7 @@ const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The database's upkeep, begun once start-up is over ([`Tollgate::start_background_work`]):
 /// purges the rows deleted chats left behind (`Store::purge_deleted`), woken by each delete,
-/// then merges the search index's segments (`Store::tend_search_index`), also every
+/// then merges the search index's segments (`SearchIndex::tend_search_index`), also every
 /// [`UPKEEP_EVERY`]. Every step is a short call of its own, so reads go between them. Holds the
 /// app weakly: it ends with the app.
 async fn upkeep(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) {
@@ -343,6 +343,12 @@ impl Tollgate {
         this.start_mcp().await?;
         this.providers.remember_keys().await;
         Ok(this)
+    }
+
+    /// The database: for reads the services do not cover (the chat a notification names, a
+    /// test's look at what was stored).
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The registry in use: built-in groups plus the ready MCP servers.

@@ -49,6 +49,35 @@ pub struct UserAsks<'a> {
     pub(super) app: &'a Tollgate,
 }
 
+impl<'a> McpServers<'a> {
+    /// The manager of the running servers: their states, connections and lists (F-45).
+    pub fn manager(&self) -> &'a std::sync::Arc<crate::mcp::McpManager> {
+        &self.app.mcp
+    }
+}
+
+impl<'a> Gate<'a> {
+    /// The user's rules, shared by every chat's executor (F-04).
+    pub fn rules(&self) -> &'a std::sync::Arc<crate::rules::RuleBook> {
+        &self.app.rules
+    }
+}
+
+impl<'a> ModelProviders<'a> {
+    /// The providers' settings and keys.
+    pub fn providers(&self) -> &'a crate::providers::config::Providers {
+        &self.app.providers
+    }
+}
+
+impl UserAsks<'_> {
+    /// Tells `watcher` of every request that starts waiting on the user, in any chat (F-59:
+    /// notifications and the window's attention).
+    pub fn watch_attention(&self, watcher: crate::router::AttentionWatcher) {
+        self.app.router.watch_attention(watcher);
+    }
+}
+
 impl Tollgate {
     /// The chats' service.
     pub fn chats(&self) -> Chats<'_> {

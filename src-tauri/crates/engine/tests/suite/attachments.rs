@@ -55,7 +55,12 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     mock.push(openai::text("A dot."));
     let (on_event, mut rx) = collector();
@@ -90,11 +95,11 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     assert_eq!(kept[1]["name"], "notes.md");
 
     // Exported and imported back, the files come with the message; Markdown names them.
-    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
+    let md = tollgate_engine::chat::export::markdown(app.store(), chat)
         .await
         .unwrap();
     assert!(md.contains("_Attached: `dot.png`, `notes.md`_"), "{md}");
-    let js = tollgate_engine::chat::export::json(&app.store, chat)
+    let js = tollgate_engine::chat::export::json(app.store(), chat)
         .await
         .unwrap();
     let copy = app
@@ -171,7 +176,12 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let refuse = |attachments: Vec<Attachment>| {
         let app = app.clone();
         async move {

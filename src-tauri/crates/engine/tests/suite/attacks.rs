@@ -74,8 +74,14 @@ async fn docs_workspace(linked: bool) -> (Harness, Arc<ToolExecutor>, tempfile::
 async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
     let dir = tempfile::tempdir().unwrap();
     let app = crate::common::app_in(dir.path()).open().await;
-    let old = app.store.create_chat(Default::default()).await.unwrap().id;
-    app.rules
+    let old = app
+        .store()
+        .create_chat(Default::default())
+        .await
+        .unwrap()
+        .id;
+    app.gate()
+        .rules()
         .add(
             "run_command",
             None,
@@ -86,14 +92,25 @@ async fn rules_of_a_deleted_chat_never_decide_for_a_new_one() {
         .unwrap();
     app.chats().delete_chat(old).await.unwrap();
     assert!(
-        app.rules.list().is_empty(),
+        app.gate().rules().list().is_empty(),
         "the chat's rule is gone from memory"
     );
-    let new = app.store.create_chat(Default::default()).await.unwrap().id;
+    let new = app
+        .store()
+        .create_chat(Default::default())
+        .await
+        .unwrap()
+        .id;
     assert_ne!(new, old, "the deleted chat's id is not reused");
     let subject = tollgate_executor::rules::RuleSubject::Command("rm -rf ~".into());
-    assert_eq!(app.rules.evaluate(new, "run_command", &subject), None);
-    assert_eq!(app.rules.evaluate(old, "run_command", &subject), None);
+    assert_eq!(
+        app.gate().rules().evaluate(new, "run_command", &subject),
+        None
+    );
+    assert_eq!(
+        app.gate().rules().evaluate(old, "run_command", &subject),
+        None
+    );
 }
 
 /// Item 2: an empty pattern is refused (the card keeps waiting); "every call" is its own choice.

@@ -54,7 +54,12 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
     let provider = app.model_providers().list_providers().await.unwrap()[0].id;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     // Turn 1 calls a tool, turn 2 is plain.
     mock.push(openai::calls(
@@ -127,7 +132,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         "mock-small"
     );
     assert_eq!(
-        app.store.chat(chat).await.unwrap().unwrap().model,
+        app.store().chat(chat).await.unwrap().unwrap().model,
         "",
         "the chat's own model is unchanged"
     );
@@ -169,13 +174,13 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     assert_eq!(texts(&history(&app, chat).await), texts(&before));
 
     // Export: Markdown is the branch on screen; JSON has every version and how they hang.
-    let md = export::markdown(&app.store, chat).await.unwrap();
+    let md = export::markdown(app.store(), chat).await.unwrap();
     assert!(
         md.contains("_Version 1 of 2_\n\n## You\n\nsky colour?"),
         "{md}"
     );
     assert!(!md.contains("Forty-two"), "{md}");
-    let js = export::json(&app.store, chat).await.unwrap();
+    let js = export::json(app.store(), chat).await.unwrap();
     assert_eq!(js["version"], 2);
     assert_eq!(js["leafId"], before[5].id);
     let all = js["messages"].as_array().unwrap();
@@ -190,7 +195,12 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         .edit_message(chat, before[5].id, "x".into(), on_event)
         .await;
     assert_eq!(kind(an_answer), ErrorKind::Invalid);
-    let stranger = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let stranger = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let (on_event, _rx) = collector();
     let foreign = app.regenerate(stranger, first_answer, None, on_event).await;
     assert_eq!(kind(foreign), ErrorKind::NotFound);
@@ -205,7 +215,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     assert_eq!(kind(blank), ErrorKind::Invalid);
     assert_eq!(texts(&history(&app, chat).await), texts(&before));
     assert_eq!(
-        app.store
+        app.store()
             .messages()
             .all_chat_messages(chat)
             .await
@@ -220,7 +230,12 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     mock.push(openai::text("One."));
     turn(&app, chat, TurnInput::Message("first".into())).await;
     let question = history(&app, chat).await[0].id;
@@ -257,7 +272,12 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
 /// and model. Where content came from is left out: an imported copy's messages all come from the
 /// import (F-80), which `sources_of` reads.
 async fn tree(app: &Tollgate, chat: ChatId) -> Vec<String> {
-    let all = app.store.messages().all_chat_messages(chat).await.unwrap();
+    let all = app
+        .store()
+        .messages()
+        .all_chat_messages(chat)
+        .await
+        .unwrap();
     let position = |id: Option<i64>| id.and_then(|id| all.iter().position(|m| m.id == id));
     all.iter()
         .map(|m| {
@@ -289,7 +309,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
     let chat = app
-        .store
+        .store()
         .create_chat(NewChat {
             title: "Sums".into(),
             ..Default::default()
@@ -314,7 +334,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         .await
         .unwrap();
 
-    let exported = export::json(&app.store, chat).await.unwrap().to_string();
+    let exported = export::json(app.store(), chat).await.unwrap().to_string();
     let imported = app.chats().import_chats(exported.as_bytes()).await.unwrap();
     assert_eq!(imported.len(), 1);
     let copy = imported[0].id;
@@ -323,7 +343,13 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
     assert_eq!(tree(&app, copy).await, tree(&app, chat).await);
     // Every message of the copy says it came from the import; the original's do not.
     let import = json!([{"type": "import", "title": "Sums"}]);
-    for m in app.store.messages().all_chat_messages(copy).await.unwrap() {
+    for m in app
+        .store()
+        .messages()
+        .all_chat_messages(copy)
+        .await
+        .unwrap()
+    {
         let p = m.payload.unwrap_or(Value::Null);
         match m.role {
             Role::Tool => {
@@ -334,7 +360,13 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
             Role::User | Role::Assistant => assert_eq!(p["sources"], import, "{p}"),
         }
     }
-    for m in app.store.messages().all_chat_messages(chat).await.unwrap() {
+    for m in app
+        .store()
+        .messages()
+        .all_chat_messages(chat)
+        .await
+        .unwrap()
+    {
         let p = m.payload.unwrap_or(Value::Null);
         assert!(p.get("sources").is_none(), "{p}");
     }
@@ -401,7 +433,7 @@ async fn a_tollgate_export_imports_back_with_every_branch_and_tool_call() {
         .calls;
     assert_eq!(calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 2]);
     // What would reach outside the conversation is not imported.
-    let row = app.store.chat(copy).await.unwrap().unwrap();
+    let row = app.store().chat(copy).await.unwrap().unwrap();
     assert_eq!((row.workspace, row.provider_id), (None, None));
 }
 
@@ -432,7 +464,12 @@ async fn an_edited_message_keeps_the_sources_it_was_made_from() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let prompt = Source::McpServer {
         server: "notes".into(),
     };

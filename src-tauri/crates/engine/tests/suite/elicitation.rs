@@ -81,7 +81,12 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
         app.registry().tool("forms__register_user").is_some()
     })
     .await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     let task = register(&app, chat).await;
     let asked = question(&app, chat).await;
@@ -146,6 +151,6 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
         "Registration cancelled by user."
     );
     assert!(app.asks().pending_elicitations(chat).is_empty());
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     server.stop().await;
 }

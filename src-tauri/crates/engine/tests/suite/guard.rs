@@ -382,7 +382,7 @@ async fn a_rule_preview_lists_the_past_calls_it_would_have_allowed() {
             .await;
         assert!(!r.is_error, "{}", r.content);
     }
-    app.store.flush().await.unwrap();
+    app.store().flush().await.unwrap();
     let this_chat = RuleScope::Chat { chat };
     let some = app
         .gate()

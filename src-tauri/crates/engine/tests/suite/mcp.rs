@@ -46,7 +46,7 @@ pub(crate) async fn open(dir: &std::path::Path) -> Arc<Tollgate> {
 pub(crate) async fn settled(app: &Tollgate, name: &str) -> McpStatus {
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
-        if let Some(s) = app.mcp.state(name) {
+        if let Some(s) = app.mcp_servers().manager().state(name) {
             if s.status != McpStatus::Connecting {
                 return s.status;
             }
@@ -69,7 +69,11 @@ async fn probe_ready(
         .unwrap();
     assert_eq!(settled(app, "probe").await, McpStatus::Ready);
     registry_has(app, tool, true).await;
-    app.store.create_chat(NewChat::default()).await.unwrap().id
+    app.store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id
 }
 
 /// Waits until the registry has (or lacks) `tool`.
@@ -169,7 +173,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
     registry_has(&app, "everything__echo", true).await;
 
-    let state = app.mcp.state("everything").unwrap();
+    let state = app.mcp_servers().manager().state("everything").unwrap();
     assert_eq!(state.server_name.as_deref(), Some("mcp-servers/everything"));
     let echo = state
         .tools
@@ -198,7 +202,12 @@ async fn everything_over_stdio_goes_through_the_gate() {
     );
 
     // A call waits for the user's decision, then reaches the server.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let exec = app.executor(chat).await.unwrap();
     assert!(exec
         .toolbox()
@@ -239,7 +248,11 @@ async fn everything_over_stdio_goes_through_the_gate() {
         .unwrap();
     registry_has(&app, "everything__echo", false).await;
     assert_eq!(
-        app.mcp.state("everything").unwrap().status,
+        app.mcp_servers()
+            .manager()
+            .state("everything")
+            .unwrap()
+            .status,
         McpStatus::Disabled
     );
     assert!(!exec
@@ -247,7 +260,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
         .enabled_tool_names()
         .iter()
         .any(|t| t.starts_with("everything__")));
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// F-45: an image a server returns is shown to the user with the call (in the event and the
@@ -272,7 +285,12 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         .unwrap();
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
     registry_has(&app, "everything__get-tiny-image", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     let result = run_approved(&app, chat, call("everything__get-tiny-image", json!({}))).await;
     assert_eq!(result.status, CallStatus::Success, "{}", result.content);
@@ -308,19 +326,19 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
     assert_eq!(summary.images[0].media_type, "image/png");
     assert!(summary.images[0].data.starts_with("iVBORw0KGgo"));
 
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert_eq!(
         calls[0].result_images, summary.images,
         "the record keeps them"
     );
-    app.store.flush().await.unwrap();
-    app.mcp.shutdown().await;
+    app.store().flush().await.unwrap();
+    app.mcp_servers().manager().shutdown().await;
     drop(app);
 
     // After a restart the record still has the image; a withheld result keeps none.
     let app = open(dir.path()).await;
     assert_eq!(
-        app.store.calls().chat_calls(chat).await.unwrap()[0].result_images,
+        app.store().calls().chat_calls(chat).await.unwrap()[0].result_images,
         summary.images
     );
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
@@ -370,9 +388,9 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         .unwrap();
     let withheld = task.await.unwrap();
     assert_eq!(withheld.status, CallStatus::ResultRejected);
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert!(calls[1].result_images.is_empty(), "{:?}", calls[1]);
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 #[tokio::test]
@@ -409,7 +427,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
                 .status,
             McpStatus::Disabled
         );
-        app.mcp.shutdown().await;
+        app.mcp_servers().manager().shutdown().await;
     }
     let db_file = dir.path().join(tollgate_store::DB_FILE);
     let mut db = std::fs::read(&db_file).unwrap();
@@ -428,7 +446,12 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     registry_has(&app, "probe__wait", true).await;
     // The secret came back from the keychain: the probe got PROBE_MARKER, where it notes that
     // a call stopped in the chat (Stop) was cancelled on the server.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let exec = app.executor(chat).await.unwrap();
     let stop = CancellationToken::new();
     let task = {
@@ -462,7 +485,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
         None,
         "removing a server deletes its secrets"
     );
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// How a test calls a tool directly: no progress shown, no call to ask under.
@@ -497,7 +520,7 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
         .await
         .unwrap();
     assert_eq!(settled(&app, "pdf").await, McpStatus::Ready);
-    let state = app.mcp.state("pdf").unwrap();
+    let state = app.mcp_servers().manager().state("pdf").unwrap();
     let listed: Vec<&str> = state.tools.iter().map(|t| t.remote_name.as_str()).collect();
     assert!(
         listed.contains(&"read_pdf_bytes") && listed.contains(&"list_pdfs"),
@@ -518,7 +541,12 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
     // What the model was offered, as the provider received it.
     let mock = crate::suite::service::with_mock(&app).await;
     mock.push(tollgate_mock_llm::openai::text("Nothing to read."));
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     crate::suite::service::turn(
         &app,
         chat,
@@ -539,7 +567,7 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
         !offered.iter().any(|n| n.contains("read_pdf_bytes")),
         "a tool for the view alone reached the model: {offered:?}"
     );
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 #[tokio::test]
@@ -646,7 +674,7 @@ async fn a_server_s_progress_reaches_the_card_of_its_call() {
     assert_eq!(result.status, CallStatus::Success, "{}", result.content);
     assert_eq!(result.content, "4 steps done");
     assert_eq!(result.seq, seq);
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// SPEC §11: a resource a result links to is offered to the user to attach, with the server
@@ -668,7 +696,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
         result.content
     );
     // The card (and the stored call, for the card after a restart) offers the link.
-    let stored = app.store.calls().chat_calls(chat).await.unwrap();
+    let stored = app.store().calls().chat_calls(chat).await.unwrap();
     let images = &stored.last().unwrap().result_images;
     let [link] = &images[..] else {
         panic!("one link offered: {images:?}")
@@ -694,7 +722,7 @@ async fn a_resource_a_result_links_to_can_be_attached() {
     // The link itself is never sent as part of a message.
     let refused = tollgate_engine::chat::attachments::check(vec![link.clone()]).unwrap_err();
     assert!(refused.contains("only a link"), "{refused}");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// SPEC §11: a server that answers a call with "open this page first" (`-32042`) has the page
@@ -753,7 +781,7 @@ async fn a_page_the_server_needs_opened_first_is_put_to_the_user() {
     let result = opened.await.unwrap();
     assert_eq!(result.status, CallStatus::Success, "{}", result.content);
     assert_eq!(result.content, "premium forecast: sunny");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// The file that says the user finished on the probe server's page.
@@ -781,11 +809,16 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     registry_has(&app, "probe__crash", true).await;
-    let first_pid = app.mcp.pid("probe").unwrap();
+    let first_pid = app.mcp_servers().manager().pid("probe").unwrap();
 
     // The server dies in the middle of a call: the call fails clearly, the server is marked failed
     // with what it wrote to stderr, and its tools leave the registry.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let result = run_approved(&app, chat, call("probe__crash", json!({}))).await;
     assert_eq!(result.status, CallStatus::Error);
     assert!(
@@ -804,7 +837,7 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
     app.mcp_servers().restart_mcp_server("probe").unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     registry_has(&app, "probe__crash", true).await;
-    assert_ne!(app.mcp.pid("probe").unwrap(), first_pid);
+    assert_ne!(app.mcp_servers().manager().pid("probe").unwrap(), first_pid);
     assert!(app.mcp_servers().restart_mcp_server("nope").is_err());
 
     // A server that cannot start says why.
@@ -819,7 +852,7 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
         panic!()
     };
     assert!(error.contains("not found"), "{error}");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// Item 6 of the gate issue: keys written into a server's command line or URL never reach the
@@ -834,7 +867,11 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     let secret = "sk-live-INLINE-0123456789abcdef";
     let script = servers_dir().join("probe-server.mjs").display().to_string();
     let check_running_server_has_it = |app: &Tollgate| {
-        let pid = app.mcp.pid("keyed").expect("the server runs");
+        let pid = app
+            .mcp_servers()
+            .manager()
+            .pid("keyed")
+            .expect("the server runs");
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
         assert!(
             String::from_utf8_lossy(&cmdline).contains(secret),
@@ -870,7 +907,12 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             );
         }
         // The prompt names the server's tools, never its command line.
-        let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+        let chat = app
+            .store()
+            .create_chat(NewChat::default())
+            .await
+            .unwrap()
+            .id;
         registry_has(&app, "keyed__wait", true).await;
         let prompt = app.executor(chat).await.unwrap().system_prompt_section();
         assert!(prompt.contains("keyed"), "{prompt}");
@@ -937,7 +979,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             .unwrap()
             .unwrap();
         assert!(kept.contains("hdr-INLINE-7"));
-        app.mcp.shutdown().await;
+        app.mcp_servers().manager().shutdown().await;
     }
     let db_file = dir.path().join(tollgate_store::DB_FILE);
     let mut db = std::fs::read(&db_file).unwrap();
@@ -954,7 +996,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
     check_running_server_has_it(&app);
     app.mcp_servers().remove_mcp_server("keyed").await.unwrap();
     app.mcp_servers().remove_mcp_server("remote").await.unwrap();
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// Waits until `check` holds of the app (a list a server changed).
@@ -974,7 +1016,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    let state = app.mcp.state("probe").unwrap();
+    let state = app.mcp_servers().manager().state("probe").unwrap();
     assert_eq!((state.resources, state.prompts), (2, 1));
 
     // Resources: listed with their titles; a text one becomes a text file, an image an image.
@@ -1053,7 +1095,12 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
 
     // `grow` adds a tool, a resource and a prompt while connected: the server's list_changed
     // notifications make Tollgate list them again, and the new tool reaches the chats.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let grown = run_approved(&app, chat, call("probe__grow", json!({}))).await;
     assert_eq!(grown.status, CallStatus::Success);
     registry_has(&app, "probe__later", true).await;
@@ -1074,7 +1121,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
             .any(|p| p.name == "later-prompt")
     })
     .await;
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// Known secrets never leave in results (F-46): a server's key written into its command line
@@ -1098,7 +1145,12 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         .unwrap();
     assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
     let mock = super::service::with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let exec = app.executor(chat).await.unwrap();
     exec.set_workspace(Some(dir.path().to_path_buf()))
         .await
@@ -1121,7 +1173,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         "{body}"
     );
     assert!(!body.contains(SECRET));
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     let result = calls
         .last()
         .unwrap()
@@ -1129,7 +1181,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         .clone()
         .unwrap_or_default();
     assert!(result.contains("--api-key [redacted]"), "{result}");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     drop(app);
     for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
         if entry.file_type().unwrap().is_file() {
@@ -1171,7 +1223,8 @@ async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
         .await
         .unwrap();
     assert_eq!(settled(app, "probe").await, McpStatus::Ready);
-    app.rules
+    app.gate()
+        .rules()
         .add(
             "probe__forecast",
             None,
@@ -1186,7 +1239,12 @@ async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
 /// chat in which the rule ran a forecast for Oslo without asking.
 async fn oslo_under_a_rule(app: &Tollgate, marker: &std::path::Path) -> tollgate_engine::ChatId {
     forecasts_allowed(app, marker).await;
-    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first_chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let first = run_unasked(
         app,
         first_chat,
@@ -1224,7 +1282,12 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     let marker = dir.path().join("m");
     // The user allows every forecast, in every chat.
     forecasts_allowed(&app, &marker).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let first = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Oslo"}))).await;
     assert_eq!(first.content, "sunny in Oslo");
 
@@ -1290,7 +1353,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         Some(json!({"readOnlyHint": true}))
     );
     // Settings → MCP servers shows the same change.
-    let summary = app.mcp.state("probe").unwrap();
+    let summary = app.mcp_servers().manager().state("probe").unwrap();
     let listed = summary
         .tools
         .iter()
@@ -1331,17 +1394,18 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     )
     .await;
     assert_eq!(after.content, "sunny in Bergen");
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls.last().unwrap().decided_by, DecidedBy::Rule);
 
     // The acceptance is saved: after a restart the probe offers its original tool again, which
     // is not what was accepted last — so it is under review, compared with the accepted one.
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     drop(app);
     let app = open(dir.path()).await;
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     let again = app
-        .mcp
+        .mcp_servers()
+        .manager()
         .state("probe")
         .unwrap()
         .tools
@@ -1364,7 +1428,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
     crate::common::eventually("every tool of the replaced server is under review", || {
-        app.mcp.state("probe").is_some_and(|s| {
+        app.mcp_servers().manager().state("probe").is_some_and(|s| {
             !s.tools.is_empty()
                 && s.tools.iter().all(|t| {
                     t.change
@@ -1374,7 +1438,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
         })
     })
     .await;
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// A tool changed without `list_changed` (SPEC §12): a rule made for the old definition in an
@@ -1422,7 +1486,7 @@ async fn a_tool_changed_without_a_word_asks_before_an_earlier_grant_runs_it() {
             .is_some_and(|t| t.tool.spec().review.is_some())
     })
     .await;
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// The listing a standing grant waits on fails (SPEC §12, F-80): the call does not run, and the
@@ -1441,7 +1505,12 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
     assert_eq!(broken.content, "listing broken");
 
     // The next chat lists the tool again before the rule runs it; the listing fails.
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let failed = run_unasked(
         &app,
         chat,
@@ -1464,7 +1533,7 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
     // Judged by the server's own log: Bergen never reached it.
     let asked = std::fs::read_to_string(format!("{}.forecasts", marker.display())).unwrap();
     assert_eq!(asked, "Oslo\n");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// The same change, met by a call that asks anyway (F-97): the card the user answers is for
@@ -1482,7 +1551,12 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    let first_chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let first_chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let first = run_approved(
         &app,
         first_chat,
@@ -1505,7 +1579,7 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
     bergen
         .deny_and_see_only_oslo_arrived(&app, dir.path())
         .await;
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// The card a forecast for Bergen raises in a new chat once the probe has rewritten `forecast`
@@ -1521,7 +1595,12 @@ struct BergenCard {
 impl BergenCard {
     async fn ask(app: &Tollgate) -> Self {
         use tollgate_protocol::ApprovalRequest;
-        let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+        let chat = app
+            .store()
+            .create_chat(NewChat::default())
+            .await
+            .unwrap()
+            .id;
         let task = spawn_call(
             app,
             chat,
@@ -1590,7 +1669,12 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         .await
         .unwrap();
     assert_eq!(settled(&app, "curious").await, McpStatus::Ready);
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     let task = spawn_call(
         &app,
@@ -1641,5 +1725,5 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         .await
         .unwrap();
     assert_eq!(task.await.unwrap().content, "Sunny in Bergen.");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }

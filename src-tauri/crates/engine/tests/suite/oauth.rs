@@ -136,7 +136,8 @@ pub(super) async fn settled(app: &Tollgate, name: &str) -> McpStatus {
     let mut status = None;
     crate::common::eventually(&format!("{name} settles"), || {
         status = app
-            .mcp
+            .mcp_servers()
+            .manager()
             .state(name)
             .map(|s| s.status)
             .filter(|s| *s != McpStatus::Connecting);
@@ -231,7 +232,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         app.registry().tool("demo__greet").is_some()
     })
     .await;
-    let (conn, _) = app.mcp.connection("demo").unwrap();
+    let (conn, _) = app.mcp_servers().manager().connection("demo").unwrap();
     let mut args = serde_json::Map::new();
     args.insert("name".into(), "Ada".into());
     let greeted = conn
@@ -266,7 +267,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         McpStatus::NeedsSignIn { expired: true }
     );
     // No session: no server name or protocol of the last one is shown as if current.
-    let state = app.mcp.state("demo").unwrap();
+    let state = app.mcp_servers().manager().state("demo").unwrap();
     assert_eq!((state.server_name, state.protocol_version), (None, None));
 
     // Signing out removes the tokens from the keychain.
@@ -287,7 +288,7 @@ async fn signs_in_calls_a_tool_and_keeps_the_token_in_the_keychain(strict: bool)
         settled(&app, "demo").await,
         McpStatus::NeedsSignIn { expired: false }
     );
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     server.stop().await;
 }
 
@@ -353,7 +354,7 @@ async fn a_token_never_reaches_another_server() {
     );
     let headers = std::fs::read_to_string(&record).unwrap_or_default();
     assert!(!headers.contains(&token), "{headers}");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     recorder.stop().await;
     server.stop().await;
 }
@@ -373,9 +374,13 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
         settled(&app, "notes").await,
         McpStatus::NeedsSignIn { expired: false }
     );
-    let challenge = app.mcp.sign_in_challenge("notes").unwrap_or_default();
+    let challenge = app
+        .mcp_servers()
+        .manager()
+        .sign_in_challenge("notes")
+        .unwrap_or_default();
     assert!(challenge.contains("notes:read"), "{challenge}");
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     node.stop().await;
 
     // A call refused for want of scope: the session is ready until then.
@@ -384,7 +389,7 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
     let url = format!("http://127.0.0.1:{port}/mcp");
     let app = with_server(dir.path(), "notes", &url).await;
     assert_eq!(settled(&app, "notes").await, McpStatus::Ready);
-    let (conn, _) = app.mcp.connection("notes").unwrap();
+    let (conn, _) = app.mcp_servers().manager().connection("notes").unwrap();
     let cancel = tokio_util::sync::CancellationToken::new();
     let refused = conn
         .call(
@@ -396,15 +401,20 @@ async fn a_sign_in_asked_for_after_the_session_began_shows_sign_in_with_its_scop
         .unwrap_err();
     assert_eq!(refused.to_string(), "this server needs you to sign in");
     crate::common::eventually("the card offers Sign in", || {
-        app.mcp.state("notes").map(|s| s.status) == Some(McpStatus::NeedsSignIn { expired: false })
+        app.mcp_servers().manager().state("notes").map(|s| s.status)
+            == Some(McpStatus::NeedsSignIn { expired: false })
     })
     .await;
-    let challenge = app.mcp.sign_in_challenge("notes").unwrap_or_default();
+    let challenge = app
+        .mcp_servers()
+        .manager()
+        .sign_in_challenge("notes")
+        .unwrap_or_default();
     assert!(
         challenge.contains("insufficient_scope") && challenge.contains("notes:write"),
         "{challenge}"
     );
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     node.stop().await;
 }
 
@@ -466,7 +476,7 @@ async fn a_client_secret_lives_in_the_keychain_only() {
         .await
         .unwrap();
     assert_eq!(keychain.get(account).await.unwrap(), None);
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// The reason a sign-in to a faulty server gives.
@@ -487,7 +497,7 @@ async fn sign_in_failure(mode: &str, extra: &[(&str, String)]) -> String {
         .sign_in_mcp_server("faulty", browser(Arc::default()))
         .await
         .unwrap_err();
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     node.stop().await;
     match err {
         ServiceError::Invalid(Invalid::McpSignIn { server, reason }) => {

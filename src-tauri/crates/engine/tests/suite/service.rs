@@ -83,7 +83,8 @@ pub(super) async fn until_text(rx: &mut mpsc::UnboundedReceiver<ChatEvent>) {
 
 pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
     let mock = MockLlm::start().await.unwrap();
-    app.providers
+    app.model_providers()
+        .providers()
         .add(ProviderInput {
             kind: ProviderKind::OpenAi,
             name: "Mock".into(),
@@ -101,7 +102,12 @@ pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
 async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     assert!(Arc::ptr_eq(
         &app.executor(chat).await.unwrap(),
         &app.executor(chat).await.unwrap()
@@ -119,7 +125,7 @@ async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
         |e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::Finished { .. }))
     ));
     until_idle(&app, chat).await;
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls[0].result_text.as_deref(), Some("5"));
 }
 
@@ -131,8 +137,18 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     let mut s = app.preferences().tool_settings();
     s.tool_mut("calculate").execution_policy = Some(ExecutionPolicy::AskAlways);
     app.preferences().set_tool_settings(s).await.unwrap();
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
+    let other = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
 
     mock.push(openai::calls(
         "",
@@ -224,7 +240,12 @@ async fn settings_persist_across_a_restart() {
         (Theme::Dark, Language::SimplifiedChinese, 7)
     );
     assert_eq!(app.preferences().tool_settings().default_output_limit, 1234);
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let names: Vec<String> = app
         .executor(chat)
         .await
@@ -243,7 +264,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let a = app
-        .store
+        .store()
         .create_chat(NewChat {
             title: "Trip planning".into(),
             ..Default::default()
@@ -252,7 +273,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .unwrap()
         .id;
     let b = app
-        .store
+        .store()
         .create_chat(NewChat {
             title: "Other".into(),
             ..Default::default()
@@ -261,7 +282,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .unwrap()
         .id;
     use tollgate_store::{MessageStatus, Role, MATCH_END, MATCH_START};
-    app.store
+    app.store()
         .messages()
         .insert_message(
             b,
@@ -273,7 +294,7 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
         .await
         .unwrap();
     let hits = app
-        .store
+        .store()
         .search_index()
         .search_chats("helsin")
         .await
@@ -290,10 +311,15 @@ async fn search_finds_words_and_titles_and_survives_odd_input() {
     );
     assert!(hits[0].snippet.contains("pier [3]"), "{}", hits[0].snippet);
     assert_eq!(hits[0].snippet.matches(MATCH_START).count(), 1);
-    let hits = app.store.search_index().search_chats("trip").await.unwrap();
+    let hits = app
+        .store()
+        .search_index()
+        .search_chats("trip")
+        .await
+        .unwrap();
     assert_eq!(hits[0].chat, a);
     assert!(app
-        .store
+        .store()
         .search_index()
         .search_chats("   ")
         .await
@@ -317,7 +343,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
         "a lantern on the quay",
     ] {
         let chat = app
-            .store
+            .store()
             .create_chat(NewChat {
                 title: format!("Chat {}", chats.len() + 1),
                 ..Default::default()
@@ -325,7 +351,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
             .await
             .unwrap()
             .id;
-        app.store
+        app.store()
             .messages()
             .insert_message(chat, Role::User, text.into(), MessageStatus::Complete, None)
             .await
@@ -336,7 +362,7 @@ async fn search_reads_what_is_typed_as_words_never_as_fts5_syntax() {
         unreachable!()
     };
     let found = |query: &'static str| {
-        let store = app.store.clone();
+        let store = app.store().clone();
         async move {
             let mut hits: Vec<_> = store
                 .search_index()
@@ -392,7 +418,7 @@ async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let chat = |title: &'static str| {
-        let store = app.store.clone();
+        let store = app.store().clone();
         async move {
             store
                 .create_chat(NewChat {
@@ -405,7 +431,7 @@ async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches
         }
     };
     let say = |chat, text: String| {
-        let store = app.store.clone();
+        let store = app.store().clone();
         async move {
             store
                 .messages()
@@ -427,9 +453,9 @@ async fn search_ranks_the_best_match_first_and_reaches_past_thousands_of_matches
     .await;
     let focused = chat("Crossing").await;
     say(focused, "ferry ferry ferry".into()).await;
-    app.store.flush().await.unwrap();
+    app.store().flush().await.unwrap();
     let hits = app
-        .store
+        .store()
         .search_index()
         .search_chats("ferry")
         .await
@@ -451,7 +477,7 @@ async fn export_has_messages_and_every_tool_call() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let chat = app
-        .store
+        .store()
         .create_chat(NewChat {
             title: "Sums".into(),
             ..Default::default()
@@ -460,7 +486,7 @@ async fn export_has_messages_and_every_tool_call() {
         .unwrap()
         .id;
     turn(&app, chat, TurnInput::Message("what is 6 * 7?".into())).await;
-    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
+    let md = tollgate_engine::chat::export::markdown(app.store(), chat)
         .await
         .unwrap();
     assert!(md.starts_with("# Sums\n"), "{md}");
@@ -471,7 +497,7 @@ async fn export_has_messages_and_every_tool_call() {
     );
     assert!(md.contains("\"expression\": \"6 * 7\""), "{md}");
     assert!(md.contains("```\n42\n```"), "{md}");
-    let js = tollgate_engine::chat::export::json(&app.store, chat)
+    let js = tollgate_engine::chat::export::json(app.store(), chat)
         .await
         .unwrap();
     assert_eq!(js["format"], "tollgate-chat");
@@ -488,7 +514,7 @@ async fn export_has_messages_and_every_tool_call() {
     assert!(js["messages"][3].get("reasoning").is_none());
 
     // A reasoning model's thinking is exported apart from its answer.
-    app.store
+    app.store()
         .messages()
         .insert_message(
             chat,
@@ -499,7 +525,7 @@ async fn export_has_messages_and_every_tool_call() {
         )
         .await
         .unwrap();
-    let md = tollgate_engine::chat::export::markdown(&app.store, chat)
+    let md = tollgate_engine::chat::export::markdown(app.store(), chat)
         .await
         .unwrap();
     assert!(
@@ -508,14 +534,14 @@ async fn export_has_messages_and_every_tool_call() {
         ),
         "{md}"
     );
-    let js = tollgate_engine::chat::export::json(&app.store, chat)
+    let js = tollgate_engine::chat::export::json(app.store(), chat)
         .await
         .unwrap();
     assert_eq!(js["messages"][4]["reasoning"], "Six sevens.\nThat is 42.");
     assert_eq!(js["messages"][4]["content"], "Forty-two.");
-    assert!(app.store.chat(ChatId(999)).await.unwrap().is_none());
+    assert!(app.store().chat(ChatId(999)).await.unwrap().is_none());
     assert!(
-        tollgate_engine::chat::export::markdown(&app.store, ChatId(999))
+        tollgate_engine::chat::export::markdown(app.store(), ChatId(999))
             .await
             .is_err()
     );
@@ -526,7 +552,12 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     mock.push(openai::text("x y z w v u t s r q").slow(Duration::from_millis(50)));
     let (on_event, mut rx) = collector();
     app.send(chat, TurnInput::Message("go".into()), on_event)
@@ -543,9 +574,9 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
         ),
         "{outcome:?}"
     );
-    assert!(app.store.chat(chat).await.unwrap().is_none());
+    assert!(app.store().chat(chat).await.unwrap().is_none());
     assert!(app
-        .store
+        .store()
         .branches()
         .chat_messages(chat)
         .await
@@ -559,7 +590,12 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let refused = [
         ChatParams {
             temperature: Some(2.5),
@@ -605,7 +641,12 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
     assert!(system.starts_with("You answer in haiku."), "{system}");
 
     // Another chat keeps the app's defaults.
-    let other = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let other = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     mock.push(openai::text("Hi."));
     let (on_event, mut rx) = collector();
     app.send(other, TurnInput::Message("hello".into()), on_event)
@@ -618,7 +659,7 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
 
     drop(app);
     let reopened = open(dir.path()).await;
-    let row = reopened.store.chat(chat).await.unwrap().unwrap();
+    let row = reopened.store().chat(chat).await.unwrap().unwrap();
     assert_eq!(row.system_prompt, "You answer in haiku.");
     assert_eq!(row.params, params);
 }
@@ -630,7 +671,7 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let provider = app.store.providers().await.unwrap()[0].id;
+    let provider = app.store().providers().await.unwrap()[0].id;
     let input = PresetInput {
         name: "  Reviewer ".into(),
         system_prompt: "Review the code you are shown.".into(),
@@ -735,7 +776,7 @@ async fn a_preset_starts_a_chat_with_its_prompt_model_parameters_and_tools() {
     assert!(app.presets().delete_preset(preset.id).await.unwrap());
     assert!(!app.presets().delete_preset(preset.id).await.unwrap());
     assert_eq!(
-        app.store
+        app.store()
             .chat(chat.id)
             .await
             .unwrap()
@@ -786,16 +827,16 @@ async fn a_purge_left_at_quit_waits_for_start_up_then_finishes() {
     };
     let app = open(dir.path()).await;
     // A purge queued while opening would run on the store's writer before this flush returns.
-    app.store.flush().await.unwrap();
+    app.store().flush().await.unwrap();
     assert_eq!(
-        left_to_purge(&app.store, chat).await,
+        left_to_purge(app.store(), chat).await,
         before,
         "purged during start-up"
     );
     app.start_background_work();
     let deadline = crate::common::deadline();
     while std::time::Instant::now() < deadline {
-        if left_to_purge(&app.store, chat).await == 0 {
+        if left_to_purge(app.store(), chat).await == 0 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -811,8 +852,13 @@ async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
     use tollgate_store::{MessageStatus, Role};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
-    app.store
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
+    app.store()
         .messages()
         .insert_message(
             chat,

@@ -33,7 +33,12 @@ async fn shown(app: &Arc<Tollgate>, dir: &Path) -> (ChatId, u64) {
         .unwrap();
     assert_eq!(settled(app, "views").await, McpStatus::Ready);
     registry_has(app, "views__show_view", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let exec = app.executor(chat).await.unwrap();
     let task = tokio::spawn(async move {
         exec.execute(
@@ -100,11 +105,11 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
         .save_mcp_server(off, Some("views"))
         .await
         .unwrap();
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
     drop(app);
     let app = open(&data).await;
     assert!(
-        app.mcp.connection("views").is_none(),
+        app.mcp_servers().manager().connection("views").is_none(),
         "the server stays off"
     );
     let again = app.mcp_views().open_view(chat, seq).await.unwrap();
@@ -115,7 +120,7 @@ async fn a_view_is_served_once_under_its_declared_domains_and_shows_again_after_
         .is_some_and(|v| v.html.contains("Attack view")));
     // A call with no view, and a call that is not there, have none.
     assert!(app.mcp_views().open_view(chat, seq + 1).await.is_err());
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// A view's `tools/call` meets the chat's gate: a tool on "ask always" waits for the user (and
@@ -152,7 +157,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
         "{answer}"
     );
     assert_eq!(lines(&nudges), [json!({"note": "one"})]);
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     let made = calls
         .iter()
         .find(|c| c.tool.as_deref() == Some("views__nudge"))
@@ -179,7 +184,8 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     assert!(app.asks().pending(chat).is_empty());
 
     // An "always allow" rule: the page chose the arguments, so the gate holds the call.
-    app.rules
+    app.gate()
+        .rules()
         .add(
             "views__nudge",
             None,
@@ -207,7 +213,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
     approve_next(&app, chat).await;
     held.await.unwrap().unwrap();
     assert_eq!(lines(&nudges).len(), 2);
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert_eq!(calls.last().unwrap().guard, GuardMark::Escalated);
 
     // Views off for the server: nothing shows and nothing is called.
@@ -224,7 +230,7 @@ async fn a_views_call_goes_through_the_gate_and_reaches_only_its_own_servers_too
         .await
         .is_err());
     assert_eq!(lines(&nudges).len(), 2);
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }
 
 /// Allows the next call that asks in `chat` once, if one asks now; its number.
@@ -282,7 +288,12 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
         .unwrap();
     assert_eq!(settled(&app, "views").await, McpStatus::Ready);
     registry_has(&app, "views__hold_view", true).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let hold = |label: &str, stop: &tokio_util::sync::CancellationToken| {
         let (app, stop, label) = (Arc::clone(&app), stop.clone(), label.to_string());
         tokio::spawn(async move {
@@ -352,5 +363,5 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
         ),
         other => panic!("no result: {other:?}"),
     }
-    app.mcp.shutdown().await;
+    app.mcp_servers().manager().shutdown().await;
 }

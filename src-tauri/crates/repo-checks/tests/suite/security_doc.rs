@@ -15,7 +15,7 @@
 //!   stands for no earlier path is a reference only as a Vitest file: `evildocs.rs` is a host);
 //! - `path.rs` alone: the file exists.
 //!
-//! Only a path ending in `.rs`, `.ts` or `.tsx` is a reference (`ToolExecutor::answer_approval` is not).
+//! Only a path ending in `.rs`, `.ts` or `.tsx` is a reference (`Asks::answer_approval` is not).
 //! A path is tried from the repository root, then the engine crate, the app crate, the e2e crate.
 
 use std::fmt;

@@ -45,7 +45,12 @@ async fn open_app(keychain: &str, workspace: &str) -> Opened {
         .open()
         .await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     app.executor(chat)
         .await
         .unwrap()
@@ -191,7 +196,12 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         .open()
         .await;
     let mock = with_mock(&app).await;
-    let chat = app.store.create_chat(NewChat::default()).await.unwrap().id;
+    let chat = app
+        .store()
+        .create_chat(NewChat::default())
+        .await
+        .unwrap()
+        .id;
     let exec = app.executor(chat).await.unwrap();
     exec.set_workspace(Some(ws.clone())).await.unwrap();
     assert_eq!(
@@ -269,7 +279,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     );
 
     // The record keeps what the tool card shows, also after the chat is read back.
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     let reports: Vec<_> = calls.iter().map(|c| c.sandbox.clone().unwrap()).collect();
     assert_eq!(
         reports[0].blocked,
@@ -290,7 +300,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     assert!(!events.iter().any(|e| matches!(e, ChatEvent::Tool { event } if matches!(**event, ToolEvent::ApprovalRequested { .. }))));
     assert!(root.join("child").exists());
     let rerun = app
-        .store
+        .store()
         .calls()
         .chat_calls(chat)
         .await
@@ -359,7 +369,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
     let (cards, _) = turn_allowing_all(&app, chat, "now outside").await;
     assert_eq!(cards[0].as_ref().unwrap().mode, SandboxMode::Off);
     assert!(root.join("outside").exists());
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     assert_eq!(
         calls.last().unwrap().sandbox.as_ref().unwrap().mode,
         SandboxMode::Off
@@ -430,7 +440,7 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     );
     assert!(!first.join("PWNED").exists());
     assert!(!outside.exists());
-    let calls = app.store.calls().chat_calls(chat).await.unwrap();
+    let calls = app.store().calls().chat_calls(chat).await.unwrap();
     let blocked = calls.last().unwrap();
     let report = blocked.sandbox.as_ref().unwrap();
     assert!(!report.blocked.is_empty(), "{report:?}");
@@ -458,7 +468,7 @@ async fn a_rerun_runs_exactly_what_the_card_showed_where_it_ran() {
     );
     assert!(!first.join("PWNED").exists() && !second.join("PWNED").exists());
     let rerun = app
-        .store
+        .store()
         .calls()
         .chat_calls(chat)
         .await
