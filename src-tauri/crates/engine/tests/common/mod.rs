@@ -108,3 +108,12 @@ impl<'a> OpenApp<'a> {
         .unwrap()
     }
 }
+
+/// A new chat of `app` with the defaults, as the window's New chat makes it.
+pub async fn new_chat(app: &tollgate_engine::service::Tollgate) -> tollgate_protocol::ids::ChatId {
+    app.store()
+        .create_chat(tollgate_store::NewChat::default())
+        .await
+        .unwrap()
+        .id
+}

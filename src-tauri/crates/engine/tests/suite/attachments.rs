@@ -10,7 +10,7 @@ use tollgate_engine::chat::attachments::{Attachment, AttachmentKind};
 use tollgate_engine::chat::{TurnInput, UserInput};
 use tollgate_mock_llm::{anthropic, openai};
 use tollgate_protocol::{CommandError, ErrorKind, ProviderKind};
-use tollgate_store::{NewChat, ProviderInput};
+use tollgate_store::ProviderInput;
 
 use tollgate_mock_llm::fixtures::TINY_PNG as PNG;
 
@@ -55,12 +55,7 @@ async fn an_image_and_a_text_file_reach_the_model_in_both_wire_formats() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
 
     mock.push(openai::text("A dot."));
     let (on_event, mut rx) = collector();
@@ -176,12 +171,7 @@ async fn what_is_not_an_image_or_too_big_is_refused_and_nothing_is_stored() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let refuse = |attachments: Vec<Attachment>| {
         let app = app.clone();
         async move {

@@ -54,12 +54,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
     let provider = app.model_providers().list_providers().await.unwrap()[0].id;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
 
     // Turn 1 calls a tool, turn 2 is plain.
     mock.push(openai::calls(
@@ -195,12 +190,7 @@ async fn edits_and_regenerations_keep_every_version_and_the_model_sees_one_branc
         .edit_message(chat, before[5].id, "x".into(), on_event)
         .await;
     assert_eq!(kind(an_answer), ErrorKind::Invalid);
-    let stranger = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let stranger = crate::common::new_chat(&app).await;
     let (on_event, _rx) = collector();
     let foreign = app.regenerate(stranger, first_answer, None, on_event).await;
     assert_eq!(kind(foreign), ErrorKind::NotFound);
@@ -230,12 +220,7 @@ async fn a_branch_cannot_change_while_its_turn_runs() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     mock.push(openai::text("One."));
     turn(&app, chat, TurnInput::Message("first".into())).await;
     let question = history(&app, chat).await[0].id;
@@ -464,12 +449,7 @@ async fn an_edited_message_keeps_the_sources_it_was_made_from() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let prompt = Source::McpServer {
         server: "notes".into(),
     };

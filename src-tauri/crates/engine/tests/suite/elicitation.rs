@@ -12,7 +12,6 @@ use tollgate_engine::{CallOrigin, ChatId, Decision, ExecutionDecision, ToolCallR
 use tollgate_mcp::{McpServerConfig, McpStatus};
 use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::{ElicitationAnswer, ElicitationKind, Invalid, PendingElicitation};
-use tollgate_store::NewChat;
 
 /// Runs `register_user` in `chat`, allowing the call when it asks; returns the task.
 async fn register(
@@ -81,12 +80,7 @@ async fn a_server_s_form_is_answered_by_the_user_and_declined_by_the_user() {
         app.registry().tool("forms__register_user").is_some()
     })
     .await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
 
     let task = register(&app, chat).await;
     let asked = question(&app, chat).await;

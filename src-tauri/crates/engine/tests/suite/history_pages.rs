@@ -10,7 +10,7 @@ use tollgate_engine::service::{ChatHistory, Tollgate};
 use tollgate_engine::ChatId;
 use tollgate_mock_llm::{openai, MockLlm};
 use tollgate_protocol::{CommandError, ErrorKind};
-use tollgate_store::{NewChat, Role};
+use tollgate_store::Role;
 
 /// Turns `from..to`, each a question, an answer that calls the calculator, its result and a
 /// last answer: four messages and one call a turn.
@@ -61,12 +61,7 @@ async fn pages_add_up_to_the_branch_in_whole_turns_with_their_calls() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     calculating_turns(&app, &mock, chat, 0..7).await;
     let whole = app.chats().chat_history(chat, None, None).await.unwrap();
     assert_eq!(whole.messages.len(), 28);
@@ -126,12 +121,7 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     calculating_turns(&app, &mock, chat, 0..4).await;
     let old = app.chats().chat_history(chat, None, None).await.unwrap();
 
@@ -171,12 +161,7 @@ async fn the_pages_before_a_message_are_its_own_branch_and_other_chats_are_refus
     );
 
     // A message of another chat, or none at all, is refused: never another chat's text.
-    let other = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let other = crate::common::new_chat(&app).await;
     let refused = app
         .chats()
         .chat_history(other, Some(question1), Some(10))

@@ -14,7 +14,6 @@ use tollgate_mcp::{McpConnection, McpError, McpServerConfig, McpStatus};
 use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::policy::{CallStatus, ExecutionPolicy};
 use tollgate_secrets::Keychain;
-use tollgate_store::NewChat;
 
 pub(crate) use tollgate_test_support::mcp_servers::{everything_js, servers_dir};
 
@@ -69,11 +68,7 @@ async fn probe_ready(
         .unwrap();
     assert_eq!(settled(app, "probe").await, McpStatus::Ready);
     registry_has(app, tool, true).await;
-    app.store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id
+    crate::common::new_chat(app).await
 }
 
 /// Waits until the registry has (or lacks) `tool`.
@@ -202,12 +197,7 @@ async fn everything_over_stdio_goes_through_the_gate() {
     );
 
     // A call waits for the user's decision, then reaches the server.
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let exec = app.executor(chat).await.unwrap();
     assert!(exec
         .toolbox()
@@ -285,12 +275,7 @@ async fn an_image_result_is_shown_to_the_user_and_only_described_to_the_model() 
         .unwrap();
     assert_eq!(settled(&app, "everything").await, McpStatus::Ready);
     registry_has(&app, "everything__get-tiny-image", true).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
 
     let result = run_approved(&app, chat, call("everything__get-tiny-image", json!({}))).await;
     assert_eq!(result.status, CallStatus::Success, "{}", result.content);
@@ -446,12 +431,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
     registry_has(&app, "probe__wait", true).await;
     // The secret came back from the keychain: the probe got PROBE_MARKER, where it notes that
     // a call stopped in the chat (Stop) was cancelled on the server.
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let exec = app.executor(chat).await.unwrap();
     let stop = CancellationToken::new();
     let task = {
@@ -541,12 +521,7 @@ async fn a_tool_for_a_servers_view_alone_is_never_offered_to_the_model() {
     // What the model was offered, as the provider received it.
     let mock = crate::suite::service::with_mock(&app).await;
     mock.push(tollgate_mock_llm::openai::text("Nothing to read."));
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     crate::suite::service::turn(
         &app,
         chat,
@@ -813,12 +788,7 @@ async fn a_crashed_server_is_marked_failed_and_can_be_restarted() {
 
     // The server dies in the middle of a call: the call fails clearly, the server is marked failed
     // with what it wrote to stderr, and its tools leave the registry.
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let result = run_approved(&app, chat, call("probe__crash", json!({}))).await;
     assert_eq!(result.status, CallStatus::Error);
     assert!(
@@ -907,12 +877,7 @@ async fn inline_secrets_stay_in_the_keychain_and_never_follow_a_new_host() {
             );
         }
         // The prompt names the server's tools, never its command line.
-        let chat = app
-            .store()
-            .create_chat(NewChat::default())
-            .await
-            .unwrap()
-            .id;
+        let chat = crate::common::new_chat(&app).await;
         registry_has(&app, "keyed__wait", true).await;
         let prompt = app.executor(chat).await.unwrap().system_prompt_section();
         assert!(prompt.contains("keyed"), "{prompt}");
@@ -1095,12 +1060,7 @@ async fn resources_attach_prompts_fill_and_changed_lists_are_read_again() {
 
     // `grow` adds a tool, a resource and a prompt while connected: the server's list_changed
     // notifications make Tollgate list them again, and the new tool reaches the chats.
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let grown = run_approved(&app, chat, call("probe__grow", json!({}))).await;
     assert_eq!(grown.status, CallStatus::Success);
     registry_has(&app, "probe__later", true).await;
@@ -1145,12 +1105,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
         .unwrap();
     assert_eq!(settled(&app, "keyed").await, McpStatus::Ready);
     let mock = super::service::with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let exec = app.executor(chat).await.unwrap();
     exec.set_workspace(Some(dir.path().to_path_buf()))
         .await
@@ -1239,12 +1194,7 @@ async fn forecasts_allowed(app: &Tollgate, marker: &std::path::Path) {
 /// chat in which the rule ran a forecast for Oslo without asking.
 async fn oslo_under_a_rule(app: &Tollgate, marker: &std::path::Path) -> tollgate_engine::ChatId {
     forecasts_allowed(app, marker).await;
-    let first_chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let first_chat = crate::common::new_chat(app).await;
     let first = run_unasked(
         app,
         first_chat,
@@ -1282,12 +1232,7 @@ async fn a_tool_that_changes_asks_again_with_what_changed_until_accepted() {
     let marker = dir.path().join("m");
     // The user allows every forecast, in every chat.
     forecasts_allowed(&app, &marker).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let first = run_unasked(&app, chat, call("probe__forecast", json!({"city": "Oslo"}))).await;
     assert_eq!(first.content, "sunny in Oslo");
 
@@ -1505,12 +1450,7 @@ async fn a_listing_that_fails_before_a_grant_runs_is_the_servers_text_with_its_s
     assert_eq!(broken.content, "listing broken");
 
     // The next chat lists the tool again before the rule runs it; the listing fails.
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let failed = run_unasked(
         &app,
         chat,
@@ -1551,12 +1491,7 @@ async fn a_card_for_a_tool_changed_without_a_word_shows_the_tool_as_it_is_now() 
         .await
         .unwrap();
     assert_eq!(settled(&app, "probe").await, McpStatus::Ready);
-    let first_chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let first_chat = crate::common::new_chat(&app).await;
     let first = run_approved(
         &app,
         first_chat,
@@ -1595,12 +1530,7 @@ struct BergenCard {
 impl BergenCard {
     async fn ask(app: &Tollgate) -> Self {
         use tollgate_protocol::ApprovalRequest;
-        let chat = app
-            .store()
-            .create_chat(NewChat::default())
-            .await
-            .unwrap()
-            .id;
+        let chat = crate::common::new_chat(app).await;
         let task = spawn_call(
             app,
             chat,
@@ -1669,12 +1599,7 @@ async fn the_card_marks_an_argument_whose_parameter_the_review_flagged() {
         .await
         .unwrap();
     assert_eq!(settled(&app, "curious").await, McpStatus::Ready);
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
 
     let task = spawn_call(
         &app,

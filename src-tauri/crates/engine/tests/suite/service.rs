@@ -102,12 +102,7 @@ pub(super) async fn with_mock(app: &Tollgate) -> MockLlm {
 async fn with_no_provider_the_demo_answers_and_one_executor_serves_each_chat() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     assert!(Arc::ptr_eq(
         &app.executor(chat).await.unwrap(),
         &app.executor(chat).await.unwrap()
@@ -137,18 +132,8 @@ async fn one_turn_per_chat_stop_and_waiting_counts() {
     let mut s = app.preferences().tool_settings();
     s.tool_mut("calculate").execution_policy = Some(ExecutionPolicy::AskAlways);
     app.preferences().set_tool_settings(s).await.unwrap();
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
-    let other = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
+    let other = crate::common::new_chat(&app).await;
 
     mock.push(openai::calls(
         "",
@@ -240,12 +225,7 @@ async fn settings_persist_across_a_restart() {
         (Theme::Dark, Language::SimplifiedChinese, 7)
     );
     assert_eq!(app.preferences().tool_settings().default_output_limit, 1234);
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let names: Vec<String> = app
         .executor(chat)
         .await
@@ -552,12 +532,7 @@ async fn deleting_a_chat_stops_its_turn_and_removes_everything() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     mock.push(openai::text("x y z w v u t s r q").slow(Duration::from_millis(50)));
     let (on_event, mut rx) = collector();
     app.send(chat, TurnInput::Message("go".into()), on_event)
@@ -590,12 +565,7 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let refused = [
         ChatParams {
             temperature: Some(2.5),
@@ -641,12 +611,7 @@ async fn a_chats_own_prompt_and_parameters_reach_the_next_request_and_survive_a_
     assert!(system.starts_with("You answer in haiku."), "{system}");
 
     // Another chat keeps the app's defaults.
-    let other = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let other = crate::common::new_chat(&app).await;
     mock.push(openai::text("Hi."));
     let (on_event, mut rx) = collector();
     app.send(other, TurnInput::Message("hello".into()), on_event)
@@ -852,12 +817,7 @@ async fn opening_a_chat_makes_its_history_ready_at_the_secrets_door() {
     use tollgate_store::{MessageStatus, Role};
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path()).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     app.store()
         .messages()
         .insert_message(

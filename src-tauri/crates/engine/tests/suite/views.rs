@@ -12,7 +12,6 @@ use tollgate_mcp::{McpServerConfig, McpStatus};
 use tollgate_protocol::{
     ApprovalRequest, AskReason, GuardMark, McpViewDocument, McpViewOutcome, RuleAction, RuleScope,
 };
-use tollgate_store::NewChat;
 
 fn views_server(dir: &Path) -> McpServerConfig {
     let script = servers_dir().join("view-server.mjs").display().to_string();
@@ -33,12 +32,7 @@ async fn shown(app: &Arc<Tollgate>, dir: &Path) -> (ChatId, u64) {
         .unwrap();
     assert_eq!(settled(app, "views").await, McpStatus::Ready);
     registry_has(app, "views__show_view", true).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(app).await;
     let exec = app.executor(chat).await.unwrap();
     let task = tokio::spawn(async move {
         exec.execute(
@@ -288,12 +282,7 @@ async fn a_calls_view_shows_while_it_runs_and_is_told_how_it_ended() {
         .unwrap();
     assert_eq!(settled(&app, "views").await, McpStatus::Ready);
     registry_has(&app, "views__hold_view", true).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let hold = |label: &str, stop: &tokio_util::sync::CancellationToken| {
         let (app, stop, label) = (Arc::clone(&app), stop.clone(), label.to_string());
         tokio::spawn(async move {

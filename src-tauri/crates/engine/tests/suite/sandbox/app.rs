@@ -14,7 +14,6 @@ use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mock_llm::{openai, MockLlm};
 use tollgate_protocol::{ApprovalRequest, ChatSandbox, SandboxMode, SandboxReport, ToolEvent};
 use tollgate_secrets::Keychain;
-use tollgate_store::NewChat;
 use tollgate_tools::sandbox::SandboxLevel;
 
 /// An app whose data folder, home and workspace are under one root, with the mock model and a
@@ -45,12 +44,7 @@ async fn open_app(keychain: &str, workspace: &str) -> Opened {
         .open()
         .await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     app.executor(chat)
         .await
         .unwrap()
@@ -196,12 +190,7 @@ async fn approved_attacks_fail_in_the_sandbox_and_the_model_is_told_why() {
         .open()
         .await;
     let mock = with_mock(&app).await;
-    let chat = app
-        .store()
-        .create_chat(NewChat::default())
-        .await
-        .unwrap()
-        .id;
+    let chat = crate::common::new_chat(&app).await;
     let exec = app.executor(chat).await.unwrap();
     exec.set_workspace(Some(ws.clone())).await.unwrap();
     assert_eq!(
