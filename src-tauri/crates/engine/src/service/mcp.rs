@@ -96,6 +96,19 @@ fn blanked(config: &McpServerConfig) -> McpServerConfig {
     c
 }
 
+/// What the MCP servers' service keeps between calls: the servers' saved settings (secrets
+/// blanked), the remote servers the user signed in to, the sign-ins waiting for the browser,
+/// and the turn of review-book saves (saves land in the order taken).
+#[derive(Default)]
+pub(super) struct McpState {
+    pub(super) configs: parking_lot::Mutex<Vec<McpServerConfig>>,
+    pub(super) review_saves: tokio::sync::Mutex<()>,
+    pub(super) sign_ins:
+        parking_lot::Mutex<std::collections::BTreeMap<String, crate::mcp::oauth::OAuthRecord>>,
+    pub(super) signing_in:
+        parking_lot::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
+}
+
 impl Tollgate {
     // On the app itself: the registry the MCP servers' tools join.
     /// The built-in groups plus one group per ready MCP server.
@@ -140,7 +153,7 @@ impl Tollgate {
         for config in &configs {
             launches.push(self.mcp_servers().launch_of(config).await);
         }
-        *self.mcp_configs.lock() = configs;
+        *self.mcp_state.configs.lock() = configs;
         let book: ReviewBook = self
             .store
             .setting(REVIEW_SETTINGS_KEY)
@@ -167,7 +180,7 @@ impl McpServers<'_> {
     /// Saves the book of accepted MCP tool definitions (SPEC §11) if it changed. Saves are
     /// serialised, so an older book never lands after a newer one.
     pub(super) async fn save_review_book(&self) -> Result<(), ServiceError> {
-        let _turn = self.app.review_saves.lock().await;
+        let _turn = self.app.mcp_state.review_saves.lock().await;
         if let Some(book) = self.app.mcp.take_changed_book() {
             self.app
                 .store
@@ -278,7 +291,7 @@ impl McpServers<'_> {
 
     /// Every configured server with its state, by name.
     pub fn list(&self) -> Vec<McpServerView> {
-        let configs = self.app.mcp_configs.lock().clone();
+        let configs = self.app.mcp_state.configs.lock().clone();
         let mut states: std::collections::HashMap<String, McpServerState> = self
             .app
             .mcp
@@ -331,7 +344,7 @@ impl McpServers<'_> {
     ) -> Result<(), ServiceError> {
         config.validate()?;
         let old_name = previous.unwrap_or(&config.name).to_string();
-        let existing = existing_server(&self.app.mcp_configs.lock(), &config, previous)?;
+        let existing = existing_server(&self.app.mcp_state.configs.lock(), &config, previous)?;
         // Secret values left empty (or still hidden) keep the stored ones — but only while the
         // server is reached the same way: a token stored for one host or program is never sent
         // to another because its field was left blank.
@@ -392,7 +405,7 @@ impl McpServers<'_> {
             self.forget_secrets(&client_secret_account(&old_name)).await;
         }
         let oauth = self.sign_in_of(&stored);
-        let mut configs = self.app.mcp_configs.lock().clone();
+        let mut configs = self.app.mcp_state.configs.lock().clone();
         configs.retain(|c| c.name != old_name);
         configs.push(stored);
         configs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -400,7 +413,7 @@ impl McpServers<'_> {
             .store
             .set_setting(MCP_SETTINGS_KEY, &configs)
             .await?;
-        *self.app.mcp_configs.lock() = configs;
+        *self.app.mcp_state.configs.lock() = configs;
         if old_name != config.name {
             self.app.mcp.remove(&old_name);
         }
@@ -420,7 +433,8 @@ impl McpServers<'_> {
         for server in servers {
             let exists = self
                 .app
-                .mcp_configs
+                .mcp_state
+                .configs
                 .lock()
                 .iter()
                 .any(|c| c.name == server.name);
@@ -433,7 +447,14 @@ impl McpServers<'_> {
 
     /// Stops a server and forgets it and its secrets.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<(), ServiceError> {
-        if !self.app.mcp_configs.lock().iter().any(|c| c.name == name) {
+        if !self
+            .app
+            .mcp_state
+            .configs
+            .lock()
+            .iter()
+            .any(|c| c.name == name)
+        {
             return Err(ServiceError::NotFound(Missing::McpServer {
                 name: name.to_string(),
             }));
@@ -447,13 +468,13 @@ impl McpServers<'_> {
             .views()
             .forget_view_resources(name.to_string())
             .await?;
-        let mut configs = self.app.mcp_configs.lock().clone();
+        let mut configs = self.app.mcp_state.configs.lock().clone();
         configs.retain(|c| c.name != name);
         self.app
             .store
             .set_setting(MCP_SETTINGS_KEY, &configs)
             .await?;
-        *self.app.mcp_configs.lock() = configs;
+        *self.app.mcp_state.configs.lock() = configs;
         self.app.mcp.remove(name);
         self.save_review_book().await
     }

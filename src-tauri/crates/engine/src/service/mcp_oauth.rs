@@ -32,12 +32,12 @@ impl McpServers<'_> {
             .setting(SIGN_INS_KEY)
             .await?
             .unwrap_or_default();
-        *self.app.mcp_sign_ins.lock() = records;
+        *self.app.mcp_state.sign_ins.lock() = records;
         Ok(())
     }
 
     async fn save_sign_ins(&self) -> Result<(), ServiceError> {
-        let records = self.app.mcp_sign_ins.lock().clone();
+        let records = self.app.mcp_state.sign_ins.lock().clone();
         self.app.store.set_setting(SIGN_INS_KEY, &records).await?;
         Ok(())
     }
@@ -45,7 +45,7 @@ impl McpServers<'_> {
     /// The sign-in a server's connection uses: only for the URL it was made for.
     pub(super) fn sign_in_of(&self, stored: &McpServerConfig) -> Option<OAuthAccess> {
         let url = remote_url(stored)?;
-        let records = self.app.mcp_sign_ins.lock();
+        let records = self.app.mcp_state.sign_ins.lock();
         let record = records.get(&stored.name).filter(|r| r.resource == url)?;
         Some(OAuthAccess {
             keychain: self.app.keychain.clone(),
@@ -57,7 +57,8 @@ impl McpServers<'_> {
     /// The settings of server `name`, as stored (secrets as placeholders).
     fn stored_mcp_server(&self, name: &str) -> Result<McpServerConfig, ServiceError> {
         self.app
-            .mcp_configs
+            .mcp_state
+            .configs
             .lock()
             .iter()
             .find(|c| c.name == name)
@@ -70,17 +71,17 @@ impl McpServers<'_> {
     }
 
     pub(super) fn sign_in_record(&self, name: &str) -> Option<OAuthRecord> {
-        self.app.mcp_sign_ins.lock().get(name).cloned()
+        self.app.mcp_state.sign_ins.lock().get(name).cloned()
     }
 
     /// Whether a sign-in to `name` is waiting for the browser.
     pub(super) fn signing_in(&self, name: &str) -> bool {
-        self.app.mcp_signing_in.lock().contains_key(name)
+        self.app.mcp_state.signing_in.lock().contains_key(name)
     }
 
     /// Forgets a server's sign-in: its tokens leave the keychain, its record the settings.
     pub(super) async fn forget_sign_in(&self, name: &str) -> Result<(), ServiceError> {
-        let Some(record) = self.app.mcp_sign_ins.lock().remove(name) else {
+        let Some(record) = self.app.mcp_state.sign_ins.lock().remove(name) else {
             return Ok(());
         };
         if let Err(e) = self.app.keychain.delete(&record.account()).await {
@@ -92,7 +93,7 @@ impl McpServers<'_> {
     /// A server renamed keeps its sign-in.
     pub(super) async fn rename_sign_in(&self, from: &str, to: &str) -> Result<(), ServiceError> {
         let moved = {
-            let mut records = self.app.mcp_sign_ins.lock();
+            let mut records = self.app.mcp_state.sign_ins.lock();
             match records.remove(from) {
                 Some(r) => {
                     records.insert(to.to_string(), r);
@@ -124,7 +125,7 @@ impl McpServers<'_> {
         };
         let cancel = CancellationToken::new();
         {
-            let mut waiting = self.app.mcp_signing_in.lock();
+            let mut waiting = self.app.mcp_state.signing_in.lock();
             if waiting.contains_key(name) {
                 return Err(ServiceError::Invalid(Invalid::McpSignInUnderWay {
                     server: name.to_string(),
@@ -150,7 +151,7 @@ impl McpServers<'_> {
             cancel: &cancel,
         })
         .await;
-        self.app.mcp_signing_in.lock().remove(name);
+        self.app.mcp_state.signing_in.lock().remove(name);
         self.app.mcp.touch();
         let record = result.map_err(|e| {
             ServiceError::Invalid(Invalid::McpSignIn {
@@ -160,7 +161,8 @@ impl McpServers<'_> {
         })?;
         let replaced = self
             .app
-            .mcp_sign_ins
+            .mcp_state
+            .sign_ins
             .lock()
             .insert(name.to_string(), record.clone());
         // Signed in again with another authorization server: the old tokens go.
@@ -177,7 +179,7 @@ impl McpServers<'_> {
 
     /// Stops a sign-in waiting for the browser; whether one was.
     pub fn cancel_mcp_sign_in(&self, name: &str) -> bool {
-        match self.app.mcp_signing_in.lock().get(name) {
+        match self.app.mcp_state.signing_in.lock().get(name) {
             Some(cancel) => {
                 cancel.cancel();
                 true

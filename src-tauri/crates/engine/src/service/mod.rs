@@ -220,13 +220,9 @@ pub struct Tollgate {
     mcp: Arc<crate::mcp::McpManager>,
     /// The questions MCP servers ask the user (SPEC §11).
     elicitations: Arc<crate::mcp::elicitation::ElicitationHub>,
-    mcp_configs: Mutex<Vec<crate::mcp::McpServerConfig>>,
-    /// Taken while the MCP review book is taken and saved, so saves land in the order taken.
-    review_saves: tokio::sync::Mutex<()>,
-    /// The remote servers the user signed in to (SPEC §11), by server name.
-    mcp_sign_ins: Mutex<std::collections::BTreeMap<String, crate::mcp::oauth::OAuthRecord>>,
-    /// The sign-ins waiting for the browser, to cancel.
-    mcp_signing_in: Mutex<HashMap<String, CancellationToken>>,
+    /// The MCP servers' saved settings, sign-ins and review saves (F-45, SPEC §11): the state
+    /// the MCP servers' service owns.
+    mcp_state: mcp::McpState,
     keychain: Keychain,
     hub: Arc<ApprovalHub>,
     questions: Arc<QuestionHub>,
@@ -321,10 +317,7 @@ impl Tollgate {
             registry: RwLock::new(Arc::new(registry)),
             mcp: crate::mcp::McpManager::new(Arc::clone(&hidden), Some(Arc::clone(&elicitations))),
             elicitations,
-            mcp_configs: Mutex::new(Vec::new()),
-            review_saves: tokio::sync::Mutex::new(()),
-            mcp_sign_ins: Mutex::new(std::collections::BTreeMap::new()),
-            mcp_signing_in: Mutex::new(HashMap::new()),
+            mcp_state: mcp::McpState::default(),
             keychain,
             hub: Arc::new(ApprovalHub::new()),
             questions,

@@ -26,7 +26,14 @@ impl McpServers<'_> {
             .mcp
             .server_review(server, &others, &confirmed)
             .ok_or_else(|| {
-                if self.app.mcp_configs.lock().iter().any(|c| c.name == server) {
+                if self
+                    .app
+                    .mcp_state
+                    .configs
+                    .lock()
+                    .iter()
+                    .any(|c| c.name == server)
+                {
                     ServiceError::Invalid(Invalid::McpNotRunning {
                         server: server.to_string(),
                     })

@@ -142,7 +142,8 @@ impl McpViews<'_> {
     /// The server's own setting when it is not running (a stored view shown after a restart).
     fn configured_views(&self, server: &str) -> bool {
         self.app
-            .mcp_configs
+            .mcp_state
+            .configs
             .lock()
             .iter()
             .find(|c| c.name == server)
