@@ -101,8 +101,14 @@ pub struct Session {
     pub startup: Duration,
 }
 
-/// How long starting tauri-driver, the app and a WebDriver session may take.
-pub const START_LIMIT: Duration = Duration::from_secs(60);
+/// How long one attempt at starting tauri-driver, the app and a WebDriver session may take: a
+/// bound, never a wait. An attempt that is still not up then (a fresh-clone run of 2026-12-07
+/// saw one session request hang for the whole minute the start then had, under load, with
+/// nothing to retry) is ended, driver and app, and the next attempt starts afresh.
+pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(60);
+
+/// How long starting a session may take in all, every attempt included.
+pub const START_LIMIT: Duration = Duration::from_secs(60 * SESSION_ATTEMPTS as u64);
 
 impl Session {
     /// Starts tauri-driver and the app with a fresh data folder (plus `env`).
@@ -151,11 +157,16 @@ impl Session {
             );
             caps.insert("browserName".into(), serde_json::json!("wry"));
             let started = Instant::now();
-            let connected = ClientBuilder::rustls()
-                .map_err(|e| E2eError::Timeout(format!("WebDriver client: {e}")))?
-                .capabilities(caps)
-                .connect(&url)
-                .await;
+            let mut builder = ClientBuilder::rustls()
+                .map_err(|e| E2eError::Timeout(format!("WebDriver client: {e}")))?;
+            let connect = builder.capabilities(caps).connect(&url);
+            let connected = match tokio::time::timeout(ATTEMPT_LIMIT, connect).await {
+                Ok(connected) => connected.map_err(|e| e.to_string()),
+                Err(_) => Err(format!(
+                    "the session was not up within {} s",
+                    ATTEMPT_LIMIT.as_secs()
+                )),
+            };
             match connected {
                 Ok(client) => {
                     let driver = driver
@@ -171,7 +182,7 @@ impl Session {
                 }
                 Err(e) => {
                     drop(driver);
-                    last = Some(e.to_string());
+                    last = Some(e);
                     // The attempt's app can outlive its driver (a loaded machine: fresh-clone
                     // run 3 of 2026-11-27 found two apps, two windows, on one data folder):
                     // it is ended, and the next attempt starts once it is gone.
