@@ -440,13 +440,8 @@ impl Session {
         env: &[(&str, &str)],
         key: &str,
     ) -> Result<(Session, MockLlm), E2eError> {
-        let mock = MockLlm::start()
-            .await
-            .map_err(|e| fail(format!("starting the mock LLM server: {e}")))?;
-        let data_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
-            what: "creating the data folder".into(),
-            source,
-        })?;
+        let mock = start_mock().await?;
+        let data_dir = crate::webdriver::data_folder()?;
         seed_openai_provider(
             data_dir.path(),
             "Mock",
@@ -466,9 +461,7 @@ impl Session {
         env: &[(&str, &str)],
         key: &str,
     ) -> Result<(Session, MockLlm), E2eError> {
-        let mock = MockLlm::start()
-            .await
-            .map_err(|e| fail(format!("starting the mock LLM server: {e}")))?;
+        let mock = start_mock().await?;
         let s = Session::start(env).await?;
         s.add_openai_provider("Mock", &format!("{}/v1", mock.url()), "mock-large", key)
             .await?;
@@ -800,4 +793,11 @@ pub async fn seed_openai_provider(
         .flush()
         .await
         .map_err(|e| fail(format!("writing the data folder's database: {e}")))
+}
+
+/// The mock LLM server, started for one test.
+async fn start_mock() -> Result<MockLlm, E2eError> {
+    MockLlm::start()
+        .await
+        .map_err(|e| fail(format!("starting the mock LLM server: {e}")))
 }

@@ -113,11 +113,7 @@ pub const START_LIMIT: Duration = Duration::from_secs(60 * SESSION_ATTEMPTS as u
 impl Session {
     /// Starts tauri-driver and the app with a fresh data folder (plus `env`).
     pub async fn start(env: &[(&str, &str)]) -> Result<Self, E2eError> {
-        let data_dir = tempfile::tempdir().map_err(|source| E2eError::Io {
-            what: "creating the data folder".into(),
-            source,
-        })?;
-        Self::start_in(data_dir, env).await
+        Self::start_in(data_folder()?, env).await
     }
 
     /// Starts the app on an existing data folder (a restart: see [`Self::close_keeping_data`]),
@@ -351,4 +347,12 @@ impl Drop for Session {
             }
         }
     }
+}
+
+/// A fresh data folder for an app a test starts (removed when dropped).
+pub fn data_folder() -> Result<tempfile::TempDir, E2eError> {
+    tempfile::tempdir().map_err(|source| E2eError::Io {
+        what: "creating the data folder".into(),
+        source,
+    })
 }

@@ -42,39 +42,23 @@ pub fn deadline() -> std::time::Instant {
 /// Waits until `done` holds, checking every 10 ms (a minute at most, then the test fails):
 /// for states with no event to wait on.
 pub async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + PATIENCE;
-    while !done() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never happened: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually_some(what, || done().then_some(())).await
 }
 
 /// Waits until `found` gives something (a minute at most, then the test fails), and returns it.
 pub async fn eventually_some<T>(what: &str, mut found: impl FnMut() -> Option<T>) -> T {
-    let deadline = std::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = found() {
-            return v;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never happened: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually_some_async(what, || std::future::ready(found())).await
 }
 
 /// Waits until `found` gives a value, asking again every 10 ms (a minute at most, then the test
-/// fails): for a state only a try can tell, such as a server that has begun to listen.
+/// fails): for a state only a try can tell, such as a server that has begun to listen. The one
+/// polling loop the other waits share.
 pub async fn eventually_some_async<T, F, Fut>(what: &str, mut found: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = std::time::Instant::now() + PATIENCE;
+    let deadline = deadline();
     loop {
         if let Some(v) = found().await {
             return v;
