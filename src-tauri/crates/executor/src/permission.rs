@@ -18,8 +18,8 @@ use crate::tool_executor::ToolExecutor;
 use serde_json::Value;
 use std::sync::Arc;
 use tollgate_protocol::canonical::{canonical_json, record_hash};
-use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionChoice};
-use tollgate_protocol::{Decision, PlanFit, Source, ToolChange};
+use tollgate_protocol::policy::{CallStatus, DecidedBy, ExecutionChoice, ResultPolicy};
+use tollgate_protocol::{Decision, ExecutionDecision, PlanFit, Source, ToolChange};
 use tollgate_provenance::{guard_note, GuardInputs};
 use tollgate_store::{now_ms, ApprovalRecordRow};
 use tollgate_tools::{Granted, RegisteredTool};
@@ -182,9 +182,9 @@ impl ToolExecutor {
         }
     }
 
-    /// Decides whether the call may run, asking the user when the order says so: gather what
-    /// decides it ([`gather`]), the verdict, and on an ask the card ([`super::card::request`])
-    /// and the user's answer ([`super::card::answer`]).
+    /// Decides whether the call may run, in four steps: gather what decides it ([`gather`]),
+    /// the verdict on that, and on an ask the card ([`ask`]) and the user's answer applied
+    /// ([`apply_answer`]).
     pub(super) async fn permission(
         &self,
         entry: &RegisteredTool,
@@ -193,83 +193,33 @@ impl ToolExecutor {
         view: GuardView<'_>,
         trace: &mut Trace,
     ) -> Result<Grant, Outcome> {
-        let Gathered {
-            mut inputs,
-            decision,
-            silent_change,
-        } = gather(self, entry, &args, ctx, view, trace).await?;
-        let (reason, mark, review) = match decision {
+        let gathered = gather(self, entry, &args, ctx, view, trace).await?;
+        match gathered.decision {
             Verdict::Allow { by, review } => {
-                trace.decided_by = Some(by);
-                trace.decision = Some(ExecutionChoice::Allow);
-                let envelope = match (by, &inputs.plan) {
-                    (DecidedBy::Plan, Some(PlanFit::Inside { step })) => {
-                        self.task().plan_envelope(*step)
-                    }
-                    _ => None,
-                };
-                return Ok(Grant::decided(
-                    args,
-                    by,
-                    inputs.subject,
-                    inputs.workspace,
-                    review,
-                    envelope,
-                ));
+                Ok(allowed(self, args, by, review, gathered.inputs, trace))
             }
-            Verdict::Deny { by, message } => {
-                trace.decided_by = Some(by);
-                trace.decision = Some(ExecutionChoice::Deny);
-                return Err(Outcome::fail(
-                    CallStatus::ExecutionRejected,
-                    format!("{message} Do not repeat the same call; adapt your approach or ask the user."),
-                ));
-            }
+            Verdict::Deny { by, message } => Err(denied(by, &message, trace)),
             Verdict::Ask {
                 reason,
                 guard,
                 review,
-            } => (reason, guard, review),
-        };
-        let tool_change =
-            silent_change.or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
-        let asked = super::card::Asked {
-            reason,
-            mark,
-            tool_change,
-        };
-        let request = super::card::request(self, entry, &args, &mut inputs, asked, trace).await;
-        let approval = self
-            .asks()
-            .pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
-        let Some((Decision::Execution(decision), _)) =
-            self.asks().wait_for_decision(approval, ctx.cancel).await
-        else {
-            trace.decided_by = Some(DecidedBy::None);
-            return Err(Outcome::fail(
-                CallStatus::Cancelled,
-                "The call was cancelled before the user decided.",
-            ));
-        };
-        trace.decided_by = Some(DecidedBy::User);
-        trace.decision = Some(decision.choice());
-        let granted =
-            super::card::answer(self, entry, args, &inputs, review, decision, trace).await;
-        // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
-        // from now: what the call runs with is what the user kept.
-        if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
-            self.task().grant_proposed(g.args());
-        }
-        // A call the plan allots, allowed on its card (an ask rule, a hold, a sandbox that
-        // cannot hold it), still uses up its step's call: the plan allotted it to the task, and
-        // it is not left for another.
-        if let Ok(g) = &granted {
-            let step = self.task().plan_step_of(entry, g.args(), &inputs, view);
-            if self.task().take_plan_call(step.as_ref(), ctx.seq) {
-                trace.in_plan = true;
+            } => {
+                let tool_change = gathered
+                    .silent_change
+                    .or_else(|| entry.tool.spec().review.as_deref().cloned().map(Box::new));
+                let asked = super::card::Asked {
+                    reason,
+                    mark: guard,
+                    tool_change,
+                };
+                let mut inputs = gathered.inputs;
+                let decision = ask(self, entry, &args, &mut inputs, asked, ctx, trace).await?;
+                apply_answer(
+                    self, entry, args, &inputs, review, decision, ctx, view, trace,
+                )
+                .await
             }
         }
-        granted
     }
 
     /// Compares a grant with the world right before the tool runs (F-03): the workspace and
@@ -403,4 +353,94 @@ async fn gather(
         decision,
         silent_change,
     })
+}
+
+/// The grant of a call the order allows without asking: by policy, rule, record or the task's
+/// plan (which bounds the call to its step's envelope).
+fn allowed(
+    exec: &ToolExecutor,
+    args: Value,
+    by: DecidedBy,
+    review: ResultPolicy,
+    inputs: PermissionInputs,
+    trace: &mut Trace,
+) -> Grant {
+    trace.decided_by = Some(by);
+    trace.decision = Some(ExecutionChoice::Allow);
+    let envelope = match (by, &inputs.plan) {
+        (DecidedBy::Plan, Some(PlanFit::Inside { step })) => exec.task().plan_envelope(*step),
+        _ => None,
+    };
+    Grant::decided(args, by, inputs.subject, inputs.workspace, review, envelope)
+}
+
+/// The result of a call the order denies: the reason, and what the model should do instead.
+fn denied(by: DecidedBy, message: &str, trace: &mut Trace) -> Outcome {
+    trace.decided_by = Some(by);
+    trace.decision = Some(ExecutionChoice::Deny);
+    Outcome::fail(
+        CallStatus::ExecutionRejected,
+        format!("{message} Do not repeat the same call; adapt your approach or ask the user."),
+    )
+}
+
+/// Shows the call's card and waits for the user's answer; a call cancelled before the user
+/// decided ends here.
+async fn ask(
+    exec: &ToolExecutor,
+    entry: &RegisteredTool,
+    args: &Value,
+    inputs: &mut PermissionInputs,
+    asked: super::card::Asked,
+    ctx: &CallCtx<'_>,
+    trace: &mut Trace,
+) -> Result<ExecutionDecision, Outcome> {
+    let request = super::card::request(exec, entry, args, inputs, asked, trace).await;
+    let approval = exec
+        .asks()
+        .pending_approval(entry, ctx.seq, &ctx.req.call_id, request);
+    let Some((Decision::Execution(decision), _)) =
+        exec.asks().wait_for_decision(approval, ctx.cancel).await
+    else {
+        trace.decided_by = Some(DecidedBy::None);
+        return Err(Outcome::fail(
+            CallStatus::Cancelled,
+            "The call was cancelled before the user decided.",
+        ));
+    };
+    trace.decided_by = Some(DecidedBy::User);
+    trace.decision = Some(decision.choice());
+    Ok(decision)
+}
+
+/// Applies the user's answer ([`super::card::answer`]): a plan the user approved becomes the
+/// chat's grant, and a call the plan allots uses up its step's call.
+#[allow(clippy::too_many_arguments)]
+async fn apply_answer(
+    exec: &ToolExecutor,
+    entry: &RegisteredTool,
+    args: Value,
+    inputs: &PermissionInputs,
+    review: ResultPolicy,
+    decision: ExecutionDecision,
+    ctx: &CallCtx<'_>,
+    view: GuardView<'_>,
+    trace: &mut Trace,
+) -> Result<Grant, Outcome> {
+    let granted = super::card::answer(exec, entry, args, inputs, review, decision, trace).await;
+    // A plan the user approved (as shown, or narrowed on the card) is the chat's grant
+    // from now: what the call runs with is what the user kept.
+    if let (Some(_), Ok(g)) = (&inputs.proposal, &granted) {
+        exec.task().grant_proposed(g.args());
+    }
+    // A call the plan allots, allowed on its card (an ask rule, a hold, a sandbox that
+    // cannot hold it), still uses up its step's call: the plan allotted it to the task, and
+    // it is not left for another.
+    if let Ok(g) = &granted {
+        let step = exec.task().plan_step_of(entry, g.args(), inputs, view);
+        if exec.task().take_plan_call(step.as_ref(), ctx.seq) {
+            trace.in_plan = true;
+        }
+    }
+    granted
 }

@@ -470,13 +470,7 @@ async fn servers_and_their_secrets_survive_a_restart_of_the_app() {
 
 /// How a test calls a tool directly: no progress shown, no call to ask under.
 pub(crate) fn options(timeout: Duration, cancel: &CancellationToken) -> tollgate_mcp::CallOptions {
-    tollgate_mcp::CallOptions {
-        timeout,
-        clock: tollgate_tools::clock::CallClock::new(),
-        cancel: cancel.clone(),
-        on_progress: Arc::new(|_: tollgate_mcp::progress::CallProgress| {}),
-        asked_in: None,
-    }
+    tollgate_mcp::CallOptions::unobserved(timeout, cancel.clone())
 }
 
 /// A tool a server keeps for its view (`_meta.ui.visibility: ["app"]`, MCP Apps, F-96) is

@@ -22,7 +22,6 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tollgate_mcp::elicitation::ElicitationHub;
 use tollgate_mcp::oauth::{self, Browser, OAuthAccess, SignIn};
-use tollgate_mcp::progress::CallProgress;
 use tollgate_mcp::{
     Asks, CallOptions, McpConnection, McpError, McpServerConfig, McpTransport, ServerSlot, Session,
 };
@@ -202,11 +201,9 @@ async fn attempt(config: &McpServerConfig, session: Session) -> Result<String, S
             .as_ref()
             .map(|slot| slot.begin_call(CHAT, seq, &cancel, &clock));
         let options = CallOptions {
-            timeout: CALL_TIMEOUT,
             clock,
-            cancel,
-            on_progress: Arc::new(|_: CallProgress| {}),
             asked_in: running.as_ref().map(|r| r.call().clone()),
+            ..CallOptions::unobserved(CALL_TIMEOUT, cancel)
         };
         connection
             .call(&tool.name, arguments, &options)

@@ -87,6 +87,20 @@ pub struct CallOptions {
     pub asked_in: Option<super::elicitation::RunningCall>,
 }
 
+impl CallOptions {
+    /// A call nobody watches: its progress shown nowhere, no running call to put a question
+    /// under (the conformance client and the tests call tools this way).
+    pub fn unobserved(timeout: Duration, cancel: CancellationToken) -> Self {
+        Self {
+            timeout,
+            clock: tollgate_tools::clock::CallClock::new(),
+            cancel,
+            on_progress: Arc::new(|_: super::progress::CallProgress| {}),
+            asked_in: None,
+        }
+    }
+}
+
 /// What the server said about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerIdentity {

@@ -1,7 +1,6 @@
 mod connection;
 mod manager;
 
-use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tollgate_mcp::{McpServerConfig, McpTransport};
@@ -24,13 +23,7 @@ pub(crate) fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
 /// How a test calls a tool: within `timeout`, stopped by `cancel`, with no one to show its
 /// progress to.
 pub(crate) fn options(timeout: Duration, cancel: &CancellationToken) -> tollgate_mcp::CallOptions {
-    tollgate_mcp::CallOptions {
-        timeout,
-        clock: tollgate_tools::clock::CallClock::new(),
-        cancel: cancel.clone(),
-        on_progress: Arc::new(|_: tollgate_mcp::progress::CallProgress| {}),
-        asked_in: None,
-    }
+    tollgate_mcp::CallOptions::unobserved(timeout, cancel.clone())
 }
 
 /// `value` as a tool call's arguments.
