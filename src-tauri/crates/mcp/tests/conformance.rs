@@ -19,13 +19,17 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
-/// Runs one suite of client scenarios; returns what the suite printed. Its own verdict (its exit
-/// status) is not the test's: [`judged`] reads what each scenario's checks say.
-fn run_suite(suite: &str, out: &Path) -> String {
+/// Runs client scenarios of the suite in `package` (under `tests/conformance/node_modules`) as
+/// `selection` says (`--suite core`, `--requirements 2026-07-28`); returns what the suite
+/// printed. Its own verdict (its exit status) is not the test's: [`judged`] reads what each
+/// scenario's checks say.
+fn run_suite(package: &str, selection: &[&str], out: &Path) -> String {
     let conformance = repo().join("tests/conformance");
     let output = Command::new(conformance.join("node"))
-        .arg(conformance.join("node_modules/@modelcontextprotocol/conformance/dist/index.js"))
-        .args(["client", "--suite", suite, "--command"])
+        .arg(conformance.join(format!("node_modules/{package}/dist/index.js")))
+        .arg("client")
+        .args(selection)
+        .arg("--command")
         .arg(env!("CARGO_BIN_EXE_tollgate-mcp-conformance"))
         .arg("-o")
         .arg(out)
@@ -39,15 +43,22 @@ fn run_suite(suite: &str, out: &Path) -> String {
     )
 }
 
-/// The scenarios listed in `tests/conformance/expected-failures.yml`, each with its reason
-/// there: they must fail.
-fn expected_failures() -> Vec<String> {
+/// The scenarios listed under `section` in `tests/conformance/expected-failures.yml`, each with
+/// its reason there: they must fail.
+fn expected_failures(section: &str) -> Vec<String> {
     let list = std::fs::read_to_string(repo().join("tests/conformance/expected-failures.yml"))
         .expect("the list of expected failures");
-    list.lines()
-        .filter_map(|l| l.trim().strip_prefix("- "))
-        .map(|s| s.trim().to_string())
-        .collect()
+    let mut inside = false;
+    let mut listed = Vec::new();
+    for line in list.lines() {
+        if !line.starts_with([' ', '#']) && line.ends_with(':') {
+            inside = line.trim_end_matches(':') == section;
+        } else if let Some(name) = line.trim().strip_prefix("- ").filter(|_| inside) {
+            listed.push(name.trim().to_string());
+        }
+    }
+    assert!(!listed.is_empty(), "no section {section} in the list");
+    listed
 }
 
 /// One scenario's outcome, read from its `checks.json`: its name (the folder the suite saved
@@ -104,20 +115,18 @@ fn check_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-#[ignore = "needs the conformance suite and its Node (bash .ci/setup.sh) and a Secret Service: run .ci/test.sh (--include-ignored)"]
-fn every_client_scenario_passes_or_is_listed_with_its_reason() {
-    let expected = expected_failures();
+/// Runs the suite in `package` once per selection and checks each scenario against
+/// `expected`: a listed one must fail, any other must pass, and every listed one must be run.
+fn every_scenario_passes_or_is_listed(package: &str, selections: &[&[&str]], expected: &[String]) {
     let mut judged_any = Vec::new();
-    // The back-compat scenarios are refused on purpose: listed, they must fail.
-    for suite in ["core", "draft", "backcompat"] {
+    for selection in selections {
         let out = tempfile::tempdir().unwrap();
-        let printed = run_suite(suite, out.path());
+        let printed = run_suite(package, selection, out.path());
         let mut files = Vec::new();
         check_files(out.path(), &mut files);
         assert!(
             !files.is_empty(),
-            "the {suite} suite judged nothing:\n{printed}"
+            "{selection:?} judged nothing:\n{printed}"
         );
         for file in files {
             let (scenario, count, failed) = judged(out.path(), &file);
@@ -140,10 +149,38 @@ fn every_client_scenario_passes_or_is_listed_with_its_reason() {
         }
     }
     // Every listed scenario was run (a renamed one would otherwise pass unseen).
-    for listed in &expected {
+    for listed in expected {
         assert!(
             judged_any.contains(listed),
             "{listed} is listed as failing but no suite ran it: {judged_any:?}"
         );
     }
+}
+
+#[test]
+#[ignore = "needs the conformance suite and its Node (bash .ci/setup.sh) and a Secret Service: run .ci/test.sh (--include-ignored)"]
+fn every_client_scenario_passes_or_is_listed_with_its_reason() {
+    // The back-compat scenarios are refused on purpose: listed, they must fail.
+    every_scenario_passes_or_is_listed(
+        "@modelcontextprotocol/conformance",
+        &[
+            &["--suite", "core"],
+            &["--suite", "draft"],
+            &["--suite", "backcompat"],
+        ],
+        &expected_failures("client"),
+    );
+}
+
+/// MCP 2026-07-28 (F-99): every client scenario the revision requires, as the suite's 0.2.0
+/// line grades them (`conformance-next`, `@modelcontextprotocol/conformance@0.2.0-alpha.12`),
+/// passes against Tollgate's real client; those it does not score are listed.
+#[test]
+#[ignore = "needs the conformance suite and its Node (bash .ci/setup.sh) and a Secret Service: run .ci/test.sh (--include-ignored)"]
+fn every_2026_07_28_client_scenario_passes() {
+    every_scenario_passes_or_is_listed(
+        "conformance-next",
+        &[&["--requirements", "2026-07-28"]],
+        &expected_failures("client-2026-07-28"),
+    );
 }

@@ -1,7 +1,8 @@
 //! The real MCP servers the tests run as child processes, installed by the test command with
 //! `npm ci` in `tests/mcp`: the npm registry's `@modelcontextprotocol/server-everything` and
 //! the probe server (`tests/mcp/probe-server.mjs`, on the official TypeScript SDK) for
-//! cancellation, crashes, sandboxed writes and changing tools. The MCP crate's own suite and the
+//! cancellation, crashes, sandboxed writes and changing tools; and the era server (Python SDK
+//! 2.x, `tests/mcp/python`) for MCP 2026-07-28. The MCP crate's own suite and the
 //! engine's suites both start them from here.
 
 use std::path::PathBuf;
@@ -32,6 +33,23 @@ pub fn everything_js() -> String {
 /// The probe server's script (`node <script>`, `PROBE_MARKER` naming the file it writes to).
 pub fn probe_script() -> String {
     servers_dir().join("probe-server.mjs").display().to_string()
+}
+
+/// The test server on the Python SDK 2.x (`tests/mcp/python/era-server.py`, in its venv): it
+/// speaks MCP 2026-07-28 to a client that discovers it and the older revisions to one that
+/// sends `initialize`. Returns the venv's Python and the script, run as `<python> <script>
+/// stdio` or `http PORT`, `ERA_LOG` naming the file it writes each call to.
+pub fn era_server() -> (String, String) {
+    let dir = servers_dir().join("python");
+    let python = dir.join(".venv/bin/python");
+    assert!(
+        python.is_file(),
+        "the Python MCP SDK for the test servers is not installed: run bash .ci/setup.sh"
+    );
+    (
+        python.display().to_string(),
+        dir.join("era-server.py").display().to_string(),
+    )
 }
 
 /// A free port on the loopback interface, for a server to listen on.

@@ -6,7 +6,8 @@
 //! It does with a remote server what the app does, through the same code, and nothing else:
 //! connect ([`McpConnection::connect`]); when the server wants a signed-in user, sign in
 //! ([`oauth::sign_in`], the tokens in the real keychain) and connect again; list the tools; call
-//! each one, as a model would, with arguments made from its input schema. The browser's part of
+//! each one, as a model would, with arguments made from its input schema (or the calls the
+//! scenario names in `toolCalls`, with its arguments). The browser's part of
 //! the sign-in is done by following the authorization address with an HTTP client: the suite's
 //! authorization server answers at once, redirecting to Tollgate's loopback address. A question
 //! the server asks while a tool runs goes through the app's own hub ([`ElicitationHub`]), where
@@ -59,15 +60,39 @@ async fn main() {
     }
 }
 
+/// What the scenario hands over in `MCP_CONFORMANCE_CONTEXT` (`null` when nothing).
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default()
+}
+
 /// The client registered in advance that a scenario hands over, if any: its id and secret,
 /// as a user would enter them in the server's settings.
 fn preregistered_client() -> (Option<String>, Option<String>) {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or_default();
+    let context = context();
     let field = |key: &str| context[key].as_str().map(str::to_string);
     (field("client_id"), field("client_secret"))
+}
+
+/// The calls a scenario asks for (`toolCalls`: a tool's name and the arguments a model would
+/// give it, such as values that must be encoded in a header), in its order.
+fn scenario_calls() -> Vec<(String, JsonObject)> {
+    let context = context();
+    context["toolCalls"]
+        .as_array()
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| {
+                    let name = c["name"].as_str()?.to_string();
+                    let arguments = c["arguments"].as_object().cloned().unwrap_or_default();
+                    Some((name, arguments))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The server as the settings would hold it.
@@ -191,9 +216,20 @@ async fn attempt(config: &McpServerConfig, session: Session) -> Result<String, S
         .tools()
         .await
         .map_err(|e| stop("listing the tools", e))?;
+    // The scenario's own calls where it names them; else each tool once, with arguments
+    // made from its schema.
+    let mut calls = scenario_calls();
+    if calls.is_empty() {
+        calls = tools
+            .iter()
+            .map(|tool| {
+                let schema = Value::Object((*tool.input_schema).clone());
+                (tool.name.to_string(), arguments_for(&schema))
+            })
+            .collect();
+    }
     let mut called = Vec::new();
-    for (seq, tool) in (1..).zip(&tools) {
-        let arguments = arguments_for(&Value::Object((*tool.input_schema).clone()));
+    for (seq, (name, arguments)) in (1..).zip(calls) {
         let clock = tollgate_tools::clock::CallClock::new();
         let cancel = CancellationToken::new();
         // The call is registered with its server while it runs, so its questions reach the hub.
@@ -206,10 +242,10 @@ async fn attempt(config: &McpServerConfig, session: Session) -> Result<String, S
             ..CallOptions::unobserved(CALL_TIMEOUT, cancel)
         };
         connection
-            .call(&tool.name, arguments, &options)
+            .call(&name, arguments, &options)
             .await
-            .map_err(|e| stop(&format!("calling {}", tool.name), e))?;
-        called.push(tool.name.to_string());
+            .map_err(|e| stop(&format!("calling {name}"), e))?;
+        called.push(name);
     }
     connection.shutdown().await;
     Ok(format!("called {}", called.join(", ")))

@@ -5,6 +5,7 @@ use super::*;
 
 /// Tollgate's side of the session: it says who we are, passes the server's list_changed
 /// notifications on, and puts the server's questions to the user.
+#[derive(Clone)]
 pub(super) struct Handler {
     pub(super) changes: tokio::sync::mpsc::UnboundedSender<ListChanged>,
     pub(super) asks: Option<Asks>,
@@ -12,68 +13,65 @@ pub(super) struct Handler {
     pub(super) pages: Arc<crate::pages::PagesDone>,
 }
 
-impl Handler {
-    /// A server's question, to the user: refused (with why) when no call of its tools runs or
-    /// it asks too often; never answered for the user.
-    async fn elicit(
-        &self,
-        request: rmcp::model::ElicitRequestParams,
-        context: &rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
-        use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
-        let refuse = |why: String| rmcp::ErrorData::invalid_request(why, None);
-        let Some(asks) = &self.asks else {
-            return Err(refuse("this client does not take questions".into()));
-        };
-        let Some(call) = asks.slot.latest_call() else {
-            return Err(refuse(crate::elicitation::AskRefused::NoCall.to_string()));
-        };
-        let (message, kind) = match request {
-            ElicitRequestParams::FormElicitationParams {
-                message,
-                requested_schema,
-                ..
-            } => (
-                message,
-                ElicitationKind::Form {
-                    schema: serde_json::to_value(&requested_schema)
-                        .map_err(|e| refuse(format!("the form's schema could not be read: {e}")))?,
-                },
-            ),
-            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                let host = crate::pages::web_host(&url).map_err(refuse)?;
-                (message, ElicitationKind::Url { url, host })
+/// A server's question, to the user on the card of `call` (or, without one, of the latest call
+/// of its tools that runs): refused (with why) when no call runs or it asks too often; never
+/// answered for the user. `gave_up` withdraws it (the server no longer waits for it).
+pub(super) async fn put_to_user(
+    asks: Option<&Asks>,
+    call: Option<crate::elicitation::RunningCall>,
+    request: rmcp::model::ElicitRequestParams,
+    gave_up: CancellationToken,
+) -> Result<rmcp::model::ElicitResult, String> {
+    use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+    use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
+    let Some(asks) = asks else {
+        return Err("this client does not take questions".into());
+    };
+    let Some(call) = call.or_else(|| asks.slot.latest_call()) else {
+        return Err(crate::elicitation::AskRefused::NoCall.to_string());
+    };
+    let (message, kind) = match request {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => (
+            message,
+            ElicitationKind::Form {
+                schema: serde_json::to_value(&requested_schema)
+                    .map_err(|e| format!("the form's schema could not be read: {e}"))?,
+            },
+        ),
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            let host = crate::pages::web_host(&url)?;
+            (message, ElicitationKind::Url { url, host })
+        }
+        #[allow(unreachable_patterns)]
+        _ => return Err("this kind of question is not supported".into()),
+    };
+    // The question is withdrawn when its call ends or the server gives up on it.
+    let withdraw = call.cancel.child_token();
+    let call = crate::elicitation::RunningCall {
+        cancel: withdraw.clone(),
+        ..call
+    };
+    let watcher = tokio::spawn(async move {
+        gave_up.cancelled().await;
+        withdraw.cancel();
+    });
+    let answer = asks.hub.ask(asks.slot.name(), &call, message, kind).await;
+    watcher.abort();
+    Ok(match answer.map_err(|e| e.to_string())? {
+        ElicitationAnswer::Accept { content } => {
+            let result = ElicitResult::new(ElicitationAction::Accept);
+            match content {
+                Some(c) => result.with_content(c),
+                None => result,
             }
-            #[allow(unreachable_patterns)]
-            _ => return Err(refuse("this kind of question is not supported".into())),
-        };
-        // The question is withdrawn when its call ends or the server gives up on it.
-        let withdraw = call.cancel.child_token();
-        let call = crate::elicitation::RunningCall {
-            cancel: withdraw.clone(),
-            ..call
-        };
-        let gave_up = context.ct.clone();
-        let watcher = tokio::spawn(async move {
-            gave_up.cancelled().await;
-            withdraw.cancel();
-        });
-        let answer = asks.hub.ask(asks.slot.name(), &call, message, kind).await;
-        watcher.abort();
-        let answer = answer.map_err(|e| refuse(e.to_string()))?;
-        Ok(match answer {
-            ElicitationAnswer::Accept { content } => {
-                let result = ElicitResult::new(ElicitationAction::Accept);
-                match content {
-                    Some(c) => result.with_content(c),
-                    None => result,
-                }
-            }
-            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
-            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
-    }
+        }
+        ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    })
 }
 
 impl ClientHandler for Handler {
@@ -112,7 +110,9 @@ impl ClientHandler for Handler {
         request: rmcp::model::ElicitRequestParams,
         context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        self.elicit(request, &context).await
+        put_to_user(self.asks.as_ref(), None, request, context.ct)
+            .await
+            .map_err(|why| rmcp::ErrorData::invalid_request(why, None))
     }
 
     fn get_info(&self) -> ClientConfig {

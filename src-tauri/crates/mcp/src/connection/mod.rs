@@ -5,6 +5,7 @@
 
 mod handler;
 mod launch;
+mod rounds;
 mod start;
 
 use super::config::{McpServerConfig, McpTransport};
@@ -22,7 +23,7 @@ use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
-use rmcp::{Peer, RoleClient, ServiceExt};
+use rmcp::{Peer, RoleClient};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -47,6 +48,11 @@ pub enum McpError {
     ConnectTimeout(u64),
     #[error("the server refused to start the session: {0}")]
     Handshake(String),
+    /// The server did not answer the 2026-07-28 discover probe as one that speaks it or one
+    /// that does not (a result that is not a discovery, a connection it closed): the session is
+    /// begun again with the older handshake (F-99). Never the end of a connect.
+    #[error("the server did not answer the MCP 2026-07-28 discover probe as expected: {0}")]
+    ProbeRefused(String),
     /// The server wants a signed-in user (a `401`, or a `403` asking for more scope):
     /// `expired` when Tollgate sent a token that is no longer good (expired and not renewable,
     /// or revoked). `challenge` is the answer's `WWW-Authenticate` header, where it had one:
@@ -433,7 +439,9 @@ impl McpConnection {
         self.call_once(tool, arguments, options).await
     }
 
-    /// One `tools/call` request, with the call's timeout, cancellation and progress.
+    /// One call of a tool, with its timeout, cancellation and progress: one `tools/call`
+    /// request, and where the server needs the user's input first (`input_required`), the
+    /// rounds that answer it ([`rounds`]).
     async fn call_once(
         &self,
         tool: &str,
@@ -443,47 +451,83 @@ impl McpConnection {
         if !self.is_alive() {
             return Err(McpError::Closed);
         }
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let mut params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let call = async {
-            let (handle, _route) = self
-                .progress
-                .send(
-                    self.peer.send_request_with_option(
-                        ClientRequest::CallToolRequest(CallToolRequest::new(params)),
-                        PeerRequestOptions::no_options(),
-                    ),
-                    |handle| handle.progress_token.clone(),
-                    std::sync::Arc::clone(&options.on_progress),
-                )
-                .await?;
-            let abandoned = AbandonedCall::new(&self.peer, handle.id.clone());
-            let response = handle.await_response().await;
-            abandoned.disarm();
-            match response? {
-                ServerResult::CallToolResult(result) => Ok(result),
-                _ => Err(ServiceError::UnexpectedResponse),
+            let mut rounds = rounds::Rounds::default();
+            for _ in 0..rounds::MAX_ROUNDS {
+                match self.request(params.clone(), options).await {
+                    Ok(ServerResult::CallToolResult(result)) => return Ok(result),
+                    Ok(ServerResult::InputRequiredResult(asked)) => {
+                        let retry = rounds.retry(asked, self.asks.as_ref(), options).await?;
+                        params.input_responses = retry.responses;
+                        params.request_state = retry.state;
+                    }
+                    Ok(_) => return Err(self.call_error(ServiceError::UnexpectedResponse)),
+                    Err(e) => return Err(self.call_error(e)),
+                }
             }
+            Err(McpError::Call(format!(
+                "the server still wanted more input after {} rounds; the call was given up",
+                rounds::MAX_ROUNDS
+            )))
         };
         let timeout = options.timeout;
         tokio::select! {
-            r = options.clock.limit(timeout, call) => match r {
-                Err(_) => Err(McpError::Call(format!(
-                    "the server did not answer within {} s; the request was cancelled",
-                    timeout.as_secs()
-                ))),
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(ServiceError::TransportClosed)) => Err(McpError::Closed),
-                Ok(Err(ServiceError::McpError(e))) if e.code.0 == super::pages::PAGES_REQUIRED => {
-                    let pages = super::pages::required_pages(e.data.as_ref());
-                    Err(if pages.is_empty() { McpError::Call(e.message.to_string()) } else { McpError::PagesRequired(pages) })
-                }
-                Ok(Err(ServiceError::McpError(e))) => Err(McpError::Call(e.message.to_string())),
-                // A server that wants a (further) sign-in for this call: a `401`, or a `403`
-                // asking for more scope (step-up).
-                Ok(Err(e)) => Err(self.sign_in_error(&e).unwrap_or_else(|| if self.is_alive() { McpError::Call(e.to_string()) } else { McpError::Closed })),
-            },
+            r = options.clock.limit(timeout, call) => r.unwrap_or_else(|_| Err(McpError::Call(format!(
+                "the server did not answer within {} s; the request was cancelled",
+                timeout.as_secs()
+            )))),
             () = options.cancel.cancelled() => Err(McpError::Cancelled),
             () = self.closed() => Err(McpError::Closed),
+        }
+    }
+
+    /// One `tools/call` request with the call's progress shown; the server is told when its
+    /// answer is no longer awaited.
+    async fn request(
+        &self,
+        params: CallToolRequestParams,
+        options: &CallOptions,
+    ) -> Result<ServerResult, ServiceError> {
+        let (handle, _route) = self
+            .progress
+            .send(
+                self.peer.send_request_with_option(
+                    ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+                    PeerRequestOptions::no_options(),
+                ),
+                |handle| handle.progress_token.clone(),
+                std::sync::Arc::clone(&options.on_progress),
+            )
+            .await?;
+        let abandoned = AbandonedCall::new(&self.peer, handle.id.clone());
+        let response = handle.await_response().await;
+        abandoned.disarm();
+        response
+    }
+
+    /// A call's failure in the user's words.
+    fn call_error(&self, e: ServiceError) -> McpError {
+        match e {
+            ServiceError::TransportClosed => McpError::Closed,
+            ServiceError::McpError(e) if e.code.0 == super::pages::PAGES_REQUIRED => {
+                let pages = super::pages::required_pages(e.data.as_ref());
+                if pages.is_empty() {
+                    McpError::Call(e.message.to_string())
+                } else {
+                    McpError::PagesRequired(pages)
+                }
+            }
+            ServiceError::McpError(e) => McpError::Call(e.message.to_string()),
+            // A server that wants a (further) sign-in for this call: a `401`, or a `403`
+            // asking for more scope (step-up).
+            e => self.sign_in_error(&e).unwrap_or_else(|| {
+                if self.is_alive() {
+                    McpError::Call(e.to_string())
+                } else {
+                    McpError::Closed
+                }
+            }),
         }
     }
 

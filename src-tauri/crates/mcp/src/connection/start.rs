@@ -20,7 +20,8 @@ pub(super) struct Started {
 
 /// Starts the server of `config` (a stdio server under its sandbox, never reading `hidden`,
 /// F-46, its last lines of stderr kept in `stderr_tail`; an HTTP server as the signed-in user of
-/// `oauth`) and completes the handshake.
+/// `oauth`) and begins the session: the 2026-07-28 discover probe first, and where the server
+/// answers it as neither era would, the older handshake on a fresh start (F-99).
 pub(super) async fn begin(
     config: &McpServerConfig,
     hidden: &[PathBuf],
@@ -29,27 +30,78 @@ pub(super) async fn begin(
     shutdown: &CancellationToken,
     stderr_tail: &Arc<Mutex<VecDeque<String>>>,
 ) -> Result<Started, McpError> {
-    match &config.transport {
-        McpTransport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let program = Program {
-                command,
-                args,
-                env,
-                cwd: cwd.as_deref(),
-            };
-            stdio(config, program, hidden, handler, shutdown, stderr_tail).await
+    let open = |opening: Opening| {
+        let handler = handler.clone();
+        async move {
+            match &config.transport {
+                McpTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let program = Program {
+                        command,
+                        args,
+                        env,
+                        cwd: cwd.as_deref(),
+                    };
+                    let session = Opened {
+                        handler,
+                        shutdown,
+                        opening,
+                    };
+                    stdio(config, program, hidden, session, stderr_tail).await
+                }
+                McpTransport::Http { url, headers } => {
+                    let session = Opened {
+                        handler,
+                        shutdown,
+                        opening,
+                    };
+                    Ok(Started {
+                        running: http(&config.name, url.trim(), headers, oauth, session).await?,
+                        pid: None,
+                        sandbox_temp: None,
+                    })
+                }
+            }
         }
-        McpTransport::Http { url, headers } => Ok(Started {
-            running: http(&config.name, url.trim(), headers, oauth, handler, shutdown).await?,
-            pid: None,
-            sandbox_temp: None,
-        }),
+    };
+    match open(Opening::Probe).await {
+        Err(McpError::ProbeRefused(probe)) => {
+            tracing::info!(
+                "MCP server {}: {probe}; beginning with the older handshake",
+                config.name
+            );
+            stderr_tail.lock().clear();
+            open(Opening::Initialize).await.map_err(|e| match e {
+                McpError::Handshake(why) => McpError::Handshake(format!(
+                    "{why} (before it, the 2026-07-28 discover probe: {probe})"
+                )),
+                other => other,
+            })
+        }
+        other => other,
     }
+}
+
+/// How a session opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// The discover probe, falling back to `initialize` where the server answers as one that
+    /// does not know it ([`lifecycle`]).
+    Probe,
+    /// `initialize` alone: the server answered the probe as neither era would.
+    Initialize,
+}
+
+/// What a session is begun with: Tollgate's side of it, the token that ends it, and how it
+/// opens.
+struct Opened<'a> {
+    handler: Handler,
+    shutdown: &'a CancellationToken,
+    opening: Opening,
 }
 
 /// What a stdio server's settings say to run.
@@ -65,8 +117,7 @@ async fn stdio(
     config: &McpServerConfig,
     program: Program<'_>,
     hidden: &[PathBuf],
-    handler: Handler,
-    shutdown: &CancellationToken,
+    session: Opened<'_>,
     stderr_tail: &Arc<Mutex<VecDeque<String>>>,
 ) -> Result<Started, McpError> {
     let Program {
@@ -103,7 +154,7 @@ async fn stdio(
         .map_err(spawn_error)?;
     let pid = transport.id();
     let reader = stderr.map(|stderr| keep_tail(stderr, Arc::clone(stderr_tail)));
-    match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
+    match handshake(session, transport).await {
         Ok(running) => Ok(Started {
             running,
             pid,
@@ -143,18 +194,17 @@ async fn http(
     url: &str,
     headers: &std::collections::BTreeMap<String, String>,
     oauth: Option<&crate::oauth::OAuthAccess>,
-    handler: Handler,
-    shutdown: &CancellationToken,
+    session: Opened<'_>,
 ) -> Result<Running, McpError> {
     let transport_config = StreamableHttpClientTransportConfig::with_uri(url.to_string())
         .custom_headers(custom_headers(headers)?);
     let Some(access) = oauth else {
         let transport = StreamableHttpClientTransport::from_config(transport_config);
-        return handshake(handler.serve_with_ct(transport, shutdown.clone())).await;
+        return handshake(session, transport).await;
     };
     let client = signed_in_client(url, access).await?;
     let transport = StreamableHttpClientTransport::with_client(client, transport_config);
-    match handshake(handler.serve_with_ct(transport, shutdown.clone())).await {
+    match handshake(session, transport).await {
         Ok(running) => Ok(running),
         Err(McpError::AuthRequired { challenge, .. }) => Err(McpError::AuthRequired {
             expired: true,
@@ -188,28 +238,68 @@ fn custom_headers(
     Ok(custom)
 }
 
-async fn handshake<F, S>(serve: F) -> Result<RunningService<RoleClient, S>, McpError>
+/// The eras Tollgate speaks (F-99): 2026-07-28 to a server that answers `server/discover`, and
+/// the newest version with an `initialize` handshake (2025-11-25; the server may settle on an
+/// older one) to a server that answers the probe as one that does not know it.
+fn lifecycle(opening: Opening) -> rmcp::service::ClientLifecycleMode {
+    use rmcp::service::ClientLifecycleMode;
+    match opening {
+        Opening::Probe => ClientLifecycleMode::Auto {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
+        },
+        Opening::Initialize => ClientLifecycleMode::Initialize,
+    }
+}
+
+/// Begins the session over `transport` as `session` says, within [`CONNECT_TIMEOUT`]; its
+/// failures in the user's words.
+async fn handshake<T, E, A>(session: Opened<'_>, transport: T) -> Result<Running, McpError>
 where
-    F: std::future::Future<
-        Output = Result<RunningService<RoleClient, S>, rmcp::service::ClientInitializeError>,
-    >,
-    S: rmcp::Service<RoleClient>,
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
 {
+    use rmcp::service::ClientInitializeError;
+    let Opened {
+        handler,
+        shutdown,
+        opening,
+    } = session;
+    let serve = rmcp::service::serve_client_with_lifecycle_and_ct(
+        handler,
+        transport,
+        lifecycle(opening),
+        shutdown.clone(),
+    );
     match tokio::time::timeout(CONNECT_TIMEOUT, serve).await {
         Err(_) => Err(McpError::ConnectTimeout(CONNECT_TIMEOUT.as_secs())),
         Ok(Err(e)) => {
             let wanted = match &e {
-                rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                ClientInitializeError::TransportError { error, .. } => {
                     sign_in_wanted(error.error.as_ref())
                 }
                 _ => None,
             };
+            let why = tollgate_secrets::redact_known_owned(e.to_string());
+            // What a server that speaks neither era's way answers the probe with: a result that
+            // is no discovery, an error of its own, a connection it closed. Not a network that
+            // failed, a sign-in, or versions that do not meet: those say the same either way.
+            let probe_refused = opening == Opening::Probe
+                && !matches!(
+                    e,
+                    ClientInitializeError::TransportError { .. }
+                        | ClientInitializeError::Cancelled
+                        | ClientInitializeError::NoCompatibleProtocolVersion { .. }
+                        | ClientInitializeError::NoPreferredProtocolVersion
+                        | ClientInitializeError::LegacyFallbackFailed { .. }
+                );
             Err(match wanted {
                 Some(challenge) => McpError::AuthRequired {
                     expired: false,
                     challenge,
                 },
-                None => McpError::Handshake(tollgate_secrets::redact_known_owned(e.to_string())),
+                None if probe_refused => McpError::ProbeRefused(why),
+                None => McpError::Handshake(why),
             })
         }
         Ok(Ok(running)) => Ok(running),
@@ -271,6 +361,9 @@ async fn signed_in_client(
 
 /// Adds what a stdio server printed before failing, which usually says why.
 fn with_stderr(e: McpError, tail: &Mutex<VecDeque<String>>) -> McpError {
+    if matches!(e, McpError::ProbeRefused(_)) {
+        return e;
+    }
     match joined_tail(tail) {
         Some(lines) => McpError::Handshake(format!("{e}; the server wrote: {lines}")),
         None => e,

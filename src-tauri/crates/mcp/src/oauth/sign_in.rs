@@ -152,6 +152,17 @@ fn authorization_request(req: &SignIn<'_>, redirect_uri: String) -> Authorizatio
     request
 }
 
+/// The scopes of `before` and then those of `wanted` not among them, in order.
+fn scope_union(before: Vec<String>, wanted: Vec<String>) -> Vec<String> {
+    let mut scopes = before;
+    for scope in wanted {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    scopes
+}
+
 /// Signs in to the server at `req.url`: the user's browser opens at the authorization server,
 /// and when it comes back the tokens are in the keychain. Returns what the settings show.
 pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
@@ -180,7 +191,16 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
             "Tollgate could not listen for the browser's answer: {e}"
         ))
     })?;
-    let request = authorization_request(&req, loopback.redirect_uri());
+    let mut request = authorization_request(&req, loopback.redirect_uri());
+    // A sign-in again at the same issuer (a step-up: the server wants more scope) asks for what
+    // was granted before as well as what the server wants now, so a token for one operation
+    // does not cost the others (SEP-2350).
+    if let Ok(Some(before)) = store.load().await {
+        if !before.granted_scopes.is_empty() {
+            let wanted = manager.select_initial_scopes(&[]).await;
+            request = request.with_scopes(scope_union(before.granted_scopes, wanted));
+        }
+    }
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| from_auth(e, url))?;
@@ -240,6 +260,15 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sign_in_again_asks_for_what_was_granted_and_what_is_wanted_now() {
+        let union = scope_union(
+            vec!["mcp:basic".into(), "offline_access".into()],
+            vec!["mcp:write".into(), "offline_access".into()],
+        );
+        assert_eq!(union, ["mcp:basic", "offline_access", "mcp:write"]);
+    }
 
     #[test]
     fn only_web_addresses_are_opened() {

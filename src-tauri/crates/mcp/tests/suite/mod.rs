@@ -1,4 +1,5 @@
 mod connection;
+mod eras;
 mod manager;
 
 use std::time::Duration;

@@ -1,0 +1,97 @@
+//! A call that needs the user's input before it can end (MCP 2026-07-28, multi round-trip,
+//! SEP-2322): the server answers `input_required` with its questions and an opaque request
+//! state; the questions are put to the user on the call's card, and the call is made again with
+//! the same arguments, the answers and the state exactly as it came (F-99). The gate approved the
+//! call once: the rounds are that call, continued, never a new call, and nothing of them — the
+//! state least of all — reaches the model.
+
+use super::handler::put_to_user;
+use super::{Asks, CallOptions, McpError};
+use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
+use std::time::Duration;
+
+/// The most rounds one call may take before Tollgate gives up on it (as the SDKs do).
+pub(super) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// What the retry of a call carries after an `input_required` answer.
+pub(super) struct Retry {
+    pub responses: Option<InputResponses>,
+    pub state: Option<String>,
+}
+
+/// Rounds that carried a state and no question: the server is still working; each waits a
+/// little longer before the retry (50, 100, 200, then 250 ms), as the SDKs do.
+#[derive(Default)]
+pub(super) struct Rounds {
+    state_only: u32,
+}
+
+impl Rounds {
+    /// Answers the questions of `result` through the user, or ends the call with why not.
+    pub(super) async fn retry(
+        &mut self,
+        result: InputRequiredResult,
+        asks: Option<&Asks>,
+        options: &CallOptions,
+    ) -> Result<Retry, McpError> {
+        let requests = result.input_requests.unwrap_or_default();
+        if requests.is_empty() {
+            if result.request_state.is_none() {
+                return Err(McpError::Call(
+                    "the server asked for input but sent no question and no state".into(),
+                ));
+            }
+            let wait = (50u64 << self.state_only.min(3)).min(250);
+            self.state_only += 1;
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        } else {
+            self.state_only = 0;
+        }
+        let responses = answers(requests, asks, options).await?;
+        Ok(Retry {
+            responses: (!responses.is_empty()).then_some(responses),
+            state: result.request_state,
+        })
+    }
+}
+
+/// The user's answers to `requests`, one card at a time, in the server's order of keys.
+async fn answers(
+    requests: InputRequests,
+    asks: Option<&Asks>,
+    options: &CallOptions,
+) -> Result<InputResponses, McpError> {
+    let mut responses = InputResponses::new();
+    for (key, request) in requests {
+        let answer = match request {
+            InputRequest::Elicitation(question) => put_to_user(
+                asks,
+                options.asked_in.clone(),
+                question.params,
+                options.cancel.child_token(),
+            )
+            .await
+            .map_err(|why| McpError::Call(format!("the server's question was not put to the user: {why}")))?,
+            InputRequest::CreateMessage(_) => {
+                return Err(McpError::Call(
+                    "the server asked to use the chat's model (sampling), which Tollgate does not allow MCP servers".into(),
+                ))
+            }
+            InputRequest::ListRoots(_) => {
+                return Err(McpError::Call(
+                    "the server asked for the client's folders (roots), which Tollgate does not share with MCP servers".into(),
+                ))
+            }
+            #[allow(unreachable_patterns)]
+            _ => {
+                return Err(McpError::Call(
+                    "the server asked for a kind of input Tollgate does not know".into(),
+                ))
+            }
+        };
+        let answer = serde_json::to_value(answer)
+            .map_err(|e| McpError::Call(format!("the answer could not be written: {e}")))?;
+        responses.insert(key, answer);
+    }
+    Ok(responses)
+}
