@@ -12,6 +12,7 @@ mod mcp;
 mod oauth;
 mod providers;
 mod purge;
+mod rounds;
 mod sandbox;
 mod secrets;
 mod service;

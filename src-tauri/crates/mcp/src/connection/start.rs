@@ -282,14 +282,14 @@ where
             };
             let why = tollgate_secrets::redact_known_owned(e.to_string());
             // What a server that speaks neither era's way answers the probe with: a result that
-            // is no discovery, an error of its own, a connection it closed. Not a network that
-            // failed, a sign-in, or versions that do not meet: those say the same either way.
+            // is no discovery, an error of its own, a connection it closed; or a version error
+            // (`-32022`) naming only versions older than 2026-07-28, which `initialize` reaches.
+            // Not a network that failed or a sign-in: those say the same either way.
             let probe_refused = opening == Opening::Probe
                 && !matches!(
                     e,
                     ClientInitializeError::TransportError { .. }
                         | ClientInitializeError::Cancelled
-                        | ClientInitializeError::NoCompatibleProtocolVersion { .. }
                         | ClientInitializeError::NoPreferredProtocolVersion
                         | ClientInitializeError::LegacyFallbackFailed { .. }
                 );

@@ -285,3 +285,46 @@ async fn a_question_with_no_call_to_ask_under_ends_the_call_with_why() {
     assert_eq!(received(&log).len(), 1, "no retry without the answers");
     conn.shutdown().await;
 }
+
+/// A server that answers the probe with a version error naming only 2025-11-25 is begun with
+/// `initialize` and spoken to in 2025-11-25, not failed with the raw error.
+#[tokio::test]
+async fn a_version_error_naming_an_older_version_leads_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("versions.log");
+    let (python, script) = era_server();
+    let script = std::path::Path::new(&script)
+        .with_file_name("version-server.py")
+        .display()
+        .to_string();
+    let mut config = McpServerConfig::stdio("versions", &python, &[&script]);
+    if let McpTransport::Stdio { env, .. } = &mut config.transport {
+        env.insert("VERSION_LOG".into(), log.display().to_string());
+    }
+    let conn = McpConnection::connect(&config, &[], Default::default())
+        .await
+        .unwrap();
+    assert_eq!(conn.identity().protocol.as_deref(), Some("2025-11-25"));
+    let out = conn
+        .call(
+            "hello",
+            args(json!({})),
+            &options(Duration::from_secs(30), &CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(tollgate_mcp::render_result(&out).text, "hello");
+    let methods = std::fs::read_to_string(&log).unwrap();
+    let methods: Vec<&str> = methods.lines().collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ],
+        "the probe, then the older handshake on a fresh start"
+    );
+    conn.shutdown().await;
+}
