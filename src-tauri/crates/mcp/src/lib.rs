@@ -28,7 +28,8 @@ mod tool;
 pub use catalog::{FilledPrompt, McpPromptArgument, McpPromptView, McpResourceView};
 pub use config::{import_json, McpConfigError, McpSandbox, McpServerConfig, McpTransport};
 pub use connection::{
-    Asks, CallOptions, ListChanged, McpConnection, McpError, ServerIdentity, Session,
+    probing_lifecycle, Asks, CallOptions, ListChanged, McpConnection, McpError, ServerIdentity,
+    Session,
 };
 pub use manager::{
     McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,

@@ -107,6 +107,12 @@ impl CallOptions {
     }
 }
 
+/// How Tollgate opens every session (F-99): the 2026-07-28 discover probe, with `initialize`
+/// where the server does not know it. Public for the benchmark that prices the probe.
+pub fn probing_lifecycle() -> rmcp::service::ClientLifecycleMode {
+    start::lifecycle(start::Opening::Probe)
+}
+
 /// What the server said about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerIdentity {

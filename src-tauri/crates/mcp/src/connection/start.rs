@@ -88,7 +88,7 @@ pub(super) async fn begin(
 
 /// How a session opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Opening {
+pub(super) enum Opening {
     /// The discover probe, falling back to `initialize` where the server answers as one that
     /// does not know it ([`lifecycle`]).
     Probe,
@@ -241,7 +241,7 @@ fn custom_headers(
 /// The eras Tollgate speaks (F-99): 2026-07-28 to a server that answers `server/discover`, and
 /// the newest version with an `initialize` handshake (2025-11-25; the server may settle on an
 /// older one) to a server that answers the probe as one that does not know it.
-fn lifecycle(opening: Opening) -> rmcp::service::ClientLifecycleMode {
+pub(super) fn lifecycle(opening: Opening) -> rmcp::service::ClientLifecycleMode {
     use rmcp::service::ClientLifecycleMode;
     match opening {
         Opening::Probe => ClientLifecycleMode::Auto {
