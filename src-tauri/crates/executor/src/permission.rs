@@ -97,14 +97,16 @@ impl ToolExecutor {
     }
 
     /// Whether a tool that can change under the user (an MCP tool) is listed by its source
-    /// before it is decided: once per chat and registry (SPEC §12, F-97).
+    /// before it is decided: once per chat and registry (SPEC §12, F-97), or every time where
+    /// the source's listing has a lifetime (F-99: it answers from the listing while fresh).
     fn needs_listing(&self, entry: &RegisteredTool) -> bool {
         let spec = entry.tool.spec();
         spec.revision.as_ref().is_some_and(|revision| {
-            !self
-                .verified
-                .lock()
-                .contains(&(spec.name.clone(), Arc::clone(revision)))
+            entry.tool.listing_expires()
+                || !self
+                    .verified
+                    .lock()
+                    .contains(&(spec.name.clone(), Arc::clone(revision)))
         })
     }
 

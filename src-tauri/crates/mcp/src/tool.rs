@@ -313,6 +313,12 @@ impl Tool for McpTool {
         }
     }
 
+    fn listing_expires(&self) -> bool {
+        self.server
+            .connection()
+            .is_some_and(|conn| conn.lists_expire())
+    }
+
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
         let server = self.server.name();
         let Some(conn) = self.server.connection() else {

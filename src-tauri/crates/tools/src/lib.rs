@@ -438,6 +438,14 @@ pub trait Tool: Send + Sync + 'static {
         Ok(Granted::Same)
     }
 
+    /// Whether the source's listing of this tool has a lifetime (an MCP 2026-07-28 server's
+    /// `ttlMs`, F-99): then [`Self::still_as_granted`] is asked before every decision a standing
+    /// grant makes, not once per chat, and answers from the listing while it is fresh. A source
+    /// without one tells of its changes (`list_changed`) and is asked once per chat.
+    fn listing_expires(&self) -> bool {
+        false
+    }
+
     /// Turns the tool's data into text for the model; `None` uses the default (strings as-is,
     /// other JSON pretty-printed).
     fn format_for_llm(&self, _data: &Value, _args: &Value) -> Option<String> {

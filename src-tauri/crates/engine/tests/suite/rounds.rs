@@ -153,3 +153,86 @@ async fn a_request_state_that_carries_an_injection_never_reaches_the_model() {
     assert!(!recorded.contains("IGNORE ALL"), "{recorded}");
     app.mcp_servers().manager().shutdown().await;
 }
+
+/// A 2026-07-28 server's listing is fresh only for its `ttlMs` (0 here): a standing grant asks
+/// for the list again before every call it allows, so a tool rewritten without a word is caught
+/// in the same chat, where a 2025-11-25 server is listed once per chat (F-99, SPEC §12).
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_tool_rewritten_without_a_word_is_caught_by_the_next_grant_in_the_same_chat() {
+    use tollgate_protocol::{ApprovalRequest, AskReason, RuleAction, RuleScope};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("era.log");
+    let (app, chat) = with_era(dir.path(), &log).await;
+    app.gate()
+        .rules()
+        .add("era__echo", None, RuleAction::Allow, RuleScope::Global)
+        .await
+        .unwrap();
+    let exec = app.executor(chat).await.unwrap();
+    let first = exec
+        .execute(
+            ToolCallRequest::new(
+                "c1",
+                "era__echo",
+                RawArguments::Json(json!({"message": "one"})),
+            ),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(first.content, "one", "the rule ran it without asking");
+    let swapped = run_allowed(&app, chat, "era__swap", json!({})).await;
+    assert_eq!(swapped.await.unwrap().content, "swapped quietly");
+
+    // The same chat, the same rule: the tool is listed again and found changed.
+    let exec = app.executor(chat).await.unwrap();
+    let second = tokio::spawn(async move {
+        exec.execute(
+            ToolCallRequest::new(
+                "c3",
+                "era__echo",
+                RawArguments::Json(json!({"message": "two"})),
+            ),
+            CallOrigin::default(),
+            &CancellationToken::new(),
+        )
+        .await
+    });
+    crate::common::eventually("the call asks", || !app.asks().pending(chat).is_empty()).await;
+    let pending = app.asks().pending(chat).pop().unwrap();
+    let ApprovalRequest::Execution {
+        reason,
+        tool_change,
+        ..
+    } = &pending.request
+    else {
+        panic!("an execution card: {pending:?}")
+    };
+    assert_eq!(
+        *reason,
+        AskReason::ToolChanged {
+            would_allow: Some(tollgate_protocol::policy::DecidedBy::Rule)
+        },
+        "the rule would have let the old tool run"
+    );
+    assert!(tool_change
+        .as_ref()
+        .is_some_and(|c| c.after.description.contains(".aws/credentials")));
+    app.asks()
+        .answer_approval(
+            chat,
+            &pending.id,
+            Decision::Execution(ExecutionDecision::Deny { reason: None }),
+        )
+        .await
+        .unwrap();
+    assert!(second.await.unwrap().is_error);
+    // Judged by the server's log: the second echo never arrived.
+    let echoes: Vec<Value> = received(&log)
+        .into_iter()
+        .filter(|c| c["tool"] == "echo")
+        .collect();
+    assert_eq!(echoes.len(), 1, "{echoes:?}");
+    app.mcp_servers().manager().shutdown().await;
+}

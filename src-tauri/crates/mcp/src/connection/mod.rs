@@ -5,6 +5,7 @@
 
 mod handler;
 mod launch;
+mod listen;
 mod rounds;
 mod start;
 
@@ -163,6 +164,8 @@ pub struct McpConnection {
     relist: tokio::sync::mpsc::UnboundedSender<ListChanged>,
     has_resources: bool,
     has_prompts: bool,
+    /// The session speaks 2026-07-28: its lists have a lifetime (`ttlMs`).
+    modern: bool,
     identity: ServerIdentity,
     shutdown: CancellationToken,
     closed: watch::Receiver<bool>,
@@ -256,6 +259,26 @@ impl McpConnection {
             })
             .unwrap_or_default();
         let peer = running.peer().clone();
+        // A 2026-07-28 session hears of list changes only when it asks (F-99).
+        let modern = identity.protocol.as_deref()
+            == Some(rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        let filter = running
+            .peer_info()
+            .and_then(|info| listen::filter_for(&info.capabilities));
+        // A listing is fresh for its `ttlMs` and answered from the cache meanwhile; never a
+        // stale one when the server fails to list: the gate must hear the failure (SPEC §12).
+        peer.set_response_cache_config(
+            rmcp::ClientCacheConfig::default().with_serve_stale_on_error(false),
+        )
+        .await;
+        if let (true, Some(filter)) = (modern, filter) {
+            tokio::spawn(listen::listen(
+                peer.clone(),
+                filter,
+                relist.clone(),
+                shutdown.clone(),
+            ));
+        }
         let (closed_tx, closed) = watch::channel(false);
         tokio::spawn(async move {
             let _ = running.waiting().await;
@@ -270,6 +293,7 @@ impl McpConnection {
             relist,
             has_resources,
             has_prompts,
+            modern,
             identity,
             shutdown,
             closed,
@@ -304,6 +328,12 @@ impl McpConnection {
     /// What the server said about itself at the handshake.
     pub fn identity(&self) -> &ServerIdentity {
         &self.identity
+    }
+
+    /// Whether the server's lists have a lifetime (`ttlMs`, MCP 2026-07-28): a listing is then
+    /// asked for again once it is stale, rather than only when the server says it changed.
+    pub fn lists_expire(&self) -> bool {
+        self.modern
     }
 
     /// The process id of a stdio server.

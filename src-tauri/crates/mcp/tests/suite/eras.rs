@@ -328,3 +328,41 @@ async fn a_version_error_naming_an_older_version_leads_to_it() {
     );
     conn.shutdown().await;
 }
+
+/// A 2026-07-28 server tells of a list change only to a client that listens
+/// (`subscriptions/listen`): the change reaches whoever watches the connection, and the new tool
+/// is in the next listing.
+#[tokio::test]
+async fn a_tool_added_on_a_2026_07_28_server_reaches_the_connections_watcher() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("era.log");
+    let conn = McpConnection::connect(&era(&log), &[], Default::default())
+        .await
+        .unwrap();
+    let mut changes = conn.take_changes().unwrap();
+    assert!(!conn
+        .tools()
+        .await
+        .unwrap()
+        .iter()
+        .any(|t| t.name == "grown"));
+    conn.call(
+        "grow",
+        args(json!({})),
+        &options(Duration::from_secs(30), &CancellationToken::new()),
+    )
+    .await
+    .unwrap();
+    // A bound for a failure, not a wait: the change is already on its way.
+    let heard = tokio::time::timeout(Duration::from_secs(60), changes.recv())
+        .await
+        .expect("the change reached the watcher");
+    assert_eq!(heard, Some(tollgate_mcp::ListChanged::Tools));
+    assert!(conn
+        .tools()
+        .await
+        .unwrap()
+        .iter()
+        .any(|t| t.name == "grown"));
+    conn.shutdown().await;
+}
