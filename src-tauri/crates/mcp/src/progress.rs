@@ -28,21 +28,21 @@ impl CallProgress {
             return None;
         }
         let total = params.total.filter(|t| t.is_finite() && *t > 0.0);
-        let message = params
-            .message
-            .map(|m| {
-                let line = m.split_whitespace().collect::<Vec<_>>().join(" ");
-                let mut short: String = line.chars().take(MAX_MESSAGE_CHARS).collect();
-                if short.len() < line.len() {
-                    short.push('…');
-                }
-                short
-            })
-            .filter(|m| !m.is_empty());
+        let message = params.message.as_deref().and_then(one_line);
         Some(Self {
             progress: params.progress,
             total,
             message,
+        })
+    }
+
+    /// A task's status said by its server (the Tasks extension, F-99): the `step`th status read,
+    /// its message made one short line. `None` when it says nothing.
+    pub fn task_status(step: u64, message: &str) -> Option<Self> {
+        Some(Self {
+            progress: step as f64,
+            total: None,
+            message: Some(one_line(message)?),
         })
     }
 
@@ -69,6 +69,17 @@ impl CallProgress {
             None => true,
         }
     }
+}
+
+/// A server's message as one line of at most [`MAX_MESSAGE_CHARS`] characters (cut with "…");
+/// `None` when nothing is left.
+fn one_line(message: &str) -> Option<String> {
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut short: String = line.chars().take(MAX_MESSAGE_CHARS).collect();
+    if short.len() < line.len() {
+        short.push('…');
+    }
+    (!short.is_empty()).then_some(short)
 }
 
 /// Who is told of one call's progress.

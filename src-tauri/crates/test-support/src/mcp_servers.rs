@@ -52,6 +52,15 @@ pub fn era_server() -> (String, String) {
     )
 }
 
+/// The test server with the Tasks extension (`tests/mcp/python/task-server.py`, in the same
+/// venv as [`era_server`]): run as `<python> <script> stdio` or `http PORT`, `TASK_LOG` naming
+/// the file it writes each request about a task to.
+pub fn task_server() -> (String, String) {
+    let (python, era) = era_server();
+    let script = std::path::Path::new(&era).with_file_name("task-server.py");
+    (python, script.display().to_string())
+}
+
 /// A free port on the loopback interface, for a server to listen on.
 pub fn free_port() -> u16 {
     match std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {

@@ -8,6 +8,7 @@ mod launch;
 mod listen;
 mod rounds;
 mod start;
+mod tasks;
 
 use super::config::{McpServerConfig, McpTransport};
 use handler::Handler;
@@ -192,12 +193,19 @@ fn client_config() -> ClientConfig {
     elicitation.url = Some(UrlElicitationCapability::new());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(elicitation);
-    // MCP Apps (F-96): the views servers ship are shown, contained and gated.
+    // MCP Apps (F-96): the views servers ship are shown, contained and gated. Tasks (F-99): a
+    // call a server runs as a task is followed to its end.
     capabilities.extensions = Some(
-        [(
-            super::apps::EXTENSION_ID.to_string(),
-            super::apps::client_capability(),
-        )]
+        [
+            (
+                super::apps::EXTENSION_ID.to_string(),
+                super::apps::client_capability(),
+            ),
+            (
+                rmcp::model::TASKS_EXTENSION_ID.to_string(),
+                rmcp::model::JsonObject::new(),
+            ),
+        ]
         .into_iter()
         .collect(),
     );
@@ -493,6 +501,15 @@ impl McpConnection {
             for _ in 0..rounds::MAX_ROUNDS {
                 match self.request(params.clone(), options).await {
                     Ok(ServerResult::CallToolResult(result)) => return Ok(result),
+                    Ok(ServerResult::CreateTaskResult(created)) => {
+                        return tasks::follow(
+                            &self.peer,
+                            created.task,
+                            self.asks.as_ref(),
+                            options,
+                        )
+                        .await;
+                    }
                     Ok(ServerResult::InputRequiredResult(asked)) => {
                         let retry = rounds.retry(asked, self.asks.as_ref(), options).await?;
                         params.input_responses = retry.responses;

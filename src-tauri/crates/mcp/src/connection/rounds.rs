@@ -56,7 +56,7 @@ impl Rounds {
 }
 
 /// The user's answers to `requests`, one card at a time, in the server's order of keys.
-async fn answers(
+pub(super) async fn answers(
     requests: InputRequests,
     asks: Option<&Asks>,
     options: &CallOptions,

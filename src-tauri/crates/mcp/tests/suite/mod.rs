@@ -1,6 +1,7 @@
 mod connection;
 mod eras;
 mod manager;
+mod tasks;
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

@@ -1,0 +1,139 @@
+//! A call the server runs as a task (the Tasks extension, SEP-2663, F-99): `tools/call` is
+//! answered with a task handle instead of a result, and the client follows the task with
+//! `tasks/get` at the pace the server asks, showing its status on the call's card, putting its
+//! questions (`input_required`) to the user there and sending the answers with `tasks/update`,
+//! until it completes, fails or is cancelled. A call stopped, timed out or dropped meanwhile
+//! tells the server with `tasks/cancel`. The task is the one call the gate approved: its result
+//! passes result review like any other.
+
+use super::rounds::answers;
+use super::{Asks, CallOptions, McpError};
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams,
+};
+use rmcp::{Peer, RoleClient};
+use std::time::Duration;
+
+/// The pace of `tasks/get` when the server names none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+/// The pace the server may ask for, at most and at least.
+const FASTEST_POLL: Duration = Duration::from_millis(50);
+const SLOWEST_POLL: Duration = Duration::from_secs(10);
+
+/// Follows the task `created` on `peer` to its end: its result, or why there is none.
+pub(super) async fn follow(
+    peer: &Peer<RoleClient>,
+    created: Task,
+    asks: Option<&Asks>,
+    options: &CallOptions,
+) -> Result<CallToolResult, McpError> {
+    let failed = |what: &str, e: rmcp::service::ServiceError| {
+        McpError::Call(format!("{what} the server's task failed: {e}"))
+    };
+    let task_id = created.task_id.clone();
+    let mut stop = StopOnDrop::new(peer, task_id.clone());
+    let mut pace = poll_interval(&created);
+    let mut said = created.status_message.clone();
+    let mut step = 0;
+    tell(options, &mut step, said.as_deref());
+    loop {
+        tokio::time::sleep(pace).await;
+        let now = peer
+            .get_task(GetTaskParams::new(task_id.clone()))
+            .await
+            .map_err(|e| failed("following", e))?
+            .task;
+        pace = poll_interval(&now.task);
+        if now.task.status_message != said {
+            said = now.task.status_message.clone();
+            tell(options, &mut step, said.as_deref());
+        }
+        match now.payload {
+            TaskPayload::Working => {}
+            TaskPayload::InputRequired { input_requests } => {
+                let responses = answers(input_requests, asks, options).await?;
+                peer.update_task(UpdateTaskParams::new(task_id.clone(), responses))
+                    .await
+                    .map_err(|e| failed("answering", e))?;
+            }
+            TaskPayload::Completed { result } => {
+                stop.disarm();
+                return serde_json::from_value(serde_json::Value::Object(result)).map_err(|e| {
+                    McpError::Call(format!(
+                        "the server's task ended with a result that could not be read: {e}"
+                    ))
+                });
+            }
+            TaskPayload::Failed { error } => {
+                stop.disarm();
+                let message = error
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("no reason given");
+                return Err(McpError::Call(format!(
+                    "the server's task failed: {message}"
+                )));
+            }
+            TaskPayload::Cancelled => {
+                stop.disarm();
+                return Err(McpError::Call("the server cancelled the task".into()));
+            }
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    }
+}
+
+/// The pace the task asks to be followed at, kept within bounds.
+fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map_or(DEFAULT_POLL, Duration::from_millis)
+        .clamp(FASTEST_POLL, SLOWEST_POLL)
+}
+
+/// Shows the task's status message on the call's card.
+fn tell(options: &CallOptions, step: &mut u64, message: Option<&str>) {
+    if let Some(progress) =
+        message.and_then(|m| crate::progress::CallProgress::task_status(*step + 1, m))
+    {
+        *step += 1;
+        (options.on_progress)(progress);
+    }
+}
+
+/// A task whose call is no longer awaited (stopped, timed out, its turn gone): the server is
+/// told to stop it.
+struct StopOnDrop<'a> {
+    peer: &'a Peer<RoleClient>,
+    task_id: Option<String>,
+}
+
+impl<'a> StopOnDrop<'a> {
+    fn new(peer: &'a Peer<RoleClient>, task_id: String) -> Self {
+        Self {
+            peer,
+            task_id: Some(task_id),
+        }
+    }
+
+    /// The task ended on its own: nothing to stop.
+    fn disarm(&mut self) {
+        self.task_id = None;
+    }
+}
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let (Some(task_id), Ok(runtime)) =
+            (self.task_id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            if let Err(e) = peer.cancel_task(CancelTaskParams::new(task_id)).await {
+                tracing::info!("the server was not told to stop its task: {e}");
+            }
+        });
+    }
+}
