@@ -18,6 +18,7 @@ mod logs;
 mod long_chat;
 mod mcp_composer;
 mod mcp_elicitation;
+mod mcp_eras;
 mod mcp_oauth;
 mod mcp_settings;
 mod mcp_views;

@@ -1,0 +1,148 @@
+//! Both eras of MCP in one chat, in the real window (F-99): a server on the Python SDK 2.x that
+//! speaks 2026-07-28 and the npm registry's everything server (2025-11-25 only), each showing
+//! its protocol on its card and each used in the same turn. The new server's call needs the
+//! user's input twice (`input_required`): each question comes on the call's card, answered
+//! from the keyboard, and no second approval card appears for its rounds. Judged by what the
+//! model was sent and what the server's own log received.
+
+use std::time::Duration;
+use tollgate_e2e::node_servers::mcp_dir;
+use tollgate_e2e::seat::Seat;
+use tollgate_e2e::steps::{completions, keys, tool_results};
+use tollgate_e2e::webdriver::Session;
+use tollgate_mock_llm::openai;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Types `text` where the keyboard is, as a user does.
+async fn type_here(s: &Session, text: &str) {
+    s.client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-eras")
+        .await
+        .unwrap();
+    let python_dir = mcp_dir().join("python");
+    let python = python_dir.join(".venv/bin/python");
+    assert!(
+        python.is_file(),
+        "run bash .ci/setup.sh (the Python MCP SDK)"
+    );
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("era.log");
+    let everything = mcp_dir()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string();
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {
+        "era": {
+            "command": python.display().to_string(),
+            "args": [python_dir.join("era-server.py").display().to_string(), "stdio"],
+            "env": {"ERA_LOG": log.display().to_string()}
+        },
+        "everything": {"command": "node", "args": [everything, "stdio"]}
+    }}))
+    .await
+    .unwrap();
+    for server in ["era", "everything"] {
+        s.wait_text(&format!("[data-server={server}] [data-status=ready]"), WAIT)
+            .await
+            .unwrap();
+    }
+    // Each card says which protocol its server speaks.
+    let era = s
+        .wait_text("[data-server=era] [data-role=mcp-protocol]", WAIT)
+        .await
+        .unwrap();
+    assert!(era.contains("2026-07-28"), "{era}");
+    let old = s
+        .wait_text("[data-server=everything] [data-role=mcp-protocol]", WAIT)
+        .await
+        .unwrap();
+    assert!(old.contains("2025-11-25"), "{old}");
+    s.screenshots("mcp-eras-settings").await.unwrap();
+    s.back_to_chat().await.unwrap();
+
+    // One turn, one call to each.
+    mock.push(openai::calls(
+        "",
+        &[
+            (
+                "c1",
+                "everything__echo",
+                r#"{"message":"from the older era"}"#,
+            ),
+            ("c2", "era__ask_twice", r#"{"topic":"rivers"}"#),
+        ],
+    ));
+    mock.push(openai::text("Both servers answered."));
+    s.new_chat_and_send("Ask both servers").await.unwrap();
+    for _ in 0..2 {
+        s.active_approval().await.unwrap();
+        s.press(keys::ENTER).await.unwrap();
+    }
+    // The questions of the new server's call, one at a time, on its card: no approval card
+    // comes back for its rounds.
+    for answer in ["Ada", "teal"] {
+        s.wait_text("[data-elicitation] .approval-head", WAIT)
+            .await
+            .unwrap();
+        let id = s
+            .client
+            .execute(
+                "return document.querySelector('[data-elicitation]').getAttribute('data-elicitation');",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let id = id.as_str().unwrap().to_string();
+        assert!(
+            !s.exists(".approval-card[data-approval]").await.unwrap(),
+            "a round of the call asked for approval again"
+        );
+        type_here(&s, answer).await;
+        if answer == "teal" {
+            s.screenshots("mcp-eras-second-question").await.unwrap();
+        }
+        s.press(keys::ENTER).await.unwrap();
+        s.wait_gone(
+            &format!("[data-elicitation='{id}']"),
+            "the question stayed after it was answered",
+        )
+        .await
+        .unwrap();
+    }
+    s.wait_for_text("Both servers answered.", WAIT)
+        .await
+        .unwrap();
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results.iter().any(|r| r.contains("from the older era")),
+        "{results:?}"
+    );
+    assert!(
+        results.iter().any(|r| r == "rivers: Ada likes teal"),
+        "{results:?}"
+    );
+    // The server's own log: three rounds of one call, each with the approved arguments.
+    let rounds: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rounds.len(), 3, "{rounds:?}");
+    assert!(rounds
+        .iter()
+        .all(|r| r["arguments"] == serde_json::json!({"topic": "rivers"})
+            && r["protocol"] == "2026-07-28"));
+    s.close().await;
+}
