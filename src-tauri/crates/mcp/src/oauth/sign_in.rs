@@ -60,6 +60,10 @@ pub enum SignInError {
     IssuerMismatch { expected: String, received: String },
     #[error("the authorization server's metadata names no issuer (expected {expected}); Tollgate does not sign in there")]
     IssuerMissing { expected: String },
+    #[error("the sign-in's answer came from another authorization server ({received}, expected {expected}); Tollgate did not use it")]
+    AnswerIssuerMismatch { expected: String, received: String },
+    #[error("the sign-in's answer did not say which authorization server sent it (RFC 9207 `iss`), though {expected} says it always does; Tollgate did not use it")]
+    AnswerIssuerMissing { expected: String },
     #[error("finding where to sign in failed at {url}: {reason}")]
     Discovery { url: String, reason: String },
     #[error("the authorization server does not support PKCE with S256, which Tollgate requires")]
@@ -119,6 +123,27 @@ pub(crate) fn from_auth(e: AuthError, url: &str) -> SignInError {
             reason: reason.to_string(),
         },
         other => SignInError::Other(redact_known_owned(other.to_string())),
+    }
+}
+
+/// rmcp's error about the browser's answer in the user's words: the issuer it names (RFC 9207)
+/// is checked against the authorization server's, and required where its metadata says it
+/// sends one (F-99).
+fn from_answer(e: AuthError, url: &str) -> SignInError {
+    match e {
+        AuthError::AuthorizationServerMismatch {
+            expected_issuer,
+            received_issuer,
+        } => SignInError::AnswerIssuerMismatch {
+            expected: expected_issuer,
+            received: received_issuer,
+        },
+        AuthError::AuthorizationServerMissingIssuer { expected_issuer } => {
+            SignInError::AnswerIssuerMissing {
+                expected: expected_issuer,
+            }
+        }
+        other => from_auth(other, url),
     }
 }
 
@@ -235,7 +260,10 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
         }
         Redirect::Code { url } => url,
     };
-    let tokens = session.handle_callback_url(&callback).await.map_err(auth)?;
+    let tokens = session
+        .handle_callback_url(&callback)
+        .await
+        .map_err(|e| from_answer(e, url))?;
     let signed_in_at = now_ms();
     let scopes = match store.load().await {
         Ok(Some(stored)) => stored.granted_scopes,
@@ -260,6 +288,33 @@ pub async fn sign_in(req: SignIn<'_>) -> Result<OAuthRecord, SignInError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_without_or_with_another_issuer_is_said_as_such() {
+        let missing = from_answer(
+            AuthError::AuthorizationServerMissingIssuer {
+                expected_issuer: "https://as.example".into(),
+            },
+            "https://mcp.example/mcp",
+        );
+        assert!(missing
+            .to_string()
+            .contains("did not say which authorization server sent it"));
+        let other = from_answer(
+            AuthError::AuthorizationServerMismatch {
+                expected_issuer: "https://as.example".into(),
+                received_issuer: "https://evil.example".into(),
+            },
+            "https://mcp.example/mcp",
+        );
+        assert_eq!(
+            other,
+            SignInError::AnswerIssuerMismatch {
+                expected: "https://as.example".into(),
+                received: "https://evil.example".into()
+            }
+        );
+    }
 
     #[test]
     fn a_sign_in_again_asks_for_what_was_granted_and_what_is_wanted_now() {
