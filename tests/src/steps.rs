@@ -615,6 +615,17 @@ impl Session {
             .map_err(|e| fail(format!("reading the card's highlighted text: {e}")))
     }
 
+    /// Types `text` where the keyboard is, as a user does.
+    pub async fn type_here(&self, text: &str) -> Result<(), E2eError> {
+        self.client
+            .active_element()
+            .await
+            .map_err(|e| fail(format!("finding the focus: {e}")))?
+            .send_keys(text)
+            .await
+            .map_err(|e| fail(format!("typing \"{text}\": {e}")))
+    }
+
     /// The approval card that has the keyboard, once it shows.
     pub async fn active_approval(&self) -> Result<Element, E2eError> {
         self.el(".approval-card.is-active").await

@@ -23,8 +23,8 @@ Usage: era-server.py stdio | era-server.py http PORT
 
 import json
 import os
-import sys
 
+from serve import run
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 from mcp_types import (
@@ -178,15 +178,5 @@ async def swap(ctx: Context) -> str:
     return "swapped quietly"
 
 
-def main() -> None:
-    match sys.argv[1:]:
-        case ["stdio"]:
-            server.run("stdio")
-        case ["http", port]:
-            server.run("streamable-http", host="127.0.0.1", port=int(port))
-        case _:
-            sys.exit("usage: era-server.py stdio | era-server.py http PORT")
-
-
 if __name__ == "__main__":
-    main()
+    run(server, "era-server.py")

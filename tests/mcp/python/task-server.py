@@ -15,12 +15,12 @@ Usage: task-server.py stdio | task-server.py http PORT
 import datetime
 import json
 import os
-import sys
 import uuid
 from typing import Any
 
 from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import MCPServer
+from serve import run
 from mcp_types import RequestParams
 
 TASKS = "io.modelcontextprotocol/tasks"
@@ -161,15 +161,5 @@ async def long_question(topic: str) -> str:
     return "not run as a task"
 
 
-def main() -> None:
-    match sys.argv[1:]:
-        case ["stdio"]:
-            server.run("stdio")
-        case ["http", port]:
-            server.run("streamable-http", host="127.0.0.1", port=int(port))
-        case _:
-            sys.exit("usage: task-server.py stdio | task-server.py http PORT")
-
-
 if __name__ == "__main__":
-    main()
+    run(server, "task-server.py")

@@ -44,17 +44,6 @@ async fn until_text(s: &Session, css: &str, want: &str) {
     }
 }
 
-/// Types `text` where the keyboard is, as a user does.
-async fn type_here(s: &Session, text: &str) {
-    s.client
-        .active_element()
-        .await
-        .unwrap()
-        .send_keys(text)
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before_it_opens() {
     let _seat = Seat::take().await.unwrap();
@@ -101,11 +90,11 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
         s.focused().await.unwrap().starts_with("INPUT|"),
         "the first field has the keyboard"
     );
-    type_here(&s, "ada").await;
+    s.type_here("ada").await.unwrap();
     s.press(keys::TAB).await.unwrap();
-    type_here(&s, "ada@example.org").await;
+    s.type_here("ada@example.org").await.unwrap();
     s.press(keys::TAB).await.unwrap();
-    type_here(&s, "analytical engine").await;
+    s.type_here("analytical engine").await.unwrap();
     s.screenshots("elicitation-form").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
     s.wait_for_text("You are registered.", WAIT).await.unwrap();

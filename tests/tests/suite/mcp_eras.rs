@@ -14,17 +14,6 @@ use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-/// Types `text` where the keyboard is, as a user does.
-async fn type_here(s: &Session, text: &str) {
-    s.client
-        .active_element()
-        .await
-        .unwrap()
-        .send_keys(text)
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
     let _seat = Seat::take().await.unwrap();
@@ -109,7 +98,7 @@ async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
             !s.exists(".approval-card[data-approval]").await.unwrap(),
             "a round of the call asked for approval again"
         );
-        type_here(&s, answer).await;
+        s.type_here(answer).await.unwrap();
         if answer == "teal" {
             s.screenshots("mcp-eras-second-question").await.unwrap();
         }

@@ -178,6 +178,14 @@ impl McpServerConfig {
         }
     }
 
+    /// This server with `key=value` in its environment (a stdio server; an HTTP one has none).
+    pub fn with_env(mut self, key: &str, value: impl Into<String>) -> Self {
+        if let McpTransport::Stdio { env, .. } = &mut self.transport {
+            env.insert(key.to_string(), value.into());
+        }
+        self
+    }
+
     /// A streamable-HTTP server with defaults.
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
         Self {

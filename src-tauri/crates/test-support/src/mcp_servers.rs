@@ -61,6 +61,19 @@ pub fn task_server() -> (String, String) {
     (python, script.display().to_string())
 }
 
+/// What a test server wrote to its log at `path`, one JSON value a line (none when it wrote
+/// nothing yet).
+pub fn logged(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(e) => panic!("{}: a line that is not JSON ({e}): {line}", path.display()),
+        })
+        .collect()
+}
+
 /// A free port on the loopback interface, for a server to listen on.
 pub fn free_port() -> u16 {
     match std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {

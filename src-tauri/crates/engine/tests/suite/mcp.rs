@@ -103,7 +103,7 @@ pub(crate) async fn spawn_call(
 }
 
 /// Starts `request` in `chat` and allows it once when it asks: the running call.
-async fn start_approved(
+pub(crate) async fn start_approved(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
     request: ToolCallRequest,

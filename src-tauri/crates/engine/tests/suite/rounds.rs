@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tollgate_engine::service::Tollgate;
 use tollgate_engine::{CallOrigin, ChatId, Decision, ExecutionDecision, ToolCallRequest};
-use tollgate_mcp::{McpServerConfig, McpStatus, McpTransport};
+use tollgate_mcp::{McpServerConfig, McpStatus};
 use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::ElicitationAnswer;
 use tollgate_test_support::mcp_servers::era_server;
@@ -18,20 +18,13 @@ use tollgate_test_support::mcp_servers::era_server;
 /// The era server over stdio as `era`, writing each call it receives to `log`.
 fn era(log: &std::path::Path) -> McpServerConfig {
     let (python, script) = era_server();
-    let mut c = McpServerConfig::stdio("era", &python, &[&script, "stdio"]);
-    if let McpTransport::Stdio { env, .. } = &mut c.transport {
-        env.insert("ERA_LOG".into(), log.display().to_string());
-    }
-    c
+    McpServerConfig::stdio("era", &python, &[&script, "stdio"])
+        .with_env("ERA_LOG", log.display().to_string())
 }
 
 /// The calls the era server received, in order.
 fn received(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    tollgate_test_support::mcp_servers::logged(log)
 }
 
 /// An app with the era server ready, and a chat.
@@ -57,27 +50,7 @@ async fn run_allowed(
     tool: &str,
     args: Value,
 ) -> tokio::task::JoinHandle<tollgate_engine::ToolCallResult> {
-    let exec = app.executor(chat).await.unwrap();
-    let name = tool.to_string();
-    let task = tokio::spawn(async move {
-        exec.execute(
-            ToolCallRequest::new("call_1", &name, RawArguments::Json(args)),
-            CallOrigin::default(),
-            &CancellationToken::new(),
-        )
-        .await
-    });
-    crate::common::eventually("the call asks", || !app.asks().pending(chat).is_empty()).await;
-    let approval = app.asks().pending(chat).pop().unwrap();
-    app.asks()
-        .answer_approval(
-            chat,
-            &approval.id,
-            Decision::Execution(ExecutionDecision::AllowOnce),
-        )
-        .await
-        .unwrap();
-    task
+    super::mcp::start_approved(app, chat, super::mcp::call(tool, args)).await
 }
 
 #[tokio::test]

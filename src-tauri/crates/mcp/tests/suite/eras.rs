@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tollgate_mcp::elicitation::ElicitationHub;
-use tollgate_mcp::{Asks, McpConnection, McpServerConfig, McpTransport, ServerSlot, Session};
+use tollgate_mcp::{Asks, McpConnection, McpServerConfig, ServerSlot, Session};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::{ElicitationAnswer, EventSink, PendingElicitation, ToolEvent};
 use tollgate_test_support::mcp_servers::{era_server, free_port};
@@ -22,20 +22,13 @@ const INJECTED_STATE: &str =
 /// The era server over stdio, writing each call it receives to `log`.
 fn era(log: &std::path::Path) -> McpServerConfig {
     let (python, script) = era_server();
-    let mut c = McpServerConfig::stdio("era", &python, &[&script, "stdio"]);
-    if let McpTransport::Stdio { env, .. } = &mut c.transport {
-        env.insert("ERA_LOG".into(), log.display().to_string());
-    }
-    c
+    McpServerConfig::stdio("era", &python, &[&script, "stdio"])
+        .with_env("ERA_LOG", log.display().to_string())
 }
 
 /// The calls the era server received, in order.
 fn received(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    tollgate_test_support::mcp_servers::logged(log)
 }
 
 /// Hands each question the hub puts to the user to the test.
@@ -297,10 +290,8 @@ async fn a_version_error_naming_an_older_version_leads_to_it() {
         .with_file_name("version-server.py")
         .display()
         .to_string();
-    let mut config = McpServerConfig::stdio("versions", &python, &[&script]);
-    if let McpTransport::Stdio { env, .. } = &mut config.transport {
-        env.insert("VERSION_LOG".into(), log.display().to_string());
-    }
+    let config = McpServerConfig::stdio("versions", &python, &[&script])
+        .with_env("VERSION_LOG", log.display().to_string());
     let conn = McpConnection::connect(&config, &[], Default::default())
         .await
         .unwrap();

@@ -5,7 +5,7 @@ mod tasks;
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tollgate_mcp::{McpServerConfig, McpTransport};
+use tollgate_mcp::McpServerConfig;
 use tollgate_test_support::mcp_servers::{everything_js, probe_script};
 
 /// The everything server over stdio, as `name`.
@@ -15,11 +15,8 @@ pub(crate) fn everything(name: &str) -> McpServerConfig {
 
 /// The probe server as `name`, writing what it notices to `marker`.
 pub(crate) fn probe(name: &str, marker: &std::path::Path) -> McpServerConfig {
-    let mut c = McpServerConfig::stdio(name, "node", &[&probe_script()]);
-    if let McpTransport::Stdio { env, .. } = &mut c.transport {
-        env.insert("PROBE_MARKER".into(), marker.display().to_string());
-    }
-    c
+    McpServerConfig::stdio(name, "node", &[&probe_script()])
+        .with_env("PROBE_MARKER", marker.display().to_string())
 }
 
 /// How a test calls a tool: within `timeout`, stopped by `cancel`, with no one to show its

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tollgate_mcp::elicitation::ElicitationHub;
 use tollgate_mcp::progress::CallProgress;
 use tollgate_mcp::{
-    Asks, CallOptions, McpConnection, McpError, McpServerConfig, McpTransport, ServerSlot, Session,
+    Asks, CallOptions, McpConnection, McpError, McpServerConfig, ServerSlot, Session,
 };
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::{ElicitationAnswer, EventSink, PendingElicitation, ToolEvent};
@@ -21,20 +21,13 @@ use tollgate_test_support::wait::eventually;
 /// The task server over stdio, writing what it receives to `log`.
 fn tasks(log: &std::path::Path) -> McpServerConfig {
     let (python, script) = task_server();
-    let mut c = McpServerConfig::stdio("tasks", &python, &[&script, "stdio"]);
-    if let McpTransport::Stdio { env, .. } = &mut c.transport {
-        env.insert("TASK_LOG".into(), log.display().to_string());
-    }
-    c
+    McpServerConfig::stdio("tasks", &python, &[&script, "stdio"])
+        .with_env("TASK_LOG", log.display().to_string())
 }
 
 /// What the task server received, in order.
 fn received(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    tollgate_test_support::mcp_servers::logged(log)
 }
 
 /// Whether the server's log holds an entry for `method` with `status` (any, if `None`).
