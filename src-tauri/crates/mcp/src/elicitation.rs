@@ -64,6 +64,28 @@ struct Asked {
     validator: Option<Arc<jsonschema::Validator>>,
 }
 
+/// A question put to the user, withdrawn (and the window told) when it goes out of scope
+/// still waiting; one already answered is no longer waiting, and nothing happens.
+struct OpenQuestion<'a> {
+    hub: &'a ElicitationHub,
+    chat: ChatId,
+    seq: u64,
+    id: ApprovalId,
+}
+
+impl Drop for OpenQuestion<'_> {
+    fn drop(&mut self) {
+        if self.hub.waiting.withdraw(&self.id).is_some() {
+            self.hub.resolved(
+                self.chat,
+                self.seq,
+                self.id.clone(),
+                ElicitationOutcome::Withdrawn,
+            );
+        }
+    }
+}
+
 /// The questions waiting for the user (the one waiting hub, `tollgate_tools::waiting`), and
 /// how often each server asked.
 pub struct ElicitationHub {
@@ -122,15 +144,18 @@ impl ElicitationHub {
         self.sink.emit(ToolEvent::ElicitationRequested {
             elicitation: pending,
         });
+        // Withdrawn however the wait ends without an answer: the call stopped, or this future
+        // dropped (the call's own future gone, its server gone).
+        let _open = OpenQuestion {
+            hub: self,
+            chat: call.chat,
+            seq: call.seq,
+            id,
+        };
         let _user_time = call.clock.pause();
         tokio::select! {
             answer = answer => Ok(answer.unwrap_or(ElicitationAnswer::Cancel)),
-            () = call.cancel.cancelled() => {
-                if self.waiting.withdraw(&id).is_some() {
-                    self.resolved(call.chat, call.seq, id, ElicitationOutcome::Withdrawn);
-                }
-                Ok(ElicitationAnswer::Cancel)
-            }
+            () = call.cancel.cancelled() => Ok(ElicitationAnswer::Cancel),
         }
     }
 

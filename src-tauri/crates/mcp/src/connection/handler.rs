@@ -49,18 +49,12 @@ pub(super) async fn put_to_user(
         #[allow(unreachable_patterns)]
         _ => return Err("this kind of question is not supported".into()),
     };
-    // The question is withdrawn when its call ends or the server gives up on it.
-    let withdraw = call.cancel.child_token();
-    let call = crate::elicitation::RunningCall {
-        cancel: withdraw.clone(),
-        ..call
+    // The question is withdrawn when its call ends or the server gives up on it (the hub's
+    // wait, dropped, withdraws it).
+    let answer = tokio::select! {
+        answer = asks.hub.ask(asks.slot.name(), &call, message, kind) => answer,
+        () = gave_up.cancelled() => Ok(tollgate_protocol::ElicitationAnswer::Cancel),
     };
-    let watcher = tokio::spawn(async move {
-        gave_up.cancelled().await;
-        withdraw.cancel();
-    });
-    let answer = asks.hub.ask(asks.slot.name(), &call, message, kind).await;
-    watcher.abort();
     Ok(match answer.map_err(|e| e.to_string())? {
         ElicitationAnswer::Accept { content } => {
             let result = ElicitResult::new(ElicitationAction::Accept);

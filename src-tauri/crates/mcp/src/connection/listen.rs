@@ -3,7 +3,8 @@
 //! answer is the stream. Each change goes where a 2025-11-25 server's `list_changed` goes (the
 //! manager lists again, and a changed tool goes under review). A stream that ends while the
 //! session lives is opened again, and the lists are read again (changes may have been missed
-//! meanwhile); one that ends at once, again and again, is given up with a line in the log.
+//! meanwhile), after a wait that grows while openings keep failing or ending without a change;
+//! after five such in a row it is given up with a line in the log.
 
 use super::ListChanged;
 use rmcp::model::{ServerCapabilities, ServerNotification, SubscriptionFilter};
@@ -12,10 +13,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-/// A stream shorter than this that ends is counted as ending at once.
-const SHORT_LIVED: Duration = Duration::from_secs(1);
-/// How many streams in a row may end at once before listening is given up.
-const SHORT_LIVED_IN_A_ROW: u32 = 3;
+/// A stream that lasted this long without a change is not counted as a failure when it ends.
+const LONG_LIVED: Duration = Duration::from_secs(60);
+/// How many openings in a row may fail, or end soon without a change, before listening is
+/// given up.
+const GIVE_UP_AFTER: u32 = 5;
+/// The longest wait before opening a stream again.
+const LONGEST_WAIT: Duration = Duration::from_secs(60);
 
 /// The lists `capabilities` says can change, as a subscription's filter; `None` when none can.
 pub(super) fn filter_for(capabilities: &ServerCapabilities) -> Option<SubscriptionFilter> {
@@ -48,16 +52,29 @@ pub(super) fn filter_for(capabilities: &ServerCapabilities) -> Option<Subscripti
     any.then(|| builder.build())
 }
 
-/// Listens to `peer`'s list changes until `shutdown`, passing each to `changes`.
+/// Listens to `peer`'s list changes until `shutdown`, passing each to `changes`. A stream that
+/// fails to open, or ends soon without a change, is opened again after a wait that doubles
+/// (1 s, 2 s, … 60 s); after [`GIVE_UP_AFTER`] such in a row, listening is given up (logged).
 pub(super) async fn listen(
     peer: Peer<RoleClient>,
     filter: SubscriptionFilter,
     changes: UnboundedSender<ListChanged>,
     shutdown: CancellationToken,
 ) {
-    let mut short_lived = 0;
+    let mut quiet = 0;
     let mut first = true;
     loop {
+        if quiet >= GIVE_UP_AFTER {
+            tracing::warn!("the server's list changes cannot be listened to; no longer trying");
+            return;
+        }
+        if quiet > 0 {
+            let wait = Duration::from_secs(1 << (quiet - 1).min(6)).min(LONGEST_WAIT);
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = shutdown.cancelled() => return,
+            }
+        }
         let opened = tokio::select! {
             opened = peer.listen(filter.clone()) => opened,
             () = shutdown.cancelled() => return,
@@ -65,22 +82,23 @@ pub(super) async fn listen(
         let mut subscription = match opened {
             Ok(subscription) => subscription,
             Err(e) => {
-                tracing::info!("the server's list changes cannot be listened to: {e}");
-                return;
+                tracing::info!("the server's list changes could not be listened to: {e}");
+                if peer.is_transport_closed() {
+                    return;
+                }
+                quiet += 1;
+                continue;
             }
         };
         // Opened again after an end: what changed meanwhile was not heard.
         if !first {
-            for list in [
-                ListChanged::Tools,
-                ListChanged::Resources,
-                ListChanged::Prompts,
-            ] {
+            for list in lists_of(&filter) {
                 let _ = changes.send(list);
             }
         }
         first = false;
         let began = Instant::now();
+        let mut heard = false;
         loop {
             let next = tokio::select! {
                 next = subscription.next() => next,
@@ -89,6 +107,7 @@ pub(super) async fn listen(
             match next {
                 Ok(Some(notification)) => {
                     if let Some(list) = changed_list(&notification) {
+                        heard = true;
                         let _ = changes.send(list);
                     }
                 }
@@ -102,16 +121,27 @@ pub(super) async fn listen(
         if peer.is_transport_closed() || shutdown.is_cancelled() {
             return;
         }
-        short_lived = if began.elapsed() < SHORT_LIVED {
-            short_lived + 1
-        } else {
+        quiet = if heard || began.elapsed() >= LONG_LIVED {
             0
+        } else {
+            quiet + 1
         };
-        if short_lived >= SHORT_LIVED_IN_A_ROW {
-            tracing::warn!("the server keeps ending its list changes stream; no longer listening");
-            return;
-        }
     }
+}
+
+/// The lists `filter` listens to.
+fn lists_of(filter: &SubscriptionFilter) -> Vec<ListChanged> {
+    let mut lists = Vec::new();
+    if filter.tools_list_changed == Some(true) {
+        lists.push(ListChanged::Tools);
+    }
+    if filter.resources_list_changed == Some(true) {
+        lists.push(ListChanged::Resources);
+    }
+    if filter.prompts_list_changed == Some(true) {
+        lists.push(ListChanged::Prompts);
+    }
+    lists
 }
 
 /// The list a notification says changed.

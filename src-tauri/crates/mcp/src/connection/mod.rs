@@ -498,17 +498,15 @@ impl McpConnection {
         let mut params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let call = async {
             let mut rounds = rounds::Rounds::default();
-            for _ in 0..rounds::MAX_ROUNDS {
+            for round in 1..=rounds::MAX_ROUNDS {
                 match self.request(params.clone(), options).await {
                     Ok(ServerResult::CallToolResult(result)) => return Ok(result),
                     Ok(ServerResult::CreateTaskResult(created)) => {
-                        return tasks::follow(
-                            &self.peer,
-                            created.task,
-                            self.asks.as_ref(),
-                            options,
-                        )
-                        .await;
+                        return tasks::follow(self, created.task, options).await;
+                    }
+                    // No round is left to send answers in: the user is not asked for nothing.
+                    Ok(ServerResult::InputRequiredResult(_)) if round == rounds::MAX_ROUNDS => {
+                        break;
                     }
                     Ok(ServerResult::InputRequiredResult(asked)) => {
                         let retry = rounds.retry(asked, self.asks.as_ref(), options).await?;
@@ -559,7 +557,7 @@ impl McpConnection {
         response
     }
 
-    /// A call's failure in the user's words.
+    /// A call's failure in the user's words (a task's too: [`tasks`]).
     fn call_error(&self, e: ServiceError) -> McpError {
         match e {
             ServiceError::TransportClosed => McpError::Closed,

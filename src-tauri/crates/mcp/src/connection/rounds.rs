@@ -55,7 +55,8 @@ impl Rounds {
     }
 }
 
-/// The user's answers to `requests`, one card at a time, in the server's order of keys.
+/// The user's answers to `requests`, one card at a time, in the alphabetical order of their
+/// keys; a call stopped meanwhile sends nothing more.
 pub(super) async fn answers(
     requests: InputRequests,
     asks: Option<&Asks>,
@@ -89,6 +90,9 @@ pub(super) async fn answers(
                 ))
             }
         };
+        if options.cancel.is_cancelled() {
+            return Err(McpError::Cancelled);
+        }
         let answer = serde_json::to_value(answer)
             .map_err(|e| McpError::Call(format!("the answer could not be written: {e}")))?;
         responses.insert(key, answer);

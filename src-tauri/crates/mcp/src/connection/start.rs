@@ -161,9 +161,11 @@ async fn stdio(
             sandbox_temp,
         }),
         Err(e) => {
-            // A server that failed to start usually said why on stderr.
-            if let Some(reader) = reader {
-                let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+            // A server that failed to start usually said why on stderr; what it writes after
+            // is not kept (a fresh start may follow, with a tail of its own).
+            if let Some(mut reader) = reader {
+                let _ = tokio::time::timeout(Duration::from_millis(500), &mut reader).await;
+                reader.abort();
             }
             Err(with_stderr(e, stderr_tail))
         }
@@ -210,6 +212,9 @@ async fn http(
             expired: true,
             challenge,
         }),
+        // The probe answered as neither era would: begun again with `initialize` (`begin`),
+        // not taken for a sign-in that no longer works.
+        Err(e @ McpError::ProbeRefused(_)) => Err(e),
         // Some servers answer a token they no longer know with an error rather than a 401: if
         // the server asks a caller without a token to sign in, the token is what failed.
         Err(e) if asks_anyone_to_sign_in(url).await => {

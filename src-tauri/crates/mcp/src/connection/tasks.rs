@@ -7,11 +7,12 @@
 //! passes result review like any other.
 
 use super::rounds::answers;
-use super::{Asks, CallOptions, McpError};
+use super::{CallOptions, McpConnection, McpError};
 use rmcp::model::{
     CallToolResult, CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams,
 };
 use rmcp::{Peer, RoleClient};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// The pace of `tasks/get` when the server names none.
@@ -19,29 +20,32 @@ const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// The pace the server may ask for, at most and at least.
 const FASTEST_POLL: Duration = Duration::from_millis(50);
 const SLOWEST_POLL: Duration = Duration::from_secs(10);
+/// How long the server may take to acknowledge a task's stop.
+const CANCEL_WAIT: Duration = Duration::from_secs(30);
 
-/// Follows the task `created` on `peer` to its end: its result, or why there is none.
+/// Follows the task `created` on `conn` to its end: its result, or why there is none (a
+/// failure to reach the task said as a call's failure is: [`McpConnection::call_error`]).
 pub(super) async fn follow(
-    peer: &Peer<RoleClient>,
+    conn: &McpConnection,
     created: Task,
-    asks: Option<&Asks>,
     options: &CallOptions,
 ) -> Result<CallToolResult, McpError> {
-    let failed = |what: &str, e: rmcp::service::ServiceError| {
-        McpError::Call(format!("{what} the server's task failed: {e}"))
-    };
     let task_id = created.task_id.clone();
-    let mut stop = StopOnDrop::new(peer, task_id.clone());
+    let mut stop = StopOnDrop::new(&conn.peer, task_id.clone());
     let mut pace = poll_interval(&created);
     let mut said = created.status_message.clone();
     let mut step = 0;
+    // The questions answered already: `tasks/update` is taken in eventually, so the next
+    // reading may still show them; they are not put to the user twice.
+    let mut answered = BTreeSet::new();
     tell(options, &mut step, said.as_deref());
     loop {
         tokio::time::sleep(pace).await;
-        let now = peer
+        let now = conn
+            .peer
             .get_task(GetTaskParams::new(task_id.clone()))
             .await
-            .map_err(|e| failed("following", e))?
+            .map_err(|e| conn.call_error(e))?
             .task;
         pace = poll_interval(&now.task);
         if now.task.status_message != said {
@@ -50,11 +54,17 @@ pub(super) async fn follow(
         }
         match now.payload {
             TaskPayload::Working => {}
-            TaskPayload::InputRequired { input_requests } => {
-                let responses = answers(input_requests, asks, options).await?;
-                peer.update_task(UpdateTaskParams::new(task_id.clone(), responses))
+            TaskPayload::InputRequired { mut input_requests } => {
+                input_requests.retain(|key, _| !answered.contains(key));
+                if input_requests.is_empty() {
+                    continue;
+                }
+                answered.extend(input_requests.keys().cloned());
+                let responses = answers(input_requests, conn.asks.as_ref(), options).await?;
+                conn.peer
+                    .update_task(UpdateTaskParams::new(task_id.clone(), responses))
                     .await
-                    .map_err(|e| failed("answering", e))?;
+                    .map_err(|e| conn.call_error(e))?;
             }
             TaskPayload::Completed { result } => {
                 stop.disarm();
@@ -131,8 +141,15 @@ impl Drop for StopOnDrop<'_> {
         };
         let peer = self.peer.clone();
         runtime.spawn(async move {
-            if let Err(e) = peer.cancel_task(CancelTaskParams::new(task_id)).await {
-                tracing::info!("the server was not told to stop its task: {e}");
+            let told = tokio::time::timeout(
+                CANCEL_WAIT,
+                peer.cancel_task(CancelTaskParams::new(task_id)),
+            )
+            .await;
+            match told {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::info!("the server was not told to stop its task: {e}"),
+                Err(_) => tracing::info!("the server did not take the stop of its task in time"),
             }
         });
     }

@@ -357,3 +357,47 @@ async fn a_tool_added_on_a_2026_07_28_server_reaches_the_connections_watcher() {
         .any(|t| t.name == "grown"));
     conn.shutdown().await;
 }
+
+/// A call dropped while its server's question waits (its turn stopped, the server gone) takes
+/// the question with it: the card goes, and the server's next question is not refused as a
+/// second one open at a time.
+#[tokio::test]
+async fn a_question_goes_with_its_call_when_the_call_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("era.log");
+    let (session, slot, hub, mut questions) = asked();
+    let conn = McpConnection::connect(&era(&log), &[], session)
+        .await
+        .unwrap();
+    let chat = ChatId(2);
+    for seq in [1, 2] {
+        let cancel = CancellationToken::new();
+        let clock = tollgate_tools::clock::CallClock::new();
+        let running = slot.begin_call(chat, seq, &cancel, &clock);
+        let call_options = tollgate_mcp::CallOptions {
+            clock,
+            asked_in: Some(running.call().clone()),
+            ..options(Duration::from_secs(30), &cancel)
+        };
+        let call = conn.call(
+            "ask_twice",
+            args(json!({"topic": "dropped"})),
+            &call_options,
+        );
+        // The call is dropped once its question shows, as a stopped turn drops it.
+        let asked = tokio::select! {
+            _ = call => panic!("the call ended before its question was answered"),
+            q = questions.recv() => q.unwrap(),
+        };
+        assert_eq!(
+            asked.seq, seq,
+            "the second call's question is put, not refused"
+        );
+        assert!(
+            hub.pending_in(chat).is_empty(),
+            "the dropped call's question still waits: {:?}",
+            hub.pending_in(chat)
+        );
+    }
+    conn.shutdown().await;
+}
