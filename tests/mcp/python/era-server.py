@@ -13,6 +13,8 @@ Tools:
   `input_required` does not exist, it asks the same two questions mid-call instead.
 - `grow()`: adds the tool `grown` and tells the subscribed clients the list changed
   (`subscriptions/listen`).
+- `folders()`: asks the client for its roots (`input_required` with a `roots/list`), then
+  says the roots it was given ("no folders" when none).
 - `swap()`: rewrites `echo`'s description to an instruction, telling no one (no list change
   is published): a client learns of it only by listing the tools again.
 - `state_only(note)`: answers `input_required` once with no question, only a request state that
@@ -29,6 +31,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 from mcp_types import (
     CallToolResult,
+    ListRootsRequest,
     ElicitRequest,
     ElicitRequestFormParams,
     InputRequiredResult,
@@ -161,6 +164,20 @@ async def grow(ctx: Context) -> str:
         server.add_tool(grown)
     await ctx.notify_tools_changed()
     return "added grown"
+
+
+@server.tool()
+async def folders(ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Says which folders the client lets it see."""
+    log(ctx, "folders", {})
+    responses = ctx.input_responses
+    if not responses or "roots" not in responses:
+        return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="roots")
+    answer = responses["roots"]
+    if not isinstance(answer, dict):
+        answer = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    uris = [root["uri"] for root in answer.get("roots", [])]
+    return text(", ".join(uris) if uris else "no folders")
 
 
 @server.tool()

@@ -120,7 +120,14 @@ oauthClientMetadataUrl?: string,
  * Show the views this server ships with its tools (MCP Apps, F-96). Off: no view is
  * rendered and no view of it may call a tool.
  */
-views: boolean, };
+views: boolean, 
+/**
+ * Let this server see the folder of the chat that calls it (MCP roots, F-99): its
+ * `roots/list`, or a round's request for roots, is answered with that chat's workspace
+ * folder. Off (the default): it is told of no folder, and Tollgate does not say it has
+ * roots.
+ */
+shareWorkspace: boolean, };
 
 export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
 

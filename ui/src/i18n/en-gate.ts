@@ -221,4 +221,7 @@ export const enGate = {
   "settings.mcpViewsHint":
     "A view is the server's own page, shown under its tool's call in a sandbox with no way into Tollgate. Every call it makes goes through the gate like the model's.",
   "mcp.views": "Show this server's views",
+  "mcp.shareWorkspace": "Let it see the chat's workspace folder",
+  "mcp.shareWorkspaceHint":
+    "When the server asks which folders it may work in (MCP roots), it is told the workspace folder of the chat that calls it. Off: it is told of none.",
 } as const;

@@ -215,4 +215,6 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "settings.mcpViews": "显示 MCP 服务器随工具提供的视图",
   "settings.mcpViewsHint": "视图是服务器自己的页面，显示在其工具调用下方的沙箱中，无法进入 Tollgate。它发起的每个调用都像模型的调用一样经过闸门。",
   "mcp.views": "显示此服务器的视图",
+  "mcp.shareWorkspace": "允许它看到对话的工作区文件夹",
+  "mcp.shareWorkspaceHint": "服务器询问可以在哪些文件夹中工作时（MCP roots），告诉它调用它的对话的工作区文件夹。关闭时：不告诉它任何文件夹。",
 };

@@ -130,6 +130,12 @@ pub struct McpServerConfig {
     /// rendered and no view of it may call a tool.
     #[serde(default = "yes")]
     pub views: bool,
+    /// Let this server see the folder of the chat that calls it (MCP roots, F-99): its
+    /// `roots/list`, or a round's request for roots, is answered with that chat's workspace
+    /// folder. Off (the default): it is told of no folder, and Tollgate does not say it has
+    /// roots.
+    #[serde(default)]
+    pub share_workspace: bool,
 }
 
 /// A local server in the sandbox (F-46): it reads the system but never the user's secret
@@ -175,6 +181,7 @@ impl McpServerConfig {
             oauth_client_secret: None,
             oauth_client_metadata_url: None,
             views: true,
+            share_workspace: false,
         }
     }
 
@@ -203,6 +210,7 @@ impl McpServerConfig {
             oauth_client_secret: None,
             oauth_client_metadata_url: None,
             views: true,
+            share_workspace: false,
         }
     }
 
@@ -454,6 +462,8 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         oauth_client_secret: None,
         oauth_client_metadata_url: None,
         views: true,
+        // An imported server sees no folder of the user's until the user lets it.
+        share_workspace: false,
     })
 }
 

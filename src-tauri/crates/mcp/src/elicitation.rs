@@ -54,6 +54,9 @@ pub struct RunningCall {
     pub cancel: CancellationToken,
     /// The call's clock, stopped while its question waits for the user.
     pub clock: Arc<tollgate_tools::clock::CallClock>,
+    /// The workspace folder of the call's chat, if it has one: the server's root where the
+    /// user lets it see the folder (F-99).
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 /// A server's question as it waits.
@@ -313,6 +316,7 @@ mod tests {
             seq: 7,
             cancel: CancellationToken::new(),
             clock: tollgate_tools::clock::CallClock::new(),
+            workspace: None,
         }
     }
 

@@ -59,6 +59,19 @@ impl ServerSlot {
         stop: &CancellationToken,
         clock: &Arc<tollgate_tools::clock::CallClock>,
     ) -> CallGuard {
+        self.begin_call_in(chat, seq, stop, clock, None)
+    }
+
+    /// [`Self::begin_call`] for a chat with a workspace folder (the server's root where the user
+    /// lets it see it).
+    pub fn begin_call_in(
+        self: &Arc<Self>,
+        chat: tollgate_protocol::ids::ChatId,
+        seq: u64,
+        stop: &CancellationToken,
+        clock: &Arc<tollgate_tools::clock::CallClock>,
+        workspace: Option<std::path::PathBuf>,
+    ) -> CallGuard {
         let id = self
             .next_call
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -67,6 +80,7 @@ impl ServerSlot {
             seq,
             cancel: stop.child_token(),
             clock: Arc::clone(clock),
+            workspace,
         };
         self.calls.lock().push((id, call.clone()));
         CallGuard {

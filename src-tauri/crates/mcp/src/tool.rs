@@ -333,9 +333,13 @@ impl Tool for McpTool {
             _ => serde_json::Map::new(),
         };
         // While it runs, the server may ask the user (SPEC §11): its questions go to this chat.
-        let running = self
-            .server
-            .begin_call(ctx.chat, ctx.seq, &ctx.cancel, &ctx.clock);
+        let running = self.server.begin_call_in(
+            ctx.chat,
+            ctx.seq,
+            &ctx.cancel,
+            &ctx.clock,
+            ctx.workspace.clone(),
+        );
         let shows = ctx.clone();
         let options = super::CallOptions {
             // The executor enforces the tool's timeout as well; this one also tells the server.

@@ -55,6 +55,7 @@ export interface ServerFields {
   folders: string;
   hosts: string;
   views: boolean;
+  shareWorkspace: boolean;
 }
 
 /** The fields for a server being edited, or for a new one (which starts in the sandbox; an imported or earlier one keeps its setting). */
@@ -78,6 +79,7 @@ export function serverFields(initial: McpServerConfig | null): ServerFields {
     folders: (initial?.sandbox?.folders ?? []).join("\n"),
     hosts: (initial?.sandbox?.hosts ?? []).join(" "),
     views: initial?.views ?? true,
+    shareWorkspace: initial?.shareWorkspace ?? false,
   };
 }
 
@@ -117,6 +119,7 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
       executionPolicy: f.policy === "" ? null : f.policy,
       resultPolicy: initial?.resultPolicy ?? null,
       views: f.views,
+      shareWorkspace: f.shareWorkspace,
       ...(f.kind === "stdio" && f.sandboxed
         ? { sandbox: { network: f.network, folders: parseArgs(f.folders), hosts: f.network ? [] : parseHosts(f.hosts) } }
         : {}),
@@ -279,6 +282,19 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
           <span>
             <strong>{t("mcp.views")}</strong>
             <small class="muted block">{t("settings.mcpViewsHint")}</small>
+          </span>
+        </label>
+        <label class="switch-row field--wide">
+          <input
+            type="checkbox"
+            class="switch"
+            data-role="mcp-share-workspace"
+            checked={f.shareWorkspace}
+            onChange={(e) => set("shareWorkspace", e.currentTarget.checked)}
+          />
+          <span>
+            <strong>{t("mcp.shareWorkspace")}</strong>
+            <small class="muted block">{t("mcp.shareWorkspaceHint")}</small>
           </span>
         </label>
       </div>

@@ -31,6 +31,7 @@ function server(
       executionPolicy: null,
       resultPolicy: null,
       views: true,
+      shareWorkspace: false,
     },
     state: {
       name: "tracker",

@@ -35,6 +35,7 @@ const servers: McpServerView[] = [
       executionPolicy: null,
       resultPolicy: null,
       views: true,
+      shareWorkspace: false,
     },
     state: {
       name: "github",
@@ -60,6 +61,7 @@ const servers: McpServerView[] = [
       executionPolicy: null,
       resultPolicy: null,
       views: true,
+      shareWorkspace: false,
     },
     state: {
       name: "everything",
@@ -210,6 +212,24 @@ describe("McpTab", () => {
       }),
       "github",
     );
+  });
+
+  it("a server sees the chat's folder only once the user turns it on in its form", async () => {
+    await mount();
+    await act(async () => {
+      Array.from(root.querySelectorAll<HTMLButtonElement>('[data-server="github"] button'))
+        .find((b) => b.textContent === "Edit")
+        ?.click();
+    });
+    const share = root.querySelector<HTMLInputElement>('[data-role="mcp-share-workspace"]');
+    expect(share?.checked).toBe(false);
+    await act(async () => {
+      share?.click();
+    });
+    await act(async () => {
+      root.querySelector("form.mcp-form")?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
+    });
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(expect.objectContaining({ name: "github", shareWorkspace: true }), "github");
   });
 
   it("a client secret goes with a client id: typed, it is sent; left blank on a stored one, it is kept", async () => {

@@ -17,14 +17,13 @@
 
 use rmcp::model::JsonObject;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tollgate_mcp::elicitation::ElicitationHub;
 use tollgate_mcp::oauth::{self, Browser, OAuthAccess, SignIn};
 use tollgate_mcp::{
-    Asks, CallOptions, McpConnection, McpError, McpServerConfig, McpTransport, ServerSlot, Session,
+    Asks, CallOptions, McpConnection, McpError, McpServerConfig, ServerSlot, Session,
 };
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::{ElicitationAnswer, EventSink, PendingElicitation, ToolEvent};
@@ -99,20 +98,11 @@ fn scenario_calls() -> Vec<(String, JsonObject)> {
 fn config(url: &str) -> McpServerConfig {
     let (client_id, client_secret) = preregistered_client();
     McpServerConfig {
-        name: "conformance".into(),
-        enabled: true,
-        transport: McpTransport::Http {
-            url: url.to_string(),
-            headers: BTreeMap::new(),
-        },
         timeout_secs: CALL_TIMEOUT.as_secs(),
-        execution_policy: None,
-        result_policy: None,
-        sandbox: None,
         oauth_client_id: client_id,
         oauth_client_secret: client_secret,
         oauth_client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
-        views: true,
+        ..McpServerConfig::http("conformance", url)
     }
 }
 

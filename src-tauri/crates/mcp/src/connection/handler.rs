@@ -11,6 +11,28 @@ pub(super) struct Handler {
     pub(super) asks: Option<Asks>,
     pub(super) progress: crate::progress::ProgressRoutes,
     pub(super) pages: Arc<crate::pages::PagesDone>,
+    /// The user lets the server see the calling chat's workspace folder (its roots).
+    pub(super) share_workspace: bool,
+}
+
+/// The roots a server is told of for `call`: the workspace folder of the call's chat where the
+/// user lets the server see it (`share`), else none. Roots are deprecated by the 2026-07-28
+/// revision (SEP-2577), and servers of both eras still ask for them.
+#[allow(deprecated)]
+pub(super) fn roots_for(
+    share: bool,
+    call: Option<&crate::elicitation::RunningCall>,
+) -> rmcp::model::ListRootsResult {
+    let roots = call
+        .filter(|_| share)
+        .and_then(|call| call.workspace.as_deref())
+        .and_then(|folder| url::Url::from_directory_path(folder).ok())
+        .map(|uri| {
+            let mut root = rmcp::model::Root::new(uri.to_string());
+            root.name = Some("The chat's workspace folder".into());
+            root
+        });
+    rmcp::model::ListRootsResult::new(roots.into_iter().collect())
 }
 
 /// A server's question, to the user on the card of `call` (or, without one, of the latest call
@@ -109,7 +131,16 @@ impl ClientHandler for Handler {
             .map_err(|why| rmcp::ErrorData::invalid_request(why, None))
     }
 
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let call = self.asks.as_ref().and_then(|asks| asks.slot.latest_call());
+        Ok(roots_for(self.share_workspace, call.as_ref()))
+    }
+
     fn get_info(&self) -> ClientConfig {
-        client_config()
+        client_config(self.share_workspace)
     }
 }

@@ -167,6 +167,8 @@ pub struct McpConnection {
     has_prompts: bool,
     /// The session speaks 2026-07-28: its lists have a lifetime (`ttlMs`).
     modern: bool,
+    /// The user lets the server see the calling chat's workspace folder (its roots).
+    share_workspace: bool,
     identity: ServerIdentity,
     shutdown: CancellationToken,
     closed: watch::Receiver<bool>,
@@ -184,7 +186,9 @@ pub struct McpConnection {
     )>,
 }
 
-fn client_config() -> ClientConfig {
+/// Who Tollgate says it is and what it takes: questions (forms and pages), views, tasks, and
+/// roots where the user lets the server see the calling chat's folder (`share_workspace`).
+fn client_config(share_workspace: bool) -> ClientConfig {
     use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
     let mut form = FormElicitationCapability::new();
     form.schema_validation = Some(true);
@@ -193,6 +197,9 @@ fn client_config() -> ClientConfig {
     elicitation.url = Some(UrlElicitationCapability::new());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(elicitation);
+    if share_workspace {
+        capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+    }
     // MCP Apps (F-96): the views servers ship are shown, contained and gated. Tasks (F-99): a
     // call a server runs as a task is followed to its end.
     capabilities.extensions = Some(
@@ -241,6 +248,7 @@ impl McpConnection {
             asks: session.asks.clone(),
             progress: progress.clone(),
             pages: Arc::clone(&pages),
+            share_workspace: config.share_workspace,
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let start::Started {
@@ -302,6 +310,7 @@ impl McpConnection {
             has_resources,
             has_prompts,
             modern,
+            share_workspace: config.share_workspace,
             identity,
             shutdown,
             closed,
@@ -509,7 +518,7 @@ impl McpConnection {
                         break;
                     }
                     Ok(ServerResult::InputRequiredResult(asked)) => {
-                        let retry = rounds.retry(asked, self.asks.as_ref(), options).await?;
+                        let retry = rounds.retry(asked, self.askers(), options).await?;
                         params.input_responses = retry.responses;
                         params.request_state = retry.state;
                     }
@@ -555,6 +564,15 @@ impl McpConnection {
         let response = handle.await_response().await;
         abandoned.disarm();
         response
+    }
+
+    /// Who answers a server's input requests for this connection: the user for questions, the
+    /// settings for roots.
+    fn askers(&self) -> rounds::Askers<'_> {
+        rounds::Askers {
+            asks: self.asks.as_ref(),
+            share_workspace: self.share_workspace,
+        }
     }
 
     /// A call's failure in the user's words (a task's too: [`tasks`]).
@@ -674,7 +692,7 @@ mod tests {
 
     #[test]
     fn the_handshake_offers_a_version_that_has_one() {
-        let sent = serde_json::to_value(client_config()).unwrap();
+        let sent = serde_json::to_value(client_config(false)).unwrap();
         let offered = sent["protocolVersion"].as_str().unwrap().to_string();
         assert_eq!(
             offered,

@@ -5,13 +5,21 @@
 //! call once: the rounds are that call, continued, never a new call, and nothing of them — the
 //! state least of all — reaches the model.
 
-use super::handler::put_to_user;
+use super::handler::{put_to_user, roots_for};
 use super::{Asks, CallOptions, McpError};
 use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use std::time::Duration;
 
 /// The most rounds one call may take before Tollgate gives up on it (as the SDKs do).
 pub(super) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// Who answers a server's input requests: the user, through `asks`, for questions; the
+/// settings for roots (`share_workspace`).
+#[derive(Clone, Copy)]
+pub(super) struct Askers<'a> {
+    pub asks: Option<&'a Asks>,
+    pub share_workspace: bool,
+}
 
 /// What the retry of a call carries after an `input_required` answer.
 pub(super) struct Retry {
@@ -31,7 +39,7 @@ impl Rounds {
     pub(super) async fn retry(
         &mut self,
         result: InputRequiredResult,
-        asks: Option<&Asks>,
+        askers: Askers<'_>,
         options: &CallOptions,
     ) -> Result<Retry, McpError> {
         let requests = result.input_requests.unwrap_or_default();
@@ -47,7 +55,7 @@ impl Rounds {
         } else {
             self.state_only = 0;
         }
-        let responses = answers(requests, asks, options).await?;
+        let responses = answers(requests, askers, options).await?;
         Ok(Retry {
             responses: (!responses.is_empty()).then_some(responses),
             state: result.request_state,
@@ -55,32 +63,41 @@ impl Rounds {
     }
 }
 
-/// The user's answers to `requests`, one card at a time, in the alphabetical order of their
-/// keys; a call stopped meanwhile sends nothing more.
+/// The answers to `requests`, in the alphabetical order of their keys: the user's to
+/// questions, one card at a time; the calling chat's folder to a request for roots where the
+/// user lets the server see it; a call stopped meanwhile sends nothing more.
 pub(super) async fn answers(
     requests: InputRequests,
-    asks: Option<&Asks>,
+    askers: Askers<'_>,
     options: &CallOptions,
 ) -> Result<InputResponses, McpError> {
+    let written =
+        |e: serde_json::Error| McpError::Call(format!("the answer could not be written: {e}"));
     let mut responses = InputResponses::new();
     for (key, request) in requests {
         let answer = match request {
-            InputRequest::Elicitation(question) => put_to_user(
-                asks,
-                options.asked_in.clone(),
-                question.params,
-                options.cancel.child_token(),
-            )
-            .await
-            .map_err(|why| McpError::Call(format!("the server's question was not put to the user: {why}")))?,
+            InputRequest::Elicitation(question) => {
+                let answer = put_to_user(
+                    askers.asks,
+                    options.asked_in.clone(),
+                    question.params,
+                    options.cancel.child_token(),
+                )
+                .await
+                .map_err(|why| McpError::Call(format!("the server's question was not put to the user: {why}")))?;
+                serde_json::to_value(answer).map_err(written)?
+            }
             InputRequest::CreateMessage(_) => {
                 return Err(McpError::Call(
                     "the server asked to use the chat's model (sampling), which Tollgate does not allow MCP servers".into(),
                 ))
             }
+            InputRequest::ListRoots(_) if askers.share_workspace => {
+                serde_json::to_value(roots_for(true, options.asked_in.as_ref())).map_err(written)?
+            }
             InputRequest::ListRoots(_) => {
                 return Err(McpError::Call(
-                    "the server asked for the client's folders (roots), which Tollgate does not share with MCP servers".into(),
+                    "the server asked to see the user's folders (roots); the user has not let it (Settings → MCP servers → Let it see the chat's workspace folder)".into(),
                 ))
             }
             #[allow(unreachable_patterns)]
@@ -93,8 +110,6 @@ pub(super) async fn answers(
         if options.cancel.is_cancelled() {
             return Err(McpError::Cancelled);
         }
-        let answer = serde_json::to_value(answer)
-            .map_err(|e| McpError::Call(format!("the answer could not be written: {e}")))?;
         responses.insert(key, answer);
     }
     Ok(responses)

@@ -60,7 +60,7 @@ pub(super) async fn follow(
                     continue;
                 }
                 answered.extend(input_requests.keys().cloned());
-                let responses = answers(input_requests, conn.asks.as_ref(), options).await?;
+                let responses = answers(input_requests, conn.askers(), options).await?;
                 conn.peer
                     .update_task(UpdateTaskParams::new(task_id.clone(), responses))
                     .await

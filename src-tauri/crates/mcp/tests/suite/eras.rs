@@ -401,3 +401,50 @@ async fn a_question_goes_with_its_call_when_the_call_is_dropped() {
     }
     conn.shutdown().await;
 }
+
+/// A server that asks for the client's folders (roots) sees the calling chat's workspace folder
+/// only where the user lets it; otherwise the call ends saying how to let it, and the server is
+/// sent nothing.
+#[tokio::test]
+async fn a_server_sees_the_chats_folder_only_where_the_user_lets_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    for share in [false, true] {
+        let log = dir.path().join(format!("era-{share}.log"));
+        let mut config = era(&log);
+        config.share_workspace = share;
+        let (session, slot, _hub, _questions) = asked();
+        let conn = McpConnection::connect(&config, &[], session).await.unwrap();
+        let cancel = CancellationToken::new();
+        let clock = tollgate_tools::clock::CallClock::new();
+        let running = slot.begin_call_in(
+            ChatId(3),
+            1,
+            &cancel,
+            &clock,
+            Some(workspace.path().to_path_buf()),
+        );
+        let call_options = tollgate_mcp::CallOptions {
+            clock,
+            asked_in: Some(running.call().clone()),
+            ..options(Duration::from_secs(30), &cancel)
+        };
+        let out = conn.call("folders", args(json!({})), &call_options).await;
+        if share {
+            let expected = url::Url::from_directory_path(workspace.path())
+                .unwrap()
+                .to_string();
+            assert_eq!(tollgate_mcp::render_result(&out.unwrap()).text, expected);
+            assert_eq!(received(&log).len(), 2, "asked, then answered");
+        } else {
+            let err = out.unwrap_err().to_string();
+            assert!(err.contains("the user has not let it"), "{err}");
+            assert_eq!(
+                received(&log).len(),
+                1,
+                "no retry: the server was sent nothing"
+            );
+        }
+        conn.shutdown().await;
+    }
+}
