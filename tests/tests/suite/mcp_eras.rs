@@ -135,3 +135,85 @@ async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
             && r["protocol"] == "2026-07-28"));
     s.close().await;
 }
+
+/// Roots by consent (F-99), from the keyboard: a server that asks which folders it may see is
+/// told none and its call ends saying how to allow it, until the user turns on "Let it see the
+/// chat's workspace folder" in its form (Tab to the switch, Space, Tab to Save, Enter); then
+/// the same call is answered with the chat's workspace folder.
+#[tokio::test]
+async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-roots")
+        .await
+        .unwrap();
+    let python_dir = mcp_dir().join("python");
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {
+        "era": {
+            "command": python_dir.join(".venv/bin/python").display().to_string(),
+            "args": [python_dir.join("era-server.py").display().to_string(), "stdio"]
+        }
+    }}))
+    .await
+    .unwrap();
+    s.wait_text("[data-server=era] [data-status=ready]", WAIT)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let folder = workspace
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    s.new_chat().await.unwrap();
+    s.set_workspace(workspace.path()).await.unwrap();
+
+    // Not allowed yet: the call ends saying how to allow it.
+    mock.push(openai::calls("", &[("c1", "era__folders", "{}")]));
+    mock.push(openai::text("I may not see any folder."));
+    s.send("Which folders can you see?").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("I may not see any folder.", WAIT)
+        .await
+        .unwrap();
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("the user has not let it")),
+        "{results:?}"
+    );
+    assert!(!results.iter().any(|r| r.contains(&folder)), "{results:?}");
+
+    // The user lets it, from the keyboard, in the server's form.
+    s.open_settings("MCP servers").await.unwrap();
+    s.click_text("[data-server=era] button", "Edit")
+        .await
+        .unwrap();
+    s.tab_to("mcp-share-workspace").await.unwrap();
+    s.press(keys::SPACE).await.unwrap();
+    s.screenshots("mcp-share-workspace").await.unwrap();
+    s.tab_to("Save").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_text("[data-server=era] [data-status=ready]", WAIT)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+
+    mock.push(openai::calls("", &[("c2", "era__folders", "{}")]));
+    mock.push(openai::text("I see the workspace."));
+    s.send("And now?").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("I see the workspace.", WAIT).await.unwrap();
+    let results = tool_results(&completions(&mock)[3]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.starts_with("file://") && r.contains(&folder)),
+        "{results:?}"
+    );
+    s.close().await;
+}
