@@ -136,6 +136,36 @@ async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
     s.close().await;
 }
 
+/// Waits until the app itself (not the window's list, which may still show the state from
+/// before a save) says server `name` is ready: a saved change starts it again, and its tools
+/// are back only then.
+async fn until_ready(s: &Session, name: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let status = s
+            .client
+            .execute_async(
+                r#"
+                const [name, done] = arguments;
+                window.__TAURI_INTERNALS__.invoke('list_mcp_servers')
+                  .then((all) => done(all.find((v) => v.config.name === name)?.state.status.state ?? 'absent'),
+                        (e) => done('error: ' + e));
+                "#,
+                vec![serde_json::Value::String(name.to_string())],
+            )
+            .await
+            .unwrap();
+        if status == "ready" {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{name} is not ready after {WAIT:?}: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Roots by consent (F-99), from the keyboard: a server that asks which folders it may see is
 /// told none and its call ends saying how to allow it, until the user turns on "Let it see the
 /// chat's workspace folder" in its form (Tab to the switch, Space, Tab to Save, Enter); then
@@ -197,6 +227,11 @@ async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
     s.screenshots("mcp-share-workspace").await.unwrap();
     s.tab_to("Save").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
+    // The form closes once the save is made (and the server is starting again).
+    s.wait_gone("form.mcp-form", "the form stayed after Save")
+        .await
+        .unwrap();
+    until_ready(&s, "era").await;
     s.wait_text("[data-server=era] [data-status=ready]", WAIT)
         .await
         .unwrap();
