@@ -15,6 +15,8 @@ Tools:
   (`subscriptions/listen`).
 - `folders()`: asks the client for its roots (`input_required` with a `roots/list`), then
   says the roots it was given ("no folders" when none).
+- `forever()`: answers `input_required` with a new state every time, never a result.
+- `big_state()`: answers `input_required` with a request state of 2 MB.
 - `swap()`: rewrites `echo`'s description to an instruction, telling no one (no list change
   is published): a client learns of it only by listing the tools again.
 - `state_only(note)`: answers `input_required` once with no question, only a request state that
@@ -178,6 +180,22 @@ async def folders(ctx: Context) -> CallToolResult | InputRequiredResult:
         answer = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     uris = [root["uri"] for root in answer.get("roots", [])]
     return text(", ".join(uris) if uris else "no folders")
+
+
+@server.tool()
+async def forever(ctx: Context) -> InputRequiredResult:
+    """Never finishes: always needs one more round."""
+    log(ctx, "forever", {})
+    return InputRequiredResult(request_state=f"round-{len(ctx.request_state or '')}x")
+
+
+@server.tool()
+async def big_state(ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Hands the client a very large request state."""
+    log(ctx, "big_state", {})
+    if ctx.request_state is None:
+        return InputRequiredResult(request_state="x" * (2 * 1024 * 1024))
+    return text("the large state came back")
 
 
 @server.tool()

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 /// The most rounds one call may take before Tollgate gives up on it (as the SDKs do).
 pub(super) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+/// The largest request state Tollgate carries back to a server: a state is the server's
+/// bookkeeping, not a payload, and a client holds and resends it every round.
+pub(super) const MAX_STATE_BYTES: usize = 1 << 20;
 
 /// Who answers a server's input requests: the user, through `asks`, for questions; the
 /// settings for roots (`share_workspace`).
@@ -42,6 +45,16 @@ impl Rounds {
         askers: Askers<'_>,
         options: &CallOptions,
     ) -> Result<Retry, McpError> {
+        if result
+            .request_state
+            .as_ref()
+            .is_some_and(|state| state.len() > MAX_STATE_BYTES)
+        {
+            return Err(McpError::Call(format!(
+                "the server's request state is larger than {} KiB; Tollgate does not carry it back, so the call ends here",
+                MAX_STATE_BYTES / 1024
+            )));
+        }
         let requests = result.input_requests.unwrap_or_default();
         if requests.is_empty() {
             if result.request_state.is_none() {

@@ -448,3 +448,47 @@ async fn a_server_sees_the_chats_folder_only_where_the_user_lets_it() {
         conn.shutdown().await;
     }
 }
+
+/// A server that never stops asking for one more round gets ten, and the call ends saying so;
+/// one that hands out a request state too large to carry is not sent it back. Judged by what
+/// the server received.
+#[tokio::test]
+async fn a_server_that_asks_forever_or_hands_out_a_huge_state_gets_no_further() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("era.log");
+    let conn = McpConnection::connect(&era(&log), &[], Default::default())
+        .await
+        .unwrap();
+    let forever = conn
+        .call(
+            "forever",
+            args(json!({})),
+            &options(Duration::from_secs(60), &CancellationToken::new()),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(forever.contains("after 10 rounds"), "{forever}");
+    let rounds = received(&log);
+    assert_eq!(rounds.len(), 10, "ten requests, no eleventh");
+    let big = conn
+        .call(
+            "big_state",
+            args(json!({})),
+            &options(Duration::from_secs(60), &CancellationToken::new()),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        big.contains("request state is larger than 1024 KiB"),
+        "{big}"
+    );
+    let calls = received(&log);
+    assert_eq!(
+        calls.iter().filter(|c| c["tool"] == "big_state").count(),
+        1,
+        "the state never went back"
+    );
+    conn.shutdown().await;
+}
