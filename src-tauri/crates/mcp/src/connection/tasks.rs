@@ -2,8 +2,9 @@
 //! answered with a task handle instead of a result, and the client follows the task with
 //! `tasks/get` at the pace the server asks, showing its status on the call's card, putting its
 //! questions (`input_required`) to the user there and sending the answers with `tasks/update`,
-//! until it completes, fails or is cancelled. A call stopped, timed out or dropped meanwhile
-//! tells the server with `tasks/cancel`. The task is the one call the gate approved: its result
+//! until it completes, fails or is cancelled. The call's timeout does not count the task's
+//! time (each reading must come within 30 s instead); a call stopped or dropped meanwhile tells
+//! the server with `tasks/cancel`. The task is the one call the gate approved: its result
 //! passes result review like any other.
 
 use super::rounds::answers;
@@ -20,6 +21,8 @@ const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// The pace the server may ask for, at most and at least.
 const FASTEST_POLL: Duration = Duration::from_millis(50);
 const SLOWEST_POLL: Duration = Duration::from_secs(10);
+/// How long the server may take to say how its task stands.
+const READING_WAIT: Duration = Duration::from_secs(30);
 /// How long the server may take to acknowledge a task's stop.
 const CANCEL_WAIT: Duration = Duration::from_secs(30);
 
@@ -38,15 +41,25 @@ pub(super) async fn follow(
     // The questions answered already: `tasks/update` is taken in eventually, so the next
     // reading may still show them; they are not put to the user twice.
     let mut answered = BTreeSet::new();
+    // A task is long work by design: its time is not the call's (the call's timeout is for a
+    // server that does not answer). The server must answer each reading in time instead, and
+    // Stop ends the task as it ends any call.
+    let _task_time = options.clock.pause();
     tell(options, &mut step, said.as_deref());
     loop {
         tokio::time::sleep(pace).await;
-        let now = conn
-            .peer
-            .get_task(GetTaskParams::new(task_id.clone()))
-            .await
-            .map_err(|e| conn.call_error(e))?
-            .task;
+        let reading = tokio::time::timeout(
+            READING_WAIT,
+            conn.peer.get_task(GetTaskParams::new(task_id.clone())),
+        )
+        .await
+        .map_err(|_| {
+            McpError::Call(format!(
+                "the server did not say how its task stands within {} s; the task was stopped",
+                READING_WAIT.as_secs()
+            ))
+        })?;
+        let now = reading.map_err(|e| conn.call_error(e))?.task;
         pace = poll_interval(&now.task);
         if now.task.status_message != said {
             said = now.task.status_message.clone();

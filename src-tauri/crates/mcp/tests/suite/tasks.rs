@@ -190,3 +190,40 @@ async fn a_stopped_call_cancels_its_task_on_the_server() {
     assert_eq!(started["task"], cancelled["task"]);
     conn.shutdown().await;
 }
+
+/// A task is long work by design: it is followed past its call's timeout while its server says
+/// how it stands, and its result still arrives. The task's readings come at least 50 ms apart
+/// (the pace the server asks), so thirty of them outlast the one-second timeout.
+#[tokio::test]
+async fn a_task_outlives_its_calls_timeout_while_its_server_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tasks.log");
+    let gate = dir.path().join("go");
+    let conn = McpConnection::connect(&tasks(&log), &[], Default::default())
+        .await
+        .unwrap();
+    let gate_arg = gate.display().to_string();
+    let call_options = options(Duration::from_secs(1), &CancellationToken::new());
+    let call = conn.call(
+        "long_job",
+        args(json!({"label": "the long one", "gate": gate_arg})),
+        &call_options,
+    );
+    let finish = async {
+        eventually("thirty readings of the task", || {
+            received(&log)
+                .iter()
+                .filter(|e| e["method"] == "tasks/get")
+                .count()
+                >= 30
+        })
+        .await;
+        std::fs::write(&gate, "go").unwrap();
+    };
+    let (out, ()) = tokio::join!(call, finish);
+    assert_eq!(
+        tollgate_mcp::render_result(&out.unwrap()).text,
+        "job done: the long one"
+    );
+    conn.shutdown().await;
+}
