@@ -374,6 +374,10 @@ export function listMcpServers(): Promise<McpServerView[]> {
   return call("list_mcp_servers", {});
 }
 /** Adds a server, or changes the one called `previous`. Blank secret values keep the stored ones. */
+/** Stops one running call from its card; the turn goes on. Resolves to whether it was running. */
+export function stopCall(chat: ChatId, seq: number): Promise<boolean> {
+  return call("stop_call", { chat, seq });
+}
 export function saveMcpServer(config: McpServerConfig, previous: string | null): Promise<void> {
   return call("save_mcp_server", { config, previous });
 }

@@ -14,6 +14,7 @@ export interface Commands {
   create_chat: { args: { chat: NewChat }; result: ChatRow };
   rename_chat: { args: { chat: ChatId; title: string }; result: void };
   delete_chat: { args: { chat: ChatId }; result: void };
+  stop_call: { args: { chat: ChatId; seq: number }; result: boolean };
   search_chats: { args: { query: string }; result: SearchHit[] };
   set_chat_workspace: { args: { chat: ChatId; workspace: string | null }; result: void };
   set_chat_model: { args: { chat: ChatId; providerId: number | null; model: string }; result: void };

@@ -252,3 +252,87 @@ async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
     );
     s.close().await;
 }
+
+/// A call a server runs as a task (the Tasks extension, F-99) shows its status on its card and
+/// is stopped from there, from the keyboard: the server's own log says the task was cancelled,
+/// and the turn goes on with the model told the user stopped the call.
+#[tokio::test]
+async fn a_task_is_stopped_from_its_card_and_the_server_cancels_it() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-task")
+        .await
+        .unwrap();
+    let python_dir = mcp_dir().join("python");
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("tasks.log");
+    let never = log_dir.path().join("never");
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {
+        "tasks": {
+            "command": python_dir.join(".venv/bin/python").display().to_string(),
+            "args": [python_dir.join("task-server.py").display().to_string(), "stdio"],
+            "env": {"TASK_LOG": log.display().to_string()}
+        }
+    }}))
+    .await
+    .unwrap();
+    s.wait_text("[data-server=tasks] [data-status=ready]", WAIT)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+
+    let args =
+        serde_json::json!({"label": "the quarterly report", "gate": never.display().to_string()})
+            .to_string();
+    mock.push(openai::calls("", &[("c1", "tasks__long_job", &args)]));
+    mock.push(openai::text("You stopped the report."));
+    s.new_chat_and_send("Write the quarterly report")
+        .await
+        .unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    // The task's status on its card, then Stop, from the keyboard.
+    s.wait_for_text("working on the quarterly report", WAIT)
+        .await
+        .unwrap();
+    s.screenshots("mcp-task-running").await.unwrap();
+    s.tab_to("stop-call").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("You stopped the report.", WAIT)
+        .await
+        .unwrap();
+    let results = tool_results(&completions(&mock)[1]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("The user stopped the call")),
+        "{results:?}"
+    );
+    // Judged by the server's log: that very task was cancelled.
+    let entries: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let started = entries
+        .iter()
+        .find(|e| e["method"] == "tools/call")
+        .expect("the task started");
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let entries: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        if let Some(cancelled) = entries.iter().find(|e| e["method"] == "tasks/cancel") {
+            assert_eq!(cancelled["task"], started["task"]);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server was never told to cancel: {entries:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    s.close().await;
+}

@@ -3,6 +3,7 @@ import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatDuration, formatTokens } from "../format";
 import { type Key, t } from "../i18n";
+import * as api from "../api";
 import * as session from "../session";
 import { offerFiles } from "../drafts";
 import { carryOver } from "../summary";
@@ -92,6 +93,7 @@ export function Timeline({
                     call={c}
                     onRerun={state.running ? undefined : (command) => void session.rerunUnsandboxed(state.chat, c.seq, command)}
                     onAttach={(files) => offerFiles(state.chat, files)}
+                    onStop={() => void api.stopCall(state.chat, c.seq)}
                   />
                   {state.approvals.filter((a) => a.seq === c.seq).map(approvalCard)}
                   {state.questions.filter((q) => q.seq === c.seq).map(questionCard)}

@@ -208,3 +208,24 @@ describe("tool card progress", () => {
     expect(root.querySelector('[data-role="progress"]')).toBeNull();
   });
 });
+
+describe("stopping one call", () => {
+  it("a running call offers Stop, pressed from the keyboard; a finished one does not", async () => {
+    let stopped = 0;
+    const running: CallView = { ...finishedCall('{"label":"report"}', {}), status: "running" };
+    await act(() => {
+      render(<ToolCard call={running} onStop={() => (stopped += 1)} />, root);
+    });
+    const stop = root.querySelector<HTMLButtonElement>('[data-role="stop-call"]');
+    expect(stop?.textContent).toBe("Stop this call");
+    // A button: Enter and Space press it, as a click does.
+    await act(() => {
+      stop?.click();
+    });
+    expect(stopped).toBe(1);
+    await act(() => {
+      render(<ToolCard call={finishedCall('{"label":"report"}', {})} onStop={() => (stopped += 1)} />, root);
+    });
+    expect(root.querySelector('[data-role="stop-call"]')).toBeNull();
+  });
+});

@@ -107,6 +107,7 @@ export function ToolCard({
   compact = false,
   onRerun,
   onAttach,
+  onStop,
   fromView,
 }: {
   call: CallView;
@@ -116,6 +117,8 @@ export function ToolCard({
   onRerun?: ((command: string) => void) | undefined;
   /** Puts files in the message being written: a resource the result linked (SPEC §11). */
   onAttach?: ((files: Attachment[]) => void) | undefined;
+  /** Stops this call while its tool runs (a long MCP task, a slow command); the turn goes on. */
+  onStop?: (() => void) | undefined;
 }) {
   const [open, setOpen] = useState(false);
   const info = statusInfo(call.status);
@@ -171,6 +174,13 @@ export function ToolCard({
         />
       ) : null}
       {call.progress && isUnfinished(call.status) ? <ProgressLine progress={call.progress} /> : null}
+      {onStop && call.status === "running" ? (
+        <div class="row tool-card-stop">
+          <button type="button" class="btn btn--small" data-role="stop-call" onClick={onStop}>
+            {t("tool.stop")}
+          </button>
+        </div>
+      ) : null}
       {preview && !open ? <div class="tool-card-preview">{preview}</div> : null}
       {images.length ? (
         <div class="tool-card-images" data-role="tool-images">

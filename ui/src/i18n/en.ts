@@ -246,6 +246,7 @@ export const en = {
   "tool.attachLink": "Attach {name} to your message",
   "tool.linkReading": "Reading…",
   "tool.linkAttached": "Attached",
+  "tool.stop": "Stop this call",
   "tool.progressPercent": "{percent}% done",
   "tool.progressCount": "{count} so far",
 

@@ -243,6 +243,7 @@ export const zhCN: Record<Key, string> = {
   "tool.attachLink": "将 {name} 附加到你的消息",
   "tool.linkReading": "正在读取…",
   "tool.linkAttached": "已附加",
+  "tool.stop": "停止此调用",
   "tool.progressPercent": "已完成 {percent}%",
   "tool.progressCount": "目前 {count}",
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use tollgate_protocol::parse::preview;
 use tollgate_protocol::policy::CallStatus;
 use tollgate_protocol::ToolEvent;
@@ -106,13 +107,20 @@ impl ToolExecutor {
             view,
         });
         let run = AssertUnwindSafe(entry.tool.execute(exec_args, ctx)).catch_unwind();
+        // The call can be stopped on its own card while it runs (its token, not the turn's).
+        let _running = Running::new(self, seq, &token);
         let result = tokio::select! {
             biased;
-            () = cancel.cancelled() => {
+            () = token.cancelled() => {
                 token.cancel();
+                let message = if cancel.is_cancelled() {
+                    format!("The call to \"{name}\" was stopped by the user before it finished.")
+                } else {
+                    format!("The user stopped the call to \"{name}\" before it finished. Do not make it again unless the user asks.")
+                };
                 return Err(ExecFailure {
                     status: CallStatus::Cancelled,
-                    message: format!("The call to \"{name}\" was stopped by the user before it finished."),
+                    message,
                 });
             }
             // The time the user takes to answer the tool's questions does not count.
@@ -122,6 +130,25 @@ impl ToolExecutor {
             token.cancel();
         }
         ended(name, timeout, result)
+    }
+}
+
+/// A call's tool running, stoppable on its own card until this is dropped.
+struct Running<'a> {
+    exec: &'a ToolExecutor,
+    seq: u64,
+}
+
+impl<'a> Running<'a> {
+    fn new(exec: &'a ToolExecutor, seq: u64, token: &CancellationToken) -> Self {
+        exec.running.lock().insert(seq, token.clone());
+        Self { exec, seq }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.exec.running.lock().remove(&self.seq);
     }
 }
 

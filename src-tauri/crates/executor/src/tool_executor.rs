@@ -70,6 +70,8 @@ pub struct ToolExecutor {
     pub(crate) task: Mutex<Option<crate::plan::ActiveGrant>>,
     pub(crate) vars: Arc<VarStore>,
     pub(crate) seq: AtomicU64,
+    /// The calls whose tools run now, by number: each can be stopped on its own card.
+    pub(crate) running: Mutex<HashMap<u64, tokio_util::sync::CancellationToken>>,
     /// The secrets' door this chat's requests pass (F-46), kept across turns so that a request
     /// redacts only what is new since the last.
     pub(crate) door: Mutex<tollgate_secrets::door::SecretDoor>,
@@ -112,6 +114,7 @@ impl ToolExecutor {
             door: Mutex::new(tollgate_secrets::door::SecretDoor::new()),
             vars,
             seq: AtomicU64::new(seq),
+            running: Mutex::new(HashMap::new()),
             deps,
         };
         exec.install_guide_variables();
@@ -224,6 +227,19 @@ impl ToolExecutor {
     }
 
     /// The next call number (for tests and the UI's expectations).
+    /// Stops call `seq` of this chat if its tool runs now (the user's Stop on its card): the
+    /// tool is told, the turn goes on, and the model is told the user stopped the call. Whether
+    /// such a call was running.
+    pub fn stop_call(&self, seq: u64) -> bool {
+        match self.running.lock().get(&seq) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn last_seq(&self) -> u64 {
         self.seq.load(Ordering::SeqCst)
     }

@@ -36,11 +36,11 @@ impl CallProgress {
         })
     }
 
-    /// A task's status said by its server (the Tasks extension, F-99): the `step`th status read,
-    /// its message made one short line. `None` when it says nothing.
-    pub fn task_status(step: u64, message: &str) -> Option<Self> {
+    /// A task's status said by its server (the Tasks extension, F-99), made one short line: how
+    /// the task stands, not how far it is (no amount). `None` when it says nothing.
+    pub fn task_status(message: &str) -> Option<Self> {
         Some(Self {
-            progress: step as f64,
+            progress: 0.0,
             total: None,
             message: Some(one_line(message)?),
         })

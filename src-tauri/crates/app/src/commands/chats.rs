@@ -49,6 +49,16 @@ pub async fn delete_chat(state: State<'_, AppState>, chat: ChatId) -> Result<(),
     Ok(state.app.chats().delete_chat(chat).await?)
 }
 
+/// Stops one running call from its card; the turn goes on. Whether it was running.
+#[tauri::command]
+pub async fn stop_call(
+    state: State<'_, AppState>,
+    chat: ChatId,
+    seq: u64,
+) -> Result<bool, CommandError> {
+    Ok(state.app.chats().stop_call(chat, seq).await)
+}
+
 #[tauri::command]
 pub async fn search_chats(
     state: State<'_, AppState>,

@@ -40,6 +40,7 @@ commands![
     chats::create_chat,
     chats::rename_chat,
     chats::delete_chat,
+    chats::stop_call,
     chats::search_chats,
     chats::set_chat_workspace,
     chats::set_chat_model,

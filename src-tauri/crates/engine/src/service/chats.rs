@@ -346,6 +346,15 @@ impl Chats<'_> {
         }
     }
 
+    /// Stops call `seq` of `chat` if its tool runs now (the user's Stop on its card); the turn
+    /// goes on. Whether such a call was running.
+    pub async fn stop_call(&self, chat: ChatId, seq: u64) -> bool {
+        match self.app.open_executor(chat).await {
+            Some(exec) => exec.stop_call(seq),
+            None => false,
+        }
+    }
+
     /// Deletes a chat: stops its turn and closes its executor first.
     pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
         self.app.stop(chat);

@@ -72,6 +72,47 @@ async fn stop_cancels_a_running_tool() {
         .await;
 }
 
+/// Stop on one call's card stops that call alone: its tool is told, the model is told the
+/// user stopped it, and the turn (its token) goes on; a call not running is not stopped.
+#[tokio::test]
+async fn stop_on_a_calls_card_stops_that_call_and_not_the_turn() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    h.deps.settings.write().tool_mut("sleeps").timeout_ms = Some(60_000);
+    let turn = CancellationToken::new();
+    let task = {
+        let exec = exec.clone();
+        let turn = turn.clone();
+        tokio::spawn(async move {
+            exec.execute(
+                call("sleeps", json!({"ms": 60_000})),
+                CallOrigin::default(),
+                &turn,
+            )
+            .await
+        })
+    };
+    h.sleeping.raised("the tool began").await;
+    let seq = exec.last_seq();
+    assert!(!exec.stop_call(seq + 1), "no such call runs");
+    assert!(exec.stop_call(seq));
+    let r = tokio::time::timeout(Duration::from_secs(60), task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status, CallStatus::Cancelled);
+    assert!(
+        r.content.contains("The user stopped the call"),
+        "{}",
+        r.content
+    );
+    assert!(!turn.is_cancelled(), "the turn goes on");
+    h.cancelled_seen
+        .raised("the tool's cancellation token fired")
+        .await;
+    assert!(!exec.stop_call(seq), "an ended call is no longer running");
+}
+
 #[tokio::test]
 async fn a_panicking_tool_becomes_an_error_result() {
     let h = Harness::new().await;

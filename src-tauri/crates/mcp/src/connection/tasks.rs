@@ -37,7 +37,6 @@ pub(super) async fn follow(
     let mut stop = StopOnDrop::new(&conn.peer, task_id.clone());
     let mut pace = poll_interval(&created);
     let mut said = created.status_message.clone();
-    let mut step = 0;
     // The questions answered already: `tasks/update` is taken in eventually, so the next
     // reading may still show them; they are not put to the user twice.
     let mut answered = BTreeSet::new();
@@ -45,7 +44,7 @@ pub(super) async fn follow(
     // server that does not answer). The server must answer each reading in time instead, and
     // Stop ends the task as it ends any call.
     let _task_time = options.clock.pause();
-    tell(options, &mut step, said.as_deref());
+    tell(options, said.as_deref());
     loop {
         tokio::time::sleep(pace).await;
         let reading = tokio::time::timeout(
@@ -63,7 +62,7 @@ pub(super) async fn follow(
         pace = poll_interval(&now.task);
         if now.task.status_message != said {
             said = now.task.status_message.clone();
-            tell(options, &mut step, said.as_deref());
+            tell(options, said.as_deref());
         }
         match now.payload {
             TaskPayload::Working => {}
@@ -115,11 +114,8 @@ fn poll_interval(task: &Task) -> Duration {
 }
 
 /// Shows the task's status message on the call's card.
-fn tell(options: &CallOptions, step: &mut u64, message: Option<&str>) {
-    if let Some(progress) =
-        message.and_then(|m| crate::progress::CallProgress::task_status(*step + 1, m))
-    {
-        *step += 1;
+fn tell(options: &CallOptions, message: Option<&str>) {
+    if let Some(progress) = message.and_then(crate::progress::CallProgress::task_status) {
         (options.on_progress)(progress);
     }
 }
