@@ -14,6 +14,15 @@ use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// What a test server wrote to its log, one JSON value a line.
+fn logged(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 #[tokio::test]
 async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
     let _seat = Seat::take().await.unwrap();
@@ -123,11 +132,7 @@ async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
         "{results:?}"
     );
     // The server's own log: three rounds of one call, each with the approved arguments.
-    let rounds: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rounds = logged(&log);
     assert_eq!(rounds.len(), 3, "{rounds:?}");
     assert!(rounds
         .iter()
@@ -308,22 +313,14 @@ async fn a_task_is_stopped_from_its_card_and_the_server_cancels_it() {
         "{results:?}"
     );
     // Judged by the server's log: that very task was cancelled.
-    let entries: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let entries = logged(&log);
     let started = entries
         .iter()
         .find(|e| e["method"] == "tools/call")
         .expect("the task started");
     let deadline = std::time::Instant::now() + WAIT;
     loop {
-        let entries: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let entries = logged(&log);
         if let Some(cancelled) = entries.iter().find(|e| e["method"] == "tasks/cancel") {
             assert_eq!(cancelled["task"], started["task"]);
             break;

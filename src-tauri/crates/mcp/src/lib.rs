@@ -35,5 +35,5 @@ pub use manager::{
     McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,
 };
 pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
-pub use slot::ServerSlot;
+pub use slot::{CallGuard, ServerSlot};
 pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};

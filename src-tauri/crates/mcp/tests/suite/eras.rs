@@ -142,13 +142,7 @@ async fn a_call_that_needs_input_twice_asks_the_user_and_is_made_again_with_the_
         .unwrap();
     let chat = ChatId(7);
     let cancel = CancellationToken::new();
-    let clock = tollgate_tools::clock::CallClock::new();
-    let running = slot.begin_call(chat, 3, &cancel, &clock);
-    let call_options = tollgate_mcp::CallOptions {
-        clock,
-        asked_in: Some(running.call().clone()),
-        ..options(Duration::from_secs(30), &cancel)
-    };
+    let (_running, call_options) = super::on_card(&slot, chat, 3, &cancel, None);
     let call = conn.call("ask_twice", args(json!({"topic": "rivers"})), &call_options);
     let user = async {
         let mut asked = Vec::new();
@@ -207,13 +201,7 @@ async fn a_declined_question_is_the_servers_to_answer_and_the_call_still_ends() 
         .await
         .unwrap();
     let cancel = CancellationToken::new();
-    let clock = tollgate_tools::clock::CallClock::new();
-    let running = slot.begin_call(ChatId(1), 1, &cancel, &clock);
-    let call_options = tollgate_mcp::CallOptions {
-        clock,
-        asked_in: Some(running.call().clone()),
-        ..options(Duration::from_secs(30), &cancel)
-    };
+    let (_running, call_options) = super::on_card(&slot, ChatId(1), 1, &cancel, None);
     let call = conn.call("ask_twice", args(json!({"topic": "lakes"})), &call_options);
     let user = async {
         let q = questions.recv().await.unwrap();
@@ -372,13 +360,7 @@ async fn a_question_goes_with_its_call_when_the_call_is_dropped() {
     let chat = ChatId(2);
     for seq in [1, 2] {
         let cancel = CancellationToken::new();
-        let clock = tollgate_tools::clock::CallClock::new();
-        let running = slot.begin_call(chat, seq, &cancel, &clock);
-        let call_options = tollgate_mcp::CallOptions {
-            clock,
-            asked_in: Some(running.call().clone()),
-            ..options(Duration::from_secs(30), &cancel)
-        };
+        let (_running, call_options) = super::on_card(&slot, chat, seq, &cancel, None);
         let call = conn.call(
             "ask_twice",
             args(json!({"topic": "dropped"})),
@@ -416,19 +398,13 @@ async fn a_server_sees_the_chats_folder_only_where_the_user_lets_it() {
         let (session, slot, _hub, _questions) = asked();
         let conn = McpConnection::connect(&config, &[], session).await.unwrap();
         let cancel = CancellationToken::new();
-        let clock = tollgate_tools::clock::CallClock::new();
-        let running = slot.begin_call_in(
+        let (_running, call_options) = super::on_card(
+            &slot,
             ChatId(3),
             1,
             &cancel,
-            &clock,
             Some(workspace.path().to_path_buf()),
         );
-        let call_options = tollgate_mcp::CallOptions {
-            clock,
-            asked_in: Some(running.call().clone()),
-            ..options(Duration::from_secs(30), &cancel)
-        };
         let out = conn.call("folders", args(json!({})), &call_options).await;
         if share {
             let expected = url::Url::from_directory_path(workspace.path())

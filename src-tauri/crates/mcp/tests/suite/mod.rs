@@ -29,3 +29,23 @@ pub(crate) fn options(timeout: Duration, cancel: &CancellationToken) -> tollgate
 pub(crate) fn args(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
     value.as_object().cloned().unwrap_or_default()
 }
+
+/// A call registered with `slot`'s server as call `seq` of `chat` (its questions go there;
+/// `workspace`, the chat's folder), and the options it is made with: within 30 s, stopped by
+/// `cancel`. The call counts as running until the guard is dropped.
+pub(crate) fn on_card(
+    slot: &std::sync::Arc<tollgate_mcp::ServerSlot>,
+    chat: tollgate_protocol::ids::ChatId,
+    seq: u64,
+    cancel: &CancellationToken,
+    workspace: Option<std::path::PathBuf>,
+) -> (tollgate_mcp::CallGuard, tollgate_mcp::CallOptions) {
+    let clock = tollgate_tools::clock::CallClock::new();
+    let running = slot.begin_call_in(chat, seq, cancel, &clock, workspace);
+    let options = tollgate_mcp::CallOptions {
+        clock,
+        asked_in: Some(running.call().clone()),
+        ..options(Duration::from_secs(30), cancel)
+    };
+    (running, options)
+}

@@ -113,13 +113,7 @@ async fn a_task_that_needs_input_asks_on_its_call_and_gets_the_users_answer() {
         .await
         .unwrap();
     let cancel = CancellationToken::new();
-    let clock = tollgate_tools::clock::CallClock::new();
-    let running = slot.begin_call(ChatId(4), 9, &cancel, &clock);
-    let call_options = CallOptions {
-        clock,
-        asked_in: Some(running.call().clone()),
-        ..options(Duration::from_secs(60), &cancel)
-    };
+    let (_running, call_options) = super::on_card(&slot, ChatId(4), 9, &cancel, None);
     let call = conn.call(
         "long_question",
         args(json!({"topic": "taxes"})),
