@@ -5,7 +5,8 @@
 
 A task does not end by time: `long_job` completes once the file named by the call's `gate`
 argument exists (the test creates it), so a test decides when; `long_question` first needs a
-name from the user (`input_required` with a form), then completes. Every request about a task
+name from the user (`input_required` with a form), then completes; the reading right after the
+answer still shows the question (an update taken in eventually, as the extension allows). Every request about a task
 is written as one JSON line to the file `TASK_LOG` names (`{"method": ..., "task": ..., ...}`),
 so a test judges by what the server received — a cancelled task says so there.
 
@@ -68,7 +69,10 @@ def detailed(task_id: str) -> dict[str, Any]:
             return {**base(task_id, "completed"), "result": text_result(f"job done: {task['label']}")}
         return base(task_id, "working", f"working on {task['label']}")
     # long_question
-    if task["name"] is None:
+    stale = task.get("stale_readings", 0)
+    if stale:
+        task["stale_readings"] = stale - 1
+    if task["name"] is None or stale:
         return {
             **base(task_id, "input_required", "waiting for a name"),
             "inputRequests": {
@@ -115,7 +119,11 @@ async def update_task(ctx: Any, params: UpdateParams) -> dict[str, Any]:
     log({"method": "tasks/update", "task": params.task_id, "input_responses": params.input_responses})
     answer = params.input_responses.get("who") or {}
     if answer.get("action") == "accept":
-        tasks[params.task_id]["name"] = (answer.get("content") or {}).get("name")
+        task = tasks[params.task_id]
+        task["name"] = (answer.get("content") or {}).get("name")
+        # The update is taken in eventually (as the extension allows): the next reading still
+        # shows the question once.
+        task["stale_readings"] = 1
     return {}
 
 

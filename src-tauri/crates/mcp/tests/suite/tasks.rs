@@ -132,11 +132,26 @@ async fn a_task_that_needs_input_asks_on_its_call_and_gets_the_users_answer() {
         )
         .unwrap();
     };
-    let (out, ()) = tokio::join!(call, user);
+    // A bound for a failure, not a wait: a question put twice would wait for an answer
+    // that never comes.
+    let (out, ()) =
+        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(call, user) })
+            .await
+            .expect("the task ended without the question being put again");
     assert_eq!(
         tollgate_mcp::render_result(&out.unwrap()).text,
         "job for Ada done"
     );
+    // The reading after the answer still showed the question: it was not put again.
+    assert!(
+        questions.try_recv().is_err(),
+        "the answered question was asked again"
+    );
+    let readings: Vec<Value> = received(&log)
+        .into_iter()
+        .filter(|e| e["method"] == "tasks/get" && e["status"] == "input_required")
+        .collect();
+    assert!(readings.len() >= 2, "the stale reading came: {readings:?}");
     let update = received(&log)
         .into_iter()
         .find(|e| e["method"] == "tasks/update")
