@@ -1145,7 +1145,7 @@ async fn a_server_s_inline_secret_never_leaves_in_a_result() {
 }
 
 /// Runs `request` in `chat` and expects it to run without a card.
-async fn run_unasked(
+pub(crate) async fn run_unasked(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
     request: ToolCallRequest,
@@ -1200,7 +1200,7 @@ async fn oslo_under_a_rule(app: &Tollgate, marker: &std::path::Path) -> tollgate
 }
 
 /// The next approval waiting in `chat`.
-async fn next_pending(
+pub(crate) async fn next_pending(
     app: &Tollgate,
     chat: tollgate_engine::ChatId,
 ) -> tollgate_protocol::PendingApproval {

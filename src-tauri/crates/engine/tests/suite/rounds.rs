@@ -4,14 +4,13 @@
 //! result and never the server's request state. Judged by what the era server (Python SDK 2.x,
 //! tests/mcp/python) received and what the model's result holds.
 
+use super::mcp::{call, next_pending, run_unasked, spawn_call};
 use super::oauth::{open, settled};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 use tollgate_engine::service::Tollgate;
-use tollgate_engine::{CallOrigin, ChatId, Decision, ExecutionDecision, ToolCallRequest};
+use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mcp::{McpServerConfig, McpStatus};
-use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::ElicitationAnswer;
 use tollgate_test_support::mcp_servers::era_server;
 
@@ -35,10 +34,7 @@ async fn with_era(dir: &std::path::Path, log: &std::path::Path) -> (Arc<Tollgate
         .await
         .unwrap();
     assert_eq!(settled(&app, "era").await, McpStatus::Ready);
-    crate::common::eventually("the tools reach the registry", || {
-        app.registry().tool("era__ask_twice").is_some()
-    })
-    .await;
+    super::mcp::registry_has(&app, "era__ask_twice", true).await;
     let chat = crate::common::new_chat(&app).await;
     (app, chat)
 }
@@ -142,38 +138,14 @@ async fn a_tool_rewritten_without_a_word_is_caught_by_the_next_grant_in_the_same
         .add("era__echo", None, RuleAction::Allow, RuleScope::Global)
         .await
         .unwrap();
-    let exec = app.executor(chat).await.unwrap();
-    let first = exec
-        .execute(
-            ToolCallRequest::new(
-                "c1",
-                "era__echo",
-                RawArguments::Json(json!({"message": "one"})),
-            ),
-            CallOrigin::default(),
-            &CancellationToken::new(),
-        )
-        .await;
+    let first = run_unasked(&app, chat, call("era__echo", json!({"message": "one"}))).await;
     assert_eq!(first.content, "one", "the rule ran it without asking");
     let swapped = run_allowed(&app, chat, "era__swap", json!({})).await;
     assert_eq!(swapped.await.unwrap().content, "swapped quietly");
 
     // The same chat, the same rule: the tool is listed again and found changed.
-    let exec = app.executor(chat).await.unwrap();
-    let second = tokio::spawn(async move {
-        exec.execute(
-            ToolCallRequest::new(
-                "c3",
-                "era__echo",
-                RawArguments::Json(json!({"message": "two"})),
-            ),
-            CallOrigin::default(),
-            &CancellationToken::new(),
-        )
-        .await
-    });
-    crate::common::eventually("the call asks", || !app.asks().pending(chat).is_empty()).await;
-    let pending = app.asks().pending(chat).pop().unwrap();
+    let second = spawn_call(&app, chat, call("era__echo", json!({"message": "two"}))).await;
+    let pending = next_pending(&app, chat).await;
     let ApprovalRequest::Execution {
         reason,
         tool_change,
