@@ -744,19 +744,7 @@ impl Session {
     }
 }
 
-/// The contents of the tool messages in a recorded chat-completions request.
-pub fn tool_results(body: &serde_json::Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .map(|messages| {
-            messages
-                .iter()
-                .filter(|m| m["role"] == "tool")
-                .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
+pub use tollgate_mock_llm::openai::tool_results;
 
 /// The chat-completions requests the mock received, in order.
 pub fn completions(mock: &MockLlm) -> Vec<serde_json::Value> {

@@ -162,6 +162,8 @@ export function statusInfo(status: UiCallStatus): { icon: string; tone: StatusTo
       return { icon: "–", tone: "muted", label: "status.cancelled" };
     case "timed_out":
       return { icon: "◷", tone: "error", label: "status.timed_out" };
+    case "in_background":
+      return { icon: "◔", tone: "busy", label: "status.in_background" };
     case "running":
       return { icon: "●", tone: "busy", label: "status.running" };
     case "pending":

@@ -206,6 +206,21 @@ describe("timeline reducer", () => {
     expect(isUnfinished("timed_out")).toBe(false);
   });
 
+  it("keeps a call going on as its server's task through the end of its turn, shows its task's status, then its late result", () => {
+    let s = run([
+      { type: "roundStarted", round: 1, messageId: 2 },
+      { type: "tool", event: { type: "beforeCall", chat: 7, seq: 1, callId: "a", requestedName: "tasks__long_job", rawArgs: "{}" } },
+      { type: "tool", event: { type: "started", chat: 7, seq: 1, tool: "tasks__long_job", args: "{}" } },
+      finishedEvent(7, 1, { tool: "tasks__long_job", status: "in_background", content: "goes on as a task" }),
+      { type: "turnFinished", outcome: { type: "completed", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
+    ]);
+    expect(s.calls[0]).toMatchObject({ status: "in_background", isError: false });
+    s = applyEvent(s, { type: "tool", event: { type: "progress", chat: 7, seq: 1, progress: 0, total: null, message: "working on the report" } });
+    expect(s.calls[0]?.progress?.message).toBe("working on the report");
+    s = applyEvent(s, finishedEvent(7, 1, { tool: "tasks__long_job", status: "success", content: "job done: the report" }));
+    expect(s.calls[0]).toMatchObject({ status: "success", content: "job done: the report", progress: null });
+  });
+
   it("shows a call's view from the moment it starts, and keeps it when the call then fails", () => {
     const view = { server: "clock", uri: "ui://clock/app.html" };
     let s = run([

@@ -508,8 +508,14 @@ export function isUnfinished(status: UiCallStatus): boolean {
     case "result_rejected":
     case "cancelled":
     case "timed_out":
+    case "in_background":
       return false;
   }
+}
+
+/** Whether the call's work still goes on: unfinished, or going on as its server's task after its turn (F-99). */
+export function goesOn(status: UiCallStatus): boolean {
+  return isUnfinished(status) || status === "in_background";
 }
 
 export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
@@ -562,7 +568,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
     case "progress":
       // A report that arrives after its call ended (the server sent it first) changes nothing.
       return updateCall(state, event.seq, (c) =>
-        isUnfinished(c.status) ? { ...c, progress: { progress: event.progress, total: event.total, message: event.message } } : c,
+        goesOn(c.status) ? { ...c, progress: { progress: event.progress, total: event.total, message: event.message } } : c,
       );
     case "finished": {
       const s = event.summary;
@@ -576,7 +582,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         durationMs: s.durationMs,
         preview: s.preview,
         content: s.content,
-        isError: s.status !== "success",
+        isError: s.status !== "success" && s.status !== "in_background",
         truncated: s.truncated,
         resultVar: s.resultVar,
         argsVar: s.argsVar,

@@ -56,7 +56,9 @@ def base(task_id: str, status: str, message: str | None = None) -> dict[str, Any
 
 
 def text_result(text: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": False}
+    """A tool's text result as the SDK gives it: the tools return `str`, so they declare an
+    output schema (`{"result": ...}`), and the result carries the structured form too."""
+    return {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
 
 
 def detailed(task_id: str) -> dict[str, Any]:

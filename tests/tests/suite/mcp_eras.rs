@@ -11,17 +11,9 @@ use tollgate_e2e::seat::Seat;
 use tollgate_e2e::steps::{completions, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
+use tollgate_test_support::mcp_servers::{logged, over_http, task_in, task_server};
 
 const WAIT: Duration = Duration::from_secs(60);
-
-/// What a test server wrote to its log, one JSON value a line.
-fn logged(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
 
 #[tokio::test]
 async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
@@ -258,6 +250,41 @@ async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
     s.close().await;
 }
 
+/// The task server's long job as the model asks for it: its label, the file whose existence ends
+/// it, and what the model answers after the call.
+struct LongJob<'a> {
+    label: &'a str,
+    gate: &'a std::path::Path,
+    reply: &'a str,
+}
+
+/// Imports the task server as `tasks` (its entry `server` as an MCP JSON file gives it), then,
+/// in a new chat, has the model call `long_job` for `job` and allows the call on its card with
+/// Enter. Leaves the call running.
+async fn start_long_job(
+    s: &Session,
+    mock: &tollgate_mock_llm::MockLlm,
+    server: serde_json::Value,
+    job: LongJob<'_>,
+) {
+    s.import_mcp_json(&serde_json::json!({"mcpServers": {"tasks": server}}))
+        .await
+        .unwrap();
+    s.wait_text("[data-server=tasks] [data-status=ready]", WAIT)
+        .await
+        .unwrap();
+    s.back_to_chat().await.unwrap();
+    let args =
+        serde_json::json!({"label": job.label, "gate": job.gate.display().to_string()}).to_string();
+    mock.push(openai::calls("", &[("c1", "tasks__long_job", &args)]));
+    mock.push(openai::text(job.reply));
+    s.new_chat_and_send(&format!("Write {}", job.label))
+        .await
+        .unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+}
+
 /// A call a server runs as a task (the Tasks extension, F-99) shows its status on its card and
 /// is stopped from there, from the keyboard: the server's own log says the task was cancelled,
 /// and the turn goes on with the model told the user stopped the call.
@@ -271,30 +298,17 @@ async fn a_task_is_stopped_from_its_card_and_the_server_cancels_it() {
     let log_dir = tempfile::tempdir().unwrap();
     let log = log_dir.path().join("tasks.log");
     let never = log_dir.path().join("never");
-    s.import_mcp_json(&serde_json::json!({"mcpServers": {
-        "tasks": {
-            "command": python_dir.join(".venv/bin/python").display().to_string(),
-            "args": [python_dir.join("task-server.py").display().to_string(), "stdio"],
-            "env": {"TASK_LOG": log.display().to_string()}
-        }
-    }}))
-    .await
-    .unwrap();
-    s.wait_text("[data-server=tasks] [data-status=ready]", WAIT)
-        .await
-        .unwrap();
-    s.back_to_chat().await.unwrap();
-
-    let args =
-        serde_json::json!({"label": "the quarterly report", "gate": never.display().to_string()})
-            .to_string();
-    mock.push(openai::calls("", &[("c1", "tasks__long_job", &args)]));
-    mock.push(openai::text("You stopped the report."));
-    s.new_chat_and_send("Write the quarterly report")
-        .await
-        .unwrap();
-    s.active_approval().await.unwrap();
-    s.press(keys::ENTER).await.unwrap();
+    let server = serde_json::json!({
+        "command": python_dir.join(".venv/bin/python").display().to_string(),
+        "args": [python_dir.join("task-server.py").display().to_string(), "stdio"],
+        "env": {"TASK_LOG": log.display().to_string()}
+    });
+    let job = LongJob {
+        label: "the quarterly report",
+        gate: &never,
+        reply: "You stopped the report.",
+    };
+    start_long_job(&s, &mock, server, job).await;
     // The task's status on its card, then Stop, from the keyboard.
     s.wait_for_text("working on the quarterly report", WAIT)
         .await
@@ -313,23 +327,68 @@ async fn a_task_is_stopped_from_its_card_and_the_server_cancels_it() {
         "{results:?}"
     );
     // Judged by the server's log: that very task was cancelled.
-    let entries = logged(&log);
-    let started = entries
-        .iter()
-        .find(|e| e["method"] == "tools/call")
-        .expect("the task started");
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let entries = logged(&log);
-        if let Some(cancelled) = entries.iter().find(|e| e["method"] == "tasks/cancel") {
-            assert_eq!(cancelled["task"], started["task"]);
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server was never told to cancel: {entries:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let started = task_in(&log, "tools/call").expect("the task started");
+    let cancelled = tollgate_test_support::wait::eventually_some_async(
+        "the server is told to cancel the task",
+        || async { task_in(&log, "tasks/cancel") },
+    )
+    .await;
+    assert_eq!(cancelled, started);
+    s.close().await;
+}
+
+/// A call a server runs as a task that outlasts its turn (F-99): the turn ends with the model
+/// told the call goes on, and the card says so; the user quits the app, and the task goes on on
+/// its server (over HTTP, so it outlives the app). Started again, the app follows the task and
+/// its result shows on the call's card; the next turn's request carries it in place of the note.
+/// Judged by the task server's log and what the model's server received.
+#[tokio::test]
+async fn a_task_started_in_one_turn_shows_its_result_after_a_restart() {
+    let _seat = Seat::take().await.unwrap();
+    let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-late")
+        .await
+        .unwrap();
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("tasks.log");
+    let gate = log_dir.path().join("go");
+    let (_server, url) = over_http(task_server(), "TASK_LOG", &log).await;
+    let server = serde_json::json!({"type": "http", "url": url, "timeout": 2});
+    let job = LongJob {
+        label: "the annual report",
+        gate: &gate,
+        reply: "The annual report is being made.",
+    };
+    start_long_job(&s, &mock, server, job).await;
+    s.wait_for_text("The annual report is being made.", WAIT)
+        .await
+        .unwrap();
+    s.wait_for_text("Goes on in the background", WAIT)
+        .await
+        .unwrap();
+    s.screenshots("mcp-task-in-background").await.unwrap();
+    let told = tool_results(&completions(&mock)[1]);
+    assert!(
+        told[0].contains("goes on as a task on its server"),
+        "{told:?}"
+    );
+
+    // The user quits; the task goes on on its server, and ends while the app is closed.
+    let dir = s.close_keeping_data().await.unwrap();
+    assert!(
+        !logged(&log).iter().any(|e| e["method"] == "tasks/cancel"),
+        "quitting cancelled the task"
+    );
+    std::fs::write(&gate, "go").unwrap();
+    let s = Session::start_in(dir, &[]).await.unwrap();
+    s.click(".sidebar .chat-list .chat-item").await.unwrap();
+    s.wait_for_text("job done: the annual report", WAIT)
+        .await
+        .unwrap();
+    s.screenshots("mcp-task-late-result").await.unwrap();
+    mock.push(openai::text("It is done."));
+    s.send("Is it done?").await.unwrap();
+    s.wait_for_text("It is done.", WAIT).await.unwrap();
+    let told = tool_results(&completions(&mock)[2]);
+    assert_eq!(told, vec!["job done: the annual report".to_string()]);
     s.close().await;
 }

@@ -228,4 +228,24 @@ describe("stopping one call", () => {
     });
     expect(root.querySelector('[data-role="stop-call"]')).toBeNull();
   });
+
+  it("a call going on as its server's task says so, shows the task's status and can still be stopped", async () => {
+    let stopped = 0;
+    const goingOn: CallView = {
+      ...finishedCall('{"label":"report"}', {}),
+      status: "in_background",
+      isError: false,
+      progress: { progress: 0, total: null, message: "working on the report" },
+    };
+    await act(() => {
+      render(<ToolCard call={goingOn} onStop={() => (stopped += 1)} />, root);
+    });
+    expect(root.querySelector('[data-role="in-background"]')?.textContent).toContain("goes on as a task on its server");
+    expect(root.querySelector('[data-role="progress"]')?.textContent).toContain("working on the report");
+    expect(root.querySelector(".tool-card-meta")?.textContent).toContain("Goes on in the background");
+    await act(() => {
+      root.querySelector<HTMLButtonElement>('[data-role="stop-call"]')?.click();
+    });
+    expect(stopped).toBe(1);
+  });
 });

@@ -11,7 +11,7 @@ import {
   statusInfo,
 } from "../format";
 import { type Key, t } from "../i18n";
-import { type CallProgress, type CallView, isUnfinished } from "../timeline";
+import { type CallProgress, type CallView, goesOn } from "../timeline";
 import { sourceText } from "../provenance";
 import { Attachments } from "./Attachments";
 import { ResourceLinks } from "./ResourceLinks";
@@ -173,8 +173,13 @@ export function ToolCard({
           onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined}
         />
       ) : null}
-      {call.progress && isUnfinished(call.status) ? <ProgressLine progress={call.progress} /> : null}
-      {onStop && call.status === "running" ? (
+      {call.status === "in_background" ? (
+        <div class="tool-card-background muted" data-role="in-background">
+          {t("tool.inBackground")}
+        </div>
+      ) : null}
+      {call.progress && goesOn(call.status) ? <ProgressLine progress={call.progress} /> : null}
+      {onStop && (call.status === "running" || call.status === "in_background") ? (
         <div class="row tool-card-stop">
           <button type="button" class="btn btn--small" data-role="stop-call" onClick={onStop}>
             {t("tool.stop")}

@@ -61,7 +61,7 @@ export type ExecutionPolicy = "auto" | "ask-once" | "ask-always" | "deny";
 
 export type ResultPolicy = "never" | "on-error" | "always";
 
-export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out";
+export type CallStatus = "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out" | "in_background";
 
 export type DecidedBy = "auto" | "user" | "rule" | "record" | "plan" | "policy" | "none";
 
@@ -71,7 +71,7 @@ export type ResultChoice = "approve" | "editAndApprove" | "reject";
 
 export type CallDecision = { execution: ExecutionChoice | null, result: ResultChoice | null, };
 
-export type RecordStatus = "running" | "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out";
+export type RecordStatus = "running" | "success" | "error" | "invalid_args" | "not_found" | "execution_rejected" | "result_rejected" | "cancelled" | "timed_out" | "in_background";
 
 export type RuleGrant = { "type": "matching", pattern: string, } | { "type": "everyCall" };
 

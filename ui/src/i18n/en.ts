@@ -258,6 +258,9 @@ export const en = {
   "status.result_rejected": "Result withheld",
   "status.cancelled": "Cancelled",
   "status.timed_out": "Timed out",
+  "status.in_background": "Goes on in the background",
+  "tool.inBackground":
+    "This call goes on as a task on its server. Its result will show here when it ends, and the model gets it in place of the note it was given meanwhile.",
   "status.running": "Running",
   "status.pending": "Queued",
   "status.awaiting_approval": "Waiting for approval",

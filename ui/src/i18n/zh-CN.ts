@@ -255,6 +255,8 @@ export const zhCN: Record<Key, string> = {
   "status.result_rejected": "结果已扣留",
   "status.cancelled": "已取消",
   "status.timed_out": "超时",
+  "status.in_background": "在后台继续",
+  "tool.inBackground": "此调用作为服务器上的任务继续运行。结束后结果会显示在这里，模型也会在原先收到的说明处看到结果。",
   "status.running": "运行中",
   "status.pending": "排队中",
   "status.awaiting_approval": "等待批准",

@@ -44,7 +44,7 @@ impl ToolExecutor {
         call: &CallCtx<'_>,
         view: GuardView<'_>,
     ) -> Result<Value, ExecFailure> {
-        let (seq, call_id, cancel) = (call.seq, call.req.call_id.as_str(), call.cancel);
+        let (seq, cancel) = (call.seq, call.cancel);
         let mut sandbox = self.sandbox_plan();
         if let Some(envelope) = envelope {
             envelope.narrow(&mut sandbox.chat);
@@ -71,18 +71,15 @@ impl ToolExecutor {
         if let Value::Object(map) = &mut exec_args {
             map.remove(LIMIT_ARG);
         }
-        let ctx = ToolContext {
-            chat: self.chat,
-            seq,
-            call_id: call_id.to_string(),
+        let ctx = tool_context(
+            self,
+            call,
             workspace,
-            cancel: token.clone(),
-            clock: Arc::clone(&clock),
-            vars: Arc::clone(&self.vars),
             sandbox,
-            sink: Arc::clone(&self.deps.sink),
-            read: view.read_sources(),
-        };
+            &token,
+            &clock,
+            view.read_sources(),
+        );
         // The gate let the call run: its view (if its server ships one) shows from now, so the
         // record holds what it needs before the call ends (the arguments as the call's end
         // records them too: a view shown now and one shown later are told the same).
@@ -116,7 +113,7 @@ impl ToolExecutor {
                 let message = if cancel.is_cancelled() {
                     format!("The call to \"{name}\" was stopped by the user before it finished.")
                 } else {
-                    format!("The user stopped the call to \"{name}\" before it finished. Do not make it again unless the user asks.")
+                    stopped_on_card(name)
                 };
                 return Err(ExecFailure {
                     status: CallStatus::Cancelled,
@@ -133,14 +130,44 @@ impl ToolExecutor {
     }
 }
 
+/// What the model is told of a call the user stopped on its own card.
+pub(super) fn stopped_on_card(name: &str) -> String {
+    format!("The user stopped the call to \"{name}\" before it finished. Do not make it again unless the user asks.")
+}
+
+/// What the tool of `call` in `exec`'s chat is given to run with: the chat, the call, its
+/// folder and sandbox, its Stop and clock, and what the model had read.
+pub(super) fn tool_context(
+    exec: &ToolExecutor,
+    call: &CallCtx<'_>,
+    workspace: Option<std::path::PathBuf>,
+    sandbox: tollgate_tools::sandbox::SandboxPlan,
+    cancel: &CancellationToken,
+    clock: &Arc<tollgate_tools::clock::CallClock>,
+    read: Arc<[tollgate_protocol::Source]>,
+) -> ToolContext {
+    ToolContext {
+        chat: exec.chat,
+        seq: call.seq,
+        call_id: call.req.call_id.clone(),
+        workspace,
+        cancel: cancel.clone(),
+        clock: Arc::clone(clock),
+        vars: Arc::clone(&exec.vars),
+        sandbox,
+        sink: Arc::clone(&exec.deps.sink),
+        read,
+    }
+}
+
 /// A call's tool running, stoppable on its own card until this is dropped.
-struct Running<'a> {
+pub(super) struct Running<'a> {
     exec: &'a ToolExecutor,
     seq: u64,
 }
 
 impl<'a> Running<'a> {
-    fn new(exec: &'a ToolExecutor, seq: u64, token: &CancellationToken) -> Self {
+    pub(super) fn new(exec: &'a ToolExecutor, seq: u64, token: &CancellationToken) -> Self {
         exec.running.lock().insert(seq, token.clone());
         Self { exec, seq }
     }
@@ -154,14 +181,14 @@ impl Drop for Running<'_> {
 
 /// How a tool's run ended: within its time or not, then without a panic or with one, then with
 /// the tool's value or its error.
-type RunEnd = Result<
+pub(super) type RunEnd = Result<
     Result<Result<Value, tollgate_tools::ToolError>, Box<dyn std::any::Any + Send>>,
     tollgate_tools::clock::TimedOut,
 >;
 
 /// What a tool's run came to, as the call's value or the failure the model is told of: it timed
 /// out, it panicked, or it failed with its own error and suggestion.
-fn ended(name: &str, timeout: Duration, result: RunEnd) -> Result<Value, ExecFailure> {
+pub(super) fn ended(name: &str, timeout: Duration, result: RunEnd) -> Result<Value, ExecFailure> {
     match result {
         Err(_) => Err(ExecFailure {
             status: CallStatus::TimedOut,

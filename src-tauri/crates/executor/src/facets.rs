@@ -35,6 +35,12 @@ pub struct Asks<'a> {
     pub(crate) exec: &'a ToolExecutor,
 }
 
+/// The calls under way: each stoppable on its own card, and those that go on after their turn as
+/// their server's tasks, with their late results (F-99).
+pub struct UnderWay<'a> {
+    pub(crate) exec: &'a ToolExecutor,
+}
+
 /// The stages one call passes, from admission to its stored result (SPEC §3).
 pub struct Stages<'a> {
     pub(crate) exec: &'a ToolExecutor,
@@ -72,6 +78,11 @@ impl ToolExecutor {
     }
 
     /// The stages of a call.
+    /// The calls under way, and those going on as their server's tasks.
+    pub fn under_way(&self) -> UnderWay<'_> {
+        UnderWay { exec: self }
+    }
+
     pub(crate) fn stages(&self) -> Stages<'_> {
         Stages { exec: self }
     }

@@ -14,6 +14,7 @@ pub mod panics;
 pub mod rules;
 
 mod ask;
+mod background;
 mod call;
 mod card;
 mod decision;
@@ -21,6 +22,7 @@ mod execute;
 mod facets;
 mod grant;
 mod guard;
+mod handovers;
 #[cfg(test)]
 mod ledger_property;
 mod limits;
@@ -37,8 +39,9 @@ mod tool_executor;
 mod toolbox;
 mod turnstile;
 
+pub use background::LateResult;
 pub use call::{CallOrigin, Rerun, ToolCallRequest, ToolCallResult, ViewOrigin};
-pub use facets::{Asks, Guard, Policies, Sources, Stages, TaskGrants, Toolbox};
+pub use facets::{Asks, Guard, Policies, Sources, Stages, TaskGrants, Toolbox, UnderWay};
 pub use round::{RepeatTracker, RoundLimits};
 pub use sources::line_hashes;
 pub use task::GrantLifetime;

@@ -40,18 +40,31 @@ use tollgate_tools::vars::{NotingLookup, VarKind};
 use tollgate_tools::{default_format, RegisteredTool};
 
 /// What the model will be shown of a result, and whether it was shortened.
-struct Shown {
+pub(super) struct Shown {
     text: String,
     truncated: bool,
     /// The limit it was shortened to (`0`: none).
     limit: usize,
 }
 
+/// What running the tool came to: a result to format, or the task the call goes on as after
+/// its turn (F-99).
+enum Ran {
+    Formatted(Formatted),
+    RunsOn(String),
+}
+
+/// What is known of a call's result before its tool runs ([`Stages::before_run`]).
+pub(super) struct BeforeRun {
+    sources: Vec<Source>,
+    files: Option<tollgate_tools::changed_files::Files>,
+}
+
 /// A result as the tool gave it: its status, its full text, the images shown with it and where
 /// its content came from.
-struct Formatted {
-    status: CallStatus,
-    text: String,
+pub(super) struct Formatted {
+    pub(super) status: CallStatus,
+    pub(super) text: String,
     images: Vec<Attachment>,
     sources: Vec<Source>,
     /// The result as its source returned it, for a view (F-96).
@@ -60,7 +73,7 @@ struct Formatted {
 
 /// A result after review: the full text to store, what the model sees, the images the user
 /// sees with it, and where it came from.
-struct Reviewed {
+pub(super) struct Reviewed {
     stored: String,
     shown: Shown,
     images: Vec<Attachment>,
@@ -123,7 +136,13 @@ impl ToolExecutor {
         if let Some(turnstile) = &origin.turnstile {
             turnstile.done();
         }
-        self.stages().finish_call(req, seq, started, trace, outcome)
+        let result = self.stages().finish_call(req, seq, started, trace, outcome);
+        // Followed from here (F-99): its row is finished as handed over, and its tool no longer
+        // runs under the turn (its card's Stop is the follower's from now).
+        if result.status == CallStatus::InBackground {
+            self.handovers.hand_over(seq);
+        }
+        result
     }
 
     /// Records a call that will not run (e.g. past the round limit, F-22) and returns its result.
@@ -140,7 +159,7 @@ impl ToolExecutor {
 }
 
 /// The variables a call's arguments expanded that came from somewhere, with their values.
-type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
+pub(super) type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
 
 /// Every source the expansions brought in.
 fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
@@ -177,7 +196,7 @@ impl Stages<'_> {
     }
 
     /// Completes the call's row, announces the end and builds the result for the model.
-    fn finish_call(
+    pub(super) fn finish_call(
         &self,
         req: ToolCallRequest,
         seq: u64,
@@ -295,9 +314,13 @@ impl Stages<'_> {
             .wait_and_recheck_stage(entry, grant, call, view, trace)
             .await?;
         let (args, review, envelope) = grant.into_run();
-        let formatted = self
+        let formatted = match self
             .execute_and_format_stage(entry, &args, envelope.as_ref(), call, view, trace)
-            .await?;
+            .await?
+        {
+            Ran::Formatted(formatted) => formatted,
+            Ran::RunsOn(task) => return Ok(self.hand_over_stage(entry, review, call, task).await),
+        };
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
@@ -426,6 +449,7 @@ impl Stages<'_> {
 
     /// Execute, then Format: the tool's data as text for the model (never empty) and the images
     /// to show the user. A tool error is a result the model sees; a timeout or Stop ends the call.
+    /// A call that goes on as its server's task after the turn's wait is handed over (F-99).
     async fn execute_and_format_stage(
         &self,
         entry: &RegisteredTool,
@@ -434,14 +458,52 @@ impl Stages<'_> {
         call: &CallCtx<'_>,
         view: GuardView<'_>,
         trace: &mut Trace,
+    ) -> Result<Ran, Outcome> {
+        let prior = self.before_run(entry, args, view).await;
+        let ran = self.exec.run_tool(entry, args, envelope, call, view).await;
+        if let Some(task) = ran
+            .as_ref()
+            .ok()
+            .and_then(|d| entry.tool.background_task(d))
+        {
+            return Ok(Ran::RunsOn(task));
+        }
+        self.format_stage(entry, args, ran, prior, view, trace)
+            .await
+            .map(Ran::Formatted)
+    }
+
+    /// What is known of a call's result before its tool runs: its own sources, and the
+    /// workspace's files before a command.
+    pub(super) async fn before_run(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        view: GuardView<'_>,
+    ) -> BeforeRun {
+        BeforeRun {
+            sources: self.exec.sources().result_sources(entry, args),
+            files: self.exec.sources().files_before_command(entry, view).await,
+        }
+    }
+
+    /// Format: what the tool's run came to, as the result the model will be shown (never
+    /// empty), the images to show the user and where it came from.
+    pub(super) async fn format_stage(
+        &self,
+        entry: &RegisteredTool,
+        args: &Value,
+        ran: Result<Value, ExecFailure>,
+        prior: BeforeRun,
+        view: GuardView<'_>,
+        trace: &mut Trace,
     ) -> Result<Formatted, Outcome> {
         let name = &entry.tool.spec().name;
-        let sources = self.exec.sources().result_sources(entry, args);
-        let before = self.exec.sources().files_before_command(entry, view).await;
+        let BeforeRun { sources, files } = prior;
         // Tollgate's own secrets (provider keys, MCP secrets) leave no result: an approved
         // `ps aux` or `env` shows `[redacted]` where they were (F-46).
         let known = tollgate_secrets::redact_known_owned;
-        match self.exec.run_tool(entry, args, envelope, call, view).await {
+        match ran {
             Ok(data) => {
                 trace.sandbox = entry.tool.sandbox_report(&data).map(|mut report| {
                     report.blocked = report.blocked.into_iter().map(known).collect();
@@ -462,7 +524,7 @@ impl Stages<'_> {
                     sources,
                     text: &text,
                     report: trace.sandbox.as_ref(),
-                    before,
+                    before: files,
                 };
                 let sources = self
                     .exec
@@ -494,7 +556,7 @@ impl Stages<'_> {
 
     /// Truncate, computed before the result approval so the reviewer sees exactly what the
     /// model would get.
-    fn truncate_stage(
+    pub(super) fn truncate_stage(
         &self,
         entry: &RegisteredTool,
         args: &Value,
@@ -514,7 +576,7 @@ impl Stages<'_> {
     /// Result approval (F-06): when the decision said the result waits (`review`), the user
     /// approves, edits or withholds what the model will see. A withheld result keeps nothing,
     /// images included.
-    async fn result_approval_stage(
+    pub(super) async fn result_approval_stage(
         &self,
         entry: &RegisteredTool,
         review: ResultPolicy,
@@ -595,7 +657,7 @@ impl Stages<'_> {
 
     /// Store & truncate (F-15, F-16): the full result and the arguments become variables; the
     /// model's text points at the result variable when it was shortened.
-    fn store_stage(
+    pub(super) fn store_stage(
         &self,
         entry: &RegisteredTool,
         args: &Value,

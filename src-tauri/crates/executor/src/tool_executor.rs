@@ -75,6 +75,8 @@ pub struct ToolExecutor {
     /// The secrets' door this chat's requests pass (F-46), kept across turns so that a request
     /// redacts only what is new since the last.
     pub(crate) door: Mutex<tollgate_secrets::door::SecretDoor>,
+    /// The calls handed over to go on as their server's tasks (F-99; `handovers.rs`, `background.rs`).
+    pub(crate) handovers: crate::handovers::HandOvers,
 }
 
 impl ToolExecutor {
@@ -103,6 +105,11 @@ impl ToolExecutor {
         };
         let vars = Arc::new(VarStore::load(chat, deps.store.clone(), limits).await?);
         let seq = deps.store.calls().last_call_seq(chat).await?;
+        // The calls a restart left going on as tasks are followed again.
+        let handovers = crate::handovers::HandOvers::default();
+        for call in deps.store.calls().chat_call_tasks(chat).await? {
+            handovers.hand_over(call);
+        }
         let exec = Self {
             chat,
             registry: RwLock::new(Arc::clone(&deps.registry)),
@@ -115,6 +122,7 @@ impl ToolExecutor {
             vars,
             seq: AtomicU64::new(seq),
             running: Mutex::new(HashMap::new()),
+            handovers,
             deps,
         };
         exec.install_guide_variables();
@@ -164,6 +172,8 @@ impl ToolExecutor {
         // against its listing again before they are used (SPEC §12).
         self.verified.lock().clear();
         self.install_guide_variables();
+        // A late result waits for its tool's server to be back (F-99).
+        self.handovers.registry_changed.notify_waiters();
     }
 
     /// The chat's workspace folder.
@@ -226,20 +236,7 @@ impl ToolExecutor {
         Ok(())
     }
 
-    /// The next call number (for tests and the UI's expectations).
-    /// Stops call `seq` of this chat if its tool runs now (the user's Stop on its card): the
-    /// tool is told, the turn goes on, and the model is told the user stopped the call. Whether
-    /// such a call was running.
-    pub fn stop_call(&self, seq: u64) -> bool {
-        match self.running.lock().get(&seq) {
-            Some(token) => {
-                token.cancel();
-                true
-            }
-            None => false,
-        }
-    }
-
+    /// The last call number used in this chat (for tests and the UI's expectations).
     pub fn last_seq(&self) -> u64 {
         self.seq.load(Ordering::SeqCst)
     }

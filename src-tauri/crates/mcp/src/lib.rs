@@ -18,6 +18,7 @@ mod manager;
 pub mod oauth;
 pub mod pages;
 pub mod progress;
+mod result;
 pub mod review;
 pub mod scan;
 #[cfg(test)]
@@ -34,6 +35,7 @@ pub use connection::{
 pub use manager::{
     McpLaunch, McpManager, McpReviewError, McpServerState, McpStatus, McpToolSummary,
 };
+pub use result::{render_result, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};
 pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
 pub use slot::{CallGuard, ServerSlot};
-pub use tool::{render_result, tool_name, McpTool, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};
+pub use tool::{tool_name, McpTool};

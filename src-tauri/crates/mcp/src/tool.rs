@@ -4,17 +4,16 @@
 //! into text the model can read.
 
 use super::config::McpServerConfig;
+use super::result::{render_result, Rendered, RunsOn, WithImages};
 use super::slot::ServerSlot;
 use async_trait::async_trait;
-use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool as McpToolInfo};
-use serde::{Deserialize, Serialize};
+use rmcp::model::{CallToolResult, Tool as McpToolInfo};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 use tollgate_protocol::policy::ExecutionPolicy;
-use tollgate_protocol::{Attachment, AttachmentKind};
-use tollgate_tools::images::{check_base64, human_size};
+use tollgate_protocol::Attachment;
 use tollgate_tools::{Tool, ToolContext, ToolError, ToolErrorKind, ToolSpec};
 
 /// A tool of an MCP server.
@@ -265,6 +264,104 @@ impl McpTool {
     pub fn remote_name(&self) -> &str {
         &self.remote
     }
+
+    /// The server's connection, or why there is none.
+    fn connection(&self) -> Result<Arc<super::McpConnection>, ToolError> {
+        self.server.connection().ok_or_else(|| {
+            ToolError::new(
+                ToolErrorKind::Unavailable,
+                format!("the MCP server \"{}\" is not running", self.server.name()),
+            )
+            .with_suggestion("Tell the user; they can restart it in Settings → MCP servers.")
+        })
+    }
+
+    /// The call of `ctx` registered with the server while it runs, so the server's questions
+    /// reach this chat (SPEC §11), and the options it is made with: its progress and a page it
+    /// waits for show on the call's card.
+    fn on_card(&self, ctx: &ToolContext) -> (super::slot::CallGuard, super::CallOptions) {
+        let running = self.server.begin_call_in(
+            ctx.chat,
+            ctx.seq,
+            &ctx.cancel,
+            &ctx.clock,
+            ctx.workspace.clone(),
+        );
+        let shows = ctx.clone();
+        let options = super::CallOptions {
+            // The executor enforces the tool's timeout as well; this one also tells the server.
+            timeout: self.spec.timeout,
+            clock: Arc::clone(&ctx.clock),
+            cancel: ctx.cancel.clone(),
+            on_progress: Arc::new(move |p: super::progress::CallProgress| {
+                shows.emit_progress(p.progress, p.total, p.message);
+            }),
+            asked_in: Some(running.call().clone()),
+            hand_over: None,
+        };
+        (running, options)
+    }
+
+    /// What the server's answer to a call (or to its task) comes to for the gate: the text and
+    /// images to show, the failure to report, or the task the call goes on as.
+    fn delivered(
+        &self,
+        result: Result<CallToolResult, super::McpError>,
+    ) -> Result<Value, ToolError> {
+        let server = self.server.name();
+        match result {
+            Ok(result) => self.rendered(&result),
+            Err(super::McpError::RunsOn(task)) => Ok(RunsOn::data(task)),
+            Err(super::McpError::Closed) => Err(ToolError::new(
+                ToolErrorKind::Unavailable,
+                format!("the MCP server \"{server}\" stopped during the call"),
+            )
+            .with_suggestion("Tell the user; they can restart it in Settings → MCP servers.")),
+            Err(super::McpError::Cancelled) => Err(ToolError::other("stopped by the user")),
+            Err(e) => Err(ToolError::new(ToolErrorKind::Unavailable, e.to_string())),
+        }
+    }
+
+    /// A result the server gave: its text and images (its links to the server's resources the
+    /// user may attach), checked against the output schema the tool declares.
+    fn rendered(&self, result: &CallToolResult) -> Result<Value, ToolError> {
+        let server = self.server.name();
+        let Rendered {
+            text,
+            mut images,
+            links,
+        } = render_result(result);
+        images.extend(links.into_iter().map(|mut link| {
+            link.source = Some(tollgate_protocol::Source::McpResource {
+                server: server.to_string(),
+                uri: link.data.clone(),
+            });
+            link
+        }));
+        let unchecked = match (&self.output, result.is_error) {
+            (_, Some(true)) | (None, _) => None,
+            (Some(schema), _) => schema.check(result.structured_content.as_ref()).err(),
+        };
+        if result.is_error == Some(true) {
+            Err(ToolError::other(if text.trim().is_empty() {
+                "the tool reported an error without a message".to_string()
+            } else {
+                text
+            }))
+        } else if let Some(problem) = unchecked {
+            Err(ToolError::new(ToolErrorKind::Other, format!("the MCP server \"{server}\" returned a result that was not passed on: {problem}"))
+                .with_suggestion("Tell the user; the server's tool does not keep to what it declares."))
+        } else if images.is_empty() && !self.spec.callable_by_view && self.spec.view.is_none() {
+            Ok(Value::String(text))
+        } else {
+            // A view reads the result as the server gave it (F-96).
+            let raw = (self.spec.callable_by_view || self.spec.view.is_some())
+                .then(|| serde_json::to_value(result).ok())
+                .flatten();
+            Ok(serde_json::to_value(WithImages { text, images, raw })
+                .unwrap_or_else(|e| Value::String(format!("[images not shown: {e}]"))))
+        }
+    }
 }
 
 #[async_trait]
@@ -320,88 +417,50 @@ impl Tool for McpTool {
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<Value, ToolError> {
-        let server = self.server.name();
-        let Some(conn) = self.server.connection() else {
-            return Err(ToolError::new(
-                ToolErrorKind::Unavailable,
-                format!("the MCP server \"{server}\" is not running"),
-            )
-            .with_suggestion("Tell the user; they can restart it in Settings → MCP servers."));
-        };
+        let conn = self.connection()?;
         let arguments = match args {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
-        // While it runs, the server may ask the user (SPEC §11): its questions go to this chat.
-        let running = self.server.begin_call_in(
-            ctx.chat,
-            ctx.seq,
-            &ctx.cancel,
-            &ctx.clock,
-            ctx.workspace.clone(),
-        );
-        let shows = ctx.clone();
-        let options = super::CallOptions {
-            // The executor enforces the tool's timeout as well; this one also tells the server.
-            timeout: self.spec.timeout,
-            clock: Arc::clone(&ctx.clock),
-            cancel: ctx.cancel.clone(),
-            // The server's progress, and a page it waits for, show on the call's card.
-            on_progress: Arc::new(move |p: super::progress::CallProgress| {
-                shows.emit_progress(p.progress, p.total, p.message);
-            }),
-            asked_in: Some(running.call().clone()),
-        };
+        let (_running, mut options) = self.on_card(&ctx);
+        // A task the turn has waited for as long as the call may take goes on after it (F-99).
+        options.hand_over = Some(self.spec.timeout);
         let result = conn.call(&self.remote, arguments, &options).await;
-        match result {
-            Ok(result) => {
-                let Rendered {
-                    text,
-                    mut images,
-                    links,
-                } = render_result(&result);
-                // The links are to this server's resources: the user may attach them.
-                images.extend(links.into_iter().map(|mut link| {
-                    link.source = Some(tollgate_protocol::Source::McpResource {
-                        server: server.to_string(),
-                        uri: link.data.clone(),
-                    });
-                    link
-                }));
-                let unchecked = match (&self.output, result.is_error) {
-                    (_, Some(true)) | (None, _) => None,
-                    (Some(schema), _) => schema.check(result.structured_content.as_ref()).err(),
-                };
-                if result.is_error == Some(true) {
-                    Err(ToolError::other(if text.trim().is_empty() {
-                        "the tool reported an error without a message".to_string()
-                    } else {
-                        text
-                    }))
-                } else if let Some(problem) = unchecked {
-                    Err(ToolError::new(ToolErrorKind::Other, format!("the MCP server \"{server}\" returned a result that was not passed on: {problem}"))
-                        .with_suggestion("Tell the user; the server's tool does not keep to what it declares."))
-                } else if images.is_empty()
-                    && !self.spec.callable_by_view
-                    && self.spec.view.is_none()
-                {
-                    Ok(Value::String(text))
-                } else {
-                    // A view reads the result as the server gave it (F-96).
-                    let raw = (self.spec.callable_by_view || self.spec.view.is_some())
-                        .then(|| serde_json::to_value(&result).ok())
-                        .flatten();
-                    Ok(serde_json::to_value(WithImages { text, images, raw })
-                        .unwrap_or_else(|e| Value::String(format!("[images not shown: {e}]"))))
+        self.delivered(result)
+    }
+
+    fn background_task(&self, data: &Value) -> Option<String> {
+        RunsOn::read(data)
+    }
+
+    /// Follows the task on the server's connection as it is now (the server may have been
+    /// started again since), showing it on the call's card as the call did.
+    /// A server that is not running (yet, or for a while) is waited for: its task may well
+    /// outlive a restart of it.
+    async fn resume(&self, task: &str, ctx: ToolContext) -> Result<Value, ToolError> {
+        loop {
+            let conn = match self.server.connection() {
+                Some(conn) => conn,
+                None => {
+                    ctx.emit_progress(
+                        0.0,
+                        None,
+                        Some(format!(
+                            "waiting for the MCP server \"{}\" to run again",
+                            self.server.name()
+                        )),
+                    );
+                    tokio::select! {
+                        conn = self.server.connected() => conn,
+                        () = ctx.cancel.cancelled() => return Err(ToolError::other("stopped by the user")),
+                    }
                 }
+            };
+            let (_running, options) = self.on_card(&ctx);
+            match conn.follow_task(task, &options).await {
+                Err(super::McpError::Closed) if !ctx.cancel.is_cancelled() => continue,
+                result => return self.delivered(result),
             }
-            Err(super::McpError::Closed) => Err(ToolError::new(
-                ToolErrorKind::Unavailable,
-                format!("the MCP server \"{server}\" stopped during the call"),
-            )
-            .with_suggestion("Tell the user; they can restart it in Settings → MCP servers.")),
-            Err(super::McpError::Cancelled) => Err(ToolError::other("stopped by the user")),
-            Err(e) => Err(ToolError::new(ToolErrorKind::Unavailable, e.to_string())),
         }
     }
 
@@ -425,140 +484,6 @@ impl Tool for McpTool {
             s
         })
     }
-}
-
-/// At most this many images of one result are kept and shown; the rest are noted in the text.
-pub const MAX_RESULT_IMAGES: usize = 8;
-/// At most this many resource links of one result are offered to attach; all are in the text.
-pub const MAX_RESULT_LINKS: usize = 16;
-
-/// A result with images, as the tool's data: the text is what the model reads (and the
-/// variable keeps), the images are shown to the user beside it.
-#[derive(Serialize, Deserialize)]
-struct WithImages {
-    text: String,
-    #[serde(default)]
-    images: Vec<Attachment>,
-    /// The `CallToolResult` as the server sent it, for the server's view (F-96).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    raw: Option<Value>,
-}
-
-impl WithImages {
-    fn read(data: &Value) -> Option<Self> {
-        if !data.is_object() {
-            return None;
-        }
-        Self::deserialize(data).ok()
-    }
-}
-
-/// A call's result for Tollgate: its text for the model, the images to show the user and the
-/// links to the server's resources the user may attach (kind `ResourceLink`, no source yet).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Rendered {
-    pub text: String,
-    pub images: Vec<Attachment>,
-    pub links: Vec<Attachment>,
-}
-
-impl Rendered {
-    /// Keeps an image (checked by its bytes) to show the user, and tells the model about it;
-    /// an image that is not one, or one too many, is only described.
-    fn image(&mut self, what: &str, declared: &str, data: &str) -> String {
-        let size = human_size(data.len() / 4 * 3);
-        if self.images.len() >= MAX_RESULT_IMAGES {
-            return format!("[{what} {declared} of about {size}, not shown: more than {MAX_RESULT_IMAGES} images]");
-        }
-        match check_base64(data) {
-            Ok(image) => {
-                let n = self.images.len() + 1;
-                self.images.push(Attachment {
-                    name: format!("{what} {n}"),
-                    kind: AttachmentKind::Image,
-                    media_type: image.media_type.to_string(),
-                    data: data.chars().filter(|c| !c.is_ascii_whitespace()).collect(),
-                    source: None,
-                });
-                format!(
-                    "[{what} {n}: {}, {}, shown to the user; you cannot see it]",
-                    image.media_type,
-                    human_size(image.bytes)
-                )
-            }
-            Err(e) => format!("[{what} {declared} of about {size}, not shown: it {e}]"),
-        }
-    }
-}
-
-/// A call's content for Tollgate: text blocks as they are, resources with their URI, images
-/// (also image blobs) kept to show the user with a note for the model, other binary content as
-/// a short note (the model cannot read base64 usefully), structured content when nothing else
-/// was given.
-pub fn render_result(result: &CallToolResult) -> Rendered {
-    let mut out = Rendered::default();
-    let mut parts: Vec<String> = Vec::new();
-    for block in &result.content {
-        match block {
-            ContentBlock::Text(t) => parts.push(t.text.clone()),
-            ContentBlock::Image(img) => {
-                let note = out.image("image", &img.mime_type, &img.data);
-                parts.push(note);
-            }
-            ContentBlock::Audio(a) => parts.push(format!(
-                "[audio {} of about {}, not shown]",
-                a.mime_type,
-                human_size(a.data.len() / 4 * 3)
-            )),
-            ContentBlock::Resource(res) => match &res.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    parts.push(format!("[resource {uri}]\n{text}"));
-                }
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => {
-                    let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
-                    if mime.starts_with("image/") {
-                        let note = out.image("image", mime, blob);
-                        parts.push(format!("[resource {uri}] {note}"));
-                    } else {
-                        parts.push(format!(
-                            "[binary resource {uri} ({mime}, about {}), not shown]",
-                            human_size(blob.len() / 4 * 3)
-                        ));
-                    }
-                }
-                #[allow(unreachable_patterns)]
-                _ => parts.push("[resource of an unknown kind]".into()),
-            },
-            ContentBlock::ResourceLink(link) => {
-                parts.push(format!("[resource link: {} <{}>]", link.name, link.uri));
-                if out.links.len() < MAX_RESULT_LINKS {
-                    out.links.push(Attachment {
-                        name: link.title.clone().unwrap_or_else(|| link.name.clone()),
-                        kind: AttachmentKind::ResourceLink,
-                        media_type: link.mime_type.clone().unwrap_or_default(),
-                        data: link.uri.clone(),
-                        source: None,
-                    });
-                }
-            }
-            #[allow(unreachable_patterns)]
-            _ => parts.push("[content of an unknown kind]".into()),
-        }
-    }
-    if let Some(structured) = &result.structured_content {
-        if parts.is_empty() {
-            parts.push(
-                serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string()),
-            );
-        }
-    }
-    out.text = parts.join("\n");
-    out
 }
 
 #[cfg(test)]
@@ -642,81 +567,5 @@ mod tests {
         let long = tool_name("server", &"x".repeat(100));
         assert_eq!(long.len(), 64);
         assert_ne!(long, tool_name("server", &"x".repeat(101)));
-    }
-
-    const DOT: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
-
-    #[test]
-    fn results_become_text_and_images_to_show() {
-        let result: CallToolResult = serde_json::from_value(json!({
-            "content": [
-                {"type": "text", "text": "hello"},
-                {"type": "image", "data": DOT, "mimeType": "image/jpeg"},
-                {"type": "image", "data": "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+", "mimeType": "image/svg+xml"},
-                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
-                {"type": "resource", "resource": {"uri": "file:///d.png", "blob": DOT, "mimeType": "image/png"}},
-                {"type": "resource", "resource": {"uri": "file:///x.bin", "blob": "AAAA"}},
-                {"type": "resource_link", "uri": "file:///b", "name": "b"}
-            ]
-        }))
-        .unwrap();
-        let rendered = render_result(&result);
-        assert_eq!(
-            rendered.text,
-            "hello\n[image 1: image/png, 70 bytes, shown to the user; you cannot see it]\n\
-             [image image/svg+xml of about 21 bytes, not shown: it is not a PNG, JPEG, GIF or WebP image, the formats models take]\n\
-             [resource file:///a.txt]\ninside\n\
-             [resource file:///d.png] [image 2: image/png, 70 bytes, shown to the user; you cannot see it]\n\
-             [binary resource file:///x.bin (application/octet-stream, about 3 bytes), not shown]\n\
-             [resource link: b <file:///b>]"
-        );
-        assert_eq!(rendered.images.len(), 2);
-        assert_eq!(
-            rendered.images[0].media_type, "image/png",
-            "the bytes, not the server, say what it is"
-        );
-        assert_eq!(rendered.images[0].data, DOT);
-        assert_eq!(
-            rendered.links,
-            [Attachment {
-                name: "b".into(),
-                kind: AttachmentKind::ResourceLink,
-                media_type: String::new(),
-                data: "file:///b".into(),
-                source: None,
-            }],
-            "the link is offered to the user to attach"
-        );
-        let structured: CallToolResult =
-            serde_json::from_value(json!({"content": [], "structuredContent": {"sum": 3}}))
-                .unwrap();
-        assert_eq!(render_result(&structured).text, "{\n  \"sum\": 3\n}");
-    }
-
-    #[test]
-    fn a_flood_of_images_is_cut_to_a_few() {
-        let blocks: Vec<Value> = (0..MAX_RESULT_IMAGES + 3)
-            .map(|_| json!({"type": "image", "data": DOT, "mimeType": "image/png"}))
-            .collect();
-        let result: CallToolResult = serde_json::from_value(json!({ "content": blocks })).unwrap();
-        let rendered = render_result(&result);
-        assert_eq!(rendered.images.len(), MAX_RESULT_IMAGES);
-        assert_eq!(rendered.text.matches("more than 8 images").count(), 3);
-    }
-
-    #[test]
-    fn a_flood_of_links_offers_a_few_and_names_them_all_to_the_model() {
-        let blocks: Vec<Value> = (0..MAX_RESULT_LINKS + 4)
-            .map(|i| json!({"type": "resource_link", "uri": format!("probe://r{i}"), "name": format!("r{i}"), "title": "A report", "mimeType": "text/markdown"}))
-            .collect();
-        let result: CallToolResult = serde_json::from_value(json!({ "content": blocks })).unwrap();
-        let rendered = render_result(&result);
-        assert_eq!(rendered.links.len(), MAX_RESULT_LINKS);
-        assert_eq!(rendered.links[0].name, "A report");
-        assert_eq!(rendered.links[0].media_type, "text/markdown");
-        assert_eq!(
-            rendered.text.matches("[resource link: ").count(),
-            MAX_RESULT_LINKS + 4
-        );
     }
 }

@@ -76,3 +76,18 @@ pub fn text_in(text: &str, chars: usize) -> Reply {
 pub fn calls(text: &str, calls: &[Call<'_>]) -> Reply {
     Reply::sse(frames(text, calls))
 }
+
+/// The contents of the tool results in a Chat Completions request `body`, in order: what the
+/// model was told its calls came to.
+pub fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -38,6 +38,9 @@ pub enum CallStatus {
     ResultRejected,
     Cancelled,
     TimedOut,
+    /// The call goes on after its turn as its server's task (F-99): the model was told so, and
+    /// the result takes this one's place when the task ends.
+    InBackground,
 }
 
 /// Who made the execution decision recorded with a call (F-17).
@@ -154,7 +157,7 @@ str_enum!(ResultPolicy { Never => "never", OnError => "on-error", Always => "alw
 str_enum!(CallStatus {
     Success => "success", Error => "error", InvalidArgs => "invalid_args", NotFound => "not_found",
     ExecutionRejected => "execution_rejected", ResultRejected => "result_rejected",
-    Cancelled => "cancelled", TimedOut => "timed_out",
+    Cancelled => "cancelled", TimedOut => "timed_out", InBackground => "in_background",
 });
 str_enum!(ExecutionChoice {
     Allow => "allow", AllowOnce => "allow_once", AllowForChat => "allow_for_chat",
@@ -167,7 +170,7 @@ str_enum!(DecidedBy { Auto => "auto", User => "user", Rule => "rule", Record => 
 impl CallStatus {
     /// Whether the model should see this result as an error (`is_error` in F-18).
     pub fn is_error(self) -> bool {
-        !matches!(self, Self::Success)
+        !matches!(self, Self::Success | Self::InBackground)
     }
 }
 
@@ -209,6 +212,7 @@ mod tests {
             CallStatus::ResultRejected,
             CallStatus::Cancelled,
             CallStatus::TimedOut,
+            CallStatus::InBackground,
         ] {
             assert_eq!(CallStatus::parse(s.as_str()), Some(s));
             assert_eq!(

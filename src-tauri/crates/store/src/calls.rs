@@ -4,7 +4,7 @@
 use super::variables::{sources_from_db, sources_to_db};
 use super::{now_ms, StoreResult};
 use crate::facets::Calls;
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
@@ -77,6 +77,7 @@ pub enum RecordStatus {
     ResultRejected,
     Cancelled,
     TimedOut,
+    InBackground,
 }
 
 impl RecordStatus {
@@ -91,6 +92,7 @@ impl RecordStatus {
             CallStatus::ResultRejected => Self::ResultRejected,
             CallStatus::Cancelled => Self::Cancelled,
             CallStatus::TimedOut => Self::TimedOut,
+            CallStatus::InBackground => Self::InBackground,
         }
     }
 
@@ -116,6 +118,7 @@ impl std::fmt::Display for RecordStatus {
             Self::ResultRejected => CallStatus::ResultRejected.fmt(f),
             Self::Cancelled => CallStatus::Cancelled.fmt(f),
             Self::TimedOut => CallStatus::TimedOut.fmt(f),
+            Self::InBackground => CallStatus::InBackground.fmt(f),
         }
     }
 }
@@ -415,6 +418,19 @@ impl Calls<'_> {
                     .query_map([chat.0], from_row)?
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(rows)
+            })
+            .await
+    }
+
+    /// Call `seq` of `chat` as recorded, if there is one.
+    pub async fn recorded_call(&self, chat: ChatId, seq: u64) -> StoreResult<Option<RecordedCall>> {
+        self.store
+            .call(move |c| {
+                Ok(c.prepare_cached(&format!(
+                    "SELECT {CALL_COLUMNS} FROM tool_calls WHERE chat_id = ?1 AND seq = ?2"
+                ))?
+                .query_row(params![chat.0, seq], from_row)
+                .optional()?)
             })
             .await
     }

@@ -267,6 +267,8 @@ impl Store {
                     let n = tx.execute("DELETE FROM chats WHERE id = ?1", [id.0])?;
                     if n > 0 {
                         tx.execute("DELETE FROM rules WHERE chat_id = ?1", [id.0])?;
+                        // Its tasks are followed no more.
+                        tx.execute("DELETE FROM call_tasks WHERE chat_id = ?1", [id.0])?;
                         tx.execute(
                             "INSERT OR IGNORE INTO chat_purges(chat_id) VALUES (?1)",
                             [id.0],

@@ -14,6 +14,7 @@
 //! Order is preserved across both: a `call` sees every `write` queued before it.
 
 mod branches;
+mod call_tasks;
 mod calls;
 mod chats;
 mod facets;
@@ -31,6 +32,7 @@ mod variables;
 mod views;
 
 pub use branches::{BranchEnd, BranchPage};
+pub use call_tasks::CallTask;
 pub use calls::{CallFinish, CallStart, PastCall, RecordStatus, RecordedCall};
 pub use chats::{ChatCursor, ChatParams, ChatRow, NewChat};
 pub use facets::{

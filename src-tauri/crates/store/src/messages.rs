@@ -231,6 +231,41 @@ impl Messages<'_> {
             .await
     }
 
+    /// Rewrites the payload of the tool message that answers the assistant message `answered`
+    /// in `chat` with `rewrite` (given the payload as stored), in one transaction: a result that
+    /// arrives after its turn (F-99) takes the place of what the model was told meanwhile.
+    /// Returns whether there was such a message.
+    pub async fn rewrite_tool_payload(
+        &self,
+        chat: ChatId,
+        answered: i64,
+        rewrite: impl FnOnce(Option<Value>) -> Option<Value> + Send + 'static,
+    ) -> StoreResult<bool> {
+        self.store
+            .call(move |c| {
+                let tx = c.transaction()?;
+                let found: Option<(i64, Option<String>)> = tx
+                    .query_row(
+                        "SELECT id, payload FROM messages WHERE chat_id = ?1 AND parent_id = ?2 AND role = 'tool' ORDER BY id LIMIT 1",
+                        params![chat.0, answered],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                let Some((id, payload)) = found else {
+                    return Ok(false);
+                };
+                let before = payload.map(|p| serde_json::from_str(&p)).transpose()?;
+                let after = rewrite(before).map(|p| p.to_string());
+                tx.execute(
+                    "UPDATE messages SET payload = ?2 WHERE id = ?1",
+                    params![id, after],
+                )?;
+                tx.commit()?;
+                Ok(true)
+            })
+            .await
+    }
+
     /// Queues an update of a streaming message's text (bounded batching is the caller's).
     pub fn save_streamed_text(&self, id: i64, content: String) {
         self.store.write(move |c| {

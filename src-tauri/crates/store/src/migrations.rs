@@ -297,6 +297,18 @@ CREATE TABLE tainted_lines (
 );
 "#;
 
+/// Calls that go on after their turn as their server's task (F-99): the task's id, kept until
+/// its result is recorded, and the review the call's grant asked for its result.
+const V16: &str = r#"
+CREATE TABLE call_tasks (
+    chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq     INTEGER NOT NULL,
+    task_id TEXT NOT NULL,
+    review  TEXT NOT NULL,
+    PRIMARY KEY (chat_id, seq)
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -314,6 +326,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V13),
         M::up(V14),
         M::up(V15),
+        M::up(V16),
     ])
 }
 
@@ -336,7 +349,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 15);
+        assert_eq!(version, 16);
     }
 
     #[test]

@@ -74,10 +74,48 @@ pub fn logged(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The task named by the first entry for `method` in the task server's log at `path`
+/// ([`task_server`]): which task a `tools/call` started, a `tasks/cancel` stopped.
+pub fn task_in(path: &std::path::Path, method: &str) -> Option<serde_json::Value> {
+    logged(path)
+        .into_iter()
+        .find(|e| e["method"] == method)
+        .map(|e| e["task"].clone())
+}
+
 /// A free port on the loopback interface, for a server to listen on.
 pub fn free_port() -> u16 {
     match std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {
         Ok(addr) => addr.port(),
         Err(e) => panic!("no free port: {e}"),
     }
+}
+
+/// A Python test server (`(python, script)`: [`era_server`], [`task_server`]) over streamable
+/// HTTP on a free loopback port, writing its log to `log` (through the environment variable
+/// `log_var`): the running server (stopped when dropped) and its endpoint, once it listens.
+pub async fn over_http(
+    (python, script): (String, String),
+    log_var: &str,
+    log: &std::path::Path,
+) -> (tokio::process::Child, String) {
+    let port = free_port();
+    let server = tokio::process::Command::new(python)
+        .args([script.as_str(), "http", &port.to_string()])
+        .env(log_var, log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn();
+    let server = match server {
+        Ok(server) => server,
+        Err(e) => panic!("{script} did not start: {e}"),
+    };
+    crate::wait::eventually_some_async("the test server listens", || async move {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .ok()
+    })
+    .await;
+    (server, format!("http://127.0.0.1:{port}/mcp"))
 }

@@ -446,6 +446,23 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// The task the call goes on as after its turn, when the tool's data says the call was
+    /// handed over rather than ended (an MCP server's task that outlasts the call's wait, F-99):
+    /// the gate records it and follows it with [`Self::resume`].
+    fn background_task(&self, _data: &Value) -> Option<String> {
+        None
+    }
+
+    /// Follows the task `task` a call of this tool went on as, to its end: the data the call
+    /// would have returned (F-99). Only a tool whose [`Self::background_task`] names tasks has
+    /// any to follow.
+    async fn resume(&self, task: &str, _ctx: ToolContext) -> Result<Value, ToolError> {
+        Err(ToolError::other(format!(
+            "the tool \"{}\" cannot follow its task {task}",
+            self.spec().name
+        )))
+    }
+
     /// Turns the tool's data into text for the model; `None` uses the default (strings as-is,
     /// other JSON pretty-printed).
     fn format_for_llm(&self, _data: &Value, _args: &Value) -> Option<String> {

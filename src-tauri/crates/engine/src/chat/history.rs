@@ -74,6 +74,24 @@ pub struct ToolPayload {
 /// The result given for a call whose result was never stored.
 pub const NOT_EXECUTED: &str = "Not executed: the turn ended before this call ran.";
 
+/// A tool message's payload with `late` (a call that went on after its turn, F-99) in place of
+/// what its call's result said before. A payload that does not read as a tool message's is left
+/// as it is (the message's other results are never lost).
+pub fn with_result_in_place(
+    stored: Option<&Value>,
+    late: &crate::executor::ToolCallResult,
+) -> Option<Value> {
+    let Some(Ok(mut p)) = stored.map(|v| serde_json::from_value::<ToolPayload>(v.clone())) else {
+        return stored.cloned();
+    };
+    for r in p.results.iter_mut().filter(|r| r.call_id == late.call_id) {
+        r.content = late.content.clone();
+        r.is_error = late.is_error;
+        r.sources = late.sources.clone();
+    }
+    serde_json::to_value(p).ok()
+}
+
 /// A stored payload as `T`; a missing or unreadable one (an older version's row) is the default.
 pub fn payload<T: serde::de::DeserializeOwned + Default>(v: &Option<Value>) -> T {
     v.as_ref()

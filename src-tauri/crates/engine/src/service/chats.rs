@@ -350,7 +350,7 @@ impl Chats<'_> {
     /// goes on. Whether such a call was running.
     pub async fn stop_call(&self, chat: ChatId, seq: u64) -> bool {
         match self.app.open_executor(chat).await {
-            Some(exec) => exec.stop_call(seq),
+            Some(exec) => exec.under_way().stop(seq),
             None => false,
         }
     }
@@ -358,7 +358,10 @@ impl Chats<'_> {
     /// Deletes a chat: stops its turn and closes its executor first.
     pub async fn delete_chat(&self, chat: ChatId) -> Result<(), ServiceError> {
         self.app.stop(chat);
-        self.app.executors.lock().await.remove(&chat);
+        if let Some(exec) = self.app.executors.lock().await.remove(&chat) {
+            // Its calls going on as tasks end with it, on their servers too (F-99).
+            exec.under_way().stop_all();
+        }
         self.app.store.delete_chat(chat).await?;
         self.app.rules.forget_chat(chat);
         self.app.purger.notify_one();

@@ -25,6 +25,7 @@ use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 mod asks;
+mod background;
 mod branches;
 mod chats;
 mod errors;
@@ -334,6 +335,7 @@ impl Tollgate {
         });
         tokio::spawn(upkeep(Arc::downgrade(&this), Arc::clone(&this.purger)));
         this.start_mcp().await?;
+        background::resume_call_tasks(&this);
         this.providers.remember_keys().await;
         Ok(this)
     }
@@ -366,6 +368,9 @@ impl Tollgate {
         };
         let exec = ToolExecutor::open(chat, deps).await?;
         map.insert(chat, Arc::clone(&exec));
+        if let Some(handed) = exec.under_way().take_handovers() {
+            background::follow_handovers(self.store.clone(), &exec, handed);
+        }
         self.prepare_door(chat, &exec);
         Ok(exec)
     }

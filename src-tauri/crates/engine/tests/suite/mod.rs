@@ -17,4 +17,5 @@ mod sandbox;
 mod secrets;
 mod service;
 mod streams;
+mod tasks;
 mod views;

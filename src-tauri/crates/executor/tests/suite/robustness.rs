@@ -94,8 +94,8 @@ async fn stop_on_a_calls_card_stops_that_call_and_not_the_turn() {
     };
     h.sleeping.raised("the tool began").await;
     let seq = exec.last_seq();
-    assert!(!exec.stop_call(seq + 1), "no such call runs");
-    assert!(exec.stop_call(seq));
+    assert!(!exec.under_way().stop(seq + 1), "no such call runs");
+    assert!(exec.under_way().stop(seq));
     let r = tokio::time::timeout(Duration::from_secs(60), task)
         .await
         .unwrap()
@@ -110,7 +110,10 @@ async fn stop_on_a_calls_card_stops_that_call_and_not_the_turn() {
     h.cancelled_seen
         .raised("the tool's cancellation token fired")
         .await;
-    assert!(!exec.stop_call(seq), "an ended call is no longer running");
+    assert!(
+        !exec.under_way().stop(seq),
+        "an ended call is no longer running"
+    );
 }
 
 #[tokio::test]

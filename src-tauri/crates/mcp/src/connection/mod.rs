@@ -75,6 +75,11 @@ pub enum McpError {
     /// The server needs the user to open pages first (`-32042`).
     #[error("the server needs the user to open a page first: {}", .0.iter().map(|p| p.url.as_str()).collect::<Vec<_>>().join(", "))]
     PagesRequired(Vec<super::pages::RequiredPage>),
+    /// The call's task outlasted its wait ([`CallOptions::hand_over`]): it goes on on the
+    /// server as the task named, not stopped, to be followed with
+    /// [`McpConnection::follow_task`] (F-99).
+    #[error("the call goes on as the server's task {0}")]
+    RunsOn(String),
     #[error("{0}")]
     Call(String),
 }
@@ -93,6 +98,9 @@ pub struct CallOptions {
     /// The running call a page the server needs opened is put to the user under; without it,
     /// such a call fails with the page named.
     pub asked_in: Option<super::elicitation::RunningCall>,
+    /// How long a call the server runs as a task is followed before it is handed over to go on
+    /// after its turn ([`McpError::RunsOn`]); `None`: followed to its end.
+    pub hand_over: Option<Duration>,
 }
 
 impl CallOptions {
@@ -105,6 +113,7 @@ impl CallOptions {
             cancel,
             on_progress: Arc::new(|_: super::progress::CallProgress| {}),
             asked_in: None,
+            hand_over: None,
         }
     }
 }
@@ -490,6 +499,25 @@ impl McpConnection {
             () = self.closed() => return Err(McpError::Closed),
         }
         self.call_once(tool, arguments, options).await
+    }
+
+    /// Follows the task `task_id` a call of this server went on as ([`McpError::RunsOn`]) to
+    /// its end, as the call would have: its status on the call's card, its questions put to the
+    /// user, `tasks/cancel` when `options.cancel` fires or this is dropped. A server that no
+    /// longer knows the task says so, as the call's failure.
+    pub async fn follow_task(
+        &self,
+        task_id: &str,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, McpError> {
+        if !self.is_alive() {
+            return Err(McpError::Closed);
+        }
+        tokio::select! {
+            r = tasks::follow_again(self, task_id.to_string(), options) => r,
+            () = options.cancel.cancelled() => Err(McpError::Cancelled),
+            () = self.closed() => Err(McpError::Closed),
+        }
     }
 
     /// One call of a tool, with its timeout, cancellation and progress: one `tools/call`

@@ -4,8 +4,9 @@
 //! questions (`input_required`) to the user there and sending the answers with `tasks/update`,
 //! until it completes, fails or is cancelled. The call's timeout does not count the task's
 //! time (each reading must come within 30 s instead); a call stopped or dropped meanwhile tells
-//! the server with `tasks/cancel`. The task is the one call the gate approved: its result
-//! passes result review like any other.
+//! the server with `tasks/cancel`. A task that outlasts the call's `hand_over` wait is left to
+//! go on after its turn (not cancelled) and followed again by its id, after a restart too. The
+//! task is the one call the gate approved: its result passes result review like any other.
 
 use super::rounds::answers;
 use super::{CallOptions, McpConnection, McpError};
@@ -27,16 +28,52 @@ const READING_WAIT: Duration = Duration::from_secs(30);
 const CANCEL_WAIT: Duration = Duration::from_secs(30);
 
 /// Follows the task `created` on `conn` to its end: its result, or why there is none (a
-/// failure to reach the task said as a call's failure is: [`McpConnection::call_error`]).
+/// failure to reach the task said as a call's failure is: [`McpConnection::call_error`]). Past
+/// the call's [`CallOptions::hand_over`], the task is left to go on ([`McpError::RunsOn`]).
 pub(super) async fn follow(
     conn: &McpConnection,
     created: Task,
     options: &CallOptions,
 ) -> Result<CallToolResult, McpError> {
-    let task_id = created.task_id.clone();
+    let first = Reading {
+        pace: poll_interval(&created),
+        said: created.status_message.clone(),
+    };
+    tell(options, first.said.as_deref());
+    follow_from(conn, created.task_id, first, options, options.hand_over).await
+}
+
+/// Follows, to its end, the task `task_id` a call went on as after its turn (F-99): read at
+/// once, then as [`follow`] does.
+pub(super) async fn follow_again(
+    conn: &McpConnection,
+    task_id: String,
+    options: &CallOptions,
+) -> Result<CallToolResult, McpError> {
+    let first = Reading {
+        pace: Duration::ZERO,
+        said: None,
+    };
+    follow_from(conn, task_id, first, options, None).await
+}
+
+/// Where following a task starts: how long until its next reading, and the status last shown.
+struct Reading {
+    pace: Duration,
+    said: Option<String>,
+}
+
+/// Follows `task_id` from `first` until it ends, or until `hand_over` has passed.
+async fn follow_from(
+    conn: &McpConnection,
+    task_id: String,
+    first: Reading,
+    options: &CallOptions,
+    hand_over: Option<Duration>,
+) -> Result<CallToolResult, McpError> {
     let mut stop = StopOnDrop::new(&conn.peer, task_id.clone());
-    let mut pace = poll_interval(&created);
-    let mut said = created.status_message.clone();
+    let Reading { mut pace, mut said } = first;
+    let hand_over_at = hand_over.map(|wait| tokio::time::Instant::now() + wait);
     // The questions answered already: `tasks/update` is taken in eventually, so the next
     // reading may still show them; they are not put to the user twice.
     let mut answered = BTreeSet::new();
@@ -44,7 +81,6 @@ pub(super) async fn follow(
     // server that does not answer). The server must answer each reading in time instead, and
     // Stop ends the task as it ends any call.
     let _task_time = options.clock.pause();
-    tell(options, said.as_deref());
     loop {
         tokio::time::sleep(pace).await;
         let reading = tokio::time::timeout(
@@ -68,15 +104,14 @@ pub(super) async fn follow(
             TaskPayload::Working => {}
             TaskPayload::InputRequired { mut input_requests } => {
                 input_requests.retain(|key, _| !answered.contains(key));
-                if input_requests.is_empty() {
-                    continue;
+                if !input_requests.is_empty() {
+                    answered.extend(input_requests.keys().cloned());
+                    let responses = answers(input_requests, conn.askers(), options).await?;
+                    conn.peer
+                        .update_task(UpdateTaskParams::new(task_id.clone(), responses))
+                        .await
+                        .map_err(|e| conn.call_error(e))?;
                 }
-                answered.extend(input_requests.keys().cloned());
-                let responses = answers(input_requests, conn.askers(), options).await?;
-                conn.peer
-                    .update_task(UpdateTaskParams::new(task_id.clone(), responses))
-                    .await
-                    .map_err(|e| conn.call_error(e))?;
             }
             TaskPayload::Completed { result } => {
                 stop.disarm();
@@ -102,6 +137,11 @@ pub(super) async fn follow(
             }
             #[allow(unreachable_patterns)]
             _ => {}
+        }
+        // The turn has waited long enough: the task goes on without it, not stopped.
+        if hand_over_at.is_some_and(|at| tokio::time::Instant::now() >= at) {
+            stop.disarm();
+            return Err(McpError::RunsOn(task_id));
         }
     }
 }

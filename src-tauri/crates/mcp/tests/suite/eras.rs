@@ -13,7 +13,7 @@ use tollgate_mcp::elicitation::ElicitationHub;
 use tollgate_mcp::{Asks, McpConnection, McpServerConfig, ServerSlot, Session};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::{ElicitationAnswer, EventSink, PendingElicitation, ToolEvent};
-use tollgate_test_support::mcp_servers::{era_server, free_port};
+use tollgate_test_support::mcp_servers::{era_server, over_http};
 
 /// The request state the era server's `state_only` tool hands out (era-server.py).
 const INJECTED_STATE: &str =
@@ -94,30 +94,11 @@ async fn a_server_of_2026_07_28_is_discovered_and_every_call_carries_the_revisio
 async fn a_server_of_2026_07_28_over_streamable_http_is_discovered_and_answers_a_call() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("era.log");
-    let (python, script) = era_server();
-    let port = free_port();
-    let _server = tokio::process::Command::new(python)
-        .args([script.as_str(), "http", &port.to_string()])
-        .env("ERA_LOG", &log)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
+    let (_server, url) = over_http(era_server(), "ERA_LOG", &log).await;
+    let config = McpServerConfig::http("era", url);
+    let conn = McpConnection::connect(&config, &[], Default::default())
+        .await
         .unwrap();
-    let config = McpServerConfig::http("era", format!("http://127.0.0.1:{port}/mcp"));
-    // The server listens once it has started: until then a session cannot begin.
-    let conn = tollgate_test_support::wait::eventually_some_async(
-        "the HTTP server accepts a session",
-        || {
-            let config = config.clone();
-            async move {
-                McpConnection::connect(&config, &[], Default::default())
-                    .await
-                    .ok()
-            }
-        },
-    )
-    .await;
     assert_eq!(conn.identity().protocol.as_deref(), Some("2026-07-28"));
     let out = conn
         .call(

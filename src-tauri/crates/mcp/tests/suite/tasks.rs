@@ -15,7 +15,7 @@ use tollgate_mcp::{
 };
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::{ElicitationAnswer, EventSink, PendingElicitation, ToolEvent};
-use tollgate_test_support::mcp_servers::task_server;
+use tollgate_test_support::mcp_servers::{task_in, task_server};
 use tollgate_test_support::wait::eventually;
 
 /// The task server over stdio, writing what it receives to `log`.
@@ -187,16 +187,7 @@ async fn a_stopped_call_cancels_its_task_on_the_server() {
     assert_eq!(out.unwrap_err(), McpError::Cancelled);
     // Judged by the server's log: it was told to stop that very task.
     eventually("the server is told", || logged(&log, "tasks/cancel", None)).await;
-    let entries = received(&log);
-    let started = entries
-        .iter()
-        .find(|e| e["method"] == "tools/call")
-        .unwrap();
-    let cancelled = entries
-        .iter()
-        .find(|e| e["method"] == "tasks/cancel")
-        .unwrap();
-    assert_eq!(started["task"], cancelled["task"]);
+    assert_eq!(task_in(&log, "tools/call"), task_in(&log, "tasks/cancel"));
     conn.shutdown().await;
 }
 
@@ -235,4 +226,72 @@ async fn a_task_outlives_its_calls_timeout_while_its_server_answers() {
         "job done: the long one"
     );
     conn.shutdown().await;
+}
+
+/// A task that outlasts the wait its call was given goes on on its server, untouched; the
+/// call is handed over with the task's id, and following that id on a new session (the app
+/// started again) gets the task's result. A task the server does not know is said to be so.
+#[tokio::test]
+async fn a_task_that_outlasts_its_wait_goes_on_and_is_followed_again_on_a_new_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tasks.log");
+    let gate = dir.path().join("go");
+    let (_server, url) =
+        tollgate_test_support::mcp_servers::over_http(task_server(), "TASK_LOG", &log).await;
+    let config = McpServerConfig::http("tasks", url);
+    let conn = McpConnection::connect(&config, &[], Default::default())
+        .await
+        .unwrap();
+    let gate_arg = gate.display().to_string();
+    let call_options = CallOptions {
+        hand_over: Some(Duration::from_millis(200)),
+        ..options(Duration::from_secs(60), &CancellationToken::new())
+    };
+    let out = conn
+        .call(
+            "long_job",
+            args(json!({"label": "the report", "gate": gate_arg})),
+            &call_options,
+        )
+        .await;
+    let Err(McpError::RunsOn(task)) = out else {
+        panic!("the call was not handed over: {out:?}");
+    };
+    conn.shutdown().await;
+    assert_eq!(
+        task_in(&log, "tools/call"),
+        Some(Value::from(task.as_str())),
+        "handed over with its own id"
+    );
+    std::fs::write(&gate, "go").unwrap();
+    let again = McpConnection::connect(&config, &[], Default::default())
+        .await
+        .unwrap();
+    let out = again
+        .follow_task(
+            &task,
+            &options(Duration::from_secs(60), &CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        tollgate_mcp::render_result(&out).text,
+        "job done: the report"
+    );
+    assert!(
+        !logged(&log, "tasks/cancel", None),
+        "a task handed over was cancelled"
+    );
+    let unknown = again
+        .follow_task(
+            "no-such-task",
+            &options(Duration::from_secs(60), &CancellationToken::new()),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&unknown, McpError::Call(m) if !m.is_empty()),
+        "{unknown:?}"
+    );
+    again.shutdown().await;
 }

@@ -114,14 +114,7 @@ impl Workspace {
             matches!(outcome, TurnOutcome::Completed { .. }),
             "{outcome:?}"
         );
-        let last = self.mock.bodies().pop().unwrap();
-        last["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-            .collect()
+        tollgate_mock_llm::openai::tool_results(&self.mock.bodies().pop().unwrap())
     }
 }
 

@@ -133,15 +133,7 @@ async fn rerun_to_the_end(app: &Arc<Tollgate>, chat: ChatId, seq: u64) -> Vec<Ch
 
 /// The tool results the model received in its last request, in order.
 pub(in crate::suite) fn tool_results(mock: &MockLlm) -> Vec<String> {
-    let bodies = mock.bodies();
-    let last = bodies.last().unwrap();
-    last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .collect()
+    tollgate_mock_llm::openai::tool_results(mock.bodies().last().unwrap())
 }
 
 fn command(id: &str, line: &str) -> (String, String) {
