@@ -217,6 +217,22 @@ describe("timeline reducer", () => {
     expect(s.calls[0]).toMatchObject({ status: "in_background", isError: false });
     s = applyEvent(s, { type: "tool", event: { type: "progress", chat: 7, seq: 1, progress: 0, total: null, message: "working on the report" } });
     expect(s.calls[0]?.progress?.message).toBe("working on the report");
+    // Its result comes for review while a later turn runs; that turn's end leaves the review on its card.
+    const review: PendingApproval = {
+      ...approval,
+      id: "ap-late",
+      request: { kind: "result", textForModel: "job done: the report", fullOutput: "job done: the report", status: "success" },
+    };
+    s = run(
+      [
+        { type: "turnStarted", chat: 7, userMessageId: 3 },
+        { type: "tool", event: { type: "approvalRequested", approval: review } },
+        { type: "turnFinished", outcome: { type: "completed", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } } },
+      ],
+      s,
+    );
+    expect(s.calls[0]?.status).toBe("awaiting_result_review");
+    expect(s.approvals.map((a) => a.id)).toEqual(["ap-late"]);
     s = applyEvent(s, finishedEvent(7, 1, { tool: "tasks__long_job", status: "success", content: "job done: the report" }));
     expect(s.calls[0]).toMatchObject({ status: "success", content: "job done: the report", progress: null });
   });

@@ -69,6 +69,8 @@ export interface CallView {
   view: McpViewLink | null;
   /** Made by the view of call `viewOf` (F-96), not by the model: shown under that view. */
   viewOf: number | null;
+  /** Went on after its turn as its server's task (F-99): its result's review outlives the turn. */
+  afterTurn?: boolean;
 }
 
 /** An MCP server's last progress report for a running call. */
@@ -188,6 +190,7 @@ function callFromRecord(r: RecordedCall): CallView {
     group: r.group,
     args: parseArgs(r.resolvedArgs ?? r.rawArgs),
     status: r.status,
+    afterTurn: r.status === "in_background",
     policy: r.policy,
     decision: r.decision,
     decidedBy: r.decidedBy,
@@ -280,7 +283,7 @@ export function fromHistory(chat: ChatId, history: ChatHistory, approvals: Pendi
   // A call read while it waits for the user says so (its record only says it runs).
   for (const a of approvals) {
     const waiting = state.calls.find((c) => c.seq === a.seq);
-    if (waiting && waiting.status === "running") {
+    if (waiting && (waiting.status === "running" || waiting.status === "in_background")) {
       waiting.status = a.request.kind === "execution" ? "awaiting_approval" : "awaiting_result_review";
     }
   }
@@ -576,6 +579,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
         ...c,
         name: s.tool ?? c.name,
         status: s.status,
+        afterTurn: c.afterTurn || s.status === "in_background",
         progress: null,
         decision: s.decision,
         decidedBy: s.decidedBy,
@@ -664,14 +668,17 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       const o = event.outcome;
       const endStatus: MessageStatus = o.type === "completed" ? "complete" : o.type === "stopped" ? "stopped" : "error";
       const messages = state.messages.map((m) => (m.status === "streaming" ? { ...m, status: endStatus } : m));
-      const calls = state.calls.map((c): CallView => (isUnfinished(c.status) ? { ...c, status: "cancelled" } : c));
+      // A call going on after its turn (F-99) is not the turn's: it still runs, and its result's
+      // review (or its task's question) stays on its card.
+      const calls = state.calls.map((c): CallView => (isUnfinished(c.status) && !c.afterTurn ? { ...c, status: "cancelled" } : c));
+      const goingOn = new Set(state.calls.filter((c) => c.afterTurn).map((c) => c.seq));
       return {
         ...state,
         messages,
         calls,
         running: false,
-        approvals: [],
-        questions: [],
+        approvals: state.approvals.filter((a) => goingOn.has(a.seq)),
+        questions: state.questions.filter((q) => goingOn.has(q.seq)),
         // A grant lasts for its turn at most (F-98).
         task: null,
         retrying: null,

@@ -13,7 +13,7 @@ import { offerFiles, offerMessage } from "../drafts";
 import { errorMessage, isCommandError } from "../format";
 import { language, t } from "../i18n";
 import { linkTarget } from "../links";
-import { isUnfinished, type CallView } from "../timeline";
+import { goesOn, type CallView } from "../timeline";
 import type { ChatId, McpViewDocument } from "../types";
 import { ViewBridge } from "../viewBridge";
 
@@ -174,7 +174,7 @@ export function McpView({ chat, call }: { chat: ChatId; call: CallView }) {
 
   // Shown while its call ran: once the call ends, the view is told how (its result, or why it
   // has none). A result under review is not an end yet.
-  const ended = !isUnfinished(call.status);
+  const ended = !goesOn(call.status);
   useEffect(() => {
     if (!doc || doc.outcome !== null || !ended) return;
     let live = true;

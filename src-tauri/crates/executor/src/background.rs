@@ -9,6 +9,7 @@ use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult,
 use super::execute::{ended, stopped_on_card, tool_context, ExecFailure, Running};
 use super::facets::{Stages, UnderWay};
 use super::grant::GuardView;
+use super::pipeline::expanded_sources;
 use futures::FutureExt;
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
@@ -19,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tollgate_protocol::parse::RawArguments;
 use tollgate_protocol::policy::{CallStatus, ResultPolicy};
 use tollgate_store::{now_ms, CallTask, RecordedCall};
-use tollgate_tools::{RegisteredTool, Registry};
+use tollgate_tools::{RegisteredTool, Registry, ToolErrorKind};
 
 /// A result that arrived after its turn: the call's result, and the assistant message whose
 /// call it answers (where the model was told the call goes on).
@@ -37,42 +38,87 @@ fn runs_on_message(name: &str) -> String {
     )
 }
 
+/// How following a task with its tool came out.
+enum Followed {
+    /// The task's end, as the tool's run would have come to it.
+    Ran(Result<Value, ExecFailure>),
+    /// The tool's source is not running (a server stopped or not back yet): the call waits for
+    /// the registry to change and follows the task again.
+    Unavailable,
+}
+
 impl Stages<'_> {
-    /// Hand over: the call goes on as its server's `task`. The task is kept with the call's row
-    /// before the model is told (a restart follows it again), with the review the grant asked
-    /// for its result.
+    /// Hand over (after Execute): a call whose tool says it goes on as its server's task is
+    /// kept with that task before the model is told (a restart follows it again), with the
+    /// review the grant asked for its result and what its result and arguments carry from what
+    /// the model had read; its call ends here as `in_background`. A view's call is followed to
+    /// its end here instead (the view waits for its result), as is a task that could not be
+    /// kept. Any other run passes on as it is.
     pub(super) async fn hand_over_stage(
         &self,
         entry: &RegisteredTool,
         review: ResultPolicy,
         call: &CallCtx<'_>,
-        task: String,
-    ) -> Outcome {
+        args: &Value,
+        view: GuardView<'_>,
+        ran: Result<Value, ExecFailure>,
+    ) -> Result<Result<Value, ExecFailure>, Outcome> {
+        let Some(task) = ran
+            .as_ref()
+            .ok()
+            .and_then(|d| entry.tool.background_task(d))
+        else {
+            return Ok(ran);
+        };
         let name = &entry.tool.spec().name;
-        let kept = self
-            .exec
-            .deps
-            .store
-            .calls()
-            .record_call_task(CallTask {
-                chat: self.exec.chat,
-                seq: call.seq,
-                task_id: task,
-                review,
-            })
-            .await;
-        match kept {
-            // Handed over to its follower once its row says so (`ToolExecutor::execute`).
-            Ok(()) => Outcome::fail(CallStatus::InBackground, runs_on_message(name)),
-            Err(e) => Outcome::fail(
-                CallStatus::Error,
-                format!("The call to \"{name}\" goes on as a task on its server, but Tollgate could not keep it to follow ({e}): its result will not reach this chat."),
-            ),
+        if call.origin.view.is_none() {
+            let kept = self
+                .exec
+                .deps
+                .store
+                .calls()
+                .record_call_task(CallTask {
+                    chat: self.exec.chat,
+                    seq: call.seq,
+                    task_id: task.clone(),
+                    review,
+                    result_from: self.exec.sources().derived_sources(args, view),
+                    args_from: expanded_sources(view.expanded).to_vec(),
+                })
+                .await;
+            match kept {
+                // Handed over to its follower once its row says so (`ToolExecutor::execute`).
+                Ok(()) => {
+                    return Err(Outcome::fail(
+                        CallStatus::InBackground,
+                        runs_on_message(name),
+                    ))
+                }
+                Err(e) => tracing::warn!(
+                    "the task of call c{} could not be kept, so it is followed in its turn: {e}",
+                    call.seq
+                ),
+            }
         }
+        // Followed here, stoppable on the call's card as the run was.
+        let token = call.cancel.child_token();
+        let _running = Running::new(self.exec, call.seq, &token);
+        let here = CallCtx {
+            cancel: &token,
+            ..*call
+        };
+        Ok(match self.follow_task(entry, &task, &here).await {
+            Followed::Ran(ran) => ran,
+            Followed::Unavailable => Err(ExecFailure {
+                status: CallStatus::Error,
+                message: format!("The server of \"{name}\" stopped while its task ran."),
+            }),
+        })
     }
 
-    /// The stages of a late result: wait for the call's tool (its server may not be ready yet),
-    /// follow its task to the end, then Format, Truncate, Result approval and Store.
+    /// The stages of a late result: wait for the call's tool (its server may not be ready yet,
+    /// or may stop and start again meanwhile), follow its task to the end, then Format (with
+    /// what the result carries from the call's turn), Truncate, Result approval and Store.
     async fn follow_stages(
         &self,
         call: &CallCtx<'_>,
@@ -86,28 +132,46 @@ impl Stages<'_> {
             .as_deref()
             .and_then(|a| serde_json::from_str(a).ok())
             .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-        let registry = self.tool_ready(name, call.cancel).await?;
+        let view = GuardView {
+            exposure: None,
+            expanded: &[],
+        };
+        let (registry, ran) = loop {
+            let changed = self.exec.handovers.registry_changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let registry = self.tool_ready(name, call.cancel).await?;
+            let Some(entry) = registry.tool(name) else {
+                continue;
+            };
+            match self.follow_task(entry, &task.task_id, call).await {
+                Followed::Ran(ran) => break (registry, ran),
+                Followed::Unavailable => tokio::select! {
+                    () = &mut changed => {}
+                    () = call.cancel.cancelled() => {
+                        return Err(Outcome::fail(CallStatus::Cancelled, stopped_on_card(name)));
+                    }
+                },
+            }
+        };
         let entry = registry.tool(name).ok_or_else(|| {
             Outcome::fail(
                 CallStatus::NotFound,
                 format!("The tool \"{name}\" is gone; its task's result cannot be read."),
             )
         })?;
-        let view = GuardView {
-            exposure: None,
-            expanded: &[],
-        };
         let prior = self.before_run(entry, &args, view).await;
-        let ran = self.run_resumed(entry, &task.task_id, call).await;
-        let formatted = self
+        let mut formatted = self
             .format_stage(entry, &args, ran, prior, view, trace)
             .await?;
+        formatted.carry(&task.result_from);
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
             .result_approval_stage(entry, task.review, call, formatted, shown, trace)
             .await?;
-        Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &Vec::new()))
+        let expanded = vec![(Arc::from(task.args_from.as_slice()), Arc::from(""))];
+        Ok(self.store_stage(entry, &args, call.seq, status, reviewed, &expanded))
     }
 
     /// The registry once it holds `name` (its server ready again after a restart), unless the
@@ -134,13 +198,14 @@ impl Stages<'_> {
         }
     }
 
-    /// Follows the call's task with its tool, until it ends or the call is stopped on its card.
-    async fn run_resumed(
+    /// Follows the call's task with its tool, until it ends, its source is found not running,
+    /// or the call is stopped on its card.
+    async fn follow_task(
         &self,
         entry: &RegisteredTool,
         task: &str,
         call: &CallCtx<'_>,
-    ) -> Result<Value, ExecFailure> {
+    ) -> Followed {
         let name = &entry.tool.spec().name;
         let clock = tollgate_tools::clock::CallClock::new();
         let ctx = tool_context(
@@ -155,12 +220,15 @@ impl Stages<'_> {
         let run = AssertUnwindSafe(entry.tool.resume(task, ctx)).catch_unwind();
         tokio::select! {
             biased;
-            () = call.cancel.cancelled() => Err(ExecFailure {
+            () = call.cancel.cancelled() => Followed::Ran(Err(ExecFailure {
                 status: CallStatus::Cancelled,
                 message: stopped_on_card(name),
-            }),
-            // A task has no time limit of its own: its server answers each reading in time.
-            r = run => ended(name, Duration::ZERO, Ok(r)),
+            })),
+            r = run => match r {
+                Ok(Err(e)) if e.kind == ToolErrorKind::Unavailable => Followed::Unavailable,
+                // A task has no time limit of its own: its server answers each reading in time.
+                r => Followed::Ran(ended(name, Duration::ZERO, Ok(r))),
+            },
         }
     }
 }
@@ -216,6 +284,7 @@ impl UnderWay<'_> {
     /// Stops every call of the chat that still runs, the ones going on as tasks included (each
     /// task's server is told): the chat is going away.
     pub fn stop_all(&self) {
+        self.exec.handovers.ended.cancel();
         for token in self.exec.running.lock().values() {
             token.cancel();
         }
@@ -226,9 +295,24 @@ impl UnderWay<'_> {
     /// its card meanwhile, which ends the task on its server.
     pub async fn resume(&self, seq: u64) -> Option<LateResult> {
         let exec = self.exec;
+        // Stopped with the chat from the first moment, before its card's Stop can reach it.
+        let cancel = exec.handovers.ended.child_token();
+        if cancel.is_cancelled() {
+            return None;
+        }
         let calls = exec.deps.store.calls();
-        let task = calls.call_task(exec.chat, seq).await.ok().flatten()?;
-        let row = calls.recorded_call(exec.chat, seq).await.ok().flatten()?;
+        let (task, row) = match (
+            calls.call_task(exec.chat, seq).await,
+            calls.recorded_call(exec.chat, seq).await,
+        ) {
+            (Ok(Some(task)), Ok(Some(row))) => (task, row),
+            // Its result came already, or the chat is gone.
+            (Ok(None), _) | (_, Ok(None)) => return None,
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!("call c{seq}'s task is not followed until the next start: {e}");
+                return None;
+            }
+        };
         let req = ToolCallRequest::new(
             row.call_id.clone(),
             row.requested_name.clone(),
@@ -239,7 +323,6 @@ impl UnderWay<'_> {
             round: row.round,
             ..CallOrigin::default()
         };
-        let cancel = CancellationToken::new();
         let running = Running::new(exec, seq, &cancel);
         let call = CallCtx {
             req: &req,

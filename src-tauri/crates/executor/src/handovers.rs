@@ -10,6 +10,8 @@ pub(crate) struct HandOvers {
     pub(crate) tx: UnboundedSender<u64>,
     pub(crate) rx: Mutex<Option<UnboundedReceiver<u64>>>,
     pub(crate) registry_changed: tokio::sync::Notify,
+    /// Cancelled when the chat goes: no call of it is followed from then on.
+    pub(crate) ended: tokio_util::sync::CancellationToken,
 }
 
 impl Default for HandOvers {
@@ -19,6 +21,7 @@ impl Default for HandOvers {
             tx,
             rx: Mutex::new(Some(rx)),
             registry_changed: tokio::sync::Notify::new(),
+            ended: tokio_util::sync::CancellationToken::new(),
         }
     }
 }

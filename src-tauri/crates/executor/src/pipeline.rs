@@ -8,7 +8,9 @@
 //! 3. Validate — [`validate_stage`]
 //! 4. Permission — `permission` (in `permission.rs`, with its fixed decision order)
 //! 5. Wait for its turn and re-check the grant — `wait_and_recheck_stage`
-//! 6. Execute and Format — `execute_and_format_stage`
+//! 6. Execute — `run_tool` (in `execute.rs`); a call that goes on as its server's task after
+//!    its turn is handed over here — `hand_over_stage` (in `background.rs`); then Format —
+//!    `format_stage`
 //! 7. Truncate — `truncate_stage`
 //! 8. Result approval — `result_approval_stage`
 //! 9. Store the result as variables — `store_stage`
@@ -21,7 +23,6 @@ use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult,
 use super::execute::ExecFailure;
 use super::facets::Stages;
 use super::grant::{Grant, GuardView, Recheck};
-use super::plan::Envelope;
 use crate::tool_executor::ToolExecutor;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
@@ -47,13 +48,6 @@ pub(super) struct Shown {
     limit: usize,
 }
 
-/// What running the tool came to: a result to format, or the task the call goes on as after
-/// its turn (F-99).
-enum Ran {
-    Formatted(Formatted),
-    RunsOn(String),
-}
-
 /// What is known of a call's result before its tool runs ([`Stages::before_run`]).
 pub(super) struct BeforeRun {
     sources: Vec<Source>,
@@ -69,6 +63,18 @@ pub(super) struct Formatted {
     sources: Vec<Source>,
     /// The result as its source returned it, for a view (F-96).
     raw: Option<Value>,
+}
+
+impl Formatted {
+    /// Adds what the result carries from elsewhere (a late result: what its call's turn had
+    /// read, F-99), each source once.
+    pub(super) fn carry(&mut self, sources: &[Source]) {
+        for s in sources {
+            if !self.sources.contains(s) {
+                self.sources.push(s.clone());
+            }
+        }
+    }
 }
 
 /// A result after review: the full text to store, what the model sees, the images the user
@@ -162,7 +168,7 @@ impl ToolExecutor {
 pub(super) type Expanded = Vec<(Arc<[Source]>, Arc<str>)>;
 
 /// Every source the expansions brought in.
-fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
+pub(super) fn expanded_sources(expanded: &[(Arc<[Source]>, Arc<str>)]) -> Arc<[Source]> {
     Arc::from(distinct(
         expanded.iter().flat_map(|(s, _)| s.iter()).cloned(),
     ))
@@ -314,13 +320,21 @@ impl Stages<'_> {
             .wait_and_recheck_stage(entry, grant, call, view, trace)
             .await?;
         let (args, review, envelope) = grant.into_run();
-        let formatted = match self
-            .execute_and_format_stage(entry, &args, envelope.as_ref(), call, view, trace)
-            .await?
+        let prior = self.before_run(entry, &args, view).await;
+        let ran = self
+            .exec
+            .run_tool(entry, &args, envelope.as_ref(), call, view)
+            .await;
+        let ran = match self
+            .hand_over_stage(entry, review, call, &args, view, ran)
+            .await
         {
-            Ran::Formatted(formatted) => formatted,
-            Ran::RunsOn(task) => return Ok(self.hand_over_stage(entry, review, call, task).await),
+            Ok(ran) => ran,
+            Err(handed_over) => return Ok(handed_over),
         };
+        let formatted = self
+            .format_stage(entry, &args, ran, prior, view, trace)
+            .await?;
         let status = formatted.status;
         let shown = self.truncate_stage(entry, &args, call.seq, &formatted.text);
         let reviewed = self
@@ -445,32 +459,6 @@ impl Stages<'_> {
                 }
             }
         }
-    }
-
-    /// Execute, then Format: the tool's data as text for the model (never empty) and the images
-    /// to show the user. A tool error is a result the model sees; a timeout or Stop ends the call.
-    /// A call that goes on as its server's task after the turn's wait is handed over (F-99).
-    async fn execute_and_format_stage(
-        &self,
-        entry: &RegisteredTool,
-        args: &Value,
-        envelope: Option<&Envelope>,
-        call: &CallCtx<'_>,
-        view: GuardView<'_>,
-        trace: &mut Trace,
-    ) -> Result<Ran, Outcome> {
-        let prior = self.before_run(entry, args, view).await;
-        let ran = self.exec.run_tool(entry, args, envelope, call, view).await;
-        if let Some(task) = ran
-            .as_ref()
-            .ok()
-            .and_then(|d| entry.tool.background_task(d))
-        {
-            return Ok(Ran::RunsOn(task));
-        }
-        self.format_stage(entry, args, ran, prior, view, trace)
-            .await
-            .map(Ran::Formatted)
     }
 
     /// What is known of a call's result before its tool runs: its own sources, and the

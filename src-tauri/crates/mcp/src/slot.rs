@@ -15,9 +15,6 @@ pub struct ServerSlot {
     /// goes to the chat of the latest (SPEC §11).
     calls: Mutex<Vec<(u64, RunningCall)>>,
     next_call: std::sync::atomic::AtomicU64,
-    /// Counts the connections put in the slot: a call that waits for the server to run again
-    /// (a task followed after its turn, F-99) wakes on it.
-    replaced: tokio::sync::watch::Sender<u64>,
 }
 
 /// A running call, registered with its server until dropped (which withdraws its questions).
@@ -50,7 +47,6 @@ impl ServerSlot {
             conn: RwLock::new(None),
             calls: Mutex::new(Vec::new()),
             next_call: std::sync::atomic::AtomicU64::new(0),
-            replaced: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -109,23 +105,7 @@ impl ServerSlot {
         self.conn.read().as_ref().filter(|c| c.is_alive()).cloned()
     }
 
-    /// The live connection once the server runs (at once if it does now).
-    pub async fn connected(&self) -> Arc<McpConnection> {
-        let mut replaced = self.replaced.subscribe();
-        loop {
-            if let Some(conn) = self.connection() {
-                return conn;
-            }
-            // The sender lives as long as the slot, which outlives this borrow.
-            if replaced.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
-    }
-
     pub(super) fn replace(&self, conn: Option<Arc<McpConnection>>) -> Option<Arc<McpConnection>> {
-        let before = std::mem::replace(&mut *self.conn.write(), conn);
-        self.replaced.send_modify(|n| *n = n.wrapping_add(1));
-        before
+        std::mem::replace(&mut *self.conn.write(), conn)
     }
 }

@@ -435,32 +435,35 @@ impl Tool for McpTool {
 
     /// Follows the task on the server's connection as it is now (the server may have been
     /// started again since), showing it on the call's card as the call did.
-    /// A server that is not running (yet, or for a while) is waited for: its task may well
-    /// outlive a restart of it.
+    /// A server that is not running (not yet, or no longer) is said to be unavailable, and only
+    /// then: the gate waits for it to run again and follows the task anew (a task may well
+    /// outlive a restart of its server). Any other end of the task is its result or its failure.
     async fn resume(&self, task: &str, ctx: ToolContext) -> Result<Value, ToolError> {
-        loop {
-            let conn = match self.server.connection() {
-                Some(conn) => conn,
-                None => {
-                    ctx.emit_progress(
-                        0.0,
-                        None,
-                        Some(format!(
-                            "waiting for the MCP server \"{}\" to run again",
-                            self.server.name()
-                        )),
-                    );
-                    tokio::select! {
-                        conn = self.server.connected() => conn,
-                        () = ctx.cancel.cancelled() => return Err(ToolError::other("stopped by the user")),
-                    }
-                }
-            };
-            let (_running, options) = self.on_card(&ctx);
-            match conn.follow_task(task, &options).await {
-                Err(super::McpError::Closed) if !ctx.cancel.is_cancelled() => continue,
-                result => return self.delivered(result),
+        let not_running = || {
+            ctx.emit_progress(
+                0.0,
+                None,
+                Some(format!(
+                    "waiting for the MCP server \"{}\" to run again",
+                    self.server.name()
+                )),
+            );
+            ToolError::new(
+                ToolErrorKind::Unavailable,
+                format!("the MCP server \"{}\" is not running", self.server.name()),
+            )
+        };
+        let Some(conn) = self.server.connection() else {
+            return Err(not_running());
+        };
+        let (_running, options) = self.on_card(&ctx);
+        match conn.follow_task(task, &options).await {
+            Err(super::McpError::Closed) => Err(not_running()),
+            Err(super::McpError::Cancelled) => Err(ToolError::other("stopped by the user")),
+            Err(e @ (super::McpError::Call(_) | super::McpError::RunsOn(_))) => {
+                Err(ToolError::other(e.to_string()))
             }
+            result => self.delivered(result),
         }
     }
 

@@ -3,11 +3,13 @@
 //! A row lives from the moment its call went on in the background until its result (or its end)
 //! is recorded.
 
+use super::variables::{sources_from_db, sources_to_db};
 use super::StoreResult;
 use crate::facets::Calls;
 use rusqlite::{params, OptionalExtension};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::policy::ResultPolicy;
+use tollgate_protocol::Source;
 
 /// A call that goes on as its server's task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +20,13 @@ pub struct CallTask {
     pub task_id: String,
     /// Whether the user reviews its result before the model sees it, as the call's grant said.
     pub review: ResultPolicy,
+    /// What its result carries from what the model had read when it made the call (a lookup
+    /// keyed on untrusted content returns what that content chose, F-97): the late result has
+    /// them as the result would have had them in its turn.
+    pub result_from: Vec<Source>,
+    /// What its arguments carry (the variables they expanded, F-84), for the arguments'
+    /// variable the late result stores.
+    pub args_from: Vec<Source>,
 }
 
 impl Calls<'_> {
@@ -27,8 +36,16 @@ impl Calls<'_> {
         self.store
             .call(move |c| {
                 c.execute(
-                    "INSERT OR REPLACE INTO call_tasks(chat_id, seq, task_id, review) VALUES (?1, ?2, ?3, ?4)",
-                    params![task.chat.0, task.seq, task.task_id, task.review.as_str()],
+                    "INSERT OR REPLACE INTO call_tasks(chat_id, seq, task_id, review, result_from, args_from)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        task.chat.0,
+                        task.seq,
+                        task.task_id,
+                        task.review.as_str(),
+                        sources_to_db(&task.result_from),
+                        sources_to_db(&task.args_from)
+                    ],
                 )?;
                 Ok(())
             })
@@ -40,18 +57,23 @@ impl Calls<'_> {
         self.store
             .call(move |c| {
                 Ok(c.query_row(
-                    "SELECT task_id, review FROM call_tasks WHERE chat_id = ?1 AND seq = ?2",
+                    "SELECT task_id, review, result_from, args_from FROM call_tasks WHERE chat_id = ?1 AND seq = ?2",
                     params![chat.0, seq],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+                    |r| {
+                        Ok(CallTask {
+                            chat,
+                            seq,
+                            task_id: r.get(0)?,
+                            // A value this version does not know asks the user: the cautious
+                            // reading.
+                            review: ResultPolicy::parse(&r.get::<_, String>(1)?)
+                                .unwrap_or(ResultPolicy::Always),
+                            result_from: sources_from_db(r.get(2)?),
+                            args_from: sources_from_db(r.get(3)?),
+                        })
+                    },
                 )
-                .optional()?
-                .map(|(task_id, review)| CallTask {
-                    chat,
-                    seq,
-                    task_id,
-                    // A value this version does not know asks the user: the cautious reading.
-                    review: ResultPolicy::parse(&review).unwrap_or(ResultPolicy::Always),
-                }))
+                .optional()?)
             })
             .await
     }
@@ -113,6 +135,11 @@ mod tests {
             seq: 3,
             task_id: "task-7".into(),
             review: ResultPolicy::OnError,
+            result_from: vec![Source::McpTool {
+                server: "mail".into(),
+                tool: "mail__read".into(),
+            }],
+            args_from: Vec::new(),
         };
         store.calls().record_call_task(task.clone()).await.unwrap();
         assert_eq!(store.calls().call_task(chat, 3).await.unwrap(), Some(task));
@@ -130,6 +157,8 @@ mod tests {
                 seq: 4,
                 task_id: "task-8".into(),
                 review: ResultPolicy::Never,
+                result_from: Vec::new(),
+                args_from: Vec::new(),
             })
             .await
             .unwrap();

@@ -97,7 +97,7 @@ impl RecordStatus {
     }
 
     /// Reads the `status` column; a value this version does not know reads as an error.
-    fn from_db(text: &str) -> Self {
+    pub(crate) fn from_db(text: &str) -> Self {
         if text == RUNNING {
             Self::Running
         } else {

@@ -298,13 +298,16 @@ CREATE TABLE tainted_lines (
 "#;
 
 /// Calls that go on after their turn as their server's task (F-99): the task's id, kept until
-/// its result is recorded, and the review the call's grant asked for its result.
+/// its result is recorded, the review the call's grant asked for its result, and the sources its
+/// result and its arguments carry from what the model had read (JSON lists, NULL for none).
 const V16: &str = r#"
 CREATE TABLE call_tasks (
-    chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    seq     INTEGER NOT NULL,
-    task_id TEXT NOT NULL,
-    review  TEXT NOT NULL,
+    chat_id     INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    task_id     TEXT NOT NULL,
+    review      TEXT NOT NULL,
+    result_from TEXT,
+    args_from   TEXT,
     PRIMARY KEY (chat_id, seq)
 );
 "#;

@@ -2,6 +2,7 @@
 //! restart from the stored result and the document last read, without calling the tool or
 //! asking the server.
 
+use super::calls::RecordStatus;
 use super::{now_ms, StoreResult};
 use crate::facets::ViewRows;
 use rusqlite::{params, OptionalExtension};
@@ -45,7 +46,11 @@ impl ViewRows<'_> {
                         result: r.get(4)?,
                         result_text: r.get(5)?,
                         is_error: r.get(6)?,
-                        running: r.get::<_, String>(7)? == super::calls::RUNNING,
+                        // Still to end: running, or going on as its server's task (F-99).
+                        running: matches!(
+                            RecordStatus::from_db(&r.get::<_, String>(7)?),
+                            RecordStatus::Running | RecordStatus::InBackground
+                        ),
                     })
                 },
             )

@@ -175,7 +175,9 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
         .tool_calls
         .into_iter()
         .map(|mut c| {
-            if c.status == RecordStatus::Running {
+            // A call that was running, or going on as a task on the exporting machine, is
+            // followed by nobody here.
+            if matches!(c.status, RecordStatus::Running | RecordStatus::InBackground) {
                 c.status = RecordStatus::Cancelled;
             }
             c.result_images = checked_result_images(std::mem::take(&mut c.result_images));

@@ -6,15 +6,13 @@
 use super::Tollgate;
 use crate::executor::{LateResult, ToolExecutor};
 use crate::ids::ChatId;
-use crate::store::Store;
 use std::sync::{Arc, Weak};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Opens every chat of `app` with a call going on as a task, so its task is followed again.
-pub(super) fn resume_call_tasks(app: &Arc<Tollgate>) {
-    let this = Arc::downgrade(app);
+pub(super) fn resume_call_tasks(app: Weak<Tollgate>) {
     tokio::spawn(async move {
-        let Some(app) = this.upgrade() else { return };
+        let Some(app) = app.upgrade() else { return };
         let chats = match app.store.calls().chats_with_call_tasks().await {
             Ok(chats) => chats,
             Err(e) => {
@@ -32,7 +30,7 @@ pub(super) fn resume_call_tasks(app: &Arc<Tollgate>) {
 
 /// Follows each call `exec` hands over, as long as the executor lives.
 pub(super) fn follow_handovers(
-    store: Store,
+    app: Weak<Tollgate>,
     exec: &Arc<ToolExecutor>,
     mut handed: UnboundedReceiver<u64>,
 ) {
@@ -40,38 +38,57 @@ pub(super) fn follow_handovers(
     tokio::spawn(async move {
         while let Some(seq) = handed.recv().await {
             let Some(exec) = exec.upgrade() else { break };
-            let store = store.clone();
+            let app = app.clone();
             tokio::spawn(async move {
                 if let Some(late) = exec.under_way().resume(seq).await {
-                    put_in_place(&store, exec.chat(), &late).await;
+                    if let Some(app) = app.upgrade() {
+                        put_in_place(&app, exec.chat(), &late).await;
+                    }
                 }
             });
         }
     });
 }
 
-/// The late result in place of what the model was told in the chat's tool message.
-async fn put_in_place(store: &Store, chat: ChatId, late: &LateResult) {
+/// The late result in place of what the model was told in the chat's tool message. A turn still
+/// running writes its round's tool message only when every call of the round has ended: the
+/// result waits for the turn to end.
+async fn put_in_place(app: &Tollgate, chat: ChatId, late: &LateResult) {
     let Some(message) = late.message_id else {
         return;
     };
-    let result = late.result.clone();
-    let rewrite = move |payload: Option<serde_json::Value>| {
-        crate::chat::history::with_result_in_place(payload.as_ref(), &result)
-    };
-    match store
-        .messages()
-        .rewrite_tool_payload(chat, message, rewrite)
-        .await
-    {
-        Ok(true) => {}
-        Ok(false) => tracing::info!(
-            "call c{} ended after its turn, but its turn's tool message is gone",
-            late.result.seq
-        ),
-        Err(e) => tracing::error!(
-            "the late result of call c{} was not put in the chat: {e}",
-            late.result.seq
-        ),
+    loop {
+        let mut ended = app.turn_ended.subscribe();
+        let result = late.result.clone();
+        let rewrite = move |payload: Option<serde_json::Value>| {
+            crate::chat::history::with_result_in_place(payload.as_ref(), &result)
+        };
+        match app
+            .store
+            .messages()
+            .rewrite_tool_payload(chat, message, rewrite)
+            .await
+        {
+            Ok(true) => return,
+            Ok(false) if app.is_running(chat) => {
+                if ended.changed().await.is_err() {
+                    return;
+                }
+            }
+            Ok(false) => {
+                tracing::info!(
+                    "call c{} ended after its turn, but its turn's tool message is gone",
+                    late.result.seq
+                );
+                return;
+            }
+            Err(e) => {
+                tracing::error!(
+                    "the late result of call c{} was not put in the chat: {e}",
+                    late.result.seq
+                );
+                return;
+            }
+        }
     }
 }

@@ -234,6 +234,11 @@ pub struct Tollgate {
     app_settings: RwLock<AppSettings>,
     executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
     turns: Mutex<HashMap<ChatId, CancellationToken>>,
+    /// The app itself, for the work it hands to tasks of its own (a chat's follower, F-99).
+    me: std::sync::Weak<Tollgate>,
+    /// Counts the turns that ended: a late result (F-99) whose turn has not written its tool
+    /// message yet waits on it.
+    turn_ended: tokio::sync::watch::Sender<u64>,
     /// The chat loop (`tollgate_turn::start_turn`), handed in by whoever opens the service.
     start_turn: StartTurn,
     /// The folders no sandboxed command may read (F-46).
@@ -249,12 +254,14 @@ pub struct Tollgate {
 const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The database's upkeep, begun once start-up is over ([`Tollgate::start_background_work`]):
-/// purges the rows deleted chats left behind (`Store::purge_deleted`), woken by each delete,
+/// first opens the chats with a call going on as its server's task, so it is followed again
+/// (F-99); purges the rows deleted chats left behind (`Store::purge_deleted`), woken by each delete,
 /// then merges the search index's segments (`SearchIndex::tend_search_index`), also every
 /// [`UPKEEP_EVERY`]. Every step is a short call of its own, so reads go between them. Holds the
 /// app weakly: it ends with the app.
 async fn upkeep(app: std::sync::Weak<Tollgate>, wake: Arc<tokio::sync::Notify>) {
     wake.notified().await;
+    background::resume_call_tasks(app.clone());
     loop {
         let Some(store) = app.upgrade().map(|a| a.store.clone()) else {
             return;
@@ -312,8 +319,10 @@ impl Tollgate {
         let registry = Self::build_registry(&questions, Vec::new())?;
         let router = Arc::new(Router::new(background));
         let elicitations = crate::mcp::elicitation::ElicitationHub::new(router.clone());
-        let this = Arc::new(Self {
-            rules: Arc::new(RuleBook::load(store.clone()).await?),
+        let rules = Arc::new(RuleBook::load(store.clone()).await?);
+        let this = Arc::new_cyclic(|me| Self {
+            me: me.clone(),
+            rules,
             providers: Providers::new(store.clone(), keychain.clone()),
             registry: RwLock::new(Arc::new(registry)),
             mcp: crate::mcp::McpManager::new(Arc::clone(&hidden), Some(Arc::clone(&elicitations))),
@@ -327,6 +336,7 @@ impl Tollgate {
             app_settings: RwLock::new(app_settings),
             executors: tokio::sync::Mutex::new(HashMap::new()),
             turns: Mutex::new(HashMap::new()),
+            turn_ended: tokio::sync::watch::Sender::new(0),
             start_turn,
             hidden,
             store,
@@ -335,7 +345,6 @@ impl Tollgate {
         });
         tokio::spawn(upkeep(Arc::downgrade(&this), Arc::clone(&this.purger)));
         this.start_mcp().await?;
-        background::resume_call_tasks(&this);
         this.providers.remember_keys().await;
         Ok(this)
     }
@@ -369,7 +378,7 @@ impl Tollgate {
         let exec = ToolExecutor::open(chat, deps).await?;
         map.insert(chat, Arc::clone(&exec));
         if let Some(handed) = exec.under_way().take_handovers() {
-            background::follow_handovers(self.store.clone(), &exec, handed);
+            background::follow_handovers(self.me.clone(), &exec, handed);
         }
         self.prepare_door(chat, &exec);
         Ok(exec)
@@ -474,6 +483,7 @@ impl Tollgate {
                 turns.remove(&chat);
                 turns.is_empty()
             };
+            this.turn_ended.send_modify(|n| *n = n.wrapping_add(1));
             // What the turn held (its request carries the whole history) is free now: give it
             // back to the system, once no other turn is running (F-71's long session).
             if idle {
@@ -529,8 +539,9 @@ impl Tollgate {
         Ok(())
     }
 
-    /// Begins the database's upkeep, which start-up leaves for later: purging what a purge cut
-    /// short by a crash or a quit left behind, merging the search index. Each step holds the
+    /// Begins the database's upkeep, which start-up leaves for later: following again the calls
+    /// going on as tasks (F-99), purging what a purge cut short by a crash or a quit left
+    /// behind, merging the search index. Each step holds the
     /// database for a moment, so the app calls this once its window has painted and the first
     /// screens' reads never wait behind it.
     pub fn start_background_work(&self) {

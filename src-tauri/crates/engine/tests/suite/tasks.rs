@@ -135,6 +135,8 @@ async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_resul
         "the task was cancelled when the app quit"
     );
     let app = super::service::open(dir.path()).await;
+    // As the window does once it has painted.
+    app.start_background_work();
     // Followed again: the restarted app reads the task before it ends.
     let readings = || {
         logged(&log)
@@ -265,4 +267,65 @@ async fn deleting_a_chat_stops_its_tasks_on_their_servers() {
         .await
         .unwrap()
         .is_empty());
+}
+
+/// Allows call `seq` of `chat` once, when its card is there.
+async fn allow(app: &Tollgate, chat: ChatId, seq: u64) {
+    let card = tollgate_test_support::wait::eventually_some_async("the call's card", || async {
+        app.asks().pending(chat).into_iter().find(|p| p.seq == seq)
+    })
+    .await;
+    app.asks()
+        .answer_approval(
+            chat,
+            &card.id,
+            Decision::Execution(tollgate_engine::ExecutionDecision::AllowOnce),
+        )
+        .await
+        .unwrap();
+}
+
+/// A call handed over in a round whose other call still waits for the user: its task ends
+/// before the round's tool message is written, and its result still reaches the model.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn a_task_that_ends_before_its_round_does_still_reaches_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tasks.log");
+    let gate = dir.path().join("go");
+    let (_server, url) = over_http(task_server(), "TASK_LOG", &log).await;
+    let app = app_with_tasks(dir.path(), &tasks(&url, ResultPolicy::Never)).await;
+    let mut settings = app.preferences().tool_settings();
+    settings.tool_mut("calculate").execution_policy =
+        Some(tollgate_protocol::policy::ExecutionPolicy::AskAlways);
+    app.preferences().set_tool_settings(settings).await.unwrap();
+    let mock = with_mock(&app).await;
+    let chat = crate::common::new_chat(&app).await;
+    let job = json!({"label": "the report", "gate": gate.display().to_string()}).to_string();
+    mock.push(openai::calls(
+        "",
+        &[
+            ("c1", "tasks__long_job", &job),
+            ("c2", "calculate", r#"{"expression": "6*7"}"#),
+        ],
+    ));
+    mock.push(openai::text("Both under way."));
+    let (on_event, mut events) = super::service::collector();
+    app.send(chat, TurnInput::Message("report and sum".into()), on_event)
+        .await
+        .unwrap();
+    allow(&app, chat, 1).await;
+    // The job goes on after its wait and ends while the sum still waits for the user.
+    call_once_not(&app, chat, RecordStatus::Running).await;
+    std::fs::write(&gate, "go").unwrap();
+    let row = call_once_not(&app, chat, RecordStatus::InBackground).await;
+    assert_eq!(row["resultText"], "job done: the report");
+    allow(&app, chat, 2).await;
+    super::service::until_finished(&mut events).await;
+    mock.push(openai::text("Done."));
+    turn(&app, chat, TurnInput::Message("and now?".into())).await;
+    assert_eq!(
+        tool_results(&mock),
+        vec!["job done: the report".to_string(), "42".to_string()]
+    );
 }

@@ -73,7 +73,7 @@ async fn follow_from(
 ) -> Result<CallToolResult, McpError> {
     let mut stop = StopOnDrop::new(&conn.peer, task_id.clone());
     let Reading { mut pace, mut said } = first;
-    let hand_over_at = hand_over.map(|wait| tokio::time::Instant::now() + wait);
+    let mut hand_over_at = hand_over.map(|wait| tokio::time::Instant::now() + wait);
     // The questions answered already: `tasks/update` is taken in eventually, so the next
     // reading may still show them; they are not put to the user twice.
     let mut answered = BTreeSet::new();
@@ -106,7 +106,10 @@ async fn follow_from(
                 input_requests.retain(|key, _| !answered.contains(key));
                 if !input_requests.is_empty() {
                     answered.extend(input_requests.keys().cloned());
+                    let asked = tokio::time::Instant::now();
                     let responses = answers(input_requests, conn.askers(), options).await?;
+                    // The user's time answering is not the turn's wait.
+                    hand_over_at = hand_over_at.map(|at| at + asked.elapsed());
                     conn.peer
                         .update_task(UpdateTaskParams::new(task_id.clone(), responses))
                         .await
