@@ -6,7 +6,9 @@
 //! call's grant said), Store, Record. Stop on the call's card ends the task on its server.
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
-use super::execute::{ended, stopped_on_card, tool_context, ExecFailure, Running};
+use super::execute::{
+    ended, stopped_on_card, stopped_with_turn, tool_context, ExecFailure, Running,
+};
 use super::facets::{Stages, UnderWay};
 use super::grant::GuardView;
 use super::pipeline::expanded_sources;
@@ -108,6 +110,14 @@ impl Stages<'_> {
             ..*call
         };
         Ok(match self.follow_task(entry, &task, &here).await {
+            // The turn was stopped, not the call on its card.
+            Followed::Ran(Err(ExecFailure {
+                status: CallStatus::Cancelled,
+                ..
+            })) if call.cancel.is_cancelled() => Err(ExecFailure {
+                status: CallStatus::Cancelled,
+                message: stopped_with_turn(name),
+            }),
             Followed::Ran(ran) => ran,
             Followed::Unavailable => Err(ExecFailure {
                 status: CallStatus::Error,
@@ -141,10 +151,10 @@ impl Stages<'_> {
             tokio::pin!(changed);
             changed.as_mut().enable();
             let registry = self.tool_ready(name, call.cancel).await?;
-            let Some(entry) = registry.tool(name) else {
-                continue;
-            };
-            match self.follow_task(entry, &task.task_id, call).await {
+            match self
+                .follow_task(entry_of(&registry, name)?, &task.task_id, call)
+                .await
+            {
                 Followed::Ran(ran) => break (registry, ran),
                 Followed::Unavailable => tokio::select! {
                     () = &mut changed => {}
@@ -154,12 +164,7 @@ impl Stages<'_> {
                 },
             }
         };
-        let entry = registry.tool(name).ok_or_else(|| {
-            Outcome::fail(
-                CallStatus::NotFound,
-                format!("The tool \"{name}\" is gone; its task's result cannot be read."),
-            )
-        })?;
+        let entry = entry_of(&registry, name)?;
         let prior = self.before_run(entry, &args, view).await;
         let mut formatted = self
             .format_stage(entry, &args, ran, prior, view, trace)
@@ -233,6 +238,16 @@ impl Stages<'_> {
     }
 }
 
+/// The tool `name` of `registry`, which [`Stages::tool_ready`] found there.
+fn entry_of<'r>(registry: &'r Registry, name: &str) -> Result<&'r RegisteredTool, Outcome> {
+    registry.tool(name).ok_or_else(|| {
+        Outcome::fail(
+            CallStatus::NotFound,
+            format!("The tool \"{name}\" is gone; its task's result cannot be read."),
+        )
+    })
+}
+
 /// What the stages knew of a call when it was handed over, read back from its row: the last
 /// stages overwrite the whole row, so they write it again as it was.
 fn trace_of(row: &RecordedCall) -> Trace {
@@ -295,11 +310,13 @@ impl UnderWay<'_> {
     /// its card meanwhile, which ends the task on its server.
     pub async fn resume(&self, seq: u64) -> Option<LateResult> {
         let exec = self.exec;
-        // Stopped with the chat from the first moment, before its card's Stop can reach it.
+        // Stopped with the chat from the first moment, and on its card as soon as the card
+        // offers Stop (its hand-over was announced): registered before anything is read.
         let cancel = exec.handovers.ended.child_token();
         if cancel.is_cancelled() {
             return None;
         }
+        let running = Running::new(exec, seq, &cancel);
         let calls = exec.deps.store.calls();
         let (task, row) = match (
             calls.call_task(exec.chat, seq).await,
@@ -323,7 +340,6 @@ impl UnderWay<'_> {
             round: row.round,
             ..CallOrigin::default()
         };
-        let running = Running::new(exec, seq, &cancel);
         let call = CallCtx {
             req: &req,
             seq,

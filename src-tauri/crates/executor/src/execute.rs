@@ -111,7 +111,7 @@ impl ToolExecutor {
             () = token.cancelled() => {
                 token.cancel();
                 let message = if cancel.is_cancelled() {
-                    format!("The call to \"{name}\" was stopped by the user before it finished.")
+                    stopped_with_turn(name)
                 } else {
                     stopped_on_card(name)
                 };
@@ -128,6 +128,11 @@ impl ToolExecutor {
         }
         ended(name, timeout, result)
     }
+}
+
+/// What the model is told of a call stopped with its turn (the turn's Stop).
+pub(super) fn stopped_with_turn(name: &str) -> String {
+    format!("The call to \"{name}\" was stopped by the user before it finished.")
 }
 
 /// What the model is told of a call the user stopped on its own card.

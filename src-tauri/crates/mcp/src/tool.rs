@@ -458,12 +458,12 @@ impl Tool for McpTool {
         };
         let (_running, options) = self.on_card(&ctx);
         match conn.follow_task(task, &options).await {
+            Ok(result) => self.rendered(&result),
             Err(super::McpError::Closed) => Err(not_running()),
             Err(super::McpError::Cancelled) => Err(ToolError::other("stopped by the user")),
-            Err(e @ (super::McpError::Call(_) | super::McpError::RunsOn(_))) => {
-                Err(ToolError::other(e.to_string()))
-            }
-            result => self.delivered(result),
+            // The server runs but the task ended otherwise (it failed, it is unknown, the
+            // server wants a sign-in): the call's failure, not a wait for the server.
+            Err(e) => Err(ToolError::other(e.to_string())),
         }
     }
 

@@ -12,6 +12,10 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use thiserror::Error;
 
+/// What an imported call that went on as its server's task says (F-99): its result stayed
+/// where the chat was exported.
+const TASK_LEFT_BEHIND: &str = "This call went on as a task on its server where the chat was exported; its result is not in this copy.";
+
 /// Why a file cannot be imported.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ImportError {
@@ -134,6 +138,14 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
     let export: TollgateExport =
         serde_json::from_value(value).map_err(|e| ImportError::Invalid(e.to_string()))?;
     let linear = export.version < 2;
+    // The calls going on as tasks where the chat was exported: nobody follows them here, and
+    // the model is told so where it was told their result would come.
+    let going_on: HashSet<String> = export
+        .tool_calls
+        .iter()
+        .filter(|c| c.status == RecordStatus::InBackground)
+        .map(|c| c.call_id.clone())
+        .collect();
     let mut previous = None;
     let mut messages = Vec::with_capacity(export.messages.len());
     for m in export.messages {
@@ -147,7 +159,14 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
                 ..Default::default()
             })
             .ok(),
-            Role::Tool => serde_json::to_value(ToolPayload { results: m.results }).ok(),
+            Role::Tool => {
+                let mut results = m.results;
+                for r in results.iter_mut().filter(|r| going_on.contains(&r.call_id)) {
+                    r.content = TASK_LEFT_BEHIND.into();
+                    r.is_error = true;
+                }
+                serde_json::to_value(ToolPayload { results }).ok()
+            }
             // Files are checked again before they are stored, as if just attached.
             Role::User if m.attachments.is_empty() => None,
             Role::User => {
@@ -177,6 +196,10 @@ fn tollgate(value: Value) -> Result<ImportedChat, ImportError> {
         .map(|mut c| {
             // A call that was running, or going on as a task on the exporting machine, is
             // followed by nobody here.
+            if c.status == RecordStatus::InBackground {
+                c.result_text = Some(TASK_LEFT_BEHIND.into());
+                c.is_error = true;
+            }
             if matches!(c.status, RecordStatus::Running | RecordStatus::InBackground) {
                 c.status = RecordStatus::Cancelled;
             }

@@ -59,6 +59,10 @@ async fn put_in_place(app: &Tollgate, chat: ChatId, late: &LateResult) {
     };
     loop {
         let mut ended = app.turn_ended.subscribe();
+        // Asked before the rewrite: a turn removes itself only once its tool message is written
+        // (and the store runs its calls in order), so a turn running now that has not written
+        // it yet will have when it ends.
+        let was_running = app.is_running(chat);
         let result = late.result.clone();
         let rewrite = move |payload: Option<serde_json::Value>| {
             crate::chat::history::with_result_in_place(payload.as_ref(), &result)
@@ -70,7 +74,7 @@ async fn put_in_place(app: &Tollgate, chat: ChatId, late: &LateResult) {
             .await
         {
             Ok(true) => return,
-            Ok(false) if app.is_running(chat) => {
+            Ok(false) if was_running => {
                 if ended.changed().await.is_err() {
                     return;
                 }

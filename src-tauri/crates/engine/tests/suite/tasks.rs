@@ -329,3 +329,44 @@ async fn a_task_that_ends_before_its_round_does_still_reaches_the_model() {
         vec!["job done: the report".to_string(), "42".to_string()]
     );
 }
+
+/// A chat exported while a call of it goes on as a task, imported again: nobody follows the
+/// task in the copy, so the copy's call has ended, and the model is told its result stayed
+/// behind, not that it will come.
+#[tokio::test]
+#[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
+async fn an_imported_copy_says_its_task_stayed_behind() {
+    let job = Job::going_on().await;
+    let (app, chat) = (&job.app, job.chat);
+    let exported = tollgate_engine::chat::export::json(app.store(), chat)
+        .await
+        .unwrap()
+        .to_string();
+    let copy = app.chats().import_chats(exported.as_bytes()).await.unwrap()[0].id;
+    let calls = app.store().calls().chat_calls(copy).await.unwrap();
+    assert_eq!(calls[0].status, RecordStatus::Cancelled);
+    assert!(app
+        .store()
+        .calls()
+        .chats_with_call_tasks()
+        .await
+        .unwrap()
+        .iter()
+        .all(|c| *c != copy));
+    let messages = app.store().branches().chat_messages(copy).await.unwrap();
+    let told: Vec<String> = tollgate_engine::chat::history::from_rows(&messages)
+        .into_iter()
+        .filter_map(|m| match m {
+            tollgate_providers::ChatMessage::Tool { results } => {
+                Some(results.into_iter().map(|r| r.content))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(told.len(), 1);
+    assert!(
+        told[0].contains("its result is not in this copy"),
+        "{told:?}"
+    );
+}
