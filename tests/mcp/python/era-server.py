@@ -22,6 +22,10 @@ Tools:
 - `state_only(note)`: answers `input_required` once with no question, only a request state that
   carries text written to mislead a model; the retry echoes it and the call completes.
 
+With `ERA_LEGACY` set, the server does not know `server/discover` (it answers "method not
+found", as a server of 2025-11-25 does), so a client speaks the older revision with it: the same
+SDK, in its other era.
+
 Usage: era-server.py stdio | era-server.py http PORT
 """
 
@@ -30,6 +34,7 @@ import os
 
 from serve import run
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from mcp_types import (
     CallToolResult,
@@ -37,6 +42,8 @@ from mcp_types import (
     ElicitRequest,
     ElicitRequestFormParams,
     InputRequiredResult,
+    METHOD_NOT_FOUND,
+    RequestParams,
     TextContent,
 )
 
@@ -211,6 +218,14 @@ async def swap(ctx: Context) -> str:
 
     server.add_tool(echo)
     return "swapped quietly"
+
+
+async def no_discover(ctx, params):
+    raise MCPError(METHOD_NOT_FOUND, "Method not found: server/discover")
+
+
+if os.environ.get("ERA_LEGACY"):
+    server._lowlevel_server.add_request_handler("server/discover", RequestParams, no_discover)
 
 
 if __name__ == "__main__":

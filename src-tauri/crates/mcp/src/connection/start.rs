@@ -287,17 +287,23 @@ where
             };
             let why = tollgate_secrets::redact_known_owned(e.to_string());
             // What a server that speaks neither era's way answers the probe with: a result that
-            // is no discovery, an error of its own, a connection it closed; or a version error
-            // (`-32022`) naming only versions older than 2026-07-28, which `initialize` reaches.
+            // is no discovery, an error of its own, a connection it closed; a version error
+            // (`-32022`) naming only versions older than 2026-07-28, which `initialize` reaches;
+            // or an `initialize` refused on the connection the probe used (the Python SDK 2.x
+            // serves a connection in the era of its first request, even one it did not know).
             // Not a network that failed or a sign-in: those say the same either way.
             let probe_refused = opening == Opening::Probe
-                && !matches!(
-                    e,
+                && match &e {
                     ClientInitializeError::TransportError { .. }
-                        | ClientInitializeError::Cancelled
-                        | ClientInitializeError::NoPreferredProtocolVersion
-                        | ClientInitializeError::LegacyFallbackFailed { .. }
-                );
+                    | ClientInitializeError::Cancelled
+                    | ClientInitializeError::NoPreferredProtocolVersion => false,
+                    ClientInitializeError::LegacyFallbackFailed { fallback, .. } => !matches!(
+                        **fallback,
+                        ClientInitializeError::TransportError { .. }
+                            | ClientInitializeError::Cancelled
+                    ),
+                    _ => true,
+                };
             Err(match wanted {
                 Some(challenge) => McpError::AuthRequired {
                     expired: false,

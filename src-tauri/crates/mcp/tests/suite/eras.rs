@@ -113,6 +113,46 @@ async fn a_server_of_2026_07_28_over_streamable_http_is_discovered_and_answers_a
     conn.shutdown().await;
 }
 
+/// The same server on the Python SDK, in its other era: it does not know `server/discover`
+/// (`ERA_LEGACY`), so the session begins with `initialize` and speaks 2025-11-25, and its
+/// questions come mid-call (the older way) to the call's card.
+#[tokio::test]
+async fn the_python_servers_older_era_is_spoken_where_it_does_not_know_the_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("era.log");
+    let (session, slot, hub, mut questions) = asked();
+    let config = era(&log).with_env("ERA_LEGACY", "1");
+    let conn = McpConnection::connect(&config, &[], session).await.unwrap();
+    assert_eq!(conn.identity().protocol.as_deref(), Some("2025-11-25"));
+    let chat = ChatId(2);
+    let cancel = CancellationToken::new();
+    let (_running, call_options) = super::on_card(&slot, chat, 5, &cancel, None);
+    let call = conn.call("ask_twice", args(json!({"topic": "seas"})), &call_options);
+    let user = async {
+        for (field, value) in [("name", "Ada"), ("colour", "teal")] {
+            let q = questions.recv().await.unwrap();
+            assert_eq!((q.chat, q.seq), (chat, 5), "asked on the call's card");
+            hub.answer(
+                chat,
+                &q.id,
+                ElicitationAnswer::Accept {
+                    content: Some(json!({ field: value })),
+                },
+            )
+            .unwrap();
+        }
+    };
+    let (out, ()) = tokio::join!(call, user);
+    assert_eq!(
+        tollgate_mcp::render_result(&out.unwrap()).text,
+        "seas: Ada likes teal (asked mid-call)"
+    );
+    let calls = received(&log);
+    assert_eq!(calls.len(), 1, "one request, asked mid-call: {calls:?}");
+    assert_eq!(calls[0]["protocol"], "2025-11-25", "{calls:?}");
+    conn.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_call_that_needs_input_twice_asks_the_user_and_is_made_again_with_the_answers() {
     let dir = tempfile::tempdir().unwrap();
