@@ -156,12 +156,7 @@ impl Stages<'_> {
                 .await
             {
                 Followed::Ran(ran) => break (registry, ran),
-                Followed::Unavailable => tokio::select! {
-                    () = &mut changed => {}
-                    () = call.cancel.cancelled() => {
-                        return Err(Outcome::fail(CallStatus::Cancelled, stopped_on_card(name)));
-                    }
-                },
+                Followed::Unavailable => changed_or_stopped(changed, call.cancel, name).await?,
             }
         };
         let entry = entry_of(&registry, name)?;
@@ -194,12 +189,7 @@ impl Stages<'_> {
             if registry.tool(name).is_some() {
                 return Ok(registry);
             }
-            tokio::select! {
-                () = &mut changed => {}
-                () = cancel.cancelled() => {
-                    return Err(Outcome::fail(CallStatus::Cancelled, stopped_on_card(name)));
-                }
-            }
+            changed_or_stopped(changed, cancel, name).await?;
         }
     }
 
@@ -235,6 +225,19 @@ impl Stages<'_> {
                 r => Followed::Ran(ended(name, Duration::ZERO, Ok(r))),
             },
         }
+    }
+}
+
+/// Waits for the registry to change (`changed`, armed before the registry was read), unless the
+/// call of tool `name` is stopped on its card first.
+async fn changed_or_stopped(
+    changed: std::pin::Pin<&mut tokio::sync::futures::Notified<'_>>,
+    cancel: &CancellationToken,
+    name: &str,
+) -> Result<(), Outcome> {
+    tokio::select! {
+        () = changed => Ok(()),
+        () = cancel.cancelled() => Err(Outcome::fail(CallStatus::Cancelled, stopped_on_card(name))),
     }
 }
 

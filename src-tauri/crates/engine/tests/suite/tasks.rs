@@ -9,7 +9,7 @@ use super::oauth::settled;
 use super::sandbox::app::tool_results;
 use super::service::{turn, with_mock};
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tollgate_engine::chat::{TurnInput, TurnOutcome};
 use tollgate_engine::service::Tollgate;
@@ -29,6 +29,30 @@ fn tasks(url: &str, review: ResultPolicy) -> McpServerConfig {
     config.timeout_secs = 1;
     config.result_policy = Some(review);
     config
+}
+
+/// A test's folder with the task server over HTTP: its log, the file whose existence ends a
+/// long job, and the server's endpoint (stopped when this is dropped).
+struct Served {
+    dir: tempfile::TempDir,
+    log: PathBuf,
+    gate: PathBuf,
+    url: String,
+    _server: tokio::process::Child,
+}
+
+async fn served() -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tasks.log");
+    let gate = dir.path().join("go");
+    let (server, url) = over_http(task_server(), "TASK_LOG", &log).await;
+    Served {
+        dir,
+        log,
+        gate,
+        url,
+        _server: server,
+    }
 }
 
 /// The app on `dir` with the task server ready and the mock model as its provider.
@@ -78,27 +102,23 @@ struct Job {
     app: Arc<Tollgate>,
     mock: MockLlm,
     chat: ChatId,
-    log: std::path::PathBuf,
-    _server: tokio::process::Child,
-    _dir: tempfile::TempDir,
+    log: PathBuf,
+    _served: Served,
 }
 
 impl Job {
     async fn going_on() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("tasks.log");
-        let (server, url) = over_http(task_server(), "TASK_LOG", &log).await;
-        let app = app_with_tasks(dir.path(), &tasks(&url, ResultPolicy::Never)).await;
+        let served = served().await;
+        let app = app_with_tasks(served.dir.path(), &tasks(&served.url, ResultPolicy::Never)).await;
         let mock = with_mock(&app).await;
         let chat = crate::common::new_chat(&app).await;
-        start_job(&app, &mock, chat, &dir.path().join("never")).await;
+        start_job(&app, &mock, chat, &served.dir.path().join("never")).await;
         Self {
             app,
             mock,
             chat,
-            log,
-            _server: server,
-            _dir: dir,
+            log: served.log.clone(),
+            _served: served,
         }
     }
 }
@@ -107,15 +127,18 @@ impl Job {
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_result_reaches_the_model(
 ) {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("tasks.log");
-    let gate = dir.path().join("go");
-    let (_server, url) = over_http(task_server(), "TASK_LOG", &log).await;
-    let config = tasks(&url, ResultPolicy::Never);
+    let Served {
+        dir,
+        log,
+        gate,
+        url,
+        ..
+    } = &served().await;
+    let config = tasks(url, ResultPolicy::Never);
     let app = app_with_tasks(dir.path(), &config).await;
     let mock = with_mock(&app).await;
     let chat = crate::common::new_chat(&app).await;
-    start_job(&app, &mock, chat, &gate).await;
+    start_job(&app, &mock, chat, gate).await;
     // The model was told the call goes on, not a result and not a failure.
     let told = tool_results(&mock);
     assert!(
@@ -123,7 +146,7 @@ async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_resul
         "{told:?}"
     );
     // The task's id is the server's text: the model is never given it.
-    let task_id = task_in(&log, "tools/call").unwrap();
+    let task_id = task_in(log, "tools/call").unwrap();
     assert!(!told[0].contains(task_id.as_str().unwrap()), "{told:?}");
     let row = app.store().calls().recorded_call(chat, 1).await.unwrap();
     assert_eq!(row.unwrap().status, RecordStatus::InBackground);
@@ -131,7 +154,7 @@ async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_resul
     app.mcp_servers().manager().shutdown().await;
     drop(app);
     assert!(
-        !logged(&log).iter().any(|e| e["method"] == "tasks/cancel"),
+        !logged(log).iter().any(|e| e["method"] == "tasks/cancel"),
         "the task was cancelled when the app quit"
     );
     let app = super::service::open(dir.path()).await;
@@ -139,14 +162,14 @@ async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_resul
     app.start_background_work();
     // Followed again: the restarted app reads the task before it ends.
     let readings = || {
-        logged(&log)
+        logged(log)
             .iter()
             .filter(|e| e["method"] == "tasks/get")
             .count()
     };
     let before = readings();
     crate::common::eventually("the restarted app follows the task", || readings() > before).await;
-    std::fs::write(&gate, "go").unwrap();
+    std::fs::write(gate, "go").unwrap();
     let row = call_once_not(&app, chat, RecordStatus::InBackground).await;
     assert_eq!(row["status"], "success", "{row}");
     assert_eq!(row["resultText"], "job done: the report");
@@ -176,15 +199,12 @@ async fn a_task_that_outlasts_its_turn_is_followed_after_a_restart_and_its_resul
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_late_result_waits_for_review_and_the_model_gets_what_the_user_approved() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("tasks.log");
-    let gate = dir.path().join("go");
-    let (_server, url) = over_http(task_server(), "TASK_LOG", &log).await;
-    let app = app_with_tasks(dir.path(), &tasks(&url, ResultPolicy::Always)).await;
+    let Served { dir, gate, url, .. } = &served().await;
+    let app = app_with_tasks(dir.path(), &tasks(url, ResultPolicy::Always)).await;
     let mock = with_mock(&app).await;
     let chat = crate::common::new_chat(&app).await;
-    start_job(&app, &mock, chat, &gate).await;
-    std::fs::write(&gate, "go").unwrap();
+    start_job(&app, &mock, chat, gate).await;
+    std::fs::write(gate, "go").unwrap();
     // The result arrives after the turn: the user reviews it before the model sees it.
     crate::common::eventually("the late result waits for review", || {
         !app.asks().pending(chat).is_empty()
@@ -290,11 +310,8 @@ async fn allow(app: &Tollgate, chat: ChatId, seq: u64) {
 #[tokio::test]
 #[ignore = "needs the MCP servers of tests/mcp and a Secret Service: run .ci/test.sh (--include-ignored)"]
 async fn a_task_that_ends_before_its_round_does_still_reaches_the_model() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("tasks.log");
-    let gate = dir.path().join("go");
-    let (_server, url) = over_http(task_server(), "TASK_LOG", &log).await;
-    let app = app_with_tasks(dir.path(), &tasks(&url, ResultPolicy::Never)).await;
+    let Served { dir, gate, url, .. } = &served().await;
+    let app = app_with_tasks(dir.path(), &tasks(url, ResultPolicy::Never)).await;
     let mut settings = app.preferences().tool_settings();
     settings.tool_mut("calculate").execution_policy =
         Some(tollgate_protocol::policy::ExecutionPolicy::AskAlways);
@@ -317,7 +334,7 @@ async fn a_task_that_ends_before_its_round_does_still_reaches_the_model() {
     allow(&app, chat, 1).await;
     // The job goes on after its wait and ends while the sum still waits for the user.
     call_once_not(&app, chat, RecordStatus::Running).await;
-    std::fs::write(&gate, "go").unwrap();
+    std::fs::write(gate, "go").unwrap();
     let row = call_once_not(&app, chat, RecordStatus::InBackground).await;
     assert_eq!(row["resultText"], "job done: the report");
     allow(&app, chat, 2).await;
