@@ -62,6 +62,31 @@ fn asked() -> (
     (session, slot, hub, questions)
 }
 
+/// The user, answering each question `questions` brings with the next field and value of
+/// `answers`, each on call `seq` of `chat`'s card: the questions as they were asked.
+async fn answer_on_card(
+    questions: &mut mpsc::UnboundedReceiver<PendingElicitation>,
+    hub: &ElicitationHub,
+    (chat, seq): (ChatId, u64),
+    answers: &[(&str, &str)],
+) -> Vec<String> {
+    let mut asked = Vec::new();
+    for (field, value) in answers {
+        let q = questions.recv().await.unwrap();
+        assert_eq!((q.chat, q.seq), (chat, seq), "asked on the call's card");
+        asked.push(q.message.clone());
+        hub.answer(
+            chat,
+            &q.id,
+            ElicitationAnswer::Accept {
+                content: Some(json!({ *field: value })),
+            },
+        )
+        .unwrap();
+    }
+    asked
+}
+
 #[tokio::test]
 async fn a_server_of_2026_07_28_is_discovered_and_every_call_carries_the_revision() {
     let dir = tempfile::tempdir().unwrap();
@@ -128,21 +153,13 @@ async fn the_python_servers_older_era_is_spoken_where_it_does_not_know_the_probe
     let cancel = CancellationToken::new();
     let (_running, call_options) = super::on_card(&slot, chat, 5, &cancel, None);
     let call = conn.call("ask_twice", args(json!({"topic": "seas"})), &call_options);
-    let user = async {
-        for (field, value) in [("name", "Ada"), ("colour", "teal")] {
-            let q = questions.recv().await.unwrap();
-            assert_eq!((q.chat, q.seq), (chat, 5), "asked on the call's card");
-            hub.answer(
-                chat,
-                &q.id,
-                ElicitationAnswer::Accept {
-                    content: Some(json!({ field: value })),
-                },
-            )
-            .unwrap();
-        }
-    };
-    let (out, ()) = tokio::join!(call, user);
+    let user = answer_on_card(
+        &mut questions,
+        &hub,
+        (chat, 5),
+        &[("name", "Ada"), ("colour", "teal")],
+    );
+    let (out, _) = tokio::join!(call, user);
     assert_eq!(
         tollgate_mcp::render_result(&out.unwrap()).text,
         "seas: Ada likes teal (asked mid-call)"
@@ -165,23 +182,12 @@ async fn a_call_that_needs_input_twice_asks_the_user_and_is_made_again_with_the_
     let cancel = CancellationToken::new();
     let (_running, call_options) = super::on_card(&slot, chat, 3, &cancel, None);
     let call = conn.call("ask_twice", args(json!({"topic": "rivers"})), &call_options);
-    let user = async {
-        let mut asked = Vec::new();
-        for (field, value) in [("name", "Ada"), ("colour", "teal")] {
-            let q = questions.recv().await.unwrap();
-            assert_eq!((q.chat, q.seq), (chat, 3), "asked on the call's card");
-            asked.push(q.message.clone());
-            hub.answer(
-                chat,
-                &q.id,
-                ElicitationAnswer::Accept {
-                    content: Some(json!({ field: value })),
-                },
-            )
-            .unwrap();
-        }
-        asked
-    };
+    let user = answer_on_card(
+        &mut questions,
+        &hub,
+        (chat, 3),
+        &[("name", "Ada"), ("colour", "teal")],
+    );
     let (out, asked) = tokio::join!(call, user);
     let out = out.unwrap();
     assert_eq!(asked, ["Who is asking?", "Which colour, Ada?"]);
