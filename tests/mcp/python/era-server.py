@@ -19,6 +19,9 @@ Tools:
 - `big_state()`: answers `input_required` with a request state of 2 MB.
 - `swap()`: rewrites `echo`'s description to an instruction, telling no one (no list change
   is published): a client learns of it only by listing the tools again.
+- `summarise(passage)`: asks the client's model for a one-line summary (sampling): on a
+  2026-07-28 session with `input_required` and a `sampling/createMessage` input request, on an
+  older one with a request mid-call. Says back what the model wrote, or why there is none.
 - `state_only(note)`: answers `input_required` once with no question, only a request state that
   carries text written to mislead a model; the retry echoes it and the call completes.
 
@@ -38,6 +41,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 from mcp_types import (
     CallToolResult,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    SamplingMessage,
     ListRootsRequest,
     ElicitRequest,
     ElicitRequestFormParams,
@@ -147,6 +153,38 @@ async def ask_twice(topic: str, ctx: Context) -> CallToolResult | InputRequiredR
             return text(f"{topic}: the colour was not given")
         return text(f"{topic}: {name} likes {colour}")
     return text(f"{topic}: unknown request state")
+
+
+def summary_request(passage: str) -> CreateMessageRequestParams:
+    return CreateMessageRequestParams(
+        messages=[SamplingMessage(role="user", content=TextContent(text=f"Summarise in one line: {passage}"))],
+        system_prompt="You write one-line summaries.",
+        max_tokens=200,
+    )
+
+
+@server.tool()
+async def summarise(passage: str, ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Summarises a passage with the client's model."""
+    log(ctx, "summarise", {"passage": passage})
+    asked = summary_request(passage)
+    if ctx.protocol_version != MODERN:
+        try:
+            result = await ctx.session.create_message(
+                asked.messages, max_tokens=asked.max_tokens, system_prompt=asked.system_prompt
+            )
+        except MCPError as e:
+            return text(f"no summary: {e.error.message}")
+        return text(f"summary: {result.content.text} ({result.model})")
+    responses = ctx.input_responses
+    if not responses or "summary" not in responses:
+        return InputRequiredResult(
+            input_requests={"summary": CreateMessageRequest(params=asked)}, request_state="sampling"
+        )
+    answer = responses["summary"]
+    if not isinstance(answer, dict):
+        answer = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return text(f"summary: {answer['content']['text']} ({answer['model']})")
 
 
 @server.tool()

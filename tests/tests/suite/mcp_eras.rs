@@ -163,12 +163,14 @@ async fn until_ready(s: &Session, name: &str) {
     }
 }
 
-/// Roots by consent (F-99), from the keyboard: a server that asks which folders it may see is
-/// told none and its call ends saying how to allow it, until the user turns on "Let it see the
-/// chat's workspace folder" in its form (Tab to the switch, Space, Tab to Save, Enter); then
-/// the same call is answered with the chat's workspace folder.
+/// Roots and sampling by consent (F-99), from the keyboard: a server that asks which folders it
+/// may see is told none and its call ends saying how to allow it, until the user turns on "Let
+/// it see the chat's workspace folder" and "Let it ask the chat's model" in its form (Tab to
+/// each switch, Space, Tab to Save, Enter); then the same call is answered with the chat's
+/// workspace folder, and a call that asks the chat's model shows the whole request on its card
+/// and is answered by the model once the user tabs to "Let the model answer" and presses Enter.
 #[tokio::test]
-async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
+async fn a_server_sees_the_chats_folder_and_asks_its_model_once_the_user_lets_it() {
     let _seat = Seat::take().await.unwrap();
     let (s, mock) = Session::with_mock_provider(&[], "sk-e2e-roots")
         .await
@@ -221,6 +223,8 @@ async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
         .unwrap();
     s.tab_to("mcp-share-workspace").await.unwrap();
     s.press(keys::SPACE).await.unwrap();
+    s.tab_to("mcp-share-model").await.unwrap();
+    s.press(keys::SPACE).await.unwrap();
     s.screenshots("mcp-share-workspace").await.unwrap();
     s.tab_to("Save").await.unwrap();
     s.press(keys::ENTER).await.unwrap();
@@ -245,6 +249,60 @@ async fn a_server_sees_the_chats_folder_once_the_user_lets_it() {
         results
             .iter()
             .any(|r| r.starts_with("file://") && r.contains(&folder)),
+        "{results:?}"
+    );
+
+    // The server asks the chat's model: the request waits on the call's card, whole.
+    mock.push(openai::calls(
+        "",
+        &[("c3", "era__summarise", r#"{"passage":"rivers"}"#)],
+    ));
+    mock.push(openai::text("Rivers run to the sea."));
+    mock.push(openai::text("The server has its summary."));
+    s.send("Summarise rivers").await.unwrap();
+    s.active_approval().await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    let asked = s
+        .wait_text("[data-elicitation] [data-role=elicit-sampling]", WAIT)
+        .await
+        .unwrap();
+    assert!(asked.contains("Summarise in one line: rivers"), "{asked}");
+    assert!(
+        !s.exists(".approval-card[data-approval]").await.unwrap(),
+        "the call asked for approval again"
+    );
+    assert_eq!(
+        completions(&mock).len(),
+        5,
+        "the model was asked before the user agreed"
+    );
+    s.screenshots("mcp-sampling-request").await.unwrap();
+    s.tab_to("elicit-sample").await.unwrap();
+    s.press(keys::ENTER).await.unwrap();
+    s.wait_for_text("The server has its summary.", WAIT)
+        .await
+        .unwrap();
+    let sent = completions(&mock);
+    // The model read the server's text alone (no tools, none of the chat)…
+    let borrowed = sent[5].to_string();
+    assert!(
+        borrowed.contains("Summarise in one line: rivers"),
+        "{borrowed}"
+    );
+    assert!(
+        !borrowed.contains("Which folders can you see?"),
+        "{borrowed}"
+    );
+    assert!(
+        sent[5]["tools"].as_array().is_none_or(|t| t.is_empty()),
+        "{borrowed}"
+    );
+    // …and the server had its answer.
+    let results = tool_results(&sent[6]);
+    assert!(
+        results
+            .iter()
+            .any(|r| r.starts_with("summary: Rivers run to the sea.")),
         "{results:?}"
     );
     s.close().await;

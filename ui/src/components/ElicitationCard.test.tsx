@@ -131,4 +131,48 @@ describe("a server's question", () => {
     expect(openExternal).toHaveBeenCalledWith("https://pay.example.com/connect?session=abc");
     expect(answer).toHaveBeenCalledWith(5, "el-2", { action: "accept", content: null });
   });
+
+  it("shows every text a server would send the model, sends nothing on a stray Enter, and lets the model answer only on its button", async () => {
+    const sampling: PendingElicitation = {
+      ...form,
+      id: "el-4",
+      server: "notes",
+      message: "The server asks the chat's model to answer this.",
+      kind: {
+        mode: "sampling",
+        system: "You write one-line summaries.",
+        messages: [
+          { role: "user", text: "Summarise: rivers\u200b and lakes" },
+          { role: "assistant", text: "Sure." },
+        ],
+        maxTokens: 200,
+      },
+    };
+    await act(() => {
+      render(<ElicitationCard elicitation={sampling} onAnswered={() => {}} />, root);
+    });
+    expect(root.querySelector(".approval-head")?.textContent).toBe("The MCP server notes asks to use the chat's model");
+    const shown = root.querySelector("[data-role=elicit-sampling]");
+    expect(shown?.textContent).toContain("Only what is shown here is sent to the model, nothing of the chat; its answer goes to notes");
+    expect(shown?.querySelector("[data-sampled=system] pre")?.textContent).toBe("You write one-line summaries.");
+    expect(shown?.querySelector("[data-sampled=user] h4")?.textContent).toBe("notes writes");
+    // A character that draws nothing is shown, not hidden in the request.
+    expect(shown?.querySelector("[data-sampled=user] pre")?.textContent).not.toBe("Summarise: rivers\u200b and lakes");
+    expect(shown?.querySelector("[data-sampled=user] pre")?.textContent).toContain("Summarise: rivers");
+    expect(shown?.querySelector("[data-sampled=assistant] h4")?.textContent).toBe("As if the model had written");
+    expect(shown?.textContent).toContain("up to 200 tokens");
+    // The card has the keyboard, not the button: Enter sends nothing.
+    const card = root.querySelector<HTMLElement>("[data-elicitation]");
+    expect(document.activeElement).toBe(card);
+    await act(async () => {
+      card?.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    });
+    expect(answer).not.toHaveBeenCalled();
+    const allow = root.querySelector<HTMLButtonElement>("[data-role=elicit-sample]");
+    expect(allow?.textContent).toBe("Let the model answer");
+    await act(async () => {
+      allow?.click();
+    });
+    expect(answer).toHaveBeenCalledWith(5, "el-4", { action: "accept", content: null });
+  });
 });

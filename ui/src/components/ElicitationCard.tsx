@@ -1,8 +1,9 @@
 /**
  * An MCP server's question (elicitation, SPEC §11), inline in the chat under the call during
  * which it asks: which server asks, its message, and either a form built from its schema
- * (Enter sends it, Esc declines) or a page to open — its whole address shown before anything
- * opens. Decline and Cancel are always there; nothing is answered for the user.
+ * (Enter sends it, Esc declines), a page to open — its whole address shown before anything
+ * opens — or a request for the chat's model (sampling, F-99) — every text the model would be
+ * sent shown before it is. Decline and Cancel are always there; nothing is answered for the user.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
@@ -10,7 +11,7 @@ import { formContent, formFields, type Field, type FieldProblem } from "../elici
 import { errorMessage } from "../format";
 import { t } from "../i18n";
 import { reveal } from "../reveal";
-import type { ElicitationAnswer, PendingElicitation } from "../types";
+import type { ElicitationAnswer, ElicitationKind, PendingElicitation } from "../types";
 import { Icon } from "./icons";
 import { RevealedText } from "./Payload";
 
@@ -100,6 +101,35 @@ function FieldInput(props: { id: string; field: Field; value: Value; onValue: (v
   }
 }
 
+/**
+ * What a server asks the chat's model (MCP sampling): every text the model would be sent, each
+ * with who it is presented as, shown whole before anything is sent.
+ */
+function SampledRequest({ server, kind }: { server: string; kind: Extract<ElicitationKind, { mode: "sampling" }> }) {
+  return (
+    <div class="elicit-sampling" data-role="elicit-sampling">
+      <p class="muted small">{t("elicit.samplingIntro", { server })}</p>
+      {kind.system ? (
+        <section data-sampled="system">
+          <h4 class="small muted">{t("elicit.samplingSystem")}</h4>
+          <pre class="code-pane">
+            <RevealedText segments={reveal(kind.system).segments} />
+          </pre>
+        </section>
+      ) : null}
+      {kind.messages.map((m, i) => (
+        <section key={i} data-sampled={m.role}>
+          <h4 class="small muted">{m.role === "user" ? t("elicit.samplingUser", { server }) : t("elicit.samplingAssistant")}</h4>
+          <pre class="code-pane">
+            <RevealedText segments={reveal(m.text).segments} />
+          </pre>
+        </section>
+      ))}
+      <p class="muted small">{t("elicit.samplingLimit", { tokens: kind.maxTokens })}</p>
+    </div>
+  );
+}
+
 /** The two ways to say no, the same under a form and a page: decline (Esc), or cancel what the server is doing. */
 function Refusals({ busy, send }: { busy: boolean; send: (answer: ElicitationAnswer) => Promise<void> }) {
   return (
@@ -122,9 +152,10 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
+  const title = e.kind.mode === "sampling" ? t("elicit.samplingTitle", { server: e.server }) : t("elicit.title", { server: e.server });
   useEffect(() => {
-    // A form's first field takes the keyboard; a page to open, the card itself (its buttons
-    // are a Tab away).
+    // A form's first field takes the keyboard; a page to open or a request for the model, the
+    // card itself (its buttons are a Tab away: no stray Enter sends anything).
     const first = root.current?.querySelector<HTMLElement>(".elicit-form input, .elicit-form select");
     (first ?? root.current)?.focus();
   }, []);
@@ -173,17 +204,19 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
       class="approval-card elicit-card is-active"
       tabIndex={-1}
       role="group"
-      aria-label={t("elicit.title", { server: e.server })}
+      aria-label={title}
       data-elicitation={e.id}
       onKeyDown={onKeyDown}
     >
       <div class="approval-head">
         <Icon name="question" class="approval-icon" />
-        <strong>{t("elicit.title", { server: e.server })}</strong>
+        <strong>{title}</strong>
       </div>
-      <p class="question-text">
-        <RevealedText segments={reveal(e.message).segments} />
-      </p>
+      {e.kind.mode === "sampling" ? null : (
+        <p class="question-text">
+          <RevealedText segments={reveal(e.message).segments} />
+        </p>
+      )}
       {fields.some((f) => f.kind.type === "text" && f.kind.secret) ? (
         <p class="inline-error" role="alert" data-role="elicit-secret-warning">
           {t("elicit.asksSecret", { server: e.server })}
@@ -219,7 +252,7 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
             <Refusals busy={busy} send={send} />
           </div>
         </form>
-      ) : (
+      ) : e.kind.mode === "url" ? (
         <>
           <p class="muted small">{t("elicit.urlIntro", { host: e.kind.host })}</p>
           <pre class="code-pane elicit-url" data-role="elicit-url">
@@ -228,6 +261,22 @@ export function ElicitationCard(props: { elicitation: PendingElicitation; onAnsw
           <div class="approval-actions">
             <button type="button" class="btn btn--primary" disabled={busy} onClick={() => void open()} data-role="elicit-open">
               {t("elicit.open", { host: e.kind.host })}
+            </button>
+            <Refusals busy={busy} send={send} />
+          </div>
+        </>
+      ) : (
+        <>
+          <SampledRequest server={e.server} kind={e.kind} />
+          <div class="approval-actions">
+            <button
+              type="button"
+              class="btn btn--primary"
+              disabled={busy}
+              onClick={() => void send({ action: "accept", content: null })}
+              data-role="elicit-sample"
+            >
+              {t("elicit.samplingAllow")}
             </button>
             <Refusals busy={busy} send={send} />
           </div>

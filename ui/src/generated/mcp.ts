@@ -46,7 +46,11 @@ instructions?: string, tools: Array<ReviewedTool>, findings: Array<ServerFinding
  */
 fingerprint: string, };
 
-export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, };
+export type SampledRole = "user" | "assistant";
+
+export type SampledText = { role: SampledRole, text: string, };
+
+export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, } | { "mode": "sampling", system: string | null, messages: Array<SampledText>, maxTokens: number, };
 
 export type PendingElicitation = { id: ApprovalId, chat: ChatId, 
 /**
@@ -127,7 +131,14 @@ views: boolean,
  * folder. Off (the default): it is told of no folder, and Tollgate does not say it has
  * roots.
  */
-shareWorkspace: boolean, };
+shareWorkspace: boolean, 
+/**
+ * Let this server ask the chat's model to answer its own text (MCP sampling, F-99). Each
+ * request is still put to the user on the card of the call it belongs to, and the model is
+ * sent the server's text alone, nothing of the chat. Off (the default): every request is
+ * declined with why, and Tollgate does not say it takes them.
+ */
+shareModel: boolean, };
 
 export type McpStatus = { "state": "disabled" } | { "state": "connecting" } | { "state": "ready" } | { "state": "failed", error: string, } | { "state": "needsSignIn", expired: boolean, };
 

@@ -224,4 +224,7 @@ export const enGate = {
   "mcp.shareWorkspace": "Let it see the chat's workspace folder",
   "mcp.shareWorkspaceHint":
     "When the server asks which folders it may work in (MCP roots), it is told the workspace folder of the chat that calls it. Off: it is told of none.",
+  "mcp.shareModel": "Let it ask the chat's model",
+  "mcp.shareModelHint":
+    "When the server asks the model something (MCP sampling), you see its request on the call's card and decide. The model is sent only the server's text, nothing of the chat, and its answer goes to the server. Off: every request is declined.",
 } as const;

@@ -217,4 +217,7 @@ export const zhCNGate: Record<keyof typeof enGate, string> = {
   "mcp.views": "显示此服务器的视图",
   "mcp.shareWorkspace": "允许它看到对话的工作区文件夹",
   "mcp.shareWorkspaceHint": "服务器询问可以在哪些文件夹中工作时（MCP roots），告诉它调用它的对话的工作区文件夹。关闭时：不告诉它任何文件夹。",
+  "mcp.shareModel": "允许它向对话的模型提问",
+  "mcp.shareModelHint":
+    "服务器向模型提问时（MCP sampling），你会在该调用的卡片上看到它的请求并自行决定。模型只收到服务器的文字，不含对话的任何内容，它的回答交给服务器。关闭时：每个请求都被拒绝。",
 };

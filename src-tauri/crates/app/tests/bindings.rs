@@ -44,7 +44,7 @@ use tollgate_protocol::{
 };
 use tollgate_protocol::{
     DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
-    PendingElicitation, ReviewReason, ToolChange,
+    PendingElicitation, ReviewReason, SampledRole, SampledText, ToolChange,
 };
 use tollgate_protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
@@ -215,6 +215,8 @@ fn parts() -> Vec<Part> {
             ReviewedTool,
             ServerReviewState,
             ServerReview,
+            SampledRole,
+            SampledText,
             ElicitationKind,
             PendingElicitation,
             ElicitationAnswer,

@@ -136,6 +136,12 @@ pub struct McpServerConfig {
     /// roots.
     #[serde(default)]
     pub share_workspace: bool,
+    /// Let this server ask the chat's model to answer its own text (MCP sampling, F-99). Each
+    /// request is still put to the user on the card of the call it belongs to, and the model is
+    /// sent the server's text alone, nothing of the chat. Off (the default): every request is
+    /// declined with why, and Tollgate does not say it takes them.
+    #[serde(default)]
+    pub share_model: bool,
 }
 
 /// A local server in the sandbox (F-46): it reads the system but never the user's secret
@@ -182,6 +188,7 @@ impl McpServerConfig {
             oauth_client_metadata_url: None,
             views: true,
             share_workspace: false,
+            share_model: false,
         }
     }
 
@@ -211,6 +218,7 @@ impl McpServerConfig {
             oauth_client_metadata_url: None,
             views: true,
             share_workspace: false,
+            share_model: false,
         }
     }
 
@@ -462,8 +470,9 @@ fn one_server(name: &str, entry: &Value) -> Result<McpServerConfig, McpConfigErr
         oauth_client_secret: None,
         oauth_client_metadata_url: None,
         views: true,
-        // An imported server sees no folder of the user's until the user lets it.
+        // An imported server sees no folder of the user's, nor uses the model, until the user lets it.
         share_workspace: false,
+        share_model: false,
     })
 }
 

@@ -122,7 +122,7 @@ impl ElicitationHub {
                 jsonschema::validator_for(schema)
                     .map_err(|e| AskRefused::BadSchema(e.to_string()))?,
             )),
-            ElicitationKind::Url { .. } => None,
+            ElicitationKind::Url { .. } | ElicitationKind::Sampling { .. } => None,
         };
         let id = tollgate_tools::new_approval_id();
         let pending = PendingElicitation {
@@ -261,10 +261,12 @@ fn checked_answer(
                 content: Some(content),
             }
         }
-        // Consent to open a page carries nothing.
-        (ElicitationAnswer::Accept { .. }, ElicitationKind::Url { .. }, _) => {
-            ElicitationAnswer::Accept { content: None }
-        }
+        // Consent to open a page, or to let the model answer, carries nothing.
+        (
+            ElicitationAnswer::Accept { .. },
+            ElicitationKind::Url { .. } | ElicitationKind::Sampling { .. },
+            _,
+        ) => ElicitationAnswer::Accept { content: None },
         (other, _, _) => other,
     })
 }

@@ -20,6 +20,7 @@ pub mod pages;
 pub mod progress;
 mod result;
 pub mod review;
+pub mod sampling;
 pub mod scan;
 #[cfg(test)]
 mod scan_corpus;
@@ -37,5 +38,6 @@ pub use manager::{
 };
 pub use result::{render_result, Rendered, MAX_RESULT_IMAGES, MAX_RESULT_LINKS};
 pub use review::{ReviewBook, REVIEW_SETTINGS_KEY};
+pub use sampling::{SampleRequest, Sampled, Sampler};
 pub use slot::{CallGuard, ServerSlot};
 pub use tool::{tool_name, McpTool};

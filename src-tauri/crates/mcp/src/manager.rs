@@ -213,6 +213,8 @@ pub struct McpManager {
     book: Mutex<(ReviewBook, bool)>,
     /// Where the servers' questions go (SPEC §11); `None`: servers are told Tollgate takes none.
     questions: Option<Arc<super::elicitation::ElicitationHub>>,
+    /// The chat's model, for the servers the user lets ask it (F-99); `None`: none may.
+    sampler: Option<Arc<dyn super::sampling::Sampler>>,
 }
 
 /// Why a change could not be accepted.
@@ -229,11 +231,13 @@ pub enum McpReviewError {
 }
 
 impl McpManager {
-    /// A manager whose sandboxed servers never read `hidden`, and whose servers' questions go
-    /// to `questions`.
+    /// A manager whose sandboxed servers never read `hidden`, whose servers' questions go to
+    /// `questions`, and whose servers the user lets use the chat's model ask it through
+    /// `sampler`.
     pub fn new(
         hidden: Arc<[std::path::PathBuf]>,
         questions: Option<Arc<super::elicitation::ElicitationHub>>,
+        sampler: Option<Arc<dyn super::sampling::Sampler>>,
     ) -> Arc<Self> {
         Arc::new(Self {
             entries: Mutex::new(BTreeMap::new()),
@@ -241,6 +245,7 @@ impl McpManager {
             hidden,
             book: Mutex::new((ReviewBook::default(), false)),
             questions,
+            sampler,
         })
     }
 

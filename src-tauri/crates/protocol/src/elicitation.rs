@@ -15,6 +15,32 @@ pub enum ElicitationKind {
     /// A page to open in the browser (to sign in elsewhere, to pay, …): the full address is
     /// shown before anything opens.
     Url { url: String, host: String },
+    /// A request to lend the chat's model to the server (MCP sampling, F-99): the server's own
+    /// text, which is all the model is sent, and the most the model may write back. Asked only
+    /// of a server the user lets use the model (its settings), on the card of the call it
+    /// belongs to; accepted, the model's answer goes to the server.
+    #[serde(rename_all = "camelCase")]
+    Sampling {
+        system: Option<String>,
+        messages: Vec<SampledText>,
+        max_tokens: u32,
+    },
+}
+
+/// Who speaks in a message a server wants the chat's model to read.
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SampledRole {
+    User,
+    Assistant,
+}
+
+/// One message of a sampling request, as the user sees it and the model reads it.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampledText {
+    pub role: SampledRole,
+    pub text: String,
 }
 
 /// A question waiting for the user.

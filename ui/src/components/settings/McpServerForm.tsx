@@ -56,6 +56,7 @@ export interface ServerFields {
   hosts: string;
   views: boolean;
   shareWorkspace: boolean;
+  shareModel: boolean;
 }
 
 /** The fields for a server being edited, or for a new one (which starts in the sandbox; an imported or earlier one keeps its setting). */
@@ -80,6 +81,7 @@ export function serverFields(initial: McpServerConfig | null): ServerFields {
     hosts: (initial?.sandbox?.hosts ?? []).join(" "),
     views: initial?.views ?? true,
     shareWorkspace: initial?.shareWorkspace ?? false,
+    shareModel: initial?.shareModel ?? false,
   };
 }
 
@@ -120,6 +122,7 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
       resultPolicy: initial?.resultPolicy ?? null,
       views: f.views,
       shareWorkspace: f.shareWorkspace,
+      shareModel: f.shareModel,
       ...(f.kind === "stdio" && f.sandboxed
         ? { sandbox: { network: f.network, folders: parseArgs(f.folders), hosts: f.network ? [] : parseHosts(f.hosts) } }
         : {}),
@@ -295,6 +298,19 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
           <span>
             <strong>{t("mcp.shareWorkspace")}</strong>
             <small class="muted block">{t("mcp.shareWorkspaceHint")}</small>
+          </span>
+        </label>
+        <label class="switch-row field--wide">
+          <input
+            type="checkbox"
+            class="switch"
+            data-role="mcp-share-model"
+            checked={f.shareModel}
+            onChange={(e) => set("shareModel", e.currentTarget.checked)}
+          />
+          <span>
+            <strong>{t("mcp.shareModel")}</strong>
+            <small class="muted block">{t("mcp.shareModelHint")}</small>
           </span>
         </label>
       </div>

@@ -32,6 +32,7 @@ function server(
       resultPolicy: null,
       views: true,
       shareWorkspace: false,
+      shareModel: false,
     },
     state: {
       name: "tracker",

@@ -36,6 +36,7 @@ const servers: McpServerView[] = [
       resultPolicy: null,
       views: true,
       shareWorkspace: false,
+      shareModel: false,
     },
     state: {
       name: "github",
@@ -62,6 +63,7 @@ const servers: McpServerView[] = [
       resultPolicy: null,
       views: true,
       shareWorkspace: false,
+      shareModel: false,
     },
     state: {
       name: "everything",
@@ -214,14 +216,15 @@ describe("McpTab", () => {
     );
   });
 
-  it("a server sees the chat's folder only once the user turns it on in its form", async () => {
+  /** Opens github's form, turns on the switch `role` (off until then), and saves. */
+  async function turnOnAndSave(role: string) {
     await mount();
     await act(async () => {
       Array.from(root.querySelectorAll<HTMLButtonElement>('[data-server="github"] button'))
         .find((b) => b.textContent === "Edit")
         ?.click();
     });
-    const share = root.querySelector<HTMLInputElement>('[data-role="mcp-share-workspace"]');
+    const share = root.querySelector<HTMLInputElement>(`[data-role="${role}"]`);
     expect(share?.checked).toBe(false);
     await act(async () => {
       share?.click();
@@ -229,7 +232,22 @@ describe("McpTab", () => {
     await act(async () => {
       root.querySelector("form.mcp-form")?.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
     });
-    expect(api.saveMcpServer).toHaveBeenLastCalledWith(expect.objectContaining({ name: "github", shareWorkspace: true }), "github");
+  }
+
+  it("a server sees the chat's folder only once the user turns it on in its form", async () => {
+    await turnOnAndSave("mcp-share-workspace");
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(
+      expect.objectContaining({ name: "github", shareWorkspace: true, shareModel: false }),
+      "github",
+    );
+  });
+
+  it("a server asks the chat's model only once the user turns it on in its form, and nothing else changes", async () => {
+    await turnOnAndSave("mcp-share-model");
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith(
+      expect.objectContaining({ name: "github", shareWorkspace: false, shareModel: true }),
+      "github",
+    );
   });
 
   it("a client secret goes with a client id: typed, it is sent; left blank on a stored one, it is kept", async () => {

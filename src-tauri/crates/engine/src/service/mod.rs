@@ -36,6 +36,7 @@ mod mcp_oauth;
 mod preferences;
 mod presets;
 mod providers;
+mod sampling;
 mod sandbox;
 mod server_review;
 mod services;
@@ -325,7 +326,11 @@ impl Tollgate {
             rules,
             providers: Providers::new(store.clone(), keychain.clone()),
             registry: RwLock::new(Arc::new(registry)),
-            mcp: crate::mcp::McpManager::new(Arc::clone(&hidden), Some(Arc::clone(&elicitations))),
+            mcp: crate::mcp::McpManager::new(
+                Arc::clone(&hidden),
+                Some(Arc::clone(&elicitations)),
+                Some(Arc::new(sampling::ChatModel { app: me.clone() })),
+            ),
             elicitations,
             mcp_state: mcp::McpState::default(),
             keychain,

@@ -1891,7 +1891,7 @@ impl Lab {
         let mirror = Site::default();
         let mirror_base = mirror.start("127.0.0.3").await;
 
-        let mcp = McpManager::new(Arc::from(Vec::<PathBuf>::new()), None);
+        let mcp = McpManager::new(Arc::from(Vec::<PathBuf>::new()), None, None);
         let mut launches: Vec<McpLaunch> = SERVERS
             .into_iter()
             .map(|kind| McpLaunch {

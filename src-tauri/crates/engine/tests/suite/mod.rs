@@ -13,6 +13,7 @@ mod oauth;
 mod providers;
 mod purge;
 mod rounds;
+mod sampling;
 mod sandbox;
 mod secrets;
 mod service;

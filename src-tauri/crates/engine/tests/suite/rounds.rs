@@ -15,22 +15,30 @@ use tollgate_protocol::ElicitationAnswer;
 use tollgate_test_support::mcp_servers::era_server;
 
 /// The era server over stdio as `era`, writing each call it receives to `log`.
-fn era(log: &std::path::Path) -> McpServerConfig {
+pub(super) fn era(log: &std::path::Path) -> McpServerConfig {
     let (python, script) = era_server();
     McpServerConfig::stdio("era", &python, &[&script, "stdio"])
         .with_env("ERA_LOG", log.display().to_string())
 }
 
 /// The calls the era server received, in order.
-fn received(log: &std::path::Path) -> Vec<Value> {
+pub(super) fn received(log: &std::path::Path) -> Vec<Value> {
     tollgate_test_support::mcp_servers::logged(log)
 }
 
 /// An app with the era server ready, and a chat.
 async fn with_era(dir: &std::path::Path, log: &std::path::Path) -> (Arc<Tollgate>, ChatId) {
+    with_era_as(dir, era(log)).await
+}
+
+/// An app with the era server ready as `config` says, and a chat.
+pub(super) async fn with_era_as(
+    dir: &std::path::Path,
+    config: McpServerConfig,
+) -> (Arc<Tollgate>, ChatId) {
     let app = open(dir).await;
     app.mcp_servers()
-        .save_mcp_server(era(log), None)
+        .save_mcp_server(config, None)
         .await
         .unwrap();
     assert_eq!(settled(&app, "era").await, McpStatus::Ready);
@@ -40,7 +48,7 @@ async fn with_era(dir: &std::path::Path, log: &std::path::Path) -> (Arc<Tollgate
 }
 
 /// Runs `tool` with `args` in `chat`; allows it on its one card.
-async fn run_allowed(
+pub(super) async fn run_allowed(
     app: &Arc<Tollgate>,
     chat: ChatId,
     tool: &str,

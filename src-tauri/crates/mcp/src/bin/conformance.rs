@@ -139,6 +139,7 @@ fn asks() -> Asks {
     Asks {
         slot: Arc::new(ServerSlot::new("conformance")),
         hub,
+        sampler: None,
     }
 }
 

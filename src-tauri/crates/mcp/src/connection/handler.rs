@@ -13,6 +13,8 @@ pub(super) struct Handler {
     pub(super) pages: Arc<crate::pages::PagesDone>,
     /// The user lets the server see the calling chat's workspace folder (its roots).
     pub(super) share_workspace: bool,
+    /// The user lets the server ask the chat's model (sampling), each request on its card.
+    pub(super) share_model: bool,
 }
 
 /// The roots a server is told of for `call`: the workspace folder of the call's chat where the
@@ -140,7 +142,24 @@ impl ClientHandler for Handler {
         Ok(roots_for(self.share_workspace, call.as_ref()))
     }
 
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        if !self.share_model {
+            return Err(rmcp::ErrorData::invalid_request(
+                super::sampling::NOT_LET,
+                None,
+            ));
+        }
+        super::sampling::lend_model(self.asks.as_ref(), None, params, context.ct)
+            .await
+            .map_err(|why| rmcp::ErrorData::invalid_request(why, None))
+    }
+
     fn get_info(&self) -> ClientConfig {
-        client_config(self.share_workspace)
+        client_config(self.share_workspace, self.share_model)
     }
 }

@@ -7,6 +7,7 @@ mod handler;
 mod launch;
 mod listen;
 mod rounds;
+mod sampling;
 mod start;
 mod tasks;
 
@@ -148,6 +149,9 @@ pub enum ListChanged {
 pub struct Asks {
     pub slot: Arc<super::ServerSlot>,
     pub hub: Arc<super::elicitation::ElicitationHub>,
+    /// The chat's model, for a server the user lets use it ([`crate::sampling`]); `None`:
+    /// every request for it is declined.
+    pub sampler: Option<Arc<dyn super::sampling::Sampler>>,
 }
 
 /// What a session carries besides the settings: the signed-in user's tokens, and where the
@@ -178,6 +182,8 @@ pub struct McpConnection {
     modern: bool,
     /// The user lets the server see the calling chat's workspace folder (its roots).
     share_workspace: bool,
+    /// The user lets the server ask the chat's model (sampling), each request on its card.
+    share_model: bool,
     identity: ServerIdentity,
     shutdown: CancellationToken,
     closed: watch::Receiver<bool>,
@@ -195,9 +201,10 @@ pub struct McpConnection {
     )>,
 }
 
-/// Who Tollgate says it is and what it takes: questions (forms and pages), views, tasks, and
-/// roots where the user lets the server see the calling chat's folder (`share_workspace`).
-fn client_config(share_workspace: bool) -> ClientConfig {
+/// Who Tollgate says it is and what it takes: questions (forms and pages), views, tasks, roots
+/// where the user lets the server see the calling chat's folder (`share_workspace`), and
+/// sampling where the user lets it ask the chat's model (`share_model`).
+fn client_config(share_workspace: bool, share_model: bool) -> ClientConfig {
     use rmcp::model::{ElicitationCapability, FormElicitationCapability, UrlElicitationCapability};
     let mut form = FormElicitationCapability::new();
     form.schema_validation = Some(true);
@@ -208,6 +215,13 @@ fn client_config(share_workspace: bool) -> ClientConfig {
     capabilities.elicitation = Some(elicitation);
     if share_workspace {
         capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+    }
+    if share_model {
+        // Text alone, without tools or the chat's context: neither is said to be taken.
+        #[allow(deprecated)]
+        {
+            capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
+        }
     }
     // MCP Apps (F-96): the views servers ship are shown, contained and gated. Tasks (F-99): a
     // call a server runs as a task is followed to its end.
@@ -258,6 +272,7 @@ impl McpConnection {
             progress: progress.clone(),
             pages: Arc::clone(&pages),
             share_workspace: config.share_workspace,
+            share_model: config.share_model,
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let start::Started {
@@ -320,6 +335,7 @@ impl McpConnection {
             has_prompts,
             modern,
             share_workspace: config.share_workspace,
+            share_model: config.share_model,
             identity,
             shutdown,
             closed,
@@ -595,11 +611,12 @@ impl McpConnection {
     }
 
     /// Who answers a server's input requests for this connection: the user for questions, the
-    /// settings for roots.
+    /// settings for roots and the model.
     fn askers(&self) -> rounds::Askers<'_> {
         rounds::Askers {
             asks: self.asks.as_ref(),
             share_workspace: self.share_workspace,
+            share_model: self.share_model,
         }
     }
 
@@ -720,7 +737,7 @@ mod tests {
 
     #[test]
     fn the_handshake_offers_a_version_that_has_one() {
-        let sent = serde_json::to_value(client_config(false)).unwrap();
+        let sent = serde_json::to_value(client_config(false, false)).unwrap();
         let offered = sent["protocolVersion"].as_str().unwrap().to_string();
         assert_eq!(
             offered,
@@ -736,5 +753,16 @@ mod tests {
             sent["capabilities"]["elicitation"]["url"],
             serde_json::json!({})
         );
+    }
+
+    #[test]
+    fn roots_and_sampling_are_said_to_be_taken_only_where_the_user_lets_the_server() {
+        let closed = serde_json::to_value(client_config(false, false)).unwrap();
+        assert!(closed["capabilities"].get("roots").is_none(), "{closed}");
+        assert!(closed["capabilities"].get("sampling").is_none(), "{closed}");
+        let open = serde_json::to_value(client_config(true, true)).unwrap();
+        assert!(open["capabilities"]["roots"].is_object(), "{open}");
+        // Text alone: neither tools nor the chat's context are offered with the model.
+        assert_eq!(open["capabilities"]["sampling"], serde_json::json!({}));
     }
 }

@@ -6,6 +6,7 @@
 //! state least of all — reaches the model.
 
 use super::handler::{put_to_user, roots_for};
+use super::sampling::{lend_model, NOT_LET};
 use super::{Asks, CallOptions, McpError};
 use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use std::time::Duration;
@@ -17,11 +18,13 @@ pub(super) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 pub(super) const MAX_STATE_BYTES: usize = 1 << 20;
 
 /// Who answers a server's input requests: the user, through `asks`, for questions; the
-/// settings for roots (`share_workspace`).
+/// settings for roots (`share_workspace`) and for the chat's model (`share_model`, each request
+/// then put to the user as well).
 #[derive(Clone, Copy)]
 pub(super) struct Askers<'a> {
     pub asks: Option<&'a Asks>,
     pub share_workspace: bool,
+    pub share_model: bool,
 }
 
 /// What the retry of a call carries after an `input_required` answer.
@@ -78,7 +81,8 @@ impl Rounds {
 
 /// The answers to `requests`, in the alphabetical order of their keys: the user's to
 /// questions, one card at a time; the calling chat's folder to a request for roots where the
-/// user lets the server see it; a call stopped meanwhile sends nothing more.
+/// user lets the server see it; the chat's model's answer to a request for it where the user
+/// lets the server ask it and agrees on the card; a call stopped meanwhile sends nothing more.
 pub(super) async fn answers(
     requests: InputRequests,
     askers: Askers<'_>,
@@ -100,11 +104,18 @@ pub(super) async fn answers(
                 .map_err(|why| McpError::Call(format!("the server's question was not put to the user: {why}")))?;
                 serde_json::to_value(answer).map_err(written)?
             }
-            InputRequest::CreateMessage(_) => {
-                return Err(McpError::Call(
-                    "the server asked to use the chat's model (sampling), which Tollgate does not allow MCP servers".into(),
-                ))
+            InputRequest::CreateMessage(request) if askers.share_model => {
+                let answer = lend_model(
+                    askers.asks,
+                    options.asked_in.clone(),
+                    request.params,
+                    options.cancel.child_token(),
+                )
+                .await
+                .map_err(McpError::Call)?;
+                serde_json::to_value(answer).map_err(written)?
             }
+            InputRequest::CreateMessage(_) => return Err(McpError::Call(NOT_LET.into())),
             InputRequest::ListRoots(_) if askers.share_workspace => {
                 serde_json::to_value(roots_for(true, options.asked_in.as_ref())).map_err(written)?
             }

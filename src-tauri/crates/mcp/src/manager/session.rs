@@ -47,6 +47,7 @@ impl McpManager {
             asks: self.questions.as_ref().map(|hub| crate::connection::Asks {
                 slot,
                 hub: Arc::clone(hub),
+                sampler: self.sampler.clone(),
             }),
         };
         let conn = McpConnection::connect(&config, &self.hidden, session).await?;

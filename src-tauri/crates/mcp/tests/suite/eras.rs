@@ -57,6 +57,7 @@ fn asked() -> (
         asks: Some(Asks {
             slot: Arc::clone(&slot),
             hub: Arc::clone(&hub),
+            sampler: None,
         }),
     };
     (session, slot, hub, questions)

@@ -30,7 +30,7 @@ async fn settled(manager: &McpManager, name: &str) -> McpStatus {
 #[tokio::test]
 async fn a_server_that_dies_is_marked_failed_with_what_it_wrote_and_starts_again() {
     let dir = tempfile::tempdir().unwrap();
-    let manager = McpManager::new(Arc::from(Vec::new()), None);
+    let manager = McpManager::new(Arc::from(Vec::new()), None, None);
     manager.configure(vec![launch(probe("probe", &dir.path().join("m")))]);
     assert_eq!(settled(&manager, "probe").await, McpStatus::Ready);
     let first = manager.pid("probe").unwrap();

@@ -107,6 +107,7 @@ async fn a_task_that_needs_input_asks_on_its_call_and_gets_the_users_answer() {
         asks: Some(Asks {
             slot: Arc::clone(&slot),
             hub: Arc::clone(&hub),
+            sampler: None,
         }),
     };
     let conn = McpConnection::connect(&tasks(&log), &[], session)
