@@ -10,6 +10,7 @@ import { useAction } from "../hooks";
 import { useServerState } from "../useServerState";
 import { ErrorState, Loading } from "../States";
 import type { SharedSettings } from "./shared";
+import { SwitchRow } from "./SwitchRow";
 
 export function GeneralTab({ settings, settingsError, onReloadSettings, onSettings }: SharedSettings) {
   const [rounds, setRounds] = useState("");
@@ -110,50 +111,32 @@ export function GeneralTab({ settings, settingsError, onReloadSettings, onSettin
           {t("general.attention")}
         </h3>
         <p class="muted small">{t("general.attentionHint")}</p>
-        <label class="switch-row">
-          <input
-            type="checkbox"
-            class="switch"
-            data-role="notify"
-            checked={settings.app.notify}
-            onChange={(e) => void saveApp({ ...settings.app, notify: e.currentTarget.checked })}
-          />
-          <span>
-            <strong>{t("general.notify")}</strong>
-            <small class="muted block">{t("general.notifyHint")}</small>
-          </span>
-        </label>
-        <label class="switch-row">
-          <input
-            type="checkbox"
-            class="switch"
-            data-role="attention-hint"
-            checked={settings.app.attentionHint}
-            onChange={(e) => void saveApp({ ...settings.app, attentionHint: e.currentTarget.checked })}
-          />
-          <span>
-            <strong>{t("general.attentionHintSwitch")}</strong>
-            <small class="muted block">{t("general.attentionHintSwitchHint")}</small>
-          </span>
-        </label>
+        <SwitchRow
+          role="notify"
+          checked={settings.app.notify}
+          onChange={(on) => void saveApp({ ...settings.app, notify: on })}
+          title={t("general.notify")}
+          hint={t("general.notifyHint")}
+        />
+        <SwitchRow
+          role="attention-hint"
+          checked={settings.app.attentionHint}
+          onChange={(on) => void saveApp({ ...settings.app, attentionHint: on })}
+          title={t("general.attentionHintSwitch")}
+          hint={t("general.attentionHintSwitchHint")}
+        />
       </section>
       <section class="card" aria-labelledby="views-title">
         <h3 id="views-title" class="card-title">
           {t("settings.mcpViewsTitle")}
         </h3>
-        <label class="switch-row">
-          <input
-            type="checkbox"
-            class="switch"
-            data-role="mcp-views-all"
-            checked={settings.app.mcpViews}
-            onChange={(e) => void saveApp({ ...settings.app, mcpViews: e.currentTarget.checked })}
-          />
-          <span>
-            <strong>{t("settings.mcpViews")}</strong>
-            <small class="muted block">{t("settings.mcpViewsHint")}</small>
-          </span>
-        </label>
+        <SwitchRow
+          role="mcp-views-all"
+          checked={settings.app.mcpViews}
+          onChange={(on) => void saveApp({ ...settings.app, mcpViews: on })}
+          title={t("settings.mcpViews")}
+          hint={t("settings.mcpViewsHint")}
+        />
       </section>
       <form
         class="card"

@@ -6,6 +6,7 @@ import type { ExecutionPolicy, McpServerConfig } from "../../types";
 import { useAction } from "../hooks";
 import { parseHosts } from "../Sandbox";
 import { useForm } from "../useForm";
+import { SwitchRow } from "./SwitchRow";
 
 /** "KEY=value" lines ⇄ a map. Blank values mean "keep the stored secret". */
 export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
@@ -176,13 +177,7 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
               <textarea class="mono" rows={3} value={f.env} placeholder="API_TOKEN=…" onInput={(e) => set("env", e.currentTarget.value)} />
             </label>
             <div class="field field--wide mcp-sandbox" data-role="mcp-sandbox">
-              <label class="switch-row">
-                <input type="checkbox" class="switch" checked={f.sandboxed} onChange={(e) => set("sandboxed", e.currentTarget.checked)} />
-                <span>
-                  <strong>{t("mcp.sandbox")}</strong>
-                  <small class="muted block">{t("mcp.sandboxHint")}</small>
-                </span>
-              </label>
+              <SwitchRow checked={f.sandboxed} onChange={(on) => set("sandboxed", on)} title={t("mcp.sandbox")} hint={t("mcp.sandboxHint")} />
               {f.sandboxed ? (
                 <>
                   <label class="switch-row">
@@ -280,39 +275,30 @@ export function ServerForm({ initial, onDone }: { initial: McpServerConfig | nul
             ))}
           </select>
         </label>
-        <label class="switch-row field--wide">
-          <input type="checkbox" class="switch" data-role="mcp-views" checked={f.views} onChange={(e) => set("views", e.currentTarget.checked)} />
-          <span>
-            <strong>{t("mcp.views")}</strong>
-            <small class="muted block">{t("settings.mcpViewsHint")}</small>
-          </span>
-        </label>
-        <label class="switch-row field--wide">
-          <input
-            type="checkbox"
-            class="switch"
-            data-role="mcp-share-workspace"
-            checked={f.shareWorkspace}
-            onChange={(e) => set("shareWorkspace", e.currentTarget.checked)}
-          />
-          <span>
-            <strong>{t("mcp.shareWorkspace")}</strong>
-            <small class="muted block">{t("mcp.shareWorkspaceHint")}</small>
-          </span>
-        </label>
-        <label class="switch-row field--wide">
-          <input
-            type="checkbox"
-            class="switch"
-            data-role="mcp-share-model"
-            checked={f.shareModel}
-            onChange={(e) => set("shareModel", e.currentTarget.checked)}
-          />
-          <span>
-            <strong>{t("mcp.shareModel")}</strong>
-            <small class="muted block">{t("mcp.shareModelHint")}</small>
-          </span>
-        </label>
+        <SwitchRow
+          wide
+          role="mcp-views"
+          checked={f.views}
+          onChange={(on) => set("views", on)}
+          title={t("mcp.views")}
+          hint={t("settings.mcpViewsHint")}
+        />
+        <SwitchRow
+          wide
+          role="mcp-share-workspace"
+          checked={f.shareWorkspace}
+          onChange={(on) => set("shareWorkspace", on)}
+          title={t("mcp.shareWorkspace")}
+          hint={t("mcp.shareWorkspaceHint")}
+        />
+        <SwitchRow
+          wide
+          role="mcp-share-model"
+          checked={f.shareModel}
+          onChange={(on) => set("shareModel", on)}
+          title={t("mcp.shareModel")}
+          hint={t("mcp.shareModelHint")}
+        />
       </div>
       <p class="muted small">{initial ? t("mcp.secretsHintEdit") : t("mcp.secretsHint")}</p>
       {error ? <p class="inline-error">{error}</p> : null}
