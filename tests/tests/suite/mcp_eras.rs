@@ -2,8 +2,9 @@
 //! speaks 2026-07-28 and the npm registry's everything server (2025-11-25 only), each showing
 //! its protocol on its card and each used in the same turn. The new server's call needs the
 //! user's input twice (`input_required`): each question comes on the call's card, answered
-//! from the keyboard, and no second approval card appears for its rounds. Judged by what the
-//! model was sent and what the server's own log received.
+//! from the keyboard, and no second approval card appears for its rounds; the model's try with
+//! a changed argument is a call of its own, and asks. Judged by what the model was sent and what
+//! the server's own log received.
 
 use std::time::Duration;
 use tollgate_e2e::node_servers::mcp_dir;
@@ -130,6 +131,24 @@ async fn a_2026_07_28_server_and_a_2025_11_25_server_are_used_in_one_chat() {
         .iter()
         .all(|r| r["arguments"] == serde_json::json!({"topic": "rivers"})
             && r["protocol"] == "2026-07-28"));
+
+    // The model tries the call again with another argument: no round of the approved call, but
+    // a call of its own, and it asks. Nothing reaches the server until the user decides, and
+    // Escape on the card denies it.
+    mock.push(openai::calls(
+        "",
+        &[("c3", "era__ask_twice", r#"{"topic":"lakes"}"#)],
+    ));
+    mock.push(openai::text("Not about lakes, then."));
+    s.send("And about lakes?").await.unwrap();
+    let asked = s.wait_text(".approval-card.is-active", WAIT).await.unwrap();
+    assert!(asked.contains("lakes"), "{asked}");
+    assert_eq!(logged(&log).len(), 3, "the changed call reached the server");
+    s.press(keys::ESCAPE).await.unwrap();
+    s.wait_for_text("Not about lakes, then.", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(logged(&log).len(), 3, "a denied call reached the server");
     s.close().await;
 }
 
