@@ -146,6 +146,7 @@ describe("a server's question", () => {
           { role: "assistant", text: "Sure." },
         ],
         maxTokens: 200,
+        model: "gpt-4o · Work",
       },
     };
     await act(() => {
@@ -156,11 +157,12 @@ describe("a server's question", () => {
     expect(shown?.textContent).toContain("Only what is shown here is sent to the model, nothing of the chat; its answer goes to notes");
     expect(shown?.querySelector("[data-sampled=system] pre")?.textContent).toBe("You write one-line summaries.");
     expect(shown?.querySelector("[data-sampled=user] h4")?.textContent).toBe("notes writes");
-    // A character that draws nothing is shown, not hidden in the request.
+    // A character that draws nothing is shown, not hidden in the request, and the card says so.
     expect(shown?.querySelector("[data-sampled=user] pre")?.textContent).not.toBe("Summarise: rivers\u200b and lakes");
     expect(shown?.querySelector("[data-sampled=user] pre")?.textContent).toContain("Summarise: rivers");
+    expect(shown?.querySelector(".hidden-chars-warning")).not.toBeNull();
     expect(shown?.querySelector("[data-sampled=assistant] h4")?.textContent).toBe("As if the model had written");
-    expect(shown?.textContent).toContain("up to 200 tokens");
+    expect(shown?.textContent).toContain("gpt-4o · Work would answer, in up to 200 tokens.");
     // The card has the keyboard, not the button: Enter sends nothing.
     const card = root.querySelector<HTMLElement>("[data-elicitation]");
     expect(document.activeElement).toBe(card);
@@ -174,5 +176,25 @@ describe("a server's question", () => {
       allow?.click();
     });
     expect(answer).toHaveBeenCalledWith(5, "el-4", { action: "accept", content: null });
+  });
+
+  it("declines a request for the model on Escape, and offers every line of a long one", async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1}`).join("\n");
+    const sampling: PendingElicitation = {
+      ...form,
+      id: "el-5",
+      kind: { mode: "sampling", system: null, messages: [{ role: "user", text: long }], maxTokens: 10, model: "m" },
+    };
+    await act(() => {
+      render(<ElicitationCard elicitation={sampling} onAnswered={() => {}} />, root);
+    });
+    const pane = root.querySelector<HTMLPreElement>("[data-sampled=user] pre");
+    expect(pane?.textContent).toContain("line 400");
+    expect(pane?.classList.contains("payload-pane")).toBe(true);
+    expect(root.querySelector("[data-sampled=system]")).toBeNull();
+    await act(async () => {
+      document.activeElement?.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
+    });
+    expect(answer).toHaveBeenCalledWith(5, "el-5", { action: "decline" });
   });
 });

@@ -13,7 +13,7 @@ import { t } from "../i18n";
 import { reveal } from "../reveal";
 import type { ElicitationAnswer, ElicitationKind, PendingElicitation } from "../types";
 import { Icon } from "./icons";
-import { RevealedText } from "./Payload";
+import { HiddenCharsWarning, PayloadPane, RevealedText } from "./Payload";
 
 type Value = string | boolean | string[];
 
@@ -106,26 +106,27 @@ function FieldInput(props: { id: string; field: Field; value: Value; onValue: (v
  * with who it is presented as, shown whole before anything is sent.
  */
 function SampledRequest({ server, kind }: { server: string; kind: Extract<ElicitationKind, { mode: "sampling" }> }) {
+  const texts = [
+    ...(kind.system ? [{ who: "system" as const, heading: t("elicit.samplingSystem"), text: kind.system }] : []),
+    ...kind.messages.map((m) => ({
+      who: m.role,
+      heading: m.role === "user" ? t("elicit.samplingUser", { server }) : t("elicit.samplingAssistant"),
+      text: m.text,
+    })),
+  ].map((part) => ({ ...part, shown: reveal(part.text) }));
   return (
     <div class="elicit-sampling" data-role="elicit-sampling">
       <p class="muted small">{t("elicit.samplingIntro", { server })}</p>
-      {kind.system ? (
-        <section data-sampled="system">
-          <h4 class="small muted">{t("elicit.samplingSystem")}</h4>
-          <pre class="code-pane">
-            <RevealedText segments={reveal(kind.system).segments} />
-          </pre>
-        </section>
-      ) : null}
-      {kind.messages.map((m, i) => (
-        <section key={i} data-sampled={m.role}>
-          <h4 class="small muted">{m.role === "user" ? t("elicit.samplingUser", { server }) : t("elicit.samplingAssistant")}</h4>
-          <pre class="code-pane">
-            <RevealedText segments={reveal(m.text).segments} />
-          </pre>
+      <HiddenCharsWarning count={texts.reduce((n, part) => n + part.shown.hidden, 0)} result={false} />
+      {texts.map((part, i) => (
+        <section key={i} data-sampled={part.who}>
+          <h4 class="small muted">{part.heading}</h4>
+          <PayloadPane lines={part.text.split("\n").length}>
+            <RevealedText segments={part.shown.segments} />
+          </PayloadPane>
         </section>
       ))}
-      <p class="muted small">{t("elicit.samplingLimit", { tokens: kind.maxTokens })}</p>
+      <p class="muted small">{t("elicit.samplingLimit", { tokens: kind.maxTokens, model: kind.model })}</p>
     </div>
   );
 }

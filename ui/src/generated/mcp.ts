@@ -50,7 +50,11 @@ export type SampledRole = "user" | "assistant";
 
 export type SampledText = { role: SampledRole, text: string, };
 
-export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, } | { "mode": "sampling", system: string | null, messages: Array<SampledText>, maxTokens: number, };
+export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, } | { "mode": "sampling", system: string | null, messages: Array<SampledText>, maxTokens: number, 
+/**
+ * The model that would answer, as the chat's header names it ("model · provider").
+ */
+model: string, };
 
 export type PendingElicitation = { id: ApprovalId, chat: ChatId, 
 /**

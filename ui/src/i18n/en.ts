@@ -692,7 +692,7 @@ export const en = {
   "elicit.samplingSystem": "Instructions for the model",
   "elicit.samplingUser": "{server} writes",
   "elicit.samplingAssistant": "As if the model had written",
-  "elicit.samplingLimit": "The model may write up to {tokens} tokens.",
+  "elicit.samplingLimit": "{model} would answer, in up to {tokens} tokens.",
   "elicit.samplingAllow": "Let the model answer",
   "form.required": "Fill this in.",
   "form.notNumber": "Enter a number.",

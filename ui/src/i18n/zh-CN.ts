@@ -678,7 +678,7 @@ export const zhCN: Record<Key, string> = {
   "elicit.samplingSystem": "给模型的指示",
   "elicit.samplingUser": "{server} 写道",
   "elicit.samplingAssistant": "仿佛模型写过",
-  "elicit.samplingLimit": "模型最多可写 {tokens} 个 token。",
+  "elicit.samplingLimit": "将由 {model} 回答，最多 {tokens} 个 token。",
   "elicit.samplingAllow": "让模型回答",
   "form.required": "请填写此项。",
   "form.notNumber": "请输入数字。",

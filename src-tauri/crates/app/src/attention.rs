@@ -152,6 +152,14 @@ impl Words {
                 format!("{server} 向你提问"),
                 format!("{title}：{}", quote(message)),
             ),
+            (AttentionReason::Sampling { server }, false) => (
+                format!("{server} asks to use the chat's model"),
+                format!("{title}: its request waits for your decision"),
+            ),
+            (AttentionReason::Sampling { server }, true) => (
+                format!("{server} 请求使用对话的模型"),
+                format!("{title}：它的请求等待你的决定"),
+            ),
         };
         Self {
             summary: escape(&summary),
@@ -257,5 +265,17 @@ mod tests {
         assert_eq!(zh.open, "打开对话");
         let long = quote(&"x".repeat(500));
         assert_eq!(long.chars().count(), QUOTE_LIMIT);
+    }
+
+    #[test]
+    fn a_servers_request_for_the_model_is_named_as_such_in_the_users_language() {
+        let reason = AttentionReason::Sampling {
+            server: "notes".into(),
+        };
+        let en = Words::new(Language::English, "Plans", &reason);
+        assert_eq!(en.summary, "notes asks to use the chat's model");
+        assert_eq!(en.body, "Plans: its request waits for your decision");
+        let zh = Words::new(Language::SimplifiedChinese, "计划", &reason);
+        assert_eq!(zh.summary, "notes 请求使用对话的模型");
     }
 }

@@ -15,6 +15,11 @@ use tollgate_protocol::{SampledRole, SampledText};
 /// The most a server's request may have the model write: a server's sub-task, not a chat's
 /// answer. A request for more is answered with this much.
 pub const MAX_SAMPLED_TOKENS: u32 = 4_096;
+/// The most text a request may carry (its instructions and messages together): more is no
+/// request a person reads on a card before it is sent and billed.
+pub const MAX_SAMPLED_BYTES: usize = 64 * 1024;
+/// The most messages a request may carry.
+pub const MAX_SAMPLED_MESSAGES: usize = 32;
 
 /// What the model is asked, as the user agreed to it on the call's card.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +44,9 @@ pub struct Sampled {
 /// Sends a server's request to the model of `chat`. The app's side of sampling.
 #[async_trait]
 pub trait Sampler: Send + Sync {
+    /// The model that would answer in `chat`, as the card names it ("model · provider").
+    async fn model(&self, chat: ChatId) -> Result<String, String>;
+
     /// The model's answer to `request`, or why there is none (shown to the server).
     /// Cancelling `cancel` stops the model.
     async fn sample(
@@ -66,7 +74,14 @@ pub(crate) fn request_of(
     if params.messages.is_empty() {
         return Err("the request has no message for the model".into());
     }
+    if params.messages.len() > MAX_SAMPLED_MESSAGES {
+        return Err(format!(
+            "the request has {} messages; Tollgate lends the model at most {MAX_SAMPLED_MESSAGES}",
+            params.messages.len()
+        ));
+    }
     let mut messages = Vec::with_capacity(params.messages.len());
+    let mut size = params.system_prompt.as_ref().map_or(0, String::len);
     for message in params.messages {
         let mut texts = Vec::new();
         for block in message.content.into_vec() {
@@ -80,13 +95,22 @@ pub(crate) fn request_of(
                 }
             }
         }
+        let text = texts.join("\n\n");
+        size += text.len();
         messages.push(SampledText {
             role: match message.role {
                 Role::User => SampledRole::User,
                 Role::Assistant => SampledRole::Assistant,
             },
-            text: texts.join("\n\n"),
+            text,
         });
+    }
+    if size > MAX_SAMPLED_BYTES {
+        return Err(format!(
+            "the request carries {} KiB of text; Tollgate lends the model at most {} KiB",
+            size.div_ceil(1024),
+            MAX_SAMPLED_BYTES / 1024
+        ));
     }
     Ok(SampleRequest {
         system: params.system_prompt.filter(|s| !s.trim().is_empty()),
@@ -169,6 +193,22 @@ mod tests {
         assert!(request_of(tools).unwrap_err().contains("tools"));
         let empty = CreateMessageRequestParams::new(Vec::new(), 10);
         assert!(request_of(empty).unwrap_err().contains("no message"));
+    }
+
+    #[test]
+    fn a_request_too_long_to_read_on_a_card_is_refused() {
+        let many = CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text("hi"); MAX_SAMPLED_MESSAGES + 1],
+            10,
+        );
+        assert!(request_of(many).unwrap_err().contains("at most 32"));
+        let half = "x".repeat(MAX_SAMPLED_BYTES / 2);
+        let mut long =
+            CreateMessageRequestParams::new(vec![SamplingMessage::user_text(half.clone())], 10);
+        assert!(request_of(long.clone()).is_ok());
+        // The instructions count with the messages.
+        long.system_prompt = Some(half + "y");
+        assert!(request_of(long).unwrap_err().contains("at most 64 KiB"));
     }
 
     #[test]

@@ -95,6 +95,18 @@ impl ServerSlot {
         self.calls.lock().last().map(|(_, c)| c.clone())
     }
 
+    /// The latest call of the server's tools still running, where all of them run in one chat:
+    /// a request that names no call (a 2025-11-25 server's, mid-call) is then surely that chat's.
+    /// `Err` when calls run in more than one chat.
+    pub(crate) fn latest_call_of_one_chat(&self) -> Result<Option<RunningCall>, ()> {
+        let calls = self.calls.lock();
+        let latest = calls.last().map(|(_, c)| c.clone());
+        match &latest {
+            Some(call) if calls.iter().any(|(_, c)| c.chat != call.chat) => Err(()),
+            _ => Ok(latest),
+        }
+    }
+
     /// The server's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -107,5 +119,33 @@ impl ServerSlot {
 
     pub(super) fn replace(&self, conn: Option<Arc<McpConnection>>) -> Option<Arc<McpConnection>> {
         std::mem::replace(&mut *self.conn.write(), conn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use tollgate_protocol::ids::ChatId;
+
+    #[test]
+    fn a_request_that_names_no_call_is_placed_only_where_every_call_runs_in_one_chat() {
+        let slot = Arc::new(ServerSlot::new("notes"));
+        let (stop, clock) = (
+            CancellationToken::new(),
+            tollgate_tools::clock::CallClock::new(),
+        );
+        assert!(matches!(slot.latest_call_of_one_chat(), Ok(None)));
+        let first = slot.begin_call(ChatId(1), 1, &stop, &clock);
+        let second = slot.begin_call(ChatId(1), 2, &stop, &clock);
+        let latest = slot.latest_call_of_one_chat().unwrap().unwrap();
+        assert_eq!((latest.chat, latest.seq), (ChatId(1), 2));
+        let other = slot.begin_call(ChatId(2), 1, &stop, &clock);
+        assert!(slot.latest_call_of_one_chat().is_err());
+        drop((first, second));
+        let left = slot.latest_call_of_one_chat().unwrap().unwrap();
+        assert_eq!(left.chat, ChatId(2));
+        drop(other);
+        assert!(matches!(slot.latest_call_of_one_chat(), Ok(None)));
     }
 }

@@ -24,6 +24,8 @@ pub enum ElicitationKind {
         system: Option<String>,
         messages: Vec<SampledText>,
         max_tokens: u32,
+        /// The model that would answer, as the chat's header names it ("model · provider").
+        model: String,
     },
 }
 

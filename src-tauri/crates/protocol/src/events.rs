@@ -200,6 +200,8 @@ pub enum AttentionReason {
     Question { question: String },
     /// An MCP server asks the user something (SPEC §11).
     Elicitation { server: String, message: String },
+    /// An MCP server asks to use the chat's model (sampling, F-99).
+    Sampling { server: String },
 }
 
 impl AttentionRequest {
@@ -220,9 +222,16 @@ impl AttentionRequest {
             }),
             ToolEvent::ElicitationRequested { elicitation } => Some(Self {
                 chat: elicitation.chat,
-                reason: AttentionReason::Elicitation {
-                    server: elicitation.server.clone(),
-                    message: elicitation.message.clone(),
+                reason: match elicitation.kind {
+                    super::ElicitationKind::Sampling { .. } => AttentionReason::Sampling {
+                        server: elicitation.server.clone(),
+                    },
+                    super::ElicitationKind::Form { .. } | super::ElicitationKind::Url { .. } => {
+                        AttentionReason::Elicitation {
+                            server: elicitation.server.clone(),
+                            message: elicitation.message.clone(),
+                        }
+                    }
                 },
             }),
             ToolEvent::BeforeCall { .. }

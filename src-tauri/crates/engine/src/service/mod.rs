@@ -214,6 +214,15 @@ fn checked(input: TurnInput) -> Result<TurnInput, ServiceError> {
     })
 }
 
+/// A turn that runs: how to stop it, and the provider and model it was started with (a chat's
+/// own, or one chosen for this turn), which a server that borrows the chat's model meanwhile
+/// gets too (F-99).
+struct RunningTurn {
+    stop: CancellationToken,
+    provider: Option<i64>,
+    model: String,
+}
+
 /// Everything the app runs on.
 pub struct Tollgate {
     store: Store,
@@ -234,7 +243,7 @@ pub struct Tollgate {
     providers: Providers,
     app_settings: RwLock<AppSettings>,
     executors: tokio::sync::Mutex<HashMap<ChatId, Arc<ToolExecutor>>>,
-    turns: Mutex<HashMap<ChatId, CancellationToken>>,
+    turns: Mutex<HashMap<ChatId, RunningTurn>>,
     /// The app itself, for the work it hands to tasks of its own (a chat's follower, F-99).
     me: std::sync::Weak<Tollgate>,
     /// Counts the turns that ended: a late result (F-99) whose turn has not written its tool
@@ -462,6 +471,7 @@ impl Tollgate {
         } else {
             chosen_model
         };
+        let turn_model = model.clone();
         let turn = Turn {
             exec,
             provider,
@@ -477,7 +487,14 @@ impl Tollgate {
                 return Err(ServiceError::Busy);
             }
             let handle = (self.start_turn)(turn, input);
-            turns.insert(chat, handle.stopper());
+            turns.insert(
+                chat,
+                RunningTurn {
+                    stop: handle.stopper(),
+                    provider: provider_id,
+                    model: turn_model,
+                },
+            );
             handle
         };
         let this = Arc::clone(self);
@@ -502,8 +519,8 @@ impl Tollgate {
     /// Stop (F-25); returns whether a turn was running.
     pub fn stop(&self, chat: ChatId) -> bool {
         match self.turns.lock().get(&chat) {
-            Some(token) => {
-                token.cancel();
+            Some(turn) => {
+                turn.stop.cancel();
                 true
             }
             None => false,

@@ -45,33 +45,68 @@ fn chat_request(model: String, request: SampleRequest) -> ChatRequest {
     }
 }
 
+/// The provider (its id, if one is chosen) and model that answer in `chat`: those of the turn
+/// running there (a model chosen for one turn included), else the chat's own; an empty model
+/// is the provider's default.
+async fn chosen(app: &Tollgate, chat: ChatId) -> Result<(Option<i64>, String), String> {
+    if let Some(turn) = app.turns.lock().get(&chat) {
+        return Ok((turn.provider, turn.model.clone()));
+    }
+    let row = app
+        .store
+        .chat(chat)
+        .await
+        .map_err(|e| format!("the chat could not be read: {e}"))?
+        .ok_or_else(|| "the chat is gone".to_string())?;
+    Ok((row.provider_id, row.model))
+}
+
+impl ChatModel {
+    fn app(&self) -> Result<std::sync::Arc<Tollgate>, String> {
+        self.app
+            .upgrade()
+            .ok_or_else(|| "Tollgate is closing".to_string())
+    }
+}
+
 #[async_trait::async_trait]
 impl Sampler for ChatModel {
+    async fn model(&self, chat: ChatId) -> Result<String, String> {
+        let app = self.app()?;
+        let (provider, model) = chosen(&app, chat).await?;
+        let configs = app
+            .store
+            .providers()
+            .await
+            .map_err(|e| format!("the providers could not be read: {e}"))?;
+        // As `Providers::resolve` chooses: the chosen one, else the first, else the Demo.
+        let config = provider
+            .and_then(|id| configs.iter().find(|c| c.id == id))
+            .or_else(|| configs.first());
+        Ok(match config {
+            Some(c) if model.trim().is_empty() => format!("{} · {}", c.default_model, c.name),
+            Some(c) => format!("{model} · {}", c.name),
+            None => format!("{} · Demo", crate::providers::demo::DEMO_MODEL),
+        })
+    }
+
     async fn sample(
         &self,
         chat: ChatId,
         request: SampleRequest,
         cancel: CancellationToken,
     ) -> Result<Sampled, String> {
-        let app = self
-            .app
-            .upgrade()
-            .ok_or_else(|| "Tollgate is closing".to_string())?;
-        let row = app
-            .store
-            .chat(chat)
-            .await
-            .map_err(|e| format!("the chat could not be read: {e}"))?
-            .ok_or_else(|| "the chat is gone".to_string())?;
+        let app = self.app()?;
+        let (provider_id, model) = chosen(&app, chat).await?;
         let (provider, default_model) = app
             .providers
-            .resolve(row.provider_id)
+            .resolve(provider_id)
             .await
             .map_err(|e| format!("the chat's model could not be reached: {e}"))?;
-        let model = if row.model.trim().is_empty() {
+        let model = if model.trim().is_empty() {
             default_model
         } else {
-            row.model
+            model
         };
         // A door of its own: the server's text is no round of the chat's conversation.
         let outgoing = Outgoing::seal(chat_request(model, request), &mut SecretDoor::new());

@@ -156,7 +156,7 @@ impl ClientHandler for Handler {
         }
         super::sampling::lend_model(self.asks.as_ref(), None, params, context.ct)
             .await
-            .map_err(|why| rmcp::ErrorData::invalid_request(why, None))
+            .map_err(|not| not.to_error_data())
     }
 
     fn get_info(&self) -> ClientConfig {

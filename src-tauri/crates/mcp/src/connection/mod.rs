@@ -266,13 +266,19 @@ impl McpConnection {
         let progress = super::progress::ProgressRoutes::default();
         let pages = Arc::new(super::pages::PagesDone::default());
         let relist = changes_tx.clone();
+        // The model is lent only where the user lets the server and a model can answer.
+        let share_model = config.share_model
+            && session
+                .asks
+                .as_ref()
+                .is_some_and(|asks| asks.sampler.is_some());
         let handler = Handler {
             changes: changes_tx,
             asks: session.asks.clone(),
             progress: progress.clone(),
             pages: Arc::clone(&pages),
             share_workspace: config.share_workspace,
-            share_model: config.share_model,
+            share_model,
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let start::Started {
@@ -335,7 +341,7 @@ impl McpConnection {
             has_prompts,
             modern,
             share_workspace: config.share_workspace,
-            share_model: config.share_model,
+            share_model,
             identity,
             shutdown,
             closed,
@@ -764,5 +770,12 @@ mod tests {
         assert!(open["capabilities"]["roots"].is_object(), "{open}");
         // Text alone: neither tools nor the chat's context are offered with the model.
         assert_eq!(open["capabilities"]["sampling"], serde_json::json!({}));
+        // Each on its own.
+        let folder = serde_json::to_value(client_config(true, false)).unwrap();
+        assert!(folder["capabilities"]["roots"].is_object(), "{folder}");
+        assert!(folder["capabilities"].get("sampling").is_none(), "{folder}");
+        let model = serde_json::to_value(client_config(false, true)).unwrap();
+        assert!(model["capabilities"].get("roots").is_none(), "{model}");
+        assert!(model["capabilities"]["sampling"].is_object(), "{model}");
     }
 }

@@ -6,7 +6,7 @@
 //! state least of all — reaches the model.
 
 use super::handler::{put_to_user, roots_for};
-use super::sampling::{lend_model, NOT_LET};
+use super::sampling::{lend_model, NotLent, NOT_LET};
 use super::{Asks, CallOptions, McpError};
 use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use std::time::Duration;
@@ -112,7 +112,10 @@ pub(super) async fn answers(
                     options.cancel.child_token(),
                 )
                 .await
-                .map_err(McpError::Call)?;
+                .map_err(|not| match not {
+                    NotLent::Stopped => McpError::Cancelled,
+                    NotLent::Declined(why) | NotLent::Refused(why) => McpError::Call(why),
+                })?;
                 serde_json::to_value(answer).map_err(written)?
             }
             InputRequest::CreateMessage(_) => return Err(McpError::Call(NOT_LET.into())),

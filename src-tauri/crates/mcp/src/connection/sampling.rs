@@ -12,51 +12,94 @@ use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
 /// Why a server of a user who did not let it use the model is refused, where it can read it.
 pub(super) const NOT_LET: &str = "the server asked to use the chat's model (sampling); the user has not let it (Settings → MCP servers → Let it ask the chat's model)";
 
+/// Why a server did not get the chat's model.
+#[derive(Debug)]
+pub(super) enum NotLent {
+    /// The user said no on the card (MCP's "user rejected the request").
+    Declined(String),
+    /// The request could not be lent (why, for the server).
+    Refused(String),
+    /// The call it belongs to was stopped meanwhile.
+    Stopped,
+}
+
+impl NotLent {
+    /// The error a 2025-11-25 server's request is answered with.
+    pub(super) fn to_error_data(&self) -> rmcp::ErrorData {
+        match self {
+            // The code MCP gives a request the user rejected.
+            Self::Declined(why) => {
+                rmcp::ErrorData::new(rmcp::model::ErrorCode(-1), why.clone(), None)
+            }
+            Self::Refused(why) => rmcp::ErrorData::invalid_request(why.clone(), None),
+            Self::Stopped => rmcp::ErrorData::invalid_request("the call was stopped", None),
+        }
+    }
+}
+
 /// The chat's model's answer to the server's `params`, once the user agreed on the card of
-/// `call` (or, without one, of the latest call of the server's tools that runs); why not,
-/// otherwise. `gave_up` withdraws the request (the server no longer waits for it).
+/// `call` (or, without one, of the latest call of the server's tools that runs, where they all
+/// run in one chat); why not, otherwise. `gave_up` withdraws the request (the server no longer
+/// waits for it).
 #[allow(deprecated)]
 pub(super) async fn lend_model(
     asks: Option<&Asks>,
     call: Option<RunningCall>,
     params: rmcp::model::CreateMessageRequestParams,
     gave_up: CancellationToken,
-) -> Result<rmcp::model::CreateMessageResult, String> {
+) -> Result<rmcp::model::CreateMessageResult, NotLent> {
+    let refused = |why: &str| NotLent::Refused(why.to_string());
     let (Some(asks), Some(sampler)) = (asks, asks.and_then(|a| a.sampler.as_ref())) else {
-        return Err("this client does not lend its model to servers".into());
+        return Err(refused("this client does not lend its model to servers"));
     };
-    let Some(call) = call.or_else(|| asks.slot.latest_call()) else {
-        return Err(AskRefused::NoCall.to_string());
+    let call = match call {
+        Some(call) => call,
+        None => asks
+            .slot
+            .latest_call_of_one_chat()
+            .map_err(|()| refused("the server's tools run in more than one chat, so Tollgate cannot tell whose model it asks for"))?
+            .ok_or_else(|| NotLent::Refused(AskRefused::NoCall.to_string()))?,
     };
-    let request = request_of(params)?;
+    let request = request_of(params).map_err(NotLent::Refused)?;
+    let model = sampler.model(call.chat).await.map_err(NotLent::Refused)?;
     let kind = ElicitationKind::Sampling {
         system: request.system.clone(),
         messages: request.messages.clone(),
         max_tokens: request.max_tokens,
+        model,
     };
     let message = "The server asks the chat's model to answer this. Nothing of the chat goes with it; the answer goes to the server.".to_string();
     let answer = tokio::select! {
-        answer = asks.hub.ask(asks.slot.name(), &call, message, kind) => answer.map_err(|e| e.to_string())?,
-        () = gave_up.cancelled() => ElicitationAnswer::Cancel,
+        answer = asks.hub.ask(asks.slot.name(), &call, message, kind) => answer.map_err(|e| NotLent::Refused(e.to_string()))?,
+        () = gave_up.cancelled() => return Err(refused("the server gave up on its request for the chat's model")),
     };
     match answer {
+        _ if call.cancel.is_cancelled() => return Err(NotLent::Stopped),
         ElicitationAnswer::Accept { .. } => {}
         ElicitationAnswer::Decline => {
-            return Err("the user declined to let the chat's model answer the server".into())
+            return Err(NotLent::Declined(
+                "the user declined to let the chat's model answer the server".into(),
+            ))
         }
         ElicitationAnswer::Cancel => {
-            return Err("the user cancelled the server's request for the chat's model".into())
+            return Err(NotLent::Declined(
+                "the user cancelled the server's request for the chat's model".into(),
+            ))
         }
     }
     // The model stops when the call stops or the server gives up.
     let stop = call.cancel.child_token();
     let _clock = call.clock.pause();
     let sampled = tokio::select! {
-        sampled = sampler.sample(call.chat, request, stop.clone()) => sampled?,
+        sampled = sampler.sample(call.chat, request, stop.clone()) => sampled,
         () = gave_up.cancelled() => {
             stop.cancel();
-            return Err("the server gave up on its request for the chat's model".into());
+            return Err(refused("the server gave up on its request for the chat's model"));
         }
     };
-    Ok(result_of(sampled))
+    match sampled {
+        Err(_) if call.cancel.is_cancelled() => Err(NotLent::Stopped),
+        Err(why) => Err(NotLent::Refused(why)),
+        Ok(sampled) => Ok(result_of(sampled)),
+    }
 }
