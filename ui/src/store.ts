@@ -29,6 +29,7 @@ function waitsOnUser(event: ChatEvent): boolean {
     case "finished":
     case "questionResolved":
     case "elicitationResolved":
+    case "modelLent":
     case "taskChanged":
       return false;
   }

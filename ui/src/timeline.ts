@@ -13,6 +13,7 @@ import type {
   ExecutionPolicy,
   FailureKind,
   GuardMark,
+  LentModel,
   McpViewLink,
   MessageStatus,
   PendingApproval,
@@ -71,6 +72,8 @@ export interface CallView {
   viewOf: number | null;
   /** Went on after its turn as its server's task (F-99): its result's review outlives the turn. */
   afterTurn?: boolean;
+  /** What the chat's model answered the call's server, request by request (sampling, F-99). */
+  lent?: LentModel[];
 }
 
 /** An MCP server's last progress report for a running call. */
@@ -210,6 +213,7 @@ function callFromRecord(r: RecordedCall): CallView {
     progress: null,
     view: r.view ?? null,
     viewOf: r.viewOf ?? null,
+    lent: r.lent ?? [],
   };
 }
 
@@ -612,6 +616,8 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       if (state.questions.some((q) => q.id === e.id)) return state;
       return { ...state, questions: [...state.questions, { id: e.id, seq: e.seq, question: e.message, choices: [], elicitation: e }] };
     }
+    case "modelLent":
+      return updateCall(state, event.seq, (c) => ({ ...c, lent: [...(c.lent ?? []), event.lent] }));
     case "taskChanged":
       return { ...state, task: event.task };
   }

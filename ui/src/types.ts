@@ -99,6 +99,7 @@ export type {
   ElicitationAnswer,
   ElicitationKind,
   ElicitationOutcome,
+  LentModel,
   PendingElicitation,
   MessageRow,
   MessageStatus,

@@ -316,7 +316,10 @@ async fn a_server_sees_the_chats_folder_and_asks_its_model_once_the_user_lets_it
         sent[5]["tools"].as_array().is_none_or(|t| t.is_empty()),
         "{borrowed}"
     );
-    // …and the server had its answer.
+    // …and the server had its answer, which the call's card keeps for the user to read.
+    let kept = s.wait_text("[data-role=lent-model]", WAIT).await.unwrap();
+    assert!(kept.contains("answered this server 1 time"), "{kept}");
+    s.screenshots("mcp-sampling-kept").await.unwrap();
     let results = tool_results(&sent[6]);
     assert!(
         results

@@ -249,3 +249,33 @@ describe("stopping one call", () => {
     expect(stopped).toBe(1);
   });
 });
+
+describe("tool card: the chat's model lent to its server", () => {
+  it("says the model answered the server, and shows what it was sent and what it wrote once the card is open", async () => {
+    let state = applyEvent(emptyChat(1), {
+      type: "tool",
+      event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "era__summarise", rawArgs: '{"passage":"rivers"}' },
+    });
+    const lent = {
+      model: "mock-large",
+      system: "You write one-line summaries.",
+      messages: [{ role: "user" as const, text: "Summarise in one line: rivers" }],
+      answer: "Rivers run to the sea.",
+      at: 0,
+    };
+    state = applyEvent(state, { type: "tool", event: { type: "modelLent", chat: 1, seq: 1, lent } });
+    const call = state.calls[0];
+    if (!call) throw new Error("no call");
+    expect(call.lent).toEqual([lent]);
+    await show(call);
+    expect(root.querySelector('[data-role="lent-model"]')?.textContent).toContain("answered this server 1 time(s)");
+    expect(root.querySelector('[data-role="lent-exchange"]')).toBeNull();
+    await act(async () => {
+      root.querySelector<HTMLButtonElement>(".tool-card-head")?.click();
+    });
+    const exchange = root.querySelector('[data-role="lent-exchange"]');
+    expect(exchange?.textContent).toContain("Sent to mock-large");
+    expect(exchange?.textContent).toContain("You write one-line summaries.\n\nSummarise in one line: rivers");
+    expect(exchange?.textContent).toContain("Rivers run to the sea.");
+  });
+});

@@ -173,6 +173,11 @@ export function ToolCard({
           onRerun={onRerun ? () => onRerun(commandOf(call.args)) : undefined}
         />
       ) : null}
+      {call.lent?.length ? (
+        <div class="tool-card-lent muted" data-role="lent-model">
+          {t("tool.lentModel", { count: call.lent.length })}
+        </div>
+      ) : null}
       {call.status === "in_background" ? (
         <div class="tool-card-background muted" data-role="in-background">
           {t("tool.inBackground")}
@@ -227,6 +232,14 @@ export function ToolCard({
               <pre class={`code-pane${call.isError ? " code-pane--error" : ""}`}>{call.content}</pre>
             </>
           ) : null}
+          {(call.lent ?? []).map((lent, i) => (
+            <div key={i} data-role="lent-exchange">
+              <div class="section-label">{t("tool.lentSent", { model: lent.model })}</div>
+              <pre class="code-pane">{[lent.system, ...lent.messages.map((m) => m.text)].filter((text) => text).join("\n\n")}</pre>
+              <div class="section-label">{t("tool.lentAnswer")}</div>
+              <pre class="code-pane">{lent.answer}</pre>
+            </div>
+          ))}
           {call.resultVar || call.argsVar ? (
             <>
               <div class="section-label">{t("tool.variables")}</div>

@@ -50,6 +50,12 @@ export type SampledRole = "user" | "assistant";
 
 export type SampledText = { role: SampledRole, text: string, };
 
+export type LentModel = { model: string, system: string | null, messages: Array<SampledText>, answer: string, 
+/**
+ * When the answer went back (Unix milliseconds).
+ */
+at: number, };
+
 export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, } | { "mode": "sampling", system: string | null, messages: Array<SampledText>, maxTokens: number, 
 /**
  * The model that would answer, as the chat's header names it ("model · provider").

@@ -43,8 +43,8 @@ use tollgate_protocol::{
     RuleAction, RuleScope, RuleSubjectKind,
 };
 use tollgate_protocol::{
-    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, McpToolDefinition,
-    PendingElicitation, ReviewReason, SampledRole, SampledText, ToolChange,
+    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, LentModel,
+    McpToolDefinition, PendingElicitation, ReviewReason, SampledRole, SampledText, ToolChange,
 };
 use tollgate_protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
@@ -217,6 +217,7 @@ fn parts() -> Vec<Part> {
             ServerReview,
             SampledRole,
             SampledText,
+            LentModel,
             ElicitationKind,
             PendingElicitation,
             ElicitationAnswer,

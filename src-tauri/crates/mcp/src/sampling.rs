@@ -47,18 +47,21 @@ pub trait Sampler: Send + Sync {
     /// The model that would answer in `chat`, as the card names it ("model · provider").
     async fn model(&self, chat: ChatId) -> Result<String, String>;
 
-    /// The model's answer to `request`, or why there is none (shown to the server).
-    /// Cancelling `cancel` stops the model.
+    /// The model's answer to `request` for call `seq` of `chat`, or why there is none (shown
+    /// to the server); the app keeps what was sent and answered with that call. Cancelling
+    /// `cancel` stops the model.
     async fn sample(
         &self,
         chat: ChatId,
+        seq: u64,
         request: SampleRequest,
         cancel: CancellationToken,
     ) -> Result<Sampled, String>;
 }
 
 /// The request a server sent, as Tollgate lends the model: text messages only, no tools, at
-/// most [`MAX_SAMPLED_TOKENS`]; anything else is refused with why, before the user is asked.
+/// most [`MAX_SAMPLED_TOKENS`], every secret Tollgate keeps withheld; anything else is refused
+/// with why, before the user is asked.
 /// Its stop sequences are not passed on (the providers' requests have none): the server reads
 /// the whole answer and cuts it itself.
 #[allow(deprecated)]
@@ -95,7 +98,9 @@ pub(crate) fn request_of(
                 }
             }
         }
-        let text = texts.join("\n\n");
+        // As the model would read it: a secret Tollgate keeps is withheld already on the card
+        // and in what the call keeps, not only in what is sent.
+        let text = tollgate_secrets::redact_known_owned(texts.join("\n\n"));
         size += text.len();
         messages.push(SampledText {
             role: match message.role {
@@ -113,7 +118,10 @@ pub(crate) fn request_of(
         ));
     }
     Ok(SampleRequest {
-        system: params.system_prompt.filter(|s| !s.trim().is_empty()),
+        system: params
+            .system_prompt
+            .filter(|s| !s.trim().is_empty())
+            .map(tollgate_secrets::redact_known_owned),
         messages,
         max_tokens: params.max_tokens.clamp(1, MAX_SAMPLED_TOKENS),
         temperature: params.temperature,

@@ -60,6 +60,20 @@ pub struct PendingElicitation {
     pub created_at: i64,
 }
 
+/// One request of a server the chat's model answered (sampling, F-99), as the user allowed it:
+/// what the model was sent, which model, and what went back to the server (with any secret
+/// Tollgate keeps withheld). Kept with the call it belongs to.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LentModel {
+    pub model: String,
+    pub system: Option<String>,
+    pub messages: Vec<SampledText>,
+    pub answer: String,
+    /// When the answer went back (Unix milliseconds).
+    pub at: i64,
+}
+
 /// The user's answer.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "camelCase")]

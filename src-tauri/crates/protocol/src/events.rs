@@ -145,6 +145,14 @@ pub enum ToolEvent {
         id: ApprovalId,
         outcome: super::ElicitationOutcome,
     },
+    /// The chat's model answered a request of the call's server (sampling, F-99): what it was
+    /// sent and what went back, kept with the call.
+    #[serde(rename_all = "camelCase")]
+    ModelLent {
+        chat: ChatId,
+        seq: u64,
+        lent: super::LentModel,
+    },
     /// The model asks the user a question (`ask_user`, F-24); the turn waits for the answer.
     #[serde(rename_all = "camelCase")]
     QuestionAsked {
@@ -242,6 +250,7 @@ impl AttentionRequest {
             | ToolEvent::Finished { .. }
             | ToolEvent::QuestionResolved { .. }
             | ToolEvent::ElicitationResolved { .. }
+            | ToolEvent::ModelLent { .. }
             | ToolEvent::TaskChanged { .. } => None,
         }
     }
@@ -260,6 +269,7 @@ impl ToolEvent {
             | ToolEvent::QuestionAsked { chat, .. }
             | ToolEvent::QuestionResolved { chat, .. }
             | ToolEvent::ElicitationResolved { chat, .. }
+            | ToolEvent::ModelLent { chat, .. }
             | ToolEvent::TaskChanged { chat, .. } => *chat,
             ToolEvent::ApprovalRequested { approval } => approval.chat,
             ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,

@@ -348,6 +348,7 @@ fn write_chat(rng: &mut StdRng, size: usize, start: i64, call_share: f64) -> Imp
                 guard: Default::default(),
                 view: None,
                 view_of: None,
+                lent: Vec::new(),
             });
         }
         let payload = AssistantPayload {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
 use tollgate_protocol::{
-    Attachment, Autonomy, GuardMark, McpViewLink, SandboxReport, Source, ToolEffects,
+    Attachment, Autonomy, GuardMark, LentModel, McpViewLink, SandboxReport, Source, ToolEffects,
 };
 
 /// The status of a row whose call has not ended.
@@ -176,6 +176,10 @@ pub struct RecordedCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub view_of: Option<u64>,
+    /// What the chat's model answered the call's server, request by request (F-99).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<LentModel>>")]
+    pub lent: Vec<LentModel>,
 }
 
 /// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
@@ -184,7 +188,7 @@ const CALL_COLUMNS: &str =
     "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
     resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
     result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox, sources, effects,
-    guard, view_server, view_uri, view_of";
+    guard, view_server, view_uri, view_of, lent";
 
 /// The `effects` column: NULL before the tool was known.
 fn effects_to_db(effects: Option<ToolEffects>) -> Option<String> {
@@ -225,7 +229,7 @@ fn sandbox_from_db(text: Option<String>) -> Option<SandboxReport> {
 pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO tool_calls({CALL_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)"
     ))?
     .execute(params![
         call.chat.0,
@@ -257,7 +261,8 @@ pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> St
         call.guard.as_str(),
         call.view.as_ref().map(|v| v.server.as_str()),
         call.view.as_ref().map(|v| v.uri.as_str()),
-        call.view_of
+        call.view_of,
+        lent_to_db(&call.lent)
     ])?;
     Ok(())
 }
@@ -302,7 +307,20 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
             _ => None,
         },
         view_of: r.get(29)?,
+        lent: lent_from_db(r.get(30)?),
     })
+}
+
+/// The `lent` column: NULL for none.
+fn lent_to_db(lent: &[LentModel]) -> Option<String> {
+    (!lent.is_empty())
+        .then(|| serde_json::to_string(lent).ok())
+        .flatten()
+}
+
+fn lent_from_db(text: Option<String>) -> Vec<LentModel> {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 /// Marks calls left `running` by a previous process as cancelled.
@@ -404,6 +422,22 @@ impl Calls<'_> {
                 f.view.as_ref().and_then(|(_, r)| r.as_deref())
             ])
             .map(|_| ())
+        });
+    }
+
+    /// Queues, on call `seq` of `chat`, what the chat's model answered its server (F-99): after
+    /// the call's start, which was queued first.
+    pub fn record_lent(&self, chat: ChatId, seq: u64, lent: LentModel) {
+        self.store.write(move |c| {
+            let kept: Option<Option<String>> = c
+                .prepare_cached("SELECT lent FROM tool_calls WHERE chat_id = ?1 AND seq = ?2")?
+                .query_row(params![chat.0, seq], |r| r.get(0))
+                .optional()?;
+            let mut all = lent_from_db(kept.flatten());
+            all.push(lent);
+            c.prepare_cached("UPDATE tool_calls SET lent = ?3 WHERE chat_id = ?1 AND seq = ?2")?
+                .execute(params![chat.0, seq, lent_to_db(&all)])
+                .map(|_| ())
         });
     }
 
@@ -529,5 +563,67 @@ impl Calls<'_> {
             Ok(rows)
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use crate::{CallStart, NewChat, Store};
+    use tollgate_protocol::{LentModel, SampledRole, SampledText};
+
+    fn lent(answer: &str) -> LentModel {
+        LentModel {
+            model: "m".into(),
+            system: None,
+            messages: vec![SampledText {
+                role: SampledRole::User,
+                text: "Summarise".into(),
+            }],
+            answer: answer.into(),
+            at: 1,
+        }
+    }
+
+    /// A call may lend the model more than once (F-99): each exchange is kept with it, in order,
+    /// and with no other call.
+    #[tokio::test]
+    async fn every_exchange_with_the_lent_model_is_kept_with_its_call_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let chat = store.create_chat(NewChat::default()).await.unwrap().id;
+        store.calls().record_call_start(CallStart {
+            chat,
+            message_id: None,
+            round: 0,
+            seq: 1,
+            call_id: "c1".into(),
+            requested_name: "era__summarise".into(),
+            raw_args: "{}".into(),
+            started_at: 0,
+            view_of: None,
+        });
+        store.calls().record_lent(chat, 1, lent("first"));
+        store.calls().record_lent(chat, 1, lent("second"));
+        store.flush().await.unwrap();
+        let call = store.calls().recorded_call(chat, 1).await.unwrap().unwrap();
+        let answers: Vec<&str> = call.lent.iter().map(|l| l.answer.as_str()).collect();
+        assert_eq!(answers, ["first", "second"]);
+        assert_eq!(call.lent[0], lent("first"));
+        // Another call of the chat keeps none.
+        store.calls().record_call_start(CallStart {
+            chat,
+            message_id: None,
+            round: 0,
+            seq: 2,
+            call_id: "c2".into(),
+            requested_name: "era__echo".into(),
+            raw_args: "{}".into(),
+            started_at: 0,
+            view_of: None,
+        });
+        store.flush().await.unwrap();
+        let other = store.calls().recorded_call(chat, 2).await.unwrap().unwrap();
+        assert!(other.lent.is_empty());
     }
 }

@@ -312,6 +312,10 @@ CREATE TABLE call_tasks (
 );
 "#;
 
+/// What the chat's model answered the call's server (sampling, F-99): a JSON list of
+/// `LentModel`, NULL for none.
+const V17: &str = "ALTER TABLE tool_calls ADD COLUMN lent TEXT;";
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -330,6 +334,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V14),
         M::up(V15),
         M::up(V16),
+        M::up(V17),
     ])
 }
 
@@ -352,7 +357,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 16);
+        assert_eq!(version, 17);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::Tollgate;
 use crate::mcp::sampling::{SampleRequest, Sampled, Sampler};
 use crate::protocol::ids::ChatId;
-use crate::protocol::SampledRole;
+use crate::protocol::{EventSink, LentModel, SampledRole, ToolEvent};
 use crate::providers::{ChatMessage, ChatRequest, FinishReason, Outgoing};
 use crate::secrets::door::SecretDoor;
 use std::sync::Weak;
@@ -93,10 +93,12 @@ impl Sampler for ChatModel {
     async fn sample(
         &self,
         chat: ChatId,
+        seq: u64,
         request: SampleRequest,
         cancel: CancellationToken,
     ) -> Result<Sampled, String> {
         let app = self.app()?;
+        let (system, messages) = (request.system.clone(), request.messages.clone());
         let (provider_id, model) = chosen(&app, chat).await?;
         let (provider, default_model) = app
             .providers
@@ -114,9 +116,20 @@ impl Sampler for ChatModel {
             .complete(&outgoing, &mut |_| {}, &cancel)
             .await
             .map_err(|e| format!("the chat's model did not answer: {e}"))?;
+        // Nothing Tollgate keeps secret leaves with the answer either.
+        let text = crate::secrets::redact_known_owned(completion.text);
+        // Kept with the call and shown on its card: what the model was sent and what went back.
+        let lent = LentModel {
+            model: outgoing.model.clone(),
+            system,
+            messages,
+            answer: text.clone(),
+            at: crate::store::now_ms(),
+        };
+        app.store.calls().record_lent(chat, seq, lent.clone());
+        app.router.emit(ToolEvent::ModelLent { chat, seq, lent });
         Ok(Sampled {
-            // Nothing Tollgate keeps secret leaves with the answer either.
-            text: crate::secrets::redact_known_owned(completion.text),
+            text,
             model: outgoing.model.clone(),
             cut_short: completion.finish == FinishReason::Length,
         })

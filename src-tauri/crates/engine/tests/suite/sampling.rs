@@ -70,6 +70,18 @@ async fn summarised(
     task.await.unwrap()
 }
 
+/// What call 1 of `chat` keeps of the model lent to its server, once it keeps something.
+async fn kept_exchanges(app: &Arc<Tollgate>, chat: ChatId) -> Vec<tollgate_protocol::LentModel> {
+    tollgate_test_support::wait::eventually_some_async("the exchange is kept", || {
+        let app = Arc::clone(app);
+        async move {
+            let call = app.store().calls().recorded_call(chat, 1).await.ok()??;
+            (!call.lent.is_empty()).then_some(call.lent)
+        }
+    })
+    .await
+}
+
 fn accept() -> ElicitationAnswer {
     ElicitationAnswer::Accept { content: None }
 }
@@ -159,6 +171,16 @@ async fn a_server_borrows_the_chats_model_only_after_the_user_agrees_on_the_call
         calls[1]["input_responses"]["summary"]["content"]["text"],
         "Rivers run to the sea."
     );
+    // The call keeps what the model was sent and what went back, for the user to read later.
+    let lent = kept_exchanges(&app, chat).await;
+    assert_eq!(lent.len(), 1, "{lent:?}");
+    assert_eq!(lent[0].model, "mock-large");
+    assert_eq!(
+        lent[0].system.as_deref(),
+        Some("You write one-line summaries.")
+    );
+    assert_eq!(lent[0].messages[0].text, asked_for("rivers"));
+    assert_eq!(lent[0].answer, "Rivers run to the sea.");
     app.mcp_servers().manager().shutdown().await;
 }
 
@@ -234,7 +256,22 @@ async fn a_key_in_a_servers_request_never_reaches_the_model() {
         .unwrap();
     // The model echoes the key it was never given: it must not reach the server either.
     mock.push(openai::text(&format!("the key is {KEY}")));
-    let result = summarised(&app, chat, &format!("the key is {KEY}"), accept()).await;
+    let task = run_allowed(
+        &app,
+        chat,
+        "era__summarise",
+        json!({ "passage": format!("the key is {KEY}") }),
+    )
+    .await;
+    let asked = request_on_card(&app, chat).await;
+    // The card shows the request as the model would read it: without the key.
+    let shown = serde_json::to_string(&asked.kind).unwrap();
+    assert!(shown.contains("the key is"), "{shown}");
+    assert!(!shown.contains(KEY), "{shown}");
+    app.asks()
+        .answer_elicitation(chat, &asked.id, accept())
+        .unwrap();
+    let result = task.await.unwrap();
     let bodies = mock.bodies();
     assert_eq!(bodies.len(), 1);
     assert!(!bodies[0].to_string().contains(KEY), "{}", bodies[0]);
@@ -244,5 +281,10 @@ async fn a_key_in_a_servers_request_never_reaches_the_model() {
     assert!(answer.contains("the key is"), "{answer}");
     assert!(!answer.contains(KEY), "{answer}");
     assert!(!result.content.contains(KEY), "{result:?}");
+    // Nor does what the call keeps of the exchange (the database holds no key).
+    let lent = kept_exchanges(&app, chat).await;
+    let kept = serde_json::to_string(&lent).unwrap();
+    assert!(kept.contains("the key is"), "{kept}");
+    assert!(!kept.contains(KEY), "{kept}");
     app.mcp_servers().manager().shutdown().await;
 }

@@ -50,6 +50,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::QuestionResolved { .. } => "question resolved",
             ToolEvent::ElicitationRequested { .. } => "server asks",
             ToolEvent::ElicitationResolved { .. } => "server's question resolved",
+            ToolEvent::ModelLent { .. } => "the chat's model lent to a server",
             ToolEvent::TaskChanged { .. } => "task",
         })
         .collect();

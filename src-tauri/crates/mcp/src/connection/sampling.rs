@@ -91,7 +91,7 @@ pub(super) async fn lend_model(
     let stop = call.cancel.child_token();
     let _clock = call.clock.pause();
     let sampled = tokio::select! {
-        sampled = sampler.sample(call.chat, request, stop.clone()) => sampled,
+        sampled = sampler.sample(call.chat, call.seq, request, stop.clone()) => sampled,
         () = gave_up.cancelled() => {
             stop.cancel();
             return Err(refused("the server gave up on its request for the chat's model"));
