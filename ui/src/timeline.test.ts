@@ -554,6 +554,13 @@ describe("fromHistory", () => {
     expect(live.calls.find((c) => c.seq === 3)).toMatchObject({ viewOf: 1, messageId: 2 });
   });
 
+  it("keeps, after a reload, what the chat's model answered a call's server", () => {
+    const lent = { model: "m", system: null, messages: [{ role: "user" as const, text: "Summarise" }], answer: "Short.", at: 3 };
+    const s = fromHistory(7, { ...history, calls: [{ ...history.calls[0]!, lent: [lent] }] });
+    expect(callsFor(s, 2)[0]?.lent).toEqual([lent]);
+    expect(callsFor(fromHistory(7, history), 2)[0]?.lent).toEqual([]);
+  });
+
   it("rebuilds the same timeline: tool messages fold into their calls", () => {
     const s = fromHistory(7, history);
     expect(s.revision).toBe(4);
