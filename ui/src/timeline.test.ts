@@ -555,7 +555,15 @@ describe("fromHistory", () => {
   });
 
   it("keeps, after a reload, what the chat's model answered a call's server", () => {
-    const lent = { model: "m", system: null, messages: [{ role: "user" as const, text: "Summarise" }], answer: "Short.", at: 3 };
+    const lent = {
+      model: "m",
+      system: null,
+      messages: [{ role: "user" as const, text: "Summarise" }],
+      answer: "Short.",
+      at: 3,
+      inputTokens: 1,
+      outputTokens: 1,
+    };
     const s = fromHistory(7, { ...history, calls: [{ ...history.calls[0]!, lent: [lent] }] });
     expect(callsFor(s, 2)[0]?.lent).toEqual([lent]);
     expect(callsFor(fromHistory(7, history), 2)[0]?.lent).toEqual([]);

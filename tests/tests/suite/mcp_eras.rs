@@ -319,6 +319,20 @@ async fn a_server_sees_the_chats_folder_and_asks_its_model_once_the_user_lets_it
     // …and the server had its answer, which the call's card keeps for the user to read.
     let kept = s.wait_text("[data-role=lent-model]", WAIT).await.unwrap();
     assert!(kept.contains("answered this server 1 time"), "{kept}");
+    // Opened, the call shows what the model was sent and what it wrote, and what it cost.
+    s.click(".tool-card[data-seq='3'] > .tool-card-head")
+        .await
+        .unwrap();
+    let exchange = s
+        .wait_text("[data-role=lent-exchange]", WAIT)
+        .await
+        .unwrap();
+    assert!(
+        exchange.contains("Summarise in one line: rivers")
+            && exchange.contains("Rivers run to the sea.")
+            && exchange.contains("mock-large · 11 in · 7 out"),
+        "{exchange}"
+    );
     s.screenshots("mcp-sampling-kept").await.unwrap();
     let results = tool_results(&sent[6]);
     assert!(

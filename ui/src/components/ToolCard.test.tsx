@@ -262,6 +262,8 @@ describe("tool card: the chat's model lent to its server", () => {
       messages: [{ role: "user" as const, text: "Summarise in one line: rivers" }],
       answer: "Rivers run to the sea.",
       at: 0,
+      inputTokens: 11,
+      outputTokens: 7,
     };
     state = applyEvent(state, { type: "tool", event: { type: "modelLent", chat: 1, seq: 1, lent } });
     const call = state.calls[0];
@@ -274,7 +276,8 @@ describe("tool card: the chat's model lent to its server", () => {
       root.querySelector<HTMLButtonElement>(".tool-card-head")?.click();
     });
     const exchange = root.querySelector('[data-role="lent-exchange"]');
-    expect(exchange?.textContent).toContain("Sent to mock-large");
+    expect(exchange?.textContent).toContain("Sent to the model");
+    expect(exchange?.textContent).toContain("mock-large · 11 in · 7 out");
     expect(exchange?.textContent).toContain("You write one-line summaries.\n\nSummarise in one line: rivers");
     expect(exchange?.textContent).toContain("Rivers run to the sea.");
   });

@@ -5,6 +5,7 @@ import {
   executionAllowed,
   executionChoiceKey,
   formatDuration,
+  formatTokens,
   prettyJson,
   resultApproved,
   resultChoiceKey,
@@ -234,7 +235,12 @@ export function ToolCard({
           ) : null}
           {(call.lent ?? []).map((lent, i) => (
             <div key={i} data-role="lent-exchange">
-              <div class="section-label">{t("tool.lentSent", { model: lent.model })}</div>
+              <div class="section-label">
+                {t("tool.lentSent")}
+                <span class="muted">
+                  {lent.model} · {t("chat.usage", { input: formatTokens(lent.inputTokens), output: formatTokens(lent.outputTokens) })}
+                </span>
+              </div>
               <pre class="code-pane">{[lent.system, ...lent.messages.map((m) => m.text)].filter((text) => text).join("\n\n")}</pre>
               <div class="section-label">{t("tool.lentAnswer")}</div>
               <pre class="code-pane">{lent.answer}</pre>

@@ -54,7 +54,11 @@ export type LentModel = { model: string, system: string | null, messages: Array<
 /**
  * When the answer went back (Unix milliseconds).
  */
-at: number, };
+at: number, 
+/**
+ * What the request cost at the provider, as it reported it.
+ */
+inputTokens: number, outputTokens: number, };
 
 export type ElicitationKind = { "mode": "form", schema: JsonValue, } | { "mode": "url", url: string, host: string, } | { "mode": "sampling", system: string | null, messages: Array<SampledText>, maxTokens: number, 
 /**

@@ -617,7 +617,7 @@ export const en = {
   "coverage.never": "{tool} has not been called yet.",
   "tool.sources": "Content from {list}",
   "tool.lentModel": "The chat's model answered this server {count} time(s): open the call to read what it was sent and wrote.",
-  "tool.lentSent": "Sent to {model}",
+  "tool.lentSent": "Sent to the model",
   "tool.lentAnswer": "Its answer, which went to the server",
   "tool.guardEscalated": "Asked because of what the chat had read",
   "settings.gate": "Gate",

@@ -606,7 +606,7 @@ export const zhCN: Record<Key, string> = {
   "coverage.never": "{tool} 还没有被调用过。",
   "tool.sources": "内容来自 {list}",
   "tool.lentModel": "对话的模型回答了此服务器 {count} 次：展开卡片可查看它收到和写下的内容。",
-  "tool.lentSent": "发给 {model} 的内容",
+  "tool.lentSent": "发给模型的内容",
   "tool.lentAnswer": "它的回答（已交给服务器）",
   "tool.guardEscalated": "因对话读过的内容而询问",
   "settings.gate": "闸门",

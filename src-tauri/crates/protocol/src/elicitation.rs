@@ -72,6 +72,11 @@ pub struct LentModel {
     pub answer: String,
     /// When the answer went back (Unix milliseconds).
     pub at: i64,
+    /// What the request cost at the provider, as it reported it.
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
 }
 
 /// The user's answer.

@@ -582,6 +582,8 @@ mod tests {
             }],
             answer: answer.into(),
             at: 1,
+            input_tokens: 10,
+            output_tokens: 2,
         }
     }
 

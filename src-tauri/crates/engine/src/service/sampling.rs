@@ -125,6 +125,8 @@ impl Sampler for ChatModel {
             messages,
             answer: text.clone(),
             at: crate::store::now_ms(),
+            input_tokens: completion.usage.input_tokens,
+            output_tokens: completion.usage.output_tokens,
         };
         app.store.calls().record_lent(chat, seq, lent.clone());
         app.router.emit(ToolEvent::ModelLent { chat, seq, lent });

@@ -181,6 +181,8 @@ async fn a_server_borrows_the_chats_model_only_after_the_user_agrees_on_the_call
     );
     assert_eq!(lent[0].messages[0].text, asked_for("rivers"));
     assert_eq!(lent[0].answer, "Rivers run to the sea.");
+    // The cost, as the provider reported it (the mock reports 11 in, 7 out).
+    assert_eq!((lent[0].input_tokens, lent[0].output_tokens), (11, 7));
     app.mcp_servers().manager().shutdown().await;
 }
 
