@@ -617,7 +617,10 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       return { ...state, questions: [...state.questions, { id: e.id, seq: e.seq, question: e.message, choices: [], elicitation: e }] };
     }
     case "modelLent":
-      return updateCall(state, event.seq, (c) => ({ ...c, lent: [...(c.lent ?? []), event.lent] }));
+      // An exchange already read with the chat's history is not added twice.
+      return updateCall(state, event.seq, (c) =>
+        (c.lent ?? []).some((l) => l.at === event.lent.at && l.answer === event.lent.answer) ? c : { ...c, lent: [...(c.lent ?? []), event.lent] },
+      );
     case "taskChanged":
       return { ...state, task: event.task };
   }

@@ -100,6 +100,7 @@ export type {
   ElicitationKind,
   ElicitationOutcome,
   LentModel,
+  SampledText,
   PendingElicitation,
   MessageRow,
   MessageStatus,

@@ -13,7 +13,8 @@ import { t } from "../i18n";
 import { reveal } from "../reveal";
 import type { ElicitationAnswer, ElicitationKind, PendingElicitation } from "../types";
 import { Icon } from "./icons";
-import { HiddenCharsWarning, PayloadPane, RevealedText } from "./Payload";
+import { RevealedText } from "./Payload";
+import { SampledTexts } from "./SampledTexts";
 
 type Value = string | boolean | string[];
 
@@ -106,26 +107,10 @@ function FieldInput(props: { id: string; field: Field; value: Value; onValue: (v
  * with who it is presented as, shown whole before anything is sent.
  */
 function SampledRequest({ server, kind }: { server: string; kind: Extract<ElicitationKind, { mode: "sampling" }> }) {
-  const texts = [
-    ...(kind.system ? [{ who: "system" as const, heading: t("elicit.samplingSystem"), text: kind.system }] : []),
-    ...kind.messages.map((m) => ({
-      who: m.role,
-      heading: m.role === "user" ? t("elicit.samplingUser", { server }) : t("elicit.samplingAssistant"),
-      text: m.text,
-    })),
-  ].map((part) => ({ ...part, shown: reveal(part.text) }));
   return (
     <div class="elicit-sampling" data-role="elicit-sampling">
       <p class="muted small">{t("elicit.samplingIntro", { server })}</p>
-      <HiddenCharsWarning count={texts.reduce((n, part) => n + part.shown.hidden, 0)} result={false} />
-      {texts.map((part, i) => (
-        <section key={i} data-sampled={part.who}>
-          <h4 class="small muted">{part.heading}</h4>
-          <PayloadPane lines={part.text.split("\n").length}>
-            <RevealedText segments={part.shown.segments} />
-          </PayloadPane>
-        </section>
-      ))}
+      <SampledTexts server={server} system={kind.system} messages={kind.messages} />
       <p class="muted small">{t("elicit.samplingLimit", { tokens: kind.maxTokens, model: kind.model })}</p>
     </div>
   );

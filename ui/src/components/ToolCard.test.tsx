@@ -278,7 +278,13 @@ describe("tool card: the chat's model lent to its server", () => {
     const exchange = root.querySelector('[data-role="lent-exchange"]');
     expect(exchange?.textContent).toContain("Sent to the model");
     expect(exchange?.textContent).toContain("mock-large · 11 in · 7 out");
-    expect(exchange?.textContent).toContain("You write one-line summaries.\n\nSummarise in one line: rivers");
-    expect(exchange?.textContent).toContain("Rivers run to the sea.");
+    // Each text under who it speaks as, as on the card that asked the user.
+    const part = (who: string) => exchange?.querySelector(`[data-sampled=${who}]`)?.textContent;
+    expect(part("system")).toBe("Instructions for the modelYou write one-line summaries.");
+    expect(part("user")).toBe("era__summarise writesSummarise in one line: rivers");
+    expect(part("answer")).toBe("The model's answer, for the serverRivers run to the sea.");
+    // The same exchange told twice (a reload, then its event) is one.
+    const again = applyEvent(state, { type: "tool", event: { type: "modelLent", chat: 1, seq: 1, lent } });
+    expect(again.calls[0]?.lent).toEqual([lent]);
   });
 });

@@ -16,6 +16,7 @@ import { type CallProgress, type CallView, goesOn } from "../timeline";
 import { sourceText } from "../provenance";
 import { Attachments } from "./Attachments";
 import { ResourceLinks } from "./ResourceLinks";
+import { SampledTexts } from "./SampledTexts";
 import { SandboxLine, sandboxSummary } from "./Sandbox";
 import type { Attachment, UiCallStatus } from "../types";
 
@@ -234,16 +235,14 @@ export function ToolCard({
             </>
           ) : null}
           {(call.lent ?? []).map((lent, i) => (
-            <div key={i} data-role="lent-exchange">
+            <div key={i} class="elicit-sampling" data-role="lent-exchange">
               <div class="section-label">
                 {t("tool.lentSent")}
                 <span class="muted">
                   {lent.model} · {t("chat.usage", { input: formatTokens(lent.inputTokens), output: formatTokens(lent.outputTokens) })}
                 </span>
               </div>
-              <pre class="code-pane">{[lent.system, ...lent.messages.map((m) => m.text)].filter((text) => text).join("\n\n")}</pre>
-              <div class="section-label">{t("tool.lentAnswer")}</div>
-              <pre class="code-pane">{lent.answer}</pre>
+              <SampledTexts server={call.group ?? call.name} system={lent.system} messages={lent.messages} answer={lent.answer} />
             </div>
           ))}
           {call.resultVar || call.argsVar ? (

@@ -618,7 +618,7 @@ export const en = {
   "tool.sources": "Content from {list}",
   "tool.lentModel": "The chat's model answered this server {count} time(s): open the call to read what it was sent and wrote.",
   "tool.lentSent": "Sent to the model",
-  "tool.lentAnswer": "Its answer, which went to the server",
+  "tool.lentAnswer": "The model's answer, for the server",
   "tool.guardEscalated": "Asked because of what the chat had read",
   "settings.gate": "Gate",
   "tools.effects": "What a call may do",

@@ -607,7 +607,7 @@ export const zhCN: Record<Key, string> = {
   "tool.sources": "内容来自 {list}",
   "tool.lentModel": "对话的模型回答了此服务器 {count} 次：展开卡片可查看它收到和写下的内容。",
   "tool.lentSent": "发给模型的内容",
-  "tool.lentAnswer": "它的回答（已交给服务器）",
+  "tool.lentAnswer": "模型的回答（给服务器）",
   "tool.guardEscalated": "因对话读过的内容而询问",
   "settings.gate": "闸门",
   "tools.effects": "调用可能做的事",

@@ -57,6 +57,9 @@ pub struct RunningCall {
     /// The workspace folder of the call's chat, if it has one: the server's root where the
     /// user lets it see the folder (F-99).
     pub workspace: Option<std::path::PathBuf>,
+    /// How many times the call's server borrowed the chat's model during it (F-99): a call
+    /// may do so [`crate::sampling::MAX_LENT_PER_CALL`] times.
+    pub lent: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A server's question as it waits.
@@ -319,6 +322,7 @@ mod tests {
             cancel: CancellationToken::new(),
             clock: tollgate_tools::clock::CallClock::new(),
             workspace: None,
+            lent: Arc::default(),
         }
     }
 

@@ -10,7 +10,7 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 use tollgate_protocol::ids::ChatId;
-use tollgate_protocol::{SampledRole, SampledText};
+use tollgate_protocol::{LentModel, SampledRole, SampledText};
 
 /// The most a server's request may have the model write: a server's sub-task, not a chat's
 /// answer. A request for more is answered with this much.
@@ -20,6 +20,9 @@ pub const MAX_SAMPLED_TOKENS: u32 = 4_096;
 pub const MAX_SAMPLED_BYTES: usize = 64 * 1024;
 /// The most messages a request may carry.
 pub const MAX_SAMPLED_MESSAGES: usize = 32;
+/// The most times one call's server may borrow the model: each exchange is kept with the call,
+/// and a call is no conversation of its own.
+pub const MAX_LENT_PER_CALL: usize = 20;
 
 /// What the model is asked, as the user agreed to it on the call's card.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +42,9 @@ pub struct Sampled {
     pub model: String,
     /// The answer stopped at `max_tokens`, not where the model ended it.
     pub cut_short: bool,
+    /// What it cost at the provider, as it reported it.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 /// Sends a server's request to the model of `chat`. The app's side of sampling.
@@ -47,16 +53,18 @@ pub trait Sampler: Send + Sync {
     /// The model that would answer in `chat`, as the card names it ("model · provider").
     async fn model(&self, chat: ChatId) -> Result<String, String>;
 
-    /// The model's answer to `request` for call `seq` of `chat`, or why there is none (shown
-    /// to the server); the app keeps what was sent and answered with that call. Cancelling
-    /// `cancel` stops the model.
+    /// The model's answer to `request`, or why there is none (shown to the server).
+    /// Cancelling `cancel` stops the model.
     async fn sample(
         &self,
         chat: ChatId,
-        seq: u64,
         request: SampleRequest,
         cancel: CancellationToken,
     ) -> Result<Sampled, String>;
+
+    /// Keeps, with call `seq` of `chat`, an exchange whose answer goes back to the server, and
+    /// tells the window.
+    fn keep(&self, chat: ChatId, seq: u64, lent: LentModel);
 }
 
 /// The request a server sent, as Tollgate lends the model: text messages only, no tools, at
@@ -126,6 +134,28 @@ pub(crate) fn request_of(
         max_tokens: params.max_tokens.clamp(1, MAX_SAMPLED_TOKENS),
         temperature: params.temperature,
     })
+}
+
+/// The exchange as the call keeps it: what the model was sent, with every secret Tollgate keeps
+/// withheld again (one learnt while the card waited included), and what it wrote.
+pub(crate) fn kept(request: &SampleRequest, sampled: &Sampled) -> LentModel {
+    let pass = |text: &str| tollgate_secrets::redact_known_owned(text.to_string());
+    LentModel {
+        model: sampled.model.clone(),
+        system: request.system.as_deref().map(pass),
+        messages: request
+            .messages
+            .iter()
+            .map(|m| SampledText {
+                role: m.role,
+                text: pass(&m.text),
+            })
+            .collect(),
+        answer: pass(&sampled.text),
+        at: chrono::Utc::now().timestamp_millis(),
+        input_tokens: sampled.input_tokens,
+        output_tokens: sampled.output_tokens,
+    }
 }
 
 /// The answer as the server reads it.
@@ -225,6 +255,8 @@ mod tests {
             text: "a summary".into(),
             model: "m".into(),
             cut_short: true,
+            input_tokens: 0,
+            output_tokens: 0,
         }))
         .unwrap();
         assert_eq!(result["stopReason"], "maxTokens");

@@ -81,6 +81,7 @@ impl ServerSlot {
             cancel: stop.child_token(),
             clock: Arc::clone(clock),
             workspace,
+            lent: Arc::default(),
         };
         self.calls.lock().push((id, call.clone()));
         CallGuard {

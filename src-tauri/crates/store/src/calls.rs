@@ -594,17 +594,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let chat = store.create_chat(NewChat::default()).await.unwrap().id;
-        store.calls().record_call_start(CallStart {
-            chat,
-            message_id: None,
-            round: 0,
-            seq: 1,
-            call_id: "c1".into(),
-            requested_name: "era__summarise".into(),
-            raw_args: "{}".into(),
-            started_at: 0,
-            view_of: None,
-        });
+        for (seq, tool) in [(1, "era__summarise"), (2, "era__echo")] {
+            store.calls().record_call_start(CallStart {
+                chat,
+                message_id: None,
+                round: 0,
+                seq,
+                call_id: format!("c{seq}"),
+                requested_name: tool.into(),
+                raw_args: "{}".into(),
+                started_at: 0,
+                view_of: None,
+            });
+        }
         store.calls().record_lent(chat, 1, lent("first"));
         store.calls().record_lent(chat, 1, lent("second"));
         store.flush().await.unwrap();
@@ -612,19 +614,7 @@ mod tests {
         let answers: Vec<&str> = call.lent.iter().map(|l| l.answer.as_str()).collect();
         assert_eq!(answers, ["first", "second"]);
         assert_eq!(call.lent[0], lent("first"));
-        // Another call of the chat keeps none.
-        store.calls().record_call_start(CallStart {
-            chat,
-            message_id: None,
-            round: 0,
-            seq: 2,
-            call_id: "c2".into(),
-            requested_name: "era__echo".into(),
-            raw_args: "{}".into(),
-            started_at: 0,
-            view_of: None,
-        });
-        store.flush().await.unwrap();
+        // The chat's other call, there all along, keeps none.
         let other = store.calls().recorded_call(chat, 2).await.unwrap().unwrap();
         assert!(other.lent.is_empty());
     }

@@ -25,11 +25,31 @@ fn call_markdown(call: &RecordedCall) -> String {
         head.push_str(&format!(" · {ms} ms"));
     }
     let args = call.resolved_args.as_deref().unwrap_or(&call.raw_args);
-    format!(
+    let mut out = format!(
         "{head}\n\nArguments:\n\n{}\n\nResult:\n\n{}\n",
         fence(&pretty_args(args), "json"),
         fence(call.result_text.as_deref().unwrap_or(""), "")
-    )
+    );
+    // What the chat's model answered the call's server (F-99), each text under who it speaks as.
+    for lent in &call.lent {
+        out.push_str(&format!(
+            "\nThe server asked the chat's model ({}, {} in · {} out):\n",
+            lent.model, lent.input_tokens, lent.output_tokens
+        ));
+        let asked = lent
+            .system
+            .iter()
+            .map(|s| ("Instructions", s.as_str()))
+            .chain(lent.messages.iter().map(|m| match m.role {
+                crate::protocol::SampledRole::User => ("The server", m.text.as_str()),
+                crate::protocol::SampledRole::Assistant => ("As if the model", m.text.as_str()),
+            }))
+            .chain([("The model's answer", lent.answer.as_str())]);
+        for (who, text) in asked {
+            out.push_str(&format!("\n{who}:\n\n{}\n", fence(text, "")));
+        }
+    }
+    out
 }
 
 /// The model's reasoning as a quoted "Thinking" block, so it reads apart from the answer.
@@ -162,6 +182,30 @@ mod tests {
         assert_eq!(
             thinking_markdown("First.\n\nThen.\n"),
             "> **Thinking**\n>\n> First.\n>\n> Then.\n\n"
+        );
+    }
+
+    #[test]
+    fn a_call_that_lent_the_model_says_what_it_was_sent_and_wrote() {
+        let call: RecordedCall = serde_json::from_value(serde_json::json!({
+            "chat": 1, "messageId": null, "round": 0, "seq": 1, "callId": "c1",
+            "requestedName": "era__summarise", "tool": "era__summarise", "group": "era",
+            "rawArgs": "{}", "resolvedArgs": null, "policy": null,
+            "decision": {"execution": "allow", "result": null}, "decidedBy": "user",
+            "status": "success", "resultText": "summary: Short.", "isError": false,
+            "truncated": false, "resultVar": null, "argsVar": null, "startedAt": 0,
+            "endedAt": 1, "durationMs": 1,
+            "lent": [{"model": "m", "system": "One line.",
+                      "messages": [{"role": "user", "text": "Summarise"}],
+                      "answer": "Short.", "at": 1, "inputTokens": 3, "outputTokens": 2}]
+        }))
+        .unwrap();
+        let text = call_markdown(&call);
+        assert!(
+            text.ends_with(
+                "\nThe server asked the chat's model (m, 3 in · 2 out):\n\nInstructions:\n\n```\nOne line.\n```\n\nThe server:\n\n```\nSummarise\n```\n\nThe model's answer:\n\n```\nShort.\n```\n"
+            ),
+            "{text}"
         );
     }
 }

@@ -93,12 +93,10 @@ impl Sampler for ChatModel {
     async fn sample(
         &self,
         chat: ChatId,
-        seq: u64,
         request: SampleRequest,
         cancel: CancellationToken,
     ) -> Result<Sampled, String> {
         let app = self.app()?;
-        let (system, messages) = (request.system.clone(), request.messages.clone());
         let (provider_id, model) = chosen(&app, chat).await?;
         let (provider, default_model) = app
             .providers
@@ -116,25 +114,23 @@ impl Sampler for ChatModel {
             .complete(&outgoing, &mut |_| {}, &cancel)
             .await
             .map_err(|e| format!("the chat's model did not answer: {e}"))?;
-        // Nothing Tollgate keeps secret leaves with the answer either.
-        let text = crate::secrets::redact_known_owned(completion.text);
-        // Kept with the call and shown on its card: what the model was sent and what went back.
-        let lent = LentModel {
-            model: outgoing.model.clone(),
-            system,
-            messages,
-            answer: text.clone(),
-            at: crate::store::now_ms(),
-            input_tokens: completion.usage.input_tokens,
-            output_tokens: completion.usage.output_tokens,
-        };
-        app.store.calls().record_lent(chat, seq, lent.clone());
-        app.router.emit(ToolEvent::ModelLent { chat, seq, lent });
         Ok(Sampled {
-            text,
+            // Nothing Tollgate keeps secret leaves with the answer either.
+            text: crate::secrets::redact_known_owned(completion.text),
             model: outgoing.model.clone(),
             cut_short: completion.finish == FinishReason::Length,
+            input_tokens: completion.usage.input_tokens,
+            output_tokens: completion.usage.output_tokens,
         })
+    }
+
+    fn keep(&self, chat: ChatId, seq: u64, lent: LentModel) {
+        let Some(app) = self.app.upgrade() else {
+            return;
+        };
+        // Kept with the call and shown on its card: what the model was sent and what went back.
+        app.store.calls().record_lent(chat, seq, lent.clone());
+        app.router.emit(ToolEvent::ModelLent { chat, seq, lent });
     }
 }
 

@@ -5,7 +5,8 @@
 
 use super::Asks;
 use crate::elicitation::{AskRefused, RunningCall};
-use crate::sampling::{request_of, result_of};
+use crate::sampling::{kept, request_of, result_of, MAX_LENT_PER_CALL};
+use std::sync::atomic::Ordering;
 use tokio_util::sync::CancellationToken;
 use tollgate_protocol::{ElicitationAnswer, ElicitationKind};
 
@@ -60,6 +61,11 @@ pub(super) async fn lend_model(
             .map_err(|()| refused("the server's tools run in more than one chat, so Tollgate cannot tell whose model it asks for"))?
             .ok_or_else(|| NotLent::Refused(AskRefused::NoCall.to_string()))?,
     };
+    if call.lent.load(Ordering::Relaxed) >= MAX_LENT_PER_CALL {
+        return Err(NotLent::Refused(format!(
+            "this call already borrowed the chat's model {MAX_LENT_PER_CALL} times; Tollgate lends it no more during the call"
+        )));
+    }
     let request = request_of(params).map_err(NotLent::Refused)?;
     let model = sampler.model(call.chat).await.map_err(NotLent::Refused)?;
     let kind = ElicitationKind::Sampling {
@@ -91,7 +97,7 @@ pub(super) async fn lend_model(
     let stop = call.cancel.child_token();
     let _clock = call.clock.pause();
     let sampled = tokio::select! {
-        sampled = sampler.sample(call.chat, call.seq, request, stop.clone()) => sampled,
+        sampled = sampler.sample(call.chat, request.clone(), stop.clone()) => sampled,
         () = gave_up.cancelled() => {
             stop.cancel();
             return Err(refused("the server gave up on its request for the chat's model"));
@@ -100,6 +106,11 @@ pub(super) async fn lend_model(
     match sampled {
         Err(_) if call.cancel.is_cancelled() => Err(NotLent::Stopped),
         Err(why) => Err(NotLent::Refused(why)),
-        Ok(sampled) => Ok(result_of(sampled)),
+        Ok(sampled) => {
+            // Kept only once the answer is on its way back to the server.
+            call.lent.fetch_add(1, Ordering::Relaxed);
+            sampler.keep(call.chat, call.seq, kept(&request, &sampled));
+            Ok(result_of(sampled))
+        }
     }
 }
