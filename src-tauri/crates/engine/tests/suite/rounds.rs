@@ -47,6 +47,23 @@ pub(super) async fn with_era_as(
     (app, chat)
 }
 
+/// What the server asks during the call the user approved, once it waits on the call's card:
+/// the approved call, continued, so no second approval card is there beside it.
+pub(super) async fn on_the_calls_card(
+    app: &Tollgate,
+    chat: ChatId,
+) -> tollgate_protocol::PendingElicitation {
+    crate::common::eventually("the server asks on the call's card", || {
+        !app.asks().pending_elicitations(chat).is_empty()
+    })
+    .await;
+    assert!(
+        app.asks().pending(chat).is_empty(),
+        "a round of the call asked for approval again"
+    );
+    app.asks().pending_elicitations(chat).pop().unwrap()
+}
+
 /// Runs `tool` with `args` in `chat`; allows it on its one card.
 pub(super) async fn run_allowed(
     app: &Arc<Tollgate>,
@@ -65,16 +82,7 @@ async fn a_call_answered_in_rounds_is_one_approved_call_and_its_questions_come_t
     let (app, chat) = with_era(dir.path(), &log).await;
     let task = run_allowed(&app, chat, "era__ask_twice", json!({"topic": "rivers"})).await;
     for (field, value) in [("name", "Ada"), ("colour", "teal")] {
-        crate::common::eventually("the server asks", || {
-            !app.asks().pending_elicitations(chat).is_empty()
-        })
-        .await;
-        // The retry that asks this is the call the user approved: no second card.
-        assert!(
-            app.asks().pending(chat).is_empty(),
-            "a round of the call asked for approval again"
-        );
-        let asked = app.asks().pending_elicitations(chat).pop().unwrap();
+        let asked = on_the_calls_card(&app, chat).await;
         assert_eq!((asked.server.as_str(), asked.seq), ("era", 1));
         app.asks()
             .answer_elicitation(

@@ -4,7 +4,7 @@
 //! Judged by what the model's server (the mock LLM) received and what the era server (Python SDK
 //! 2.x, tests/mcp/python) got back.
 
-use super::rounds::{era, received, run_allowed, with_era_as};
+use super::rounds::{era, on_the_calls_card, received, run_allowed, with_era_as};
 use super::service::with_mock;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use tollgate_engine::service::Tollgate;
 use tollgate_engine::ChatId;
 use tollgate_mcp::McpServerConfig;
 use tollgate_mock_llm::{openai, MockLlm};
-use tollgate_protocol::{ElicitationAnswer, ElicitationKind, PendingElicitation, SampledRole};
+use tollgate_protocol::{ElicitationAnswer, ElicitationKind, SampledRole};
 
 /// What the era server's `summarise` asks the model for `passage`.
 fn asked_for(passage: &str) -> String {
@@ -40,20 +40,6 @@ async fn app_with(
     (app, mock, chat)
 }
 
-/// The server's request for the model, once it waits on the call's card.
-async fn request_on_card(app: &Tollgate, chat: ChatId) -> PendingElicitation {
-    crate::common::eventually("the server's request is on the card", || {
-        !app.asks().pending_elicitations(chat).is_empty()
-    })
-    .await;
-    // The request is the call the user approved, continued: no second approval card.
-    assert!(
-        app.asks().pending(chat).is_empty(),
-        "a second approval was asked"
-    );
-    app.asks().pending_elicitations(chat).pop().unwrap()
-}
-
 /// `summarise` run and allowed in `chat`, its request for the model answered `answer` on the
 /// call's card: the call's result for the model.
 async fn summarised(
@@ -63,7 +49,7 @@ async fn summarised(
     answer: ElicitationAnswer,
 ) -> tollgate_engine::ToolCallResult {
     let task = run_allowed(app, chat, "era__summarise", json!({ "passage": passage })).await;
-    let asked = request_on_card(app, chat).await;
+    let asked = on_the_calls_card(app, chat).await;
     app.asks()
         .answer_elicitation(chat, &asked.id, answer)
         .unwrap();
@@ -109,7 +95,7 @@ async fn a_server_borrows_the_chats_model_only_after_the_user_agrees_on_the_call
     let (app, mock, chat) = app_with(dir.path(), era_sharing(&log, true, false)).await;
     mock.push(openai::text("Rivers run to the sea."));
     let task = run_allowed(&app, chat, "era__summarise", json!({"passage": "rivers"})).await;
-    let asked = request_on_card(&app, chat).await;
+    let asked = on_the_calls_card(&app, chat).await;
     // The card shows what the model would read, all of it, before anything is sent.
     assert_eq!((asked.server.as_str(), asked.seq), ("era", 1));
     let ElicitationKind::Sampling {
@@ -265,7 +251,7 @@ async fn a_key_in_a_servers_request_never_reaches_the_model() {
         json!({ "passage": format!("the key is {KEY}") }),
     )
     .await;
-    let asked = request_on_card(&app, chat).await;
+    let asked = on_the_calls_card(&app, chat).await;
     // The card shows the request as the model would read it: without the key.
     let shown = serde_json::to_string(&asked.kind).unwrap();
     assert!(shown.contains("the key is"), "{shown}");
