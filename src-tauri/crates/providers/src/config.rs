@@ -99,16 +99,26 @@ impl Providers {
         Ok(self.store.delete_provider(id).await?)
     }
 
-    /// The provider a chat should use: its own if set, else the first configured, else the Demo.
+    /// The configuration of the provider a chat should use: its own if set, else the first
+    /// configured; `None`: the Demo. The one rule [`Self::resolve`] and whoever names the
+    /// chat's model follow.
+    pub async fn chosen(
+        &self,
+        chat_provider: Option<i64>,
+    ) -> Result<Option<ProviderConfig>, ConfigError> {
+        let mut all = self.store.providers().await?;
+        let at = chat_provider
+            .and_then(|id| all.iter().position(|p| p.id == id))
+            .unwrap_or(0);
+        Ok((at < all.len()).then(|| all.swap_remove(at)))
+    }
+
+    /// The provider a chat should use ([`Self::chosen`]) and its default model.
     pub async fn resolve(
         &self,
         chat_provider: Option<i64>,
     ) -> Result<(Arc<dyn Provider>, String), ConfigError> {
-        let all = self.store.providers().await?;
-        let chosen = chat_provider
-            .and_then(|id| all.iter().find(|p| p.id == id))
-            .or_else(|| all.first());
-        match chosen {
+        match self.chosen(chat_provider).await?.as_ref() {
             None => Ok((
                 Arc::new(DemoProvider::default()),
                 super::demo::DEMO_MODEL.to_string(),

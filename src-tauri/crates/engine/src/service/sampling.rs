@@ -74,15 +74,11 @@ impl Sampler for ChatModel {
     async fn model(&self, chat: ChatId) -> Result<String, String> {
         let app = self.app()?;
         let (provider, model) = chosen(&app, chat).await?;
-        let configs = app
-            .store
-            .providers()
+        let config = app
+            .providers
+            .chosen(provider)
             .await
             .map_err(|e| format!("the providers could not be read: {e}"))?;
-        // As `Providers::resolve` chooses: the chosen one, else the first, else the Demo.
-        let config = provider
-            .and_then(|id| configs.iter().find(|c| c.id == id))
-            .or_else(|| configs.first());
         Ok(match config {
             Some(c) if model.trim().is_empty() => format!("{} · {}", c.default_model, c.name),
             Some(c) => format!("{model} · {}", c.name),
