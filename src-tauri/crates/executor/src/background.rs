@@ -7,7 +7,8 @@
 
 use super::call::{CallCtx, CallOrigin, Outcome, ToolCallRequest, ToolCallResult, Trace};
 use super::execute::{
-    ended, stopped_on_card, stopped_with_turn, tool_context, ExecFailure, Running,
+    ended, stopped_meanwhile, stopped_on_card, stopped_with_turn, tool_context, ExecFailure,
+    Running,
 };
 use super::facets::{Stages, UnderWay};
 use super::grant::GuardView;
@@ -213,17 +214,19 @@ impl Stages<'_> {
             Arc::from([]),
         );
         let run = AssertUnwindSafe(entry.tool.resume(task, ctx)).catch_unwind();
-        tokio::select! {
+        // A task has no time limit of its own: its server answers each reading in time.
+        let ran = tokio::select! {
             biased;
-            () = call.cancel.cancelled() => Followed::Ran(Err(ExecFailure {
+            () = call.cancel.cancelled() => None,
+            r = run => Some(Ok(r)).filter(|r| !stopped_meanwhile(r, call.cancel)),
+        };
+        match ran {
+            None => Followed::Ran(Err(ExecFailure {
                 status: CallStatus::Cancelled,
                 message: stopped_on_card(name),
             })),
-            r = run => match r {
-                Ok(Err(e)) if e.kind == ToolErrorKind::Unavailable => Followed::Unavailable,
-                // A task has no time limit of its own: its server answers each reading in time.
-                r => Followed::Ran(ended(name, Duration::ZERO, Ok(r))),
-            },
+            Some(Ok(Ok(Err(e)))) if e.kind == ToolErrorKind::Unavailable => Followed::Unavailable,
+            Some(r) => Followed::Ran(ended(name, Duration::ZERO, r)),
         }
     }
 }

@@ -108,26 +108,35 @@ impl ToolExecutor {
         let _running = Running::new(self, seq, &token);
         let result = tokio::select! {
             biased;
-            () = token.cancelled() => {
-                token.cancel();
-                let message = if cancel.is_cancelled() {
-                    stopped_with_turn(name)
-                } else {
-                    stopped_on_card(name)
-                };
-                return Err(ExecFailure {
-                    status: CallStatus::Cancelled,
-                    message,
-                });
-            }
+            () = token.cancelled() => None,
             // The time the user takes to answer the tool's questions does not count.
-            r = clock.limit(timeout, run) => r,
+            r = clock.limit(timeout, run) => Some(r).filter(|r| !stopped_meanwhile(r, &token)),
+        };
+        let Some(result) = result else {
+            token.cancel();
+            let message = if cancel.is_cancelled() {
+                stopped_with_turn(name)
+            } else {
+                stopped_on_card(name)
+            };
+            return Err(ExecFailure {
+                status: CallStatus::Cancelled,
+                message,
+            });
         };
         if result.is_err() {
             token.cancel();
         }
         ended(name, timeout, result)
     }
+}
+
+/// Whether a run that ended did so because its Stop fired meanwhile: a failure that comes with
+/// the Stop is the Stop's. The two race on a runtime with more than one thread: the Stop can
+/// land after the gate looked at it and before it looked at the run, which then ends with the
+/// tool's own words for being stopped ("stopped by the user"), not the gate's.
+pub(super) fn stopped_meanwhile(run: &RunEnd, stop: &CancellationToken) -> bool {
+    stop.is_cancelled() && !matches!(run, Ok(Ok(Ok(_))))
 }
 
 /// What the model is told of a call stopped with its turn (the turn's Stop).

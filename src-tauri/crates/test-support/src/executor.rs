@@ -223,6 +223,20 @@ pub fn test_group(ran: Arc<Ran>, sleeping: Flag, cancelled_seen: Flag) -> ToolGr
         ))
         .tool(FnTool::new(
             ToolSpec::new(
+                "stopped_mid_run",
+                "Is stopped as it runs.",
+                obj_schema(json!({}), &[]),
+            )
+            .policy(Auto),
+            // Its Stop lands while the gate polls it, after the gate looked at the Stop: as a
+            // tool does, it sees its token fired and ends in its own words.
+            |_, ctx| async move {
+                ctx.cancel.cancel();
+                Err(ToolError::other("stopped by the user"))
+            },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new(
                 "sleeps",
                 "Sleeps.",
                 obj_schema(json!({"ms": {"type": "integer"}}), &["ms"]),

@@ -33,7 +33,13 @@ impl Tool for Lookup {
         data["goesOnAs"].as_str().map(str::to_string)
     }
 
-    async fn resume(&self, task: &str, _ctx: ToolContext) -> Result<Value, ToolError> {
+    async fn resume(&self, task: &str, ctx: ToolContext) -> Result<Value, ToolError> {
+        if task.ends_with("(stopped)") {
+            // Its Stop lands while the follower polls it, after the follower looked at the
+            // Stop: it ends in its own words for being stopped.
+            ctx.cancel.cancel();
+            return Err(ToolError::other("stopped by the user"));
+        }
         Ok(json!(format!("the record of {task}: born 1970")))
     }
 }
@@ -112,4 +118,31 @@ async fn a_call_handed_over_carries_what_its_turn_read_into_its_late_result() {
     assert!(row.sources.contains(&page));
     // Followed once: its task is no longer kept, and a second follower finds nothing to do.
     assert!(exec.under_way().resume(r.seq).await.is_none());
+}
+
+/// A Stop that lands while a handed-over call's task is followed (polled after the follower
+/// looked at the Stop) is the user's Stop on its card, not the task's failure.
+#[tokio::test]
+async fn a_stop_that_lands_while_the_task_is_followed_is_the_users_stop() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    let group = ToolGroup::new("directory", "Directory", "Look people up.")
+        .enabled_by_default(true)
+        .tool(lookup());
+    exec.set_registry(Arc::new(Registry::with_groups([group]).unwrap()));
+    let r = exec
+        .execute(
+            call("lookup", json!({"name": "(stopped)"})),
+            CallOrigin::default(),
+            &tokio_util::sync::CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.status, CallStatus::InBackground, "{r:?}");
+    let late = exec.under_way().resume(r.seq).await.unwrap();
+    assert_eq!(late.result.status, CallStatus::Cancelled, "{late:?}");
+    assert!(
+        late.result.content.contains("The user stopped the call"),
+        "{}",
+        late.result.content
+    );
 }

@@ -116,6 +116,23 @@ async fn stop_on_a_calls_card_stops_that_call_and_not_the_turn() {
     );
 }
 
+/// A Stop that lands while the run is polled, after the gate looked at the Stop (a runtime
+/// with more than one thread allows it), is still the user's Stop: the model is told the user
+/// stopped the call, not the tool's own words as an error.
+#[tokio::test]
+async fn a_stop_that_lands_while_the_tool_is_polled_is_the_users_stop() {
+    let h = Harness::new().await;
+    let exec = h.chat().await;
+    let r = run(&exec, call("stopped_mid_run", json!({}))).await;
+    assert_eq!(r.status, CallStatus::Cancelled, "{}", r.content);
+    assert!(
+        r.content.contains("The user stopped the call"),
+        "{}",
+        r.content
+    );
+    assert!(!r.content.contains("Error from tool"), "{}", r.content);
+}
+
 #[tokio::test]
 async fn a_panicking_tool_becomes_an_error_result() {
     let h = Harness::new().await;
