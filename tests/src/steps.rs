@@ -746,6 +746,27 @@ impl Session {
 
 pub use tollgate_mock_llm::openai::tool_results;
 
+/// Every file of the app's data folder `dir` (the database, its journal, the log) whose bytes
+/// hold `text`: where a secret must never be.
+pub fn data_files_holding(dir: &std::path::Path, text: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        if path.is_dir() {
+            found.extend(data_files_holding(&path, text));
+        } else if std::fs::read(&path)
+            .unwrap_or_default()
+            .windows(text.len())
+            .any(|w| w == text.as_bytes())
+        {
+            found.push(path);
+        }
+    }
+    found
+}
+
 /// The chat-completions requests the mock received, in order.
 pub fn completions(mock: &MockLlm) -> Vec<serde_json::Value> {
     mock.requests()

@@ -30,6 +30,7 @@ function waitsOnUser(event: ChatEvent): boolean {
     case "questionResolved":
     case "elicitationResolved":
     case "modelLent":
+    case "serverAsked":
     case "taskChanged":
       return false;
   }

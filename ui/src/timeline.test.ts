@@ -569,6 +569,19 @@ describe("fromHistory", () => {
     expect(callsFor(fromHistory(7, history), 2)[0]?.lent).toEqual([]);
   });
 
+  it("keeps, after a reload, what a call's server asked the user and how it ended", () => {
+    const asked = {
+      message: "Whose job is this?",
+      kind: { mode: "form" as const, schema: { type: "object" } },
+      outcome: "accepted" as const,
+      answer: { name: "Ada" },
+      at: 4,
+    };
+    const s = fromHistory(7, { ...history, calls: [{ ...history.calls[0]!, asked: [asked] }] });
+    expect(callsFor(s, 2)[0]?.asked).toEqual([asked]);
+    expect(callsFor(fromHistory(7, history), 2)[0]?.asked).toEqual([]);
+  });
+
   it("rebuilds the same timeline: tool messages fold into their calls", () => {
     const s = fromHistory(7, history);
     expect(s.revision).toBe(4);

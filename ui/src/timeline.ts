@@ -14,6 +14,7 @@ import type {
   FailureKind,
   GuardMark,
   LentModel,
+  AskedQuestion,
   McpViewLink,
   MessageStatus,
   PendingApproval,
@@ -74,6 +75,8 @@ export interface CallView {
   afterTurn?: boolean;
   /** What the chat's model answered the call's server, request by request (sampling, F-99). */
   lent?: LentModel[];
+  /** What the call's server asked the user during it, and how each question ended (F-99). */
+  asked?: AskedQuestion[];
 }
 
 /** An MCP server's last progress report for a running call. */
@@ -214,6 +217,7 @@ function callFromRecord(r: RecordedCall): CallView {
     view: r.view ?? null,
     viewOf: r.viewOf ?? null,
     lent: r.lent ?? [],
+    asked: r.asked ?? [],
   };
 }
 
@@ -620,6 +624,13 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
       // An exchange already read with the chat's history is not added twice.
       return updateCall(state, event.seq, (c) =>
         (c.lent ?? []).some((l) => l.at === event.lent.at && l.answer === event.lent.answer) ? c : { ...c, lent: [...(c.lent ?? []), event.lent] },
+      );
+    case "serverAsked":
+      // A question already read with the chat's history is not added twice.
+      return updateCall(state, event.seq, (c) =>
+        (c.asked ?? []).some((q) => q.at === event.asked.at && q.message === event.asked.message)
+          ? c
+          : { ...c, asked: [...(c.asked ?? []), event.asked] },
       );
     case "taskChanged":
       return { ...state, task: event.task };

@@ -100,6 +100,7 @@ export type {
   ElicitationKind,
   ElicitationOutcome,
   LentModel,
+  AskedQuestion,
   SampledText,
   PendingElicitation,
   MessageRow,

@@ -8,7 +8,7 @@
 use std::time::Duration;
 use tollgate_e2e::node_servers::{free_port, mcp_dir, sdk_example, NodeServer, StandInBrowser};
 use tollgate_e2e::seat::Seat;
-use tollgate_e2e::steps::{completions, keys, tool_results};
+use tollgate_e2e::steps::{completions, data_files_holding, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
@@ -104,6 +104,31 @@ async fn a_servers_form_is_answered_from_the_keyboard_and_a_page_is_shown_before
             && results[0].contains("Username: ada")
             && results[0].contains("Email: ada@example.org"),
         "{results:?}"
+    );
+    // The question and the answer the server got are kept with the call: opened, its card
+    // shows them under the form's labels, the password withheld, here and in every file.
+    let kept = s.wait_text("[data-role=server-asked]", WAIT).await.unwrap();
+    assert!(kept.contains("forms asked you 1 question(s)"), "{kept}");
+    s.click(".tool-card[data-seq='1'] > .tool-card-head")
+        .await
+        .unwrap();
+    let asked = s
+        .wait_text("[data-role=asked-question]", WAIT)
+        .await
+        .unwrap();
+    assert!(
+        asked.contains("answered")
+            && asked.contains("Username")
+            && asked.contains("ada@example.org")
+            && asked.contains("[redacted]")
+            && !asked.contains("analytical engine"),
+        "{asked}"
+    );
+    s.screenshots("elicitation-kept").await.unwrap();
+    assert_eq!(
+        data_files_holding(s.data_path(), "analytical engine"),
+        Vec::<std::path::PathBuf>::new(),
+        "the password is in a file of the data folder"
     );
 
     // Escape declines, and the server hears "decline".

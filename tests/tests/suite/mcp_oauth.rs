@@ -4,29 +4,14 @@
 //! (`xdg-open`, what the opener runs) that follows the authorization server's redirect back to
 //! the app, as a browser does after the user clicks "Allow".
 
-use std::path::Path;
 use std::time::Duration;
 use tollgate_e2e::node_servers::{free_port, oauth_example, StandInBrowser};
 use tollgate_e2e::seat::Seat;
-use tollgate_e2e::steps::{completions, keys, tool_results};
+use tollgate_e2e::steps::{completions, data_files_holding, keys, tool_results};
 use tollgate_e2e::webdriver::Session;
 use tollgate_mock_llm::openai;
 
 const WAIT: Duration = Duration::from_secs(60);
-
-/// Every file of the app's data folder (the database, its journal, the log).
-fn files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut all = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            all.extend(files(&path));
-        } else {
-            all.push(path);
-        }
-    }
-    all
-}
 
 /// The access token the keychain of the app on `data` holds for the server at `url`, signed in
 /// with `issuer`.
@@ -95,14 +80,11 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
     // The token is in the keychain and nowhere else: not in any file of the data folder (the
     // database, its journal, the log), not in the settings the window shows.
     let token = keychain_token(s.data_path(), &issuer, &url).await;
-    for file in files(s.data_path()) {
-        let bytes = std::fs::read(&file).unwrap_or_default();
-        assert!(
-            !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
-            "the token is in {}",
-            file.display()
-        );
-    }
+    assert_eq!(
+        data_files_holding(s.data_path(), &token),
+        Vec::<std::path::PathBuf>::new(),
+        "the token is in a file of the data folder"
+    );
     let page = s.client.source().await.unwrap();
     assert!(!page.contains(&token));
 

@@ -288,3 +288,54 @@ describe("tool card: the chat's model lent to its server", () => {
     expect(again.calls[0]?.lent).toEqual([lent]);
   });
 });
+
+describe("tool card: what its server asked the user", () => {
+  it("says the server asked, and shows each question, how it ended and the answer under the form's labels once the card is open", async () => {
+    let state = applyEvent(emptyChat(1), {
+      type: "tool",
+      event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "era__ask_twice", rawArgs: '{"topic":"rivers"}' },
+    });
+    const form = {
+      message: "What is your name?",
+      kind: {
+        mode: "form" as const,
+        schema: { type: "object", properties: { name: { type: "string", title: "Your name" }, pin: { type: "string" } } },
+      },
+      outcome: "accepted" as const,
+      answer: { name: "Ada\u200b", pin: "[redacted]", news: false },
+      at: 1,
+    };
+    const page = {
+      message: "Pay here",
+      kind: { mode: "url" as const, url: "https://pay.example/checkout", host: "pay.example" },
+      outcome: "declined" as const,
+      answer: null,
+      at: 2,
+    };
+    state = applyEvent(state, { type: "tool", event: { type: "serverAsked", chat: 1, seq: 1, asked: form } });
+    state = applyEvent(state, { type: "tool", event: { type: "serverAsked", chat: 1, seq: 1, asked: page } });
+    const call = state.calls[0];
+    if (!call) throw new Error("no call");
+    await show(call);
+    expect(root.querySelector('[data-role="server-asked"]')?.textContent).toContain("asked you 2 question(s)");
+    expect(root.querySelector('[data-role="asked-question"]')).toBeNull();
+    await act(async () => {
+      root.querySelector<HTMLButtonElement>(".tool-card-head")?.click();
+    });
+    const [first, second] = [...root.querySelectorAll('[data-role="asked-question"]')];
+    expect(first?.querySelector(".section-label")?.textContent).toBe("era__ask_twice asked youanswered");
+    expect(first?.querySelector(".question-text")?.textContent).toBe("What is your name?");
+    // Under the form's own label, an invisible character revealed; a secret field withheld.
+    expect(first?.querySelector('[data-field="name"] dt')?.textContent).toBe("Your name");
+    expect(first?.querySelector('[data-field="name"] dd .hidden-char')).not.toBeNull();
+    expect(first?.querySelector('[data-field="pin"] dd')?.textContent).toBe("[redacted]");
+    expect(first?.querySelector('[data-field="news"] dd')?.textContent).toBe("No");
+    expect(second?.getAttribute("data-outcome")).toBe("declined");
+    expect(second?.textContent).toContain("https://pay.example/checkout");
+    expect(second?.textContent).toContain("declined");
+    expect(second?.querySelector('[data-role="asked-answer"]')).toBeNull();
+    // The same question told twice (a reload, then its event) is one.
+    const again = applyEvent(state, { type: "tool", event: { type: "serverAsked", chat: 1, seq: 1, asked: form } });
+    expect(again.calls[0]?.asked).toEqual([form, page]);
+  });
+});

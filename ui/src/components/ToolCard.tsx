@@ -16,6 +16,7 @@ import { type CallProgress, type CallView, goesOn } from "../timeline";
 import { sourceText } from "../provenance";
 import { Attachments } from "./Attachments";
 import { ResourceLinks } from "./ResourceLinks";
+import { AskedQuestions } from "./AskedQuestions";
 import { SampledTexts } from "./SampledTexts";
 import { SandboxLine, sandboxSummary } from "./Sandbox";
 import type { Attachment, UiCallStatus } from "../types";
@@ -180,6 +181,11 @@ export function ToolCard({
           {t("tool.lentModel", { count: call.lent.length })}
         </div>
       ) : null}
+      {call.asked?.length ? (
+        <div class="tool-card-lent muted" data-role="server-asked">
+          {t("tool.asked", { server: call.group ?? call.name, count: call.asked.length })}
+        </div>
+      ) : null}
       {call.status === "in_background" ? (
         <div class="tool-card-background muted" data-role="in-background">
           {t("tool.inBackground")}
@@ -245,6 +251,7 @@ export function ToolCard({
               <SampledTexts server={call.group ?? call.name} system={lent.system} messages={lent.messages} answer={lent.answer} />
             </div>
           ))}
+          {call.asked?.length ? <AskedQuestions server={call.group ?? call.name} asked={call.asked} /> : null}
           {call.resultVar || call.argsVar ? (
             <>
               <div class="section-label">{t("tool.variables")}</div>

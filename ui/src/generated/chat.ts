@@ -4,7 +4,7 @@
 // Chats, messages, their history and the events of a turn.
 import type { ApprovalId, ChatId, McpViewLink } from "./common";
 import type { Attachment, CallDecision, CallStatus, DecidedBy, Decision, ExecutionPolicy, GuardMark, PendingApproval, RecordStatus, Source, TaskState, ToolEffects } from "./gate";
-import type { ElicitationOutcome, LentModel, PendingElicitation } from "./mcp";
+import type { AskedQuestion, ElicitationOutcome, LentModel, PendingElicitation } from "./mcp";
 import type { SandboxReport } from "./sandbox";
 import type { ChatToolOverrides } from "./tools";
 
@@ -217,7 +217,11 @@ viewOf?: number,
 /**
  * What the chat's model answered the call's server, request by request (F-99).
  */
-lent?: Array<LentModel>, };
+lent?: Array<LentModel>, 
+/**
+ * What the call's server asked the user during it, and how each question ended (F-99).
+ */
+asked?: Array<AskedQuestion>, };
 
 export type ChatHistory = { messages: Array<MessageRow>, calls: Array<RecordedCall>, 
 /**
@@ -290,7 +294,7 @@ viewOf?: number, } | { "type": "approvalRequested", approval: PendingApproval, }
  * The view its server ships with the tool (F-96): shown under the card from now,
  * once the gate let the call run.
  */
-view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "modelLent", chat: ChatId, seq: number, lent: LentModel, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, } | { "type": "taskChanged", chat: ChatId, task: TaskState | null, };
+view?: McpViewLink, } | { "type": "outputDelta", chat: ChatId, seq: number, stream: OutputStream, text: string, skipped: number, } | { "type": "progress", chat: ChatId, seq: number, progress: number, total: number | null, message: string | null, } | { "type": "finished", chat: ChatId, seq: number, summary: CallSummary, } | { "type": "elicitationRequested", elicitation: PendingElicitation, } | { "type": "elicitationResolved", chat: ChatId, seq: number, id: ApprovalId, outcome: ElicitationOutcome, } | { "type": "modelLent", chat: ChatId, seq: number, lent: LentModel, } | { "type": "serverAsked", chat: ChatId, seq: number, asked: AskedQuestion, } | { "type": "questionAsked", chat: ChatId, seq: number, id: ApprovalId, question: string, choices: Array<string>, } | { "type": "questionResolved", chat: ChatId, seq: number, id: ApprovalId, answered: boolean, } | { "type": "taskChanged", chat: ChatId, task: TaskState | null, };
 
 export type TurnOutcome = { "type": "completed", usage: Usage, } | { "type": "stopped", usage: Usage, } | { "type": "failed", error: string, kind: FailureKind, retryable: boolean, usage: Usage, };
 

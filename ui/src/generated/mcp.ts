@@ -80,6 +80,17 @@ export type ElicitationAnswer = { "action": "accept", content: JsonValue | null,
 
 export type ElicitationOutcome = "accepted" | "declined" | "cancelled" | "withdrawn";
 
+export type AskedQuestion = { message: string, kind: ElicitationKind, outcome: ElicitationOutcome, 
+/**
+ * The form as it went back to the server (with any secret Tollgate keeps withheld); none
+ * for a page, a request for the model, or a question not answered.
+ */
+answer: JsonValue | null, 
+/**
+ * When the question ended (Unix milliseconds).
+ */
+at: number, };
+
 export type McpTransport = { "type": "stdio", command: string, args: Array<string>, 
 /**
  * Extra environment variables. Values are secrets: they live in the keychain.

@@ -35,16 +35,17 @@ use tollgate_protocol::{
     ToolEffects, TrustKey, WayOut, WrittenFile,
 };
 use tollgate_protocol::{
+    AskedQuestion, DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome,
+    LentModel, McpToolDefinition, PendingElicitation, ReviewReason, SampledRole, SampledText,
+    ToolChange,
+};
+use tollgate_protocol::{
     ChatSandbox, SandboxGap, SandboxLevel, SandboxMode, SandboxReport, SandboxSupport,
 };
 use tollgate_protocol::{ChatToolOverrides, ToolOverride, ToolSettings};
 use tollgate_protocol::{
     CommandError, ErrorKind, Invalid, McpViewDocument, McpViewLink, McpViewOutcome, Missing, Rule,
     RuleAction, RuleScope, RuleSubjectKind,
-};
-use tollgate_protocol::{
-    DefinitionPart, ElicitationAnswer, ElicitationKind, ElicitationOutcome, LentModel,
-    McpToolDefinition, PendingElicitation, ReviewReason, SampledRole, SampledText, ToolChange,
 };
 use tollgate_protocol::{
     FindingKind, FlaggedParameter, ReviewedTool, ServerFinding, ServerReview, ServerReviewState,
@@ -222,6 +223,7 @@ fn parts() -> Vec<Part> {
             PendingElicitation,
             ElicitationAnswer,
             ElicitationOutcome,
+            AskedQuestion,
             McpTransport,
             McpSandbox,
             McpServerConfig,

@@ -12,9 +12,11 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tollgate_protocol::ids::{ApprovalId, ChatId};
 use tollgate_protocol::{
-    ElicitationAnswer, ElicitationKind, ElicitationOutcome, EventSink, PendingElicitation,
-    ToolEvent,
+    AskedQuestion, ElicitationAnswer, ElicitationKind, ElicitationOutcome, EventSink,
+    PendingElicitation, ToolEvent,
 };
+use tollgate_secrets::names::secret_named;
+use tollgate_secrets::{redact_known_owned, REDACTED};
 use tollgate_tools::waiting::{NotWaiting, Refused, Waiting};
 
 /// The most questions one server may ask in a minute.
@@ -62,6 +64,12 @@ pub struct RunningCall {
     pub lent: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// Where a server's question is kept with its call once it ends (the engine: the call's row and
+/// its card), whatever the answer: the one place every question passes on its way out.
+pub trait KeepsQuestions: Send + Sync {
+    fn keep(&self, chat: ChatId, seq: u64, asked: AskedQuestion);
+}
+
 /// A server's question as it waits.
 #[derive(Clone)]
 struct Asked {
@@ -71,24 +79,92 @@ struct Asked {
 }
 
 /// A question put to the user, withdrawn (and the window told) when it goes out of scope
-/// still waiting; one already answered is no longer waiting, and nothing happens.
+/// still waiting; one already answered is no longer waiting. Either way it is kept with its
+/// call as it ended ([`KeepsQuestions`]): with its answer, or withdrawn.
 struct OpenQuestion<'a> {
     hub: &'a ElicitationHub,
-    chat: ChatId,
-    seq: u64,
-    id: ApprovalId,
+    pending: PendingElicitation,
+    /// The answer, once it came.
+    answered: Option<ElicitationAnswer>,
 }
 
 impl Drop for OpenQuestion<'_> {
     fn drop(&mut self) {
-        if self.hub.waiting.withdraw(&self.id).is_some() {
+        let pending = &self.pending;
+        if self.hub.waiting.withdraw(&pending.id).is_some() {
             self.hub.resolved(
-                self.chat,
-                self.seq,
-                self.id.clone(),
+                pending.chat,
+                pending.seq,
+                pending.id.clone(),
                 ElicitationOutcome::Withdrawn,
             );
         }
+        let (outcome, answer) = match self.answered.take() {
+            Some(ElicitationAnswer::Accept { content }) => (ElicitationOutcome::Accepted, content),
+            Some(other) => (outcome_of(&other), None),
+            None => (ElicitationOutcome::Withdrawn, None),
+        };
+        // The model's answer is kept once it went back to the server (`LentModel`).
+        if outcome == ElicitationOutcome::Accepted
+            && matches!(pending.kind, ElicitationKind::Sampling { .. })
+        {
+            return;
+        }
+        if let Some(keeper) = &self.hub.keeper {
+            keeper.keep(
+                pending.chat,
+                pending.seq,
+                AskedQuestion {
+                    message: redact_known_owned(pending.message.clone()),
+                    kind: pending.kind.clone(),
+                    outcome,
+                    answer: answer.map(|a| kept_answer(a, &pending.kind)),
+                    at: chrono::Utc::now().timestamp_millis(),
+                },
+            );
+        }
+    }
+}
+
+/// A form's answer as it is kept: a field the form names as a secret (a password, a token) is
+/// withheld whole, as the window hides it while it is typed, and any secret Tollgate keeps is
+/// withheld from the rest.
+fn kept_answer(answer: Value, kind: &ElicitationKind) -> Value {
+    let Value::Object(fields) = redacted(answer) else {
+        return Value::Null;
+    };
+    let properties = match kind {
+        ElicitationKind::Form { schema } => schema["properties"].as_object(),
+        ElicitationKind::Url { .. } | ElicitationKind::Sampling { .. } => None,
+    };
+    let secret = |name: &str| {
+        let title = properties
+            .and_then(|p| p.get(name))
+            .and_then(|p| p["title"].as_str())
+            .unwrap_or_default();
+        secret_named(name) || secret_named(title)
+    };
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(name, value)| match secret(&name) {
+                true => (name, Value::String(REDACTED.to_string())),
+                false => (name, value),
+            })
+            .collect(),
+    )
+}
+
+/// `value` with every secret Tollgate keeps withheld from its texts: a key typed into a form
+/// is not kept with the call.
+fn redacted(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(redact_known_owned(s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(redacted).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, redacted(v))).collect())
+        }
+        other => other,
     }
 }
 
@@ -98,16 +174,27 @@ pub struct ElicitationHub {
     waiting: Waiting<Asked, ElicitationAnswer>,
     asked: Mutex<HashMap<String, VecDeque<Instant>>>,
     sink: Arc<dyn EventSink>,
+    keeper: Option<Arc<dyn KeepsQuestions>>,
 }
 
 impl ElicitationHub {
     /// A hub that tells `sink` (the chats' event routes) when a question starts and stops
     /// waiting.
     pub fn new(sink: Arc<dyn EventSink>) -> Arc<Self> {
+        Self::build(sink, None)
+    }
+
+    /// [`ElicitationHub::new`] that also keeps each question with its call as it ends.
+    pub fn keeping(sink: Arc<dyn EventSink>, keeper: Arc<dyn KeepsQuestions>) -> Arc<Self> {
+        Self::build(sink, Some(keeper))
+    }
+
+    fn build(sink: Arc<dyn EventSink>, keeper: Option<Arc<dyn KeepsQuestions>>) -> Arc<Self> {
         Arc::new(Self {
             waiting: Waiting::new(),
             asked: Mutex::new(HashMap::new()),
             sink,
+            keeper,
         })
     }
 
@@ -148,19 +235,24 @@ impl ElicitationHub {
                 self.admit(server, waiting)
             })?;
         self.sink.emit(ToolEvent::ElicitationRequested {
-            elicitation: pending,
+            elicitation: pending.clone(),
         });
         // Withdrawn however the wait ends without an answer: the call stopped, or this future
         // dropped (the call's own future gone, its server gone).
-        let _open = OpenQuestion {
+        let mut open = OpenQuestion {
             hub: self,
-            chat: call.chat,
-            seq: call.seq,
-            id,
+            pending,
+            answered: None,
         };
         let _user_time = call.clock.pause();
         tokio::select! {
-            answer = answer => Ok(answer.unwrap_or(ElicitationAnswer::Cancel)),
+            answer = answer => {
+                let Ok(answer) = answer else {
+                    return Ok(ElicitationAnswer::Cancel);
+                };
+                open.answered = Some(answer.clone());
+                Ok(answer)
+            }
             () = call.cancel.cancelled() => Ok(ElicitationAnswer::Cancel),
         }
     }
@@ -435,6 +527,93 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["asked", "accepted"]);
+    }
+
+    #[derive(Default)]
+    struct Kept(PMutex<Vec<(ChatId, u64, AskedQuestion)>>);
+    impl KeepsQuestions for Kept {
+        fn keep(&self, chat: ChatId, seq: u64, asked: AskedQuestion) {
+            self.0.lock().push((chat, seq, asked));
+        }
+    }
+
+    /// Asks `kind` on `running` and answers it with `answer` (none: the call ends first).
+    async fn asked_and_ended(
+        hub: &Arc<ElicitationHub>,
+        running: RunningCall,
+        kind: ElicitationKind,
+        answer: Option<ElicitationAnswer>,
+    ) {
+        let asking = {
+            let (hub, running) = (Arc::clone(hub), running.clone());
+            tokio::spawn(
+                async move { hub.ask("demo", &running, "Fill this in".into(), kind).await },
+            )
+        };
+        let p = waiting(hub).await;
+        match answer {
+            Some(answer) => hub.answer(ChatId(3), &p.id, answer).unwrap(),
+            None => running.cancel.cancel(),
+        }
+        asking.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn every_question_is_kept_with_its_call_as_it_ended_without_a_known_secret() {
+        let key = "sk-kept-question-9f8e7d6c5b4a3f2e1d0c";
+        tollgate_secrets::remember(key);
+        let kept = Arc::new(Kept::default());
+        let hub = ElicitationHub::keeping(Arc::new(Events::default()), kept.clone());
+        let page = ElicitationKind::Url {
+            url: "https://pay.example/checkout".into(),
+            host: "pay.example".into(),
+        };
+        let model = ElicitationKind::Sampling {
+            system: None,
+            messages: Vec::new(),
+            max_tokens: 10,
+            model: "m".into(),
+        };
+        let accept = |content: Option<Value>| Some(ElicitationAnswer::Accept { content });
+        let with_pin = ElicitationKind::Form {
+            schema: json!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "code": {"type": "string", "title": "Your PIN"}},
+            }),
+        };
+        let form_answer = json!({"name": format!("Ada {key}"), "code": "4321"});
+        asked_and_ended(&hub, call(), with_pin, accept(Some(form_answer))).await;
+        asked_and_ended(&hub, call(), page.clone(), Some(ElicitationAnswer::Decline)).await;
+        asked_and_ended(&hub, call(), form(), None).await;
+        asked_and_ended(&hub, call(), model.clone(), Some(ElicitationAnswer::Cancel)).await;
+        // Lent: kept with what the model answered, once it went back (`LentModel`), not here.
+        asked_and_ended(&hub, call(), model, accept(None)).await;
+        let kept = kept.0.lock().clone();
+        let ended: Vec<(ElicitationOutcome, Option<Value>)> = kept
+            .iter()
+            .map(|(chat, seq, a)| {
+                assert_eq!(
+                    (*chat, *seq, a.message.as_str()),
+                    (ChatId(3), 7, "Fill this in")
+                );
+                (a.outcome, a.answer.clone())
+            })
+            .collect();
+        assert_eq!(
+            ended,
+            [
+                (
+                    ElicitationOutcome::Accepted,
+                    Some(json!({"name": format!("Ada {REDACTED}"), "code": REDACTED}))
+                ),
+                (ElicitationOutcome::Declined, None),
+                (ElicitationOutcome::Withdrawn, None),
+                (ElicitationOutcome::Cancelled, None),
+            ]
+        );
+        assert_eq!(kept[1].2.kind, page);
+        assert!(!format!("{kept:?}").contains(key));
+        assert!(!format!("{kept:?}").contains("4321"));
     }
 
     #[tokio::test]

@@ -79,6 +79,24 @@ pub struct LentModel {
     pub output_tokens: u64,
 }
 
+/// A server's question to the user during one of its calls (a form, a page to open, or a request
+/// for the chat's model the user did not let through) and how it ended, kept with the call so
+/// its card shows, after the fact and after a restart, what the server asked and what it got.
+/// A request the model answered is kept as its [`LentModel`] instead.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskedQuestion {
+    pub message: String,
+    pub kind: ElicitationKind,
+    pub outcome: ElicitationOutcome,
+    /// The form as it went back to the server (with any secret Tollgate keeps withheld); none
+    /// for a page, a request for the model, or a question not answered.
+    #[serde(default)]
+    pub answer: Option<Value>,
+    /// When the question ended (Unix milliseconds).
+    pub at: i64,
+}
+
 /// The user's answer.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "camelCase")]

@@ -153,6 +153,14 @@ pub enum ToolEvent {
         seq: u64,
         lent: super::LentModel,
     },
+    /// A server's question during call `seq` ended (answered, declined, withdrawn): what it
+    /// asked and what it got, kept with the call.
+    #[serde(rename_all = "camelCase")]
+    ServerAsked {
+        chat: ChatId,
+        seq: u64,
+        asked: super::AskedQuestion,
+    },
     /// The model asks the user a question (`ask_user`, F-24); the turn waits for the answer.
     #[serde(rename_all = "camelCase")]
     QuestionAsked {
@@ -251,6 +259,7 @@ impl AttentionRequest {
             | ToolEvent::QuestionResolved { .. }
             | ToolEvent::ElicitationResolved { .. }
             | ToolEvent::ModelLent { .. }
+            | ToolEvent::ServerAsked { .. }
             | ToolEvent::TaskChanged { .. } => None,
         }
     }
@@ -270,6 +279,7 @@ impl ToolEvent {
             | ToolEvent::QuestionResolved { chat, .. }
             | ToolEvent::ElicitationResolved { chat, .. }
             | ToolEvent::ModelLent { chat, .. }
+            | ToolEvent::ServerAsked { chat, .. }
             | ToolEvent::TaskChanged { chat, .. } => *chat,
             ToolEvent::ApprovalRequested { approval } => approval.chat,
             ToolEvent::ElicitationRequested { elicitation } => elicitation.chat,

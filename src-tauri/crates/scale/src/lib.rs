@@ -349,6 +349,7 @@ fn write_chat(rng: &mut StdRng, size: usize, start: i64, call_share: f64) -> Imp
                 view: None,
                 view_of: None,
                 lent: Vec::new(),
+                asked: Vec::new(),
             });
         }
         let payload = AssistantPayload {

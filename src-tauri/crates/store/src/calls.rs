@@ -5,11 +5,13 @@ use super::variables::{sources_from_db, sources_to_db};
 use super::{now_ms, StoreResult};
 use crate::facets::Calls;
 use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tollgate_protocol::ids::ChatId;
 use tollgate_protocol::policy::{CallDecision, CallStatus, DecidedBy, ExecutionPolicy};
 use tollgate_protocol::{
-    Attachment, Autonomy, GuardMark, LentModel, McpViewLink, SandboxReport, Source, ToolEffects,
+    AskedQuestion, Attachment, Autonomy, GuardMark, LentModel, McpViewLink, SandboxReport, Source,
+    ToolEffects,
 };
 
 /// The status of a row whose call has not ended.
@@ -180,6 +182,10 @@ pub struct RecordedCall {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<LentModel>>")]
     pub lent: Vec<LentModel>,
+    /// What the call's server asked the user during it, and how each question ended (F-99).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<AskedQuestion>>")]
+    pub asked: Vec<AskedQuestion>,
 }
 
 /// The columns of a whole `tool_calls` row, in the order [`from_row`] reads and
@@ -188,7 +194,7 @@ const CALL_COLUMNS: &str =
     "chat_id, message_id, round, seq, call_id, requested_name, tool, group_name, raw_args,
     resolved_args, policy, decision, decided_by, status, result_text, is_error, truncated,
     result_var, args_var, started_at, ended_at, duration_ms, result_images, sandbox, sources, effects,
-    guard, view_server, view_uri, view_of, lent";
+    guard, view_server, view_uri, view_of, lent, asked";
 
 /// The `effects` column: NULL before the tool was known.
 fn effects_to_db(effects: Option<ToolEffects>) -> Option<String> {
@@ -229,7 +235,7 @@ fn sandbox_from_db(text: Option<String>) -> Option<SandboxReport> {
 pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO tool_calls({CALL_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)"
     ))?
     .execute(params![
         call.chat.0,
@@ -262,7 +268,8 @@ pub(super) fn insert_recorded_call(conn: &Connection, call: &RecordedCall) -> St
         call.view.as_ref().map(|v| v.server.as_str()),
         call.view.as_ref().map(|v| v.uri.as_str()),
         call.view_of,
-        lent_to_db(&call.lent)
+        list_to_db(&call.lent),
+        list_to_db(&call.asked)
     ])?;
     Ok(())
 }
@@ -307,18 +314,37 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
             _ => None,
         },
         view_of: r.get(29)?,
-        lent: lent_from_db(r.get(30)?),
+        lent: list_from_db(r.get(30)?),
+        asked: list_from_db(r.get(31)?),
     })
 }
 
-/// The `lent` column: NULL for none.
-fn lent_to_db(lent: &[LentModel]) -> Option<String> {
-    (!lent.is_empty())
-        .then(|| serde_json::to_string(lent).ok())
+/// A column holding a JSON list of what happened during a call, one entry added at a time.
+#[derive(Debug, Clone, Copy)]
+enum CallList {
+    /// `lent`: the chat's model's answers to the call's server.
+    Lent,
+    /// `asked`: the call's server's questions to the user.
+    Asked,
+}
+
+impl CallList {
+    fn column(self) -> &'static str {
+        match self {
+            CallList::Lent => "lent",
+            CallList::Asked => "asked",
+        }
+    }
+}
+
+/// A list column: NULL for none.
+fn list_to_db<T: Serialize>(items: &[T]) -> Option<String> {
+    (!items.is_empty())
+        .then(|| serde_json::to_string(items).ok())
         .flatten()
 }
 
-fn lent_from_db(text: Option<String>) -> Vec<LentModel> {
+fn list_from_db<T: DeserializeOwned>(text: Option<String>) -> Vec<T> {
     text.and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default()
 }
@@ -428,16 +454,35 @@ impl Calls<'_> {
     /// Queues, on call `seq` of `chat`, what the chat's model answered its server (F-99): after
     /// the call's start, which was queued first.
     pub fn record_lent(&self, chat: ChatId, seq: u64, lent: LentModel) {
+        self.append(CallList::Lent, chat, seq, lent);
+    }
+
+    /// Queues, on call `seq` of `chat`, a question its server asked the user and how it ended
+    /// (F-99): after the call's start, which was queued first.
+    pub fn record_asked(&self, chat: ChatId, seq: u64, asked: AskedQuestion) {
+        self.append(CallList::Asked, chat, seq, asked);
+    }
+
+    /// Queues `item` at the end of `list` on call `seq` of `chat`.
+    fn append<T>(&self, list: CallList, chat: ChatId, seq: u64, item: T)
+    where
+        T: Serialize + DeserializeOwned + Send + 'static,
+    {
+        let column = list.column();
         self.store.write(move |c| {
             let kept: Option<Option<String>> = c
-                .prepare_cached("SELECT lent FROM tool_calls WHERE chat_id = ?1 AND seq = ?2")?
+                .prepare_cached(&format!(
+                    "SELECT {column} FROM tool_calls WHERE chat_id = ?1 AND seq = ?2"
+                ))?
                 .query_row(params![chat.0, seq], |r| r.get(0))
                 .optional()?;
-            let mut all = lent_from_db(kept.flatten());
-            all.push(lent);
-            c.prepare_cached("UPDATE tool_calls SET lent = ?3 WHERE chat_id = ?1 AND seq = ?2")?
-                .execute(params![chat.0, seq, lent_to_db(&all)])
-                .map(|_| ())
+            let mut all: Vec<T> = list_from_db(kept.flatten());
+            all.push(item);
+            c.prepare_cached(&format!(
+                "UPDATE tool_calls SET {column} = ?3 WHERE chat_id = ?1 AND seq = ?2"
+            ))?
+            .execute(params![chat.0, seq, list_to_db(&all)])
+            .map(|_| ())
         });
     }
 
@@ -570,7 +615,9 @@ impl Calls<'_> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use crate::{CallStart, NewChat, Store};
-    use tollgate_protocol::{LentModel, SampledRole, SampledText};
+    use tollgate_protocol::{
+        AskedQuestion, ElicitationKind, ElicitationOutcome, LentModel, SampledRole, SampledText,
+    };
 
     fn lent(answer: &str) -> LentModel {
         LentModel {
@@ -617,5 +664,34 @@ mod tests {
         // The chat's other call, there all along, keeps none.
         let other = store.calls().recorded_call(chat, 2).await.unwrap().unwrap();
         assert!(other.lent.is_empty());
+        // A server's questions are kept beside, in order, and neither list disturbs the other.
+        let asked = |message: &str, outcome| AskedQuestion {
+            message: message.into(),
+            kind: ElicitationKind::Url {
+                url: "https://pay.example/".into(),
+                host: "pay.example".into(),
+            },
+            outcome,
+            answer: None,
+            at: 2,
+        };
+        store
+            .calls()
+            .record_asked(chat, 1, asked("Pay?", ElicitationOutcome::Declined));
+        store
+            .calls()
+            .record_asked(chat, 1, asked("Pay now?", ElicitationOutcome::Accepted));
+        store.flush().await.unwrap();
+        let call = store.calls().recorded_call(chat, 1).await.unwrap().unwrap();
+        assert_eq!(
+            call.asked,
+            [
+                asked("Pay?", ElicitationOutcome::Declined),
+                asked("Pay now?", ElicitationOutcome::Accepted)
+            ]
+        );
+        assert_eq!(call.lent.len(), 2);
+        let other = store.calls().recorded_call(chat, 2).await.unwrap().unwrap();
+        assert!(other.asked.is_empty());
     }
 }

@@ -316,6 +316,10 @@ CREATE TABLE call_tasks (
 /// `LentModel`, NULL for none.
 const V17: &str = "ALTER TABLE tool_calls ADD COLUMN lent TEXT;";
 
+/// What the call's server asked the user and how each question ended (F-99): a JSON list of
+/// `AskedQuestion`, NULL for none.
+const V18: &str = "ALTER TABLE tool_calls ADD COLUMN asked TEXT;";
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -335,6 +339,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V15),
         M::up(V16),
         M::up(V17),
+        M::up(V18),
     ])
 }
 
@@ -357,7 +362,7 @@ mod tests {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 17);
+        assert_eq!(version, 18);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use crate::chat::fence::fence;
 use crate::chat::history::{payload, AssistantPayload, ToolPayload};
 use crate::ids::ChatId;
-use crate::protocol::Missing;
 use crate::protocol::UserPayload;
+use crate::protocol::{AskedQuestion, Missing};
 use crate::store::{ChatRow, MessageStatus, RecordedCall, Role, Store, StoreError};
 use serde_json::{json, Value};
 
@@ -48,6 +48,38 @@ fn call_markdown(call: &RecordedCall) -> String {
         for (who, text) in asked {
             out.push_str(&format!("\n{who}:\n\n{}\n", fence(text, "")));
         }
+    }
+    for asked in &call.asked {
+        out.push_str(&asked_markdown(asked));
+    }
+    out
+}
+
+/// A question the call's server asked the user (F-99), how it ended, and the form's answer.
+fn asked_markdown(asked: &AskedQuestion) -> String {
+    use crate::protocol::{ElicitationKind, ElicitationOutcome};
+    let ended = match (&asked.kind, asked.outcome) {
+        (ElicitationKind::Url { .. }, ElicitationOutcome::Accepted) => "opened",
+        (_, ElicitationOutcome::Accepted) => "answered",
+        (_, ElicitationOutcome::Declined) => "declined",
+        (_, ElicitationOutcome::Cancelled) => "cancelled",
+        (_, ElicitationOutcome::Withdrawn) => "withdrawn: the call ended first",
+    };
+    let what = match &asked.kind {
+        ElicitationKind::Form { .. } => "to fill in a form".to_string(),
+        ElicitationKind::Url { url, .. } => format!("to open {url}"),
+        ElicitationKind::Sampling { .. } => "to use the chat's model".to_string(),
+    };
+    let mut out = format!(
+        "\nThe server asked the user {what} ({ended}):\n\n{}\n",
+        fence(&asked.message, "")
+    );
+    if let Some(answer) = &asked.answer {
+        let answer = serde_json::to_string_pretty(answer).unwrap_or_default();
+        out.push_str(&format!(
+            "\nThe user's answer:\n\n{}\n",
+            fence(&answer, "json")
+        ));
     }
     out
 }
@@ -186,7 +218,7 @@ mod tests {
     }
 
     #[test]
-    fn a_call_that_lent_the_model_says_what_it_was_sent_and_wrote() {
+    fn a_call_says_what_its_server_asked_the_model_and_the_user_and_what_came_back() {
         let call: RecordedCall = serde_json::from_value(serde_json::json!({
             "chat": 1, "messageId": null, "round": 0, "seq": 1, "callId": "c1",
             "requestedName": "era__summarise", "tool": "era__summarise", "group": "era",
@@ -197,13 +229,23 @@ mod tests {
             "endedAt": 1, "durationMs": 1,
             "lent": [{"model": "m", "system": "One line.",
                       "messages": [{"role": "user", "text": "Summarise"}],
-                      "answer": "Short.", "at": 1, "inputTokens": 3, "outputTokens": 2}]
+                      "answer": "Short.", "at": 1, "inputTokens": 3, "outputTokens": 2}],
+            "asked": [{"message": "Who?", "kind": {"mode": "form", "schema": {"type": "object"}},
+                       "outcome": "accepted", "answer": {"name": "Ada"}, "at": 2},
+                      {"message": "Pay?", "kind": {"mode": "url", "url": "https://pay.example/",
+                       "host": "pay.example"}, "outcome": "declined", "at": 3}]
         }))
         .unwrap();
         let text = call_markdown(&call);
         assert!(
-            text.ends_with(
+            text.contains(
                 "\nThe server asked the chat's model (m, 3 in · 2 out):\n\nInstructions:\n\n```\nOne line.\n```\n\nThe server:\n\n```\nSummarise\n```\n\nThe model's answer:\n\n```\nShort.\n```\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "\nThe server asked the user to fill in a form (answered):\n\n```\nWho?\n```\n\nThe user's answer:\n\n```json\n{\n  \"name\": \"Ada\"\n}\n```\n\nThe server asked the user to open https://pay.example/ (declined):\n\n```\nPay?\n```\n"
             ),
             "{text}"
         );

@@ -31,6 +31,7 @@ mod chats;
 mod errors;
 mod gate;
 mod guard;
+mod kept;
 mod mcp;
 mod mcp_oauth;
 mod preferences;
@@ -328,7 +329,12 @@ impl Tollgate {
         let questions = Arc::new(QuestionHub::new());
         let registry = Self::build_registry(&questions, Vec::new())?;
         let router = Arc::new(Router::new(background));
-        let elicitations = crate::mcp::elicitation::ElicitationHub::new(router.clone());
+        let kept = Arc::new(kept::CallKeeper {
+            store: store.clone(),
+            router: Arc::clone(&router),
+        });
+        let elicitations =
+            crate::mcp::elicitation::ElicitationHub::keeping(router.clone(), kept.clone());
         let rules = Arc::new(RuleBook::load(store.clone()).await?);
         let this = Arc::new_cyclic(|me| Self {
             me: me.clone(),
@@ -338,7 +344,10 @@ impl Tollgate {
             mcp: crate::mcp::McpManager::new(
                 Arc::clone(&hidden),
                 Some(Arc::clone(&elicitations)),
-                Some(Arc::new(sampling::ChatModel { app: me.clone() })),
+                Some(Arc::new(sampling::ChatModel {
+                    app: me.clone(),
+                    kept,
+                })),
             ),
             elicitations,
             mcp_state: mcp::McpState::default(),

@@ -3,18 +3,21 @@
 //! model, without the chat's history or any tool, sealed through the secrets' door like every
 //! request Tollgate sends. What the model writes goes back to the server, not into the chat.
 
+use super::kept::CallKeeper;
 use super::Tollgate;
 use crate::mcp::sampling::{SampleRequest, Sampled, Sampler};
 use crate::protocol::ids::ChatId;
-use crate::protocol::{EventSink, LentModel, SampledRole, ToolEvent};
+use crate::protocol::{LentModel, SampledRole};
 use crate::providers::{ChatMessage, ChatRequest, FinishReason, Outgoing};
 use crate::secrets::door::SecretDoor;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use tokio_util::sync::CancellationToken;
 
 /// The app's [`Sampler`]: the model of the chat the call belongs to.
 pub(super) struct ChatModel {
     pub(super) app: Weak<Tollgate>,
+    /// Where an exchange is kept with its call, and shown on its card.
+    pub(super) kept: Arc<CallKeeper>,
 }
 
 /// `request` as a chat request for `model`: the server's messages alone.
@@ -121,12 +124,7 @@ impl Sampler for ChatModel {
     }
 
     fn keep(&self, chat: ChatId, seq: u64, lent: LentModel) {
-        let Some(app) = self.app.upgrade() else {
-            return;
-        };
-        // Kept with the call and shown on its card: what the model was sent and what went back.
-        app.store.calls().record_lent(chat, seq, lent.clone());
-        app.router.emit(ToolEvent::ModelLent { chat, seq, lent });
+        self.kept.lent(chat, seq, lent);
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tollgate_engine::service::Tollgate;
 use tollgate_engine::{ChatId, Decision, ExecutionDecision};
 use tollgate_mcp::{McpServerConfig, McpStatus};
-use tollgate_protocol::ElicitationAnswer;
+use tollgate_protocol::{ElicitationAnswer, ElicitationOutcome};
 use tollgate_test_support::mcp_servers::era_server;
 
 /// The era server over stdio as `era`, writing each call it receives to `log`.
@@ -96,6 +96,30 @@ async fn a_call_answered_in_rounds_is_one_approved_call_and_its_questions_come_t
     }
     let result = task.await.unwrap();
     assert_eq!(result.content, "rivers: Ada likes teal");
+    // Both questions are kept with the call, each with the answer the server got.
+    app.store().flush().await.unwrap();
+    let row = app
+        .store()
+        .calls()
+        .recorded_call(chat, result.seq)
+        .await
+        .unwrap()
+        .unwrap();
+    let kept: Vec<_> = row
+        .asked
+        .iter()
+        .map(|a| (a.outcome, a.answer.clone()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (ElicitationOutcome::Accepted, Some(json!({"name": "Ada"}))),
+            (
+                ElicitationOutcome::Accepted,
+                Some(json!({"colour": "teal"}))
+            )
+        ]
+    );
     let calls = received(&log);
     assert_eq!(calls.len(), 3, "{calls:?}");
     assert!(

@@ -51,6 +51,7 @@ async fn an_auto_call_runs_is_recorded_and_emits_every_stage() {
             ToolEvent::ElicitationRequested { .. } => "server asks",
             ToolEvent::ElicitationResolved { .. } => "server's question resolved",
             ToolEvent::ModelLent { .. } => "the chat's model lent to a server",
+            ToolEvent::ServerAsked { .. } => "a server's question kept with its call",
             ToolEvent::TaskChanged { .. } => "task",
         })
         .collect();
