@@ -40,7 +40,7 @@ pub enum E2eError {
     Exited { status: String, stderr: String },
 }
 
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> E2eError {
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> E2eError {
     let what = what.into();
     move |source| E2eError::Io { what, source }
 }

@@ -747,24 +747,32 @@ impl Session {
 pub use tollgate_mock_llm::openai::tool_results;
 
 /// Every file of the app's data folder `dir` (the database, its journal, the log) whose bytes
-/// hold `text`: where a secret must never be.
-pub fn data_files_holding(dir: &std::path::Path, text: &str) -> Vec<std::path::PathBuf> {
+/// hold `text`: where a secret must never be. A folder or file that cannot be read is an error
+/// (it would otherwise hold nothing, and prove nothing).
+pub fn data_files_holding(
+    dir: &std::path::Path,
+    text: &str,
+) -> Result<Vec<std::path::PathBuf>, E2eError> {
     let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for path in entries.flatten().map(|e| e.path()) {
+    let entries = std::fs::read_dir(dir)
+        .map_err(crate::io(format!("reading the folder {}", dir.display())))?;
+    for entry in entries {
+        let path = entry.map_err(crate::io("reading a folder entry"))?.path();
         if path.is_dir() {
-            found.extend(data_files_holding(&path, text));
-        } else if std::fs::read(&path)
-            .unwrap_or_default()
-            .windows(text.len())
-            .any(|w| w == text.as_bytes())
-        {
+            found.extend(data_files_holding(&path, text)?);
+            continue;
+        }
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            // Gone since the folder was read (a journal the database removed): it holds nothing.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(crate::io(format!("reading {}", path.display()))(e)),
+        };
+        if bytes.windows(text.len()).any(|w| w == text.as_bytes()) {
             found.push(path);
         }
     }
-    found
+    Ok(found)
 }
 
 /// The chat-completions requests the mock received, in order.

@@ -571,6 +571,8 @@ describe("fromHistory", () => {
 
   it("keeps, after a reload, what a call's server asked the user and how it ended", () => {
     const asked = {
+      id: "q1",
+      note: null,
       message: "Whose job is this?",
       kind: { mode: "form" as const, schema: { type: "object" } },
       outcome: "accepted" as const,

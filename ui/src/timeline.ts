@@ -628,9 +628,7 @@ export function applyToolEvent(state: ChatState, event: ToolEvent): ChatState {
     case "serverAsked":
       // A question already read with the chat's history is not added twice.
       return updateCall(state, event.seq, (c) =>
-        (c.asked ?? []).some((q) => q.at === event.asked.at && q.message === event.asked.message)
-          ? c
-          : { ...c, asked: [...(c.asked ?? []), event.asked] },
+        (c.asked ?? []).some((q) => q.id === event.asked.id) ? c : { ...c, asked: [...(c.asked ?? []), event.asked] },
       );
     case "taskChanged":
       return { ...state, task: event.task };

@@ -81,7 +81,7 @@ async fn signing_in_to_a_remote_server_keeps_the_token_in_the_keychain_and_asks_
     // database, its journal, the log), not in the settings the window shows.
     let token = keychain_token(s.data_path(), &issuer, &url).await;
     assert_eq!(
-        data_files_holding(s.data_path(), &token),
+        data_files_holding(s.data_path(), &token).unwrap(),
         Vec::<std::path::PathBuf>::new(),
         "the token is in a file of the data folder"
     );

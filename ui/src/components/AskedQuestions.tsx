@@ -46,8 +46,8 @@ function answerLines(q: AskedQuestion): { name: string; label: string; value: st
 export function AskedQuestions({ server, asked }: { server: string; asked: AskedQuestion[] }) {
   return (
     <>
-      {asked.map((q, i) => (
-        <section key={i} class="asked-question" data-role="asked-question" data-outcome={q.outcome}>
+      {asked.map((q) => (
+        <section key={q.id} class="asked-question" data-role="asked-question" data-outcome={q.outcome}>
           <div class="section-label">
             {q.kind.mode === "sampling" ? t("tool.askedModel", { server }) : t("tool.askedHeading", { server })}
             <span class="tag">{ended(q)}</span>
@@ -59,6 +59,11 @@ export function AskedQuestions({ server, asked }: { server: string; asked: Asked
               <RevealedText segments={reveal(q.message).segments} />
             </p>
           )}
+          {q.note ? (
+            <p class="muted small" data-role="asked-note">
+              {q.note}
+            </p>
+          ) : null}
           {q.kind.mode === "url" ? (
             <pre class="code-pane elicit-url">
               <RevealedText segments={reveal(q.kind.url).segments} />

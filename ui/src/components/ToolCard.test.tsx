@@ -296,6 +296,8 @@ describe("tool card: what its server asked the user", () => {
       event: { type: "beforeCall", chat: 1, seq: 1, callId: "c", requestedName: "era__ask_twice", rawArgs: '{"topic":"rivers"}' },
     });
     const form = {
+      id: "q1",
+      note: null,
       message: "What is your name?",
       kind: {
         mode: "form" as const,
@@ -306,6 +308,8 @@ describe("tool card: what its server asked the user", () => {
       at: 1,
     };
     const page = {
+      id: "q2",
+      note: null,
       message: "Pay here",
       kind: { mode: "url" as const, url: "https://pay.example/checkout", host: "pay.example" },
       outcome: "declined" as const,
@@ -337,5 +341,24 @@ describe("tool card: what its server asked the user", () => {
     // The same question told twice (a reload, then its event) is one.
     const again = applyEvent(state, { type: "tool", event: { type: "serverAsked", chat: 1, seq: 1, asked: form } });
     expect(again.calls[0]?.asked).toEqual([form, page]);
+    // A request for the model let through that never got its answer says why.
+    const unanswered = {
+      id: "q3",
+      note: "the chat's model did not answer: the provider refused the key",
+      message: "The server asks the chat's model to answer this.",
+      kind: { mode: "sampling" as const, system: null, messages: [{ role: "user" as const, text: "Summarise" }], maxTokens: 100, model: "m" },
+      outcome: "accepted" as const,
+      answer: null,
+      at: 3,
+    };
+    const later = applyEvent(state, { type: "tool", event: { type: "serverAsked", chat: 1, seq: 1, asked: unanswered } });
+    const lastCall = later.calls[0];
+    if (!lastCall) throw new Error("no call");
+    await show(lastCall);
+    // Still open from before: the card keeps its state across the new event.
+    const third = root.querySelectorAll('[data-role="asked-question"]')[2];
+    expect(third?.querySelector(".section-label")?.textContent).toBe("era__ask_twice asked to use the chat's modelanswered");
+    expect(third?.querySelector('[data-role="asked-note"]')?.textContent).toBe("the chat's model did not answer: the provider refused the key");
+    expect(third?.querySelector("[data-sampled=user]")?.textContent).toContain("Summarise");
   });
 });

@@ -80,7 +80,16 @@ export type ElicitationAnswer = { "action": "accept", content: JsonValue | null,
 
 export type ElicitationOutcome = "accepted" | "declined" | "cancelled" | "withdrawn";
 
-export type AskedQuestion = { message: string, kind: ElicitationKind, outcome: ElicitationOutcome, 
+export type AskedQuestion = { 
+/**
+ * The question's id while it waited: one question, however often it is told.
+ */
+id: ApprovalId, message: string, kind: ElicitationKind, outcome: ElicitationOutcome, 
+/**
+ * Why it ended so, where the outcome alone does not say (the model was let answer, but no
+ * answer went back).
+ */
+note: string | null, 
 /**
  * The form as it went back to the server (with any secret Tollgate keeps withheld); none
  * for a page, a request for the model, or a question not answered.

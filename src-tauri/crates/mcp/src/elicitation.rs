@@ -4,6 +4,7 @@
 //! server that asks more is refused (with an error it can read), never answered. An answer is
 //! the user's: a form is checked against the server's schema before it goes back.
 
+use crate::kept_question::kept_question;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -15,8 +16,6 @@ use tollgate_protocol::{
     AskedQuestion, ElicitationAnswer, ElicitationKind, ElicitationOutcome, EventSink,
     PendingElicitation, ToolEvent,
 };
-use tollgate_secrets::names::secret_named;
-use tollgate_secrets::{redact_known_owned, REDACTED};
 use tollgate_tools::waiting::{NotWaiting, Refused, Waiting};
 
 /// The most questions one server may ask in a minute.
@@ -80,7 +79,8 @@ struct Asked {
 
 /// A question put to the user, withdrawn (and the window told) when it goes out of scope
 /// still waiting; one already answered is no longer waiting. Either way it is kept with its
-/// call as it ended ([`KeepsQuestions`]): with its answer, or withdrawn.
+/// call as it ended ([`KeepsQuestions`], as [`kept_question`] bounds and withholds it): with
+/// its answer, or withdrawn.
 struct OpenQuestion<'a> {
     hub: &'a ElicitationHub,
     pending: PendingElicitation,
@@ -104,67 +104,18 @@ impl Drop for OpenQuestion<'_> {
             Some(other) => (outcome_of(&other), None),
             None => (ElicitationOutcome::Withdrawn, None),
         };
-        // The model's answer is kept once it went back to the server (`LentModel`).
+        // The model's answer is kept once it went back to the server (`LentModel`); one that
+        // never does is kept by its lender ([`ElicitationHub::keep_unanswered`]).
         if outcome == ElicitationOutcome::Accepted
             && matches!(pending.kind, ElicitationKind::Sampling { .. })
         {
             return;
         }
-        if let Some(keeper) = &self.hub.keeper {
-            keeper.keep(
-                pending.chat,
-                pending.seq,
-                AskedQuestion {
-                    message: redact_known_owned(pending.message.clone()),
-                    kind: pending.kind.clone(),
-                    outcome,
-                    answer: answer.map(|a| kept_answer(a, &pending.kind)),
-                    at: chrono::Utc::now().timestamp_millis(),
-                },
-            );
-        }
-    }
-}
-
-/// A form's answer as it is kept: a field the form names as a secret (a password, a token) is
-/// withheld whole, as the window hides it while it is typed, and any secret Tollgate keeps is
-/// withheld from the rest.
-fn kept_answer(answer: Value, kind: &ElicitationKind) -> Value {
-    let Value::Object(fields) = redacted(answer) else {
-        return Value::Null;
-    };
-    let properties = match kind {
-        ElicitationKind::Form { schema } => schema["properties"].as_object(),
-        ElicitationKind::Url { .. } | ElicitationKind::Sampling { .. } => None,
-    };
-    let secret = |name: &str| {
-        let title = properties
-            .and_then(|p| p.get(name))
-            .and_then(|p| p["title"].as_str())
-            .unwrap_or_default();
-        secret_named(name) || secret_named(title)
-    };
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(name, value)| match secret(&name) {
-                true => (name, Value::String(REDACTED.to_string())),
-                false => (name, value),
-            })
-            .collect(),
-    )
-}
-
-/// `value` with every secret Tollgate keeps withheld from its texts: a key typed into a form
-/// is not kept with the call.
-fn redacted(value: Value) -> Value {
-    match value {
-        Value::String(s) => Value::String(redact_known_owned(s)),
-        Value::Array(items) => Value::Array(items.into_iter().map(redacted).collect()),
-        Value::Object(map) => {
-            Value::Object(map.into_iter().map(|(k, v)| (k, redacted(v))).collect())
-        }
-        other => other,
+        self.hub.keep(
+            pending.chat,
+            pending.seq,
+            kept_question(pending, outcome, answer, None),
+        );
     }
 }
 
@@ -254,6 +205,35 @@ impl ElicitationHub {
                 Ok(answer)
             }
             () = call.cancel.cancelled() => Ok(ElicitationAnswer::Cancel),
+        }
+    }
+
+    /// Keeps a question the user let through whose answer never came (the chat's model was let
+    /// answer and failed, or the call stopped meanwhile), saying why.
+    pub fn keep_unanswered(
+        &self,
+        call: &RunningCall,
+        server: &str,
+        message: String,
+        kind: ElicitationKind,
+        why: String,
+    ) {
+        let pending = PendingElicitation {
+            id: tollgate_tools::new_approval_id(),
+            chat: call.chat,
+            seq: call.seq,
+            server: server.to_string(),
+            message,
+            kind,
+            created_at: chrono::Utc::now().timestamp_millis(),
+        };
+        let asked = kept_question(&pending, ElicitationOutcome::Accepted, None, Some(why));
+        self.keep(call.chat, call.seq, asked);
+    }
+
+    fn keep(&self, chat: ChatId, seq: u64, asked: AskedQuestion) {
+        if let Some(keeper) = &self.keeper {
+            keeper.keep(chat, seq, asked);
         }
     }
 
@@ -428,13 +408,16 @@ mod tests {
         }
     }
 
+    /// The question waiting in chat 3, once the asking task put it there; a question refused
+    /// (or never asked) fails the test rather than spinning it forever.
     async fn waiting(hub: &ElicitationHub) -> PendingElicitation {
-        loop {
+        for _ in 0..100_000 {
             if let Some(p) = hub.pending_in(ChatId(3)).pop() {
                 return p;
             }
             tokio::task::yield_now().await;
         }
+        panic!("no question waits: it was refused or never asked")
     }
 
     #[tokio::test]
@@ -588,6 +571,18 @@ mod tests {
         asked_and_ended(&hub, call(), model.clone(), Some(ElicitationAnswer::Cancel)).await;
         // Lent: kept with what the model answered, once it went back (`LentModel`), not here.
         asked_and_ended(&hub, call(), model, accept(None)).await;
+        // The server gives up (the wait itself is dropped): kept as withdrawn. (Another
+        // server: "demo" asked its five a minute.)
+        let asking = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move {
+                hub.ask("other", &call(), "Fill this in".into(), form())
+                    .await
+            })
+        };
+        waiting(&hub).await;
+        asking.abort();
+        assert!(asking.await.unwrap_err().is_cancelled());
         let kept = kept.0.lock().clone();
         let ended: Vec<(ElicitationOutcome, Option<Value>)> = kept
             .iter()
@@ -604,13 +599,17 @@ mod tests {
             [
                 (
                     ElicitationOutcome::Accepted,
-                    Some(json!({"name": format!("Ada {REDACTED}"), "code": REDACTED}))
+                    Some(
+                        json!({"name": format!("Ada {}", tollgate_secrets::REDACTED), "code": tollgate_secrets::REDACTED})
+                    )
                 ),
                 (ElicitationOutcome::Declined, None),
                 (ElicitationOutcome::Withdrawn, None),
                 (ElicitationOutcome::Cancelled, None),
+                (ElicitationOutcome::Withdrawn, None),
             ]
         );
+        assert!(hub.pending_in(ChatId(3)).is_empty());
         assert_eq!(kept[1].2.kind, page);
         assert!(!format!("{kept:?}").contains(key));
         assert!(!format!("{kept:?}").contains("4321"));

@@ -14,6 +14,7 @@ pub mod config;
 mod connection;
 pub mod elicitation;
 pub mod inline_secrets;
+mod kept_question;
 mod manager;
 pub mod oauth;
 pub mod pages;

@@ -91,11 +91,6 @@ impl ServerSlot {
         }
     }
 
-    /// The latest call of the server's tools still running.
-    pub fn latest_call(&self) -> Option<RunningCall> {
-        self.calls.lock().last().map(|(_, c)| c.clone())
-    }
-
     /// The latest call of the server's tools still running, where all of them run in one chat:
     /// a request that names no call (a 2025-11-25 server's, mid-call) is then surely that chat's.
     /// `Err` when calls run in more than one chat.

@@ -86,9 +86,15 @@ pub struct LentModel {
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AskedQuestion {
+    /// The question's id while it waited: one question, however often it is told.
+    pub id: ApprovalId,
     pub message: String,
     pub kind: ElicitationKind,
     pub outcome: ElicitationOutcome,
+    /// Why it ended so, where the outcome alone does not say (the model was let answer, but no
+    /// answer went back).
+    #[serde(default)]
+    pub note: Option<String>,
     /// The form as it went back to the server (with any secret Tollgate keeps withheld); none
     /// for a page, a request for the model, or a question not answered.
     #[serde(default)]

@@ -319,6 +319,9 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecordedCall> {
     })
 }
 
+/// The most entries one call keeps in each of its lists ([`CallList`]).
+pub const MAX_PER_CALL_LIST: usize = 100;
+
 /// A column holding a JSON list of what happened during a call, one entry added at a time.
 #[derive(Debug, Clone, Copy)]
 enum CallList {
@@ -477,6 +480,11 @@ impl Calls<'_> {
                 .query_row(params![chat.0, seq], |r| r.get(0))
                 .optional()?;
             let mut all: Vec<T> = list_from_db(kept.flatten());
+            // A backstop: the senders bound what one call may add (a few questions a minute,
+            // so many answers of the model per call).
+            if all.len() >= MAX_PER_CALL_LIST {
+                return Ok(());
+            }
             all.push(item);
             c.prepare_cached(&format!(
                 "UPDATE tool_calls SET {column} = ?3 WHERE chat_id = ?1 AND seq = ?2"
@@ -666,12 +674,14 @@ mod tests {
         assert!(other.lent.is_empty());
         // A server's questions are kept beside, in order, and neither list disturbs the other.
         let asked = |message: &str, outcome| AskedQuestion {
+            id: tollgate_protocol::ids::ApprovalId::from_string(message),
             message: message.into(),
             kind: ElicitationKind::Url {
                 url: "https://pay.example/".into(),
                 host: "pay.example".into(),
             },
             outcome,
+            note: None,
             answer: None,
             at: 2,
         };

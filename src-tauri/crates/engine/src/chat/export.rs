@@ -66,14 +66,21 @@ fn asked_markdown(asked: &AskedQuestion) -> String {
         (_, ElicitationOutcome::Withdrawn) => "withdrawn: the call ended first",
     };
     let what = match &asked.kind {
-        ElicitationKind::Form { .. } => "to fill in a form".to_string(),
-        ElicitationKind::Url { url, .. } => format!("to open {url}"),
-        ElicitationKind::Sampling { .. } => "to use the chat's model".to_string(),
+        ElicitationKind::Form { .. } => "to fill in a form",
+        ElicitationKind::Url { .. } => "to open a page",
+        ElicitationKind::Sampling { .. } => "to use the chat's model",
     };
+    // Every text of the server's is fenced: none of it reads as the export's own lines.
     let mut out = format!(
         "\nThe server asked the user {what} ({ended}):\n\n{}\n",
         fence(&asked.message, "")
     );
+    if let ElicitationKind::Url { url, .. } = &asked.kind {
+        out.push_str(&format!("\nThe page:\n\n{}\n", fence(url, "")));
+    }
+    if let Some(note) = &asked.note {
+        out.push_str(&format!("\n{}\n", fence(note, "")));
+    }
     if let Some(answer) = &asked.answer {
         let answer = serde_json::to_string_pretty(answer).unwrap_or_default();
         out.push_str(&format!(
@@ -230,9 +237,9 @@ mod tests {
             "lent": [{"model": "m", "system": "One line.",
                       "messages": [{"role": "user", "text": "Summarise"}],
                       "answer": "Short.", "at": 1, "inputTokens": 3, "outputTokens": 2}],
-            "asked": [{"message": "Who?", "kind": {"mode": "form", "schema": {"type": "object"}},
+            "asked": [{"id": "q1", "message": "Who?", "kind": {"mode": "form", "schema": {"type": "object"}},
                        "outcome": "accepted", "answer": {"name": "Ada"}, "at": 2},
-                      {"message": "Pay?", "kind": {"mode": "url", "url": "https://pay.example/",
+                      {"id": "q2", "message": "Pay?", "kind": {"mode": "url", "url": "https://pay.example/\n\n![](https://tracker.example/t)",
                        "host": "pay.example"}, "outcome": "declined", "at": 3}]
         }))
         .unwrap();
@@ -245,7 +252,7 @@ mod tests {
         );
         assert!(
             text.ends_with(
-                "\nThe server asked the user to fill in a form (answered):\n\n```\nWho?\n```\n\nThe user's answer:\n\n```json\n{\n  \"name\": \"Ada\"\n}\n```\n\nThe server asked the user to open https://pay.example/ (declined):\n\n```\nPay?\n```\n"
+                "\nThe server asked the user to fill in a form (answered):\n\n```\nWho?\n```\n\nThe user's answer:\n\n```json\n{\n  \"name\": \"Ada\"\n}\n```\n\nThe server asked the user to open a page (declined):\n\n```\nPay?\n```\n\nThe page:\n\n```\nhttps://pay.example/\n\n![](https://tracker.example/t)\n```\n"
             ),
             "{text}"
         );

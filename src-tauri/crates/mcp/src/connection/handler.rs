@@ -38,7 +38,7 @@ pub(super) fn roots_for(
 }
 
 /// A server's question, to the user on the card of `call` (or, without one, of the latest call
-/// of its tools that runs): refused (with why) when no call runs or it asks too often; never
+/// of its tools that runs, where they all run in one chat): refused (with why) when no call runs or it asks too often; never
 /// answered for the user. `gave_up` withdraws it (the server no longer waits for it).
 pub(super) async fn put_to_user(
     asks: Option<&Asks>,
@@ -51,8 +51,15 @@ pub(super) async fn put_to_user(
     let Some(asks) = asks else {
         return Err("this client does not take questions".into());
     };
-    let Some(call) = call.or_else(|| asks.slot.latest_call()) else {
-        return Err(crate::elicitation::AskRefused::NoCall.to_string());
+    let call = match call {
+        Some(call) => call,
+        // A question that names no call goes to the chat its server works for, and only where
+        // that is one chat: never to another chat's user.
+        None => asks
+            .slot
+            .latest_call_of_one_chat()
+            .map_err(|()| "the server's tools run in more than one chat, so Tollgate cannot tell which chat's user it asks".to_string())?
+            .ok_or_else(|| crate::elicitation::AskRefused::NoCall.to_string())?,
     };
     let (message, kind) = match request {
         ElicitRequestParams::FormElicitationParams {
@@ -138,7 +145,11 @@ impl ClientHandler for Handler {
         &self,
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
-        let call = self.asks.as_ref().and_then(|asks| asks.slot.latest_call());
+        // The folder of the chat the server works for, where that is one chat: no other's.
+        let call = self
+            .asks
+            .as_ref()
+            .and_then(|asks| asks.slot.latest_call_of_one_chat().ok().flatten());
         Ok(roots_for(self.share_workspace, call.as_ref()))
     }
 

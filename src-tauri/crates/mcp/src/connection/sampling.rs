@@ -75,11 +75,23 @@ pub(super) async fn lend_model(
         model,
     };
     let message = "The server asks the chat's model to answer this. Nothing of the chat goes with it; the answer goes to the server.".to_string();
+    let asked = (message.clone(), kind.clone());
     let answer = tokio::select! {
         answer = asks.hub.ask(asks.slot.name(), &call, message, kind) => answer.map_err(|e| NotLent::Refused(e.to_string()))?,
         () = gave_up.cancelled() => return Err(refused("the server gave up on its request for the chat's model")),
     };
     match answer {
+        ElicitationAnswer::Accept { .. } if call.cancel.is_cancelled() => {
+            let (message, kind) = asked;
+            asks.hub.keep_unanswered(
+                &call,
+                asks.slot.name(),
+                message,
+                kind,
+                "the call was stopped before the model answered".into(),
+            );
+            return Err(NotLent::Stopped);
+        }
         _ if call.cancel.is_cancelled() => return Err(NotLent::Stopped),
         ElicitationAnswer::Accept { .. } => {}
         ElicitationAnswer::Decline => {
@@ -100,12 +112,24 @@ pub(super) async fn lend_model(
         sampled = sampler.sample(call.chat, request.clone(), stop.clone()) => sampled,
         () = gave_up.cancelled() => {
             stop.cancel();
-            return Err(refused("the server gave up on its request for the chat's model"));
+            Err("the server gave up on its request for the chat's model".to_string())
         }
     };
+    // Let through but never answered: kept with the call, saying why.
+    let unanswered = |why: &str| {
+        let (message, kind) = asked.clone();
+        asks.hub
+            .keep_unanswered(&call, asks.slot.name(), message, kind, why.to_string());
+    };
     match sampled {
-        Err(_) if call.cancel.is_cancelled() => Err(NotLent::Stopped),
-        Err(why) => Err(NotLent::Refused(why)),
+        Err(_) if call.cancel.is_cancelled() => {
+            unanswered("the call was stopped before the model answered");
+            Err(NotLent::Stopped)
+        }
+        Err(why) => {
+            unanswered(&why);
+            Err(NotLent::Refused(why))
+        }
         Ok(sampled) => {
             // Kept only once the answer is on its way back to the server.
             call.lent.fetch_add(1, Ordering::Relaxed);
