@@ -14,6 +14,9 @@ PACKAGES=(
   # The sandbox of commands: bubblewrap makes its namespaces (WebKitGTK depends on it too); the
   # sandbox tests run real clients against real services: curl, git, ssh-agent, a Python venv.
   bubblewrap curl git openssh-client python3-venv procps
+  # Native dialogs are answered once they tell the accessibility bus they are ready
+  # (tests/src/a11y.rs): the bus, and Debian's Python to read it.
+  at-spi2-core python3-gi gir1.2-atspi-2.0
   # Fonts for every glyph the UI draws, Chinese included (tests/tests/suite/glyphs.rs checks them).
   fonts-dejavu-core fonts-wqy-microhei
 )

@@ -5,6 +5,7 @@
 //! built first (`cargo test --workspace --no-run`, which `.ci/test.sh` runs); a binary older than
 //! the sources it is built from is refused.
 
+pub mod a11y;
 pub mod node_servers;
 pub mod notifications;
 pub mod recorder;
@@ -334,14 +335,21 @@ fn visible_window(title: &str) -> Result<Option<String>, E2eError> {
 }
 
 /// Answers a native dialog (a GTK window titled exactly `title`, e.g. the save dialog) from the
-/// keyboard: waits until it shows, gives it the X input focus, and presses `keys` there (xdotool
-/// key names, e.g. `Return`). The dialog is outside the web page, so WebDriver cannot reach it.
+/// keyboard: waits until it shows and something in it has the keyboard (a text field holding
+/// the name it offers), gives it the X input focus, and presses `keys` there (xdotool key
+/// names, e.g. `Return`). The dialog is outside the web page, so WebDriver cannot reach it.
 pub fn answer_native_dialog(title: &str, keys: &[&str], timeout: Duration) -> Result<(), E2eError> {
     answer_native_dialog_typing(title, &[], None, keys, timeout)
 }
 
 /// Like [`answer_native_dialog`], first pressing `before` (e.g. `ctrl+l` for a file dialog's
-/// location field) and typing `text` there, as a user does.
+/// location field) until a text field has the keyboard, and typing `text` there until the field
+/// holds it, as a user does who looks before pressing on.
+///
+/// Each step waits for the state the dialog tells the accessibility bus ([`a11y::focus_in`]),
+/// never for a time: the dialog takes keys before it is ready for them, and nothing outside it
+/// shows when it is. Every key goes to the dialog only: it is given the X input focus, and the
+/// bus says it has a focused part, right before each press.
 pub fn answer_native_dialog_typing(
     title: &str,
     before: &[&str],
@@ -349,73 +357,162 @@ pub fn answer_native_dialog_typing(
     keys: &[&str],
     timeout: Duration,
 ) -> Result<(), E2eError> {
-    let deadline = Instant::now() + timeout;
-    let press = |key: &str| -> Result<(), E2eError> {
-        let status = seat::x_command("xdotool")
-            .args(["key", "--clearmodifiers", key])
-            .status()
-            .map_err(io("running xdotool"))?;
-        if !status.success() {
-            return Err(E2eError::Timeout(format!("could not press {key}")));
+    let dialog = NativeDialog {
+        title,
+        deadline: Instant::now() + timeout,
+        timeout,
+    };
+    let mut focus = dialog.ready()?;
+    if let Some(text) = text {
+        // The location field: opened (once per time it is not there), then filled.
+        let mut presses = 0;
+        while !focus.in_text() {
+            presses += 1;
+            if presses > 1 {
+                eprintln!("the dialog \"{title}\": {before:?} pressed again ({presses})");
+            }
+            dialog.press_all(before)?;
+            // A dialog still loading drops the keys: pressed again if no field comes.
+            if let Some(now) = dialog.within(a11y::Focus::in_text, PRESS_AGAIN_AFTER)? {
+                focus = now;
+            }
+        }
+        // Typed over whatever the field holds until it holds the text (keys typed into a field
+        // that just came may be dropped too).
+        let holds = |f: &a11y::Focus| f.in_text() && f.text.as_deref() == Some(text);
+        let mut typed = 0;
+        while !holds(&focus) {
+            typed += 1;
+            if typed > 1 {
+                eprintln!(
+                    "the dialog \"{title}\": {text:?} typed again ({typed}); it held {:?}",
+                    focus.text
+                );
+            }
+            dialog.press_all(&["ctrl+a"])?;
+            dialog.type_text(text)?;
+            if let Some(now) = dialog.within(holds, PRESS_AGAIN_AFTER)? {
+                focus = now;
+            }
+        }
+    }
+    dialog.press_all(keys)?;
+    // The answer took when the dialog goes.
+    while visible_window(title)?.is_some() {
+        dialog.check_time(&format!(
+            "the dialog \"{title}\" was still open after its answer"
+        ))?;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// How many readings of a dialog's focus a step waits for before it presses its keys again (a
+/// dialog still loading drops them).
+const PRESS_AGAIN_AFTER: usize = 40;
+
+/// A native dialog being answered, within its time.
+struct NativeDialog<'a> {
+    title: &'a str,
+    deadline: Instant,
+    timeout: Duration,
+}
+
+impl NativeDialog<'_> {
+    fn check_time(&self, what: &str) -> Result<(), E2eError> {
+        if Instant::now() > self.deadline {
+            return Err(E2eError::Timeout(format!("{what} ({:?})", self.timeout)));
         }
         Ok(())
-    };
-    // GTK's dialog takes keys before it is ready for them (its folder still loading, its
-    // location field not yet there) and nothing outside it shows when it is: the answer is
-    // given, and given again, until the dialog goes. Each try types the whole answer over what
-    // a try before left (`ctrl+a` in the field), so a second try never adds to the first.
-    let mut tries = 0;
-    loop {
-        let Some(id) = visible_window(title)? else {
-            if tries > 0 {
-                if tries > 1 {
-                    eprintln!("the dialog \"{title}\" took {tries} tries");
-                }
-                return Ok(());
+    }
+
+    /// Once the dialog shows with something in it that has the keyboard (a text field: once it
+    /// holds what the dialog offers), what it has focused.
+    fn ready(&self) -> Result<a11y::Focus, E2eError> {
+        loop {
+            let focus = a11y::focus_in(self.title)?;
+            let offered = focus.text.as_deref().is_some_and(|t| !t.is_empty());
+            if focus.window && focus.role.is_some() && (!focus.in_text() || offered) {
+                return Ok(focus);
             }
-            if Instant::now() > deadline {
-                return Err(E2eError::Timeout(format!(
-                    "no dialog \"{title}\" after {timeout:?}"
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-            continue;
-        };
-        if Instant::now() > deadline {
-            return Err(E2eError::Timeout(format!(
-                "the dialog \"{title}\" was still open after {tries} tries in {timeout:?}"
-            )));
+            self.check_time(&format!(
+                "the dialog \"{}\" was not ready for keys; last {focus:?}",
+                self.title
+            ))?;
+            std::thread::sleep(Duration::from_millis(50));
         }
-        // The keys go to the dialog only: focused (and still there) right before they are sent.
-        let focused = seat::x_command("xdotool")
+    }
+
+    /// What the dialog has focused once `done` says so, read at most `readings` times on the
+    /// accessibility bus; `None` if it never did.
+    fn within(
+        &self,
+        done: impl Fn(&a11y::Focus) -> bool,
+        readings: usize,
+    ) -> Result<Option<a11y::Focus>, E2eError> {
+        for _ in 0..readings {
+            let focus = a11y::focus_in(self.title)?;
+            if focus.window && done(&focus) {
+                return Ok(Some(focus));
+            }
+            self.check_time(&format!(
+                "the dialog \"{}\" did not come to what it was asked; last {focus:?}",
+                self.title
+            ))?;
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(None)
+    }
+
+    /// Gives the dialog the X input focus, and says whether it (still) shows with a focused part.
+    fn focused(&self) -> Result<bool, E2eError> {
+        let Some(id) = visible_window(self.title)? else {
+            return Ok(false);
+        };
+        let status = seat::x_command("xdotool")
             .args(["windowfocus", "--sync", &id])
             .status()
             .map_err(io("running xdotool"))?;
-        if !focused.success() {
-            continue;
-        }
-        tries += 1;
-        for key in before {
-            press(key)?;
-        }
-        if let Some(text) = text {
-            press("ctrl+a")?;
+        Ok(status.success() && a11y::focus_in(self.title)?.role.is_some())
+    }
+
+    /// Presses each of `keys` in the dialog, each right after the dialog was found focused.
+    fn press_all(&self, keys: &[&str]) -> Result<(), E2eError> {
+        for key in keys {
+            while !self.focused()? {
+                self.check_time(&format!(
+                    "the dialog \"{}\" lost the keyboard before {key}",
+                    self.title
+                ))?;
+                std::thread::sleep(Duration::from_millis(50));
+            }
             let status = seat::x_command("xdotool")
-                .args(["type", "--delay", "15", text])
+                .args(["key", "--clearmodifiers", key])
                 .status()
                 .map_err(io("running xdotool"))?;
             if !status.success() {
-                return Err(E2eError::Timeout(format!("could not type {text:?}")));
+                return Err(E2eError::Timeout(format!("could not press {key}")));
             }
         }
-        for key in keys {
-            press(key)?;
+        Ok(())
+    }
+
+    /// Types `text` in the dialog's focused field.
+    fn type_text(&self, text: &str) -> Result<(), E2eError> {
+        if !self.focused()? {
+            return Err(E2eError::Timeout(format!(
+                "the dialog \"{}\" lost the keyboard before typing",
+                self.title
+            )));
         }
-        // The answer took when the dialog goes; a try that did not is made again.
-        let settled = Instant::now() + Duration::from_secs(15);
-        while visible_window(title)?.is_some() && Instant::now() < settled {
-            std::thread::sleep(Duration::from_millis(100));
+        let status = seat::x_command("xdotool")
+            .args(["type", "--delay", "15", text])
+            .status()
+            .map_err(io("running xdotool"))?;
+        if !status.success() {
+            return Err(E2eError::Timeout(format!("could not type {text:?}")));
         }
+        Ok(())
     }
 }
 
