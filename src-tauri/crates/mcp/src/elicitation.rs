@@ -165,16 +165,8 @@ impl ElicitationHub {
             )),
             ElicitationKind::Url { .. } | ElicitationKind::Sampling { .. } => None,
         };
-        let id = tollgate_tools::new_approval_id();
-        let pending = PendingElicitation {
-            id: id.clone(),
-            chat: call.chat,
-            seq: call.seq,
-            server: server.to_string(),
-            message,
-            kind,
-            created_at: chrono::Utc::now().timestamp_millis(),
-        };
+        let pending = asked_of(call, server, message, kind);
+        let id = pending.id.clone();
         // Counted and registered under one lock: two questions at once cannot both pass.
         let asked = Asked {
             pending: pending.clone(),
@@ -218,15 +210,7 @@ impl ElicitationHub {
         kind: ElicitationKind,
         why: String,
     ) {
-        let pending = PendingElicitation {
-            id: tollgate_tools::new_approval_id(),
-            chat: call.chat,
-            seq: call.seq,
-            server: server.to_string(),
-            message,
-            kind,
-            created_at: chrono::Utc::now().timestamp_millis(),
-        };
+        let pending = asked_of(call, server, message, kind);
         let asked = kept_question(&pending, ElicitationOutcome::Accepted, None, Some(why));
         self.keep(call.chat, call.seq, asked);
     }
@@ -311,6 +295,24 @@ impl ElicitationHub {
             .collect();
         list.sort_by_key(|p| p.created_at);
         list
+    }
+}
+
+/// `server`'s question `message` asking for `kind` during `call`, as it is put to the user now.
+fn asked_of(
+    call: &RunningCall,
+    server: &str,
+    message: String,
+    kind: ElicitationKind,
+) -> PendingElicitation {
+    PendingElicitation {
+        id: tollgate_tools::new_approval_id(),
+        chat: call.chat,
+        seq: call.seq,
+        server: server.to_string(),
+        message,
+        kind,
+        created_at: chrono::Utc::now().timestamp_millis(),
     }
 }
 

@@ -170,23 +170,28 @@ mod tests {
         }
     }
 
+    /// A form of `fields` text fields `f<i>` titled "Title <i>", each described at `described`
+    /// characters.
+    fn form_of(fields: usize, described: usize) -> ElicitationKind {
+        let mut properties = serde_json::Map::new();
+        for i in 0..fields {
+            properties.insert(
+                format!("f{i}"),
+                json!({"type": "string", "title": format!("Title {i}"), "description": "d".repeat(described)}),
+            );
+        }
+        ElicitationKind::Form {
+            schema: json!({"type": "object", "properties": properties}),
+        }
+    }
+
     /// A server that asks with a huge message, schema or address and is never answered cannot
     /// fill the database: what is kept is bounded, and still says what was asked.
     #[test]
     fn a_huge_question_is_kept_bounded() {
         let huge = "x".repeat(MAX_KEPT_TEXT * 4);
-        let mut properties = serde_json::Map::new();
-        for i in 0..2_000 {
-            properties.insert(
-                format!("field{i}"),
-                json!({"type": "string", "title": format!("Field {i}"), "description": "d".repeat(100)}),
-            );
-        }
-        let form = ElicitationKind::Form {
-            schema: json!({"type": "object", "properties": properties}),
-        };
         let kept = kept_question(
-            &pending(huge.clone(), form),
+            &pending(huge.clone(), form_of(2_000, 100)),
             ElicitationOutcome::Withdrawn,
             None,
             None,
@@ -213,18 +218,8 @@ mod tests {
         };
         assert!(url.len() < MAX_KEPT_TEXT + 100, "{}", url.len());
         // A schema a little too big keeps each field's title to label the answer.
-        let mut properties = serde_json::Map::new();
-        for i in 0..100 {
-            properties.insert(
-                format!("f{i}"),
-                json!({"type": "string", "title": format!("Title {i}"), "description": "d".repeat(200)}),
-            );
-        }
-        let form = ElicitationKind::Form {
-            schema: json!({"type": "object", "properties": properties}),
-        };
         let kept = kept_question(
-            &pending("Fill".into(), form),
+            &pending("Fill".into(), form_of(100, 200)),
             ElicitationOutcome::Withdrawn,
             None,
             None,

@@ -56,14 +56,20 @@ fn lookup() -> Lookup {
     )
 }
 
-#[tokio::test]
-async fn a_call_handed_over_carries_what_its_turn_read_into_its_late_result() {
-    let h = Harness::new().await;
+/// A chat whose only tools are the directory's [`lookup`].
+async fn with_lookup(h: &Harness) -> Arc<tollgate_executor::ToolExecutor> {
     let exec = h.chat().await;
     let group = ToolGroup::new("directory", "Directory", "Look people up.")
         .enabled_by_default(true)
         .tool(lookup());
     exec.set_registry(Arc::new(Registry::with_groups([group]).unwrap()));
+    exec
+}
+
+#[tokio::test]
+async fn a_call_handed_over_carries_what_its_turn_read_into_its_late_result() {
+    let h = Harness::new().await;
+    let exec = with_lookup(&h).await;
     // The name to look up came from a page.
     let page = Source::Web {
         url: "https://news.example/p".into(),
@@ -125,11 +131,7 @@ async fn a_call_handed_over_carries_what_its_turn_read_into_its_late_result() {
 #[tokio::test]
 async fn a_stop_that_lands_while_the_task_is_followed_is_the_users_stop() {
     let h = Harness::new().await;
-    let exec = h.chat().await;
-    let group = ToolGroup::new("directory", "Directory", "Look people up.")
-        .enabled_by_default(true)
-        .tool(lookup());
-    exec.set_registry(Arc::new(Registry::with_groups([group]).unwrap()));
+    let exec = with_lookup(&h).await;
     let r = exec
         .execute(
             call("lookup", json!({"name": "(stopped)"})),
