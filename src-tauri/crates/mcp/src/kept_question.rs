@@ -170,6 +170,20 @@ mod tests {
         }
     }
 
+    /// A page at `url` the user declined to open, as it is kept.
+    fn declined_page(url: String) -> AskedQuestion {
+        let page = ElicitationKind::Url {
+            url,
+            host: "pay.example".into(),
+        };
+        kept_question(
+            &pending("Pay".into(), page),
+            ElicitationOutcome::Declined,
+            None,
+            None,
+        )
+    }
+
     /// A form of `fields` text fields `f<i>` titled "Title <i>", each described at `described`
     /// characters.
     fn form_of(fields: usize, described: usize) -> ElicitationKind {
@@ -203,16 +217,7 @@ mod tests {
             "{}",
             &kept.message[MAX_KEPT_TEXT..]
         );
-        let page = ElicitationKind::Url {
-            url: format!("https://pay.example/{huge}"),
-            host: "pay.example".into(),
-        };
-        let kept = kept_question(
-            &pending("Pay".into(), page),
-            ElicitationOutcome::Declined,
-            None,
-            None,
-        );
+        let kept = declined_page(format!("https://pay.example/{huge}"));
         let ElicitationKind::Url { url, .. } = kept.kind else {
             panic!("not a page")
         };
@@ -262,16 +267,7 @@ mod tests {
             kept.answer.unwrap()["name"],
             json!(format!("Ada {REDACTED}"))
         );
-        let page = ElicitationKind::Url {
-            url: format!("https://pay.example/?token={key}"),
-            host: "pay.example".into(),
-        };
-        let kept = kept_question(
-            &pending("Pay".into(), page),
-            ElicitationOutcome::Declined,
-            None,
-            None,
-        );
+        let kept = declined_page(format!("https://pay.example/?token={key}"));
         assert!(!serde_json::to_string(&kept).unwrap().contains(key));
     }
 }
