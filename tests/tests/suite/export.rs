@@ -72,6 +72,21 @@ async fn export_asks_where_to_save_and_writes_both_formats() {
     assert_eq!(json["messages"][1]["content"], ANSWER);
     s.screenshots("flow-export-saved").await.unwrap();
 
+    // Escape cancels: nothing is written, nothing is said to have been saved. Judged once the
+    // app has answered the next export (saved again), so the cancelled one is surely behind it.
+    std::fs::remove_file(&md_path).unwrap();
+    std::fs::remove_file(&json_path).unwrap();
+    export(&s, "Markdown").await;
+    answer_native_dialog("Export chat as Markdown", &["Escape"], WAIT).unwrap();
+    export(&s, "JSON").await;
+    answer_native_dialog("Export chat as JSON", &["Return"], WAIT).unwrap();
+    s.wait_for_text(&format!("Saved to {}", json_path.display()), WAIT)
+        .await
+        .unwrap();
+    assert!(json_path.exists());
+    assert!(!md_path.exists());
+    assert!(!s.body_text().await.unwrap().contains("not saved"));
+
     // The JSON imports back (▾ beside New chat → Import chats…): a second chat with the same
     // conversation opens.
     import(&s, &json_path).await;
@@ -87,14 +102,6 @@ async fn export_asks_where_to_save_and_writes_both_formats() {
         2
     );
     s.wait_for_text(ANSWER, WAIT).await.unwrap();
-
-    // Escape cancels: nothing is written, nothing is said to have been saved.
-    std::fs::remove_file(&md_path).unwrap();
-    export(&s, "Markdown").await;
-    answer_native_dialog("Export chat as Markdown", &["Escape"], WAIT).unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(!md_path.exists());
-    assert!(!s.body_text().await.unwrap().contains("not saved"));
     s.close().await;
 }
 
