@@ -38,6 +38,9 @@ impl NotLent {
     }
 }
 
+/// Why a request the user let through got no answer: its call stopped first.
+const STOPPED_BEFORE_ANSWER: &str = "the call was stopped before the model answered";
+
 /// The chat's model's answer to the server's `params`, once the user agreed on the card of
 /// `call` (or, without one, of the latest call of the server's tools that runs, where they all
 /// run in one chat); why not, otherwise. `gave_up` withdraws the request (the server no longer
@@ -76,20 +79,19 @@ pub(super) async fn lend_model(
     };
     let message = "The server asks the chat's model to answer this. Nothing of the chat goes with it; the answer goes to the server.".to_string();
     let asked = (message.clone(), kind.clone());
+    // Let through but never answered: kept with the call, saying why.
+    let unanswered = |why: &str| {
+        let (message, kind) = asked.clone();
+        asks.hub
+            .keep_unanswered(&call, asks.slot.name(), message, kind, why.to_string());
+    };
     let answer = tokio::select! {
         answer = asks.hub.ask(asks.slot.name(), &call, message, kind) => answer.map_err(|e| NotLent::Refused(e.to_string()))?,
         () = gave_up.cancelled() => return Err(refused("the server gave up on its request for the chat's model")),
     };
     match answer {
         ElicitationAnswer::Accept { .. } if call.cancel.is_cancelled() => {
-            let (message, kind) = asked;
-            asks.hub.keep_unanswered(
-                &call,
-                asks.slot.name(),
-                message,
-                kind,
-                "the call was stopped before the model answered".into(),
-            );
+            unanswered(STOPPED_BEFORE_ANSWER);
             return Err(NotLent::Stopped);
         }
         _ if call.cancel.is_cancelled() => return Err(NotLent::Stopped),
@@ -115,15 +117,9 @@ pub(super) async fn lend_model(
             Err("the server gave up on its request for the chat's model".to_string())
         }
     };
-    // Let through but never answered: kept with the call, saying why.
-    let unanswered = |why: &str| {
-        let (message, kind) = asked.clone();
-        asks.hub
-            .keep_unanswered(&call, asks.slot.name(), message, kind, why.to_string());
-    };
     match sampled {
         Err(_) if call.cancel.is_cancelled() => {
-            unanswered("the call was stopped before the model answered");
+            unanswered(STOPPED_BEFORE_ANSWER);
             Err(NotLent::Stopped)
         }
         Err(why) => {
