@@ -108,6 +108,74 @@ fn obj_schema(props: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }
 
+/// `group` with the tools that go wrong as the pipeline must bear: one that fails, one that
+/// streams output, one that panics, one stopped as it runs, one that sleeps past its timeout
+/// (raising `sleeping` as it starts and `seen` once its token fired).
+fn with_failing_tools(group: ToolGroup, sleeping: Flag, seen: Flag) -> ToolGroup {
+    use tollgate_protocol::policy::{ExecutionPolicy::*, ResultPolicy};
+    group
+        .tool(FnTool::new(
+            ToolSpec::new("fails", "Fails.", obj_schema(json!({}), &[]))
+                .policy(Auto)
+                .result_policy(ResultPolicy::OnError),
+            |_, _| async move { Err(ToolError::not_found("no such thing: x.txt")) },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new("chatty", "Streams output.", obj_schema(json!({}), &[])).policy(Auto),
+            |_, ctx| async move {
+                ctx.emit_output(OutputStream::Stdout, "first\n", 0);
+                ctx.emit_output(OutputStream::Stderr, "warning\n", 0);
+                Ok(json!("done"))
+            },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new("panics", "Panics.", obj_schema(json!({}), &[])).policy(Auto),
+            |_, _| async move {
+                let v: Option<u8> = None;
+                #[allow(clippy::unnecessary_literal_unwrap)]
+                Ok(json!(v.expect("tool bug: value missing")))
+            },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new(
+                "stopped_mid_run",
+                "Is stopped as it runs.",
+                obj_schema(json!({}), &[]),
+            )
+            .policy(Auto),
+            // Its Stop lands while the gate polls it, after the gate looked at the Stop: as a
+            // tool does, it sees its token fired and ends in its own words.
+            |_, ctx| async move {
+                ctx.cancel.cancel();
+                Err(ToolError::other("stopped by the user"))
+            },
+        ))
+        .tool(FnTool::new(
+            ToolSpec::new(
+                "sleeps",
+                "Sleeps.",
+                obj_schema(json!({"ms": {"type": "integer"}}), &["ms"]),
+            )
+            .policy(Auto)
+            .timeout(Duration::from_millis(300)),
+            move |args, ctx| {
+                let (seen, sleeping) = (seen.clone(), sleeping.clone());
+                async move {
+                    let ms = args["ms"].as_u64().unwrap_or(0);
+                    let token = ctx.cancel.clone();
+                    // Watch the token from a separate task, as a tool that owns a child process would.
+                    tokio::spawn(async move {
+                        token.cancelled().await;
+                        seen.raise();
+                    });
+                    sleeping.raise();
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    Ok(json!("slept"))
+                }
+            },
+        ))
+}
+
 /// The test group: tools with every policy and behaviour the pipeline must handle.
 pub fn test_group(ran: Arc<Ran>, sleeping: Flag, cancelled_seen: Flag) -> ToolGroup {
     use tollgate_protocol::policy::{ExecutionPolicy::*, ResultPolicy};
@@ -124,8 +192,7 @@ pub fn test_group(ran: Arc<Ran>, sleeping: Flag, cancelled_seen: Flag) -> ToolGr
             }
         }
     };
-    let seen = cancelled_seen;
-    ToolGroup::new("test", "Test tools", "Tools for the engine's tests.")
+    let group = ToolGroup::new("test", "Test tools", "Tools for the engine's tests.")
         .enabled_by_default(true)
         .guidance(Guidance::Dynamic(Arc::new(|tools: &[&str]| {
             format!("Test tools available: {}.", tools.join(", "))
@@ -198,67 +265,8 @@ pub fn test_group(ran: Arc<Ran>, sleeping: Flag, cancelled_seen: Flag) -> ToolGr
                     args["text"].as_str().unwrap_or_default()
                 )))
             },
-        ))
-        .tool(FnTool::new(
-            ToolSpec::new("fails", "Fails.", obj_schema(json!({}), &[]))
-                .policy(Auto)
-                .result_policy(ResultPolicy::OnError),
-            |_, _| async move { Err(ToolError::not_found("no such thing: x.txt")) },
-        ))
-        .tool(FnTool::new(
-            ToolSpec::new("chatty", "Streams output.", obj_schema(json!({}), &[])).policy(Auto),
-            |_, ctx| async move {
-                ctx.emit_output(OutputStream::Stdout, "first\n", 0);
-                ctx.emit_output(OutputStream::Stderr, "warning\n", 0);
-                Ok(json!("done"))
-            },
-        ))
-        .tool(FnTool::new(
-            ToolSpec::new("panics", "Panics.", obj_schema(json!({}), &[])).policy(Auto),
-            |_, _| async move {
-                let v: Option<u8> = None;
-                #[allow(clippy::unnecessary_literal_unwrap)]
-                Ok(json!(v.expect("tool bug: value missing")))
-            },
-        ))
-        .tool(FnTool::new(
-            ToolSpec::new(
-                "stopped_mid_run",
-                "Is stopped as it runs.",
-                obj_schema(json!({}), &[]),
-            )
-            .policy(Auto),
-            // Its Stop lands while the gate polls it, after the gate looked at the Stop: as a
-            // tool does, it sees its token fired and ends in its own words.
-            |_, ctx| async move {
-                ctx.cancel.cancel();
-                Err(ToolError::other("stopped by the user"))
-            },
-        ))
-        .tool(FnTool::new(
-            ToolSpec::new(
-                "sleeps",
-                "Sleeps.",
-                obj_schema(json!({"ms": {"type": "integer"}}), &["ms"]),
-            )
-            .policy(Auto)
-            .timeout(Duration::from_millis(300)),
-            move |args, ctx| {
-                let (seen, sleeping) = (seen.clone(), sleeping.clone());
-                async move {
-                    let ms = args["ms"].as_u64().unwrap_or(0);
-                    let token = ctx.cancel.clone();
-                    // Watch the token from a separate task, as a tool that owns a child process would.
-                    tokio::spawn(async move {
-                        token.cancelled().await;
-                        seen.raise();
-                    });
-                    sleeping.raise();
-                    tokio::time::sleep(Duration::from_millis(ms)).await;
-                    Ok(json!("slept"))
-                }
-            },
-        ))
+        ));
+    with_failing_tools(group, sleeping, cancelled_seen)
 }
 
 impl Harness {
